@@ -1,0 +1,39 @@
+// Writes audit entries inside the transaction of the change they record: both commit or neither does.
+
+import type { KernelTables } from '../identity/tables.ts'
+import { newId, nowIso } from '../ids/ids.ts'
+import type { AuditInput } from '../plugin/route.ts'
+import type { Trx } from '../store/store.ts'
+
+/** Who did it and from where; null members for work the CLI or the system does. */
+export interface AuditActor {
+  readonly userId: string | null
+  readonly tokenId: string | null
+  readonly requestId: string | null
+  readonly sourceAddress: string | null
+}
+
+const actionPattern = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/
+
+/** Appends one entry to the audit log in `trx`. */
+export async function writeAudit(trx: Trx, actor: AuditActor, entry: AuditInput): Promise<void> {
+  if (!actionPattern.test(entry.action))
+    throw new Error(`Audit action "${entry.action}" must read <resource>.<verb>`)
+  await trx
+    .withTables<KernelTables>()
+    .insertInto('audit_entries')
+    .values({
+      id: newId('aud'),
+      occurred_at: nowIso(),
+      action: entry.action,
+      actor_user_id: actor.userId,
+      actor_token_id: actor.tokenId,
+      subject_type: entry.subject.type,
+      subject_id: entry.subject.id,
+      customer_id: entry.customerId,
+      request_id: actor.requestId,
+      source_address: actor.sourceAddress,
+      details: JSON.stringify(entry.details ?? {}),
+    })
+    .execute()
+}

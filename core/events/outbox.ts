@@ -1,0 +1,24 @@
+// The event outbox: events are written in the transaction of the change, and delivered from here after commit.
+
+import type { KernelTables } from '../identity/tables.ts'
+import { newId, nowIso } from '../ids/ids.ts'
+import type { EventInput } from '../plugin/route.ts'
+import type { Trx } from '../store/store.ts'
+
+/** Puts an event in the outbox in `trx`; returns its id (`evt_…`). */
+export async function writeEvent(trx: Trx, event: EventInput): Promise<string> {
+  const id = newId('evt')
+  await trx
+    .withTables<KernelTables>()
+    .insertInto('event_outbox')
+    .values({
+      id,
+      kind: event.kind,
+      occurred_at: nowIso(),
+      customer_id: event.customerId,
+      payload: JSON.stringify(event.data),
+      dispatched_at: null,
+    })
+    .execute()
+  return id
+}

@@ -1,0 +1,45 @@
+// Reads a JSON request body within the installation's size limit, with the right problem for each way it fails.
+
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import { Problem } from '../problem/problem.ts'
+
+/** Whether a Content-Type names JSON (`application/json`, optionally with parameters, or `+json`). */
+function isJson(contentType: string | null): boolean {
+  if (!contentType) return false
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
+  return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
+}
+
+function tooLarge(limitBytes: number): Problem {
+  return new Problem(kernelProblems.body_too_large, { extensions: { limitBytes } })
+}
+
+/** Reads the body as bytes, refusing as soon as it passes the limit (chunked bodies have no Content-Length). */
+async function readLimited(request: Request, limitBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  if (declared > limitBytes) throw tooLarge(limitBytes)
+  if (!request.body) return new Uint8Array()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request.body) {
+    size += chunk.byteLength
+    if (size > limitBytes) throw tooLarge(limitBytes)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}
+
+/**
+ * The parsed JSON body, or `undefined` when the request has none. Throws 413 past `limitBytes`, 415 for a
+ * body that is not JSON, 400 for JSON that does not parse.
+ */
+export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
+  const bytes = await readLimited(request, limitBytes)
+  if (bytes.byteLength === 0) return undefined
+  if (!isJson(request.headers.get('content-type'))) throw new Problem(kernelProblems.unsupported_media_type)
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch {
+    throw new Problem(kernelProblems.malformed_json)
+  }
+}

@@ -1,0 +1,157 @@
+// The one path every request to a plugin route takes: authenticate, check scope, read, validate, handle, render.
+
+import { type TObject, type TSchema, Type } from '@sinclair/typebox'
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
+import { Value } from '@sinclair/typebox/value'
+import { writeAudit } from '../audit/audit-log.ts'
+import { authenticate } from '../auth/authenticate.ts'
+import type { Caller } from '../auth/caller.ts'
+import { writeEvent } from '../events/outbox.ts'
+import { Reply, type RouteDefinition } from '../plugin/route.ts'
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import { Problem } from '../problem/problem.ts'
+import { validationItems } from '../problem/validation-errors.ts'
+import type { Store } from '../store/store.ts'
+import { tenantViewOf } from '../tenancy/tenant-view.ts'
+import { readJsonBody } from './request-body.ts'
+import { closeObjects } from './schema-strictness.ts'
+
+/** What the pipeline needs of the panel. */
+export interface PipelineRuntime {
+  readonly store: Store
+  /** Every scope the panel declares. */
+  readonly scopes: ReadonlySet<string>
+  readonly bodyLimitBytes: number
+  /** The API base path, prefixed to `Location` headers. */
+  readonly basePath: string
+}
+
+/** What a host knows of a request beyond the Request itself. */
+export interface RequestInfo {
+  readonly requestId: string
+  readonly address: string | null
+}
+
+/** A mounted route: its checked schemas and the function that answers it. */
+export interface CompiledRoute {
+  readonly route: RouteDefinition
+  readonly plugin: string
+  answer(request: Request, params: Record<string, string>, info: RequestInfo): Promise<Response>
+}
+
+function compile(schema: TObject | undefined): TypeCheck<TSchema> | undefined {
+  return schema ? TypeCompiler.Compile(closeObjects(schema)) : undefined
+}
+
+function validationProblem(check: TypeCheck<TSchema>, value: unknown, prefix: 'body' | 'query'): Problem {
+  const errors = validationItems(check, value, prefix)
+  const count = errors.length
+  return new Problem(kernelProblems.validation_failed, {
+    detail: `The request ${prefix} has ${count} invalid field${count === 1 ? '' : 's'}.`,
+    errors,
+  })
+}
+
+/** Query strings are flat: repeated keys become arrays, and scalars are converted to the schema's types. */
+function queryValue(url: URL, schema: TObject): Record<string, unknown> {
+  const query: Record<string, unknown> = {}
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key)
+    const property = schema.properties[key] as { type?: unknown } | undefined
+    query[key] = property?.type === 'array' || values.length > 1 ? values : values[0]
+  }
+  return Value.Default(schema, Value.Convert(schema, query)) as Record<string, unknown>
+}
+
+function jsonResponse(status: number, body: unknown, headers: Record<string, string>): Response {
+  if (body === undefined) return new Response(null, { status, headers })
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
+}
+
+/** Builds the request pipeline of one route. */
+export function compileRoute(
+  route: RouteDefinition,
+  plugin: string,
+  runtime: PipelineRuntime,
+  eventKinds: ReadonlySet<string>,
+): CompiledRoute {
+  const params = compile(route.params)
+  // A route without query parameters still refuses unknown ones: a misspelt filter must not silently widen a list.
+  const querySchema = route.query ?? Type.Object({})
+  const query = TypeCompiler.Compile(closeObjects(querySchema))
+  const body = compile(route.body)
+
+  async function authorise(request: Request): Promise<Caller | null> {
+    if (route.public) return null
+    const caller = await authenticate(request, runtime.store.db, runtime.scopes)
+    if (route.staff && caller.token?.customerId) throw new Problem(kernelProblems.staff_only)
+    if (route.scope && !caller.scopes.has(route.scope)) {
+      throw new Problem(kernelProblems.insufficient_scope, {
+        detail: `This operation needs the scope "${route.scope}".`,
+        extensions: { scope: route.scope },
+        headers: {
+          'www-authenticate': `Bearer realm="plinth", error="insufficient_scope", scope="${route.scope}"`,
+        },
+      })
+    }
+    return caller
+  }
+
+  async function answer(
+    request: Request,
+    rawParams: Record<string, string>,
+    info: RequestInfo,
+  ): Promise<Response> {
+    const caller = await authorise(request)
+    // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
+    if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
+    const url = new URL(request.url)
+    const queryInput = queryValue(url, querySchema)
+    if (!query.Check(queryInput)) throw validationProblem(query, queryInput, 'query')
+    let bodyInput: unknown
+    if (body) {
+      bodyInput = await readJsonBody(request, runtime.bodyLimitBytes)
+      if (bodyInput === undefined) {
+        throw new Problem(kernelProblems.validation_failed, {
+          detail: 'This operation needs a JSON body.',
+          errors: [{ location: 'body', message: 'is required', code: 'required' }],
+        })
+      }
+      if (!body.Check(bodyInput)) throw validationProblem(body, bodyInput, 'body')
+    }
+    const actor = {
+      userId: caller?.user.id ?? null,
+      tokenId: caller?.token?.id ?? null,
+      requestId: info.requestId,
+      sourceAddress: info.address,
+    }
+    const result = await route.handler({
+      body: bodyInput,
+      query: queryInput,
+      params: rawParams,
+      caller,
+      view: caller ? tenantViewOf(caller) : null,
+      request,
+      requestId: info.requestId,
+      audit: (trx, entry) => writeAudit(trx, actor, entry),
+      emit: async (trx, event) => {
+        if (!eventKinds.has(event.kind))
+          throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)
+        await writeEvent(trx, event)
+      },
+    })
+    const headers = { 'x-request-id': info.requestId }
+    if (result instanceof Reply) {
+      const location: Record<string, string> = result.location
+        ? { location: `${runtime.basePath}${result.location}` }
+        : {}
+      return jsonResponse(result.status, result.body, { ...headers, ...result.headers, ...location })
+    }
+    return jsonResponse(200, result, headers)
+  }
+
+  return { route, plugin, answer }
+}

@@ -1,0 +1,132 @@
+// The kernel's own tables: users, API tokens, the audit log and the event outbox.
+
+import type { Migration } from '../store/migrations.ts'
+
+export interface UsersTable {
+  id: string
+  email: string
+  password_hash: string
+  /** `platform` for the provider's own staff; null for everyone else (brand staff and members come later). */
+  staff_role: string | null
+  brand_id: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface ApiTokensTable {
+  id: string
+  user_id: string
+  name: string
+  token_hash: string
+  /** JSON array of scope names, possibly `["*"]`. */
+  scopes: string
+  customer_id: string | null
+  expires_at: string
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+export interface AuditEntriesTable {
+  id: string
+  occurred_at: string
+  action: string
+  actor_user_id: string | null
+  actor_token_id: string | null
+  subject_type: string
+  subject_id: string
+  customer_id: string | null
+  request_id: string | null
+  source_address: string | null
+  /** JSON object with what changed; never secrets. */
+  details: string
+}
+
+export interface EventOutboxTable {
+  id: string
+  kind: string
+  occurred_at: string
+  customer_id: string | null
+  /** JSON of the event's `data`. */
+  payload: string
+  dispatched_at: string | null
+}
+
+/** The kernel's tables, for `db.withTables<KernelTables>()` (a type alias: Kysely needs an index-compatible type). */
+export type KernelTables = {
+  users: UsersTable
+  api_tokens: ApiTokensTable
+  audit_entries: AuditEntriesTable
+  event_outbox: EventOutboxTable
+}
+
+/** The kernel's migrations, applied before any plugin's. */
+export const kernelMigrations: readonly Migration[] = [
+  {
+    id: '0001_identity_audit_outbox',
+    async up(db) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('staff_role', 'text')
+        .addColumn('brand_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createTable('api_tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('customer_id', 'text')
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute()
+      await db.schema.createIndex('api_tokens_user_idx').on('api_tokens').columns(['user_id', 'id']).execute()
+      await db.schema
+        .createTable('audit_entries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('occurred_at', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('actor_user_id', 'text')
+        .addColumn('actor_token_id', 'text')
+        .addColumn('subject_type', 'text', (c) => c.notNull())
+        .addColumn('subject_id', 'text', (c) => c.notNull())
+        .addColumn('customer_id', 'text')
+        .addColumn('request_id', 'text')
+        .addColumn('source_address', 'text')
+        .addColumn('details', 'text', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('audit_subject_idx')
+        .on('audit_entries')
+        .columns(['subject_id', 'id'])
+        .execute()
+      await db.schema
+        .createIndex('audit_customer_idx')
+        .on('audit_entries')
+        .columns(['customer_id', 'id'])
+        .execute()
+      await db.schema
+        .createTable('event_outbox')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', 'text', (c) => c.notNull())
+        .addColumn('customer_id', 'text')
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('dispatched_at', 'text')
+        .execute()
+      await db.schema
+        .createIndex('event_outbox_pending_idx')
+        .on('event_outbox')
+        .columns(['dispatched_at', 'id'])
+        .execute()
+    },
+  },
+]

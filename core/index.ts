@@ -1,0 +1,49 @@
+// The kernel's public contract: everything a plugin, host or example may import. Nothing else in core/ is public.
+
+export type { Static, TObject, TSchema } from '@sinclair/typebox'
+export { Type as t } from '@sinclair/typebox'
+export { type AuditActor, writeAudit } from './audit/audit-log.ts'
+export type { Caller, CallerKind, CallerToken } from './auth/caller.ts'
+export { wildcardScope } from './auth/caller.ts'
+export { type ApiToken, checkTokenRequest, issueApiToken, type TokenRequest } from './identity/api-tokens.ts'
+export { createUser, findUserByEmail, scopesOfUser, type User, UserError } from './identity/users.ts'
+export { idPattern, newId, nowIso } from './ids/ids.ts'
+export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'
+export { defaultLimits, type PanelLimits } from './panel/limits.ts'
+export {
+  definePlugin,
+  type EventDefinition,
+  type PluginContext,
+  type PluginDefinition,
+  type ScopeDefinition,
+} from './plugin/define-plugin.ts'
+export {
+  defineExtensionPoint,
+  type ExtensionPointRef,
+  type ExtensionRegistry,
+} from './plugin/extension-point.ts'
+export { PluginResolutionError } from './plugin/resolve-plugins.ts'
+export {
+  type AuditInput,
+  defineRoute,
+  type EventInput,
+  type HandlerInput,
+  Reply,
+  type RouteDefinition,
+  type RouteMethod,
+} from './plugin/route.ts'
+export { defineService, type ServiceRef } from './plugin/service.ts'
+export { nonBlank } from './problem/field-checks.ts'
+export { FieldErrors } from './problem/field-errors.ts'
+export { fieldCodes, kernelProblems } from './problem/kernel-problems.ts'
+export { fieldProblem, Problem, type ProblemItem, problemMediaType } from './problem/problem.ts'
+export { defineProblems, type ProblemCode, type ProblemRef } from './problem/problem-code.ts'
+export { type Migration, migrate, sql } from './store/migrations.ts'
+export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite-store.ts'
+export type { Db, Store, Trx } from './store/store.ts'
+export {
+  type TenantDirectory,
+  type TenantView,
+  tenantDirectoryService,
+  viewIncludes,
+} from './tenancy/tenant-view.ts'

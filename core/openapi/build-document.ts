@@ -1,0 +1,118 @@
+// The OpenAPI 3.1 document: paths read from the mounted router by @elysiajs/openapi, operations from the declarations.
+
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import type { AnyElysia } from 'elysia'
+import type { ScopeDefinition } from '../plugin/define-plugin.ts'
+import type { RouteDefinition } from '../plugin/route.ts'
+import { fieldCodes } from '../problem/kernel-problems.ts'
+import type { ProblemRef } from '../problem/problem-code.ts'
+import { operationOf } from './operation.ts'
+
+/** A route as mounted: its full path and the tag (plugin) it is documented under. */
+export interface MountedRoute {
+  readonly route: RouteDefinition
+  readonly fullPath: string
+  readonly tag: string
+}
+
+/** What the document describes besides the routes. */
+export interface DocumentInput {
+  readonly app: AnyElysia
+  readonly version: string
+  readonly serverUrl: string
+  readonly routes: readonly MountedRoute[]
+  readonly tags: readonly { readonly name: string; readonly description: string }[]
+  readonly scopes: readonly (ScopeDefinition & { readonly plugin: string })[]
+  readonly problems: readonly (ProblemRef & { readonly owner: string })[]
+}
+
+type JsonObject = Record<string, unknown>
+
+function problemSchemas(problems: DocumentInput['problems']): JsonObject {
+  return {
+    ProblemItem: {
+      type: 'object',
+      required: ['location', 'message'],
+      properties: {
+        location: {
+          type: 'string',
+          description: 'Path to the faulty part: `body.limits.diskMB`, `query.limit`.',
+        },
+        message: { type: 'string' },
+        code: { type: 'string', enum: [...Object.keys(fieldCodes), ...problems.map((p) => p.code)] },
+      },
+    },
+    Problem: {
+      type: 'object',
+      description: 'RFC 9457 problem details. Decide on `code` (and `errors[].code`), never on `detail`.',
+      required: ['type', 'title', 'status', 'detail', 'code'],
+      properties: {
+        type: { type: 'string', description: '`about:blank`: the status and `code` say what happened.' },
+        title: { type: 'string', description: 'The reason phrase of the status.' },
+        status: { type: 'integer', minimum: 400, maximum: 599 },
+        detail: { type: 'string' },
+        code: {
+          type: 'string',
+          enum: problems.map((problem) => problem.code),
+          description: problems
+            .map((p) => `- \`${p.code}\` (${p.status}, ${p.owner}): ${p.description}`)
+            .join('\n'),
+        },
+        errors: { type: 'array', items: { $ref: '#/components/schemas/ProblemItem' } },
+        requestId: { type: 'string', description: 'Matches the `X-Request-Id` header and the server log.' },
+      },
+    },
+  }
+}
+
+/** Builds the document once the panel is mounted. Throws if a declared route is missing from the router. */
+export function buildDocument(input: DocumentInput): JsonObject {
+  const generated = toOpenAPISchema(input.app, undefined, undefined, undefined, '3.1.0')
+  const paths = generated.paths as Record<string, Record<string, unknown>>
+  const components: JsonObject = problemSchemas(input.problems)
+  for (const { route, fullPath, tag } of input.routes) {
+    const path = fullPath.replace(/:([^/]+)/g, '{$1}')
+    const method = route.method.toLowerCase()
+    const item = paths[path]
+    if (!item?.[method]) throw new Error(`Route ${route.method} ${fullPath} is declared but not mounted`)
+    item[method] = operationOf(route, tag, components)
+  }
+  const scopeTable = input.scopes
+    .map(
+      (scope) =>
+        `| \`${scope.name}\` | ${scope.plugin} | ${scope.staff ? 'staff' : 'customer'} | ${scope.description} |`,
+    )
+    .join('\n')
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Plinth API',
+      version: input.version,
+      description:
+        'The public API of a Plinth hosting control panel. Every operation the web interface performs is here.\n\n' +
+        '## Scopes\n\n| scope | plugin | held by | grants |\n| --- | --- | --- | --- |\n' +
+        `| \`*\` | kernel | anyone | Every permission of the user who created the token |\n${scopeTable}`,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Plinth' },
+    },
+    servers: [{ url: input.serverUrl }],
+    tags: input.tags,
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        apiToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API token (`plinth_…`) in `Authorization: Bearer`. The array of each security requirement names the scope the operation needs.',
+        },
+      },
+    },
+    'x-scopes': input.scopes.map(({ name, description, staff, plugin }) => ({
+      name,
+      description,
+      staff: staff ?? false,
+      plugin,
+    })),
+  }
+}

@@ -1,0 +1,71 @@
+// The browser side of /api/docs: a reference page whose scripts and styles the panel serves itself (no CDN).
+
+import { dirname, join } from 'node:path'
+
+const assetsDir = dirname(Bun.fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')))
+
+/** Assets served under `<docs>/assets/`, by file name → content type. */
+const assets: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+}
+
+const initScript = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({ url: 'docs/openapi.json', dom_id: '#reference', deepLinking: true })
+})
+`
+
+/** The HTML page; URLs are relative so the page works wherever the panel is mounted. */
+export const docsPageHtml = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Plinth API reference</title>
+<link rel="stylesheet" href="docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="docs/assets/swagger-ui-bundle.js"></script>
+<script src="docs/assets/init.js"></script>
+</body>
+</html>
+`
+
+/** One asset of the page, or null for an unknown name. */
+export function docsAsset(name: string): Response | null {
+  if (name === 'init.js')
+    return new Response(initScript, { headers: { 'content-type': 'text/javascript; charset=utf-8' } })
+  const type = assets[name]
+  if (!type) return null
+  return new Response(Bun.file(join(assetsDir, name)), {
+    headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
+  })
+}
+
+function qualityOf(accept: string, mediaType: string): number {
+  const [type] = mediaType.split('/')
+  let best = -1
+  let quality = 0
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = Number(
+      params
+        .find((p) => p.trim().startsWith('q='))
+        ?.trim()
+        .slice(2) ?? '1',
+    )
+    const specificity = range === mediaType ? 2 : range === `${type}/*` ? 1 : range === '*/*' ? 0 : -1
+    if (specificity > best) {
+      best = specificity
+      quality = Number.isFinite(q) ? q : 0
+    }
+  }
+  return quality
+}
+
+/** Whether the client prefers the HTML page to JSON (a browser does; curl's `*\/*` does not). */
+export function prefersHtml(accept: string | null): boolean {
+  if (!accept) return false
+  return qualityOf(accept, 'text/html') > qualityOf(accept, 'application/json')
+}

@@ -1,0 +1,211 @@
+// createPanel: resolves the plugins, migrates the store, runs setup, mounts every route on one Elysia instance.
+
+import { Elysia } from 'elysia'
+import { compileRoute, type RequestInfo } from '../http/route-pipeline.ts'
+import { kernelMigrations } from '../identity/tables.ts'
+import { newId } from '../ids/ids.ts'
+import { buildDocument, type MountedRoute } from '../openapi/build-document.ts'
+import { docsAsset, docsPageHtml, prefersHtml } from '../openapi/docs-page.ts'
+import type { PluginDefinition, ScopeDefinition } from '../plugin/define-plugin.ts'
+import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
+import { checkRoutes, resolvePlugins } from '../plugin/resolve-plugins.ts'
+import type { RouteDefinition } from '../plugin/route.ts'
+import type { ServiceRef } from '../plugin/service.ts'
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import type { ProblemRef } from '../problem/problem-code.ts'
+import { type MigrationSet, migrate, migrationsApplied } from '../store/migrations.ts'
+import type { Store } from '../store/store.ts'
+import { errorResponse, type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
+import { kernelRoutes } from './kernel-routes.ts'
+import { type PanelLimits, resolveLimits } from './limits.ts'
+
+/** Options of {@link createPanel}. */
+export interface PanelOptions {
+  /** The open store (see `openSqliteStore`). The panel closes it on `close()`. */
+  readonly store: Store
+  /** The plugins to mount, in any order: they are ordered by `requires`. */
+  readonly plugins: readonly PluginDefinition[]
+  /** Replacements for plugins of the same name (a brand's own billing, ...), honouring the same contract. */
+  readonly overrides?: readonly PluginDefinition[]
+  /** Base path of the API. Default `/api/v1`. */
+  readonly basePath?: string
+  /** Path of the OpenAPI document and reference page. Default `/api/docs`. */
+  readonly docsPath?: string
+  /** Server URL written in the OpenAPI document. Default `/`. */
+  readonly serverUrl?: string
+  /** Secret for signatures the panel makes (cursors, sessions, webhook secrets at rest); 32+ characters. */
+  readonly secret: string
+  readonly limits?: Partial<PanelLimits>
+  /** Version reported by the document and capabilities. Default the package version. */
+  readonly version?: string
+}
+
+/** A built panel. */
+export interface Panel {
+  /** The whole panel as one Elysia instance, to `.use()` or `.mount()` in an app. */
+  readonly app: Elysia
+  /** Answers one request; hosts pass what they know of it (the client address). */
+  handle(request: Request, info?: { readonly address?: string | null }): Promise<Response>
+  /** The served OpenAPI 3.1 document. */
+  readonly document: Readonly<Record<string, unknown>>
+  readonly store: Store
+  readonly limits: PanelLimits
+  readonly secret: string
+  /** Mounted plugins in dependency order. */
+  readonly plugins: readonly { readonly name: string; readonly version: string }[]
+  /** Every scope the panel declares. */
+  readonly scopes: ReadonlySet<string>
+  /** A service for hosts and the CLI, or null when no plugin provides it. */
+  service<T>(ref: ServiceRef<T>): T | null
+  /** Closes the store. In-flight requests should be finished by the host first. */
+  close(): Promise<void>
+}
+
+const kernelScopes: readonly ScopeDefinition[] = []
+
+/** Builds a panel: resolution errors, a failed migration or a bad setup all throw before anything is served. */
+export async function createPanel(options: PanelOptions): Promise<Panel> {
+  if (options.secret.length < 32) throw new Error('The panel secret must be at least 32 characters long')
+  const basePath = options.basePath ?? '/api/v1'
+  const docsPath = options.docsPath ?? '/api/docs'
+  const limits = resolveLimits(options.limits)
+  const { store } = options
+  let isReady = false
+  const kernelRouteList = kernelRoutes(async () => isReady && store.isOpen)
+  const kernel = {
+    problemCodes: Object.keys(kernelProblems),
+    scopes: kernelScopes.map((scope) => scope.name),
+    routes: kernelRouteList,
+  }
+  const plugins = resolvePlugins(options.plugins, options.overrides ?? [], kernel)
+
+  const migrationSets: MigrationSet[] = [
+    { owner: 'kernel', migrations: kernelMigrations },
+    ...plugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] })),
+  ]
+  await migrate(store, migrationSets)
+
+  const runtime = createPluginRuntime(store, plugins)
+  for (const plugin of plugins) await plugin.setup?.(runtime.contextFor(plugin.name))
+  runtime.seal()
+
+  const scopeList = [
+    ...kernelScopes.map((scope) => ({ ...scope, plugin: 'kernel' })),
+    ...plugins.flatMap((plugin) => (plugin.scopes ?? []).map((scope) => ({ ...scope, plugin: plugin.name }))),
+  ]
+  const scopes = new Set(scopeList.map((scope) => scope.name))
+  const routesByPlugin = plugins.map((plugin) => ({
+    plugin: plugin.name,
+    routes: plugin.routes?.(runtime.contextFor(plugin.name)) ?? [],
+  }))
+  checkRoutes(routesByPlugin, kernel, scopes)
+
+  const infos = new WeakMap<Request, RequestInfo>()
+  const infoOf = (request: Request, address: string | null = null): RequestInfo => {
+    const known = infos.get(request)
+    if (known) return known
+    const info = { requestId: newId('req'), address }
+    infos.set(request, info)
+    return info
+  }
+  const pipelineRuntime = { store, scopes, bodyLimitBytes: limits.bodyBytes, basePath }
+  const mounted: MountedRoute[] = []
+  const known: KnownRoute[] = []
+  const app = new Elysia({ name: 'plinth' })
+
+  const mount = (route: RouteDefinition, tag: string, fullPath: string, eventKinds: ReadonlySet<string>) => {
+    const compiled = compileRoute(route, tag, pipelineRuntime, eventKinds)
+    app.route(
+      route.method,
+      fullPath,
+      async ({ request, params, server }) => {
+        const info = infoOf(request, server?.requestIP(request)?.address ?? null)
+        try {
+          return await compiled.answer(request, params as Record<string, string>, info)
+        } catch (error) {
+          return errorResponse(error, info.requestId)
+        }
+      },
+      { parse: 'none', detail: { operationId: route.operationId } },
+    )
+    mounted.push({ route, fullPath, tag })
+    known.push({ method: route.method, pattern: routePattern(fullPath) })
+  }
+  for (const route of kernelRouteList) mount(route, 'kernel', route.path, new Set())
+  for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
+    const eventKinds = new Set((plugins[index]?.events ?? []).map((event) => event.kind))
+    for (const route of routes) mount(route, plugin, `${basePath}${route.path}`, eventKinds)
+  }
+
+  const problems: (ProblemRef & { owner: string })[] = [
+    ...Object.values(kernelProblems).map((problem) => ({ ...problem, owner: 'kernel' })),
+    ...plugins.flatMap((plugin) =>
+      Object.values(plugin.problems ?? {}).map((problem) => ({ ...problem, owner: plugin.name })),
+    ),
+  ]
+  const document = buildDocument({
+    app,
+    version: options.version ?? '0.1.0',
+    serverUrl: options.serverUrl ?? '/',
+    routes: mounted,
+    tags: [
+      { name: 'kernel', description: 'Health and readiness of the panel.' },
+      ...plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),
+    ],
+    scopes: scopeList,
+    problems,
+  })
+  const documentJson = JSON.stringify(document)
+
+  app
+    .get(
+      docsPath,
+      ({ request }) =>
+        prefersHtml(request.headers.get('accept'))
+          ? new Response(docsPageHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+          : new Response(documentJson, { headers: { 'content-type': 'application/json', vary: 'Accept' } }),
+      { detail: { hide: true } },
+    )
+    .get(
+      `${docsPath}/openapi.json`,
+      () => new Response(documentJson, { headers: { 'content-type': 'application/json' } }),
+      {
+        detail: { hide: true },
+      },
+    )
+    .get(
+      `${docsPath}/assets/:name`,
+      ({ params, request }) =>
+        docsAsset(params.name) ?? notFoundProblem(request, []).toResponse(infoOf(request).requestId),
+      { detail: { hide: true } },
+    )
+    .onError(({ code, error, request }) => {
+      const { requestId } = infoOf(request)
+      if (code === 'NOT_FOUND') return notFoundProblem(request, known).toResponse(requestId)
+      return errorResponse(error, requestId)
+    })
+  known.push(
+    { method: 'GET', pattern: routePattern(docsPath) },
+    { method: 'GET', pattern: routePattern(`${docsPath}/openapi.json`) },
+  )
+
+  isReady = await migrationsApplied(store, migrationSets)
+  return {
+    app: app as unknown as Elysia,
+    async handle(request, info) {
+      infoOf(request, info?.address ?? null)
+      return app.handle(request)
+    },
+    document,
+    store,
+    limits,
+    secret: options.secret,
+    plugins: plugins.map(({ name, version }) => ({ name, version })),
+    scopes,
+    service: (ref) => runtime.service(ref),
+    async close() {
+      isReady = false
+      await store.close()
+    },
+  }
+}

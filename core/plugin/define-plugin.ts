@@ -1,0 +1,75 @@
+// The plugin contract: a plain object made by a factory, which the kernel resolves before mounting anything.
+
+import type { TSchema } from '@sinclair/typebox'
+import type { ProblemRef } from '../problem/problem-code.ts'
+import type { Migration } from '../store/migrations.ts'
+import type { Db, Store, Trx } from '../store/store.ts'
+import type { ExtensionPointRef, ExtensionRegistry } from './extension-point.ts'
+import type { RouteDefinition } from './route.ts'
+import type { ServiceRef } from './service.ts'
+
+/** A permission a plugin adds: `resource:action`. */
+export interface ScopeDefinition {
+  /** `site:create`; lower-case resource and action. */
+  readonly name: string
+  readonly description: string
+  /** Held only by platform or brand staff, never by customer roles. Default false. */
+  readonly staff?: boolean
+}
+
+/** An event kind a plugin emits: `resource.pastTenseVerb`. */
+export interface EventDefinition {
+  /** `site.created`. */
+  readonly kind: string
+  readonly description: string
+  /** Schema of the event's `data`. */
+  readonly payload: TSchema
+}
+
+/** What a plugin sees while the panel is being built. */
+export interface PluginContext {
+  /** The plugin being set up. */
+  readonly plugin: string
+  readonly store: Store
+  /** The store's query builder (outside transactions). */
+  readonly db: Db
+  /** Runs work in one transaction. */
+  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
+  /** The panel's instance of an extension point: the owner reads it, plugins that require the owner add to it. */
+  extensionPoint<T>(ref: ExtensionPointRef<T>): ExtensionRegistry<T>
+  /** Provides a service this plugin owns (or a kernel slot, such as `kernel.tenantDirectory`). Once per service. */
+  provide<T>(ref: ServiceRef<T>, implementation: T): void
+  /** A service provided by the kernel or by a plugin this one requires. Throws if it was never provided. */
+  use<T>(ref: ServiceRef<T>): T
+}
+
+/** A plugin as the kernel receives it. Make one with {@link definePlugin} inside a factory function. */
+export interface PluginDefinition {
+  /** Unique name, kebab-case: `sites`, `billing`. Also the OpenAPI tag of its operations. */
+  readonly name: string
+  /** Semver of the plugin, reported by capabilities. */
+  readonly version: string
+  readonly description: string
+  /** Plugins that must be mounted (and set up) before this one. */
+  readonly requires?: readonly string[]
+  readonly scopes?: readonly ScopeDefinition[]
+  readonly events?: readonly EventDefinition[]
+  /** Its refusals, as made by `defineProblems`. */
+  readonly problems?: Readonly<Record<string, ProblemRef>>
+  /** Its schema changes, in id order. A plugin touches only its own tables. */
+  readonly migrations?: readonly Migration[]
+  /** Extension points it owns; others fill them during their own setup. */
+  readonly extensionPoints?: readonly ExtensionPointRef<unknown>[]
+  /** Runs in dependency order before any route is mounted: provide services, fill extension points. */
+  setup?(context: PluginContext): void | Promise<void>
+  /** Its operations, made once the whole panel is set up (every extension point filled). */
+  routes?(context: PluginContext): readonly RouteDefinition[]
+}
+
+/**
+ * Declares a plugin. Call it inside an exported factory so options can grow without breaking callers:
+ * @example export const sitesPlugin = (options: SitesOptions = {}) => definePlugin({ name: 'sites', ... })
+ */
+export function definePlugin<const P extends PluginDefinition>(plugin: P): P {
+  return plugin
+}

@@ -1,0 +1,76 @@
+// The setup phase: gives each plugin its context, holds the panel's services and extension registries.
+
+import type { Store } from '../store/store.ts'
+import type { PluginContext, PluginDefinition } from './define-plugin.ts'
+import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
+import { PluginResolutionError } from './resolve-plugins.ts'
+import type { ServiceRef } from './service.ts'
+
+/** Services and extension points of one panel, and the contexts that reach them. */
+export function createPluginRuntime(store: Store, plugins: readonly PluginDefinition[]) {
+  const services = new Map<string, { implementation: unknown; providedBy: string }>()
+  const registries = new Map<string, ReturnType<typeof createExtensionRegistry<unknown>>>()
+  const requiresOf = new Map(plugins.map((plugin) => [plugin.name, new Set(plugin.requires ?? [])]))
+  for (const plugin of plugins) {
+    for (const point of plugin.extensionPoints ?? []) registries.set(point.id, createExtensionRegistry(point))
+  }
+
+  /** A plugin may reach what the kernel offers, what it owns, and what the plugins it requires own. */
+  function mayReach(plugin: string, owner: string): boolean {
+    return owner === 'kernel' || owner === plugin || (requiresOf.get(plugin)?.has(owner) ?? false)
+  }
+
+  function contextFor(plugin: string): PluginContext {
+    return {
+      plugin,
+      store,
+      db: store.db,
+      transaction: (work) => store.transaction(work),
+      extensionPoint<T>(ref: ExtensionPointRef<T>) {
+        const registry = registries.get(ref.id)
+        if (!registry)
+          throw new PluginResolutionError(
+            `"${plugin}" uses extension point "${ref.id}", but "${ref.owner}" is not mounted`,
+          )
+        if (!mayReach(plugin, ref.owner)) {
+          throw new PluginResolutionError(`"${plugin}" extends "${ref.id}" without requiring "${ref.owner}"`)
+        }
+        return registry.registry(plugin) as ExtensionRegistry<T>
+      },
+      provide<T>(ref: ServiceRef<T>, implementation: T) {
+        if (ref.owner !== 'kernel' && ref.owner !== plugin) {
+          throw new PluginResolutionError(`"${plugin}" provides "${ref.id}", which belongs to "${ref.owner}"`)
+        }
+        const existing = services.get(ref.id)
+        if (existing) {
+          throw new PluginResolutionError(
+            `Service "${ref.id}" is provided by both "${existing.providedBy}" and "${plugin}"`,
+          )
+        }
+        services.set(ref.id, { implementation, providedBy: plugin })
+      },
+      use<T>(ref: ServiceRef<T>): T {
+        if (!mayReach(plugin, ref.owner)) {
+          throw new PluginResolutionError(
+            `"${plugin}" uses service "${ref.id}" without requiring "${ref.owner}"`,
+          )
+        }
+        const service = services.get(ref.id)
+        if (!service) throw new PluginResolutionError(`Service "${ref.id}" was never provided`)
+        return service.implementation as T
+      },
+    }
+  }
+
+  return {
+    contextFor,
+    /** A service for the kernel and hosts, or null when no plugin provides it. */
+    service<T>(ref: ServiceRef<T>): T | null {
+      return (services.get(ref.id)?.implementation as T | undefined) ?? null
+    },
+    /** Ends the setup phase: owners now read fixed lists. */
+    seal() {
+      for (const registry of registries.values()) registry.seal()
+    },
+  }
+}

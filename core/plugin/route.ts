@@ -1,0 +1,144 @@
+// A route as data: what it needs (scope, schemas, problems) is declared once and enforced and documented from there.
+
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
+import type { Caller } from '../auth/caller.ts'
+import type { ProblemRef } from '../problem/problem-code.ts'
+import type { Trx } from '../store/store.ts'
+import type { TenantView } from '../tenancy/tenant-view.ts'
+
+/** HTTP methods a route may answer. */
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** A documented response of an operation. */
+export interface RouteResponse {
+  readonly description: string
+  /** JSON schema of the body; omitted for an empty response (204). */
+  readonly schema?: TSchema
+  /** Documented response headers (name → description), e.g. `Location`. */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** An audit entry as a handler writes it; the kernel adds actor, time, request id and address. */
+export interface AuditInput {
+  /** `<resource>.<verb>`: `site.create`, `customer.update`, `token.revoke`. */
+  readonly action: string
+  readonly subject: { readonly type: string; readonly id: string }
+  readonly customerId: string | null
+  /** What changed, without secrets. */
+  readonly details?: Readonly<Record<string, unknown>>
+}
+
+/** An event as a handler emits it: a kind its plugin declared, the resource as data. */
+export interface EventInput {
+  readonly kind: string
+  readonly customerId: string | null
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/** What a handler receives. */
+export interface HandlerInput<B, Q, P, Authenticated extends boolean> {
+  readonly body: B
+  readonly query: Q
+  readonly params: P
+  /** The caller; null only on public routes. */
+  readonly caller: Authenticated extends true ? Caller : Caller | null
+  /** The customers the caller may see; every read and list goes through it. */
+  readonly view: Authenticated extends true ? TenantView : TenantView | null
+  readonly request: Request
+  readonly requestId: string
+  /** Writes an audit entry in `trx`, so it commits or rolls back with the change it records. */
+  audit(trx: Trx, entry: AuditInput): Promise<void>
+  /** Puts an event in the outbox in `trx`; delivered after commit, never lost. Undeclared kinds throw. */
+  emit(trx: Trx, event: EventInput): Promise<void>
+}
+
+/** A response other than a plain 200 with a JSON body. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Readonly<Record<string, string>> = {},
+    /** Path below the API base of the resource the reply is about; sent as `Location`. */
+    readonly location?: string,
+  ) {}
+
+  /** 201 Created with the resource and where it lives: `path` is below the API base (`/sites/site_…`). */
+  static created(body: unknown, path: string): Reply {
+    return new Reply(201, body, {}, path)
+  }
+
+  /** 204 No Content. */
+  static noContent(): Reply {
+    return new Reply(204, undefined)
+  }
+}
+
+interface RouteCommon<
+  B extends TObject | undefined,
+  Q extends TObject | undefined,
+  P extends TObject | undefined,
+> {
+  readonly method: RouteMethod
+  /** Path below the API base (`/sites/:id`). */
+  readonly path: string
+  /** Unique across the panel, camelCase: `createSite`. */
+  readonly operationId: string
+  readonly summary: string
+  readonly description?: string
+  readonly params?: P
+  readonly query?: Q
+  readonly body?: B
+  /** Success responses by status. */
+  readonly responses: Readonly<Record<number, RouteResponse>>
+  /** Refusals specific to this operation, for the docs; the kernel adds the ones every operation can give. */
+  readonly problems?: readonly ProblemRef[]
+}
+
+type Input<S> = S extends TSchema ? Static<S> : undefined
+
+/** A route open to anyone: health checks, login. */
+export interface PublicRoute<
+  B extends TObject | undefined,
+  Q extends TObject | undefined,
+  P extends TObject | undefined,
+> extends RouteCommon<B, Q, P> {
+  readonly public: true
+  readonly scope?: undefined
+  readonly staff?: undefined
+  handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, false>): Promise<unknown> | unknown
+}
+
+/** A route that needs a scope (the default: a route that declares neither a scope nor `public` fails start-up). */
+export interface ScopedRoute<
+  B extends TObject | undefined,
+  Q extends TObject | undefined,
+  P extends TObject | undefined,
+> extends RouteCommon<B, Q, P> {
+  readonly scope: string
+  readonly public?: undefined
+  /** A staff area: tokens limited to one customer are refused with 403 `staff_only`. */
+  readonly staff?: boolean
+  handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, true>): Promise<unknown> | unknown
+}
+
+/** Any route, as the kernel stores it: inputs are checked against the schemas before the handler sees them. */
+export interface RouteDefinition
+  extends RouteCommon<TObject | undefined, TObject | undefined, TObject | undefined> {
+  readonly public?: true
+  readonly scope?: string
+  readonly staff?: boolean
+  handler(input: HandlerInput<unknown, unknown, unknown, boolean>): Promise<unknown> | unknown
+}
+
+/**
+ * Declares a route; the schemas type the handler's input.
+ * @example defineRoute({ method: 'GET', path: '/sites/:id', operationId: 'getSite', scope: 'site:read', ... })
+ */
+export function defineRoute<
+  B extends TObject | undefined = undefined,
+  Q extends TObject | undefined = undefined,
+  P extends TObject | undefined = undefined,
+>(route: PublicRoute<B, Q, P> | ScopedRoute<B, Q, P>): RouteDefinition {
+  // The kernel validates body, query and params against these very schemas before calling the handler.
+  return route as unknown as RouteDefinition
+}

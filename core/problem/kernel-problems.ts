@@ -1,0 +1,99 @@
+// The kernel's own refusals: transport, authentication, validation. Plugins add theirs through definePlugin.
+
+import { defineProblems } from './problem-code.ts'
+
+/** Problem codes answered by the kernel itself, whatever plugins are mounted. */
+export const kernelProblems = defineProblems({
+  validation_failed: {
+    status: 422,
+    detail: 'The request has invalid fields.',
+    description:
+      'One or more body or query fields failed validation. Each failure is an item of `errors[]` with its `location`, `message` and a field code (see the field codes table).',
+  },
+  malformed_json: {
+    status: 400,
+    detail: 'The request body is not valid JSON.',
+    description: 'The body could not be parsed as JSON. Nothing was changed.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    detail: 'Request bodies must be sent as application/json.',
+    description: 'A request carried a body whose `Content-Type` is not `application/json`.',
+  },
+  body_too_large: {
+    status: 413,
+    detail: 'The request body is larger than this installation accepts.',
+    description: 'The body exceeds `BODY_LIMIT_BYTES` (1 MiB by default); the limit is in `limitBytes`.',
+  },
+  route_not_found: {
+    status: 404,
+    detail: 'No operation exists at this path.',
+    description:
+      'The path matches no operation of this installation. See `/api/docs` for the operations it has.',
+  },
+  not_found: {
+    status: 404,
+    detail: 'The resource does not exist or is not visible to the caller.',
+    description:
+      'The identifier names nothing the caller may see. Plinth does not distinguish a missing resource from one outside the caller’s view.',
+  },
+  method_not_allowed: {
+    status: 405,
+    detail: 'The path exists but does not accept this method.',
+    description: 'The methods the path accepts are in the `Allow` header.',
+  },
+  unauthenticated: {
+    status: 401,
+    detail: 'This operation needs credentials: send Authorization: Bearer <token>.',
+    description: 'The request carried no credentials. The response has `WWW-Authenticate: Bearer`.',
+  },
+  invalid_token: {
+    status: 401,
+    detail: 'The bearer token is not valid.',
+    description: 'The token is malformed, fails its checksum, is unknown, or was revoked.',
+  },
+  token_expired: {
+    status: 401,
+    detail: 'The bearer token has expired.',
+    description: 'The token is past its `expiresAt`; create a new one.',
+  },
+  insufficient_scope: {
+    status: 403,
+    detail: 'The credentials lack the scope this operation needs.',
+    description: 'The caller’s effective scopes do not include the one named in `scope`.',
+  },
+  staff_only: {
+    status: 403,
+    detail: 'This operation is for platform or brand staff; a customer-limited token cannot use it.',
+    description: 'Staff areas refuse tokens limited to one customer, whatever their creator may do.',
+  },
+  internal_error: {
+    status: 500,
+    detail: 'The server failed to handle the request. Quote the requestId when reporting it.',
+    description: 'An unexpected failure. Nothing internal is disclosed; `requestId` matches the server log.',
+  },
+  not_ready: {
+    status: 503,
+    detail: 'The panel is not ready to serve requests.',
+    description: 'Answered by `/readyz` while the store is closed or migrations are pending.',
+  },
+})
+
+/** Codes used inside `errors[]` of a `validation_failed` problem, one per kind of field failure. */
+export const fieldCodes = {
+  required: 'A required field is missing.',
+  invalid_type: 'The value has the wrong JSON type (a string where a number is expected, ...).',
+  too_short: 'A string is shorter than its minimum length, or blank.',
+  too_long: 'A string is longer than its maximum length.',
+  out_of_range:
+    'A number is below its minimum or above its maximum, or not a whole number where one is needed.',
+  invalid_format: 'A string does not have the required format (pattern, e-mail address, date-time, ...).',
+  invalid_value: 'The value is not one of the accepted values.',
+  unknown_field: 'The field is not part of this request; unknown fields are refused, not ignored.',
+  too_few_items: 'An array has fewer items than its minimum.',
+  too_many_items: 'An array has more items than its maximum.',
+  duplicate_items: 'An array repeats an item where items must be unique.',
+} as const
+
+/** A field code name. */
+export type FieldCode = keyof typeof fieldCodes

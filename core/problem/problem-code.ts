@@ -1,0 +1,38 @@
+// How a plugin (or the kernel) declares the refusals it can answer with: one table, rendered once.
+
+/** One entry of a problem catalogue: what the client sees and what the docs say about it. */
+export interface ProblemCode {
+  /** HTTP status answered with this code. */
+  readonly status: number
+  /** The default `detail`: a sentence a person can read. Individual refusals may say more. */
+  readonly detail: string
+  /** For the catalogue in `docs/` and the OpenAPI document: when this happens and what to do. */
+  readonly description: string
+}
+
+/** A catalogue: snake_case code → entry. */
+export type ProblemCatalogue = Readonly<Record<string, ProblemCode>>
+
+/** A code of a catalogue, carried around with its entry so throwing it needs no lookup. */
+export interface ProblemRef extends ProblemCode {
+  readonly code: string
+}
+
+const problemCodePattern = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
+
+/**
+ * Declares a catalogue of problem codes; returns refs keyed by code so code names are checked by the compiler.
+ * @example const problems = defineProblems({ unknown_site_type: { status: 422, detail: '…', description: '…' } })
+ */
+export function defineProblems<const C extends Record<string, ProblemCode>>(
+  catalogue: C,
+): { readonly [K in keyof C & string]: ProblemRef } {
+  const refs: Record<string, ProblemRef> = {}
+  for (const [code, entry] of Object.entries(catalogue)) {
+    if (!problemCodePattern.test(code)) throw new Error(`Problem code "${code}" must be snake_case`)
+    if (entry.status < 400 || entry.status > 599)
+      throw new Error(`Problem code "${code}" has status ${entry.status}`)
+    refs[code] = Object.freeze({ code, ...entry })
+  }
+  return refs as { readonly [K in keyof C & string]: ProblemRef }
+}

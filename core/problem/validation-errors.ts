@@ -1,0 +1,125 @@
+// Turns TypeBox's value errors into the `errors[]` items of a 422, with stable field codes.
+
+import type { TSchema } from '@sinclair/typebox'
+import type { TypeCheck } from '@sinclair/typebox/compiler'
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
+import type { FieldCode } from './kernel-problems.ts'
+import type { ProblemItem } from './problem.ts'
+
+function fieldCodeOf(error: ValueError): FieldCode {
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'required'
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'unknown_field'
+    case ValueErrorType.StringMinLength:
+      return 'too_short'
+    case ValueErrorType.StringMaxLength:
+      return 'too_long'
+    case ValueErrorType.StringPattern:
+    case ValueErrorType.StringFormat:
+    case ValueErrorType.StringFormatUnknown:
+      return 'invalid_format'
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.NumberExclusiveMaximum:
+    case ValueErrorType.NumberMultipleOf:
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.IntegerExclusiveMinimum:
+    case ValueErrorType.IntegerExclusiveMaximum:
+    case ValueErrorType.IntegerMultipleOf:
+      return 'out_of_range'
+    case ValueErrorType.ArrayMinItems:
+      return 'too_few_items'
+    case ValueErrorType.ArrayMaxItems:
+      return 'too_many_items'
+    case ValueErrorType.ArrayUniqueItems:
+      return 'duplicate_items'
+    case ValueErrorType.Literal:
+    case ValueErrorType.Union:
+      return 'invalid_value'
+    default:
+      return 'invalid_type'
+  }
+}
+
+function messageOf(code: FieldCode, error: ValueError): string {
+  const schema = error.schema as Record<string, unknown>
+  switch (code) {
+    case 'required':
+      return 'is required'
+    case 'unknown_field':
+      return 'is not a known field'
+    case 'too_short':
+      return `must be at least ${schema.minLength} characters`
+    case 'too_long':
+      return `must be at most ${schema.maxLength} characters`
+    case 'too_few_items':
+      return `must have at least ${schema.minItems} items`
+    case 'too_many_items':
+      return `must have at most ${schema.maxItems} items`
+    case 'invalid_value': {
+      const accepted = acceptedValues(error.schema)
+      return accepted ? `must be one of ${accepted.join(', ')}` : 'is not an accepted value'
+    }
+    case 'invalid_type':
+      return `must be ${expectedType(error.schema)}`
+    default:
+      return error.message.replace(/^Expected/, 'must be')
+  }
+}
+
+function acceptedValues(schema: TSchema): string[] | undefined {
+  const options = (schema as { anyOf?: TSchema[] }).anyOf ?? [schema]
+  const values = options.map((option) => (option as { const?: unknown }).const)
+  return values.every((value) => value !== undefined)
+    ? values.map((value) => JSON.stringify(value))
+    : undefined
+}
+
+function expectedType(schema: TSchema): string {
+  const type = (schema as { type?: unknown }).type
+  if (type === 'integer') return 'a whole number'
+  if (type === 'object') return 'an object'
+  if (type === 'array') return 'an array'
+  if (typeof type === 'string') return `a ${type}`
+  return 'of the documented type'
+}
+
+/** `/limits/diskMB` under `body` → `body.limits.diskMB`; array indices stay numeric (`body.events.0`). */
+function locationOf(prefix: string, error: ValueError): string {
+  const segments = error.path.split('/').slice(1)
+  return [prefix, ...segments].join('.')
+}
+
+/**
+ * Every failure of `value` against a compiled schema, one item per location (the first reason wins: a
+ * missing field is `required`, not also `invalid_type`). Unknown properties give one item each.
+ */
+export function validationItems(check: TypeCheck<TSchema>, value: unknown, prefix: string): ProblemItem[] {
+  const items: ProblemItem[] = []
+  const seen = new Set<string>()
+  for (const error of check.Errors(value)) {
+    const code = fieldCodeOf(error)
+    const locations = code === 'unknown_field' ? unknownLocations(prefix, error) : [locationOf(prefix, error)]
+    for (const location of locations) {
+      if (seen.has(location)) continue
+      seen.add(location)
+      items.push({ location, message: messageOf(code, error), code })
+    }
+    if (items.length >= 50) break // a hostile body must not make a huge answer
+  }
+  return items
+}
+
+/** An unknown property is reported at its parent; name each property itself so the client knows what to drop. */
+function unknownLocations(prefix: string, error: ValueError): string[] {
+  const segments = error.path.split('/').slice(1)
+  const value = error.value as Record<string, unknown> | null
+  const allowed = (error.schema as { properties?: Record<string, unknown> }).properties ?? {}
+  const unknown = Object.keys(value ?? {}).filter((key) => !Object.hasOwn(allowed, key))
+  if (unknown.length === 0) return [locationOf(prefix, error)]
+  return unknown.map((key) => [prefix, ...segments, key].join('.'))
+}

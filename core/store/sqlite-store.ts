@@ -1,0 +1,40 @@
+// The embedded default store: one SQLite file under DATA_DIR (WAL, foreign keys, busy timeout), or memory for tests.
+
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { Kysely } from 'kysely'
+import { bunSqliteDialect } from './bun-sqlite-dialect.ts'
+import type { BaseDatabase, Store } from './store.ts'
+
+export interface SqliteStoreOptions {
+  /** File path of the database, or `:memory:`. The directory is created if missing. */
+  readonly path: string
+  /** How long a statement waits for another process's lock (the CLI beside the server), in ms. Default 5000. */
+  readonly busyTimeoutMs?: number
+}
+
+/** Opens (and creates) a SQLite store. */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  const database = new Database(options.path, { create: true, strict: true })
+  database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
+  database.exec('PRAGMA journal_mode = WAL')
+  database.exec('PRAGMA foreign_keys = ON')
+  database.exec('PRAGMA synchronous = NORMAL')
+  const db = new Kysely<BaseDatabase>({ dialect: bunSqliteDialect(database) })
+  let isOpen = true
+  return {
+    dialect: 'sqlite',
+    db,
+    transaction: (work) => db.transaction().execute(work),
+    get isOpen() {
+      return isOpen
+    },
+    async close() {
+      if (!isOpen) return
+      isOpen = false
+      await db.destroy()
+    },
+  }
+}

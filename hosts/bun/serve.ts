@@ -1,0 +1,33 @@
+// Serves a panel with Bun.serve, and stops it gracefully: no new connections, in-flight requests finished.
+
+import type { Panel } from '../../core/index.ts'
+
+/** A running server. */
+export interface RunningServer {
+  readonly url: URL
+  /** Stops accepting, waits for in-flight requests, then closes the panel's store. */
+  stop(): Promise<void>
+}
+
+/** Starts serving `panel` on `hostname:port` (port 0 picks a free one). */
+export function servePanel(panel: Panel, options: { hostname: string; port: number }): RunningServer {
+  const server = Bun.serve({
+    hostname: options.hostname,
+    port: options.port,
+    // Generous transport cap; the panel itself answers 413 problem+json past its own (smaller) limit.
+    maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, 16 * 1024 * 1024),
+    fetch: (request, bunServer) =>
+      panel.handle(request, { address: bunServer.requestIP(request)?.address ?? null }),
+  })
+  let stopping: Promise<void> | undefined
+  return {
+    url: server.url,
+    stop() {
+      stopping ??= (async () => {
+        await server.stop(false)
+        await panel.close()
+      })()
+      return stopping
+    },
+  }
+}

@@ -1,0 +1,66 @@
+// The panel as `npm start` and the CLI run it: the standard plugins on the SQLite store under DATA_DIR.
+
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createPanel, openSqliteStore, type Panel, type PluginDefinition } from '../core/index.ts'
+import { customersPlugin } from '../plugins/customers/index.ts'
+import { sitesPlugin } from '../plugins/sites/index.ts'
+
+/** The plugins of a standard installation. */
+export function standardPlugins(): PluginDefinition[] {
+  return [customersPlugin(), sitesPlugin()]
+}
+
+/** Settings read from the environment, with their defaults. */
+export interface StandardSettings {
+  /** `DATA_DIR`, default `./data`. */
+  readonly dataDir: string
+  /** `BODY_LIMIT_BYTES`, default 1 MiB. */
+  readonly bodyLimitBytes: number | undefined
+  /** `PLINTH_SECRET`; default a random secret kept in `<DATA_DIR>/secret.key`. */
+  readonly secret: string | undefined
+}
+
+/** Reads the settings; a malformed number is an error, not a silent default. */
+export function settingsFromEnv(env: Record<string, string | undefined> = process.env): StandardSettings {
+  const limit = env.BODY_LIMIT_BYTES
+  if (limit !== undefined && !/^[1-9][0-9]*$/.test(limit))
+    throw new Error(`BODY_LIMIT_BYTES must be a positive whole number, not "${limit}"`)
+  return {
+    dataDir: resolve(env.DATA_DIR ?? './data'),
+    bodyLimitBytes: limit ? Number(limit) : undefined,
+    secret: env.PLINTH_SECRET,
+  }
+}
+
+/** The installation's secret: PLINTH_SECRET, or one made on first start and kept (mode 0600) in the data dir. */
+function loadSecret(dataDir: string, fromEnv: string | undefined): string {
+  if (fromEnv) return fromEnv
+  const path = join(dataDir, 'secret.key')
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim()
+  mkdirSync(dataDir, { recursive: true })
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+  writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' })
+  chmodSync(path, 0o600)
+  return secret
+}
+
+/** Opens the standard panel on DATA_DIR; `plugins` defaults to {@link standardPlugins}. */
+export async function openStandardPanel(
+  settings: StandardSettings,
+  plugins: readonly PluginDefinition[] = standardPlugins(),
+): Promise<Panel> {
+  const secret = loadSecret(settings.dataDir, settings.secret)
+  const store = openSqliteStore({ path: join(settings.dataDir, 'plinth.sqlite') })
+  try {
+    return await createPanel({
+      store,
+      plugins,
+      secret,
+      limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
+    })
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+}

@@ -1,0 +1,34 @@
+// The customers plugin: customers as owners of everything else. Teams and members arrive with the identity issue.
+
+import { definePlugin, tenantDirectoryService } from '../../core/index.ts'
+import { Customer, customerDirectory, customerScopes } from './contract.ts'
+import { customersMigrations } from './migrations.ts'
+import { customersProblems } from './problems.ts'
+import { findCustomer } from './repository.ts'
+import { customerRoutes } from './routes/customers.ts'
+
+/** Options of {@link customersPlugin}; none yet, the object lets them grow without breaking callers. */
+export type CustomersOptions = Record<string, never>
+
+/** Customers: create and read, the tenant directory the kernel checks token limits against. */
+export const customersPlugin = (_options: CustomersOptions = {}) =>
+  definePlugin({
+    name: 'customers',
+    version: '0.1.0',
+    description: 'Customers: the owners of sites, databases and subscriptions.',
+    scopes: [
+      { name: customerScopes.read, description: 'Read customer details' },
+      { name: customerScopes.manage, description: 'Change customer details' },
+      { name: customerScopes.membersManage, description: "Manage a customer's team" },
+      { name: customerScopes.create, description: 'Create customers', staff: true },
+    ],
+    events: [{ kind: 'customer.created', description: 'A customer was created.', payload: Customer }],
+    problems: customersProblems,
+    migrations: customersMigrations,
+    setup(context) {
+      const directory = { find: (id: string) => findCustomer(context.db, id) }
+      context.provide(customerDirectory, directory)
+      context.provide(tenantDirectoryService, { findCustomer: directory.find })
+    },
+    routes: (context) => customerRoutes(context),
+  })

@@ -1,0 +1,49 @@
+// The sites plugin's public contract: the site schema, its scopes and events, and the site types extension point.
+
+import { defineExtensionPoint, type Static, t } from '../../core/index.ts'
+
+/** Lifecycle states of a site. `provisioning` is the state right after creation. */
+export const siteStatuses = ['provisioning', 'active', 'suspended', 'failed', 'deleting'] as const
+
+/** A site as the API returns it. */
+export const Site = t.Object(
+  {
+    id: t.String({ description: 'Identifier, `site_…`.', examples: ['site_01JDQ3V6Y4T1ZK0M2N5P7R9S8W'] }),
+    handle: t.String({ description: 'Short unique identifier derived from the name; may differ from it.' }),
+    name: t.String({ description: 'Name of the site as given.' }),
+    type: t.String({ description: 'Kind of site, one of the installed site types (`wordpress`).' }),
+    domain: t.String({ description: 'Primary domain, lower-case ASCII (IDNs in punycode).' }),
+    status: t.Union(
+      siteStatuses.map((status) => t.Literal(status)),
+      { description: 'Lifecycle state; `provisioning` right after creation.' },
+    ),
+    customerId: t.String({ description: 'The owning customer, `cus_…`.' }),
+    createdAt: t.String({ format: 'date-time' }),
+    updatedAt: t.String({ format: 'date-time' }),
+  },
+  { $id: 'Site' },
+)
+export type Site = Static<typeof Site>
+
+/** A kind of site another plugin can add (`wordpress` is built in). */
+export interface SiteType {
+  /** Lower-case name used in `type`: `wordpress`, `static`, `nodejs`. */
+  readonly name: string
+  readonly description: string
+}
+
+/** The registry of site types: plugins that require `sites` add to it in their setup. */
+export const siteTypes = defineExtensionPoint<SiteType>({
+  id: 'sites.siteTypes',
+  owner: 'sites',
+  description: 'Kinds of site that can be created.',
+  keyOf: (type) => type.name,
+})
+
+/** Scope names the plugin declares. */
+export const siteScopes = {
+  read: 'site:read',
+  create: 'site:create',
+  update: 'site:update',
+  delete: 'site:delete',
+} as const

@@ -1,0 +1,40 @@
+// The sites plugin: sites of customers, WordPress first. Copy this plugin's layout to write your own.
+
+import { definePlugin } from '../../core/index.ts'
+import { Site, siteScopes, siteTypes } from './contract.ts'
+import { sitesMigrations } from './migrations.ts'
+import { sitesProblems } from './problems.ts'
+import { siteRoutes } from './routes/sites.ts'
+
+/** Options of {@link sitesPlugin}. */
+export interface SitesOptions {
+  /** Register the built-in `wordpress` site type. Default true. */
+  readonly wordpress?: boolean
+}
+
+/** Sites: create and read sites; other plugins add site types through `sites.siteTypes`. */
+export const sitesPlugin = (options: SitesOptions = {}) =>
+  definePlugin({
+    name: 'sites',
+    version: '0.1.0',
+    description: 'Sites of customers (WordPress and other site types), their domains and lifecycle.',
+    requires: ['customers'],
+    scopes: [
+      { name: siteScopes.read, description: 'Read sites' },
+      { name: siteScopes.create, description: 'Create sites' },
+      { name: siteScopes.update, description: 'Update sites' },
+      { name: siteScopes.delete, description: 'Delete sites' },
+    ],
+    events: [
+      { kind: 'site.created', description: 'A site was created (it is `provisioning`).', payload: Site },
+    ],
+    problems: sitesProblems,
+    migrations: sitesMigrations,
+    extensionPoints: [siteTypes],
+    setup(context) {
+      if (options.wordpress !== false) {
+        context.extensionPoint(siteTypes).add({ name: 'wordpress', description: 'A WordPress site.' })
+      }
+    },
+    routes: (context) => siteRoutes(context),
+  })

@@ -1,0 +1,51 @@
+// Reads and writes of the sites table; the only file that knows its columns.
+
+import type { Db } from '../../core/index.ts'
+import type { Site } from './contract.ts'
+import type { SitesTable, SitesTables } from './migrations.ts'
+
+/** The API form of a row. */
+export function toSite(row: SitesTable): Site {
+  return {
+    id: row.id,
+    handle: row.handle,
+    name: row.name,
+    type: row.type,
+    domain: row.domain,
+    status: row.status as Site['status'],
+    customerId: row.customer_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+const sites = (db: Db) => db.withTables<SitesTables>()
+
+/** The site with this id, or null. */
+export async function findSite(db: Db, id: string): Promise<Site | null> {
+  const row = await sites(db).selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst()
+  return row ? toSite(row) : null
+}
+
+/** Handles already taken that start with `base` (the candidates for a numbered suffix). */
+export async function handlesLike(db: Db, base: string): Promise<Set<string>> {
+  const rows = await sites(db)
+    .selectFrom('sites')
+    .select('handle')
+    .where('handle', 'like', `${base.slice(0, 16)}%`)
+    .execute()
+  return new Set(rows.map((row) => row.handle))
+}
+
+/** Whether a site already has this domain. */
+export async function domainTaken(db: Db, domain: string): Promise<boolean> {
+  return (
+    (await sites(db).selectFrom('sites').select('id').where('domain', '=', domain).executeTakeFirst()) !==
+    undefined
+  )
+}
+
+/** Inserts a site row. */
+export async function insertSite(db: Db, row: SitesTable): Promise<void> {
+  await sites(db).insertInto('sites').values(row).execute()
+}
