@@ -55,6 +55,8 @@ export interface Panel {
   readonly plugins: readonly { readonly name: string; readonly version: string }[]
   /** Every scope the panel declares. */
   readonly scopes: ReadonlySet<string>
+  /** Every problem code the panel can answer with, and who declares it (the catalogue in docs/). */
+  readonly problems: readonly (ProblemRef & { readonly owner: string })[]
   /** A service for hosts and the CLI, or null when no plugin provides it. */
   service<T>(ref: ServiceRef<T>): T | null
   /** Closes the store. In-flight requests should be finished by the host first. */
@@ -202,6 +204,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     secret: options.secret,
     plugins: plugins.map(({ name, version }) => ({ name, version })),
     scopes,
+    problems,
     service: (ref) => runtime.service(ref),
     async close() {
       isReady = false

@@ -1,5 +1,6 @@
 // Extension points: small additive registries a plugin owns and other plugins fill before it starts.
 
+import { PluginResolutionError } from './plugin-resolution-error.ts'
 /** Names a registry; the instance lives in each panel, so two panels in one process never share entries. */
 export interface ExtensionPointRef<T> {
   /** `<owner>.<name>`, e.g. `sites.siteTypes`. */
@@ -39,11 +40,11 @@ export function createExtensionRegistry<T>(ref: ExtensionPointRef<T>) {
     registry(addedBy: string): ExtensionRegistry<T> {
       return {
         add(entry) {
-          if (sealed) throw new Error(`${ref.id}: "${addedBy}" added an entry after the panel started`)
+          if (sealed) throw new PluginResolutionError(`${ref.id}: "${addedBy}" added an entry after the panel started`)
           const key = ref.keyOf(entry)
           const existing = entries.get(key)
           if (existing) {
-            throw new Error(`${ref.id}: "${key}" is added by both "${existing.addedBy}" and "${addedBy}"`)
+            throw new PluginResolutionError(`${ref.id}: "${key}" is added by both "${existing.addedBy}" and "${addedBy}"`)
           }
           entries.set(key, { entry, addedBy })
         },

@@ -3,7 +3,7 @@
 import type { Store } from '../store/store.ts'
 import type { PluginContext, PluginDefinition } from './define-plugin.ts'
 import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
-import { PluginResolutionError } from './resolve-plugins.ts'
+import { PluginResolutionError } from './plugin-resolution-error.ts'
 import type { ServiceRef } from './service.ts'
 
 /** Services and extension points of one panel, and the contexts that reach them. */

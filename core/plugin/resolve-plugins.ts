@@ -1,15 +1,11 @@
 // Resolves the plugin list before anything is mounted: duplicates, overrides, dependency order and conflicts.
 
 import type { PluginDefinition } from './define-plugin.ts'
+import { PluginResolutionError } from './plugin-resolution-error.ts'
 import type { RouteDefinition } from './route.ts'
 
-/** Why a panel refused to start; the message names every plugin involved. */
-export class PluginResolutionError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'PluginResolutionError'
-  }
-}
+export { PluginResolutionError }
+
 
 const pluginNamePattern = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 const scopeNamePattern = /^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*$/

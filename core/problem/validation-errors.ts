@@ -66,8 +66,32 @@ function messageOf(code: FieldCode, error: ValueError): string {
     }
     case 'invalid_type':
       return `must be ${expectedType(error.schema)}`
+    case 'out_of_range':
+      return rangeMessage(error)
+    case 'invalid_format':
+      return typeof schema.format === 'string' ? `must be a valid ${schema.format}` : 'does not have the required format'
     default:
       return error.message.replace(/^Expected/, 'must be')
+  }
+}
+
+function rangeMessage(error: ValueError): string {
+  const schema = error.schema as Record<string, unknown>
+  switch (error.type) {
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return `must be at least ${schema.minimum}`
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return `must be at most ${schema.maximum}`
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.IntegerExclusiveMinimum:
+      return `must be greater than ${schema.exclusiveMinimum}`
+    case ValueErrorType.NumberExclusiveMaximum:
+    case ValueErrorType.IntegerExclusiveMaximum:
+      return `must be less than ${schema.exclusiveMaximum}`
+    default:
+      return `must be a multiple of ${schema.multipleOf}`
   }
 }
 
@@ -96,30 +120,19 @@ function locationOf(prefix: string, error: ValueError): string {
 
 /**
  * Every failure of `value` against a compiled schema, one item per location (the first reason wins: a
- * missing field is `required`, not also `invalid_type`). Unknown properties give one item each.
+ * missing field is `required`, not also `invalid_type`). Each unknown property is an item of its own.
  */
 export function validationItems(check: TypeCheck<TSchema>, value: unknown, prefix: string): ProblemItem[] {
   const items: ProblemItem[] = []
   const seen = new Set<string>()
   for (const error of check.Errors(value)) {
     const code = fieldCodeOf(error)
-    const locations = code === 'unknown_field' ? unknownLocations(prefix, error) : [locationOf(prefix, error)]
-    for (const location of locations) {
-      if (seen.has(location)) continue
-      seen.add(location)
-      items.push({ location, message: messageOf(code, error), code })
-    }
+    // TypeBox reports an unknown property at its own path, so every failure's location is its path.
+    const location = locationOf(prefix, error)
+    if (seen.has(location)) continue
+    seen.add(location)
+    items.push({ location, message: messageOf(code, error), code })
     if (items.length >= 50) break // a hostile body must not make a huge answer
   }
   return items
-}
-
-/** An unknown property is reported at its parent; name each property itself so the client knows what to drop. */
-function unknownLocations(prefix: string, error: ValueError): string[] {
-  const segments = error.path.split('/').slice(1)
-  const value = error.value as Record<string, unknown> | null
-  const allowed = (error.schema as { properties?: Record<string, unknown> }).properties ?? {}
-  const unknown = Object.keys(value ?? {}).filter((key) => !Object.hasOwn(allowed, key))
-  if (unknown.length === 0) return [locationOf(prefix, error)]
-  return unknown.map((key) => [prefix, ...segments, key].join('.'))
 }
