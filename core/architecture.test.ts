@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
 const root = resolve(import.meta.dir, '..')
-const importPattern = /(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+const importPattern =
+  /(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 
 /** Every relative import of every TypeScript file under `folder`, as repo-relative paths. */
 function importsUnder(folder: string): { file: string; target: string }[] {
@@ -45,7 +46,8 @@ describe('architecture', () => {
 
   test('examples use only what an outside author could import', () => {
     const offending = importsUnder('examples').filter(
-      ({ file, target }) => !(isPublicKernel(target, file) || isPublicPluginPart(target) || target.startsWith('examples/')),
+      ({ file, target }) =>
+        !(isPublicKernel(target, file) || isPublicPluginPart(target) || target.startsWith('examples/')),
     )
     expect(offending).toEqual([])
   })

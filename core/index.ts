@@ -5,7 +5,13 @@ export { Type as t } from '@sinclair/typebox'
 export { type AuditActor, writeAudit } from './audit/audit-log.ts'
 export type { Caller, CallerKind, CallerToken } from './auth/caller.ts'
 export { wildcardScope } from './auth/caller.ts'
-export { type ApiToken, checkTokenRequest, issueApiToken, type TokenRequest, tokenRequestCodes } from './identity/api-tokens.ts'
+export {
+  type ApiToken,
+  checkTokenRequest,
+  issueApiToken,
+  type TokenRequest,
+  tokenRequestCodes,
+} from './identity/api-tokens.ts'
 export { createUser, findUserByEmail, scopesOfUser, type User, UserError } from './identity/users.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
 export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'

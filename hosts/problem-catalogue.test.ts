@@ -18,7 +18,9 @@ afterAll(() => tp.panel.close())
 
 describe('the problem catalogue', () => {
   test('docs/problem-codes.md is what `npm run docs:codes` writes', () => {
-    expect(readFileSync(join(root, 'docs', 'problem-codes.md'), 'utf8')).toBe(problemCatalogueMarkdown(tp.panel))
+    expect(readFileSync(join(root, 'docs', 'problem-codes.md'), 'utf8')).toBe(
+      problemCatalogueMarkdown(tp.panel),
+    )
   })
 
   test('every code is asserted by at least one test', () => {
@@ -26,7 +28,11 @@ describe('the problem catalogue', () => {
       .filter((file) => !file.endsWith('problem-catalogue.test.ts'))
       .map((file) => readFileSync(join(root, file), 'utf8'))
       .join('\n')
-    const codes = [...tp.panel.problems.map((p) => p.code), ...Object.keys(fieldCodes), ...Object.keys(tokenRequestCodes)]
+    const codes = [
+      ...tp.panel.problems.map((p) => p.code),
+      ...Object.keys(fieldCodes),
+      ...Object.keys(tokenRequestCodes),
+    ]
     const unpinned = codes.filter((code) => !tests.includes(`'${code}'`))
     expect(unpinned).toEqual([])
   })

@@ -6,7 +6,9 @@ import { fieldCodes, type Panel, tokenRequestCodes } from '../core/index.ts'
 export function problemCatalogueMarkdown(panel: Panel): string {
   const rows = [...panel.problems]
     .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))
-    .map((problem) => `| \`${problem.code}\` | ${problem.status} | ${problem.owner} | ${problem.description} |`)
+    .map(
+      (problem) => `| \`${problem.code}\` | ${problem.status} | ${problem.owner} | ${problem.description} |`,
+    )
   const table = (entries: Record<string, string>) =>
     Object.entries(entries)
       .map(([code, description]) => `| \`${code}\` | ${description} |`)

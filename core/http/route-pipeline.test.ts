@@ -19,11 +19,18 @@ const gadgetsPlugin = definePlugin({
     { name: 'gadget:create', description: 'Create gadgets' },
     { name: 'gadget:admin', description: 'Administer gadgets', staff: true },
   ],
-  events: [{ kind: 'gadget.created', description: 'A gadget was created.', payload: t.Object({ id: t.String() }) }],
+  events: [
+    { kind: 'gadget.created', description: 'A gadget was created.', payload: t.Object({ id: t.String() }) },
+  ],
   migrations: [
     {
       id: '0001_gadgets',
-      up: (db) => db.schema.createTable('gadgets').addColumn('id', 'text', (c) => c.primaryKey()).addColumn('name', 'text').execute(),
+      up: (db) =>
+        db.schema
+          .createTable('gadgets')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text')
+          .execute(),
     },
   ],
   routes: (context) => [
@@ -115,19 +122,37 @@ describe('authentication', () => {
     const other = await createTestPanel({ plugins: [gadgetsPlugin] })
     const foreign = await other.token()
     await other.panel.close()
-    expect((await problem(await tp.request('GET', '/api/v1/gadgets/gad_1', { token: foreign }))).code).toBe('invalid_token')
+    expect((await problem(await tp.request('GET', '/api/v1/gadgets/gad_1', { token: foreign }))).code).toBe(
+      'invalid_token',
+    )
   })
 
   test('a revoked token is 401 invalid_token, an expired one 401 token_expired', async () => {
     const revoked = await tp.token()
     const expired = await tp.token()
-    const [revokedRow, expiredRow] = await kernel().selectFrom('api_tokens').select('id').orderBy('id', 'desc').limit(2).execute()
-    await kernel().updateTable('api_tokens').set({ revoked_at: new Date().toISOString() }).where('id', '=', revokedRow?.id ?? '').execute()
-    await kernel().updateTable('api_tokens').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', expiredRow?.id ?? '').execute()
+    const [revokedRow, expiredRow] = await kernel()
+      .selectFrom('api_tokens')
+      .select('id')
+      .orderBy('id', 'desc')
+      .limit(2)
+      .execute()
+    await kernel()
+      .updateTable('api_tokens')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', revokedRow?.id ?? '')
+      .execute()
+    await kernel()
+      .updateTable('api_tokens')
+      .set({ expires_at: '2020-01-01T00:00:00.000Z' })
+      .where('id', '=', expiredRow?.id ?? '')
+      .execute()
     const a = await tp.request('GET', '/api/v1/gadgets/gad_1', { token: revoked })
     const b = await tp.request('GET', '/api/v1/gadgets/gad_1', { token: expired })
     // Whichever of the two rows each token got, one is revoked and the other expired.
-    expect([(await problem(a)).code, (await problem(b)).code].sort()).toEqual(['invalid_token', 'token_expired'])
+    expect([(await problem(a)).code, (await problem(b)).code].sort()).toEqual([
+      'invalid_token',
+      'token_expired',
+    ])
   })
 
   test('a missing scope is 403 insufficient_scope naming the scope', async () => {
@@ -151,7 +176,11 @@ describe('authentication', () => {
   test('records when a token was last used', async () => {
     const fresh = await tp.token()
     await tp.request('GET', '/api/v1/gadgets/gad_1', { token: fresh })
-    const row = await kernel().selectFrom('api_tokens').select('last_used_at').orderBy('id', 'desc').executeTakeFirst()
+    const row = await kernel()
+      .selectFrom('api_tokens')
+      .select('last_used_at')
+      .orderBy('id', 'desc')
+      .executeTakeFirst()
     expect(row?.last_used_at).toBeString()
   })
 })
@@ -160,13 +189,21 @@ describe('request bodies', () => {
   test('every invalid field is one errors[] item with a dotted location and a field code', async () => {
     const response = await tp.request('POST', '/api/v1/gadgets', {
       token,
-      body: { name: 'much too long a name', limits: { diskMB: -1, extra: true }, tags: ['a', 'b', 'c'], kind: 'huge', colour: 'red' },
+      body: {
+        name: 'much too long a name',
+        limits: { diskMB: -1, extra: true },
+        tags: ['a', 'b', 'c'],
+        kind: 'huge',
+        colour: 'red',
+      },
     })
     expect(response.status).toBe(422)
     const body = await problem(response)
     expect(body.title).toBe('Unprocessable Entity')
     expect(body.code).toBe('validation_failed')
-    const byLocation = Object.fromEntries((body.errors as { location: string; code: string }[]).map((e) => [e.location, e.code]))
+    const byLocation = Object.fromEntries(
+      (body.errors as { location: string; code: string }[]).map((e) => [e.location, e.code]),
+    )
     expect(byLocation).toEqual({
       'body.name': 'too_long',
       'body.limits.diskMB': 'out_of_range',
@@ -178,10 +215,15 @@ describe('request bodies', () => {
   })
 
   test('a missing field is required, a wrong type is invalid_type', async () => {
-    const response = await tp.request('POST', '/api/v1/gadgets', { token, body: { limits: { diskMB: 'ten' } } })
+    const response = await tp.request('POST', '/api/v1/gadgets', {
+      token,
+      body: { limits: { diskMB: 'ten' } },
+    })
     const errors = (await problem(response)).errors as { location: string; code: string }[]
     expect(errors).toContainEqual(expect.objectContaining({ location: 'body.name', code: 'required' }))
-    expect(errors).toContainEqual(expect.objectContaining({ location: 'body.limits.diskMB', code: 'invalid_type' }))
+    expect(errors).toContainEqual(
+      expect.objectContaining({ location: 'body.limits.diskMB', code: 'invalid_type' }),
+    )
   })
 
   test('no body at all is 422 required at body', async () => {
@@ -196,7 +238,11 @@ describe('request bodies', () => {
   })
 
   test('a body that is not JSON is 415 unsupported_media_type', async () => {
-    const response = await tp.request('POST', '/api/v1/gadgets', { token, body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const response = await tp.request('POST', '/api/v1/gadgets', {
+      token,
+      body: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expect(response.status).toBe(415)
     expect((await problem(response)).code).toBe('unsupported_media_type')
   })
@@ -225,14 +271,30 @@ describe('request bodies', () => {
 
 describe('query strings and paths', () => {
   test('query values are converted and defaulted', async () => {
-    expect(await (await tp.request('GET', '/api/v1/gadgets/gad_1?limit=5', { token })).json()).toEqual({ id: 'gad_1', limit: 5 })
-    expect(await (await tp.request('GET', '/api/v1/gadgets/gad_1', { token })).json()).toEqual({ id: 'gad_1', limit: 20 })
+    expect(await (await tp.request('GET', '/api/v1/gadgets/gad_1?limit=5', { token })).json()).toEqual({
+      id: 'gad_1',
+      limit: 5,
+    })
+    expect(await (await tp.request('GET', '/api/v1/gadgets/gad_1', { token })).json()).toEqual({
+      id: 'gad_1',
+      limit: 20,
+    })
   })
 
   test('an out-of-range or unknown query parameter is 422 at query.<name>', async () => {
-    const errors = (await problem(await tp.request('GET', '/api/v1/gadgets/gad_1?limit=500&colour=red', { token }))).errors
-    expect(errors).toContainEqual({ location: 'query.limit', code: 'out_of_range', message: 'must be at most 100' })
-    expect(errors).toContainEqual({ location: 'query.colour', code: 'unknown_field', message: 'is not a known field' })
+    const errors = (
+      await problem(await tp.request('GET', '/api/v1/gadgets/gad_1?limit=500&colour=red', { token }))
+    ).errors
+    expect(errors).toContainEqual({
+      location: 'query.limit',
+      code: 'out_of_range',
+      message: 'must be at most 100',
+    })
+    expect(errors).toContainEqual({
+      location: 'query.colour',
+      code: 'unknown_field',
+      message: 'is not a known field',
+    })
     expect(errors).toHaveLength(2)
   })
 
@@ -243,7 +305,9 @@ describe('query strings and paths', () => {
   })
 
   test('an unknown path is 404 route_not_found, a wrong method 405 with Allow', async () => {
-    expect((await problem(await tp.request('GET', '/api/v1/nowhere', { token }))).code).toBe('route_not_found')
+    expect((await problem(await tp.request('GET', '/api/v1/nowhere', { token }))).code).toBe(
+      'route_not_found',
+    )
     const response = await tp.request('DELETE', '/api/v1/gadgets', { token })
     expect(response.status).toBe(405)
     expect(response.headers.get('allow')).toBe('POST')
@@ -257,22 +321,38 @@ describe('state changes', () => {
     expect(response.status).toBe(201)
     const { id } = (await response.json()) as { id: string }
     expect(response.headers.get('location')).toBe(`/api/v1/gadgets/${id}`)
-    const audit = await kernel().selectFrom('audit_entries').selectAll().where('subject_id', '=', id).executeTakeFirstOrThrow()
+    const audit = await kernel()
+      .selectFrom('audit_entries')
+      .selectAll()
+      .where('subject_id', '=', id)
+      .executeTakeFirstOrThrow()
     expect(audit).toMatchObject({ action: 'gadget.create', request_id: response.headers.get('x-request-id') })
     expect(audit.actor_token_id).toStartWith('tok_')
-    const event = await kernel().selectFrom('event_outbox').selectAll().where('kind', '=', 'gadget.created').executeTakeFirstOrThrow()
+    const event = await kernel()
+      .selectFrom('event_outbox')
+      .selectAll()
+      .where('kind', '=', 'gadget.created')
+      .executeTakeFirstOrThrow()
     expect(JSON.parse(event.payload)).toEqual({ id })
   })
 
   test('a failure after the writes is a 500 that discloses nothing and rolls everything back', async () => {
-    const before = await kernel().selectFrom('audit_entries').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const before = await kernel()
+      .selectFrom('audit_entries')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     const response = await tp.request('POST', '/api/v1/gadgets', { token, body: { name: 'explode' } })
     expect(response.status).toBe(500)
     const body = await problem(response)
     expect(body.code).toBe('internal_error')
     expect(JSON.stringify(body)).not.toContain('secret internal detail')
-    expect(await kernel().selectFrom('gadgets').selectAll().where('name', '=', 'explode').execute()).toEqual([])
-    const after = await kernel().selectFrom('audit_entries').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    expect(await kernel().selectFrom('gadgets').selectAll().where('name', '=', 'explode').execute()).toEqual(
+      [],
+    )
+    const after = await kernel()
+      .selectFrom('audit_entries')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     expect(after.n).toBe(before.n)
   })
 })

@@ -9,7 +9,9 @@ const policy = { defaultDays: 90, maxDays: 365 }
 const now = Date.parse('2026-01-01T00:00:00Z')
 const request = { name: 't', scopes: ['site:read'], customerId: null, expiresAt: null }
 const codes = (overrides: Partial<typeof request> & Record<string, unknown>, visible = true) =>
-  checkTokenRequest({ ...request, ...overrides }, creatorScopes, panelScopes, visible, policy, now).map((item) => [item.location, item.code])
+  checkTokenRequest({ ...request, ...overrides }, creatorScopes, panelScopes, visible, policy, now).map(
+    (item) => [item.location, item.code],
+  )
 
 describe('checkTokenRequest', () => {
   test('accepts a request within the creator’s scopes and the default lifetime', () => {
@@ -29,8 +31,12 @@ describe('checkTokenRequest', () => {
   })
 
   test('refuses an expiry in the past or beyond the longest lifetime', () => {
-    expect(codes({ expiresAt: '2025-12-31T23:59:59Z' } as never)).toEqual([['body.expiresAt', 'expiry_in_past']])
-    expect(codes({ expiresAt: '2027-01-02T00:00:00Z' } as never)).toEqual([['body.expiresAt', 'lifetime_too_long']])
+    expect(codes({ expiresAt: '2025-12-31T23:59:59Z' } as never)).toEqual([
+      ['body.expiresAt', 'expiry_in_past'],
+    ])
+    expect(codes({ expiresAt: '2027-01-02T00:00:00Z' } as never)).toEqual([
+      ['body.expiresAt', 'lifetime_too_long'],
+    ])
     expect(codes({ expiresAt: '2026-12-31T00:00:00Z' } as never)).toEqual([])
     expect(codes({ expiresAt: '2026-01-01T00:00:01Z' } as never)).toEqual([])
   })

@@ -42,7 +42,8 @@ const dayMs = 86_400_000
 /** Codes of `errors[]` items when a token request is refused, beside the generic field codes. */
 export const tokenRequestCodes = {
   unknown_scope: 'A requested scope is not declared by any plugin of this installation.',
-  scope_not_held: 'A requested scope is one the creator does not hold; a token never grants more than its creator.',
+  scope_not_held:
+    'A requested scope is one the creator does not hold; a token never grants more than its creator.',
   unknown_customer: 'The customer the token would be limited to does not exist within the creator’s view.',
   expiry_in_past: 'The requested expiry is not in the future.',
   lifetime_too_long: 'The requested expiry is further away than the longest lifetime (one year by default).',

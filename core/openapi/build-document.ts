@@ -28,6 +28,10 @@ export interface DocumentInput {
 
 type JsonObject = Record<string, unknown>
 
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)]
+}
+
 function problemSchemas(problems: DocumentInput['problems']): JsonObject {
   return {
     ProblemItem: {
@@ -39,7 +43,7 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
           description: 'Path to the faulty part: `body.limits.diskMB`, `query.limit`.',
         },
         message: { type: 'string' },
-        code: { type: 'string', enum: [...Object.keys(fieldCodes), ...problems.map((p) => p.code)] },
+        code: { type: 'string', enum: unique([...Object.keys(fieldCodes), ...problems.map((p) => p.code)]) },
       },
     },
     Problem: {
@@ -53,13 +57,19 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
         detail: { type: 'string' },
         code: {
           type: 'string',
-          enum: problems.map((problem) => problem.code),
+          enum: unique(problems.map((problem) => problem.code)),
           description: problems
             .map((p) => `- \`${p.code}\` (${p.status}, ${p.owner}): ${p.description}`)
             .join('\n'),
         },
         errors: { type: 'array', items: { $ref: '#/components/schemas/ProblemItem' } },
         requestId: { type: 'string', description: 'Matches the `X-Request-Id` header and the server log.' },
+        scope: { type: 'string', description: 'With `insufficient_scope`: the scope the operation needs.' },
+        limitBytes: {
+          type: 'integer',
+          minimum: 1,
+          description: 'With `body_too_large`: the largest body this installation accepts, in bytes.',
+        },
       },
     },
   }
@@ -75,8 +85,13 @@ export function buildDocument(input: DocumentInput): JsonObject {
     const method = route.method.toLowerCase()
     const item = paths[path]
     if (!item?.[method]) throw new Error(`Route ${route.method} ${fullPath} is declared but not mounted`)
-    item[method] = operationOf(route, tag, components)
+    item[method] = operationOf(route, tag, path, components)
   }
+  // A plugin without routes has no operations to group; the rest are listed by name.
+  const used = new Set(input.routes.map((mounted) => mounted.tag))
+  const tags = input.tags
+    .filter((tag) => used.has(tag.name))
+    .toSorted((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const scopeTable = input.scopes
     .map(
       (scope) =>
@@ -95,7 +110,7 @@ export function buildDocument(input: DocumentInput): JsonObject {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Plinth' },
     },
     servers: [{ url: input.serverUrl }],
-    tags: input.tags,
+    tags,
     paths,
     components: {
       schemas: components,

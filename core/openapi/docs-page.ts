@@ -10,27 +10,42 @@ const assets: Readonly<Record<string, string>> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 }
 
-const initScript = `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({ url: 'docs/openapi.json', dom_id: '#reference', deepLinking: true })
-})
+// The document's URL is worked out from this script's own (`<docs>/assets/init.js`), whatever `<docs>` is.
+const initScript = `(function () {
+  var spec = new URL('../openapi.json', document.currentScript.src).href
+  window.addEventListener('load', function () {
+    window.ui = SwaggerUIBundle({ url: spec, dom_id: '#reference', deepLinking: true })
+  })
+})()
 `
 
-/** The HTML page; URLs are relative so the page works wherever the panel is mounted. */
-export const docsPageHtml = `<!doctype html>
+/**
+ * The HTML page served at `docsPath`. URLs are relative (`./docs/assets/…` for `/api/docs`), so the page works
+ * wherever the panel is mounted; they resolve against the page's own URL, which therefore has no trailing slash.
+ */
+export function docsPageHtmlFor(docsPath: string): string {
+  const last = docsPath.split('/').at(-1) ?? ''
+  // `./` keeps a segment such as `docs:v1` from reading as a URL scheme.
+  const assetsUrl = last ? `./${encodeURI(last)}/assets` : './assets'
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Plinth API reference</title>
-<link rel="stylesheet" href="docs/assets/swagger-ui.css">
+<link rel="stylesheet" href="${assetsUrl}/swagger-ui.css">
 </head>
 <body>
 <div id="reference"></div>
-<script src="docs/assets/swagger-ui-bundle.js"></script>
-<script src="docs/assets/init.js"></script>
+<script src="${assetsUrl}/swagger-ui-bundle.js"></script>
+<script src="${assetsUrl}/init.js"></script>
 </body>
 </html>
 `
+}
+
+/** The page for the default docs path, `/api/docs`. */
+export const docsPageHtml = docsPageHtmlFor('/api/docs')
 
 /** One asset of the page, or null for an unknown name. */
 export function docsAsset(name: string): Response | null {

@@ -1,6 +1,7 @@
 // The OpenAPI operation of one route, written from its declaration: schemas, scope, and every problem it can answer.
 
-import type { TObject, TSchema } from '@sinclair/typebox'
+import { isDeepStrictEqual } from 'node:util'
+import type { TSchema } from '@sinclair/typebox'
 import { closeObjects } from '../http/schema-strictness.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
@@ -9,14 +10,53 @@ import { statusTitle } from '../problem/status-titles.ts'
 
 type JsonObject = Record<string, unknown>
 
-/** A JSON copy of a TypeBox schema; named ones (`$id`) are moved to components and referenced. */
-export function schemaRef(schema: TSchema, components: JsonObject): JsonObject {
-  const plain = JSON.parse(JSON.stringify(schema)) as JsonObject
+/** Keywords whose values are data, not schemas: never searched for `$id`. */
+const dataKeywords = new Set(['const', 'enum', 'default', 'examples', 'example'])
+
+/** Keywords whose values map names (which may be `default` or `enum`) to schemas. */
+const schemaMaps = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'])
+
+/** Names OpenAPI accepts as keys of `components.schemas`. */
+const componentNamePattern = /^[A-Za-z0-9._-]+$/
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The value of keyword `key` of a schema, with the schemas in it hoisted. */
+function hoistKeyword(key: string, value: unknown, components: JsonObject): unknown {
+  if (dataKeywords.has(key)) return value
+  if (Array.isArray(value)) return value.map((item) => hoist(item, components))
+  if (!isObject(value)) return value
+  if (!schemaMaps.has(key)) return hoist(value, components)
+  return Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, hoist(schema, components)]))
+}
+
+/** `schema` with every named schema, itself and any nested one, moved to components and referenced. */
+function hoist(schema: unknown, components: JsonObject): unknown {
+  if (!isObject(schema)) return schema
+  const plain: JsonObject = {}
+  for (const [key, value] of Object.entries(schema)) plain[key] = hoistKeyword(key, value, components)
+  // TypeBox's `Type.Ref` points at a bare `$id`; named schemas live in components under that very name.
+  if (typeof plain.$ref === 'string' && componentNamePattern.test(plain.$ref))
+    plain.$ref = `#/components/schemas/${plain.$ref}`
   const id = plain.$id
   if (typeof id !== 'string') return plain
   delete plain.$id
+  if (!componentNamePattern.test(id)) return plain
+  const known = components[id]
+  if (known !== undefined && !isDeepStrictEqual(known, plain)) {
+    // The name is taken by a different schema (a request body's closed copy of a response schema, say):
+    // this one is described in place rather than under a name that would misdescribe one of them.
+    return plain
+  }
   components[id] = plain
   return { $ref: `#/components/schemas/${id}` }
+}
+
+/** A JSON copy of a TypeBox schema; named ones (`$id`), nested ones too, are moved to components and referenced. */
+export function schemaRef(schema: TSchema, components: JsonObject): JsonObject {
+  return hoist(JSON.parse(JSON.stringify(schema)), components) as JsonObject
 }
 
 /** The refusals any route of this shape can answer, besides its own. */
@@ -28,7 +68,8 @@ function problemsOf(route: RouteDefinition): ProblemRef[] {
     if (route.staff) problems.push(kernelProblems.staff_only)
   }
   if (route.params) problems.push(kernelProblems.not_found)
-  if (route.body || route.query) problems.push(kernelProblems.validation_failed)
+  // Every route validates its query, and one that declares none refuses unknown parameters.
+  problems.push(kernelProblems.validation_failed)
   if (route.body)
     problems.push(
       kernelProblems.malformed_json,
@@ -36,6 +77,17 @@ function problemsOf(route: RouteDefinition): ProblemRef[] {
       kernelProblems.body_too_large,
     )
   return [...problems, ...(route.problems ?? [])]
+}
+
+/** Headers a problem response of `status` carries, by the codes it lists. */
+function problemHeaders(status: number, problems: readonly ProblemRef[]): JsonObject | undefined {
+  const challenge = (description: string) => ({
+    'WWW-Authenticate': { description, schema: { type: 'string' } },
+  })
+  if (status === 401) return challenge('The Bearer challenge.')
+  if (problems.some((problem) => problem.code === kernelProblems.insufficient_scope.code))
+    return challenge('With `insufficient_scope`: the Bearer challenge naming the scope needed.')
+  return undefined
 }
 
 function problemResponses(route: RouteDefinition): Record<string, JsonObject> {
@@ -48,10 +100,7 @@ function problemResponses(route: RouteDefinition): Record<string, JsonObject> {
   const responses: Record<string, JsonObject> = {}
   for (const [status, problems] of [...byStatus].sort(([a], [b]) => a - b)) {
     const codes = problems.map((problem) => `\`${problem.code}\``).join(', ')
-    const headers =
-      status === 401
-        ? { 'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } } }
-        : undefined
+    const headers = problemHeaders(status, problems)
     responses[String(status)] = {
       description: `${statusTitle(status)}: ${codes}.`,
       ...(headers ? { headers } : {}),
@@ -61,30 +110,48 @@ function problemResponses(route: RouteDefinition): Record<string, JsonObject> {
   return responses
 }
 
-function parameters(route: RouteDefinition, components: JsonObject): JsonObject[] {
-  const list: JsonObject[] = []
-  const add = (schema: TObject | undefined, location: 'path' | 'query') => {
-    if (!schema) return
-    const required = new Set(schema.required ?? [])
-    for (const [name, property] of Object.entries(schema.properties)) {
-      const plain = schemaRef(property, components)
-      const description = plain.description
-      list.push({
-        name,
-        in: location,
-        required: location === 'path' || required.has(name),
-        ...(typeof description === 'string' ? { description } : {}),
-        schema: plain,
-      })
-    }
+function parameter(
+  name: string,
+  location: 'path' | 'query',
+  required: boolean,
+  schema: TSchema | undefined,
+  components: JsonObject,
+): JsonObject {
+  const plain = schema ? schemaRef(schema, components) : { type: 'string' }
+  // The description belongs to the parameter; repeated in its schema it would show twice.
+  const { description, ...rest } = plain
+  return {
+    name,
+    in: location,
+    required,
+    ...(typeof description === 'string' ? { description } : {}),
+    schema: rest,
   }
-  add(route.params, 'path')
-  add(route.query, 'query')
+}
+
+/** Path parameters in the order of `path` (`/sites/{id}`), then query parameters. */
+function parameters(route: RouteDefinition, path: string, components: JsonObject): JsonObject[] {
+  const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '')
+  const declared: Record<string, TSchema> = route.params?.properties ?? {}
+  const stray = Object.keys(declared).filter((name) => !inPath.includes(name))
+  if (stray.length > 0)
+    throw new Error(
+      `Route ${route.method} ${path} declares path parameters not in its path: ${stray.join(', ')}`,
+    )
+  const list = inPath.map((name) => parameter(name, 'path', true, declared[name], components))
+  const required = new Set(route.query?.required ?? [])
+  for (const [name, schema] of Object.entries(route.query?.properties ?? {}))
+    list.push(parameter(name, 'query', required.has(name), schema, components))
   return list
 }
 
-/** The OpenAPI operation object of `route`, which belongs to plugin `tag`. */
-export function operationOf(route: RouteDefinition, tag: string, components: JsonObject): JsonObject {
+/** The OpenAPI operation object of `route`, mounted at `path` (`/api/v1/sites/{id}`), of plugin `tag`. */
+export function operationOf(
+  route: RouteDefinition,
+  tag: string,
+  path: string,
+  components: JsonObject,
+): JsonObject {
   const responses: Record<string, JsonObject> = {}
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = {
@@ -104,7 +171,7 @@ export function operationOf(route: RouteDefinition, tag: string, components: Jso
         : {}),
     }
   }
-  const params = parameters(route, components)
+  const params = parameters(route, path, components)
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -5,13 +5,14 @@ import { compileRoute, type RequestInfo } from '../http/route-pipeline.ts'
 import { kernelMigrations } from '../identity/tables.ts'
 import { newId } from '../ids/ids.ts'
 import { buildDocument, type MountedRoute } from '../openapi/build-document.ts'
-import { docsAsset, docsPageHtml, prefersHtml } from '../openapi/docs-page.ts'
+import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
 import type { PluginDefinition, ScopeDefinition } from '../plugin/define-plugin.ts'
 import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
 import { checkRoutes, resolvePlugins } from '../plugin/resolve-plugins.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import type { ServiceRef } from '../plugin/service.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
+import { Problem } from '../problem/problem.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import { type MigrationSet, migrate, migrationsApplied } from '../store/migrations.ts'
 import type { Store } from '../store/store.ts'
@@ -159,13 +160,21 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   })
   const documentJson = JSON.stringify(document)
 
+  const docsPage = docsPageHtmlFor(docsPath)
   app
     .get(
       docsPath,
-      ({ request }) =>
-        prefersHtml(request.headers.get('accept'))
-          ? new Response(docsPageHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } })
-          : new Response(documentJson, { headers: { 'content-type': 'application/json', vary: 'Accept' } }),
+      ({ request }) => {
+        // The page's links are relative to the docs path; with a trailing slash they would resolve one level down.
+        if (new URL(request.url).pathname.endsWith('/')) {
+          return new Response(null, { status: 308, headers: { location: docsPath.split('/').at(-1) ?? '' } })
+        }
+        return prefersHtml(request.headers.get('accept'))
+          ? new Response(docsPage, {
+              headers: { 'content-type': 'text/html; charset=utf-8', vary: 'Accept' },
+            })
+          : new Response(documentJson, { headers: { 'content-type': 'application/json', vary: 'Accept' } })
+      },
       { detail: { hide: true } },
     )
     .get(
@@ -178,7 +187,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     .get(
       `${docsPath}/assets/:name`,
       ({ params, request }) =>
-        docsAsset(params.name) ?? notFoundProblem(request, []).toResponse(infoOf(request).requestId),
+        docsAsset(params.name) ?? new Problem(kernelProblems.not_found).toResponse(infoOf(request).requestId),
       { detail: { hide: true } },
     )
     .onError(({ code, error, request }) => {

@@ -40,11 +40,14 @@ export function createExtensionRegistry<T>(ref: ExtensionPointRef<T>) {
     registry(addedBy: string): ExtensionRegistry<T> {
       return {
         add(entry) {
-          if (sealed) throw new PluginResolutionError(`${ref.id}: "${addedBy}" added an entry after the panel started`)
+          if (sealed)
+            throw new PluginResolutionError(`${ref.id}: "${addedBy}" added an entry after the panel started`)
           const key = ref.keyOf(entry)
           const existing = entries.get(key)
           if (existing) {
-            throw new PluginResolutionError(`${ref.id}: "${key}" is added by both "${existing.addedBy}" and "${addedBy}"`)
+            throw new PluginResolutionError(
+              `${ref.id}: "${key}" is added by both "${existing.addedBy}" and "${addedBy}"`,
+            )
           }
           entries.set(key, { entry, addedBy })
         },

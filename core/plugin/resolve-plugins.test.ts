@@ -58,7 +58,10 @@ describe('createPanel refuses to start', () => {
   })
 
   test('when plugins require each other in a cycle', async () => {
-    const message = await refusal([plugin({ name: 'a', requires: ['b'] }), plugin({ name: 'b', requires: ['a'] })])
+    const message = await refusal([
+      plugin({ name: 'a', requires: ['b'] }),
+      plugin({ name: 'b', requires: ['a'] }),
+    ])
     expect(message).toContain('cycle')
   })
 
@@ -96,8 +99,13 @@ describe('createPanel refuses to start', () => {
   test('when two plugins mount the same method and path, even with other parameter names', async () => {
     const scopes = [{ name: 'thing:read', description: 'Read things' }]
     const first = plugin({ scopes, routes: () => [route({ path: '/things/:id', operationId: 'a' })] })
-    const second = plugin({ name: 'other', routes: () => [route({ path: '/things/:thingId', operationId: 'b' })] })
-    expect(await refusal([first, second])).toContain('Route "GET /things/:param" is declared by both "things" and "other"')
+    const second = plugin({
+      name: 'other',
+      routes: () => [route({ path: '/things/:thingId', operationId: 'b' })],
+    })
+    expect(await refusal([first, second])).toContain(
+      'Route "GET /things/:param" is declared by both "things" and "other"',
+    )
   })
 
   test('when two routes share an operation id', async () => {
@@ -113,28 +121,55 @@ describe('createPanel refuses to start', () => {
   })
 
   test('when a route needs a scope no plugin declares', async () => {
-    expect(await refusal([plugin({ routes: () => [route()] })])).toContain('needs scope "thing:read", which no plugin declares')
+    expect(await refusal([plugin({ routes: () => [route()] })])).toContain(
+      'needs scope "thing:read", which no plugin declares',
+    )
   })
 
   test('when a plugin extends a point of a plugin it does not require', async () => {
-    const point = defineExtensionPoint<{ name: string }>({ id: 'things.kinds', owner: 'things', description: 'x', keyOf: (k) => k.name })
+    const point = defineExtensionPoint<{ name: string }>({
+      id: 'things.kinds',
+      owner: 'things',
+      description: 'x',
+      keyOf: (k) => k.name,
+    })
     const owner = plugin({ extensionPoints: [point] })
-    const extender = plugin({ name: 'other', setup: (context) => context.extensionPoint(point).add({ name: 'x' }) })
-    expect(await refusal([owner, extender])).toContain('"other" extends "things.kinds" without requiring "things"')
+    const extender = plugin({
+      name: 'other',
+      setup: (context) => context.extensionPoint(point).add({ name: 'x' }),
+    })
+    expect(await refusal([owner, extender])).toContain(
+      '"other" extends "things.kinds" without requiring "things"',
+    )
   })
 
   test('when two extenders add the same entry to a point', async () => {
-    const point = defineExtensionPoint<{ name: string }>({ id: 'things.kinds', owner: 'things', description: 'x', keyOf: (k) => k.name })
+    const point = defineExtensionPoint<{ name: string }>({
+      id: 'things.kinds',
+      owner: 'things',
+      description: 'x',
+      keyOf: (k) => k.name,
+    })
     const owner = plugin({ extensionPoints: [point] })
     const add = (name: string) =>
-      plugin({ name, requires: ['things'], setup: (context) => context.extensionPoint(point).add({ name: 'shared' }) })
-    expect(await refusal([owner, add('one'), add('two')])).toContain('"shared" is added by both "one" and "two"')
+      plugin({
+        name,
+        requires: ['things'],
+        setup: (context) => context.extensionPoint(point).add({ name: 'shared' }),
+      })
+    expect(await refusal([owner, add('one'), add('two')])).toContain(
+      '"shared" is added by both "one" and "two"',
+    )
   })
 })
 
 describe('createPanel resolves', () => {
   test('plugins in dependency order whatever order they are listed in', async () => {
-    const panel = await build([plugin({ name: 'c', requires: ['b'] }), plugin({ name: 'b', requires: ['a'] }), plugin({ name: 'a' })])
+    const panel = await build([
+      plugin({ name: 'c', requires: ['b'] }),
+      plugin({ name: 'b', requires: ['a'] }),
+      plugin({ name: 'a' }),
+    ])
     expect(panel.plugins.map((p) => p.name)).toEqual(['a', 'b', 'c'])
     await panel.close()
   })
@@ -147,16 +182,28 @@ describe('createPanel resolves', () => {
   })
 
   test('extension points filled by plugins that require the owner, before the owner reads them', async () => {
-    const point = defineExtensionPoint<{ name: string }>({ id: 'things.kinds', owner: 'things', description: 'x', keyOf: (k) => k.name })
+    const point = defineExtensionPoint<{ name: string }>({
+      id: 'things.kinds',
+      owner: 'things',
+      description: 'x',
+      keyOf: (k) => k.name,
+    })
     let seenByOwner: string[] = []
     const owner = plugin({
       extensionPoints: [point],
       routes: (context) => {
-        seenByOwner = context.extensionPoint(point).list().map((kind) => kind.name)
+        seenByOwner = context
+          .extensionPoint(point)
+          .list()
+          .map((kind) => kind.name)
         return []
       },
     })
-    const extender = plugin({ name: 'other', requires: ['things'], setup: (context) => context.extensionPoint(point).add({ name: 'extra' }) })
+    const extender = plugin({
+      name: 'other',
+      requires: ['things'],
+      setup: (context) => context.extensionPoint(point).add({ name: 'extra' }),
+    })
     const panel = await build([extender, owner])
     expect(seenByOwner).toEqual(['extra'])
     await panel.close()

@@ -6,7 +6,6 @@ import type { RouteDefinition } from './route.ts'
 
 export { PluginResolutionError }
 
-
 const pluginNamePattern = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 const scopeNamePattern = /^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*$/
 const eventKindPattern = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/

@@ -9,14 +9,17 @@ const check = TypeCompiler.Compile(
   t.Object(
     {
       tags: t.Optional(t.Array(t.String(), { minItems: 1, uniqueItems: true })),
-      plan: t.Optional(t.Object({ code: t.String({ pattern: '^[a-z]+$' }), seats: t.Optional(t.Integer({ minimum: 1 })) })),
+      plan: t.Optional(
+        t.Object({ code: t.String({ pattern: '^[a-z]+$' }), seats: t.Optional(t.Integer({ minimum: 1 })) }),
+      ),
       contact: t.Optional(t.String({ format: 'email' })),
     },
     { additionalProperties: false },
   ),
 )
 
-const codes = (value: unknown) => validationItems(check, value, 'body').map(({ location, code }) => ({ location, code }))
+const codes = (value: unknown) =>
+  validationItems(check, value, 'body').map(({ location, code }) => ({ location, code }))
 
 describe('validationItems', () => {
   test('arrays: too few and duplicate items', () => {
@@ -32,7 +35,9 @@ describe('validationItems', () => {
   })
 
   test('a whole number where a fraction is sent is invalid_type', () => {
-    expect(codes({ plan: { code: 'x', seats: 1.5 } })).toEqual([{ location: 'body.plan.seats', code: 'invalid_type' }])
+    expect(codes({ plan: { code: 'x', seats: 1.5 } })).toEqual([
+      { location: 'body.plan.seats', code: 'invalid_type' },
+    ])
   })
 
   test('a format failure names the format', () => {

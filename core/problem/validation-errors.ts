@@ -69,7 +69,9 @@ function messageOf(code: FieldCode, error: ValueError): string {
     case 'out_of_range':
       return rangeMessage(error)
     case 'invalid_format':
-      return typeof schema.format === 'string' ? `must be a valid ${schema.format}` : 'does not have the required format'
+      return typeof schema.format === 'string'
+        ? `must be a valid ${schema.format}`
+        : 'does not have the required format'
     default:
       return error.message.replace(/^Expected/, 'must be')
   }

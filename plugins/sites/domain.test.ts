@@ -16,7 +16,21 @@ describe('normaliseDomain', () => {
     expect(normaliseDomain('a-b.c.d.example.co.uk')).toBe('a-b.c.d.example.co.uk')
   })
 
-  for (const bad of ['', 'localhost', 'http://example.com', 'example.com/path', 'example.com:8080', 'user@example.com', '-a.com', 'a-.com', 'a..com', '10.0.0.1', 'example.123', 'exa mple.com', `${'a'.repeat(64)}.com`]) {
+  for (const bad of [
+    '',
+    'localhost',
+    'http://example.com',
+    'example.com/path',
+    'example.com:8080',
+    'user@example.com',
+    '-a.com',
+    'a-.com',
+    'a..com',
+    '10.0.0.1',
+    'example.123',
+    'exa mple.com',
+    `${'a'.repeat(64)}.com`,
+  ]) {
     test(`refuses "${bad}"`, () => {
       expect(normaliseDomain(bad)).toBeNull()
     })

@@ -1,0 +1,105 @@
+// The operation generator on routes the standard plugins do not have: nested named schemas, path and query params.
+
+import { describe, expect, test } from 'bun:test'
+import { type TObject, Type as t } from '@sinclair/typebox'
+import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
+import { operationOf, schemaRef } from './operation.ts'
+
+const Limits = t.Object({ diskMB: t.Integer({ minimum: 0 }) }, { $id: 'Limits' })
+const Plan = t.Object({ name: t.String(), limits: Limits }, { $id: 'Plan' })
+
+function route(overrides: {
+  path?: string
+  params?: TObject
+  query?: TObject
+  body?: TObject
+}): RouteDefinition {
+  return defineRoute({
+    method: 'GET',
+    path: '/plans',
+    operationId: 'listPlans',
+    summary: 'List plans',
+    scope: 'plan:read',
+    responses: { 200: { description: 'The plans.', schema: t.Array(Plan) } },
+    handler: () => [],
+    ...overrides,
+  } as Parameters<typeof defineRoute>[0])
+}
+
+describe('schemaRef', () => {
+  test('moves named schemas nested at any depth to components and references them', () => {
+    const components: Record<string, unknown> = {}
+    expect(schemaRef(t.Array(Plan), components)).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Plan' },
+    })
+    expect(components.Plan).toMatchObject({ properties: { limits: { $ref: '#/components/schemas/Limits' } } })
+    expect(components.Limits).toMatchObject({ type: 'object', required: ['diskMB'] })
+    expect(JSON.stringify(components)).not.toContain('$id')
+  })
+
+  test('finds a named schema under a property called like a data keyword', () => {
+    const components: Record<string, unknown> = {}
+    expect(schemaRef(t.Object({ default: Limits, enum: t.Literal('a') }), components)).toMatchObject({
+      properties: { default: { $ref: '#/components/schemas/Limits' }, enum: { const: 'a' } },
+    })
+    expect(components).toHaveProperty('Limits')
+  })
+
+  test('points a TypeBox reference by id at the component of that name', () => {
+    const components: Record<string, unknown> = {}
+    expect(schemaRef(t.Object({ plan: t.Ref('Plan') }), components)).toMatchObject({
+      properties: { plan: { $ref: '#/components/schemas/Plan' } },
+    })
+  })
+
+  test('describes in place a schema whose name another schema already took', () => {
+    const components: Record<string, unknown> = { Limits: { type: 'string' } }
+    expect(schemaRef(Limits, components)).toMatchObject({ type: 'object', required: ['diskMB'] })
+    expect(components.Limits).toEqual({ type: 'string' })
+  })
+})
+
+describe('operationOf', () => {
+  test('declares each path parameter as required, with its description beside the schema, not in it', () => {
+    const params = t.Object({ id: t.String({ pattern: '^plan_', description: 'Plan id.' }) })
+    const operation = operationOf(route({ path: '/plans/:id', params }), 'plans', '/api/v1/plans/{id}', {})
+    expect(operation.parameters).toEqual([
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'Plan id.',
+        schema: { type: 'string', pattern: '^plan_' },
+      },
+    ])
+  })
+
+  test('declares a path parameter without a schema as a string', () => {
+    const operation = operationOf(route({ path: '/plans/:id' }), 'plans', '/api/v1/plans/{id}', {})
+    expect(operation.parameters).toEqual([
+      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+    ])
+  })
+
+  test('refuses a params schema naming a parameter the path lacks', () => {
+    const params = t.Object({ planId: t.String() })
+    expect(() =>
+      operationOf(route({ path: '/plans/:id', params }), 'plans', '/api/v1/plans/{id}', {}),
+    ).toThrow('planId')
+  })
+
+  test('declares query parameters as required only when the schema requires them', () => {
+    const query = t.Object({ limit: t.Optional(t.Integer()), status: t.String() })
+    const operation = operationOf(route({ query }), 'plans', '/api/v1/plans', {})
+    expect(operation.parameters).toMatchObject([
+      { name: 'limit', in: 'query', required: false },
+      { name: 'status', in: 'query', required: true },
+    ])
+  })
+
+  test('documents 422 even without a query schema, since unknown query parameters are refused', () => {
+    const operation = operationOf(route({}), 'plans', '/api/v1/plans', {})
+    expect(operation.responses).toHaveProperty('422')
+  })
+})

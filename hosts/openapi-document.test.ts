@@ -1,0 +1,234 @@
+// The served OpenAPI document, fetched over HTTP: valid 3.1, clean under Spectral, complete per operation, negotiated.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { type RulesetDefinition, Spectral } from '@stoplight/spectral-core'
+import { oas } from '@stoplight/spectral-rulesets'
+import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
+import { standardPlugins } from './standard-panel.ts'
+
+interface SchemaObject {
+  readonly $ref?: string
+  readonly type?: string
+  readonly required?: readonly string[]
+  readonly properties?: Readonly<Record<string, SchemaObject>>
+  readonly additionalProperties?: unknown
+  readonly enum?: readonly string[]
+}
+
+interface MediaTypes {
+  readonly content?: Readonly<Record<string, { readonly schema?: SchemaObject }>>
+}
+
+interface Operation {
+  readonly operationId?: string
+  readonly summary?: string
+  readonly tags?: readonly string[]
+  readonly security?: readonly Readonly<Record<string, readonly string[]>>[]
+  readonly requestBody?: MediaTypes
+  readonly responses?: Readonly<Record<string, MediaTypes>>
+}
+
+interface OpenApiDocument {
+  readonly openapi: string
+  readonly tags: readonly { readonly name: string }[]
+  readonly paths: Readonly<Record<string, Readonly<Record<string, Operation>>>>
+  readonly components: { readonly schemas: Readonly<Record<string, SchemaObject>> }
+  readonly 'x-scopes': readonly { readonly name: string }[]
+}
+
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+const publicPaths = ['/healthz', '/readyz']
+const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
+const problemJson = 'application/problem+json'
+
+let tp: TestPanel
+let text: string
+let document: OpenApiDocument
+
+beforeAll(async () => {
+  tp = await createTestPanel({ plugins: standardPlugins() })
+  const response = await tp.request('GET', '/api/docs', { headers: { accept: 'application/json' } })
+  text = await response.text()
+  document = JSON.parse(text) as OpenApiDocument
+})
+
+afterAll(async () => {
+  await tp.panel.close()
+})
+
+function operations(): { readonly method: string; readonly path: string; readonly operation: Operation }[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    methods.flatMap((method) => {
+      const operation = item[method]
+      return operation ? [{ method, path, operation }] : []
+    }),
+  )
+}
+
+function resolved(schema: SchemaObject | undefined): SchemaObject | undefined {
+  const name = schema?.$ref?.replace('#/components/schemas/', '')
+  return name === undefined ? schema : document.components.schemas[name]
+}
+
+function label(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`
+}
+
+describe('the OpenAPI document', () => {
+  test('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(document) as unknown as Record<string, unknown>)
+    expect(validator.version).toBe('3.1')
+    expect({ valid: result.valid, errors: result.errors }).toEqual({ valid: true, errors: undefined })
+  })
+
+  test('has no errors under Spectral’s OpenAPI rules', async () => {
+    const spectral = new Spectral()
+    // The published type of `oas` widens one rule's severity to string, so it is cast to what it is.
+    spectral.setRuleset({ extends: [[oas as RulesetDefinition, 'all']] })
+    // A string is parsed as YAML, of which JSON is a subset: the served bytes are linted as they are.
+    const results = await spectral.run(text)
+    const errors = results
+      .filter((result) => result.severity === 0)
+      .map((result) => `${result.code} at ${result.path.join('.')}: ${result.message}`)
+    expect(errors).toEqual([])
+  })
+
+  test('lists the operations of the kernel and the standard plugins, each under a unique operationId', () => {
+    const ids = operations().map(({ operation }) => operation.operationId)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'getHealth',
+        'getReadiness',
+        'createCustomer',
+        'getCustomer',
+        'createSite',
+        'getSite',
+      ]),
+    )
+  })
+
+  test('gives every operation an operationId, a summary and exactly one tag that the document defines', () => {
+    const defined = new Set(document.tags.map((tag) => tag.name))
+    for (const { method, path, operation } of operations()) {
+      const where = label(method, path)
+      expect(operation.operationId, where).toMatch(/^[a-z][A-Za-z0-9]*$/)
+      expect(operation.summary?.trim(), where).toBeTruthy()
+      expect(operation.tags, where).toHaveLength(1)
+      expect(defined.has(operation.tags?.[0] ?? ''), where).toBe(true)
+    }
+  })
+
+  test('leaves only /healthz and /readyz public and asks every other operation for one declared scope', () => {
+    const scopes = new Set(document['x-scopes'].map((scope) => scope.name))
+    for (const { method, path, operation } of operations()) {
+      const where = label(method, path)
+      if (publicPaths.includes(path)) {
+        expect(operation.security, where).toEqual([])
+        continue
+      }
+      expect(operation.security, where).toHaveLength(1)
+      const requirement = operation.security?.[0] ?? {}
+      expect(Object.keys(requirement), where).toEqual(['apiToken'])
+      expect(requirement.apiToken, where).toHaveLength(1)
+      expect(scopes.has(requirement.apiToken?.[0] ?? ''), where).toBe(true)
+    }
+  })
+
+  test('documents 401 and 403 as problem+json on scoped operations, and 422 on those with a body', () => {
+    for (const { method, path, operation } of operations()) {
+      const where = label(method, path)
+      const statuses = [
+        ...(publicPaths.includes(path) ? [] : ['401', '403']),
+        ...(operation.requestBody ? ['422'] : []),
+      ]
+      for (const status of statuses) {
+        const schema = operation.responses?.[status]?.content?.[problemJson]?.schema
+        expect(schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' })
+      }
+    }
+  })
+
+  test('describes the body of POST /api/v1/sites as a closed object of four required fields', () => {
+    const body = document.paths['/api/v1/sites']?.post?.requestBody
+    const schema = resolved(body?.content?.['application/json']?.schema)
+    const fields = ['customerId', 'name', 'type', 'domain']
+    expect(schema?.type).toBe('object')
+    expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual(fields.toSorted())
+    expect([...(schema?.required ?? [])].toSorted()).toEqual(fields.toSorted())
+    expect(schema?.additionalProperties).toBe(false)
+  })
+
+  test('names every kernel and plugin problem code in the Problem schema', () => {
+    const codes = document.components.schemas.Problem?.properties?.code?.enum ?? []
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'validation_failed',
+        'insufficient_scope',
+        'unauthenticated',
+        'unknown_site_type',
+        'unknown_customer',
+        'invalid_domain',
+        'domain_in_use',
+      ]),
+    )
+  })
+
+  test('is the same at /api/docs/openapi.json', async () => {
+    const response = await tp.request('GET', '/api/docs/openapi.json')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toStartWith('application/json')
+    expect(await response.json()).toEqual(document)
+  })
+})
+
+describe('GET /api/docs', () => {
+  const served = async (accept: string | undefined) => {
+    const response = await tp.request('GET', '/api/docs', accept === undefined ? {} : { headers: { accept } })
+    expect(response.status).toBe(200)
+    return response
+  }
+
+  test('answers JSON to curl’s */*', async () => {
+    const response = await served('*/*')
+    expect(response.headers.get('content-type')).toStartWith('application/json')
+    expect((await response.json()).openapi).toBe('3.1.0')
+  })
+
+  test('answers JSON when no Accept header is sent', async () => {
+    const response = await served(undefined)
+    expect(response.headers.get('content-type')).toStartWith('application/json')
+    expect((await response.json()).openapi).toBe('3.1.0')
+  })
+
+  test('answers JSON to an explicit application/json', async () => {
+    const response = await served('application/json')
+    expect(response.headers.get('content-type')).toStartWith('application/json')
+    expect((await response.json()).openapi).toBe('3.1.0')
+  })
+
+  test('answers a browser with an HTML page whose assets are relative and served by the panel', async () => {
+    const response = await served(browserAccept)
+    expect(response.headers.get('content-type')).toStartWith('text/html')
+    const html = await response.text()
+    const urls = [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1] ?? '')
+    expect(urls.length).toBeGreaterThanOrEqual(3)
+    for (const url of urls) {
+      expect(url).not.toMatch(/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i)
+      const { pathname } = new URL(url, 'http://localhost/api/docs')
+      expect(pathname).toStartWith('/api/docs/assets/')
+      const asset = await tp.request('GET', pathname)
+      expect(asset.status, pathname).toBe(200)
+      await asset.arrayBuffer()
+    }
+  })
+
+  test('answers an unknown asset with a 404 problem', async () => {
+    const response = await tp.request('GET', '/api/docs/assets/no-such-file.js')
+    expect(response.status).toBe(404)
+    expect(response.headers.get('content-type')).toStartWith(problemJson)
+    expect((await response.json()).status).toBe(404)
+  })
+})
