@@ -1,6 +1,6 @@
 // The panel as `npm start` and the CLI run it: the standard plugins on the SQLite store under DATA_DIR.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createPanel, openSqliteStore, type Panel, type PluginDefinition } from '../core/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
@@ -37,12 +37,25 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
 function loadSecret(dataDir: string, fromEnv: string | undefined): string {
   if (fromEnv) return fromEnv
   const path = join(dataDir, 'secret.key')
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim()
-  mkdirSync(dataDir, { recursive: true })
-  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
-  writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' })
-  chmodSync(path, 0o600)
-  return secret
+  if (!existsSync(path)) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+    // Written whole under a temporary name, then linked into place: two first starts at once agree on one
+    // secret, and neither ever reads a half-written file.
+    const temporary = `${path}.${process.pid}.tmp`
+    writeFileSync(
+      temporary,
+      `${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}\n`,
+      { mode: 0o600 },
+    )
+    try {
+      linkSync(temporary, path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    } finally {
+      unlinkSync(temporary)
+    }
+  }
+  return readFileSync(path, 'utf8').trim()
 }
 
 /** Opens the standard panel on DATA_DIR; `plugins` defaults to {@link standardPlugins}. */

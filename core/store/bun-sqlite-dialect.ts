@@ -1,7 +1,18 @@
-// A Kysely dialect over bun:sqlite: Kysely's own SQLite driver, fed an adapter with the statement API it expects.
+// A Kysely dialect over bun:sqlite: Kysely's SQLite driver and compiler, fed an adapter with the statement API it
+// expects, and transactions that take the write lock up front.
 
 import type { Database, Statement } from 'bun:sqlite'
-import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely'
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  SqliteAdapter,
+  type SqliteDatabase,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type SqliteStatement,
+} from 'kysely'
 
 type Binding = string | number | bigint | boolean | null | Uint8Array
 
@@ -17,11 +28,27 @@ function adaptStatement(statement: Statement): SqliteStatement {
   }
 }
 
+/**
+ * `BEGIN IMMEDIATE` instead of Kysely's deferred `BEGIN`: a transaction that reads and then writes would otherwise
+ * fail with SQLITE_BUSY when another process (the CLI beside the server) wrote in between, since busy_timeout
+ * cannot help a read lock that must be upgraded. Taking the write lock first makes concurrent writers queue.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+}
+
 /** Kysely's SQLite dialect running on a bun:sqlite database (statements are cached by bun's `query`). */
-export function bunSqliteDialect(database: Database): SqliteDialect {
+export function bunSqliteDialect(database: Database): Dialect {
   const adapter: SqliteDatabase = {
     close: () => database.close(),
     prepare: (sql) => adaptStatement(database.query(sql)),
   }
-  return new SqliteDialect({ database: adapter })
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new ImmediateSqliteDriver({ database: adapter }),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  }
 }

@@ -1,7 +1,7 @@
 // The embedded default store: one SQLite file under DATA_DIR (WAL, foreign keys, busy timeout), or memory for tests.
 
 import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
+import { chmodSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely } from 'kysely'
 import { bunSqliteDialect } from './bun-sqlite-dialect.ts'
@@ -16,8 +16,11 @@ export interface SqliteStoreOptions {
 
 /** Opens (and creates) a SQLite store. */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  const onDisk = options.path !== ':memory:'
+  // The store holds password and token hashes: keep it (and its directory, when we make it) to the owner.
+  if (onDisk) mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 })
   const database = new Database(options.path, { create: true, strict: true })
+  if (onDisk) chmodSync(options.path, 0o600)
   database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
   database.exec('PRAGMA journal_mode = WAL')
   database.exec('PRAGMA foreign_keys = ON')

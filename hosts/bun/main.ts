@@ -4,7 +4,7 @@ import { openStandardPanel, settingsFromEnv } from '../standard-panel.ts'
 import { servePanel } from './serve.ts'
 
 const startedAt = performance.now()
-const port = Number(process.env.PORT ?? '3000')
+const port = Number(process.env.PORT || '3000')
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a port number, not "${process.env.PORT}"`)
   process.exit(2)
@@ -16,9 +16,14 @@ console.log(
   `Plinth panel listening on ${server.url.href.replace(/\/$/, '')} (data in ${settings.dataDir}, ready in ${Math.round(performance.now() - startedAt)} ms)`,
 )
 
+/** How long in-flight requests get after SIGTERM before their connections are closed anyway. */
+const shutdownGraceMs = 10_000
+
 async function shutdown(signal: string): Promise<void> {
   console.log(`${signal} received: finishing in-flight requests`)
+  const deadline = setTimeout(() => server.forceClose(), shutdownGraceMs)
   await server.stop()
+  clearTimeout(deadline)
   console.log('Plinth panel stopped')
   process.exit(0)
 }

@@ -7,6 +7,8 @@ export interface RunningServer {
   readonly url: URL
   /** Stops accepting, waits for in-flight requests, then closes the panel's store. */
   stop(): Promise<void>
+  /** Closes every open connection now, ending a `stop()` that waits on a stalled client. */
+  forceClose(): void
 }
 
 /** Starts serving `panel` on `hostname:port` (port 0 picks a free one). */
@@ -28,6 +30,9 @@ export function servePanel(panel: Panel, options: { hostname: string; port: numb
         await panel.close()
       })()
       return stopping
+    },
+    forceClose() {
+      void server.stop(true)
     },
   }
 }

@@ -1,0 +1,384 @@
+// The standalone server: hosts/bun/main.ts over real HTTP (health, errors, body limit, SIGTERM) and servePanel.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { openStandardPanel, settingsFromEnv } from '../standard-panel.ts'
+import { servePanel } from './serve.ts'
+
+const repoRoot = join(import.meta.dir, '..', '..')
+const bunBin = join(repoRoot, 'node_modules', '.bin', 'bun')
+const tokenPattern = /^plinth_[0-9A-Za-z]{36}$/
+
+const tempDirs: string[] = []
+const processes = new Set<Subprocess>()
+
+function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'plinth-serve-'))
+  tempDirs.push(dir)
+  return dir
+}
+
+afterAll(async () => {
+  for (const proc of processes) {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
+    await proc.exited
+  }
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** The environment of a spawned host: this process's, without settings that would change what is tested. */
+function hostEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env }
+  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'BODY_LIMIT_BYTES', 'PLINTH_SECRET']) delete env[name]
+  return { ...env, DATA_DIR: dataDir, ...extra }
+}
+
+/** Everything a stream has produced so far, and a way to wait for a pattern in it. */
+interface Transcript {
+  readonly text: string
+  /** Resolves when the stream is exhausted. */
+  readonly done: Promise<void>
+  /** The first match of `pattern`, as soon as the stream has produced it; rejects if the stream ends first. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>
+}
+
+function transcript(stream: ReadableStream<Uint8Array>): Transcript {
+  let text = ''
+  let ended = false
+  let wake: () => void = () => {}
+  let changed = new Promise<void>((resolve) => {
+    wake = resolve
+  })
+  const notify = () => {
+    wake()
+    changed = new Promise<void>((resolve) => {
+      wake = resolve
+    })
+  }
+  const done = (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      text += decoder.decode(chunk, { stream: true })
+      notify()
+    }
+    ended = true
+    notify()
+  })()
+  return {
+    get text() {
+      return text
+    },
+    done,
+    async waitFor(pattern) {
+      for (;;) {
+        const match = pattern.exec(text)
+        if (match) return match
+        if (ended) throw new Error(`The output ended without ${pattern}:\n${text}`)
+        await changed
+      }
+    },
+  }
+}
+
+/** A spawned `bun hosts/bun/main.ts`. */
+interface Standalone {
+  readonly url: string
+  readonly process: Subprocess<'ignore', 'pipe', 'pipe'>
+  readonly stdout: Transcript
+  readonly stderr: Transcript
+}
+
+/** Spawns the real entry point on a free port and waits for the line that says where it listens. */
+async function startStandalone(dataDir: string, extra: Record<string, string> = {}): Promise<Standalone> {
+  const proc = Bun.spawn([bunBin, 'hosts/bun/main.ts'], {
+    cwd: repoRoot,
+    env: hostEnv(dataDir, { PORT: '0', ...extra }),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  processes.add(proc)
+  const stdout = transcript(proc.stdout)
+  const stderr = transcript(proc.stderr)
+  try {
+    const [, url = ''] = await stdout.waitFor(/Plinth panel listening on (http:\/\/\S+)/)
+    return { url, process: proc, stdout, stderr }
+  } catch (error) {
+    await stderr.done
+    throw new Error(`${(error as Error).message}\n${stderr.text}`)
+  }
+}
+
+/** Runs the CLI on `dataDir`; returns its exit code and output. */
+async function runCli(dataDir: string, args: string[]) {
+  const proc = Bun.spawn([bunBin, 'hosts/cli/main.ts', ...args], {
+    cwd: repoRoot,
+    env: hostEnv(dataDir),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  processes.add(proc)
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
+  return { exitCode, stdout, stderr }
+}
+
+/** A platform staff user and a `*` token for it, made with the CLI. */
+async function staffToken(dataDir: string): Promise<string> {
+  const admin = await runCli(dataDir, [
+    'admin',
+    'create',
+    '--email',
+    'staff@example.com',
+    '--password',
+    'correct horse battery',
+  ])
+  expect(admin.exitCode).toBe(0)
+  const created = await runCli(dataDir, ['token', 'create', '--email', 'staff@example.com', '--scopes', '*'])
+  expect(created.exitCode).toBe(0)
+  const token = created.stdout.trimEnd().split('\n').at(-1) ?? ''
+  expect(token).toMatch(tokenPattern)
+  return token
+}
+
+/** A POST written by hand over TCP: headers at once (with `Expect: 100-continue`), the body when the test says. */
+async function startSlowPost(base: string, path: string, token: string, body: string) {
+  const url = new URL(base)
+  const socket = connect(Number(url.port), url.hostname)
+  await once(socket, 'connect')
+  socket.setEncoding('utf8')
+  let received = ''
+  let firstStatus: (status: number) => void = () => {}
+  const interim = new Promise<number>((resolve) => {
+    firstStatus = resolve
+  })
+  socket.on('data', (chunk: string) => {
+    received += chunk
+    const status = /^HTTP\/1\.1 (\d{3}) /.exec(received)
+    if (status) firstStatus(Number(status[1]))
+  })
+  const closed = new Promise<void>((resolve, reject) => {
+    socket.once('close', () => resolve())
+    socket.once('error', reject)
+  })
+  socket.write(
+    [
+      `POST ${path} HTTP/1.1`,
+      `Host: ${url.host}`,
+      `Authorization: Bearer ${token}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Expect: 100-continue',
+      'Connection: close',
+      '',
+      '',
+    ].join('\r\n'),
+  )
+  return {
+    /** The status of the first answer: 100 once the server has taken the request in. */
+    interim,
+    /** Sends the body and returns the final response. */
+    async finish(): Promise<{ status: number; body: string }> {
+      socket.write(body)
+      await closed
+      const final = received.replace(/^HTTP\/1\.1 100 [^\r]*\r\n\r\n/, '')
+      const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(final)?.[1] ?? Number.NaN)
+      return { status, body: final.slice(final.indexOf('\r\n\r\n') + 4) }
+    },
+  }
+}
+
+/** Whether a TCP connection to `base` is refused now. */
+async function connectionRefused(base: string): Promise<boolean> {
+  const url = new URL(base)
+  const socket = connect(Number(url.port), url.hostname)
+  try {
+    await once(socket, 'connect')
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ECONNREFUSED'
+  } finally {
+    socket.destroy()
+  }
+}
+
+/** Whether connections to `base` are refused within a couple of seconds (a server closes its socket soon after). */
+async function soonRefused(base: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (await connectionRefused(base)) return true
+    await Bun.sleep(20)
+  }
+  return false
+}
+
+describe('the standalone server (hosts/bun/main.ts)', () => {
+  let server: Standalone
+  let token: string
+
+  beforeAll(async () => {
+    const dataDir = tempDataDir()
+    server = await startStandalone(dataDir, { BODY_LIMIT_BYTES: '1024' })
+    token = await staffToken(dataDir)
+  })
+
+  afterAll(async () => {
+    server?.process.kill('SIGTERM')
+    await server?.process.exited
+  })
+
+  test('listens on 127.0.0.1 by default, on the free port it picked', () => {
+    const url = new URL(server.url)
+    expect(url.hostname).toBe('127.0.0.1')
+    expect(Number(url.port)).toBeGreaterThan(0)
+  })
+
+  test('answers /healthz and /readyz with 200 JSON over real HTTP', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const response = await fetch(`${server.url}${path}`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('content-type')).toStartWith('application/json')
+      expect(await response.json()).toEqual({ status: 'ok' })
+    }
+  })
+
+  test('answers an unknown route with a 404 problem+json', async () => {
+    const response = await fetch(`${server.url}/api/v1/no-such-thing`)
+    expect(response.status).toBe(404)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    const problem = (await response.json()) as { status: number; code: string }
+    expect(problem.status).toBe(404)
+    expect(problem.code).toBe('route_not_found')
+  })
+
+  test('refuses a body larger than BODY_LIMIT_BYTES with 413 body_too_large', async () => {
+    const body = JSON.stringify({
+      customerId: 'cus_x',
+      name: 'x'.repeat(4096),
+      type: 'wordpress',
+      domain: 'a.b',
+    })
+    const response = await fetch(`${server.url}/api/v1/sites`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    })
+    expect(response.status).toBe(413)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    const problem = (await response.json()) as { code: string; limitBytes: number }
+    expect(problem.code).toBe('body_too_large')
+    expect(problem.limitBytes).toBe(1024)
+  })
+
+  test('refuses a chunked body (no Content-Length) that grows past the limit with 413 too', async () => {
+    const chunk = new TextEncoder().encode(`{"name":"${'x'.repeat(600)}`)
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(chunk)
+        controller.enqueue(chunk)
+        controller.close()
+      },
+    })
+    const response = await fetch(`${server.url}/api/v1/sites`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: stream,
+    })
+    expect(response.status).toBe(413)
+    expect(((await response.json()) as { code: string }).code).toBe('body_too_large')
+  })
+})
+
+describe('the standalone server on SIGTERM', () => {
+  test('finishes a request in flight, refuses new connections, then exits 0 saying it stopped', async () => {
+    const dataDir = tempDataDir()
+    const server = await startStandalone(dataDir)
+    const token = await staffToken(dataDir)
+    const request = await startSlowPost(
+      server.url,
+      '/api/v1/customers',
+      token,
+      JSON.stringify({ name: 'Acme' }),
+    )
+    // 100 Continue: the server has parsed the headers and handed the request to the panel; no body sent yet.
+    expect(await request.interim).toBe(100)
+
+    server.process.kill('SIGTERM')
+    await server.stdout.waitFor(/SIGTERM received/)
+    expect(server.process.exitCode).toBeNull()
+    expect(await soonRefused(server.url)).toBe(true)
+    expect(server.process.exitCode).toBeNull()
+
+    const response = await request.finish()
+    expect(response.status).toBe(201)
+    const customer = JSON.parse(response.body) as { id: string; name: string }
+    expect(customer.name).toBe('Acme')
+    expect(await server.process.exited).toBe(0)
+    await server.stdout.done
+    expect(server.stdout.text).toContain('Plinth panel stopped')
+
+    // What the in-flight request wrote was committed before the store closed.
+    const restarted = await startStandalone(dataDir)
+    const read = await fetch(`${restarted.url}/api/v1/customers/${customer.id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(read.status).toBe(200)
+    restarted.process.kill('SIGTERM')
+    expect(await restarted.process.exited).toBe(0)
+  })
+})
+
+describe('servePanel', () => {
+  test('serves a standard panel on a free port when asked for port 0', async () => {
+    const panel = await openStandardPanel(settingsFromEnv({ DATA_DIR: tempDataDir() }))
+    const server = servePanel(panel, { hostname: '127.0.0.1', port: 0 })
+    try {
+      expect(server.url.port).not.toBe('0')
+      const response = await fetch(new URL('/readyz', server.url))
+      expect(response.status).toBe(200)
+    } finally {
+      await server.stop()
+    }
+  })
+
+  test('stop() resolves, closes the store and frees the port; calling it again is harmless', async () => {
+    const panel = await openStandardPanel(settingsFromEnv({ DATA_DIR: tempDataDir() }))
+    const server = servePanel(panel, { hostname: '127.0.0.1', port: 0 })
+    expect((await fetch(new URL('/healthz', server.url))).status).toBe(200)
+    await server.stop()
+    expect(panel.store.isOpen).toBe(false)
+    expect(await connectionRefused(server.url.href)).toBe(true)
+    await server.stop()
+    expect(panel.store.isOpen).toBe(false)
+  })
+
+  test('stop() waits for a request in flight before it closes the store', async () => {
+    const dataDir = tempDataDir()
+    const token = await staffToken(dataDir)
+    const panel = await openStandardPanel(settingsFromEnv({ DATA_DIR: dataDir }))
+    const server = servePanel(panel, { hostname: '127.0.0.1', port: 0 })
+    const request = await startSlowPost(server.url.href, '/api/v1/customers', token, '{"name":"Acme"}')
+    expect(await request.interim).toBe(100)
+
+    let stopped = false
+    const stopping = server.stop().then(() => {
+      stopped = true
+    })
+    await Bun.sleep(50)
+    expect(stopped).toBe(false)
+    expect(panel.store.isOpen).toBe(true)
+
+    const response = await request.finish()
+    expect(response.status).toBe(201)
+    await stopping
+    expect(panel.store.isOpen).toBe(false)
+  })
+})
