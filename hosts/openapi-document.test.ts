@@ -161,6 +161,38 @@ describe('the OpenAPI document', () => {
     expect(schema?.additionalProperties).toBe(false)
   })
 
+  test('bounds every input: strings have a maximum length (or a pattern), arrays a maximum size', () => {
+    const unbounded: string[] = []
+    const walk = (schema: SchemaObject | undefined, where: string): void => {
+      const node = resolved(schema) as Record<string, unknown> | undefined
+      if (!node) return
+      if (
+        node.type === 'string' &&
+        node.maxLength === undefined &&
+        node.pattern === undefined &&
+        node.const === undefined
+      ) {
+        unbounded.push(where)
+      }
+      if (node.type === 'array' && node.maxItems === undefined) unbounded.push(where)
+      for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, SchemaObject>)) {
+        walk(child, `${where}.${name}`)
+      }
+      if (node.items) walk(node.items as SchemaObject, `${where}[]`)
+      for (const key of ['anyOf', 'oneOf', 'allOf']) {
+        for (const [index, child] of ((node[key] ?? []) as SchemaObject[]).entries())
+          walk(child, `${where}|${index}`)
+      }
+    }
+    for (const { method, path, operation } of operations()) {
+      walk(operation.requestBody?.content?.['application/json']?.schema, `${label(method, path)} body`)
+      const parameters =
+        (operation as { parameters?: { name: string; schema: SchemaObject }[] }).parameters ?? []
+      for (const parameter of parameters) walk(parameter.schema, `${label(method, path)} ${parameter.name}`)
+    }
+    expect(unbounded).toEqual([])
+  })
+
   test('names every kernel and plugin problem code in the Problem schema', () => {
     const codes = document.components.schemas.Problem?.properties?.code?.enum ?? []
     expect(codes).toEqual(

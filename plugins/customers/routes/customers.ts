@@ -16,7 +16,7 @@ import {
 } from '../../../core/index.ts'
 import { Customer, customerScopes } from '../contract.ts'
 import { customersProblems } from '../problems.ts'
-import { emailTaken, findCustomer, insertCustomer } from '../repository.ts'
+import { emailTaken, findCustomer, insertCustomer, toCustomer } from '../repository.ts'
 
 const CreateCustomerBody = t.Object(
   {
@@ -63,14 +63,7 @@ export function customerRoutes({ db, transaction }: PluginContext): RouteDefinit
           if (email && (await emailTaken(trx, email)))
             throw new Problem(customersProblems.customer_email_taken)
           await insertCustomer(trx, row)
-          const created = {
-            id: row.id,
-            name,
-            email,
-            status: 'active' as const,
-            createdAt: now,
-            updatedAt: now,
-          }
+          const created = toCustomer(row)
           await audit(trx, {
             action: 'customer.create',
             subject: { type: 'customer', id: row.id },

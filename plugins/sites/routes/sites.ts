@@ -21,7 +21,7 @@ import { Site, siteScopes, siteTypes } from '../contract.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { sitesProblems } from '../problems.ts'
-import { domainTaken, findSite, handlesLike, insertSite } from '../repository.ts'
+import { domainTaken, findSite, handlesLike, insertSite, toSite } from '../repository.ts'
 
 const CreateSiteBody = t.Object(
   {
@@ -92,7 +92,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
             updated_at: now,
           }
           await insertSite(trx, row)
-          const created = (await findSite(trx, row.id)) as Site
+          const created = toSite(row)
           await audit(trx, {
             action: 'site.create',
             subject: { type: 'site', id: row.id },
