@@ -2,135 +2,14 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Subprocess } from 'bun'
 import { openStandardPanel, settingsFromEnv } from '../standard-panel.ts'
+import { createProcessTracker, type Standalone, tokenPattern } from '../testing/host-process.ts'
 import { servePanel } from './serve.ts'
 
-const repoRoot = join(import.meta.dir, '..', '..')
-const bunBin = join(repoRoot, 'node_modules', '.bin', 'bun')
-const tokenPattern = /^plinth_[0-9A-Za-z]{36}$/
+const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-serve-')
 
-const tempDirs: string[] = []
-const processes = new Set<Subprocess>()
-
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'plinth-serve-'))
-  tempDirs.push(dir)
-  return dir
-}
-
-afterAll(async () => {
-  for (const proc of processes) {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
-    await proc.exited
-  }
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
-})
-
-/** The environment of a spawned host: this process's, without settings that would change what is tested. */
-function hostEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env }
-  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'BODY_LIMIT_BYTES', 'PLINTH_SECRET']) delete env[name]
-  return { ...env, DATA_DIR: dataDir, ...extra }
-}
-
-/** Everything a stream has produced so far, and a way to wait for a pattern in it. */
-interface Transcript {
-  readonly text: string
-  /** Resolves when the stream is exhausted. */
-  readonly done: Promise<void>
-  /** The first match of `pattern`, as soon as the stream has produced it; rejects if the stream ends first. */
-  waitFor(pattern: RegExp): Promise<RegExpExecArray>
-}
-
-function transcript(stream: ReadableStream<Uint8Array>): Transcript {
-  let text = ''
-  let ended = false
-  let wake: () => void = () => {}
-  let changed = new Promise<void>((resolve) => {
-    wake = resolve
-  })
-  const notify = () => {
-    wake()
-    changed = new Promise<void>((resolve) => {
-      wake = resolve
-    })
-  }
-  const done = (async () => {
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) {
-      text += decoder.decode(chunk, { stream: true })
-      notify()
-    }
-    ended = true
-    notify()
-  })()
-  return {
-    get text() {
-      return text
-    },
-    done,
-    async waitFor(pattern) {
-      for (;;) {
-        const match = pattern.exec(text)
-        if (match) return match
-        if (ended) throw new Error(`The output ended without ${pattern}:\n${text}`)
-        await changed
-      }
-    },
-  }
-}
-
-/** A spawned `bun hosts/bun/main.ts`. */
-interface Standalone {
-  readonly url: string
-  readonly process: Subprocess<'ignore', 'pipe', 'pipe'>
-  readonly stdout: Transcript
-  readonly stderr: Transcript
-}
-
-/** Spawns the real entry point on a free port and waits for the line that says where it listens. */
-async function startStandalone(dataDir: string, extra: Record<string, string> = {}): Promise<Standalone> {
-  const proc = Bun.spawn([bunBin, 'hosts/bun/main.ts'], {
-    cwd: repoRoot,
-    env: hostEnv(dataDir, { PORT: '0', ...extra }),
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  processes.add(proc)
-  const stdout = transcript(proc.stdout)
-  const stderr = transcript(proc.stderr)
-  try {
-    const [, url = ''] = await stdout.waitFor(/Plinth panel listening on (http:\/\/\S+)/)
-    return { url, process: proc, stdout, stderr }
-  } catch (error) {
-    await stderr.done
-    throw new Error(`${(error as Error).message}\n${stderr.text}`)
-  }
-}
-
-/** Runs the CLI on `dataDir`; returns its exit code and output. */
-async function runCli(dataDir: string, args: string[]) {
-  const proc = Bun.spawn([bunBin, 'hosts/cli/main.ts', ...args], {
-    cwd: repoRoot,
-    env: hostEnv(dataDir),
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  processes.add(proc)
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  return { exitCode, stdout, stderr }
-}
+afterAll(cleanup)
 
 /** A platform staff user and a `*` token for it, made with the CLI. */
 async function staffToken(dataDir: string): Promise<string> {

@@ -1,132 +1,60 @@
 // The CLI (hosts/cli/main.ts) as an operator runs it: bootstrap, token minting and refusals, beside a live server.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Subprocess } from 'bun'
+import {
+  type CliResult,
+  createProcessTracker,
+  type Standalone,
+  tokenPattern,
+} from '../testing/host-process.ts'
 
-const repoRoot = join(import.meta.dir, '..', '..')
-const bunBin = join(repoRoot, 'node_modules', '.bin', 'bun')
-const tokenPattern = /^plinth_[0-9A-Za-z]{36}$/
 const password = 'correct horse battery'
 const dayMs = 86_400_000
 
-const tempDirs: string[] = []
-const processes = new Set<Subprocess>()
+const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-cli-')
 
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'plinth-cli-'))
-  tempDirs.push(dir)
-  return dir
-}
-
-afterAll(async () => {
-  for (const proc of processes) {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
-    await proc.exited
-  }
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
-})
-
-/** The environment of a spawned host: this process's, without settings that would change what is tested. */
-function hostEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env }
-  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'BODY_LIMIT_BYTES', 'PLINTH_SECRET']) delete env[name]
-  return { ...env, DATA_DIR: dataDir, ...extra }
-}
-
-interface CliResult {
-  readonly exitCode: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs `bun hosts/cli/main.ts ...args` on `dataDir`. */
-async function runCli(dataDir: string, args: string[]): Promise<CliResult> {
-  const proc = Bun.spawn([bunBin, 'hosts/cli/main.ts', ...args], {
-    cwd: repoRoot,
-    env: hostEnv(dataDir),
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  processes.add(proc)
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  return { exitCode, stdout, stderr }
-}
+afterAll(cleanup)
 
 /** The last line of stdout, where `token create` prints the token alone. */
 function lastLine(stdout: string): string {
   return stdout.trimEnd().split('\n').at(-1) ?? ''
 }
 
+/** Runs `admin create --email <email> --password <password>` on `dataDir`. */
+function adminCreate(dataDir: string, email: string, adminPassword: string): Promise<CliResult> {
+  return runCli(dataDir, ['admin', 'create', '--email', email, '--password', adminPassword])
+}
+
+/** Runs `token create --email <email> ...options` on `dataDir`. */
+function tokenCreate(dataDir: string, email: string, ...options: string[]): Promise<CliResult> {
+  return runCli(dataDir, ['token', 'create', '--email', email, ...options])
+}
+
 /** `token create` that must succeed; returns the token. */
 async function createToken(dataDir: string, email: string, ...options: string[]): Promise<string> {
-  const result = await runCli(dataDir, ['token', 'create', '--email', email, ...options])
+  const result = await tokenCreate(dataDir, email, ...options)
   expect(result.stderr).toBe('')
   expect(result.exitCode).toBe(0)
   return lastLine(result.stdout)
 }
 
-/** Spawns `bun hosts/bun/main.ts` on a free port; resolves with its URL once it says where it listens. */
-async function startStandalone(dataDir: string): Promise<{ url: string; process: Subprocess }> {
-  const proc = Bun.spawn([bunBin, 'hosts/bun/main.ts'], {
-    cwd: repoRoot,
-    env: hostEnv(dataDir, { PORT: '0' }),
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  processes.add(proc)
-  // Both pipes are drained for the server's whole life, so it never blocks writing to a full one.
-  const stderr = new Response(proc.stderr).text()
-  const reader = proc.stdout.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += decoder.decode(value, { stream: true })
-    const url = /Plinth panel listening on (http:\/\/\S+)/.exec(text)?.[1]
-    if (url) {
-      void (async () => {
-        while (!(await reader.read()).done) {}
-      })()
-      return { url, process: proc }
-    }
-  }
-  throw new Error(`The server exited without listening:\n${text}\n${await stderr}`)
-}
-
 describe('the CLI (hosts/cli/main.ts)', () => {
   let dataDir: string
-  let adminCreate: CliResult
+  let firstAdmin: CliResult
 
   beforeAll(async () => {
     dataDir = tempDataDir()
-    adminCreate = await runCli(dataDir, [
-      'admin',
-      'create',
-      '--email',
-      'a@example.com',
-      '--password',
-      password,
-    ])
+    firstAdmin = await adminCreate(dataDir, 'a@example.com', password)
   })
 
   test('admin create makes a platform staff user on a fresh DATA_DIR and exits 0', () => {
-    expect(adminCreate.stderr).toBe('')
-    expect(adminCreate.exitCode).toBe(0)
-    expect(adminCreate.stdout).toContain('a@example.com')
+    expect(firstAdmin.stderr).toBe('')
+    expect(firstAdmin.exitCode).toBe(0)
+    expect(firstAdmin.stdout).toContain('a@example.com')
   })
 
   test("token create --scopes '*' prints the token alone on the last line of stdout", async () => {
-    const result = await runCli(dataDir, ['token', 'create', '--email', 'a@example.com', '--scopes', '*'])
+    const result = await tokenCreate(dataDir, 'a@example.com', '--scopes', '*')
     expect(result.exitCode).toBe(0)
     const lines = result.stdout.split('\n')
     expect(lines.at(-1)).toBe('')
@@ -138,14 +66,7 @@ describe('the CLI (hosts/cli/main.ts)', () => {
   })
 
   test('token create takes a comma-separated list of scopes', async () => {
-    const result = await runCli(dataDir, [
-      'token',
-      'create',
-      '--email',
-      'a@example.com',
-      '--scopes',
-      'site:read,site:create',
-    ])
+    const result = await tokenCreate(dataDir, 'a@example.com', '--scopes', 'site:read,site:create')
     expect(result.exitCode).toBe(0)
     expect(lastLine(result.stdout)).toMatch(tokenPattern)
     expect(result.stdout).toContain('site:read,site:create')
@@ -153,16 +74,7 @@ describe('the CLI (hosts/cli/main.ts)', () => {
 
   test('token create --expires-in 30d makes a token that expires in 30 days', async () => {
     const before = Date.now()
-    const result = await runCli(dataDir, [
-      'token',
-      'create',
-      '--email',
-      'a@example.com',
-      '--scopes',
-      '*',
-      '--expires-in',
-      '30d',
-    ])
+    const result = await tokenCreate(dataDir, 'a@example.com', '--scopes', '*', '--expires-in', '30d')
     expect(result.exitCode).toBe(0)
     expect(lastLine(result.stdout)).toMatch(tokenPattern)
     const expires = Date.parse(/expires (\S+)/.exec(result.stdout)?.[1] ?? '')
@@ -171,46 +83,28 @@ describe('the CLI (hosts/cli/main.ts)', () => {
   })
 
   test('token create refuses --expires-in 400d as longer than tokens may live (lifetime_too_long)', async () => {
-    const result = await runCli(dataDir, [
-      'token',
-      'create',
-      '--email',
-      'a@example.com',
-      '--scopes',
-      '*',
-      '--expires-in',
-      '400d',
-    ])
+    const result = await tokenCreate(dataDir, 'a@example.com', '--scopes', '*', '--expires-in', '400d')
     expect(result.exitCode).not.toBe(0)
     expect(result.stderr).toContain('lifetime_too_long')
     expect(result.stdout).toBe('')
   })
 
   test('token create refuses a --customer that does not exist (unknown_customer)', async () => {
-    const result = await runCli(dataDir, [
-      'token',
-      'create',
-      '--email',
+    const result = await tokenCreate(
+      dataDir,
       'a@example.com',
       '--scopes',
       '*',
       '--customer',
       'cus_01M80QNV3XY9B4VRWMGJWNR9CR',
-    ])
+    )
     expect(result.exitCode).not.toBe(0)
     expect(result.stderr).toContain('unknown_customer')
     expect(result.stdout).toBe('')
   })
 
   test('token create refuses a scope the installation does not have (unknown_scope)', async () => {
-    const result = await runCli(dataDir, [
-      'token',
-      'create',
-      '--email',
-      'a@example.com',
-      '--scopes',
-      'site:read,site:teleport',
-    ])
+    const result = await tokenCreate(dataDir, 'a@example.com', '--scopes', 'site:read,site:teleport')
     expect(result.exitCode).not.toBe(0)
     expect(result.stderr).toContain('unknown_scope')
     expect(result.stderr).toContain('site:teleport')
@@ -225,14 +119,7 @@ describe('the CLI (hosts/cli/main.ts)', () => {
   })
 
   test('token create for an e-mail nobody has exits 1', async () => {
-    const result = await runCli(dataDir, [
-      'token',
-      'create',
-      '--email',
-      'nobody@example.com',
-      '--scopes',
-      '*',
-    ])
+    const result = await tokenCreate(dataDir, 'nobody@example.com', '--scopes', '*')
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toContain('nobody@example.com')
     expect(result.stdout).toBe('')
@@ -246,7 +133,7 @@ describe('the CLI (hosts/cli/main.ts)', () => {
   })
 
   test('an unknown option is a usage error and exits 2', async () => {
-    const result = await runCli(dataDir, ['token', 'create', '--email', 'a@example.com', '--scope', '*'])
+    const result = await tokenCreate(dataDir, 'a@example.com', '--scope', '*')
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toContain('--scope')
   })
@@ -259,38 +146,24 @@ describe('the CLI (hosts/cli/main.ts)', () => {
   })
 
   test('admin create refuses an e-mail already in use, whatever its case, and exits 1', async () => {
-    const result = await runCli(dataDir, [
-      'admin',
-      'create',
-      '--email',
-      'A@Example.com',
-      '--password',
-      password,
-    ])
+    const result = await adminCreate(dataDir, 'A@Example.com', password)
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toContain('already exists')
     expect(result.stdout).toBe('')
   })
 
   test('admin create refuses a password shorter than 12 characters, exits 1 and creates no one', async () => {
-    const result = await runCli(dataDir, [
-      'admin',
-      'create',
-      '--email',
-      'b@example.com',
-      '--password',
-      'eleven char',
-    ])
+    const result = await adminCreate(dataDir, 'b@example.com', 'eleven char')
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toContain('12')
-    const token = await runCli(dataDir, ['token', 'create', '--email', 'b@example.com', '--scopes', '*'])
+    const token = await tokenCreate(dataDir, 'b@example.com', '--scopes', '*')
     expect(token.exitCode).toBe(1)
   })
 })
 
 describe('the CLI beside a running server on the same DATA_DIR', () => {
   let dataDir: string
-  let server: { url: string; process: Subprocess }
+  let server: Standalone
   let staffToken: string
 
   /** Calls the running server over real HTTP. */
@@ -312,18 +185,23 @@ describe('the CLI beside a running server on the same DATA_DIR', () => {
     return String(json.id)
   }
 
+  /** A CLI-made token of the staff user limited to `customerId`, with `site:create,site:read`. */
+  function siteTokenFor(customerId: string): Promise<string> {
+    return createToken(
+      dataDir,
+      'ops@example.com',
+      '--customer',
+      customerId,
+      '--scopes',
+      'site:create,site:read',
+    )
+  }
+
   beforeAll(async () => {
     dataDir = tempDataDir()
     server = await startStandalone(dataDir)
     // Made while the server runs: the CLI and the server share the SQLite file.
-    const admin = await runCli(dataDir, [
-      'admin',
-      'create',
-      '--email',
-      'ops@example.com',
-      '--password',
-      password,
-    ])
+    const admin = await adminCreate(dataDir, 'ops@example.com', password)
     expect(admin.exitCode).toBe(0)
     staffToken = await createToken(dataDir, 'ops@example.com', '--scopes', '*')
   })
@@ -366,14 +244,7 @@ describe('the CLI beside a running server on the same DATA_DIR', () => {
   test('a token limited to one customer cannot create a site for another: 422 unknown_customer, nothing made', async () => {
     const acmeId = await createCustomer('Acme Limited')
     const otherId = await createCustomer('Other Corp')
-    const limited = await createToken(
-      dataDir,
-      'ops@example.com',
-      '--customer',
-      acmeId,
-      '--scopes',
-      'site:create,site:read',
-    )
+    const limited = await siteTokenFor(acmeId)
     const site = { name: 'Other Shop', type: 'wordpress', domain: 'shop.other.example' }
 
     const refused = await api('POST', '/api/v1/sites', limited, { customerId: otherId, ...site })
@@ -401,14 +272,7 @@ describe('the CLI beside a running server on the same DATA_DIR', () => {
   test("a token limited to one customer reads its customer's sites and gets 404 for another's", async () => {
     const acmeId = await createCustomer('Acme Reader')
     const otherId = await createCustomer('Other Reader')
-    const limited = await createToken(
-      dataDir,
-      'ops@example.com',
-      '--customer',
-      acmeId,
-      '--scopes',
-      'site:create,site:read',
-    )
+    const limited = await siteTokenFor(acmeId)
     const acmeSite = await api('POST', '/api/v1/sites', staffToken, {
       customerId: acmeId,
       name: 'Acme Docs',

@@ -1,0 +1,167 @@
+// Test helpers that spawn the real hosts (hosts/bun/main.ts, hosts/cli/main.ts) and clean up after them.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+/** The repository root: the working directory of every spawned host. */
+export const repoRoot = join(import.meta.dir, '..', '..')
+
+/** The repository's own bun, which runs the spawned hosts. */
+export const bunBin = join(repoRoot, 'node_modules', '.bin', 'bun')
+
+/** What an API token looks like when printed. */
+export const tokenPattern = /^plinth_[0-9A-Za-z]{36}$/
+
+/** The environment of a spawned host: this process's, without settings that would change what is tested. */
+export function hostEnv(
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env }
+  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'BODY_LIMIT_BYTES', 'PLINTH_SECRET']) delete env[name]
+  return { ...env, DATA_DIR: dataDir, ...extra }
+}
+
+/** Everything a stream has produced so far, and a way to wait for a pattern in it. */
+export interface Transcript {
+  readonly text: string
+  /** Resolves when the stream is exhausted. */
+  readonly done: Promise<void>
+  /** The first match of `pattern`, as soon as the stream has produced it; rejects if the stream ends first. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>
+}
+
+/** Reads `stream` to its end in the background, keeping all of it as text. */
+export function transcript(stream: ReadableStream<Uint8Array>): Transcript {
+  let text = ''
+  let ended = false
+  let wake: () => void = () => {}
+  let changed = new Promise<void>((resolve) => {
+    wake = resolve
+  })
+  const notify = () => {
+    wake()
+    changed = new Promise<void>((resolve) => {
+      wake = resolve
+    })
+  }
+  const done = (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      text += decoder.decode(chunk, { stream: true })
+      notify()
+    }
+    ended = true
+    notify()
+  })()
+  return {
+    get text() {
+      return text
+    },
+    done,
+    async waitFor(pattern) {
+      for (;;) {
+        const match = pattern.exec(text)
+        if (match) return match
+        if (ended) throw new Error(`The output ended without ${pattern}:\n${text}`)
+        await changed
+      }
+    },
+  }
+}
+
+/** A spawned host process, with piped output. */
+export type HostProcess = Subprocess<'ignore', 'pipe', 'pipe'>
+
+/** What a CLI run ended with. */
+export interface CliResult {
+  readonly exitCode: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** A spawned `bun hosts/bun/main.ts`. */
+export interface Standalone {
+  readonly url: string
+  readonly process: HostProcess
+  /** Its stdout, drained for the server's whole life so it never blocks writing to a full pipe. */
+  readonly stdout: Transcript
+  /** Its stderr, drained likewise. */
+  readonly stderr: Transcript
+}
+
+/** Temporary data folders and spawned hosts of one test file, and the way to get rid of them all. */
+export interface ProcessTracker {
+  /** A fresh, empty temporary folder, removed at cleanup. */
+  tempDataDir(): string
+  /** Spawns `bun ...args` in the repository root with piped output; killed at cleanup if still running. */
+  spawnTracked(args: readonly string[], env: Record<string, string | undefined>): HostProcess
+  /** Runs `bun hosts/cli/main.ts ...args` on `dataDir`; returns its exit code and output. */
+  runCli(dataDir: string, args: readonly string[]): Promise<CliResult>
+  /** Spawns the real entry point on a free port and waits for the line that says where it listens. */
+  startStandalone(dataDir: string, extra?: Record<string, string>): Promise<Standalone>
+  /** SIGKILLs every spawned host still running, waits for them all to exit, then removes the temporary folders. */
+  cleanup(): Promise<void>
+}
+
+/** A tracker for one test file; wire its `cleanup` into that file's `afterAll`. `prefix` names its temporary folders. */
+export function createProcessTracker(prefix: string): ProcessTracker {
+  const tempDirs: string[] = []
+  const processes = new Set<Subprocess>()
+
+  const tempDataDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), prefix))
+    tempDirs.push(dir)
+    return dir
+  }
+
+  const spawnTracked = (args: readonly string[], env: Record<string, string | undefined>): HostProcess => {
+    const proc = Bun.spawn([bunBin, ...args], {
+      cwd: repoRoot,
+      env,
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    processes.add(proc)
+    return proc
+  }
+
+  const runCli = async (dataDir: string, args: readonly string[]): Promise<CliResult> => {
+    const proc = spawnTracked(['hosts/cli/main.ts', ...args], hostEnv(dataDir))
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ])
+    return { exitCode, stdout, stderr }
+  }
+
+  const startStandalone = async (
+    dataDir: string,
+    extra: Record<string, string> = {},
+  ): Promise<Standalone> => {
+    const proc = spawnTracked(['hosts/bun/main.ts'], hostEnv(dataDir, { PORT: '0', ...extra }))
+    const stdout = transcript(proc.stdout)
+    const stderr = transcript(proc.stderr)
+    try {
+      const [, url = ''] = await stdout.waitFor(/Plinth panel listening on (http:\/\/\S+)/)
+      return { url, process: proc, stdout, stderr }
+    } catch (error) {
+      await stderr.done
+      throw new Error(`${(error as Error).message}\n${stderr.text}`)
+    }
+  }
+
+  const cleanup = async (): Promise<void> => {
+    for (const proc of processes) {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
+      await proc.exited
+    }
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
+  }
+
+  return { tempDataDir, spawnTracked, runCli, startStandalone, cleanup }
+}
