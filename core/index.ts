@@ -3,8 +3,15 @@
 export type { Static, TObject, TSchema } from '@sinclair/typebox'
 export { Type as t } from '@sinclair/typebox'
 export { type AuditActor, writeAudit } from './audit/audit-log.ts'
-export type { Caller, CallerKind, CallerToken } from './auth/caller.ts'
-export { wildcardScope } from './auth/caller.ts'
+export {
+  type Caller,
+  type CallerKind,
+  type CallerMembership,
+  type CallerToken,
+  customerInView,
+  wildcardScope,
+} from './auth/caller.ts'
+export { isTeamRole, type TeamRole, teamRoles } from './auth/roles.ts'
 export {
   type ApiToken,
   checkTokenRequest,
@@ -12,8 +19,10 @@ export {
   type TokenRequest,
   tokenRequestCodes,
 } from './identity/api-tokens.ts'
-export { createUser, findUserByEmail, scopesOfUser, type User, UserError } from './identity/users.ts'
+export { TeamRole as TeamRoleSchema, User as UserSchema } from './identity/schemas.ts'
+export { createUser, findUserByEmail, type User, UserError } from './identity/users.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
+export { type Page, pageOf, pageQuery } from './pagination/paginate.ts'
 export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'
 export { defaultLimits, type PanelLimits } from './panel/limits.ts'
 export {
@@ -48,8 +57,22 @@ export { type Migration, migrate, sql } from './store/migrations.ts'
 export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite-store.ts'
 export type { Db, Store, Trx } from './store/store.ts'
 export {
+  type BrandDirectory,
+  brandDirectoryService,
+  selectVisible,
   type TenantDirectory,
   type TenantView,
   tenantDirectoryService,
-  viewIncludes,
+  visibleTo,
 } from './tenancy/tenant-view.ts'
+export {
+  addMember,
+  brandOfCustomer,
+  changeMemberRole,
+  countOwners,
+  findMember,
+  type Member,
+  membersQuery,
+  registerTenant,
+  removeMember,
+} from './tenancy/tenants.ts'

@@ -38,7 +38,7 @@ interface OpenApiDocument {
 }
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
-const publicPaths = ['/healthz', '/readyz']
+const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login']
 const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 const problemJson = 'application/problem+json'
 
@@ -121,7 +121,7 @@ describe('the OpenAPI document', () => {
     }
   })
 
-  test('leaves only /healthz and /readyz public and asks every other operation for one declared scope', () => {
+  test('leaves only health checks and login public; every other operation takes a token or the session, with its scope', () => {
     const scopes = new Set(document['x-scopes'].map((scope) => scope.name))
     for (const { method, path, operation } of operations()) {
       const where = label(method, path)
@@ -129,19 +129,35 @@ describe('the OpenAPI document', () => {
         expect(operation.security, where).toEqual([])
         continue
       }
-      expect(operation.security, where).toHaveLength(1)
-      const requirement = operation.security?.[0] ?? {}
-      expect(Object.keys(requirement), where).toEqual(['apiToken'])
-      expect(requirement.apiToken, where).toHaveLength(1)
-      expect(scopes.has(requirement.apiToken?.[0] ?? ''), where).toBe(true)
+      expect(
+        operation.security?.map((requirement) => Object.keys(requirement)),
+        where,
+      ).toEqual([['apiToken'], ['session']])
+      const [token = {}, session = {}] = operation.security ?? []
+      expect(token.apiToken, where).toEqual(session.session ?? [])
+      // One declared scope, or none for operations open to any signed-in caller (`/me`, own tokens).
+      expect((token.apiToken ?? []).length, where).toBeLessThanOrEqual(1)
+      for (const scope of token.apiToken ?? []) expect(scopes.has(scope), where).toBe(true)
     }
+    const open = operations().filter(({ operation }) => operation.security?.[0]?.apiToken?.length === 0)
+    expect(open.map(({ operation }) => operation.operationId).sort()).toEqual([
+      'changePassword',
+      'createApiToken',
+      'getMe',
+      'listApiTokens',
+      'logout',
+      'revokeApiToken',
+    ])
   })
 
-  test('documents 401 and 403 as problem+json on scoped operations, and 422 on those with a body', () => {
+  test('documents 401 (and 403 where a scope or CSRF can refuse) as problem+json, and 422 on those with a body', () => {
     for (const { method, path, operation } of operations()) {
       const where = label(method, path)
+      const guarded = !publicPaths.includes(path)
+      const mayForbid = guarded && (method !== 'get' || (operation.security?.[0]?.apiToken?.length ?? 0) > 0)
       const statuses = [
-        ...(publicPaths.includes(path) ? [] : ['401', '403']),
+        ...(guarded ? ['401'] : []),
+        ...(mayForbid ? ['403'] : []),
         ...(operation.requestBody ? ['422'] : []),
       ]
       for (const status of statuses) {

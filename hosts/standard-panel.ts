@@ -3,12 +3,13 @@
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createPanel, openSqliteStore, type Panel, type PluginDefinition } from '../core/index.ts'
+import { brandsPlugin } from '../plugins/brands/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
 
 /** The plugins of a standard installation. */
 export function standardPlugins(): PluginDefinition[] {
-  return [customersPlugin(), sitesPlugin()]
+  return [brandsPlugin(), customersPlugin(), sitesPlugin()]
 }
 
 /** Settings read from the environment, with their defaults. */

@@ -1,4 +1,11 @@
-// Who is calling: the user, the token in use, and the scopes and customers that result.
+// Who is calling: the user, the credential in use, and what that lets them see and do, per scope.
+
+import { sql } from 'kysely'
+import type { KernelTables } from '../identity/tables.ts'
+import type { User } from '../identity/users.ts'
+import type { Db } from '../store/store.ts'
+import type { TenantView } from '../tenancy/tenant-view.ts'
+import { type RoleScope, scopesOfRole, type TeamRole } from './roles.ts'
 
 /** Kinds of caller: the provider's staff, a brand's staff, or a member of customers' teams. */
 export type CallerKind = 'platform' | 'brand' | 'member'
@@ -13,26 +20,120 @@ export interface CallerToken {
   readonly expiresAt: string
 }
 
+/** A role the user holds on a customer's team. */
+export interface CallerMembership {
+  readonly customerId: string
+  readonly role: TeamRole
+}
+
 /** The authenticated caller of a request. */
 export interface Caller {
   readonly kind: CallerKind
   readonly user: { readonly id: string; readonly email: string; readonly brandId: string | null }
+  /** The token in use, or null for a session. */
   readonly token: CallerToken | null
-  /** Effective scopes: the token's scopes narrowed to what the user holds now (`*` expanded). */
+  /** The session in use, or null for a token. */
+  readonly session: { readonly id: string } | null
+  readonly memberships: readonly CallerMembership[]
+  /** Effective scopes anywhere: the token's scopes narrowed to what the user holds now (`*` expanded). */
   readonly scopes: ReadonlySet<string>
+  /** Every customer the caller can see with some scope (staff: all or its brand; members: their teams). */
+  readonly view: TenantView
+  /** The customers the caller may act on with `scope`: every list and read goes through it. */
+  viewFor(scope: string): TenantView
 }
 
 /** The wildcard scope: every permission the token's creator holds. */
 export const wildcardScope = '*'
 
+/** A scope as the caller model needs it: who may hold it. */
+export interface ScopeHolding extends RoleScope {
+  /** Only platform staff hold it (brand staff do not). */
+  readonly platformOnly: boolean
+}
+
+const nothing: TenantView = { kind: 'customers', customerIds: [] }
+
+function narrow(scopes: Iterable<string>, token: CallerToken | null): Set<string> {
+  const held = new Set(scopes)
+  if (!token || token.scopes.includes(wildcardScope)) return held
+  return new Set(token.scopes.filter((scope) => held.has(scope)))
+}
+
 /**
- * Effective scopes of a token: what it asks for, never more than its user holds now, so a user who loses a
- * permission takes it from their tokens too.
+ * Builds the caller of `user` with `token` (or a session): its effective scopes and its view per scope. A token
+ * never grants more than its user holds now, so a member who loses a role takes it from their tokens too.
  */
-export function effectiveScopes(
-  tokenScopes: readonly string[],
-  userScopes: ReadonlySet<string>,
-): Set<string> {
-  if (tokenScopes.includes(wildcardScope)) return new Set(userScopes)
-  return new Set(tokenScopes.filter((scope) => userScopes.has(scope)))
+export async function buildCaller(
+  db: Db,
+  user: User,
+  credential: { token: CallerToken } | { session: { id: string } },
+  panelScopes: readonly ScopeHolding[],
+): Promise<Caller> {
+  const token = 'token' in credential ? credential.token : null
+  const session = 'session' in credential ? credential.session : null
+  const limit = token?.customerId ?? null
+  const base = { user: { id: user.id, email: user.email, brandId: user.brandId }, token, session }
+
+  if (user.staffRole === 'platform' || user.staffRole === 'brand') {
+    const brandId = user.staffRole === 'brand' ? user.brandId : null
+    const held = panelScopes
+      .filter((scope) => brandId === null || !scope.platformOnly)
+      .map((scope) => scope.name)
+    const scopes = narrow(held, token)
+    let view: TenantView = brandId === null ? { kind: 'all' } : { kind: 'brand', brandId }
+    if (limit !== null)
+      view = (await customerInView(db, view, limit)) ? { kind: 'customers', customerIds: [limit] } : nothing
+    return {
+      ...base,
+      kind: brandId === null ? 'platform' : 'brand',
+      memberships: [],
+      scopes,
+      view,
+      viewFor: (scope) => (scopes.has(scope) ? view : nothing),
+    }
+  }
+
+  const rows = await db
+    .withTables<KernelTables>()
+    .selectFrom('memberships')
+    .select(['customer_id', 'role'])
+    .where('user_id', '=', user.id)
+    .orderBy('customer_id')
+    .execute()
+  const memberships = rows.map((row) => ({ customerId: row.customer_id, role: row.role as TeamRole }))
+  const byCustomer = new Map(
+    memberships
+      .filter((membership) => limit === null || membership.customerId === limit)
+      .map((membership) => [
+        membership.customerId,
+        narrow(scopesOfRole(membership.role, panelScopes), token),
+      ]),
+  )
+  const scopes = new Set([...byCustomer.values()].flatMap((held) => [...held]))
+  return {
+    ...base,
+    kind: 'member',
+    memberships,
+    scopes,
+    view: { kind: 'customers', customerIds: [...byCustomer.keys()] },
+    viewFor: (scope) => ({
+      kind: 'customers',
+      customerIds: [...byCustomer].filter(([, held]) => held.has(scope)).map(([customerId]) => customerId),
+    }),
+  }
+}
+
+/** Whether a customer is inside a view; the brand case asks the tenants registry. */
+export async function customerInView(db: Db, view: TenantView, customerId: string): Promise<boolean> {
+  if (view.kind === 'all') return true
+  if (view.kind === 'customers') return view.customerIds.includes(customerId)
+  const row = await db
+    .withTables<KernelTables>()
+    .selectFrom('tenants')
+    .select(sql<number>`1`.as('one'))
+    .where('customer_id', '=', customerId)
+    .where('brand_id', '=', view.brandId)
+    .executeTakeFirst()
+  return row !== undefined
 }

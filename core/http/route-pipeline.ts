@@ -4,23 +4,23 @@ import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { writeAudit } from '../audit/audit-log.ts'
-import { authenticate } from '../auth/authenticate.ts'
-import type { Caller } from '../auth/caller.ts'
+import { type AuthenticationContext, authenticate } from '../auth/authenticate.ts'
+import { type Caller, wildcardScope } from '../auth/caller.ts'
 import { writeEvent } from '../events/outbox.ts'
+import { paginate } from '../pagination/paginate.ts'
 import { Reply, type RouteDefinition } from '../plugin/route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import type { Store } from '../store/store.ts'
-import { tenantViewOf } from '../tenancy/tenant-view.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
 
 /** What the pipeline needs of the panel. */
 export interface PipelineRuntime {
   readonly store: Store
-  /** Every scope the panel declares. */
-  readonly scopes: ReadonlySet<string>
+  /** What authentication needs: the store, the secret (CSRF), and who may hold each scope. */
+  readonly auth: AuthenticationContext
   readonly bodyLimitBytes: number
   /** The API base path, prefixed to `Location` headers. */
   readonly basePath: string
@@ -86,8 +86,12 @@ export function compileRoute(
 
   async function authorise(request: Request): Promise<Caller | null> {
     if (route.public) return null
-    const caller = await authenticate(request, runtime.store.db, runtime.scopes)
-    if (route.staff && caller.token?.customerId) throw new Problem(kernelProblems.staff_only)
+    const caller = await authenticate(request, runtime.auth)
+    if (route.wildcardOnly && caller.token && !caller.token.scopes.includes(wildcardScope)) {
+      throw new Problem(kernelProblems.wildcard_token_required)
+    }
+    if (route.staff && (caller.kind === 'member' || caller.token?.customerId))
+      throw new Problem(kernelProblems.staff_only)
     if (route.scope && !caller.scopes.has(route.scope)) {
       throw new Problem(kernelProblems.insufficient_scope, {
         detail: `This operation needs the scope "${route.scope}".`,
@@ -133,10 +137,21 @@ export function compileRoute(
       query: queryInput,
       params: rawParams,
       caller,
-      view: caller ? tenantViewOf(caller) : null,
+      view: caller ? (route.scope ? caller.viewFor(route.scope) : caller.view) : null,
       request,
       requestId: info.requestId,
+      address: info.address,
       audit: (trx, entry) => writeAudit(trx, actor, entry),
+      page: (pageQuery, options) => {
+        const { cursor, limit } = queryInput as { cursor?: string; limit?: number }
+        const who = caller ? `${caller.user.id}|${caller.token?.id ?? 'session'}` : 'anonymous'
+        const binding = `${route.operationId}|${who}|${JSON.stringify(rawParams)}|${JSON.stringify(options.filters ?? {})}`
+        return paginate(
+          pageQuery,
+          { cursor, limit: limit ?? 20, binding, secret: runtime.auth.secret },
+          options,
+        )
+      },
       emit: async (trx, event) => {
         if (!eventKinds.has(event.kind))
           throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)

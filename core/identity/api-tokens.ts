@@ -99,7 +99,8 @@ export function checkTokenRequest(
   return items
 }
 
-function toApiToken(row: ApiTokensTable): ApiToken {
+/** The API form of a token row. */
+export function toApiToken(row: ApiTokensTable): ApiToken {
   return {
     id: row.id,
     name: row.name,
@@ -115,7 +116,7 @@ function toApiToken(row: ApiTokensTable): ApiToken {
 /** Stores a new token for `user` (already checked) and returns it with its clear secret, shown once. */
 export async function issueApiToken(
   trx: Trx,
-  user: User,
+  user: Pick<User, 'id'>,
   request: TokenRequest,
   policy: TokenLifetimePolicy,
 ): Promise<{ token: string; record: ApiToken }> {
@@ -151,4 +152,27 @@ export async function findTokenByHash(
     .where('token_hash', '=', tokenHash)
     .executeTakeFirst()
   return row ? { ...toApiToken(row), revoked: row.revoked_at !== null } : null
+}
+
+/** A user's live (not revoked) tokens as a query, for `page()`: keyed by `id`. */
+export function apiTokensQuery(db: Db, userId: string) {
+  return db
+    .withTables<KernelTables>()
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+}
+
+/** Revokes one of a user's tokens; returns it, or null when the user has no such live token. */
+export async function revokeApiToken(db: Db, userId: string, tokenId: string): Promise<ApiToken | null> {
+  const row = await apiTokensQuery(db, userId).where('id', '=', tokenId).executeTakeFirst()
+  if (!row) return null
+  await db
+    .withTables<KernelTables>()
+    .updateTable('api_tokens')
+    .set({ revoked_at: nowIso() })
+    .where('id', '=', tokenId)
+    .execute()
+  return toApiToken(row)
 }

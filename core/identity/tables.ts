@@ -1,4 +1,4 @@
-// The kernel's own tables: users, API tokens, the audit log and the event outbox.
+// The kernel's own tables: users, sessions, API tokens, tenancy (tenants, memberships), audit log, event outbox.
 
 import type { Migration } from '../store/migrations.ts'
 
@@ -6,7 +6,7 @@ export interface UsersTable {
   id: string
   email: string
   password_hash: string
-  /** `platform` for the provider's own staff; null for everyone else (brand staff and members come later). */
+  /** `platform` for the provider's own staff, `brand` for a brand's staff (with `brand_id`), null otherwise. */
   staff_role: string | null
   brand_id: string | null
   created_at: string
@@ -52,12 +52,38 @@ export interface EventOutboxTable {
   dispatched_at: string | null
 }
 
+export interface SessionsTable {
+  id: string
+  /** SHA-256 of the session secret, hex. */
+  secret_hash: string
+  user_id: string
+  created_at: string
+  expires_at: string
+}
+
+/** Which brand each customer belongs to: written by the customers plugin through the tenancy service. */
+export interface TenantsTable {
+  customer_id: string
+  brand_id: string
+}
+
+/** A user's role on a customer's team. */
+export interface MembershipsTable {
+  user_id: string
+  customer_id: string
+  role: string
+  created_at: string
+}
+
 /** The kernel's tables, for `db.withTables<KernelTables>()` (a type alias: Kysely needs an index-compatible type). */
 export type KernelTables = {
   users: UsersTable
   api_tokens: ApiTokensTable
   audit_entries: AuditEntriesTable
   event_outbox: EventOutboxTable
+  sessions: SessionsTable
+  tenants: TenantsTable
+  memberships: MembershipsTable
 }
 
 /** The kernel's migrations, applied before any plugin's. */
@@ -126,6 +152,43 @@ export const kernelMigrations: readonly Migration[] = [
         .createIndex('event_outbox_pending_idx')
         .on('event_outbox')
         .columns(['dispatched_at', 'id'])
+        .execute()
+    },
+  },
+  {
+    id: '0002_sessions_tenancy',
+    async up(db) {
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('secret_hash', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('sessions_user_idx').on('sessions').column('user_id').execute()
+      await db.schema
+        .createTable('tenants')
+        .addColumn('customer_id', 'text', (c) => c.primaryKey())
+        .addColumn('brand_id', 'text', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('tenants_brand_idx')
+        .on('tenants')
+        .columns(['brand_id', 'customer_id'])
+        .execute()
+      await db.schema
+        .createTable('memberships')
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('customer_id', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('memberships_pk', ['customer_id', 'user_id'])
+        .execute()
+      await db.schema
+        .createIndex('memberships_user_idx')
+        .on('memberships')
+        .columns(['user_id', 'customer_id'])
         .execute()
     },
   },

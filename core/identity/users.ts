@@ -8,7 +8,8 @@ import type { KernelTables, UsersTable } from './tables.ts'
 export interface User {
   readonly id: string
   readonly email: string
-  readonly staffRole: 'platform' | null
+  /** `platform` for the provider's staff, `brand` for a brand's staff, null for customer members. */
+  readonly staffRole: 'platform' | 'brand' | null
   readonly brandId: string | null
   readonly createdAt: string
 }
@@ -31,27 +32,29 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase()
 }
 
-function toUser(row: UsersTable): User {
+/** The API form of a user row. */
+export function toUser(row: UsersTable): User {
   return {
     id: row.id,
     email: row.email,
-    staffRole: row.staff_role === 'platform' ? 'platform' : null,
+    staffRole: row.staff_role === 'platform' || row.staff_role === 'brand' ? row.staff_role : null,
     brandId: row.brand_id,
     createdAt: row.created_at,
   }
 }
 
-/** Creates a user. Platform staff are made with `staffRole: 'platform'`. */
+/** Creates a user: platform staff, a brand's staff (`staffRole: 'brand'` with `brandId`), or a plain user. */
 export async function createUser(
   db: Db,
-  input: { email: string; password: string; staffRole: 'platform' | null },
+  input: { email: string; password: string; staffRole: 'platform' | 'brand' | null; brandId?: string | null },
 ): Promise<User> {
+  if ((input.staffRole === 'brand') !== Boolean(input.brandId)) {
+    throw new Error('Brand staff need a brandId, and only brand staff have one')
+  }
   const email = normaliseEmail(input.email)
   if (!emailPattern.test(email))
     throw new UserError('invalid_email', `"${input.email}" is not an e-mail address`)
-  if (input.password.length < 12 || input.password.length > 256) {
-    throw new UserError('weak_password', 'The password must be 12 to 256 characters long')
-  }
+  checkPassword(input.password)
   const users = db.withTables<KernelTables>()
   const taken = await users.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()
   if (taken) throw new UserError('email_taken', `A user with e-mail ${email} already exists`)
@@ -61,12 +64,33 @@ export async function createUser(
     email,
     password_hash: await Bun.password.hash(input.password, { algorithm: 'argon2id' }),
     staff_role: input.staffRole,
-    brand_id: null,
+    brand_id: input.brandId ?? null,
     created_at: now,
     updated_at: now,
   }
   await users.insertInto('users').values(row).execute()
   return toUser(row)
+}
+
+/** Refuses a password too short or too long to be a good one. */
+export function checkPassword(password: string): void {
+  if (password.length < 12 || password.length > 256) {
+    throw new UserError('weak_password', 'The password must be 12 to 256 characters long')
+  }
+}
+
+/** The user with this e-mail and its password hash, or null (for login only). */
+export async function findUserForLogin(
+  db: Db,
+  email: string,
+): Promise<{ user: User; passwordHash: string } | null> {
+  const row = await db
+    .withTables<KernelTables>()
+    .selectFrom('users')
+    .selectAll()
+    .where('email', '=', normaliseEmail(email))
+    .executeTakeFirst()
+  return row ? { user: toUser(row), passwordHash: row.password_hash } : null
 }
 
 /** The user with this e-mail, or null. */
@@ -91,9 +115,16 @@ export async function findUserById(db: Db, id: string): Promise<User | null> {
   return row ? toUser(row) : null
 }
 
-/** Every scope the user holds now: platform staff hold every scope the panel declares. */
-export function scopesOfUser(user: User, panelScopes: ReadonlySet<string>): Set<string> {
-  if (user.staffRole === 'platform') return new Set(panelScopes)
-  // Brand staff and customer roles arrive with the identity issue; until then an ordinary user holds nothing.
-  return new Set()
+/** Changes a user's password (the caller ends their sessions). */
+export async function setPassword(db: Db, userId: string, password: string): Promise<void> {
+  checkPassword(password)
+  await db
+    .withTables<KernelTables>()
+    .updateTable('users')
+    .set({
+      password_hash: await Bun.password.hash(password, { algorithm: 'argon2id' }),
+      updated_at: nowIso(),
+    })
+    .where('id', '=', userId)
+    .execute()
 }

@@ -121,6 +121,13 @@ export function buildDocument(input: DocumentInput): JsonObject {
           description:
             'An API token (`plinth_…`) in `Authorization: Bearer`. The array of each security requirement names the scope the operation needs.',
         },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'plinth_session',
+          description:
+            'The session cookie set by `POST /api/v1/auth/login`. Every state change made with it needs the `X-CSRF-Token` header login returned, from the panel’s own origin.',
+        },
       },
     },
     'x-scopes': input.scopes.map(({ name, description, staff, plugin }) => ({

@@ -64,8 +64,12 @@ function problemsOf(route: RouteDefinition): ProblemRef[] {
   const problems: ProblemRef[] = [kernelProblems.internal_error]
   if (!route.public) {
     problems.push(kernelProblems.unauthenticated, kernelProblems.invalid_token, kernelProblems.token_expired)
-    problems.push(kernelProblems.insufficient_scope)
+    problems.push(kernelProblems.session_expired)
+    if (route.scope) problems.push(kernelProblems.insufficient_scope)
     if (route.staff) problems.push(kernelProblems.staff_only)
+    if (route.wildcardOnly) problems.push(kernelProblems.wildcard_token_required)
+    if (route.method !== 'GET')
+      problems.push(kernelProblems.csrf_token_invalid, kernelProblems.cross_origin_request)
   }
   if (route.params) problems.push(kernelProblems.not_found)
   // Every route validates its query, and one that declares none refuses unknown parameters.
@@ -177,9 +181,15 @@ export function operationOf(
     summary: route.summary,
     description:
       (route.description ? `${route.description}\n\n` : '') +
-      (route.public ? 'Public: no credentials needed.' : `Needs scope \`${route.scope}\`.`),
+      (route.public
+        ? 'Public: no credentials needed.'
+        : route.scope
+          ? `Needs scope \`${route.scope}\`.`
+          : 'Open to any signed-in caller or token.'),
     tags: [tag],
-    security: route.public ? [] : [{ apiToken: [route.scope] }],
+    security: route.public
+      ? []
+      : [{ apiToken: route.scope ? [route.scope] : [] }, { session: route.scope ? [route.scope] : [] }],
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(route.body
       ? {

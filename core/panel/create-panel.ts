@@ -1,8 +1,16 @@
 // createPanel: resolves the plugins, migrates the store, runs setup, mounts every route on one Elysia instance.
 
 import { Elysia } from 'elysia'
+import { buildCaller, type Caller } from '../auth/caller.ts'
+import {
+  createLoginThrottle,
+  defaultLoginThrottle,
+  type LoginThrottlePolicy,
+} from '../auth/login-throttle.ts'
 import { compileRoute, type RequestInfo } from '../http/route-pipeline.ts'
+import { identityRoutes, userProblems, userScopes } from '../identity/routes/index.ts'
 import { kernelMigrations } from '../identity/tables.ts'
+import type { User } from '../identity/users.ts'
 import { newId } from '../ids/ids.ts'
 import { buildDocument, type MountedRoute } from '../openapi/build-document.ts'
 import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
@@ -16,6 +24,7 @@ import { Problem } from '../problem/problem.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import { type MigrationSet, migrate, migrationsApplied } from '../store/migrations.ts'
 import type { Store } from '../store/store.ts'
+import { brandDirectoryService, tenantDirectoryService } from '../tenancy/tenant-view.ts'
 import { errorResponse, type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
 import { kernelRoutes } from './kernel-routes.ts'
 import { type PanelLimits, resolveLimits } from './limits.ts'
@@ -39,6 +48,8 @@ export interface PanelOptions {
   readonly limits?: Partial<PanelLimits>
   /** Version reported by the document and capabilities. Default the package version. */
   readonly version?: string
+  /** How failed logins are slowed and refused; defaults: 5 per account, 20 per address, in 15 minutes. */
+  readonly loginThrottle?: Partial<LoginThrottlePolicy>
 }
 
 /** A built panel. */
@@ -58,13 +69,15 @@ export interface Panel {
   readonly scopes: ReadonlySet<string>
   /** Every problem code the panel can answer with, and who declares it (the catalogue in docs/). */
   readonly problems: readonly (ProblemRef & { readonly owner: string })[]
+  /** The caller `user` would be when signed in (for the CLI, which acts as a user without a request). */
+  callerOf(user: User): Promise<Caller>
   /** A service for hosts and the CLI, or null when no plugin provides it. */
   service<T>(ref: ServiceRef<T>): T | null
   /** Closes the store. In-flight requests should be finished by the host first. */
   close(): Promise<void>
 }
 
-const kernelScopes: readonly ScopeDefinition[] = []
+const kernelScopes: readonly ScopeDefinition[] = userScopes
 
 /** Builds a panel: resolution errors, a failed migration or a bad setup all throw before anything is served. */
 export async function createPanel(options: PanelOptions): Promise<Panel> {
@@ -74,11 +87,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const limits = resolveLimits(options.limits)
   const { store } = options
   let isReady = false
-  const kernelRouteList = kernelRoutes(async () => isReady && store.isOpen)
+  const healthRoutes = kernelRoutes(async () => isReady && store.isOpen)
+  const kernelProblemList = { ...kernelProblems, ...userProblems }
   const kernel = {
-    problemCodes: Object.keys(kernelProblems),
+    problemCodes: Object.keys(kernelProblemList),
     scopes: kernelScopes.map((scope) => scope.name),
-    routes: kernelRouteList,
+    routes: healthRoutes,
   }
   const plugins = resolvePlugins(options.plugins, options.overrides ?? [], kernel)
 
@@ -97,11 +111,25 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     ...plugins.flatMap((plugin) => (plugin.scopes ?? []).map((scope) => ({ ...scope, plugin: plugin.name }))),
   ]
   const scopes = new Set(scopeList.map((scope) => scope.name))
+  const holdings = scopeList.map((scope) => ({
+    name: scope.name,
+    staff: Boolean(scope.staff),
+    platformOnly: scope.staff === 'platform',
+  }))
+  const identity = identityRoutes({
+    store,
+    secret: options.secret,
+    limits,
+    scopes,
+    throttle: createLoginThrottle({ ...defaultLoginThrottle, ...options.loginThrottle }),
+    tenantDirectory: () => runtime.service(tenantDirectoryService),
+    brandDirectory: () => runtime.service(brandDirectoryService),
+  })
   const routesByPlugin = plugins.map((plugin) => ({
     plugin: plugin.name,
     routes: plugin.routes?.(runtime.contextFor(plugin.name)) ?? [],
   }))
-  checkRoutes(routesByPlugin, kernel, scopes)
+  checkRoutes(routesByPlugin, { ...kernel, routes: [...healthRoutes, ...identity] }, scopes)
 
   const infos = new WeakMap<Request, RequestInfo>()
   const infoOf = (request: Request, address: string | null = null): RequestInfo => {
@@ -111,7 +139,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     infos.set(request, info)
     return info
   }
-  const pipelineRuntime = { store, scopes, bodyLimitBytes: limits.bodyBytes, basePath }
+  const pipelineRuntime = {
+    store,
+    auth: { db: store.db, secret: options.secret, scopes: holdings },
+    bodyLimitBytes: limits.bodyBytes,
+    basePath,
+  }
   const mounted: MountedRoute[] = []
   const known: KnownRoute[] = []
   const app = new Elysia({ name: 'plinth' })
@@ -134,14 +167,15 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     mounted.push({ route, fullPath, tag })
     known.push({ method: route.method, pattern: routePattern(fullPath) })
   }
-  for (const route of kernelRouteList) mount(route, 'kernel', route.path, new Set())
+  for (const route of healthRoutes) mount(route, 'kernel', route.path, new Set())
+  for (const route of identity) mount(route, 'identity', `${basePath}${route.path}`, new Set())
   for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
     const eventKinds = new Set((plugins[index]?.events ?? []).map((event) => event.kind))
     for (const route of routes) mount(route, plugin, `${basePath}${route.path}`, eventKinds)
   }
 
   const problems: (ProblemRef & { owner: string })[] = [
-    ...Object.values(kernelProblems).map((problem) => ({ ...problem, owner: 'kernel' })),
+    ...Object.values(kernelProblemList).map((problem) => ({ ...problem, owner: 'kernel' })),
     ...plugins.flatMap((plugin) =>
       Object.values(plugin.problems ?? {}).map((problem) => ({ ...problem, owner: plugin.name })),
     ),
@@ -153,6 +187,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     routes: mounted,
     tags: [
       { name: 'kernel', description: 'Health and readiness of the panel.' },
+      { name: 'identity', description: 'Signing in, the caller, API tokens, users and staff.' },
       ...plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),
     ],
     scopes: scopeList,
@@ -214,6 +249,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     plugins: plugins.map(({ name, version }) => ({ name, version })),
     scopes,
     problems,
+    callerOf: (user) => buildCaller(store.db, user, { session: { id: 'cli' } }, holdings),
     service: (ref) => runtime.service(ref),
     async close() {
       isReady = false

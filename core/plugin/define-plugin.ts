@@ -13,8 +13,12 @@ export interface ScopeDefinition {
   /** `site:create`; lower-case resource and action. */
   readonly name: string
   readonly description: string
-  /** Held only by platform or brand staff, never by customer roles. Default false. */
-  readonly staff?: boolean
+  /**
+   * Who holds it besides customer roles: `true` for platform and brand staff only (a staff area), `'platform'`
+   * for the provider's own staff only (brands cannot, e.g. `brand:create`). Default false: a customer scope,
+   * granted to team roles by resource (see docs/tenancy.md).
+   */
+  readonly staff?: boolean | 'platform'
 }
 
 /** An event kind a plugin emits: `resource.pastTenseVerb`. */

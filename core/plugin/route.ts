@@ -1,6 +1,7 @@
 // A route as data: what it needs (scope, schemas, problems) is declared once and enforced and documented from there.
 
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
+import type { SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../auth/caller.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Trx } from '../store/store.ts'
@@ -42,14 +43,29 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean> {
   readonly params: P
   /** The caller; null only on public routes. */
   readonly caller: Authenticated extends true ? Caller : Caller | null
-  /** The customers the caller may see; every read and list goes through it. */
+  /** The customers the caller may see with the route's scope (with no scope: with any); reads and lists go through it. */
   readonly view: Authenticated extends true ? TenantView : TenantView | null
   readonly request: Request
   readonly requestId: string
+  /** The client's address as the host saw it, when known. */
+  readonly address: string | null
   /** Writes an audit entry in `trx`, so it commits or rolls back with the change it records. */
   audit(trx: Trx, entry: AuditInput): Promise<void>
   /** Puts an event in the outbox in `trx`; delivered after commit, never lost. Undeclared kinds throw. */
   emit(trx: Trx, event: EventInput): Promise<void>
+  /**
+   * One page of `query` for this request's `cursor` and `limit` (the route's query schema spreads `pageQuery`),
+   * keyset-ordered by `keyColumn`. The cursor handed out is bound to this operation, caller, path and `filters`.
+   */
+  page<DB, TB extends keyof DB, Row extends Record<string, unknown>>(
+    query: SelectQueryBuilder<DB, TB, Row>,
+    options: {
+      readonly keyColumn: string
+      readonly keyOf: (row: Row) => string
+      readonly order?: 'asc' | 'desc'
+      readonly filters?: Readonly<Record<string, unknown>>
+    },
+  ): Promise<{ rows: Row[]; nextCursor: string | null }>
 }
 
 /** A response other than a plain 200 with a JSON body. */
@@ -105,7 +121,23 @@ export interface PublicRoute<
   readonly public: true
   readonly scope?: undefined
   readonly staff?: undefined
+  readonly authenticated?: undefined
   handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, false>): Promise<unknown> | unknown
+}
+
+/** A route open to any authenticated caller whatever its scopes (`/me`, logout, listing one's own tokens). */
+export interface AuthenticatedRoute<
+  B extends TObject | undefined,
+  Q extends TObject | undefined,
+  P extends TObject | undefined,
+> extends RouteCommon<B, Q, P> {
+  readonly authenticated: true
+  /** Refuse tokens that do not carry `*` (sessions always may): minting and revoking tokens. */
+  readonly wildcardOnly?: boolean
+  readonly scope?: undefined
+  readonly public?: undefined
+  readonly staff?: undefined
+  handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, true>): Promise<unknown> | unknown
 }
 
 /** A route that needs a scope (the default: a route that declares neither a scope nor `public` fails start-up). */
@@ -116,6 +148,7 @@ export interface ScopedRoute<
 > extends RouteCommon<B, Q, P> {
   readonly scope: string
   readonly public?: undefined
+  readonly authenticated?: undefined
   /** A staff area: tokens limited to one customer are refused with 403 `staff_only`. */
   readonly staff?: boolean
   handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, true>): Promise<unknown> | unknown
@@ -125,6 +158,8 @@ export interface ScopedRoute<
 export interface RouteDefinition
   extends RouteCommon<TObject | undefined, TObject | undefined, TObject | undefined> {
   readonly public?: true
+  readonly authenticated?: true
+  readonly wildcardOnly?: boolean
   readonly scope?: string
   readonly staff?: boolean
   handler(input: HandlerInput<unknown, unknown, unknown, boolean>): Promise<unknown> | unknown
@@ -138,7 +173,7 @@ export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
   P extends TObject | undefined = undefined,
->(route: PublicRoute<B, Q, P> | ScopedRoute<B, Q, P>): RouteDefinition {
+>(route: PublicRoute<B, Q, P> | ScopedRoute<B, Q, P> | AuthenticatedRoute<B, Q, P>): RouteDefinition {
   // The kernel validates body, query and params against these very schemas before calling the handler.
   return route as unknown as RouteDefinition
 }

@@ -25,6 +25,17 @@ export const kernelProblems = defineProblems({
     detail: 'The request body is larger than this installation accepts.',
     description: 'The body exceeds `BODY_LIMIT_BYTES` (1 MiB by default); the limit is in `limitBytes`.',
   },
+  invalid_cursor: {
+    status: 400,
+    detail: 'The cursor is not one this list handed out to you.',
+    description:
+      'A cursor was altered, or comes from another list, other filters or another caller. Start again without one.',
+  },
+  unknown_brand: {
+    status: 422,
+    detail: 'No brand with this id exists within your view.',
+    description: 'The `brandId` names no brand the caller may use (brand staff may use only their own).',
+  },
   route_not_found: {
     status: 404,
     detail: 'No operation exists at this path.',
@@ -44,8 +55,9 @@ export const kernelProblems = defineProblems({
   },
   unauthenticated: {
     status: 401,
-    detail: 'This operation needs credentials: send Authorization: Bearer <token>.',
-    description: 'The request carried no credentials. The response has `WWW-Authenticate: Bearer`.',
+    detail: 'This operation needs credentials: send Authorization: Bearer <token>, or sign in.',
+    description:
+      'The request carried neither a bearer token nor a session cookie. The response has `WWW-Authenticate: Bearer`.',
   },
   invalid_token: {
     status: 401,
@@ -57,10 +69,43 @@ export const kernelProblems = defineProblems({
     detail: 'The bearer token has expired.',
     description: 'The token is past its `expiresAt`; create a new one.',
   },
+  session_expired: {
+    status: 401,
+    detail: 'The session has ended; sign in again.',
+    description: 'The session cookie is unknown, expired, or was ended by logout or a password change.',
+  },
+  invalid_credentials: {
+    status: 401,
+    detail: 'The e-mail address or password is wrong.',
+    description: 'Login failed. The answer does not say which of the two was wrong.',
+  },
+  too_many_attempts: {
+    status: 429,
+    detail: 'Too many failed sign-in attempts; wait before trying again.',
+    description:
+      'Repeated failed logins for this account or from this address; `Retry-After` says how long to wait.',
+  },
+  csrf_token_invalid: {
+    status: 403,
+    detail: 'A state change by session cookie needs the session’s X-CSRF-Token header.',
+    description: 'The `X-CSRF-Token` header is missing or is not the one login returned for this session.',
+  },
+  cross_origin_request: {
+    status: 403,
+    detail: 'A state change by session cookie must come from the panel’s own origin.',
+    description:
+      'Neither `Sec-Fetch-Site: same-origin` nor a matching `Origin` header was sent with a cookie-authenticated change.',
+  },
   insufficient_scope: {
     status: 403,
     detail: 'The credentials lack the scope this operation needs.',
     description: 'The caller’s effective scopes do not include the one named in `scope`.',
+  },
+  wildcard_token_required: {
+    status: 403,
+    detail: 'Only a session or a token with the scope * may do this.',
+    description:
+      'Creating and revoking API tokens is open to a session or to a token that carries `*`; narrower tokens cannot.',
   },
   staff_only: {
     status: 403,
@@ -93,6 +138,7 @@ export const fieldCodes = {
   too_few_items: 'An array has fewer items than its minimum.',
   too_many_items: 'An array has more items than its maximum.',
   duplicate_items: 'An array repeats an item where items must be unique.',
+  wrong_password: 'The current password given to change it is not the current password.',
 } as const
 
 /** A field code name. */

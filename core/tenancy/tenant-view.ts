@@ -1,27 +1,49 @@
-// Tenancy as data: the set of customers a caller may see, which every read and list goes through.
+// Tenancy as data: the customers a caller may see, as a predicate every read and list of every plugin goes through.
 
-import type { Caller } from '../auth/caller.ts'
+import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { defineService } from '../plugin/service.ts'
 
-/** What a caller may see: everything, or only some customers (and what they own). */
+/** What a caller may see with one scope: everything, one brand's customers, or some customers. */
 export type TenantView =
   | { readonly kind: 'all' }
+  | { readonly kind: 'brand'; readonly brandId: string }
   | { readonly kind: 'customers'; readonly customerIds: readonly string[] }
 
-/** The view of a caller: platform staff see all, a customer-limited token sees its customer only. */
-export function tenantViewOf(caller: Caller): TenantView {
-  if (caller.token?.customerId) return { kind: 'customers', customerIds: [caller.token.customerId] }
-  if (caller.kind === 'platform') return { kind: 'all' }
-  // Brand staff and team members get their views with the identity issue; until then they see nothing.
-  return { kind: 'customers', customerIds: [] }
+/**
+ * The SQL predicate "`column` names a customer inside `view`", for `where`. `column` is a customer id column of
+ * the queried table (`sites.customer_id`); for the customers table itself, its `id`.
+ */
+export function visibleTo(view: TenantView, column: string): Expression<SqlBool> {
+  switch (view.kind) {
+    case 'all':
+      return sql<SqlBool>`1 = 1`
+    case 'customers':
+      return view.customerIds.length === 0
+        ? sql<SqlBool>`1 = 0`
+        : sql<SqlBool>`${sql.ref(column)} in (${sql.join(view.customerIds)})`
+    case 'brand':
+      return sql<SqlBool>`${sql.ref(column)} in (select customer_id from tenants where brand_id = ${view.brandId})`
+  }
 }
 
-/** Whether a resource owned by `customerId` is inside the view. */
-export function viewIncludes(view: TenantView, customerId: string): boolean {
-  return view.kind === 'all' || view.customerIds.includes(customerId)
+/**
+ * `selectFrom(table)` already narrowed to the caller's view: use it for every read and list, so the tenancy
+ * filter cannot be forgotten. Further `where`s narrow, never widen.
+ * @example selectVisible(db, 'sites', view).selectAll().where('id', '=', id)
+ */
+export function selectVisible<DB, T extends keyof DB & string>(
+  db: Kysely<DB>,
+  table: T,
+  view: TenantView,
+  customerColumn = 'customer_id',
+): SelectQueryBuilder<DB, T, object> {
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely cannot type a table name chosen by the caller
+  return (db.selectFrom(table as any) as SelectQueryBuilder<DB, T, object>).where(
+    visibleTo(view, `${table}.${customerColumn}`),
+  )
 }
 
-/** What the kernel needs to know of customers to check a token's limit; filled by the customers plugin. */
+/** What the kernel needs to know of customers; filled by the customers plugin. */
 export interface TenantDirectory {
   /** The customer with this id, or null when there is none. */
   findCustomer(customerId: string): Promise<{ readonly id: string } | null>
@@ -32,4 +54,19 @@ export const tenantDirectoryService = defineService<TenantDirectory>({
   id: 'kernel.tenantDirectory',
   owner: 'kernel',
   description: 'Looks customers up for the kernel (token limits, tenancy). Provided by the customers plugin.',
+})
+
+/** What the kernel needs to know of brands; filled by the brands plugin. */
+export interface BrandDirectory {
+  /** The brand with this id, or null when there is none. */
+  findBrand(brandId: string): Promise<{ readonly id: string } | null>
+  /** The brand customers and users belong to when none is named (a fresh install has one). */
+  defaultBrandId(): Promise<string>
+}
+
+/** The kernel slot a brands plugin fills so brand staff can be made for existing brands. */
+export const brandDirectoryService = defineService<BrandDirectory>({
+  id: 'kernel.brandDirectory',
+  owner: 'kernel',
+  description: 'Looks brands up for the kernel (brand staff). Provided by the brands plugin.',
 })

@@ -2,13 +2,16 @@
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
+import { brandsPlugin } from '../../plugins/brands/index.ts'
 import { customersPlugin } from '../../plugins/customers/index.ts'
 import { sitesPlugin } from '../../plugins/sites/index.ts'
 import { staticSiteTypePlugin } from './index.ts'
 
 let tp: TestPanel
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [staticSiteTypePlugin(), customersPlugin(), sitesPlugin()] })
+  tp = await createTestPanel({
+    plugins: [staticSiteTypePlugin(), brandsPlugin(), customersPlugin(), sitesPlugin()],
+  })
 })
 afterAll(() => tp.panel.close())
 

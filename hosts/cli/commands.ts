@@ -2,12 +2,13 @@
 
 import { parseArgs } from 'node:util'
 import {
+  brandDirectoryService,
   checkTokenRequest,
   createUser,
+  customerInView,
   findUserByEmail,
   issueApiToken,
   type Panel,
-  scopesOfUser,
   tenantDirectoryService,
   writeAudit,
 } from '../../core/index.ts'
@@ -26,8 +27,10 @@ export class CliError extends Error {
 export const usage = `Usage: npm run panel -- <command> [options]
 
 Commands:
-  admin create --email E --password P
-      Create a platform staff user (holds every scope).
+  admin create --email E --password P [--brand ID]
+      Create a platform staff user (holds every scope), or with --brand a brand's staff.
+  user create --email E --password P
+      Create a plain user, to add to customers' teams (POST /api/v1/customers/{id}/members).
   token create --email E --scopes S [--customer ID] [--expires-in 30d | --expires-at ISO] [--name N]
       Create an API token for user E; S is comma-separated (site:read,site:create) or '*'.
       Prints the token alone on the last line. It is shown once.
@@ -51,13 +54,36 @@ function required(values: Record<string, string | undefined>, name: string): str
 }
 
 async function adminCreate(panel: Panel, args: string[]): Promise<string[]> {
+  const values = options(args, {
+    email: { type: 'string' },
+    password: { type: 'string' },
+    brand: { type: 'string' },
+  })
+  const brandId = values.brand ?? null
+  if (brandId !== null) {
+    const brands = panel.service(brandDirectoryService)
+    if (!brands || !(await brands.findBrand(brandId)))
+      throw new CliError(`--brand: no brand ${brandId} (unknown_brand)`)
+  }
+  const user = await createUser(panel.store.db, {
+    email: required(values, 'email'),
+    password: required(values, 'password'),
+    staffRole: brandId ? 'brand' : 'platform',
+    brandId,
+  })
+  return [
+    `Created ${brandId ? `staff of brand ${brandId}` : 'platform staff'} user ${user.email} (${user.id})`,
+  ]
+}
+
+async function userCreate(panel: Panel, args: string[]): Promise<string[]> {
   const values = options(args, { email: { type: 'string' }, password: { type: 'string' } })
   const user = await createUser(panel.store.db, {
     email: required(values, 'email'),
     password: required(values, 'password'),
-    staffRole: 'platform',
+    staffRole: null,
   })
-  return [`Created platform staff user ${user.email} (${user.id})`]
+  return [`Created user ${user.email} (${user.id})`]
 }
 
 function expiryOf(values: Record<string, string | undefined>): string | null {
@@ -89,21 +115,19 @@ async function tokenCreate(panel: Panel, args: string[]): Promise<string[]> {
     .filter(Boolean)
   if (scopes.length === 0) throw new CliError('--scopes names no scope', 2)
   const customerId = values.customer ?? null
+  const caller = await panel.callerOf(user)
   const directory = panel.service(tenantDirectoryService)
   const customerVisible =
-    customerId !== null && directory !== null && (await directory.findCustomer(customerId)) !== null
+    customerId !== null &&
+    directory !== null &&
+    (await customerInView(panel.store.db, caller.view, customerId)) &&
+    (await directory.findCustomer(customerId)) !== null
   const request = { name: values.name ?? 'cli', scopes, customerId, expiresAt: expiryOf(values) }
   const policy = {
     defaultDays: panel.limits.tokenDefaultLifetimeDays,
     maxDays: panel.limits.tokenMaxLifetimeDays,
   }
-  const refusals = checkTokenRequest(
-    request,
-    scopesOfUser(user, panel.scopes),
-    panel.scopes,
-    customerVisible,
-    policy,
-  )
+  const refusals = checkTokenRequest(request, caller.scopes, panel.scopes, customerVisible, policy)
   if (refusals.length > 0) {
     const flag = (location: string) =>
       location.startsWith('body.scopes')
@@ -139,6 +163,7 @@ async function tokenCreate(panel: Panel, args: string[]): Promise<string[]> {
 export async function runCommand(panel: Panel, argv: string[]): Promise<string[]> {
   const [noun, verb, ...rest] = argv
   if (noun === 'admin' && verb === 'create') return adminCreate(panel, rest)
+  if (noun === 'user' && verb === 'create') return userCreate(panel, rest)
   if (noun === 'token' && verb === 'create') return tokenCreate(panel, rest)
   throw new CliError(
     noun === undefined || noun === 'help' ? usage : `Unknown command "${argv.join(' ')}"\n\n${usage}`,

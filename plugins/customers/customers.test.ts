@@ -2,6 +2,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
+import { brandsPlugin } from '../brands/index.ts'
 import type { Customer } from './contract.ts'
 import { customersPlugin } from './index.ts'
 
@@ -9,7 +10,7 @@ let tp: TestPanel
 let token: string
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [customersPlugin()] })
+  tp = await createTestPanel({ plugins: [brandsPlugin(), customersPlugin()] })
   token = await tp.token()
 })
 afterAll(() => tp.panel.close())

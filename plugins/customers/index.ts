@@ -1,4 +1,4 @@
-// The customers plugin: customers as owners of everything else. Teams and members arrive with the identity issue.
+// The customers plugin: customers as owners of everything else, and their teams.
 
 import { definePlugin, tenantDirectoryService } from '../../core/index.ts'
 import { Customer, customerDirectory, customerScopes } from './contract.ts'
@@ -6,11 +6,12 @@ import { customersMigrations } from './migrations.ts'
 import { customersProblems } from './problems.ts'
 import { findCustomer } from './repository.ts'
 import { customerRoutes } from './routes/customers.ts'
+import { memberRoutes } from './routes/members.ts'
 
 /** Options of {@link customersPlugin}; none yet, the object lets them grow without breaking callers. */
 export type CustomersOptions = Record<string, never>
 
-/** Customers: create and read, the tenant directory the kernel checks token limits against. */
+/** Customers and teams: create, list, read, update customers; manage members; the kernel's tenant directory. */
 export const customersPlugin = (_options: CustomersOptions = {}) =>
   definePlugin({
     name: 'customers',
@@ -22,7 +23,15 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
       { name: customerScopes.membersManage, description: "Manage a customer's team" },
       { name: customerScopes.create, description: 'Create customers', staff: true },
     ],
-    events: [{ kind: 'customer.created', description: 'A customer was created.', payload: Customer }],
+    requires: ['brands'],
+    events: [
+      { kind: 'customer.created', description: 'A customer was created.', payload: Customer },
+      {
+        kind: 'customer.updated',
+        description: 'A customer’s name or contact e-mail changed.',
+        payload: Customer,
+      },
+    ],
     problems: customersProblems,
     migrations: customersMigrations,
     setup(context) {
@@ -30,5 +39,5 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
       context.provide(customerDirectory, directory)
       context.provide(tenantDirectoryService, { findCustomer: directory.find })
     },
-    routes: (context) => customerRoutes(context),
+    routes: (context) => [...customerRoutes(context), ...memberRoutes(context)],
   })

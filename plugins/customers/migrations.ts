@@ -7,6 +7,7 @@ export interface CustomersTable {
   id: string
   name: string
   email: string | null
+  brand_id: string
   status: string
   created_at: string
   updated_at: string
@@ -24,10 +25,12 @@ export const customersMigrations: readonly Migration[] = [
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('email', 'text', (c) => c.unique())
+        .addColumn('brand_id', 'text', (c) => c.notNull())
         .addColumn('status', 'text', (c) => c.notNull())
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute()
+      await db.schema.createIndex('customers_brand_idx').on('customers').columns(['brand_id', 'id']).execute()
     },
   },
 ]

@@ -1,6 +1,6 @@
 // Reads and writes of the customers table; the only file that knows its columns.
 
-import type { Db } from '../../core/index.ts'
+import { type Db, selectVisible, type TenantView } from '../../core/index.ts'
 import type { Customer } from './contract.ts'
 import type { CustomersTable, CustomersTables } from './migrations.ts'
 
@@ -10,10 +10,30 @@ export function toCustomer(row: CustomersTable): Customer {
     id: row.id,
     name: row.name,
     email: row.email,
+    brandId: row.brand_id,
     status: 'active',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
+}
+
+/** Customers inside a view as a query, for reads and lists: keyed by `customers.id`. */
+export function visibleCustomers(db: Db, view: TenantView) {
+  return selectVisible(db.withTables<CustomersTables>(), 'customers', view, 'id').selectAll()
+}
+
+/** Changes a customer's name and contact e-mail. */
+export async function updateCustomer(
+  db: Db,
+  id: string,
+  changes: { name: string; email: string | null; updatedAt: string },
+): Promise<void> {
+  await db
+    .withTables<CustomersTables>()
+    .updateTable('customers')
+    .set({ name: changes.name, email: changes.email, updated_at: changes.updatedAt })
+    .where('id', '=', id)
+    .execute()
 }
 
 /** The customer with this id, or null. */
@@ -28,14 +48,10 @@ export async function findCustomer(db: Db, id: string): Promise<Customer | null>
 }
 
 /** Whether another customer has this contact e-mail. */
-export async function emailTaken(db: Db, email: string): Promise<boolean> {
-  const row = await db
-    .withTables<CustomersTables>()
-    .selectFrom('customers')
-    .select('id')
-    .where('email', '=', email)
-    .executeTakeFirst()
-  return row !== undefined
+export async function emailTaken(db: Db, email: string, exceptId: string | null = null): Promise<boolean> {
+  let query = db.withTables<CustomersTables>().selectFrom('customers').select('id').where('email', '=', email)
+  if (exceptId) query = query.where('id', '!=', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
 }
 
 /** Inserts a customer row. */

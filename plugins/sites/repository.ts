@@ -1,6 +1,6 @@
 // Reads and writes of the sites table; the only file that knows its columns.
 
-import type { Db } from '../../core/index.ts'
+import { type Db, selectVisible, type TenantView } from '../../core/index.ts'
 import type { Site } from './contract.ts'
 import type { SitesTable, SitesTables } from './migrations.ts'
 
@@ -21,10 +21,9 @@ export function toSite(row: SitesTable): Site {
 
 const sites = (db: Db) => db.withTables<SitesTables>()
 
-/** The site with this id, or null. */
-export async function findSite(db: Db, id: string): Promise<Site | null> {
-  const row = await sites(db).selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst()
-  return row ? toSite(row) : null
+/** Sites of customers inside a view, as a query for reads and lists: keyed by `sites.id`. */
+export function visibleSites(db: Db, view: TenantView) {
+  return selectVisible(sites(db), 'sites', view).selectAll()
 }
 
 /** Handles already taken that start with `base` (the candidates for a numbered suffix). */

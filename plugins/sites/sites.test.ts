@@ -2,6 +2,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
+import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { Site } from './contract.ts'
 import { sitesPlugin } from './index.ts'
@@ -26,7 +27,7 @@ const siteBody = (overrides: Record<string, unknown> = {}) => ({
 })
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [customersPlugin(), sitesPlugin()] })
+  tp = await createTestPanel({ plugins: [brandsPlugin(), customersPlugin(), sitesPlugin()] })
   token = await tp.token()
   acme = await createCustomer('Acme')
   beta = await createCustomer('Beta')

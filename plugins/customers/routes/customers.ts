@@ -1,7 +1,10 @@
-// Customer operations: create (staff) and read.
+// Customer operations: create (staff), list, read, update. Every read goes through the caller's view.
 
 import {
+  brandDirectoryService,
+  type Caller,
   defineRoute,
+  fieldProblem,
   idPattern,
   kernelProblems,
   newId,
@@ -9,14 +12,18 @@ import {
   nowIso,
   type PluginContext,
   Problem,
+  pageOf,
+  pageQuery,
   Reply,
   type RouteDefinition,
+  registerTenant,
   t,
-  viewIncludes,
 } from '../../../core/index.ts'
 import { Customer, customerScopes } from '../contract.ts'
 import { customersProblems } from '../problems.ts'
-import { emailTaken, findCustomer, insertCustomer, toCustomer } from '../repository.ts'
+import { emailTaken, insertCustomer, toCustomer, updateCustomer, visibleCustomers } from '../repository.ts'
+
+const Email = t.String({ format: 'email', maxLength: 254, description: 'Contact e-mail, unique.' })
 
 const CreateCustomerBody = t.Object(
   {
@@ -25,24 +32,63 @@ const CreateCustomerBody = t.Object(
       maxLength: 200,
       description: 'Display name; surrounding spaces are trimmed.',
     }),
-    email: t.Optional(t.String({ format: 'email', maxLength: 254, description: 'Contact e-mail, unique.' })),
+    email: t.Optional(Email),
+    brandId: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Default: the caller’s brand (brand staff) or the default brand.',
+      }),
+    ),
   },
   { $id: 'CreateCustomerBody' },
 )
 
-const CustomerParams = t.Object({
+const UpdateCustomerBody = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    email: t.Optional(t.Union([Email, t.Null()], { description: 'null removes the contact e-mail.' })),
+  },
+  { $id: 'UpdateCustomerBody' },
+)
+
+const ListCustomersQuery = t.Object({
+  ...pageQuery,
+  brandId: t.Optional(
+    t.String({ maxLength: 64, description: 'Only customers of this brand (narrows, never widens).' }),
+  ),
+})
+
+/** Path parameters of one customer. */
+export const CustomerParams = t.Object({
   id: t.String({ pattern: idPattern('cus'), description: 'Customer id, `cus_…`.' }),
 })
 
 /** The customers routes. */
-export function customerRoutes({ db, transaction }: PluginContext): RouteDefinition[] {
+export function customerRoutes(context: PluginContext): RouteDefinition[] {
+  const { db, transaction } = context
+  const brands = context.use(brandDirectoryService)
+
+  /** The brand a new customer of `caller` joins: brand staff only their own. */
+  async function brandFor(caller: Caller, requested: string | undefined): Promise<string> {
+    if (caller.kind === 'brand') {
+      if (requested !== undefined && requested !== caller.user.brandId)
+        throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
+      return caller.user.brandId ?? ''
+    }
+    if (requested === undefined) return brands.defaultBrandId()
+    if (!(await brands.findBrand(requested))) throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
+    return requested
+  }
+
   return [
     defineRoute({
       method: 'POST',
       path: '/customers',
       operationId: 'createCustomer',
       summary: 'Create a customer',
-      description: 'Staff only: a customer is the owner of sites, databases and subscriptions.',
+      description:
+        'Staff only: a customer owns sites, databases and subscriptions, and has a team of members.',
       scope: customerScopes.create,
       staff: true,
       body: CreateCustomerBody,
@@ -53,27 +99,57 @@ export function customerRoutes({ db, transaction }: PluginContext): RouteDefinit
           headers: { Location: 'URL of the customer.' },
         },
       },
-      problems: [customersProblems.customer_email_taken],
-      async handler({ body, audit, emit }) {
+      problems: [customersProblems.customer_email_taken, kernelProblems.unknown_brand],
+      async handler({ body, caller, audit, emit }) {
         const name = nonBlank(body.name, 'body.name')
         const email = body.email?.trim().toLowerCase() ?? null
+        const brandId = await brandFor(caller, body.brandId)
         const now = nowIso()
-        const row = { id: newId('cus'), name, email, status: 'active', created_at: now, updated_at: now }
+        const row = {
+          id: newId('cus'),
+          name,
+          email,
+          brand_id: brandId,
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        }
         const customer = await transaction(async (trx) => {
           if (email && (await emailTaken(trx, email)))
             throw new Problem(customersProblems.customer_email_taken)
           await insertCustomer(trx, row)
+          await registerTenant(trx, row.id, brandId)
           const created = toCustomer(row)
           await audit(trx, {
             action: 'customer.create',
             subject: { type: 'customer', id: row.id },
             customerId: row.id,
-            details: { name, email },
+            details: { name, email, brandId },
           })
           await emit(trx, { kind: 'customer.created', customerId: row.id, data: created })
           return created
         })
         return Reply.created(customer, `/customers/${customer.id}`)
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/customers',
+      operationId: 'listCustomers',
+      summary: 'List customers',
+      description: 'Only customers the caller may see, oldest first. `brandId` narrows the list.',
+      scope: customerScopes.read,
+      query: ListCustomersQuery,
+      responses: { 200: { description: 'A page of customers.', schema: pageOf(Customer, 'CustomerPage') } },
+      async handler({ query, view, page }) {
+        let customers = visibleCustomers(db, view)
+        if (query.brandId !== undefined) customers = customers.where('brand_id', '=', query.brandId)
+        const { rows, nextCursor } = await page(customers, {
+          keyColumn: 'customers.id',
+          keyOf: (row) => row.id,
+          filters: { brandId: query.brandId },
+        })
+        return { items: rows.map(toCustomer), nextCursor }
       },
     }),
     defineRoute({
@@ -85,9 +161,43 @@ export function customerRoutes({ db, transaction }: PluginContext): RouteDefinit
       params: CustomerParams,
       responses: { 200: { description: 'The customer.', schema: Customer } },
       async handler({ params, view }) {
-        const customer = viewIncludes(view, params.id) ? await findCustomer(db, params.id) : null
-        if (!customer) throw new Problem(kernelProblems.not_found)
-        return customer
+        const row = await visibleCustomers(db, view).where('customers.id', '=', params.id).executeTakeFirst()
+        if (!row) throw new Problem(kernelProblems.not_found)
+        return toCustomer(row)
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/customers/:id',
+      operationId: 'updateCustomer',
+      summary: 'Change a customer’s name or contact e-mail',
+      scope: customerScopes.manage,
+      params: CustomerParams,
+      body: UpdateCustomerBody,
+      responses: { 200: { description: 'The customer.', schema: Customer } },
+      problems: [customersProblems.customer_email_taken],
+      async handler({ params, body, view, audit, emit }) {
+        return transaction(async (trx) => {
+          const row = await visibleCustomers(trx, view)
+            .where('customers.id', '=', params.id)
+            .executeTakeFirst()
+          if (!row) throw new Problem(kernelProblems.not_found)
+          const name = body.name === undefined ? row.name : nonBlank(body.name, 'body.name')
+          const email = body.email === undefined ? row.email : (body.email?.trim().toLowerCase() ?? null)
+          if (email && (await emailTaken(trx, email, row.id)))
+            throw new Problem(customersProblems.customer_email_taken)
+          const updatedAt = nowIso()
+          await updateCustomer(trx, row.id, { name, email, updatedAt })
+          await audit(trx, {
+            action: 'customer.update',
+            subject: { type: 'customer', id: row.id },
+            customerId: row.id,
+            details: { name, email },
+          })
+          const updated = toCustomer({ ...row, name, email, updated_at: updatedAt })
+          await emit(trx, { kind: 'customer.updated', customerId: row.id, data: updated })
+          return updated
+        })
       },
     }),
   ]

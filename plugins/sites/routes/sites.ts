@@ -1,6 +1,7 @@
 // Site operations: create (starts provisioning) and read.
 
 import {
+  customerInView,
   defineRoute,
   FieldErrors,
   fieldProblem,
@@ -11,17 +12,18 @@ import {
   nowIso,
   type PluginContext,
   Problem,
+  pageOf,
+  pageQuery,
   Reply,
   type RouteDefinition,
   t,
-  viewIncludes,
 } from '../../../core/index.ts'
 import { customerDirectory } from '../../customers/contract.ts'
-import { Site, siteScopes, siteTypes } from '../contract.ts'
+import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { sitesProblems } from '../problems.ts'
-import { domainTaken, findSite, handlesLike, insertSite, toSite } from '../repository.ts'
+import { domainTaken, handlesLike, insertSite, toSite, visibleSites } from '../repository.ts'
 
 const CreateSiteBody = t.Object(
   {
@@ -36,6 +38,19 @@ const CreateSiteBody = t.Object(
   },
   { $id: 'CreateSiteBody' },
 )
+
+const ListSitesQuery = t.Object({
+  ...pageQuery,
+  customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s sites.' })),
+  status: t.Optional(
+    t.Union(
+      siteStatuses.map((status) => t.Literal(status)),
+      { description: 'Only sites in this state.' },
+    ),
+  ),
+  type: t.Optional(t.String({ maxLength: 32, description: 'Only sites of this type.' })),
+  domain: t.Optional(t.String({ maxLength: 253, description: 'Only the site with this domain.' })),
+})
 
 const SiteParams = t.Object({
   id: t.String({ pattern: idPattern('site'), description: 'Site id, `site_…`.' }),
@@ -63,7 +78,9 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         const name = nonBlank(body.name, 'body.name')
         const refusals = new FieldErrors()
         // Missing and invisible customers answer alike, so a limited token learns nothing about others.
-        const customer = viewIncludes(view, body.customerId) ? await customers.find(body.customerId) : null
+        const customer = (await customerInView(context.db, view, body.customerId))
+          ? await customers.find(body.customerId)
+          : null
         if (!customer) refusals.add(sitesProblems.unknown_customer, 'body.customerId')
         const siteType = types.get(body.type)
         if (!siteType) {
@@ -114,9 +131,35 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       params: SiteParams,
       responses: { 200: { description: 'The site.', schema: Site } },
       async handler({ params, view }) {
-        const site = await findSite(context.db, params.id)
-        if (!site || !viewIncludes(view, site.customerId)) throw new Problem(kernelProblems.not_found)
-        return site
+        const row = await visibleSites(context.db, view).where('sites.id', '=', params.id).executeTakeFirst()
+        if (!row) throw new Problem(kernelProblems.not_found)
+        return toSite(row)
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/sites',
+      operationId: 'listSites',
+      summary: 'List sites',
+      description: 'Only sites of customers the caller may see, oldest first. Every filter narrows the list.',
+      scope: siteScopes.read,
+      query: ListSitesQuery,
+      responses: { 200: { description: 'A page of sites.', schema: pageOf(Site, 'SitePage') } },
+      async handler({ query, view, page }) {
+        const { cursor: _cursor, limit: _limit, ...filters } = query
+        let sites = visibleSites(context.db, view)
+        if (filters.customerId !== undefined)
+          sites = sites.where('sites.customer_id', '=', filters.customerId)
+        if (filters.status !== undefined) sites = sites.where('sites.status', '=', filters.status)
+        if (filters.type !== undefined) sites = sites.where('sites.type', '=', filters.type)
+        if (filters.domain !== undefined)
+          sites = sites.where('sites.domain', '=', normaliseDomain(filters.domain) ?? filters.domain)
+        const { rows, nextCursor } = await page(sites, {
+          keyColumn: 'sites.id',
+          keyOf: (row) => row.id,
+          filters,
+        })
+        return { items: rows.map(toSite), nextCursor }
       },
     }),
   ]

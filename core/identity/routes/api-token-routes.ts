@@ -1,0 +1,159 @@
+// API token management: mint (shown once), list one's own, revoke.
+
+import { Type as t } from '@sinclair/typebox'
+import { customerInView } from '../../auth/caller.ts'
+import { idPattern } from '../../ids/ids.ts'
+import { pageOf, pageQuery } from '../../pagination/paginate.ts'
+import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
+import { kernelProblems } from '../../problem/kernel-problems.ts'
+import { Problem } from '../../problem/problem.ts'
+import {
+  apiTokensQuery,
+  checkTokenRequest,
+  issueApiToken,
+  revokeApiToken,
+  toApiToken,
+} from '../api-tokens.ts'
+import { ApiToken, CreatedApiToken } from '../schemas.ts'
+import type { KernelRouteContext } from './kernel-context.ts'
+
+const CreateTokenBody = t.Object(
+  {
+    name: t.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'What the token is for, e.g. `billing sync`.',
+    }),
+    scopes: t.Array(t.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      description: 'Scopes (`site:read`) or `*` for every permission of the creator.',
+    }),
+    customerId: t.Optional(
+      t.String({ minLength: 1, maxLength: 64, description: 'Limit the token to this customer.' }),
+    ),
+    expiresAt: t.Optional(
+      t.String({
+        format: 'date-time',
+        maxLength: 64,
+        description: 'Default 90 days from now; at most one year.',
+      }),
+    ),
+  },
+  { $id: 'CreateApiTokenBody' },
+)
+
+const TokenParams = t.Object({
+  id: t.String({ pattern: idPattern('tok'), description: 'Token id, `tok_…`.' }),
+})
+
+/** POST, GET /api-tokens and DELETE /api-tokens/{id}. */
+export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
+  const { store, limits, scopes } = context
+  const policy = { defaultDays: limits.tokenDefaultLifetimeDays, maxDays: limits.tokenMaxLifetimeDays }
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api-tokens',
+      operationId: 'createApiToken',
+      summary: 'Create an API token',
+      description:
+        'Open to a session or to a token carrying `*`. The token is in the answer once; only its hash is stored. It never grants more than its creator holds at the time it is used.',
+      authenticated: true,
+      wildcardOnly: true,
+      body: CreateTokenBody,
+      responses: {
+        201: {
+          description: 'The new token, with its secret.',
+          schema: CreatedApiToken,
+          headers: { Location: 'URL of the token.' },
+        },
+      },
+      problems: [kernelProblems.wildcard_token_required],
+      async handler({ body, caller, audit }) {
+        const request = {
+          name: body.name,
+          scopes: body.scopes,
+          customerId: body.customerId ?? null,
+          expiresAt: body.expiresAt ?? null,
+        }
+        const directory = context.tenantDirectory()
+        const customerVisible =
+          request.customerId !== null &&
+          directory !== null &&
+          (await customerInView(store.db, caller.view, request.customerId)) &&
+          (await directory.findCustomer(request.customerId)) !== null
+        const refusals = checkTokenRequest(request, caller.scopes, scopes, customerVisible, policy)
+        if (refusals.length > 0) {
+          throw new Problem(kernelProblems.validation_failed, {
+            detail: `The token request has ${refusals.length} refused field${refusals.length === 1 ? '' : 's'}.`,
+            errors: refusals,
+          })
+        }
+        const user = { id: caller.user.id }
+        const issued = await store.transaction(async (trx) => {
+          const result = await issueApiToken(trx, user, request, policy)
+          await audit(trx, {
+            action: 'token.create',
+            subject: { type: 'token', id: result.record.id },
+            customerId: request.customerId,
+            details: { name: request.name, scopes: request.scopes, expiresAt: result.record.expiresAt },
+          })
+          return result
+        })
+        const { userId: _owner, ...shown } = issued.record
+        return Reply.created({ ...shown, token: issued.token }, `/api-tokens/${issued.record.id}`)
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api-tokens',
+      operationId: 'listApiTokens',
+      summary: 'List the caller’s own API tokens',
+      description: 'Tokens of the signed-in user that are not revoked, oldest first; never their secrets.',
+      authenticated: true,
+      query: t.Object(pageQuery),
+      responses: { 200: { description: 'A page of tokens.', schema: pageOf(ApiToken, 'ApiTokenPage') } },
+      async handler({ caller, page }) {
+        const { rows, nextCursor } = await page(apiTokensQuery(store.db, caller.user.id), {
+          keyColumn: 'id',
+          keyOf: (row) => row.id,
+        })
+        return {
+          items: rows.map((row) => {
+            const { userId: _owner, ...shown } = toApiToken(row)
+            return shown
+          }),
+          nextCursor,
+        }
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api-tokens/:id',
+      operationId: 'revokeApiToken',
+      summary: 'Revoke one of the caller’s API tokens',
+      description: 'Open to a session or to a token carrying `*`. The token stops working at once.',
+      authenticated: true,
+      wildcardOnly: true,
+      params: TokenParams,
+      responses: { 204: { description: 'Revoked.' } },
+      problems: [kernelProblems.wildcard_token_required],
+      async handler({ params, caller, audit }) {
+        const revoked = await store.transaction(async (trx) => {
+          const done = await revokeApiToken(trx, caller.user.id, params.id)
+          if (done)
+            await audit(trx, {
+              action: 'token.revoke',
+              subject: { type: 'token', id: params.id },
+              customerId: done.customerId,
+            })
+          return done
+        })
+        if (!revoked) throw new Problem(kernelProblems.not_found)
+        return Reply.noContent()
+      },
+    }),
+  ]
+}

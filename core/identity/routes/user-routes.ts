@@ -1,0 +1,161 @@
+// Users as staff manage them: platform staff make anyone; brand staff make plain users and their own brand's staff.
+
+import { Type as t } from '@sinclair/typebox'
+import { type Expression, type SqlBool, sql } from 'kysely'
+import type { Caller } from '../../auth/caller.ts'
+import { idPattern } from '../../ids/ids.ts'
+import { pageOf, pageQuery } from '../../pagination/paginate.ts'
+import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
+import { kernelProblems } from '../../problem/kernel-problems.ts'
+import { fieldProblem, Problem } from '../../problem/problem.ts'
+import { defineProblems } from '../../problem/problem-code.ts'
+import { User } from '../schemas.ts'
+import type { KernelTables } from '../tables.ts'
+import { createUser, toUser, UserError } from '../users.ts'
+import type { KernelRouteContext } from './kernel-context.ts'
+
+/** Refusals of the user operations. */
+export const userProblems = defineProblems({
+  email_taken: {
+    status: 409,
+    detail: 'A user with this e-mail address already exists.',
+    description: 'E-mail addresses identify users; add the existing user to a team instead.',
+  },
+  staff_role_not_allowed: {
+    status: 422,
+    detail: 'You cannot give this staff role.',
+    description: 'Brand staff can make plain users and staff of their own brand, never platform staff.',
+  },
+})
+
+/** Scopes of the user operations (staff areas). */
+export const userScopes = [
+  { name: 'user:read', description: 'Read users (staff)', staff: true },
+  { name: 'user:manage', description: 'Create users and staff (staff)', staff: true },
+] as const
+
+const CreateUserBody = t.Object(
+  {
+    email: t.String({ format: 'email', maxLength: 320 }),
+    password: t.String({ minLength: 12, maxLength: 256, description: '12 to 256 characters.' }),
+    staffRole: t.Optional(
+      t.Union([t.Literal('platform'), t.Literal('brand'), t.Null()], {
+        description: 'Default null: a plain user, to add to teams.',
+      }),
+    ),
+    brandId: t.Optional(
+      t.String({ minLength: 1, maxLength: 64, description: 'For brand staff: their brand.' }),
+    ),
+  },
+  { $id: 'CreateUserBody' },
+)
+
+const UserParams = t.Object({ id: t.String({ pattern: idPattern('usr'), description: 'User id, `usr_…`.' }) })
+
+/** The users a staff caller may see: platform staff all; brand staff their brand's staff and its customers' members. */
+function visibleUsers(caller: Caller): Expression<SqlBool> {
+  if (caller.kind === 'platform') return sql<SqlBool>`1 = 1`
+  const brandId = caller.user.brandId ?? ''
+  return sql<SqlBool>`(users.brand_id = ${brandId} or users.id in (select user_id from memberships where customer_id in (select customer_id from tenants where brand_id = ${brandId})))`
+}
+
+/** POST, GET /users and GET /users/{id}. */
+export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
+  const { store } = context
+  const users = () => store.db.withTables<KernelTables>().selectFrom('users').selectAll()
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/users',
+      operationId: 'createUser',
+      summary: 'Create a user or a staff member',
+      description:
+        'A plain user (to add to customers’ teams), a brand’s staff (`staffRole: "brand"`, `brandId`), or platform staff (platform staff only).',
+      scope: 'user:manage',
+      staff: true,
+      body: CreateUserBody,
+      responses: {
+        201: { description: 'The new user.', schema: User, headers: { Location: 'URL of the user.' } },
+      },
+      problems: [...Object.values(userProblems), kernelProblems.unknown_brand],
+      async handler({ body, caller, audit }) {
+        const staffRole = body.staffRole ?? null
+        if (staffRole === 'platform' && caller.kind !== 'platform') {
+          throw fieldProblem(userProblems.staff_role_not_allowed, 'body.staffRole')
+        }
+        let brandId: string | null = null
+        if (staffRole === 'brand') {
+          brandId = body.brandId ?? caller.user.brandId
+          const brands = context.brandDirectory()
+          const allowed = caller.kind === 'platform' || brandId === caller.user.brandId
+          if (!brandId || !allowed || !brands || !(await brands.findBrand(brandId))) {
+            throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
+          }
+        } else if (body.brandId !== undefined) {
+          throw new Problem(kernelProblems.validation_failed, {
+            errors: [{ location: 'body.brandId', message: 'is only for brand staff', code: 'unknown_field' }],
+          })
+        }
+        const user = await store.transaction(async (trx) => {
+          try {
+            const created = await createUser(trx, {
+              email: body.email,
+              password: body.password,
+              staffRole,
+              brandId,
+            })
+            await audit(trx, {
+              action: 'user.create',
+              subject: { type: 'user', id: created.id },
+              customerId: null,
+              details: { email: created.email, staffRole, brandId },
+            })
+            return created
+          } catch (error) {
+            if (error instanceof UserError && error.code === 'email_taken')
+              throw new Problem(userProblems.email_taken)
+            throw error
+          }
+        })
+        return Reply.created(user, `/users/${user.id}`)
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/users',
+      operationId: 'listUsers',
+      summary: 'List users',
+      description:
+        'Platform staff see every user; brand staff see their brand’s staff and the members of its customers.',
+      scope: 'user:read',
+      staff: true,
+      query: t.Object(pageQuery),
+      responses: { 200: { description: 'A page of users.', schema: pageOf(User, 'UserPage') } },
+      async handler({ caller, page }) {
+        const { rows, nextCursor } = await page(users().where(visibleUsers(caller)), {
+          keyColumn: 'users.id',
+          keyOf: (row) => row.id,
+        })
+        return { items: rows.map(toUser), nextCursor }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/users/:id',
+      operationId: 'getUser',
+      summary: 'Read a user',
+      scope: 'user:read',
+      staff: true,
+      params: UserParams,
+      responses: { 200: { description: 'The user.', schema: User } },
+      async handler({ params, caller }) {
+        const row = await users()
+          .where(visibleUsers(caller))
+          .where('users.id', '=', params.id)
+          .executeTakeFirst()
+        if (!row) throw new Problem(kernelProblems.not_found)
+        return toUser(row)
+      },
+    }),
+  ]
+}

@@ -1,0 +1,88 @@
+// Schemas of the kernel's identity resources: users, tokens, the caller.
+
+import { Type as t } from '@sinclair/typebox'
+import { teamRoles } from '../auth/roles.ts'
+
+export const TeamRole = t.Union(
+  teamRoles.map((role) => t.Literal(role)),
+  {
+    $id: 'TeamRole',
+    description:
+      '`owner`: everything on the customer; `admin`: all but billing:manage and removing owners; `developer`: sites (files, shell), databases, certificates, jobs; `billing`: billing and customer:read.',
+  },
+)
+
+export const User = t.Object(
+  {
+    id: t.String({ description: 'Identifier, `usr_…`.' }),
+    email: t.String({ format: 'email' }),
+    staffRole: t.Union([t.Literal('platform'), t.Literal('brand'), t.Null()], {
+      description: '`platform` (the provider’s staff), `brand` (a brand’s staff) or null (customer members).',
+    }),
+    brandId: t.Union([t.String(), t.Null()], { description: 'The brand of brand staff.' }),
+    createdAt: t.String({ format: 'date-time' }),
+  },
+  { $id: 'User' },
+)
+
+export const ApiToken = t.Object(
+  {
+    id: t.String({ description: 'Identifier, `tok_…`.' }),
+    name: t.String(),
+    scopes: t.Array(t.String(), { description: 'As granted; `*` means every permission of the creator.' }),
+    customerId: t.Union([t.String(), t.Null()], { description: 'The one customer the token is limited to.' }),
+    expiresAt: t.String({ format: 'date-time' }),
+    createdAt: t.String({ format: 'date-time' }),
+    lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  },
+  { $id: 'ApiToken' },
+)
+
+export const CreatedApiToken = t.Object(
+  {
+    ...ApiToken.properties,
+    token: t.String({ description: 'The token itself (`plinth_…`). Shown once: store it now.' }),
+  },
+  { $id: 'CreatedApiToken' },
+)
+
+export const Membership = t.Object({ customerId: t.String(), role: TeamRole }, { $id: 'Membership' })
+
+export const Me = t.Object(
+  {
+    user: User,
+    kind: t.Union([t.Literal('platform'), t.Literal('brand'), t.Literal('member')], {
+      description: 'Platform staff, brand staff, or a member of customers’ teams.',
+    }),
+    brandId: t.Union([t.String(), t.Null()]),
+    memberships: t.Array(Membership),
+    token: t.Union(
+      [
+        t.Object({
+          id: t.String(),
+          scopes: t.Array(t.String()),
+          customerId: t.Union([t.String(), t.Null()]),
+          expiresAt: t.String({ format: 'date-time' }),
+        }),
+        t.Null(),
+      ],
+      { description: 'The token in use, or null when signed in with a session.' },
+    ),
+    scopes: t.Array(t.String(), { description: 'Effective scopes: what this credential may do now.' }),
+  },
+  { $id: 'Me' },
+)
+
+export const Login = t.Object(
+  {
+    csrfToken: t.String({
+      description: 'Send as `X-CSRF-Token` with every state change made with the session cookie.',
+    }),
+    expiresAt: t.String({
+      format: 'date-time',
+      description: 'When the session ends unless used (it slides).',
+    }),
+    user: User,
+  },
+  { $id: 'Login' },
+)

@@ -1,0 +1,33 @@
+// The brands plugin: white-label resellers. Fills the kernel's brand directory, so brand staff can exist.
+
+import { brandDirectoryService, definePlugin } from '../../core/index.ts'
+import { brandScopes } from './contract.ts'
+import { brandsMigrations } from './migrations.ts'
+import { brandsProblems } from './problems.ts'
+import { defaultBrandId, findBrand } from './repository.ts'
+import { brandRoutes } from './routes/brands.ts'
+
+/** Options of {@link brandsPlugin}; none yet. */
+export type BrandsOptions = Record<string, never>
+
+/** Brands: create (platform staff), list, read, rename; a default brand on a fresh install. */
+export const brandsPlugin = (_options: BrandsOptions = {}) =>
+  definePlugin({
+    name: 'brands',
+    version: '0.1.0',
+    description: 'Brands: white-label resellers, each with its own staff and customers.',
+    scopes: [
+      { name: brandScopes.read, description: 'Read brands (staff)', staff: true },
+      { name: brandScopes.create, description: 'Create brands (platform staff only)', staff: 'platform' },
+      { name: brandScopes.manage, description: 'Change brands (staff; brand staff their own)', staff: true },
+    ],
+    problems: brandsProblems,
+    migrations: brandsMigrations,
+    setup(context) {
+      context.provide(brandDirectoryService, {
+        findBrand: (id) => findBrand(context.db, id),
+        defaultBrandId: () => defaultBrandId(context.db),
+      })
+    },
+    routes: (context) => brandRoutes(context),
+  })

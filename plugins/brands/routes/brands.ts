@@ -1,0 +1,132 @@
+// Brand operations: platform staff create brands; brand staff see and rename only their own.
+
+import {
+  type Caller,
+  defineRoute,
+  idPattern,
+  kernelProblems,
+  newId,
+  nonBlank,
+  nowIso,
+  type PluginContext,
+  Problem,
+  pageOf,
+  pageQuery,
+  Reply,
+  type RouteDefinition,
+  t,
+} from '../../../core/index.ts'
+import { Brand, brandScopes } from '../contract.ts'
+import { brandsProblems } from '../problems.ts'
+import { brandsQuery, findBrand, insertBrand, nameTaken, renameBrand, toBrand } from '../repository.ts'
+
+const BrandBody = t.Object(
+  { name: t.String({ minLength: 1, maxLength: 100, description: 'Display name, unique.' }) },
+  { $id: 'BrandBody' },
+)
+const BrandParams = t.Object({
+  id: t.String({ pattern: idPattern('brd'), description: 'Brand id, `brd_…`.' }),
+})
+
+/** The brand a caller may see: all for platform staff, its own for brand staff. */
+function ownBrandOnly(caller: Caller): string | null {
+  return caller.kind === 'platform' ? null : (caller.user.brandId ?? '')
+}
+
+/** The brands routes. */
+export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition[] {
+  const visibleBrand = async (caller: Caller, id: string) => {
+    const own = ownBrandOnly(caller)
+    const brand = own === null || own === id ? await findBrand(db, id) : null
+    if (!brand) throw new Problem(kernelProblems.not_found)
+    return brand
+  }
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/brands',
+      operationId: 'createBrand',
+      summary: 'Create a brand',
+      description: 'Platform staff only: a brand is a white-label reseller with its own staff and customers.',
+      scope: brandScopes.create,
+      staff: true,
+      body: BrandBody,
+      responses: {
+        201: { description: 'The new brand.', schema: Brand, headers: { Location: 'URL of the brand.' } },
+      },
+      problems: [brandsProblems.brand_name_taken],
+      async handler({ body, audit }) {
+        const name = nonBlank(body.name, 'body.name')
+        const now = nowIso()
+        const row = { id: newId('brd'), name, is_default: 0, created_at: now, updated_at: now }
+        await transaction(async (trx) => {
+          if (await nameTaken(trx, name)) throw new Problem(brandsProblems.brand_name_taken)
+          await insertBrand(trx, row)
+          await audit(trx, {
+            action: 'brand.create',
+            subject: { type: 'brand', id: row.id },
+            customerId: null,
+            details: { name },
+          })
+        })
+        return Reply.created(toBrand(row), `/brands/${row.id}`)
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/brands',
+      operationId: 'listBrands',
+      summary: 'List brands',
+      description: 'Platform staff see every brand; brand staff their own.',
+      scope: brandScopes.read,
+      staff: true,
+      query: t.Object(pageQuery),
+      responses: { 200: { description: 'A page of brands.', schema: pageOf(Brand, 'BrandPage') } },
+      async handler({ caller, page }) {
+        const own = ownBrandOnly(caller)
+        const query = own === null ? brandsQuery(db) : brandsQuery(db).where('id', '=', own)
+        const { rows, nextCursor } = await page(query, { keyColumn: 'id', keyOf: (row) => row.id })
+        return { items: rows.map(toBrand), nextCursor }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/brands/:id',
+      operationId: 'getBrand',
+      summary: 'Read a brand',
+      scope: brandScopes.read,
+      staff: true,
+      params: BrandParams,
+      responses: { 200: { description: 'The brand.', schema: Brand } },
+      handler: ({ caller, params }) => visibleBrand(caller, params.id),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/brands/:id',
+      operationId: 'updateBrand',
+      summary: 'Rename a brand',
+      scope: brandScopes.manage,
+      staff: true,
+      params: BrandParams,
+      body: BrandBody,
+      responses: { 200: { description: 'The brand.', schema: Brand } },
+      problems: [brandsProblems.brand_name_taken],
+      async handler({ caller, params, body, audit }) {
+        const brand = await visibleBrand(caller, params.id)
+        const name = nonBlank(body.name, 'body.name')
+        const now = nowIso()
+        await transaction(async (trx) => {
+          if (await nameTaken(trx, name, brand.id)) throw new Problem(brandsProblems.brand_name_taken)
+          await renameBrand(trx, brand.id, name, now)
+          await audit(trx, {
+            action: 'brand.update',
+            subject: { type: 'brand', id: brand.id },
+            customerId: null,
+            details: { name },
+          })
+        })
+        return { ...brand, name, updatedAt: now }
+      },
+    }),
+  ]
+}

@@ -1,0 +1,191 @@
+// A customer's team: add existing users with a role, change roles, remove members; at least one owner stays.
+
+import {
+  addMember,
+  type Caller,
+  changeMemberRole,
+  countOwners,
+  type Db,
+  defineRoute,
+  fieldProblem,
+  findMember,
+  findUserByEmail,
+  idPattern,
+  kernelProblems,
+  membersQuery,
+  type PluginContext,
+  Problem,
+  pageOf,
+  pageQuery,
+  Reply,
+  type RouteDefinition,
+  removeMember,
+  type TeamRole,
+  TeamRoleSchema,
+  type TenantView,
+  type Trx,
+  t,
+} from '../../../core/index.ts'
+import { customerScopes, Member } from '../contract.ts'
+import { customersProblems } from '../problems.ts'
+import { visibleCustomers } from '../repository.ts'
+import { CustomerParams } from './customers.ts'
+
+const AddMemberBody = t.Object(
+  {
+    email: t.String({ format: 'email', maxLength: 320, description: 'An existing user’s e-mail.' }),
+    role: TeamRoleSchema,
+  },
+  { $id: 'AddMemberBody' },
+)
+const MemberParams = t.Object({
+  id: t.String({ pattern: idPattern('cus'), description: 'Customer id, `cus_…`.' }),
+  userId: t.String({ pattern: idPattern('usr'), description: 'User id, `usr_…`.' }),
+})
+
+/** Whether the caller may make, demote or remove owners of this customer: staff and the customer's owners. */
+function mayChangeOwners(caller: Caller, customerId: string): boolean {
+  if (caller.kind !== 'member') return true
+  return caller.memberships.some(
+    (membership) => membership.customerId === customerId && membership.role === 'owner',
+  )
+}
+
+/** The members routes. */
+export function memberRoutes({ db, transaction }: PluginContext): RouteDefinition[] {
+  /** The customer, if inside the view; 404 otherwise. */
+  async function visibleCustomer(trx: Db, view: TenantView, id: string): Promise<void> {
+    const row = await visibleCustomers(trx, view).where('customers.id', '=', id).executeTakeFirst()
+    if (!row) throw new Problem(kernelProblems.not_found)
+  }
+  const location = (customerId: string, userId: string) => `/customers/${customerId}/members/${userId}`
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/customers/:id/members',
+      operationId: 'listMembers',
+      summary: 'List a customer’s team',
+      scope: customerScopes.membersManage,
+      params: CustomerParams,
+      query: t.Object(pageQuery),
+      responses: { 200: { description: 'A page of members.', schema: pageOf(Member, 'MemberPage') } },
+      async handler({ params, view, page }) {
+        await visibleCustomer(db, view, params.id)
+        const { rows, nextCursor } = await page(membersQuery(db, params.id), {
+          keyColumn: 'memberships.user_id',
+          keyOf: (row) => row.userId,
+        })
+        return { items: rows, nextCursor }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/customers/:id/members',
+      operationId: 'addMember',
+      summary: 'Add an existing user to a customer’s team',
+      scope: customerScopes.membersManage,
+      params: CustomerParams,
+      body: AddMemberBody,
+      responses: {
+        201: { description: 'The new member.', schema: Member, headers: { Location: 'URL of the member.' } },
+      },
+      problems: [
+        customersProblems.unknown_user,
+        customersProblems.already_member,
+        customersProblems.owner_change_not_allowed,
+      ],
+      async handler({ params, body, caller, view, audit }) {
+        const member = await transaction(async (trx) => {
+          await visibleCustomer(trx, view, params.id)
+          if (body.role === 'owner' && !mayChangeOwners(caller, params.id))
+            throw new Problem(customersProblems.owner_change_not_allowed)
+          const user = await findUserByEmail(trx, body.email)
+          if (!user) throw fieldProblem(customersProblems.unknown_user, 'body.email')
+          if (await findMember(trx, params.id, user.id)) throw new Problem(customersProblems.already_member)
+          await addMember(trx, params.id, user.id, body.role)
+          await audit(trx, {
+            action: 'member.create',
+            subject: { type: 'user', id: user.id },
+            customerId: params.id,
+            details: { role: body.role },
+          })
+          return findMember(trx, params.id, user.id)
+        })
+        return Reply.created(member, location(params.id, member?.userId ?? ''))
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/customers/:id/members/:userId',
+      operationId: 'changeMemberRole',
+      summary: 'Change a member’s role',
+      scope: customerScopes.membersManage,
+      params: MemberParams,
+      body: t.Object({ role: TeamRoleSchema }, { $id: 'ChangeMemberRoleBody' }),
+      responses: { 200: { description: 'The member.', schema: Member } },
+      problems: [customersProblems.last_owner, customersProblems.owner_change_not_allowed],
+      async handler({ params, body, caller, view, audit }) {
+        return transaction(async (trx) => {
+          const member = await memberInView(trx, view, params.id, params.userId)
+          await guardOwnerChange(trx, caller, params.id, member.role, body.role)
+          await changeMemberRole(trx, params.id, params.userId, body.role)
+          await audit(trx, {
+            action: 'member.update',
+            subject: { type: 'user', id: params.userId },
+            customerId: params.id,
+            details: { from: member.role, role: body.role },
+          })
+          return { ...member, role: body.role }
+        })
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/customers/:id/members/:userId',
+      operationId: 'removeMember',
+      summary: 'Remove a member from a customer’s team',
+      description: 'Their tokens lose every permission on this customer at once.',
+      scope: customerScopes.membersManage,
+      params: MemberParams,
+      responses: { 204: { description: 'Removed.' } },
+      problems: [customersProblems.last_owner, customersProblems.owner_change_not_allowed],
+      async handler({ params, caller, view, audit }) {
+        await transaction(async (trx) => {
+          const member = await memberInView(trx, view, params.id, params.userId)
+          await guardOwnerChange(trx, caller, params.id, member.role, null)
+          await removeMember(trx, params.id, params.userId)
+          await audit(trx, {
+            action: 'member.delete',
+            subject: { type: 'user', id: params.userId },
+            customerId: params.id,
+            details: { role: member.role },
+          })
+        })
+        return Reply.noContent()
+      },
+    }),
+  ]
+
+  async function memberInView(trx: Trx, view: TenantView, customerId: string, userId: string) {
+    await visibleCustomer(trx, view, customerId)
+    const member = await findMember(trx, customerId, userId)
+    if (!member) throw new Problem(kernelProblems.not_found)
+    return member
+  }
+
+  /** Owners are made, demoted or removed only by owners and staff, and the last owner always stays. */
+  async function guardOwnerChange(
+    trx: Trx,
+    caller: Caller,
+    customerId: string,
+    from: TeamRole,
+    to: TeamRole | null,
+  ): Promise<void> {
+    const touchesOwner = from === 'owner' || to === 'owner'
+    if (touchesOwner && from !== to && !mayChangeOwners(caller, customerId))
+      throw new Problem(customersProblems.owner_change_not_allowed)
+    if (from === 'owner' && to !== 'owner' && (await countOwners(trx, customerId)) <= 1)
+      throw new Problem(customersProblems.last_owner)
+  }
+}
