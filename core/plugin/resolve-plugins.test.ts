@@ -120,6 +120,12 @@ describe('createPanel refuses to start', () => {
     expect(message).toContain('declares neither a scope nor public: true')
   })
 
+  test('when a route is both public and scoped', async () => {
+    const scopes = [{ name: 'thing:read', description: 'Read things' }]
+    const both = plugin({ scopes, routes: () => [route({ public: true } as Partial<RouteDefinition>)] })
+    expect(await refusal([both])).toContain('more than one of scope, public: true and authenticated: true')
+  })
+
   test('when a route needs a scope no plugin declares', async () => {
     expect(await refusal([plugin({ routes: () => [route()] })])).toContain(
       'needs scope "thing:read", which no plugin declares',

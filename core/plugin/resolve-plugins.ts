@@ -181,14 +181,15 @@ export function checkRoutes(
   for (const { plugin, routes } of routesByPlugin) {
     for (const route of routes) {
       const label = `${route.method} ${route.path}`
-      if (route.public !== true && !route.scope) {
+      const modes = [route.public === true, route.authenticated === true, Boolean(route.scope)].filter(Boolean).length
+      if (modes === 0) {
         throw new PluginResolutionError(
-          `Route ${label} of "${plugin}" declares neither a scope nor public: true`,
+          `Route ${label} of "${plugin}" declares neither a scope nor public: true (nor authenticated: true)`,
         )
       }
-      if (route.public === true && route.scope) {
+      if (modes > 1) {
         throw new PluginResolutionError(
-          `Route ${label} of "${plugin}" is public and also declares scope "${route.scope}"`,
+          `Route ${label} of "${plugin}" declares more than one of scope, public: true and authenticated: true`,
         )
       }
       if (route.scope && !knownScopes.has(route.scope)) {

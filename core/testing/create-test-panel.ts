@@ -32,6 +32,8 @@ export async function createTestPanel(options: {
   plugins: readonly PluginDefinition[]
   overrides?: readonly PluginDefinition[]
   limits?: PanelOptions['limits']
+  /** Login throttle policy; tests lower the delays. */
+  loginThrottle?: PanelOptions['loginThrottle']
 }): Promise<TestPanel> {
   const panel = await createPanel({
     store: openSqliteStore({ path: ':memory:' }),
@@ -39,6 +41,7 @@ export async function createTestPanel(options: {
     overrides: options.overrides ?? [],
     secret: 'test-secret-test-secret-test-secret-!',
     limits: options.limits ?? {},
+    loginThrottle: options.loginThrottle ?? {},
   })
   let staffUser: Promise<User> | undefined
   const staff = () => {

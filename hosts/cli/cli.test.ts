@@ -161,6 +161,46 @@ describe('the CLI (hosts/cli/main.ts)', () => {
   })
 })
 
+describe('the CLI for brand staff and team members', () => {
+  let dataDir: string
+
+  beforeAll(async () => {
+    dataDir = tempDataDir()
+    expect((await adminCreate(dataDir, 'root@example.com', password)).exitCode).toBe(0)
+  })
+
+  test('admin create --brand with an unknown brand exits 1 naming unknown_brand', async () => {
+    const result = await runCli(dataDir, [
+      'admin',
+      'create',
+      '--email',
+      'b@example.com',
+      '--password',
+      password,
+      '--brand',
+      'brd_nope',
+    ])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain('unknown_brand')
+  })
+
+  test('user create makes a plain user, whose token can hold nothing until a team takes them in', async () => {
+    const created = await runCli(dataDir, [
+      'user',
+      'create',
+      '--email',
+      'member@example.com',
+      '--password',
+      password,
+    ])
+    expect(created.exitCode).toBe(0)
+    expect(created.stdout).toContain('member@example.com')
+    const refused = await tokenCreate(dataDir, 'member@example.com', '--scopes', 'site:read')
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toContain('scope_not_held')
+  })
+})
+
 describe('the CLI beside a running server on the same DATA_DIR', () => {
   let dataDir: string
   let server: Standalone
