@@ -9,6 +9,7 @@ export {
   type CallerMembership,
   type CallerToken,
   customerInView,
+  scopesOnCustomer,
   wildcardScope,
 } from './auth/caller.ts'
 export { isTeamRole, type TeamRole, teamRoles } from './auth/roles.ts'

@@ -60,6 +60,13 @@ async function callerOfToken(token: string, context: AuthenticationContext): Pro
   return buildCaller(context.db, user, { token: callerToken }, context.scopes)
 }
 
+/** The panel's origin as the browser sees it: behind a TLS-terminating proxy the scheme comes from X-Forwarded-Proto. */
+function originOf(request: Request): string {
+  const url = new URL(request.url)
+  const forwarded = request.headers.get('x-forwarded-proto')
+  return `${forwarded === 'https' || forwarded === 'http' ? forwarded : url.protocol.slice(0, -1)}://${url.host}`
+}
+
 /**
  * A state change carried by a cookie must prove it comes from our own pages: the browser says the request is
  * same-origin (or sends a matching Origin), and the page echoes the session's CSRF token.
@@ -69,9 +76,7 @@ function checkCsrf(request: Request, sessionId: string, secret: string): void {
   const fetchSite = request.headers.get('sec-fetch-site')
   const origin = request.headers.get('origin')
   const sameOrigin =
-    fetchSite !== null
-      ? fetchSite === 'same-origin'
-      : origin !== null && origin === new URL(request.url).origin
+    fetchSite !== null ? fetchSite === 'same-origin' : origin !== null && origin === originOf(request)
   if (!sameOrigin) throw new Problem(kernelProblems.cross_origin_request)
   const presented = request.headers.get('x-csrf-token')
   if (!presented || !csrfTokenMatches(presented, sessionId, secret))

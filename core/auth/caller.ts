@@ -101,14 +101,15 @@ export async function buildCaller(
     .where('user_id', '=', user.id)
     .orderBy('customer_id')
     .execute()
-  const memberships = rows.map((row) => ({ customerId: row.customer_id, role: row.role as TeamRole }))
+  // A token limited to one customer shows (and uses) only that customer's membership.
+  const memberships = rows
+    .map((row) => ({ customerId: row.customer_id, role: row.role as TeamRole }))
+    .filter((membership) => limit === null || membership.customerId === limit)
   const byCustomer = new Map(
-    memberships
-      .filter((membership) => limit === null || membership.customerId === limit)
-      .map((membership) => [
-        membership.customerId,
-        narrow(scopesOfRole(membership.role, panelScopes), token),
-      ]),
+    memberships.map((membership) => [
+      membership.customerId,
+      narrow(scopesOfRole(membership.role, panelScopes), token),
+    ]),
   )
   const scopes = new Set([...byCustomer.values()].flatMap((held) => [...held]))
   return {
@@ -136,4 +137,12 @@ export async function customerInView(db: Db, view: TenantView, customerId: strin
     .where('brand_id', '=', view.brandId)
     .executeTakeFirst()
   return row !== undefined
+}
+
+/** The caller's scopes that reach `customerId`: what a token limited to that customer could hold. */
+export async function scopesOnCustomer(db: Db, caller: Caller, customerId: string): Promise<Set<string>> {
+  const held = new Set<string>()
+  for (const scope of caller.scopes)
+    if (await customerInView(db, caller.viewFor(scope), customerId)) held.add(scope)
+  return held
 }

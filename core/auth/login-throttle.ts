@@ -8,7 +8,7 @@ export interface LoginThrottlePolicy {
   readonly perAddress: number
   /** The window, in ms. Default 15 minutes. */
   readonly windowMs: number
-  /** Added delay per failure beyond the second, in ms, capped at four times itself. Default 250. */
+  /** Added delay per failure beyond the first, in ms, capped at four times itself. Default 250. */
   readonly stepDelayMs: number
 }
 
@@ -30,7 +30,16 @@ interface Counter {
  */
 export function createLoginThrottle(policy: LoginThrottlePolicy = defaultLoginThrottle) {
   const counters = new Map<string, Counter>()
+  /** Forgets counters whose window has passed, so random e-mails cannot grow the map for ever. */
+  const sweep = (now: number) => {
+    for (const [key, counter] of counters) if (now - counter.since >= policy.windowMs) counters.delete(key)
+  }
+  let lastSweep = 0
   const current = (key: string, now: number): Counter => {
+    if (now - lastSweep > 60_000 || counters.size > 100_000) {
+      sweep(now)
+      lastSweep = now
+    }
     const counter = counters.get(key)
     if (counter && now - counter.since < policy.windowMs) return counter
     const fresh = { failures: 0, since: now }

@@ -87,7 +87,13 @@ export function compileRoute(
   async function authorise(request: Request): Promise<Caller | null> {
     if (route.public) return null
     const caller = await authenticate(request, runtime.auth)
-    if (route.wildcardOnly && caller.token && !caller.token.scopes.includes(wildcardScope)) {
+    // Minting, revoking and password changes are for the whole account: a token narrowed by scope or customer
+    // could otherwise mint itself a wider one.
+    if (
+      route.wildcardOnly &&
+      caller.token &&
+      (!caller.token.scopes.includes(wildcardScope) || caller.token.customerId)
+    ) {
       throw new Problem(kernelProblems.wildcard_token_required)
     }
     if (route.staff && (caller.kind === 'member' || caller.token?.customerId))

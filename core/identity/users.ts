@@ -43,11 +43,19 @@ export function toUser(row: UsersTable): User {
   }
 }
 
-/** Creates a user: platform staff, a brand's staff (`staffRole: 'brand'` with `brandId`), or a plain user. */
-export async function createUser(
-  db: Db,
-  input: { email: string; password: string; staffRole: 'platform' | 'brand' | null; brandId?: string | null },
-): Promise<User> {
+/** What a new user is made of. */
+export interface NewUser {
+  readonly email: string
+  readonly password: string
+  readonly staffRole: 'platform' | 'brand' | null
+  readonly brandId?: string | null
+}
+
+/**
+ * Checks a new user and hashes its password: the slow part, done before any transaction so the single SQLite
+ * connection is not held while argon2id runs.
+ */
+export async function prepareUser(input: NewUser): Promise<UsersTable> {
   if ((input.staffRole === 'brand') !== Boolean(input.brandId)) {
     throw new Error('Brand staff need a brandId, and only brand staff have one')
   }
@@ -55,21 +63,35 @@ export async function createUser(
   if (!emailPattern.test(email))
     throw new UserError('invalid_email', `"${input.email}" is not an e-mail address`)
   checkPassword(input.password)
-  const users = db.withTables<KernelTables>()
-  const taken = await users.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()
-  if (taken) throw new UserError('email_taken', `A user with e-mail ${email} already exists`)
   const now = nowIso()
-  const row: UsersTable = {
+  return {
     id: newId('usr'),
     email,
-    password_hash: await Bun.password.hash(input.password, { algorithm: 'argon2id' }),
+    password_hash: await hashPassword(input.password),
     staff_role: input.staffRole,
     brand_id: input.brandId ?? null,
     created_at: now,
     updated_at: now,
   }
+}
+
+/** Stores a prepared user; refuses an e-mail already in use. */
+export async function insertUser(db: Db, row: UsersTable): Promise<User> {
+  const users = db.withTables<KernelTables>()
+  const taken = await users.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst()
+  if (taken) throw new UserError('email_taken', `A user with e-mail ${row.email} already exists`)
   await users.insertInto('users').values(row).execute()
   return toUser(row)
+}
+
+/** Creates a user: platform staff, a brand's staff (`staffRole: 'brand'` with `brandId`), or a plain user. */
+export async function createUser(db: Db, input: NewUser): Promise<User> {
+  return insertUser(db, await prepareUser(input))
+}
+
+/** An argon2id hash of a password. */
+export function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, { algorithm: 'argon2id' })
 }
 
 /** Refuses a password too short or too long to be a good one. */
@@ -115,16 +137,12 @@ export async function findUserById(db: Db, id: string): Promise<User | null> {
   return row ? toUser(row) : null
 }
 
-/** Changes a user's password (the caller ends their sessions). */
-export async function setPassword(db: Db, userId: string, password: string): Promise<void> {
-  checkPassword(password)
+/** Stores a new password hash (made with {@link hashPassword} before the transaction). */
+export async function setPasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
   await db
     .withTables<KernelTables>()
     .updateTable('users')
-    .set({
-      password_hash: await Bun.password.hash(password, { algorithm: 'argon2id' }),
-      updated_at: nowIso(),
-    })
+    .set({ password_hash: passwordHash, updated_at: nowIso() })
     .where('id', '=', userId)
     .execute()
 }

@@ -181,7 +181,9 @@ export function checkRoutes(
   for (const { plugin, routes } of routesByPlugin) {
     for (const route of routes) {
       const label = `${route.method} ${route.path}`
-      const modes = [route.public === true, route.authenticated === true, Boolean(route.scope)].filter(Boolean).length
+      const modes = [route.public === true, route.authenticated === true, Boolean(route.scope)].filter(
+        Boolean,
+      ).length
       if (modes === 0) {
         throw new PluginResolutionError(
           `Route ${label} of "${plugin}" declares neither a scope nor public: true (nor authenticated: true)`,

@@ -132,7 +132,7 @@ export interface AuthenticatedRoute<
   P extends TObject | undefined,
 > extends RouteCommon<B, Q, P> {
   readonly authenticated: true
-  /** Refuse tokens that do not carry `*` (sessions always may): minting and revoking tokens. */
+  /** Refuse tokens that do not carry `*` or are limited to a customer (sessions always may): minting and revoking tokens. */
   readonly wildcardOnly?: boolean
   readonly scope?: undefined
   readonly public?: undefined

@@ -1,4 +1,4 @@
-// `npm start`: the standalone panel. PORT (3000), HOST (127.0.0.1), DATA_DIR (./data); exits 0 after SIGTERM.
+// `npm start`: the standalone panel. PORT (3000), HOST (127.0.0.1), DATA_DIR (./data), TRUST_PROXY; exits 0 after SIGTERM.
 
 import { openStandardPanel, settingsFromEnv } from '../standard-panel.ts'
 import { servePanel } from './serve.ts'
@@ -11,7 +11,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 const settings = settingsFromEnv()
 const panel = await openStandardPanel(settings)
-const server = servePanel(panel, { hostname: process.env.HOST ?? '127.0.0.1', port })
+const trustProxy = ['1', 'true', 'yes'].includes((process.env.TRUST_PROXY ?? '').toLowerCase())
+const server = servePanel(panel, { hostname: process.env.HOST ?? '127.0.0.1', port, trustProxy })
 console.log(
   `Plinth panel listening on ${server.url.href.replace(/\/$/, '')} (data in ${settings.dataDir}, ready in ${Math.round(performance.now() - startedAt)} ms)`,
 )

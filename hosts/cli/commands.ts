@@ -9,6 +9,7 @@ import {
   findUserByEmail,
   issueApiToken,
   type Panel,
+  scopesOnCustomer,
   tenantDirectoryService,
   writeAudit,
 } from '../../core/index.ts'
@@ -127,7 +128,15 @@ async function tokenCreate(panel: Panel, args: string[]): Promise<string[]> {
     defaultDays: panel.limits.tokenDefaultLifetimeDays,
     maxDays: panel.limits.tokenMaxLifetimeDays,
   }
-  const refusals = checkTokenRequest(request, caller.scopes, panel.scopes, customerVisible, policy)
+  const refusals = checkTokenRequest(
+    request,
+    customerId !== null && customerVisible
+      ? await scopesOnCustomer(panel.store.db, caller, customerId)
+      : caller.scopes,
+    panel.scopes,
+    customerVisible,
+    policy,
+  )
   if (refusals.length > 0) {
     const flag = (location: string) =>
       location.startsWith('body.scopes')

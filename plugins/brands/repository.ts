@@ -1,6 +1,6 @@
 // Reads and writes of the brands table; the only file that knows its columns.
 
-import type { Db } from '../../core/index.ts'
+import { type Db, sql } from '../../core/index.ts'
 import type { Brand } from './contract.ts'
 import type { BrandsTable, BrandsTables } from './migrations.ts'
 
@@ -34,7 +34,8 @@ export async function defaultBrandId(db: Db): Promise<string> {
 
 /** Whether another brand has this name. */
 export async function nameTaken(db: Db, name: string, exceptId: string | null = null): Promise<boolean> {
-  let query = brandsQuery(db).where('name', '=', name)
+  // Case-insensitive: "Acme Hosting" and "acme hosting" would confuse everyone who picks a brand from a list.
+  let query = brandsQuery(db).where(sql<string>`lower(name)`, '=', name.toLowerCase())
   if (exceptId) query = query.where('id', '!=', exceptId)
   return (await query.executeTakeFirst()) !== undefined
 }

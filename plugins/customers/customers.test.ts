@@ -1,7 +1,9 @@
 // POST and GET /api/v1/customers as a client sees them.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createUser } from '../../core/index.ts'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
+import type { Brand } from '../brands/contract.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import type { Customer } from './contract.ts'
 import { customersPlugin } from './index.ts'
@@ -71,5 +73,235 @@ describe('customers', () => {
     expect(((await create.json()) as { code: string }).code).toBe('staff_only')
     expect((await tp.request('GET', `/api/v1/customers/${own.id}`, { token: limited })).status).toBe(200)
     expect((await tp.request('GET', `/api/v1/customers/${other.id}`, { token: limited })).status).toBe(404)
+  })
+})
+
+interface ProblemBody {
+  readonly code: string
+  readonly scope?: string
+  readonly errors?: readonly { location: string; code: string }[]
+}
+
+interface CustomerPage {
+  readonly items: readonly Customer[]
+  readonly nextCursor: string | null
+}
+
+async function expectProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
+  expect(response.status).toBe(status)
+  expect(response.headers.get('content-type')).toBe('application/problem+json')
+  const body = (await response.json()) as ProblemBody
+  expect(body.code).toBe(code)
+  return body
+}
+
+async function createCustomer(as: string, body: Record<string, unknown>): Promise<Customer> {
+  const response = await tp.request('POST', '/api/v1/customers', { token: as, body })
+  expect(response.status).toBe(201)
+  return (await response.json()) as Customer
+}
+
+async function listCustomers(as: string, query = ''): Promise<CustomerPage> {
+  const response = await tp.request('GET', `/api/v1/customers?limit=100${query}`, { token: as })
+  expect(response.status).toBe(200)
+  return (await response.json()) as CustomerPage
+}
+
+describe('customers and brands', () => {
+  let defaultBrand: string
+  let secondBrand: string
+  let brandToken: string
+
+  beforeAll(async () => {
+    const brands = await tp.request('GET', '/api/v1/brands', { token })
+    defaultBrand =
+      ((await brands.json()) as { items: Brand[] }).items.find((brand) => brand.isDefault)?.id ?? ''
+    const created = await tp.request('POST', '/api/v1/brands', { token, body: { name: 'Second Brand' } })
+    secondBrand = ((await created.json()) as Brand).id
+    const brandStaff = await createUser(tp.panel.store.db, {
+      email: 'second-staff@example.test',
+      password: 'correct horse battery',
+      staffRole: 'brand',
+      brandId: secondBrand,
+    })
+    brandToken = await tp.token({ user: brandStaff })
+  })
+
+  test('platform staff who name no brand create the customer in the default brand', async () => {
+    expect(defaultBrand).toMatch(/^brd_/)
+    expect((await createCustomer(token, { name: 'Defaulted' })).brandId).toBe(defaultBrand)
+  })
+
+  test('platform staff may name any brand; one that does not exist is 422 unknown_brand at body.brandId', async () => {
+    expect((await createCustomer(token, { name: 'Placed', brandId: secondBrand })).brandId).toBe(secondBrand)
+    const response = await tp.request('POST', '/api/v1/customers', {
+      token,
+      body: { name: 'Lost', brandId: 'brd_01JDQ3V6Y4T1ZK0M2N5P7R9S8W' },
+    })
+    const body = await expectProblem(response, 422, 'unknown_brand')
+    expect(body.errors).toEqual([
+      expect.objectContaining({ location: 'body.brandId', code: 'unknown_brand' }),
+    ])
+  })
+
+  test('brand staff create customers in their own brand, named or not', async () => {
+    expect((await createCustomer(brandToken, { name: 'Implicit' })).brandId).toBe(secondBrand)
+    expect((await createCustomer(brandToken, { name: 'Explicit', brandId: secondBrand })).brandId).toBe(
+      secondBrand,
+    )
+  })
+
+  test('brand staff naming another brand is 422 unknown_brand at body.brandId', async () => {
+    const response = await tp.request('POST', '/api/v1/customers', {
+      token: brandToken,
+      body: { name: 'Elsewhere', brandId: defaultBrand },
+    })
+    const body = await expectProblem(response, 422, 'unknown_brand')
+    expect(body.errors).toEqual([
+      expect.objectContaining({ location: 'body.brandId', code: 'unknown_brand' }),
+    ])
+  })
+
+  test('brand staff list only their brand’s customers, and ?brandId of another brand lists none', async () => {
+    const own = await createCustomer(brandToken, { name: 'Listed' })
+    const all = await listCustomers(brandToken)
+    expect(all.items.map((customer) => customer.id)).toContain(own.id)
+    expect(all.items.every((customer) => customer.brandId === secondBrand)).toBe(true)
+    expect((await listCustomers(brandToken, `&brandId=${defaultBrand}`)).items).toEqual([])
+    expect((await listCustomers(brandToken, `&brandId=${secondBrand}`)).items).toEqual(all.items)
+  })
+
+  test('platform staff’s ?brandId narrows the list to that brand', async () => {
+    const inSecond = await createCustomer(token, { name: 'Narrowed', brandId: secondBrand })
+    const narrowed = await listCustomers(token, `&brandId=${secondBrand}`)
+    expect(narrowed.items.map((customer) => customer.id)).toContain(inSecond.id)
+    expect(narrowed.items.every((customer) => customer.brandId === secondBrand)).toBe(true)
+    expect((await listCustomers(token)).items.length).toBeGreaterThan(narrowed.items.length)
+  })
+
+  test('brand staff get 404 for another brand’s customer, to read it or to change it', async () => {
+    const foreign = await createCustomer(token, { name: 'Foreign' })
+    const read = await tp.request('GET', `/api/v1/customers/${foreign.id}`, { token: brandToken })
+    await expectProblem(read, 404, 'not_found')
+    const change = await tp.request('PATCH', `/api/v1/customers/${foreign.id}`, {
+      token: brandToken,
+      body: { name: 'Mine Now' },
+    })
+    await expectProblem(change, 404, 'not_found')
+    const after = await tp.request('GET', `/api/v1/customers/${foreign.id}`, { token })
+    expect(((await after.json()) as Customer).name).toBe('Foreign')
+  })
+})
+
+describe('changing a customer', () => {
+  test('PATCH changes the name and contact e-mail, and null removes the e-mail', async () => {
+    const customer = await createCustomer(token, { name: 'Before', email: 'before@example.test' })
+    const response = await tp.request('PATCH', `/api/v1/customers/${customer.id}`, {
+      token,
+      body: { name: '  After  ', email: 'After@Example.test' },
+    })
+    expect(response.status).toBe(200)
+    const changed = (await response.json()) as Customer
+    expect(changed).toMatchObject({ id: customer.id, name: 'After', email: 'after@example.test' })
+    expect(Date.parse(changed.updatedAt)).toBeGreaterThanOrEqual(Date.parse(customer.updatedAt))
+    expect(await (await tp.request('GET', `/api/v1/customers/${customer.id}`, { token })).json()).toEqual(
+      changed,
+    )
+
+    const cleared = await tp.request('PATCH', `/api/v1/customers/${customer.id}`, {
+      token,
+      body: { email: null },
+    })
+    expect(await cleared.json()).toMatchObject({ name: 'After', email: null })
+  })
+
+  test('PATCH to a contact e-mail another customer has is 409 customer_email_taken; its own is fine', async () => {
+    await createCustomer(token, { name: 'Holder', email: 'held@example.test' })
+    const customer = await createCustomer(token, { name: 'Wanter', email: 'wanter@example.test' })
+    const taken = await tp.request('PATCH', `/api/v1/customers/${customer.id}`, {
+      token,
+      body: { email: 'HELD@example.test' },
+    })
+    await expectProblem(taken, 409, 'customer_email_taken')
+    const same = await tp.request('PATCH', `/api/v1/customers/${customer.id}`, {
+      token,
+      body: { name: 'Wanter Ltd', email: 'wanter@example.test' },
+    })
+    expect(same.status).toBe(200)
+  })
+
+  test('PATCH with a blank name is 422 too_short at body.name', async () => {
+    const customer = await createCustomer(token, { name: 'Named' })
+    const response = await tp.request('PATCH', `/api/v1/customers/${customer.id}`, {
+      token,
+      body: { name: '   ' },
+    })
+    const body = await expectProblem(response, 422, 'validation_failed')
+    expect(body.errors).toEqual([expect.objectContaining({ location: 'body.name', code: 'too_short' })])
+  })
+
+  test('a developer may not read the customer record; a billing member reads it but cannot change it', async () => {
+    const customer = await createCustomer(token, { name: 'Roles Co' })
+    const user = await createUser(tp.panel.store.db, {
+      email: 'roles@example.test',
+      password: 'correct horse battery',
+      staffRole: null,
+    })
+    const members = `/api/v1/customers/${customer.id}/members`
+    const added = await tp.request('POST', members, { token, body: { email: user.email, role: 'developer' } })
+    expect(added.status).toBe(201)
+    const memberToken = await tp.token({ user })
+    const read = () => tp.request('GET', `/api/v1/customers/${customer.id}`, { token: memberToken })
+    expect((await expectProblem(await read(), 403, 'insufficient_scope')).scope).toBe('customer:read')
+
+    const moved = await tp.request('PATCH', `${members}/${user.id}`, { token, body: { role: 'billing' } })
+    expect(moved.status).toBe(200)
+    expect((await read()).status).toBe(200)
+    const change = await tp.request('PATCH', `/api/v1/customers/${customer.id}`, {
+      token: memberToken,
+      body: { name: 'Billing Co' },
+    })
+    expect((await expectProblem(change, 403, 'insufficient_scope')).scope).toBe('customer:manage')
+  })
+})
+
+describe('customer list cursors', () => {
+  test('a nextCursor replayed with other filters is 400 invalid_cursor', async () => {
+    await createCustomer(token, { name: 'Page One' })
+    await createCustomer(token, { name: 'Page Two' })
+    const first = await tp.request('GET', '/api/v1/customers?limit=1', { token })
+    const cursor = encodeURIComponent(((await first.json()) as CustomerPage).nextCursor ?? '')
+    expect(cursor).not.toBe('')
+    expect((await tp.request('GET', `/api/v1/customers?limit=1&cursor=${cursor}`, { token })).status).toBe(
+      200,
+    )
+    const brands = await tp.request('GET', '/api/v1/brands', { token })
+    const brandId = ((await brands.json()) as { items: Brand[] }).items[0]?.id ?? ''
+    const filtered = await tp.request(
+      'GET',
+      `/api/v1/customers?limit=1&brandId=${brandId}&cursor=${cursor}`,
+      {
+        token,
+      },
+    )
+    await expectProblem(filtered, 400, 'invalid_cursor')
+  })
+
+  test('limit=0 and limit=101 are 422 at query.limit', async () => {
+    for (const limit of [0, 101]) {
+      const response = await tp.request('GET', `/api/v1/customers?limit=${limit}`, { token })
+      const body = await expectProblem(response, 422, 'validation_failed')
+      expect(body.errors).toEqual([
+        expect.objectContaining({ location: 'query.limit', code: 'out_of_range' }),
+      ])
+    }
+  })
+
+  test('a misspelt filter is 422 unknown_field rather than a wider list', async () => {
+    const response = await tp.request('GET', '/api/v1/customers?brand=brd_01JDQ3V6Y4T1ZK0M2N5P7R9S8W', {
+      token,
+    })
+    const body = await expectProblem(response, 422, 'validation_failed')
+    expect(body.errors).toEqual([expect.objectContaining({ location: 'query.brand', code: 'unknown_field' })])
   })
 })

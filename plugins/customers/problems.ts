@@ -15,6 +15,12 @@ export const customersProblems = defineProblems({
     description:
       'Members are existing users; staff create users with POST /api/v1/users (or the CLI `user create`).',
   },
+  user_is_staff: {
+    status: 422,
+    detail: 'Staff users cannot be team members.',
+    description:
+      'Platform and brand staff already see customers through their staff role; teams are for customer users.',
+  },
   already_member: {
     status: 409,
     detail: 'This user is already on the customer’s team.',

@@ -1,7 +1,7 @@
 // API token management: mint (shown once), list one's own, revoke.
 
 import { Type as t } from '@sinclair/typebox'
-import { customerInView } from '../../auth/caller.ts'
+import { customerInView, scopesOnCustomer } from '../../auth/caller.ts'
 import { idPattern } from '../../ids/ids.ts'
 import { pageOf, pageQuery } from '../../pagination/paginate.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
@@ -84,7 +84,12 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
           directory !== null &&
           (await customerInView(store.db, caller.view, request.customerId)) &&
           (await directory.findCustomer(request.customerId)) !== null
-        const refusals = checkTokenRequest(request, caller.scopes, scopes, customerVisible, policy)
+        // A token limited to a customer can hold only what its creator holds on that customer.
+        const creatorScopes =
+          request.customerId !== null && customerVisible
+            ? await scopesOnCustomer(store.db, caller, request.customerId)
+            : caller.scopes
+        const refusals = checkTokenRequest(request, creatorScopes, scopes, customerVisible, policy)
         if (refusals.length > 0) {
           throw new Problem(kernelProblems.validation_failed, {
             detail: `The token request has ${refusals.length} refused field${refusals.length === 1 ? '' : 's'}.`,

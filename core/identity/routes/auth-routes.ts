@@ -99,7 +99,7 @@ export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
             })
           })
         }
-        return new Reply(204, undefined, { 'set-cookie': clearedSessionCookie(request) })
+        return new Reply(204, undefined, session ? { 'set-cookie': clearedSessionCookie(request) } : {})
       },
     }),
   ]

@@ -6,7 +6,7 @@ import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { Problem } from '../../problem/problem.ts'
 import { Login, Me } from '../schemas.ts'
-import { findUserById, findUserForLogin, setPassword, UserError } from '../users.ts'
+import { findUserById, findUserForLogin, hashPassword, setPasswordHash } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
 const PasswordBody = t.Object(
@@ -81,15 +81,9 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
             ],
           })
         }
+        const passwordHash = await hashPassword(body.newPassword)
         const renewed = await store.transaction(async (trx) => {
-          try {
-            await setPassword(trx, caller.user.id, body.newPassword)
-          } catch (error) {
-            if (!(error instanceof UserError)) throw error
-            throw new Problem(kernelProblems.validation_failed, {
-              errors: [{ location: 'body.newPassword', message: error.message, code: 'too_short' }],
-            })
-          }
+          await setPasswordHash(trx, caller.user.id, passwordHash)
           await invalidateUserSessions(trx, caller.user.id)
           await audit(trx, {
             action: 'user.changePassword',

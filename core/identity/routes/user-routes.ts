@@ -11,7 +11,7 @@ import { fieldProblem, Problem } from '../../problem/problem.ts'
 import { defineProblems } from '../../problem/problem-code.ts'
 import { User } from '../schemas.ts'
 import type { KernelTables } from '../tables.ts'
-import { createUser, toUser, UserError } from '../users.ts'
+import { insertUser, prepareUser, toUser, UserError } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
 /** Refusals of the user operations. */
@@ -96,14 +96,21 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
             errors: [{ location: 'body.brandId', message: 'is only for brand staff', code: 'unknown_field' }],
           })
         }
+        // The argon2id hash is made before the transaction, which would otherwise hold the store meanwhile.
+        const prepared = await prepareUser({
+          email: body.email,
+          password: body.password,
+          staffRole,
+          brandId,
+        }).catch((error) => {
+          if (!(error instanceof UserError)) throw error
+          throw new Problem(kernelProblems.validation_failed, {
+            errors: [{ location: 'body.email', message: error.message, code: 'invalid_format' }],
+          })
+        })
         const user = await store.transaction(async (trx) => {
           try {
-            const created = await createUser(trx, {
-              email: body.email,
-              password: body.password,
-              staffRole,
-              brandId,
-            })
+            const created = await insertUser(trx, prepared)
             await audit(trx, {
               action: 'user.create',
               subject: { type: 'user', id: created.id },

@@ -102,6 +102,7 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
             throw new Problem(customersProblems.owner_change_not_allowed)
           const user = await findUserByEmail(trx, body.email)
           if (!user) throw fieldProblem(customersProblems.unknown_user, 'body.email')
+          if (user.staffRole !== null) throw fieldProblem(customersProblems.user_is_staff, 'body.email')
           if (await findMember(trx, params.id, user.id)) throw new Problem(customersProblems.already_member)
           await addMember(trx, params.id, user.id, body.role)
           await audit(trx, {
