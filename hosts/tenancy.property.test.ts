@@ -1,4 +1,4 @@
-// Property: in random worlds of brands, customers, teams, tokens and sites, no list or read answers a row outside the caller's view, and no list misses one inside it.
+// Random worlds, tokens and filters: no list or read answers a row outside the caller's view, nor misses one.
 
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
@@ -82,6 +82,14 @@ type CallPlan =
   | { readonly kind: 'readUser'; readonly target: Pick }
   | { readonly kind: 'listTokens'; readonly page: PagePlan }
 
+/** Between reads, platform staff give a plain user a role on a customer, or take it away (`role: null`). */
+interface TeamChangePlan {
+  readonly kind: 'changeTeam'
+  readonly member: number
+  readonly customer: number
+  readonly role: Role | null
+}
+
 interface TokenPlan {
   readonly scopes: readonly string[]
   readonly limit: LimitPlan
@@ -90,7 +98,7 @@ interface TokenPlan {
 interface RequestPlan {
   readonly caller: number
   readonly token: TokenPlan
-  readonly call: CallPlan
+  readonly call: CallPlan | TeamChangePlan
 }
 
 interface WorldPlan {
@@ -123,7 +131,7 @@ const domainArbitrary: fc.Arbitrary<DomainPick> = fc.oneof(
   { weight: 1, arbitrary: fc.constant('ghost' as const) },
 )
 
-const callArbitrary: fc.Arbitrary<CallPlan> = fc.oneof(
+const callArbitrary: fc.Arbitrary<CallPlan | TeamChangePlan> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.record({
@@ -160,6 +168,15 @@ const callArbitrary: fc.Arbitrary<CallPlan> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('listUsers' as const), page: pageArbitrary }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('readUser' as const), target: pickArbitrary }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('listTokens' as const), page: pageArbitrary }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('changeTeam' as const),
+      member: fc.nat({ max: 40 }),
+      customer: fc.nat({ max: 40 }),
+      role: fc.option(fc.constantFrom(...roles), { nil: null, freq: 3 }),
+    }),
+  },
 )
 
 const tokenArbitrary: fc.Arbitrary<TokenPlan> = fc.record({
@@ -235,7 +252,10 @@ interface World {
   readonly sites: readonly { readonly id: string; readonly customerId: string; readonly domain: string }[]
   /** Every user: the platform staff member first, then brand staff, then plain users. */
   readonly users: readonly User[]
-  readonly memberships: readonly Membership[]
+  /** Teams as they are now: team changes between reads update them. */
+  readonly memberships: Membership[]
+  /** The platform staff token the world is built and changed with. */
+  readonly builder: string
   /** Tokens minted so far, by what they were minted for. */
   readonly credentials: Map<string, Credential>
   /** Every cursor handed out, with the token it was handed to. */
@@ -483,7 +503,12 @@ function probeOf(world: World, credential: Credential, call: CallPlan): Probe {
       return { path: `/users/${id}`, query: {}, fields: userFields, outcome, page: null }
     }
     case 'listTokens': {
-      const own = [...world.credentials.values()].filter((held) => held.user.id === user.id)
+      // A token limited to a customer lists only the user's tokens limited to that same customer.
+      const own = [...world.credentials.values()].filter(
+        (held) =>
+          held.user.id === user.id &&
+          (credential.customerId === null || held.customerId === credential.customerId),
+      )
       const rows = own.map((held) => ({ id: held.id, customerId: held.customerId }))
       return {
         path: '/api-tokens',
@@ -502,10 +527,20 @@ function probeOf(world: World, credential: Credential, call: CallPlan): Probe {
 /** Ids of the panel's entities, wherever they appear in an answer. */
 const entityId = /\b(?:cus|site|usr|brd|tok)_[0-9A-Z]{26}\b/g
 
-const tally = { worlds: 0, requests: 0, rows: 0, refusals: 0, tokens: 0 }
+const tally = { worlds: 0, requests: 0, rows: 0, refusals: 0, tokens: 0, teamChanges: 0 }
 
+/** Builds the world `plan` describes on a fresh panel, through the API (users through createUser). */
 async function buildWorld(plan: WorldPlan): Promise<World> {
   const tp = await createTestPanel({ plugins: standardPlugins() })
+  try {
+    return await populate(tp, plan)
+  } catch (error) {
+    await tp.panel.close()
+    throw error
+  }
+}
+
+async function populate(tp: TestPanel, plan: WorldPlan): Promise<World> {
   const staff = await tp.staff()
   const builder = await tp.token()
   const send = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
@@ -577,6 +612,7 @@ async function buildWorld(plan: WorldPlan): Promise<World> {
     sites,
     users: [staff, ...made],
     memberships,
+    builder,
     credentials: new Map(),
     cursors: [],
   }
@@ -729,10 +765,51 @@ async function runProbe(world: World, credential: Credential, probe: Probe, cont
   }
 }
 
+/**
+ * Changes a team through the API and in the model alike; the last owner stays (409 last_owner). Tokens already
+ * minted keep working, so later reads check that a lost role is lost at once and a new one counts at once.
+ */
+async function changeTeam(world: World, change: TeamChangePlan, context: string): Promise<void> {
+  const user = nth(
+    world.users.filter((candidate) => kindOf(candidate) === 'member'),
+    change.member,
+  )
+  const customer = nth(world.customers, change.customer)
+  if (!user || !customer) return
+  const index = world.memberships.findIndex((m) => m.userId === user.id && m.customerId === customer.id)
+  const current = world.memberships[index]
+  if (!current && change.role === null) return
+  const team = `${api}/customers/${customer.id}/members`
+  const owners = world.memberships.filter((m) => m.customerId === customer.id && m.role === 'owner').length
+  const lastOwner = current?.role === 'owner' && change.role !== 'owner' && owners <= 1
+  const response = !current
+    ? await world.tp.request('POST', team, {
+        token: world.builder,
+        body: { email: user.email, role: change.role },
+      })
+    : change.role === null
+      ? await world.tp.request('DELETE', `${team}/${user.id}`, { token: world.builder })
+      : await world.tp.request('PATCH', `${team}/${user.id}`, {
+          token: world.builder,
+          body: { role: change.role },
+        })
+  tally.requests++
+  tally.teamChanges++
+  const expected = lastOwner ? 409 : !current ? 201 : change.role === null ? 204 : 200
+  if (response.status !== expected)
+    throw new Error(`${context}: expected ${expected}, got ${response.status}: ${await response.text()}`)
+  if (lastOwner) return
+  if (current) world.memberships.splice(index, 1)
+  if (change.role !== null)
+    world.memberships.push({ customerId: customer.id, userId: user.id, email: user.email, role: change.role })
+}
+
 async function checkRequest(world: World, plan: RequestPlan, index: number): Promise<void> {
+  const context = `request #${index}: ${JSON.stringify(plan.call)}`
+  if (plan.call.kind === 'changeTeam') return changeTeam(world, plan.call, context)
   const credential = await credentialFor(world, plan)
   const probe = probeOf(world, credential, plan.call)
-  await runProbe(world, credential, probe, `request #${index}: ${JSON.stringify(plan.call)}`)
+  await runProbe(world, credential, probe, context)
 }
 
 test(
@@ -753,7 +830,7 @@ test(
     )
     const seconds = ((performance.now() - started) / 1000).toFixed(1)
     console.log(
-      `tenancy property: ${tally.worlds} worlds, ${tally.tokens} tokens, ${tally.requests} requests checked (${tally.refusals} refusals), ${tally.rows} rows checked, ${seconds} s`,
+      `tenancy property: ${tally.worlds} worlds, ${tally.tokens} tokens, ${tally.teamChanges} team changes, ${tally.requests} requests checked (${tally.refusals} refusals), ${tally.rows} rows checked, ${seconds} s`,
     )
     expect(tally.requests).toBeGreaterThanOrEqual(2000)
   },

@@ -126,8 +126,16 @@ describe('adding members', () => {
   test('staff users cannot join a team: 422 user_is_staff at body.email', async () => {
     // Found by review: staff could be added (even as owner) and then counted towards the last-owner rule.
     const customerId = await team([owner, 'owner'])
-    const staff = await createUser(tp.panel.store.db, { email: 'staffer@example.test', password, staffRole: 'platform' })
-    const body = await expectProblem(await addMember(staffToken, customerId, staff.email, 'owner'), 422, 'user_is_staff')
+    const staff = await createUser(tp.panel.store.db, {
+      email: 'staffer@example.test',
+      password,
+      staffRole: 'platform',
+    })
+    const body = await expectProblem(
+      await addMember(staffToken, customerId, staff.email, 'owner'),
+      422,
+      'user_is_staff',
+    )
     expect(body.errors).toEqual([expect.objectContaining({ location: 'body.email', code: 'user_is_staff' })])
   })
 

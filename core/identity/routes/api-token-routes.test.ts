@@ -271,6 +271,22 @@ describe('listing tokens', () => {
     }
     expect(page.items[2]).toEqual(two)
   })
+
+  test('a token limited to a customer lists only the tokens limited to that customer', async () => {
+    // Found by the tenancy property test: listing showed tokens limited to other customers, and so their ids.
+    const user = await createUser(tp.panel.store.db, {
+      email: 'two-teams@example.test',
+      password,
+      staffRole: null,
+    })
+    await addMember(tp.panel.store.db, customerA, user.id, 'owner')
+    await addMember(tp.panel.store.db, customerB, user.id, 'owner')
+    const forA = await tp.token({ user, customerId: customerA })
+    await tp.token({ user, customerId: customerB })
+    await tp.token({ user })
+    const page = await listTokens(forA)
+    expect(page.items.map((item) => item.customerId)).toEqual([customerA])
+  })
 })
 
 describe('revoking a token', () => {

@@ -116,12 +116,16 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
       path: '/api-tokens',
       operationId: 'listApiTokens',
       summary: 'List the caller’s own API tokens',
-      description: 'Tokens of the signed-in user that are not revoked, oldest first; never their secrets.',
+      description:
+        'Tokens of the signed-in user that are not revoked, oldest first; never their secrets. A token limited to a customer lists only the tokens limited to that customer.',
       authenticated: true,
       query: t.Object(pageQuery),
       responses: { 200: { description: 'A page of tokens.', schema: pageOf(ApiToken, 'ApiTokenPage') } },
       async handler({ caller, page }) {
-        const { rows, nextCursor } = await page(apiTokensQuery(store.db, caller.user.id), {
+        // A token limited to a customer sees only its user's tokens for that customer: no other customer's id leaks.
+        const limit = caller.token?.customerId ?? null
+        const own = apiTokensQuery(store.db, caller.user.id)
+        const { rows, nextCursor } = await page(limit === null ? own : own.where('customer_id', '=', limit), {
           keyColumn: 'id',
           keyOf: (row) => row.id,
         })
