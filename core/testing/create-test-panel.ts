@@ -6,6 +6,7 @@ import { createPanel, type Panel, type PanelOptions } from '../panel/create-pane
 import { defaultLimits } from '../panel/limits.ts'
 import type { PluginDefinition } from '../plugin/define-plugin.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
+import { testPassword } from './users.ts'
 
 /** A panel for tests, with helpers. */
 export interface TestPanel {
@@ -47,7 +48,7 @@ export async function createTestPanel(options: {
   const staff = () => {
     staffUser ??= createUser(panel.store.db, {
       email: 'staff@example.test',
-      password: 'correct horse battery',
+      password: testPassword,
       staffRole: 'platform',
     })
     return staffUser

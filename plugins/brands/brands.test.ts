@@ -1,35 +1,18 @@
 // POST, GET and PATCH /api/v1/brands as clients see them: platform staff manage all, brand staff only their own.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createUser } from '../../core/index.ts'
+import type { Page } from '../../core/index.ts'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
+import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
+import { createTestUser } from '../../core/testing/users.ts'
 import type { Brand } from './contract.ts'
 import { brandsPlugin } from './index.ts'
-
-interface ProblemBody {
-  readonly code: string
-  readonly scope?: string
-  readonly errors?: readonly { location: string; code: string }[]
-}
-
-interface BrandPage {
-  readonly items: readonly Brand[]
-  readonly nextCursor: string | null
-}
 
 let tp: TestPanel
 let staffToken: string
 let brandToken: string
 let own: Brand
 let other: Brand
-
-async function expectProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('content-type')).toBe('application/problem+json')
-  const body = (await response.json()) as ProblemBody
-  expect(body.code).toBe(code)
-  return body
-}
 
 async function createBrand(name: string): Promise<Brand> {
   const response = await tp.request('POST', '/api/v1/brands', { token: staffToken, body: { name } })
@@ -40,7 +23,7 @@ async function createBrand(name: string): Promise<Brand> {
 async function listBrands(token: string): Promise<Brand[]> {
   const response = await tp.request('GET', '/api/v1/brands?limit=100', { token })
   expect(response.status).toBe(200)
-  return [...((await response.json()) as BrandPage).items]
+  return [...((await response.json()) as Page<Brand>).items]
 }
 
 beforeAll(async () => {
@@ -48,9 +31,8 @@ beforeAll(async () => {
   staffToken = await tp.token()
   own = await createBrand('Own Hosting')
   other = await createBrand('Other Hosting')
-  const brandStaff = await createUser(tp.panel.store.db, {
+  const brandStaff = await createTestUser(tp.panel.store.db, {
     email: 'brand-staff@example.test',
-    password: 'correct horse battery',
     staffRole: 'brand',
     brandId: own.id,
   })
@@ -102,8 +84,7 @@ describe('platform staff', () => {
 
   test('a blank name is 422 too_short at body.name', async () => {
     const response = await tp.request('POST', '/api/v1/brands', { token: staffToken, body: { name: '   ' } })
-    const body = await expectProblem(response, 422, 'validation_failed')
-    expect(body.errors).toEqual([expect.objectContaining({ location: 'body.name', code: 'too_short' })])
+    await expectFieldProblem(response, 422, 'validation_failed', 'body.name', 'too_short')
   })
 
   test('rename any brand; another brand’s name is 409 brand_name_taken, its own name is fine', async () => {

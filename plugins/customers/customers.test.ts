@@ -1,8 +1,10 @@
 // POST and GET /api/v1/customers as a client sees them.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createUser } from '../../core/index.ts'
+import type { Page } from '../../core/index.ts'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
+import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
+import { createTestUser } from '../../core/testing/users.ts'
 import type { Brand } from '../brands/contract.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import type { Customer } from './contract.ts'
@@ -76,35 +78,16 @@ describe('customers', () => {
   })
 })
 
-interface ProblemBody {
-  readonly code: string
-  readonly scope?: string
-  readonly errors?: readonly { location: string; code: string }[]
-}
-
-interface CustomerPage {
-  readonly items: readonly Customer[]
-  readonly nextCursor: string | null
-}
-
-async function expectProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('content-type')).toBe('application/problem+json')
-  const body = (await response.json()) as ProblemBody
-  expect(body.code).toBe(code)
-  return body
-}
-
 async function createCustomer(as: string, body: Record<string, unknown>): Promise<Customer> {
   const response = await tp.request('POST', '/api/v1/customers', { token: as, body })
   expect(response.status).toBe(201)
   return (await response.json()) as Customer
 }
 
-async function listCustomers(as: string, query = ''): Promise<CustomerPage> {
+async function listCustomers(as: string, query = ''): Promise<Page<Customer>> {
   const response = await tp.request('GET', `/api/v1/customers?limit=100${query}`, { token: as })
   expect(response.status).toBe(200)
-  return (await response.json()) as CustomerPage
+  return (await response.json()) as Page<Customer>
 }
 
 describe('customers and brands', () => {
@@ -118,9 +101,8 @@ describe('customers and brands', () => {
       ((await brands.json()) as { items: Brand[] }).items.find((brand) => brand.isDefault)?.id ?? ''
     const created = await tp.request('POST', '/api/v1/brands', { token, body: { name: 'Second Brand' } })
     secondBrand = ((await created.json()) as Brand).id
-    const brandStaff = await createUser(tp.panel.store.db, {
+    const brandStaff = await createTestUser(tp.panel.store.db, {
       email: 'second-staff@example.test',
-      password: 'correct horse battery',
       staffRole: 'brand',
       brandId: secondBrand,
     })
@@ -138,10 +120,7 @@ describe('customers and brands', () => {
       token,
       body: { name: 'Lost', brandId: 'brd_01JDQ3V6Y4T1ZK0M2N5P7R9S8W' },
     })
-    const body = await expectProblem(response, 422, 'unknown_brand')
-    expect(body.errors).toEqual([
-      expect.objectContaining({ location: 'body.brandId', code: 'unknown_brand' }),
-    ])
+    await expectFieldProblem(response, 422, 'unknown_brand', 'body.brandId')
   })
 
   test('brand staff create customers in their own brand, named or not', async () => {
@@ -156,10 +135,7 @@ describe('customers and brands', () => {
       token: brandToken,
       body: { name: 'Elsewhere', brandId: defaultBrand },
     })
-    const body = await expectProblem(response, 422, 'unknown_brand')
-    expect(body.errors).toEqual([
-      expect.objectContaining({ location: 'body.brandId', code: 'unknown_brand' }),
-    ])
+    await expectFieldProblem(response, 422, 'unknown_brand', 'body.brandId')
   })
 
   test('brand staff list only their brand’s customers, and ?brandId of another brand lists none', async () => {
@@ -236,17 +212,12 @@ describe('changing a customer', () => {
       token,
       body: { name: '   ' },
     })
-    const body = await expectProblem(response, 422, 'validation_failed')
-    expect(body.errors).toEqual([expect.objectContaining({ location: 'body.name', code: 'too_short' })])
+    await expectFieldProblem(response, 422, 'validation_failed', 'body.name', 'too_short')
   })
 
   test('a developer may not read the customer record; a billing member reads it but cannot change it', async () => {
     const customer = await createCustomer(token, { name: 'Roles Co' })
-    const user = await createUser(tp.panel.store.db, {
-      email: 'roles@example.test',
-      password: 'correct horse battery',
-      staffRole: null,
-    })
+    const user = await createTestUser(tp.panel.store.db, { email: 'roles@example.test', staffRole: null })
     const members = `/api/v1/customers/${customer.id}/members`
     const added = await tp.request('POST', members, { token, body: { email: user.email, role: 'developer' } })
     expect(added.status).toBe(201)
@@ -270,7 +241,7 @@ describe('customer list cursors', () => {
     await createCustomer(token, { name: 'Page One' })
     await createCustomer(token, { name: 'Page Two' })
     const first = await tp.request('GET', '/api/v1/customers?limit=1', { token })
-    const cursor = encodeURIComponent(((await first.json()) as CustomerPage).nextCursor ?? '')
+    const cursor = encodeURIComponent(((await first.json()) as Page<Customer>).nextCursor ?? '')
     expect(cursor).not.toBe('')
     expect((await tp.request('GET', `/api/v1/customers?limit=1&cursor=${cursor}`, { token })).status).toBe(
       200,
@@ -290,10 +261,7 @@ describe('customer list cursors', () => {
   test('limit=0 and limit=101 are 422 at query.limit', async () => {
     for (const limit of [0, 101]) {
       const response = await tp.request('GET', `/api/v1/customers?limit=${limit}`, { token })
-      const body = await expectProblem(response, 422, 'validation_failed')
-      expect(body.errors).toEqual([
-        expect.objectContaining({ location: 'query.limit', code: 'out_of_range' }),
-      ])
+      await expectFieldProblem(response, 422, 'validation_failed', 'query.limit', 'out_of_range')
     }
   })
 
@@ -301,7 +269,6 @@ describe('customer list cursors', () => {
     const response = await tp.request('GET', '/api/v1/customers?brand=brd_01JDQ3V6Y4T1ZK0M2N5P7R9S8W', {
       token,
     })
-    const body = await expectProblem(response, 422, 'validation_failed')
-    expect(body.errors).toEqual([expect.objectContaining({ location: 'query.brand', code: 'unknown_field' })])
+    await expectFieldProblem(response, 422, 'validation_failed', 'query.brand', 'unknown_field')
   })
 })

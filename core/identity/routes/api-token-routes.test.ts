@@ -1,52 +1,19 @@
 // POST, GET and DELETE /api/v1/api-tokens as a client sees them, and the list cursors they hand out.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import {
-  addMember,
-  brandDirectoryService,
-  createUser,
-  definePlugin,
-  registerTenant,
-  tenantDirectoryService,
-  type User,
-} from '../../index.ts'
+import { addMember, type Page, type User } from '../../index.ts'
 import { createTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
-
-const brandA = 'brd_01JDQ3V6Y4T1ZK0M2N5P7R9SAA'
-const brandB = 'brd_01JDQ3V6Y4T1ZK0M2N5P7R9SBB'
-const customerA = 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SAA'
-const customerB = 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SBB'
-const tenants: Readonly<Record<string, string>> = { [customerA]: brandA, [customerB]: brandB }
+import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
+import { login, sameOrigin } from '../../testing/sessions.ts'
+import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../../testing/tenancy-fixture.ts'
+import { createTestUser, testPassword } from '../../testing/users.ts'
 
 /** Two brands with one customer each, standing in for the brands and customers plugins. */
-const tenancyPlugin = definePlugin({
-  name: 'tenancy-fixture',
-  version: '1.0.0',
+const tenancyPlugin = fixturePlugin({
   description: 'Brands, customers and scopes for the token tests.',
-  scopes: [
-    { name: 'site:read', description: 'Read sites' },
-    { name: 'site:create', description: 'Create sites' },
-    { name: 'customer:manage', description: 'Change customers' },
-    { name: 'widget:admin', description: 'Administer widgets (staff)', staff: true },
-    { name: 'widget:create', description: 'Create widgets (platform staff)', staff: 'platform' },
-  ],
-  async setup(context) {
-    for (const [customerId, brandId] of Object.entries(tenants))
-      await registerTenant(context.db, customerId, brandId)
-    context.provide(tenantDirectoryService, {
-      findCustomer: async (id) => (tenants[id] ? { id } : null),
-    })
-    context.provide(brandDirectoryService, {
-      findBrand: async (id) => ([brandA, brandB].includes(id) ? { id } : null),
-      defaultBrandId: async () => brandA,
-    })
-  },
+  scopes: ['site:read', 'site:create', 'customer:manage', 'widget:admin', 'widget:create'],
+  tenants: twoTenants,
 })
-
-interface ProblemBody {
-  readonly code: string
-  readonly errors?: readonly { location: string; code: string }[]
-}
 
 interface TokenBody {
   readonly id: string
@@ -59,21 +26,7 @@ interface TokenBody {
   readonly token?: string
 }
 
-interface TokenPage {
-  readonly items: readonly TokenBody[]
-  readonly nextCursor: string | null
-}
-
-const password = 'correct horse battery'
 const dayMs = 86_400_000
-
-async function expectProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('content-type')).toBe('application/problem+json')
-  const body = (await response.json()) as ProblemBody
-  expect(body.code).toBe(code)
-  return body
-}
 
 /** The `errors[]` of a refused token request as `[location, code]` pairs. */
 async function refusals(response: Response): Promise<string[][]> {
@@ -97,10 +50,10 @@ async function created(response: Response): Promise<TokenBody & { token: string 
   return (await response.json()) as TokenBody & { token: string }
 }
 
-async function listTokens(token: string, query = ''): Promise<TokenPage> {
+async function listTokens(token: string, query = ''): Promise<Page<TokenBody>> {
   const response = await tp.request('GET', `/api/v1/api-tokens${query}`, { token })
   expect(response.status).toBe(200)
-  return (await response.json()) as TokenPage
+  return (await response.json()) as Page<TokenBody>
 }
 
 beforeAll(async () => {
@@ -108,9 +61,9 @@ beforeAll(async () => {
   const db = tp.panel.store.db
   ;[staff, otherStaff, brandStaff, member] = await Promise.all([
     tp.staff(),
-    createUser(db, { email: 'other-staff@example.test', password, staffRole: 'platform' }),
-    createUser(db, { email: 'brand-a@example.test', password, staffRole: 'brand', brandId: brandA }),
-    createUser(db, { email: 'member@example.test', password, staffRole: null }),
+    createTestUser(db, { email: 'other-staff@example.test', staffRole: 'platform' }),
+    createTestUser(db, { email: 'brand-a@example.test', staffRole: 'brand', brandId: brandA }),
+    createTestUser(db, { email: 'member@example.test', staffRole: null }),
   ])
   await addMember(db, customerA, member.id, 'developer')
   staffToken = await tp.token()
@@ -119,13 +72,11 @@ afterAll(() => tp.panel.close())
 
 describe('creating a token', () => {
   test('a session creates a token: 201, Location, the secret shown once, and it works as a Bearer token', async () => {
-    const loginResponse = await tp.request('POST', '/api/v1/auth/login', {
-      body: { email: staff.email, password },
-    })
+    const loginResponse = await login(tp, staff.email, testPassword)
     const { csrfToken } = (await loginResponse.json()) as { csrfToken: string }
     const cookie = (loginResponse.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
     const response = await tp.request('POST', '/api/v1/api-tokens', {
-      headers: { cookie, 'x-csrf-token': csrfToken, 'sec-fetch-site': 'same-origin' },
+      headers: sameOrigin({ cookie, csrfToken }),
       body: { name: 'deploy bot', scopes: ['site:read'] },
     })
     const token = await created(response)
@@ -245,9 +196,8 @@ describe('creating a token', () => {
 
 describe('listing tokens', () => {
   test('lists the caller’s own live tokens, never their secrets', async () => {
-    const user = await createUser(tp.panel.store.db, {
+    const user = await createTestUser(tp.panel.store.db, {
       email: 'lister@example.test',
-      password,
       staffRole: 'platform',
     })
     const own = await tp.token({ user })
@@ -274,11 +224,7 @@ describe('listing tokens', () => {
 
   test('a token limited to a customer lists only the tokens limited to that customer', async () => {
     // Found by the tenancy property test: listing showed tokens limited to other customers, and so their ids.
-    const user = await createUser(tp.panel.store.db, {
-      email: 'two-teams@example.test',
-      password,
-      staffRole: null,
-    })
+    const user = await createTestUser(tp.panel.store.db, { email: 'two-teams@example.test', staffRole: null })
     await addMember(tp.panel.store.db, customerA, user.id, 'owner')
     await addMember(tp.panel.store.db, customerB, user.id, 'owner')
     const forA = await tp.token({ user, customerId: customerA })
@@ -329,7 +275,7 @@ describe('revoking a token', () => {
 
 describe('list cursors', () => {
   let walker: string
-  let firstPage: TokenPage
+  let firstPage: Page<TokenBody>
 
   beforeAll(async () => {
     walker = await tp.token({ user: otherStaff })
@@ -380,10 +326,7 @@ describe('list cursors', () => {
   test('limit=0 and limit=101 are 422 at query.limit', async () => {
     for (const limit of [0, 101]) {
       const response = await tp.request('GET', `/api/v1/api-tokens?limit=${limit}`, { token: walker })
-      const body = await expectProblem(response, 422, 'validation_failed')
-      expect(body.errors).toEqual([
-        expect.objectContaining({ location: 'query.limit', code: 'out_of_range' }),
-      ])
+      await expectFieldProblem(response, 422, 'validation_failed', 'query.limit', 'out_of_range')
     }
   })
 })

@@ -1,22 +1,25 @@
 // Sign-in and sign-out, the session cookie and its CSRF guard, login throttling, password change and GET /me.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { addMember, createUser, definePlugin, defineRoute, type User } from '../../index.ts'
+import { addMember, defineRoute, type User } from '../../index.ts'
 import { createTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
+import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
+import { cookieOf, type LoginBody, login, type Session, sameOrigin, signIn } from '../../testing/sessions.ts'
+import { customerA, customerB, fixturePlugin } from '../../testing/tenancy-fixture.ts'
+import { createTestUser, testPassword } from '../../testing/users.ts'
 
 /** Scopes shaped like the standard plugins' ones, and a state-changing route to try cookies on. */
-const fixturesPlugin = definePlugin({
+const fixturesPlugin = fixturePlugin({
   name: 'fixtures',
-  version: '1.0.0',
   description: 'Scopes and a test route for the identity tests.',
   scopes: [
-    { name: 'site:read', description: 'Read sites' },
-    { name: 'site:create', description: 'Create sites' },
-    { name: 'customer:read', description: 'Read customers' },
-    { name: 'customer:manage', description: 'Change customers' },
-    { name: 'billing:manage', description: 'Manage billing' },
-    { name: 'widget:admin', description: 'Administer widgets (staff)', staff: true },
-    { name: 'widget:create', description: 'Create widgets (platform staff)', staff: 'platform' },
+    'site:read',
+    'site:create',
+    'customer:read',
+    'customer:manage',
+    'billing:manage',
+    'widget:admin',
+    'widget:create',
   ],
   routes: () => [
     defineRoute({
@@ -30,19 +33,6 @@ const fixturesPlugin = definePlugin({
     }),
   ],
 })
-
-interface ProblemBody {
-  readonly code: string
-  readonly requestId: string
-  readonly errors?: readonly { location: string; code: string }[]
-  readonly retryAfter?: number
-}
-
-interface LoginBody {
-  readonly csrfToken: string
-  readonly expiresAt: string
-  readonly user: User
-}
 
 interface MeBody {
   readonly user: User
@@ -58,52 +48,8 @@ interface MeBody {
   readonly scopes: readonly string[]
 }
 
-interface Session {
-  readonly cookie: string
-  readonly csrfToken: string
-}
-
-const password = 'correct horse battery'
 const dayMs = 86_400_000
-const customerA = 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SAA'
-const customerB = 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SBB'
 const brandId = 'brd_01JDQ3V6Y4T1ZK0M2N5P7R9SBR'
-
-async function expectProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('content-type')).toBe('application/problem+json')
-  const body = (await response.json()) as ProblemBody
-  expect(body.code).toBe(code)
-  return body
-}
-
-/** The `name=value` part of a Set-Cookie header. */
-function cookieOf(response: Response): string {
-  const header = response.headers.get('set-cookie') ?? ''
-  expect(header).toStartWith('plinth_session=')
-  return header.split(';')[0] ?? ''
-}
-
-/** The headers of a change made with a session cookie from the panel's own pages. */
-function sameOrigin(session: Session, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    cookie: session.cookie,
-    'x-csrf-token': session.csrfToken,
-    'sec-fetch-site': 'same-origin',
-    ...extra,
-  }
-}
-
-function login(tp: TestPanel, email: string, secret: string): Promise<Response> {
-  return tp.request('POST', '/api/v1/auth/login', { body: { email, password: secret } })
-}
-
-async function signIn(tp: TestPanel, email: string, secret = password): Promise<Session> {
-  const response = await login(tp, email, secret)
-  expect(response.status).toBe(200)
-  const body = (await response.json()) as LoginBody
-  return { cookie: cookieOf(response), csrfToken: body.csrfToken }
-}
 
 async function me(tp: TestPanel, options: { token?: string; headers?: Record<string, string> }) {
   const response = await tp.request('GET', '/api/v1/me', options)
@@ -125,13 +71,13 @@ beforeAll(async () => {
   const db = tp.panel.store.db
   ;[staff, brandStaff, member, changer] = await Promise.all([
     tp.staff(),
-    createUser(db, { email: 'brand@example.test', password, staffRole: 'brand', brandId }),
-    createUser(db, { email: 'member@example.test', password, staffRole: null }),
-    createUser(db, { email: 'changer@example.test', password, staffRole: null }),
+    createTestUser(db, { email: 'brand@example.test', staffRole: 'brand', brandId }),
+    createTestUser(db, { email: 'member@example.test', staffRole: null }),
+    createTestUser(db, { email: 'changer@example.test', staffRole: null }),
   ])
   await addMember(db, customerA, member.id, 'billing')
   await addMember(db, customerB, member.id, 'developer')
-  loginResponse = await login(tp, staff.email, password)
+  loginResponse = await login(tp, staff.email, testPassword)
   loginBody = (await loginResponse.json()) as LoginBody
   staffSession = { cookie: cookieOf(loginResponse), csrfToken: loginBody.csrfToken }
 })
@@ -161,7 +107,7 @@ describe('login', () => {
       new Request('https://localhost/api/v1/auth/login', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: staff.email, password }),
+        body: JSON.stringify({ email: staff.email, password: testPassword }),
       }),
     )
     expect(response.status).toBe(200)
@@ -169,14 +115,14 @@ describe('login', () => {
   })
 
   test('the e-mail is matched whatever its case and surrounding spaces', async () => {
-    const response = await login(tp, '  STAFF@Example.TEST ', password)
+    const response = await login(tp, '  STAFF@Example.TEST ', testPassword)
     expect(response.status).toBe(200)
     expect(((await response.json()) as LoginBody).user.id).toBe(staff.id)
   })
 
   test('a wrong password and an unknown e-mail both answer 401 invalid_credentials with the same body', async () => {
     const wrong = await login(tp, staff.email, 'not the password at all')
-    const unknown = await login(tp, 'nobody@example.test', password)
+    const unknown = await login(tp, 'nobody@example.test', testPassword)
     const { requestId: _a, ...wrongBody } = await expectProblem(wrong, 401, 'invalid_credentials')
     const { requestId: _b, ...unknownBody } = await expectProblem(unknown, 401, 'invalid_credentials')
     expect(wrongBody).toEqual(unknownBody)
@@ -303,46 +249,36 @@ describe('changing the password', () => {
       token,
       body: { currentPassword: 'not my password', newPassword: 'a brand new passphrase' },
     })
-    const body = await expectProblem(response, 422, 'validation_failed')
-    expect(body.errors).toEqual([
-      expect.objectContaining({ location: 'body.currentPassword', code: 'wrong_password' }),
-    ])
+    await expectFieldProblem(response, 422, 'validation_failed', 'body.currentPassword', 'wrong_password')
   })
 
   test('a new password under 12 characters is 422 too_short at body.newPassword', async () => {
     const token = await tp.token({ user: changer })
     const response = await tp.request('POST', '/api/v1/me/password', {
       token,
-      body: { currentPassword: password, newPassword: 'short' },
+      body: { currentPassword: testPassword, newPassword: 'short' },
     })
-    const body = await expectProblem(response, 422, 'validation_failed')
-    expect(body.errors).toEqual([
-      expect.objectContaining({ location: 'body.newPassword', code: 'too_short' }),
-    ])
+    await expectFieldProblem(response, 422, 'validation_failed', 'body.newPassword', 'too_short')
   })
 
   test('a token without * cannot change the password: 403 wildcard_token_required', async () => {
     const token = await tp.token({ user: changer, scopes: ['site:read'] })
     const response = await tp.request('POST', '/api/v1/me/password', {
       token,
-      body: { currentPassword: password, newPassword: 'a brand new passphrase' },
+      body: { currentPassword: testPassword, newPassword: 'a brand new passphrase' },
     })
     await expectProblem(response, 403, 'wildcard_token_required')
   })
 
   test('success ends every session of the user and answers a new session cookie and CSRF token', async () => {
-    const user = await createUser(tp.panel.store.db, {
-      email: 'rotate@example.test',
-      password,
-      staffRole: null,
-    })
+    const user = await createTestUser(tp.panel.store.db, { email: 'rotate@example.test', staffRole: null })
     const [current, other] = await Promise.all([signIn(tp, user.email), signIn(tp, user.email)])
     const token = await tp.token({ user })
     const newPassword = 'a brand new passphrase'
 
     const response = await tp.request('POST', '/api/v1/me/password', {
       headers: sameOrigin(current),
-      body: { currentPassword: password, newPassword },
+      body: { currentPassword: testPassword, newPassword },
     })
     expect(response.status).toBe(200)
     expect(response.headers.get('cache-control')).toBe('no-store')
@@ -365,7 +301,7 @@ describe('changing the password', () => {
     const token = await tp.token({ user: changer })
     const response = await tp.request('POST', '/api/v1/me/password', {
       token,
-      body: { currentPassword: password, newPassword: 'changed by a token' },
+      body: { currentPassword: testPassword, newPassword: 'changed by a token' },
     })
     expect(response.status).toBe(200)
     expect(await response.json()).toBeNull()
@@ -386,7 +322,7 @@ describe('login throttling', () => {
         expect(performance.now() - started).toBeGreaterThanOrEqual(Math.max(0, attempt - 2) * stepDelayMs - 1)
         await expectProblem(response, 401, 'invalid_credentials')
       }
-      const refused = await login(throttled, user.email, password)
+      const refused = await login(throttled, user.email, testPassword)
       const body = await expectProblem(refused, 429, 'too_many_attempts')
       const retryAfter = Number(refused.headers.get('retry-after'))
       expect(retryAfter).toBeWithin(15 * 60 - 5, 15 * 60 + 1)
@@ -404,7 +340,7 @@ describe('login throttling', () => {
         new Request('http://localhost/api/v1/auth/login', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ email, password }),
+          body: JSON.stringify({ email, password: testPassword }),
         }),
         { address },
       )

@@ -1,68 +1,25 @@
 // POST and GET /api/v1/users as staff see them: who may create whom, and who sees which users.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import {
-  addMember,
-  brandDirectoryService,
-  createUser,
-  definePlugin,
-  registerTenant,
-  tenantDirectoryService,
-  type User,
-} from '../../index.ts'
+import { addMember, type Page, type User } from '../../index.ts'
 import { createTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
-
-const brandA = 'brd_01JDQ3V6Y4T1ZK0M2N5P7R9SAA'
-const brandB = 'brd_01JDQ3V6Y4T1ZK0M2N5P7R9SBB'
-const customerA = 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SAA'
-const customerB = 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SBB'
-const tenants: Readonly<Record<string, string>> = { [customerA]: brandA, [customerB]: brandB }
+import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
+import {
+  brandA,
+  brandB,
+  customerA,
+  customerB,
+  fixturePlugin,
+  twoTenants,
+} from '../../testing/tenancy-fixture.ts'
+import { createTestUser, testPassword } from '../../testing/users.ts'
 
 /** Two brands with one customer each, standing in for the brands and customers plugins. */
-const tenancyPlugin = definePlugin({
-  name: 'tenancy-fixture',
-  version: '1.0.0',
+const tenancyPlugin = fixturePlugin({
   description: 'Brands, customers and a customer scope for the user tests.',
-  scopes: [{ name: 'site:read', description: 'Read sites' }],
-  async setup(context) {
-    for (const [customerId, brandId] of Object.entries(tenants))
-      await registerTenant(context.db, customerId, brandId)
-    context.provide(tenantDirectoryService, {
-      findCustomer: async (id) => (tenants[id] ? { id } : null),
-    })
-    context.provide(brandDirectoryService, {
-      findBrand: async (id) => ([brandA, brandB].includes(id) ? { id } : null),
-      defaultBrandId: async () => brandA,
-    })
-  },
+  scopes: ['site:read'],
+  tenants: twoTenants,
 })
-
-interface ProblemBody {
-  readonly code: string
-  readonly scope?: string
-  readonly errors?: readonly { location: string; code: string }[]
-}
-
-interface UserPage {
-  readonly items: readonly User[]
-  readonly nextCursor: string | null
-}
-
-const password = 'correct horse battery'
-
-async function expectProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('content-type')).toBe('application/problem+json')
-  const body = (await response.json()) as ProblemBody
-  expect(body.code).toBe(code)
-  return body
-}
-
-/** A one-field refusal: its code at the top and in its `errors[]` item at `location`. */
-async function expectFieldProblem(response: Response, status: number, code: string, location: string) {
-  const body = await expectProblem(response, status, code)
-  expect(body.errors).toEqual([expect.objectContaining({ location, code })])
-}
 
 let tp: TestPanel
 let staff: User
@@ -74,13 +31,13 @@ let staffToken: string
 let brandToken: string
 
 function postUser(token: string, body: Record<string, unknown>): Promise<Response> {
-  return tp.request('POST', '/api/v1/users', { token, body: { password, ...body } })
+  return tp.request('POST', '/api/v1/users', { token, body: { password: testPassword, ...body } })
 }
 
 async function listUsers(token: string): Promise<string[]> {
   const response = await tp.request('GET', '/api/v1/users?limit=100', { token })
   expect(response.status).toBe(200)
-  return ((await response.json()) as UserPage).items.map((user) => user.email)
+  return ((await response.json()) as Page<User>).items.map((user) => user.email)
 }
 
 beforeAll(async () => {
@@ -88,10 +45,10 @@ beforeAll(async () => {
   const db = tp.panel.store.db
   ;[staff, brandStaffA, brandStaffB, memberA, memberB] = await Promise.all([
     tp.staff(),
-    createUser(db, { email: 'brand-a@example.test', password, staffRole: 'brand', brandId: brandA }),
-    createUser(db, { email: 'brand-b@example.test', password, staffRole: 'brand', brandId: brandB }),
-    createUser(db, { email: 'member-a@example.test', password, staffRole: null }),
-    createUser(db, { email: 'member-b@example.test', password, staffRole: null }),
+    createTestUser(db, { email: 'brand-a@example.test', staffRole: 'brand', brandId: brandA }),
+    createTestUser(db, { email: 'brand-b@example.test', staffRole: 'brand', brandId: brandB }),
+    createTestUser(db, { email: 'member-a@example.test', staffRole: null }),
+    createTestUser(db, { email: 'member-b@example.test', staffRole: null }),
   ])
   await addMember(db, customerA, memberA.id, 'owner')
   await addMember(db, customerB, memberB.id, 'owner')
@@ -167,17 +124,13 @@ describe('creating users', () => {
   test('a brandId for anyone but brand staff is 422 unknown_field', async () => {
     for (const staffRole of [null, 'platform']) {
       const response = await postUser(staffToken, { email: 'odd@example.test', staffRole, brandId: brandA })
-      const body = await expectProblem(response, 422, 'validation_failed')
-      expect(body.errors).toEqual([
-        expect.objectContaining({ location: 'body.brandId', code: 'unknown_field' }),
-      ])
+      await expectFieldProblem(response, 422, 'validation_failed', 'body.brandId', 'unknown_field')
     }
   })
 
   test('a password under 12 characters is 422 too_short at body.password', async () => {
     const response = await postUser(staffToken, { email: 'weak@example.test', password: 'short' })
-    const body = await expectProblem(response, 422, 'validation_failed')
-    expect(body.errors).toEqual([expect.objectContaining({ location: 'body.password', code: 'too_short' })])
+    await expectFieldProblem(response, 422, 'validation_failed', 'body.password', 'too_short')
   })
 
   test('a staff token without user:manage is 403 insufficient_scope naming it', async () => {
