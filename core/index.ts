@@ -21,7 +21,14 @@ export {
   tokenRequestCodes,
 } from './identity/api-tokens.ts'
 export { TeamRole as TeamRoleSchema, User as UserSchema } from './identity/schemas.ts'
-export { createUser, findUserByEmail, type User, UserError } from './identity/users.ts'
+export {
+  createUser,
+  findUserByEmail,
+  insertUser,
+  prepareUser,
+  type User,
+  UserError,
+} from './identity/users.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
 export { type Page, pageOf, pageQuery } from './pagination/paginate.ts'
 export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'

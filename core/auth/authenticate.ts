@@ -89,10 +89,10 @@ async function callerOfSession(
   context: AuthenticationContext,
 ): Promise<Caller> {
   const session = await validateSession(context.db, cookie)
-  if (!session) throw new Problem(kernelProblems.session_expired)
+  if (!session) throw unauthorized(kernelProblems.session_expired)
   checkCsrf(request, session.id, context.secret)
   const user = await findUserById(context.db, session.userId)
-  if (!user) throw new Problem(kernelProblems.session_expired)
+  if (!user) throw unauthorized(kernelProblems.session_expired)
   return buildCaller(context.db, user, { session: { id: session.id } }, context.scopes)
 }
 

@@ -24,63 +24,64 @@ interface Counter {
   since: number
 }
 
+/** The outcome of asking to try a password. */
+export type LoginAttempt =
+  | { readonly refuseForSeconds: number }
+  | {
+      /** Wait this long before answering. */
+      readonly delayMs: number
+      /** The password was right: give the attempt back (the account's failures are forgotten). */
+      succeeded(): void
+    }
+
 /**
- * An in-process login throttle. Kept in memory: it protects one instance; a deployment of several instances
- * behind a balancer multiplies the allowance by the instance count (documented for operators).
+ * An in-process login throttle. Each attempt is counted as a failure *before* the password is checked and given
+ * back on success, so parallel guesses cannot all slip through before the first failure is counted. Kept in
+ * memory: it protects one instance (documented for operators). Without a known client address only the account
+ * is counted, so one shared bucket never locks every user out.
  */
 export function createLoginThrottle(policy: LoginThrottlePolicy = defaultLoginThrottle) {
   const counters = new Map<string, Counter>()
+  let lastSweep = 0
   /** Forgets counters whose window has passed, so random e-mails cannot grow the map for ever. */
   const sweep = (now: number) => {
+    if (now - lastSweep < 60_000 && counters.size < 100_000) return
+    lastSweep = now
     for (const [key, counter] of counters) if (now - counter.since >= policy.windowMs) counters.delete(key)
   }
-  let lastSweep = 0
   const current = (key: string, now: number): Counter => {
-    if (now - lastSweep > 60_000 || counters.size > 100_000) {
-      sweep(now)
-      lastSweep = now
-    }
+    sweep(now)
     const counter = counters.get(key)
     if (counter && now - counter.since < policy.windowMs) return counter
     const fresh = { failures: 0, since: now }
     counters.set(key, fresh)
     return fresh
   }
-  const keys = (email: string, address: string | null) => ({
-    account: `account:${email}`,
-    address: `address:${address ?? 'unknown'}`,
-  })
 
   return {
-    /** Seconds to wait when this login must be refused now, else the delay (ms) to apply before answering. */
-    check(
-      email: string,
-      address: string | null,
-      now = Date.now(),
-    ): { refuseForSeconds: number } | { delayMs: number } {
-      const { account, address: byAddress } = keys(email, address)
-      const a = current(account, now)
-      const b = current(byAddress, now)
-      if (a.failures >= policy.perAccount || b.failures >= policy.perAddress) {
-        const until =
-          Math.max(
-            a.failures >= policy.perAccount ? a.since : 0,
-            b.failures >= policy.perAddress ? b.since : 0,
-          ) + policy.windowMs
-        return { refuseForSeconds: Math.max(1, Math.ceil((until - now) / 1000)) }
+    /** Asks to try a password for `subject` (an e-mail or user id) from `address`; counts it at once. */
+    attempt(subject: string, address: string | null, now = Date.now()): LoginAttempt {
+      const account = current(`account:${subject}`, now)
+      const byAddress = address === null ? null : current(`address:${address}`, now)
+      const accountFull = account.failures >= policy.perAccount
+      const addressFull = byAddress !== null && byAddress.failures >= policy.perAddress
+      if (accountFull || addressFull) {
+        const since = Math.max(
+          accountFull ? account.since : 0,
+          addressFull && byAddress ? byAddress.since : 0,
+        )
+        return { refuseForSeconds: Math.max(1, Math.ceil((since + policy.windowMs - now) / 1000)) }
       }
-      const failures = Math.max(a.failures, b.failures)
-      return { delayMs: Math.min(Math.max(0, failures - 1) * policy.stepDelayMs, policy.stepDelayMs * 4) }
-    },
-    /** Counts a failed attempt. */
-    failed(email: string, address: string | null, now = Date.now()): void {
-      const { account, address: byAddress } = keys(email, address)
-      current(account, now).failures++
-      current(byAddress, now).failures++
-    },
-    /** A successful login clears the account's failures (not the address's). */
-    succeeded(email: string): void {
-      counters.delete(keys(email, null).account)
+      const failures = Math.max(account.failures, byAddress?.failures ?? 0)
+      account.failures++
+      if (byAddress) byAddress.failures++
+      return {
+        delayMs: Math.min(Math.max(0, failures - 1) * policy.stepDelayMs, policy.stepDelayMs * 4),
+        succeeded() {
+          counters.delete(`account:${subject}`)
+          if (byAddress) byAddress.failures = Math.max(0, byAddress.failures - 1)
+        },
+      }
     },
   }
 }

@@ -72,6 +72,15 @@ const gadgetsPlugin = definePlugin({
     }),
     defineRoute({
       method: 'GET',
+      path: '/gadget-admin/forgetful',
+      operationId: 'gadgetAdminForgetful',
+      summary: 'A staff scope on a route that forgot staff: true',
+      scope: 'gadget:admin',
+      responses: { 200: { description: 'ok' } },
+      handler: () => ({ ok: true }),
+    }),
+    defineRoute({
+      method: 'GET',
       path: '/gadget-admin',
       operationId: 'gadgetAdmin',
       summary: 'Staff area',
@@ -171,6 +180,14 @@ describe('authentication', () => {
     expect(response.status).toBe(403)
     expect((await problem(response)).code).toBe('staff_only')
     expect((await tp.request('GET', '/api/v1/gadget-admin', { token })).status).toBe(200)
+  })
+
+  test('a route needing a staff scope is a staff area even when it forgets to say so', async () => {
+    // Found by review: staff areas depended on every route remembering `staff: true`.
+    const limited = await tp.token({ customerId: 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9S8W' })
+    const response = await tp.request('GET', '/api/v1/gadget-admin/forgetful', { token: limited })
+    expect(response.status).toBe(403)
+    expect((await problem(response)).code).toBe('staff_only')
   })
 
   test('records when a token was last used', async () => {
@@ -296,6 +313,17 @@ describe('query strings and paths', () => {
       message: 'is not a known field',
     })
     expect(errors).toHaveLength(2)
+  })
+
+  test('a whole-number parameter takes digits only: 1.5, 1e1 and 0x10 are 422 invalid_type', async () => {
+    for (const limit of ['1.5', '1e1', '0x10', ' 5']) {
+      const errors = (
+        await problem(
+          await tp.request('GET', `/api/v1/gadgets/gad_1?limit=${encodeURIComponent(limit)}`, { token }),
+        )
+      ).errors
+      expect(errors).toEqual([expect.objectContaining({ location: 'query.limit', code: 'invalid_type' })])
+    }
   })
 
   test('a path parameter that cannot be an id is 404 not_found', async () => {

@@ -58,7 +58,12 @@ function queryValue(url: URL, schema: TObject): Record<string, unknown> {
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key)
     const property = schema.properties[key] as { type?: unknown } | undefined
-    query[key] = property?.type === 'array' || values.length > 1 ? values : values[0]
+    const value = property?.type === 'array' || values.length > 1 ? values : values[0]
+    // TypeBox would read `1.5` or `0x10` as whole numbers; only plain digits are.
+    query[key] =
+      property?.type === 'integer' && typeof value === 'string' && !/^-?[0-9]{1,15}$/.test(value)
+        ? [value]
+        : value
   }
   return Value.Default(schema, Value.Convert(schema, query)) as Record<string, unknown>
 }

@@ -32,11 +32,28 @@ function hoistKeyword(key: string, value: unknown, components: JsonObject): unkn
   return Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, hoist(schema, components)]))
 }
 
+/**
+ * TypeBox writes a union of literals as `anyOf: [{ const, type }, …]`; clients and generators expect `enum`, so a
+ * union of string constants becomes `{ type: 'string', enum: [...] }`, keeping its description.
+ */
+function enumFromConstants(plain: JsonObject): void {
+  const options = plain.anyOf
+  if (!Array.isArray(options) || options.length === 0) return
+  const constants = options.map((option) =>
+    isObject(option) && option.type === 'string' ? option.const : undefined,
+  )
+  if (!constants.every((value) => typeof value === 'string')) return
+  delete plain.anyOf
+  plain.type = 'string'
+  plain.enum = constants
+}
+
 /** `schema` with every named schema, itself and any nested one, moved to components and referenced. */
 function hoist(schema: unknown, components: JsonObject): unknown {
   if (!isObject(schema)) return schema
   const plain: JsonObject = {}
   for (const [key, value] of Object.entries(schema)) plain[key] = hoistKeyword(key, value, components)
+  enumFromConstants(plain)
   // TypeBox's `Type.Ref` points at a bare `$id`; named schemas live in components under that very name.
   if (typeof plain.$ref === 'string' && componentNamePattern.test(plain.$ref))
     plain.$ref = `#/components/schemas/${plain.$ref}`

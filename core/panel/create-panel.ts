@@ -134,8 +134,9 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const infos = new WeakMap<Request, RequestInfo>()
   const infoOf = (request: Request, address: string | null = null): RequestInfo => {
     const known = infos.get(request)
-    if (known) return known
-    const info = { requestId: newId('req'), address }
+    // A host that knows the address wins over a first sighting that did not (e.g. Elysia's own server).
+    if (known && (known.address !== null || address === null)) return known
+    const info = { requestId: known?.requestId ?? newId('req'), address }
     infos.set(request, info)
     return info
   }
@@ -149,7 +150,15 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const known: KnownRoute[] = []
   const app = new Elysia({ name: 'plinth' })
 
-  const mount = (route: RouteDefinition, tag: string, fullPath: string, eventKinds: ReadonlySet<string>) => {
+  const staffScopes = new Set(holdings.filter((scope) => scope.staff).map((scope) => scope.name))
+  const mount = (
+    declared: RouteDefinition,
+    tag: string,
+    fullPath: string,
+    eventKinds: ReadonlySet<string>,
+  ) => {
+    // A route needing a staff scope is a staff area whether or not it says so: no plugin can forget it.
+    const route = declared.scope && staffScopes.has(declared.scope) ? { ...declared, staff: true } : declared
     const compiled = compileRoute(route, tag, pipelineRuntime, eventKinds)
     app.route(
       route.method,

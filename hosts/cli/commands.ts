@@ -4,13 +4,15 @@ import { parseArgs } from 'node:util'
 import {
   brandDirectoryService,
   checkTokenRequest,
-  createUser,
   customerInView,
   findUserByEmail,
+  insertUser,
   issueApiToken,
   type Panel,
+  prepareUser,
   scopesOnCustomer,
   tenantDirectoryService,
+  type User,
   writeAudit,
 } from '../../core/index.ts'
 import { parseDuration } from './duration.ts'
@@ -66,7 +68,7 @@ async function adminCreate(panel: Panel, args: string[]): Promise<string[]> {
     if (!brands || !(await brands.findBrand(brandId)))
       throw new CliError(`--brand: no brand ${brandId} (unknown_brand)`)
   }
-  const user = await createUser(panel.store.db, {
+  const user = await createAuditedUser(panel, {
     email: required(values, 'email'),
     password: required(values, 'password'),
     staffRole: brandId ? 'brand' : 'platform',
@@ -77,9 +79,26 @@ async function adminCreate(panel: Panel, args: string[]): Promise<string[]> {
   ]
 }
 
+/** Creates a user and its `user.create` audit entry in one transaction (hashing before it). */
+async function createAuditedUser(panel: Panel, input: Parameters<typeof prepareUser>[0]): Promise<User> {
+  const prepared = await prepareUser(input)
+  return panel.store.transaction(async (trx) => {
+    const user = await insertUser(trx, prepared)
+    const actor = { userId: null, tokenId: null, requestId: null, sourceAddress: 'cli' }
+    const details = { email: user.email, staffRole: user.staffRole, brandId: user.brandId }
+    await writeAudit(trx, actor, {
+      action: 'user.create',
+      subject: { type: 'user', id: user.id },
+      customerId: null,
+      details,
+    })
+    return user
+  })
+}
+
 async function userCreate(panel: Panel, args: string[]): Promise<string[]> {
   const values = options(args, { email: { type: 'string' }, password: { type: 'string' } })
-  const user = await createUser(panel.store.db, {
+  const user = await createAuditedUser(panel, {
     email: required(values, 'email'),
     password: required(values, 'password'),
     staffRole: null,

@@ -17,7 +17,9 @@ function underPrefix(response: Response, base: string): Response {
 
 /**
  * Mounts `panel` under `prefix` (`/panel` → `/panel/api/v1/...`). Elysia strips the prefix before the panel
- * sees the request, so the panel's own paths are unchanged; `Location` headers get the prefix back.
+ * sees the request, so the panel's own paths are unchanged; `Location` headers get the prefix back. Elysia's
+ * mount passes only the Request, so the client address is unknown here: logins are throttled per account and
+ * audit entries carry no address (serve the panel with hosts/bun for both).
  * @example mountPanel(new Elysia().get('/', () => 'shop'), panel, '/panel').listen(3000)
  */
 export function mountPanel<App extends AnyElysia>(app: App, panel: Panel, prefix: string): App {

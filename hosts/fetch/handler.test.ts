@@ -72,3 +72,28 @@ describe('toFetchHandler', () => {
     }
   })
 })
+
+test('passes the address the host knows to the panel, where audit entries record it', async () => {
+  const tp = await createTestPanel({ plugins: standardPlugins() })
+  try {
+    const token = await tp.token()
+    const handle = toFetchHandler(tp.panel, { addressOf: () => '198.51.100.7' })
+    const response = await handle(
+      new Request('http://localhost/api/v1/brands', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Addressed' }),
+      }),
+    )
+    expect(response.status).toBe(201)
+    const audit = await tp.panel.store.db
+      .withTables<{ audit_entries: { action: string; source_address: string | null } }>()
+      .selectFrom('audit_entries')
+      .select(['action', 'source_address'])
+      .where('action', '=', 'brand.create')
+      .executeTakeFirstOrThrow()
+    expect(audit.source_address).toBe('198.51.100.7')
+  } finally {
+    await tp.panel.close()
+  }
+})

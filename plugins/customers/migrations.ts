@@ -24,7 +24,7 @@ export const customersMigrations: readonly Migration[] = [
         .createTable('customers')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('email', 'text', (c) => c.unique())
+        .addColumn('email', 'text')
         .addColumn('brand_id', 'text', (c) => c.notNull())
         .addColumn('status', 'text', (c) => c.notNull())
         .addColumn('created_at', 'text', (c) => c.notNull())

@@ -3,23 +3,11 @@
 import { defineProblems } from '../../core/index.ts'
 
 export const customersProblems = defineProblems({
-  customer_email_taken: {
-    status: 409,
-    detail: 'Another customer already uses this contact e-mail.',
-    description:
-      'Contact e-mails are unique across the installation, so invoices and notices reach one customer.',
-  },
   unknown_user: {
     status: 422,
     detail: 'No user has this e-mail address.',
     description:
       'Members are existing users; staff create users with POST /api/v1/users (or the CLI `user create`).',
-  },
-  user_is_staff: {
-    status: 422,
-    detail: 'Staff users cannot be team members.',
-    description:
-      'Platform and brand staff already see customers through their staff role; teams are for customer users.',
   },
   already_member: {
     status: 409,

@@ -47,13 +47,6 @@ export async function findCustomer(db: Db, id: string): Promise<Customer | null>
   return row ? toCustomer(row) : null
 }
 
-/** Whether another customer has this contact e-mail. */
-export async function emailTaken(db: Db, email: string, exceptId: string | null = null): Promise<boolean> {
-  let query = db.withTables<CustomersTables>().selectFrom('customers').select('id').where('email', '=', email)
-  if (exceptId) query = query.where('id', '!=', exceptId)
-  return (await query.executeTakeFirst()) !== undefined
-}
-
 /** Inserts a customer row. */
 export async function insertCustomer(db: Db, row: CustomersTable): Promise<void> {
   await db.withTables<CustomersTables>().insertInto('customers').values(row).execute()

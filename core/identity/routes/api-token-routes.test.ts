@@ -97,6 +97,10 @@ describe('creating a token', () => {
     const me = await tp.request('GET', '/api/v1/me', { token: token.token })
     expect(me.status).toBe(200)
     expect(((await me.json()) as { token: { id: string } }).token.id).toBe(token.id)
+    // The Location reads back, without the secret.
+    const read = await tp.request('GET', `/api/v1/api-tokens/${token.id}`, { headers: { cookie } })
+    const { token: _secret, ...shown } = token
+    expect(await read.json()).toEqual({ ...shown, lastUsedAt: expect.any(String) })
   })
 
   test('a * token creates a token limited to a customer in its view, with the expiry asked for', async () => {
@@ -152,6 +156,14 @@ describe('creating a token', () => {
         ['body.customerId', 'unknown_customer'],
       ])
     }
+  })
+
+  test('an expiry with a date but no time is 422 invalid_format, not midnight of some time zone', async () => {
+    const response = await createToken(staffToken, { scopes: ['*'], expiresAt: '2027-01-01' })
+    const body = await expectProblem(response, 422, 'validation_failed')
+    expect(body.errors).toEqual([
+      expect.objectContaining({ location: 'body.expiresAt', code: 'invalid_format' }),
+    ])
   })
 
   test('an expiry in the past is 422 expiry_in_past', async () => {

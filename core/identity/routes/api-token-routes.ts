@@ -1,7 +1,7 @@
 // API token management: mint (shown once), list one's own, revoke.
 
 import { Type as t } from '@sinclair/typebox'
-import { customerInView, scopesOnCustomer } from '../../auth/caller.ts'
+import { type Caller, customerInView, scopesOnCustomer } from '../../auth/caller.ts'
 import { idPattern } from '../../ids/ids.ts'
 import { pageOf, pageQuery } from '../../pagination/paginate.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
@@ -36,8 +36,10 @@ const CreateTokenBody = t.Object(
     expiresAt: t.Optional(
       t.String({
         format: 'date-time',
+        // Elysia's date-time format also takes a bare date; an expiry needs its time (and zone) spelt out.
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T',
         maxLength: 64,
-        description: 'Default 90 days from now; at most one year.',
+        description: 'A full ISO 8601 time. Default 90 days from now; at most one year.',
       }),
     ),
   },
@@ -52,6 +54,12 @@ const TokenParams = t.Object({
 export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
   const { store, limits, scopes } = context
   const policy = { defaultDays: limits.tokenDefaultLifetimeDays, maxDays: limits.tokenMaxLifetimeDays }
+  /** The caller's live tokens; a token limited to a customer sees only those for that customer, so no other id leaks. */
+  const ownTokens = (caller: Caller) => {
+    const own = apiTokensQuery(store.db, caller.user.id)
+    const limit = caller.token?.customerId ?? null
+    return limit === null ? own : own.where('customer_id', '=', limit)
+  }
   return [
     defineRoute({
       method: 'POST',
@@ -122,10 +130,7 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
       query: t.Object(pageQuery),
       responses: { 200: { description: 'A page of tokens.', schema: pageOf(ApiToken, 'ApiTokenPage') } },
       async handler({ caller, page }) {
-        // A token limited to a customer sees only its user's tokens for that customer: no other customer's id leaks.
-        const limit = caller.token?.customerId ?? null
-        const own = apiTokensQuery(store.db, caller.user.id)
-        const { rows, nextCursor } = await page(limit === null ? own : own.where('customer_id', '=', limit), {
+        const { rows, nextCursor } = await page(ownTokens(caller), {
           keyColumn: 'id',
           keyOf: (row) => row.id,
         })
@@ -136,6 +141,23 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
           }),
           nextCursor,
         }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api-tokens/:id',
+      operationId: 'getApiToken',
+      summary: 'Read one of the caller’s API tokens',
+      description:
+        'Never its secret. A token limited to a customer reads only tokens limited to that customer.',
+      authenticated: true,
+      params: TokenParams,
+      responses: { 200: { description: 'The token.', schema: ApiToken } },
+      async handler({ params, caller }) {
+        const row = await ownTokens(caller).where('id', '=', params.id).executeTakeFirst()
+        if (!row) throw new Problem(kernelProblems.not_found)
+        const { userId: _owner, ...shown } = toApiToken(row)
+        return shown
       },
     }),
     defineRoute({

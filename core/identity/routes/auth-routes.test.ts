@@ -126,6 +126,7 @@ describe('login', () => {
     const { requestId: _a, ...wrongBody } = await expectProblem(wrong, 401, 'invalid_credentials')
     const { requestId: _b, ...unknownBody } = await expectProblem(unknown, 401, 'invalid_credentials')
     expect(wrongBody).toEqual(unknownBody)
+    expect(wrong.headers.get('www-authenticate')).toStartWith('Bearer')
     expect(wrong.headers.get('set-cookie')).toBeNull()
     expect(unknown.headers.get('set-cookie')).toBeNull()
   })
@@ -198,6 +199,7 @@ describe('the session cookie', () => {
     const tampered = `${id}.${secret.startsWith('a') ? 'b' : 'a'}${secret.slice(1)}`
     const response = await tp.request('GET', '/api/v1/me', { headers: { cookie: tampered } })
     await expectProblem(response, 401, 'session_expired')
+    expect(response.headers.get('www-authenticate')).toStartWith('Bearer')
   })
 
   test('an unknown or malformed cookie is 401 session_expired', async () => {
@@ -328,6 +330,39 @@ describe('login throttling', () => {
       expect(retryAfter).toBeWithin(15 * 60 - 5, 15 * 60 + 1)
       expect(body.retryAfter).toBe(retryAfter)
       expect(refused.headers.get('set-cookie')).toBeNull()
+    } finally {
+      await throttled.panel.close()
+    }
+  })
+
+  test('wrong passwords sent all at once are still refused after five: attempts count before the check', async () => {
+    // Found by review: attempts were counted only after argon2 answered, so parallel guesses all got through.
+    const throttled = await createTestPanel({ plugins: [], loginThrottle: { stepDelayMs: 1 } })
+    try {
+      const user = await throttled.staff()
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => login(throttled, user.email, 'a wrong password')),
+      )
+      const statuses = answers.map((response) => response.status)
+      expect(statuses.filter((status) => status === 401)).toHaveLength(5)
+      expect(statuses.filter((status) => status === 429)).toHaveLength(15)
+    } finally {
+      await throttled.panel.close()
+    }
+  })
+
+  test('guessing the current password through a token is throttled like a login', async () => {
+    const throttled = await createTestPanel({ plugins: [], loginThrottle: { stepDelayMs: 1 } })
+    try {
+      const token = await throttled.token()
+      const change = () =>
+        throttled.request('POST', '/api/v1/me/password', {
+          token,
+          body: { currentPassword: 'a wrong guess', newPassword: 'a brand new passphrase' },
+        })
+      for (let attempt = 1; attempt <= 5; attempt++)
+        await expectProblem(await change(), 422, 'validation_failed')
+      await expectProblem(await change(), 429, 'too_many_attempts')
     } finally {
       await throttled.panel.close()
     }

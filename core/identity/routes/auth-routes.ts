@@ -27,6 +27,17 @@ const LoginBody = t.Object(
 // Verifying against a real argon2id hash when the user does not exist keeps both answers equally slow.
 const decoyHash = Bun.password.hash('decoy password that never matches', { algorithm: 'argon2id' })
 
+/** Every 401 says how to authenticate. */
+export const bearerChallenge = { 'www-authenticate': 'Bearer realm="plinth"' }
+
+/** 429 with how long to wait. */
+export function tooManyAttempts(seconds: number): Problem {
+  return new Problem(kernelProblems.too_many_attempts, {
+    headers: { 'retry-after': String(seconds) },
+    extensions: { retryAfter: seconds },
+  })
+}
+
 /** POST /auth/login and POST /auth/logout. */
 export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
   const { store, secret, throttle } = context
@@ -46,21 +57,14 @@ export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
       problems: [kernelProblems.invalid_credentials, kernelProblems.too_many_attempts],
       async handler({ body, request, address, requestId }) {
         const email = body.email.trim().toLowerCase()
-        const verdict = throttle.check(email, address)
-        if ('refuseForSeconds' in verdict) {
-          throw new Problem(kernelProblems.too_many_attempts, {
-            headers: { 'retry-after': String(verdict.refuseForSeconds) },
-            extensions: { retryAfter: verdict.refuseForSeconds },
-          })
-        }
-        if (verdict.delayMs > 0) await Bun.sleep(verdict.delayMs)
+        const attempt = throttle.attempt(email, address)
+        if ('refuseForSeconds' in attempt) throw tooManyAttempts(attempt.refuseForSeconds)
+        if (attempt.delayMs > 0) await Bun.sleep(attempt.delayMs)
         const found = await findUserForLogin(store.db, email)
         const valid = await Bun.password.verify(body.password, found?.passwordHash ?? (await decoyHash))
-        if (!found || !valid) {
-          throttle.failed(email, address)
-          throw new Problem(kernelProblems.invalid_credentials)
-        }
-        throttle.succeeded(email)
+        if (!found || !valid)
+          throw new Problem(kernelProblems.invalid_credentials, { headers: bearerChallenge })
+        attempt.succeeded()
         const { session, token } = await store.transaction(async (trx) => {
           const created = await createSession(trx, found.user.id)
           const actor = { userId: found.user.id, tokenId: null, requestId, sourceAddress: address }

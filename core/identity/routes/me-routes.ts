@@ -7,6 +7,7 @@ import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { Problem } from '../../problem/problem.ts'
 import { Login, Me } from '../schemas.ts'
 import { findUserById, findUserForLogin, hashPassword, setPasswordHash } from '../users.ts'
+import { tooManyAttempts } from './auth-routes.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
 const PasswordBody = t.Object(
@@ -66,8 +67,12 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
           schema: t.Union([Login, t.Null()]),
         },
       },
-      problems: [kernelProblems.wildcard_token_required],
+      problems: [kernelProblems.wildcard_token_required, kernelProblems.too_many_attempts],
       async handler({ body, caller, request, audit }) {
+        // Guessing the current password through a stolen token or session is throttled like a login.
+        const attempt = context.throttle.attempt(`user:${caller.user.id}`, null)
+        if ('refuseForSeconds' in attempt) throw tooManyAttempts(attempt.refuseForSeconds)
+        if (attempt.delayMs > 0) await Bun.sleep(attempt.delayMs)
         const found = await findUserForLogin(store.db, caller.user.email)
         if (!found || !(await Bun.password.verify(body.currentPassword, found.passwordHash))) {
           throw new Problem(kernelProblems.validation_failed, {
@@ -81,6 +86,7 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
             ],
           })
         }
+        attempt.succeeded()
         const passwordHash = await hashPassword(body.newPassword)
         const renewed = await store.transaction(async (trx) => {
           await setPasswordHash(trx, caller.user.id, passwordHash)

@@ -20,10 +20,13 @@ import {
   t,
 } from '../../../core/index.ts'
 import { Customer, customerScopes } from '../contract.ts'
-import { customersProblems } from '../problems.ts'
-import { emailTaken, insertCustomer, toCustomer, updateCustomer, visibleCustomers } from '../repository.ts'
+import { insertCustomer, toCustomer, updateCustomer, visibleCustomers } from '../repository.ts'
 
-const Email = t.String({ format: 'email', maxLength: 254, description: 'Contact e-mail, unique.' })
+const Email = t.String({
+  format: 'email',
+  maxLength: 254,
+  description: 'Contact e-mail (several customers may share one).',
+})
 
 const CreateCustomerBody = t.Object(
   {
@@ -99,7 +102,7 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
           headers: { Location: 'URL of the customer.' },
         },
       },
-      problems: [customersProblems.customer_email_taken, kernelProblems.unknown_brand],
+      problems: [kernelProblems.unknown_brand],
       async handler({ body, caller, audit, emit }) {
         const name = nonBlank(body.name, 'body.name')
         const email = body.email?.trim().toLowerCase() ?? null
@@ -115,8 +118,6 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
           updated_at: now,
         }
         const customer = await transaction(async (trx) => {
-          if (email && (await emailTaken(trx, email)))
-            throw new Problem(customersProblems.customer_email_taken)
           await insertCustomer(trx, row)
           await registerTenant(trx, row.id, brandId)
           const created = toCustomer(row)
@@ -175,7 +176,6 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       params: CustomerParams,
       body: UpdateCustomerBody,
       responses: { 200: { description: 'The customer.', schema: Customer } },
-      problems: [customersProblems.customer_email_taken],
       async handler({ params, body, view, audit, emit }) {
         return transaction(async (trx) => {
           const row = await visibleCustomers(trx, view)
@@ -184,8 +184,6 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
           if (!row) throw new Problem(kernelProblems.not_found)
           const name = body.name === undefined ? row.name : nonBlank(body.name, 'body.name')
           const email = body.email === undefined ? row.email : (body.email?.trim().toLowerCase() ?? null)
-          if (email && (await emailTaken(trx, email, row.id)))
-            throw new Problem(customersProblems.customer_email_taken)
           const updatedAt = nowIso()
           await updateCustomer(trx, row.id, { name, email, updatedAt })
           await audit(trx, {

@@ -101,8 +101,9 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
           if (body.role === 'owner' && !mayChangeOwners(caller, params.id))
             throw new Problem(customersProblems.owner_change_not_allowed)
           const user = await findUserByEmail(trx, body.email)
-          if (!user) throw fieldProblem(customersProblems.unknown_user, 'body.email')
-          if (user.staffRole !== null) throw fieldProblem(customersProblems.user_is_staff, 'body.email')
+          // Staff see customers through their role; they answer like unknown e-mails, so staff stay unnamed.
+          if (!user || user.staffRole !== null)
+            throw fieldProblem(customersProblems.unknown_user, 'body.email')
           if (await findMember(trx, params.id, user.id)) throw new Problem(customersProblems.already_member)
           await addMember(trx, params.id, user.id, body.role)
           await audit(trx, {
@@ -115,6 +116,16 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
         })
         return Reply.created(member, location(params.id, member?.userId ?? ''))
       },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/customers/:id/members/:userId',
+      operationId: 'getMember',
+      summary: 'Read one member of a customer’s team',
+      scope: customerScopes.membersManage,
+      params: MemberParams,
+      responses: { 200: { description: 'The member.', schema: Member } },
+      handler: ({ params, view }) => memberInView(db, view, params.id, params.userId),
     }),
     defineRoute({
       method: 'PATCH',
@@ -168,7 +179,7 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
     }),
   ]
 
-  async function memberInView(trx: Trx, view: TenantView, customerId: string, userId: string) {
+  async function memberInView(trx: Db, view: TenantView, customerId: string, userId: string) {
     await visibleCustomer(trx, view, customerId)
     const member = await findMember(trx, customerId, userId)
     if (!member) throw new Problem(kernelProblems.not_found)
