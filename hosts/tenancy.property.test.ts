@@ -81,6 +81,8 @@ type CallPlan =
   | { readonly kind: 'listUsers'; readonly page: PagePlan }
   | { readonly kind: 'readUser'; readonly target: Pick }
   | { readonly kind: 'listTokens'; readonly page: PagePlan }
+  | { readonly kind: 'readMember'; readonly target: Pick; readonly member: Pick }
+  | { readonly kind: 'readToken'; readonly target: Pick }
 
 /** Between reads, platform staff give a plain user a role on a customer, or take it away (`role: null`). */
 interface TeamChangePlan {
@@ -168,6 +170,15 @@ const callArbitrary: fc.Arbitrary<CallPlan | TeamChangePlan> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('listUsers' as const), page: pageArbitrary }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('readUser' as const), target: pickArbitrary }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('listTokens' as const), page: pageArbitrary }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('readMember' as const),
+      target: pickArbitrary,
+      member: pickArbitrary,
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('readToken' as const), target: pickArbitrary }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -501,6 +512,37 @@ function probeOf(world: World, credential: Credential, call: CallPlan): Probe {
       const row = visible.filter((candidate) => candidate.id === id).map(userRow)
       const outcome = refusal(true, 'user:read') ?? (row.length > 0 ? answer(row, userFields) : notFound)
       return { path: `/users/${id}`, query: {}, fields: userFields, outcome, page: null }
+    }
+    case 'readMember': {
+      const id = idOf(world.customers, call.target, 'cus')
+      const userId = idOf(world.users, call.member, 'usr')
+      const visible = customersInView(world, credential, 'members:manage').has(id)
+      const member = world.memberships.filter(
+        (membership) => membership.customerId === id && membership.userId === userId,
+      )
+      const outcome =
+        refusal(false, 'members:manage') ??
+        (visible && member.length > 0 ? answer(member.map(memberRow), memberFields) : notFound)
+      return {
+        path: `/customers/${id}/members/${userId}`,
+        query: {},
+        fields: memberFields,
+        outcome,
+        page: null,
+      }
+    }
+    case 'readToken': {
+      const all = [...world.credentials.values()]
+      const id = idOf(all, call.target, 'tok')
+      const held = all.find((candidate) => candidate.id === id)
+      const readable =
+        held !== undefined &&
+        held.user.id === user.id &&
+        (credential.customerId === null || held.customerId === credential.customerId)
+      const outcome = readable
+        ? answer([{ id: held.id, customerId: held.customerId }], tokenFields)
+        : notFound
+      return { path: `/api-tokens/${id}`, query: {}, fields: tokenFields, outcome, page: null }
     }
     case 'listTokens': {
       // A token limited to a customer lists only the user's tokens limited to that same customer.
