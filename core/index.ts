@@ -21,6 +21,7 @@ export {
   tokenRequestCodes,
 } from './identity/api-tokens.ts'
 export { TeamRole as TeamRoleSchema, User as UserSchema } from './identity/schemas.ts'
+export { reviewTokenRequest } from './identity/token-request.ts'
 export {
   createUser,
   findUserByEmail,

@@ -3,14 +3,12 @@
 import { parseArgs } from 'node:util'
 import {
   brandDirectoryService,
-  checkTokenRequest,
-  customerInView,
   findUserByEmail,
   insertUser,
   issueApiToken,
   type Panel,
   prepareUser,
-  scopesOnCustomer,
+  reviewTokenRequest,
   tenantDirectoryService,
   type User,
   writeAudit,
@@ -136,26 +134,16 @@ async function tokenCreate(panel: Panel, args: string[]): Promise<string[]> {
   if (scopes.length === 0) throw new CliError('--scopes names no scope', 2)
   const customerId = values.customer ?? null
   const caller = await panel.callerOf(user)
-  const directory = panel.service(tenantDirectoryService)
-  const customerVisible =
-    customerId !== null &&
-    directory !== null &&
-    (await customerInView(panel.store.db, caller.view, customerId)) &&
-    (await directory.findCustomer(customerId)) !== null
   const request = { name: values.name ?? 'cli', scopes, customerId, expiresAt: expiryOf(values) }
   const policy = {
     defaultDays: panel.limits.tokenDefaultLifetimeDays,
     maxDays: panel.limits.tokenMaxLifetimeDays,
   }
-  const refusals = checkTokenRequest(
-    request,
-    customerId !== null && customerVisible
-      ? await scopesOnCustomer(panel.store.db, caller, customerId)
-      : caller.scopes,
-    panel.scopes,
-    customerVisible,
+  const refusals = await reviewTokenRequest(panel.store.db, caller, request, {
+    directory: panel.service(tenantDirectoryService),
+    panelScopes: panel.scopes,
     policy,
-  )
+  })
   if (refusals.length > 0) {
     const flag = (location: string) =>
       location.startsWith('body.scopes')

@@ -1,20 +1,15 @@
 // API token management: mint (shown once), list one's own, revoke.
 
 import { Type as t } from '@sinclair/typebox'
-import { type Caller, customerInView, scopesOnCustomer } from '../../auth/caller.ts'
+import type { Caller } from '../../auth/caller.ts'
 import { idPattern } from '../../ids/ids.ts'
 import { pageOf, pageQuery } from '../../pagination/paginate.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { Problem } from '../../problem/problem.ts'
-import {
-  apiTokensQuery,
-  checkTokenRequest,
-  issueApiToken,
-  revokeApiToken,
-  toApiToken,
-} from '../api-tokens.ts'
+import { apiTokensQuery, issueApiToken, revokeApiToken, toApiToken } from '../api-tokens.ts'
 import { ApiToken, CreatedApiToken } from '../schemas.ts'
+import { reviewTokenRequest } from '../token-request.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
 const CreateTokenBody = t.Object(
@@ -86,18 +81,11 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
           customerId: body.customerId ?? null,
           expiresAt: body.expiresAt ?? null,
         }
-        const directory = context.tenantDirectory()
-        const customerVisible =
-          request.customerId !== null &&
-          directory !== null &&
-          (await customerInView(store.db, caller.view, request.customerId)) &&
-          (await directory.findCustomer(request.customerId)) !== null
-        // A token limited to a customer can hold only what its creator holds on that customer.
-        const creatorScopes =
-          request.customerId !== null && customerVisible
-            ? await scopesOnCustomer(store.db, caller, request.customerId)
-            : caller.scopes
-        const refusals = checkTokenRequest(request, creatorScopes, scopes, customerVisible, policy)
+        const refusals = await reviewTokenRequest(store.db, caller, request, {
+          directory: context.tenantDirectory(),
+          panelScopes: scopes,
+          policy,
+        })
         if (refusals.length > 0) {
           throw new Problem(kernelProblems.validation_failed, {
             detail: `The token request has ${refusals.length} refused field${refusals.length === 1 ? '' : 's'}.`,
