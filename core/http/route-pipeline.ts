@@ -7,10 +7,18 @@ import { writeAudit } from '../audit/audit-log.ts'
 import { type AuthenticationContext, authenticate } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'
 import { writeEvent } from '../events/outbox.ts'
+import {
+  claimIdempotencyKey,
+  fingerprintOf,
+  idempotencyKeyOf,
+  type KeptAnswer,
+  keepAnswer,
+  releaseIdempotencyKey,
+} from '../idempotency/idempotency-keys.ts'
 import { paginate } from '../pagination/paginate.ts'
 import { Reply, type RouteDefinition } from '../plugin/route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
-import { Problem } from '../problem/problem.ts'
+import { Problem, problemMediaType } from '../problem/problem.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import type { Store } from '../store/store.ts'
 import { readJsonBody } from './request-body.ts'
@@ -24,6 +32,23 @@ export interface PipelineRuntime {
   readonly bodyLimitBytes: number
   /** The API base path, prefixed to `Location` headers. */
   readonly basePath: string
+  /** How long an Idempotency-Key's answer is kept. */
+  readonly idempotencyWindowMs: number
+}
+
+/** Whose key it is: keys are scoped to the caller, so two callers may use the same one. */
+interface IdempotencyClaim {
+  readonly caller: string
+  readonly key: string
+}
+
+/** A refusal as kept for replay: the very body and headers the client got. */
+function renderedProblem(problem: Problem, requestId: string): KeptAnswer {
+  return {
+    status: problem.status,
+    headers: { 'content-type': problemMediaType, ...problem.headers },
+    body: JSON.stringify(problem.toJSON(requestId)),
+  }
 }
 
 /** What a host knows of a request beyond the Request itself. */
@@ -68,12 +93,14 @@ function queryValue(url: URL, schema: TObject): Record<string, unknown> {
   return Value.Default(schema, Value.Convert(schema, query)) as Record<string, unknown>
 }
 
-function jsonResponse(status: number, body: unknown, headers: Record<string, string>): Response {
-  if (body === undefined) return new Response(null, { status, headers })
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  })
+/** An answer as data (kept for Idempotency-Key replays), before it becomes a Response. */
+function jsonAnswer(status: number, body: unknown, headers: Record<string, string>): KeptAnswer {
+  if (body === undefined) return { status, headers, body: null }
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
+}
+
+function toResponse(answer: KeptAnswer, extra: Record<string, string> = {}): Response {
+  return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, ...extra } })
 }
 
 /** Builds the request pipeline of one route. */
@@ -115,11 +142,16 @@ export function compileRoute(
     return caller
   }
 
-  async function answer(
+  /**
+   * Runs the route: authorise, validate, then (after `beforeHandler`, which may answer with a kept reply
+   * instead) the handler; answers as data.
+   */
+  async function run(
     request: Request,
     rawParams: Record<string, string>,
     info: RequestInfo,
-  ): Promise<Response> {
+    beforeHandler: ((caller: Caller | null, body: unknown) => Promise<KeptAnswer | null>) | null,
+  ): Promise<KeptAnswer> {
     const caller = await authorise(request)
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
@@ -136,6 +168,13 @@ export function compileRoute(
         })
       }
       if (!body.Check(bodyInput)) throw validationProblem(body, bodyInput, 'body')
+    }
+    const replay = beforeHandler ? await beforeHandler(caller, bodyInput) : null
+    if (replay) {
+      return {
+        ...replay,
+        headers: { ...replay.headers, 'x-request-id': info.requestId, 'idempotent-replayed': 'true' },
+      }
     }
     const actor = {
       userId: caller?.user.id ?? null,
@@ -174,9 +213,49 @@ export function compileRoute(
       const location: Record<string, string> = result.location
         ? { location: `${runtime.basePath}${result.location}` }
         : {}
-      return jsonResponse(result.status, result.body, { ...headers, ...result.headers, ...location })
+      return jsonAnswer(result.status, result.body, { ...headers, ...result.headers, ...location })
     }
-    return jsonResponse(200, result, headers)
+    return jsonAnswer(200, result, headers)
+  }
+
+  /**
+   * With an Idempotency-Key on an idempotent route: the first request runs and its answer (a refusal too) is
+   * kept; the same request again gets that answer with `Idempotent-Replayed: true`; a failure on the server's side
+   * is not kept, so the client can retry with the same key.
+   */
+  async function answer(
+    request: Request,
+    rawParams: Record<string, string>,
+    info: RequestInfo,
+  ): Promise<Response> {
+    const key = route.idempotent ? idempotencyKeyOf(request) : null
+    if (key === null) return toResponse(await run(request, rawParams, info, null))
+    // Set only once this request holds the key: refusals of the claim itself must not overwrite the kept answer.
+    const held: { claim: IdempotencyClaim | null } = { claim: null }
+    try {
+      const rendered = await run(request, rawParams, info, async (caller, bodyInput) => {
+        const claim = { caller: `${caller?.user.id ?? 'anonymous'}|${caller?.token?.id ?? 'session'}`, key }
+        const fingerprint = fingerprintOf(request.method, new URL(request.url).pathname, bodyInput)
+        const kept = await claimIdempotencyKey(runtime.store, {
+          ...claim,
+          fingerprint,
+          windowMs: runtime.idempotencyWindowMs,
+        })
+        if (kept === null) held.claim = claim
+        return kept
+      })
+      if (held.claim) await keepAnswer(runtime.store, held.claim.caller, held.claim.key, rendered)
+      return toResponse(rendered)
+    } catch (error) {
+      const { claim } = held
+      if (claim === null) throw error
+      if (error instanceof Problem && error.status < 500) {
+        await keepAnswer(runtime.store, claim.caller, claim.key, renderedProblem(error, info.requestId))
+      } else {
+        await releaseIdempotencyKey(runtime.store, claim.caller, claim.key)
+      }
+      throw error
+    }
   }
 
   return { route, plugin, answer }

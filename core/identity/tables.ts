@@ -75,6 +75,20 @@ export interface MembershipsTable {
   created_at: string
 }
 
+/** A remembered answer to a creating request, by caller and Idempotency-Key. */
+export interface IdempotencyKeysTable {
+  caller: string
+  key: string
+  fingerprint: string
+  /** `in_flight` while the first request runs, `done` once its answer is kept. */
+  state: string
+  response_status: number | null
+  response_headers: string | null
+  response_body: string | null
+  created_at: string
+  expires_at: string
+}
+
 /** The kernel's tables, for `db.withTables<KernelTables>()` (a type alias: Kysely needs an index-compatible type). */
 export type KernelTables = {
   users: UsersTable
@@ -84,6 +98,7 @@ export type KernelTables = {
   sessions: SessionsTable
   tenants: TenantsTable
   memberships: MembershipsTable
+  idempotency_keys: IdempotencyKeysTable
 }
 
 /** The kernel's migrations, applied before any plugin's. */
@@ -189,6 +204,29 @@ export const kernelMigrations: readonly Migration[] = [
         .createIndex('memberships_user_idx')
         .on('memberships')
         .columns(['user_id', 'customer_id'])
+        .execute()
+    },
+  },
+  {
+    id: '0003_idempotency_keys',
+    async up(db) {
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('caller', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('response_status', 'integer')
+        .addColumn('response_headers', 'text')
+        .addColumn('response_body', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['caller', 'key'])
+        .execute()
+      await db.schema
+        .createIndex('idempotency_keys_expiry_idx')
+        .on('idempotency_keys')
+        .column('expires_at')
         .execute()
     },
   },

@@ -91,6 +91,13 @@ function problemsOf(route: RouteDefinition): ProblemRef[] {
   if (route.params) problems.push(kernelProblems.not_found)
   // Every route validates its query, and one that declares none refuses unknown parameters.
   problems.push(kernelProblems.validation_failed)
+  if (route.idempotent) {
+    problems.push(
+      kernelProblems.invalid_idempotency_key,
+      kernelProblems.idempotency_key_reused,
+      kernelProblems.idempotency_request_in_flight,
+    )
+  }
   if (route.body)
     problems.push(
       kernelProblems.malformed_json,
@@ -163,6 +170,16 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
   const required = new Set(route.query?.required ?? [])
   for (const [name, schema] of Object.entries(route.query?.properties ?? {}))
     list.push(parameter(name, 'query', required.has(name), schema, components))
+  if (route.idempotent) {
+    list.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes the request safe to retry: the same request with the same key within 24 hours gets the first answer (with `Idempotent-Replayed: true`) and creates nothing. 1 to 255 printable ASCII characters, scoped to the caller.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+    })
+  }
   return list
 }
 

@@ -145,6 +145,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     auth: { db: store.db, secret: options.secret, scopes: holdings },
     bodyLimitBytes: limits.bodyBytes,
     basePath,
+    idempotencyWindowMs: limits.idempotencyWindowHours * 3_600_000,
   }
   const mounted: MountedRoute[] = []
   const known: KnownRoute[] = []

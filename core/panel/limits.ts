@@ -8,6 +8,8 @@ export interface PanelLimits {
   readonly tokenDefaultLifetimeDays: number
   /** Longest token lifetime, in days. Default 365. */
   readonly tokenMaxLifetimeDays: number
+  /** How long an Idempotency-Key's answer is kept, in hours. Default 24. */
+  readonly idempotencyWindowHours: number
 }
 
 /** The defaults of the API document and DESIGN.md. */
@@ -15,6 +17,7 @@ export const defaultLimits: PanelLimits = {
   bodyBytes: 1_048_576,
   tokenDefaultLifetimeDays: 90,
   tokenMaxLifetimeDays: 365,
+  idempotencyWindowHours: 24,
 }
 
 /** Merges a deployment's limits over the defaults, refusing nonsense at start-up. */

@@ -108,6 +108,11 @@ interface RouteCommon<
   readonly responses: Readonly<Record<number, RouteResponse>>
   /** Refusals specific to this operation, for the docs; the kernel adds the ones every operation can give. */
   readonly problems?: readonly ProblemRef[]
+  /**
+   * A creating POST that honours `Idempotency-Key`: the same request again within the window gets the first
+   * answer (with `Idempotent-Replayed: true`) and creates nothing. Default false.
+   */
+  readonly idempotent?: boolean
 }
 
 type Input<S> = S extends TSchema ? Static<S> : undefined

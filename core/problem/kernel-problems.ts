@@ -36,6 +36,23 @@ export const kernelProblems = defineProblems({
     detail: 'No brand with this id exists within your view.',
     description: 'The `brandId` names no brand the caller may use (brand staff may use only their own).',
   },
+  invalid_idempotency_key: {
+    status: 400,
+    detail: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+    description: 'A malformed `Idempotency-Key`; nothing was done.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    detail: 'This Idempotency-Key was used for a different request.',
+    description:
+      'The same key came with another method, path or body within the idempotency window (24 hours). Use a new key.',
+  },
+  idempotency_request_in_flight: {
+    status: 409,
+    detail: 'A request with this Idempotency-Key is still being processed.',
+    description:
+      'The first request with the key has not answered yet; retry after `Retry-After` seconds to get its answer.',
+  },
   route_not_found: {
     status: 404,
     detail: 'No operation exists at this path.',

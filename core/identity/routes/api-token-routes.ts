@@ -60,6 +60,7 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
       method: 'POST',
       path: '/api-tokens',
       operationId: 'createApiToken',
+      idempotent: true,
       summary: 'Create an API token',
       description:
         'Open to a session or to a token carrying `*`. The token is in the answer once; only its hash is stored. It never grants more than its creator holds at the time it is used.',

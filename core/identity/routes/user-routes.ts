@@ -68,6 +68,7 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
       method: 'POST',
       path: '/users',
       operationId: 'createUser',
+      idempotent: true,
       summary: 'Create a user or a staff member',
       description:
         'A plain user (to add to customers’ teams), a brand’s staff (`staffRole: "brand"`, `brandId`), or platform staff (platform staff only).',

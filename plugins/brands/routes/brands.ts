@@ -46,6 +46,7 @@ export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition
       method: 'POST',
       path: '/brands',
       operationId: 'createBrand',
+      idempotent: true,
       summary: 'Create a brand',
       description: 'Platform staff only: a brand is a white-label reseller with its own staff and customers.',
       scope: brandScopes.create,

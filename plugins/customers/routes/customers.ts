@@ -89,6 +89,7 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       method: 'POST',
       path: '/customers',
       operationId: 'createCustomer',
+      idempotent: true,
       summary: 'Create a customer',
       description:
         'Staff only: a customer owns sites, databases and subscriptions, and has a team of members.',

@@ -83,6 +83,7 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
       method: 'POST',
       path: '/customers/:id/members',
       operationId: 'addMember',
+      idempotent: true,
       summary: 'Add an existing user to a customer’s team',
       scope: customerScopes.membersManage,
       params: CustomerParams,

@@ -65,6 +65,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       method: 'POST',
       path: '/sites',
       operationId: 'createSite',
+      idempotent: true,
       summary: 'Create a site',
       description:
         'Creates the site in state `provisioning`; the handle is derived from the name and made unique.',
