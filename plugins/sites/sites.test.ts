@@ -96,6 +96,20 @@ describe('creating a site', () => {
   })
 })
 
+describe('retrying POST /api/v1/sites', () => {
+  test('with the same Idempotency-Key answers the same site and creates no second one', async () => {
+    const body = siteBody({ name: 'Retried' })
+    const headers = { 'idempotency-key': `retry-${crypto.randomUUID()}` }
+    const first = await tp.request('POST', '/api/v1/sites', { token, body, headers })
+    const before = await siteCount()
+    const again = await tp.request('POST', '/api/v1/sites', { token, body, headers })
+    expect(again.status).toBe(201)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(await again.json()).toEqual(await first.json())
+    expect(await siteCount()).toBe(before)
+  })
+})
+
 describe('refusals of POST /api/v1/sites', () => {
   const refusals: [string, Record<string, unknown>, number, string, string][] = [
     [
