@@ -1,6 +1,7 @@
 // createPanel: resolves the plugins, migrates the store, runs setup, mounts every route on one Elysia instance.
 
 import { Elysia } from 'elysia'
+import { auditRoutes, auditScopes } from '../audit/audit-routes.ts'
 import { buildCaller, type Caller } from '../auth/caller.ts'
 import {
   createLoginThrottle,
@@ -77,7 +78,7 @@ export interface Panel {
   close(): Promise<void>
 }
 
-const kernelScopes: readonly ScopeDefinition[] = userScopes
+const kernelScopes: readonly ScopeDefinition[] = [...userScopes, ...auditScopes]
 
 /** Builds a panel: resolution errors, a failed migration or a bad setup all throw before anything is served. */
 export async function createPanel(options: PanelOptions): Promise<Panel> {
@@ -129,7 +130,8 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     plugin: plugin.name,
     routes: plugin.routes?.(runtime.contextFor(plugin.name)) ?? [],
   }))
-  checkRoutes(routesByPlugin, { ...kernel, routes: [...healthRoutes, ...identity] }, scopes)
+  const audit = auditRoutes(store)
+  checkRoutes(routesByPlugin, { ...kernel, routes: [...healthRoutes, ...identity, ...audit] }, scopes)
 
   const infos = new WeakMap<Request, RequestInfo>()
   const infoOf = (request: Request, address: string | null = null): RequestInfo => {
@@ -179,6 +181,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   }
   for (const route of healthRoutes) mount(route, 'kernel', route.path, new Set())
   for (const route of identity) mount(route, 'identity', `${basePath}${route.path}`, new Set())
+  for (const route of audit) mount(route, 'audit', `${basePath}${route.path}`, new Set())
   for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
     const eventKinds = new Set((plugins[index]?.events ?? []).map((event) => event.kind))
     for (const route of routes) mount(route, plugin, `${basePath}${route.path}`, eventKinds)
@@ -198,6 +201,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     tags: [
       { name: 'kernel', description: 'Health and readiness of the panel.' },
       { name: 'identity', description: 'Signing in, the caller, API tokens, users and staff.' },
+      { name: 'audit', description: 'The audit log: who changed what, when and from where.' },
       ...plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),
     ],
     scopes: scopeList,

@@ -392,6 +392,7 @@ describe('login throttling', () => {
 
 describe('GET /me', () => {
   const allScopes = [
+    'audit:read',
     'billing:manage',
     'customer:manage',
     'customer:read',
