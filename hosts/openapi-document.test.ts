@@ -144,6 +144,7 @@ describe('the OpenAPI document', () => {
       'changePassword',
       'createApiToken',
       'getApiToken',
+      'getCapabilities',
       'getMe',
       'listApiTokens',
       'logout',

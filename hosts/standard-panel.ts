@@ -20,16 +20,25 @@ export interface StandardSettings {
   readonly bodyLimitBytes: number | undefined
   /** `PLINTH_SECRET`; default a random secret kept in `<DATA_DIR>/secret.key`. */
   readonly secret: string | undefined
+  /** `RATE_LIMIT_PER_MINUTE`, default 1,200 requests a minute per token. */
+  readonly rateLimitPerMinute: number | undefined
+}
+
+/** A positive whole number from the environment, or undefined when unset; anything else is an error. */
+function wholeNumber(env: Record<string, string | undefined>, name: string): number | undefined {
+  const value = env[name]
+  if (value === undefined) return undefined
+  if (!/^[1-9][0-9]{0,11}$/.test(value))
+    throw new Error(`${name} must be a positive whole number, not "${value}"`)
+  return Number(value)
 }
 
 /** Reads the settings; a malformed number is an error, not a silent default. */
 export function settingsFromEnv(env: Record<string, string | undefined> = process.env): StandardSettings {
-  const limit = env.BODY_LIMIT_BYTES
-  if (limit !== undefined && !/^[1-9][0-9]*$/.test(limit))
-    throw new Error(`BODY_LIMIT_BYTES must be a positive whole number, not "${limit}"`)
   return {
     dataDir: resolve(env.DATA_DIR ?? './data'),
-    bodyLimitBytes: limit ? Number(limit) : undefined,
+    bodyLimitBytes: wholeNumber(env, 'BODY_LIMIT_BYTES'),
+    rateLimitPerMinute: wholeNumber(env, 'RATE_LIMIT_PER_MINUTE'),
     secret: env.PLINTH_SECRET,
   }
 }
@@ -72,6 +81,7 @@ export async function openStandardPanel(
       plugins,
       secret,
       limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
+      rateLimits: settings.rateLimitPerMinute ? { perMinute: settings.rateLimitPerMinute } : {},
     })
   } catch (error) {
     await store.close()

@@ -91,6 +91,7 @@ function problemsOf(route: RouteDefinition): ProblemRef[] {
   if (route.params) problems.push(kernelProblems.not_found)
   // Every route validates its query, and one that declares none refuses unknown parameters.
   problems.push(kernelProblems.validation_failed)
+  if (!route.public || route.strictRateLimit) problems.push(kernelProblems.rate_limited)
   if (route.idempotent) {
     problems.push(
       kernelProblems.invalid_idempotency_key,

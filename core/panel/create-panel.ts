@@ -8,6 +8,7 @@ import {
   defaultLoginThrottle,
   type LoginThrottlePolicy,
 } from '../auth/login-throttle.ts'
+import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
 import { compileRoute, type RequestInfo } from '../http/route-pipeline.ts'
 import { identityRoutes, userProblems, userScopes } from '../identity/routes/index.ts'
 import { kernelMigrations } from '../identity/tables.ts'
@@ -26,6 +27,7 @@ import type { ProblemRef } from '../problem/problem-code.ts'
 import { type MigrationSet, migrate, migrationsApplied } from '../store/migrations.ts'
 import type { Store } from '../store/store.ts'
 import { brandDirectoryService, tenantDirectoryService } from '../tenancy/tenant-view.ts'
+import { capabilitiesRoutes } from './capabilities-routes.ts'
 import { errorResponse, type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
 import { kernelRoutes } from './kernel-routes.ts'
 import { type PanelLimits, resolveLimits } from './limits.ts'
@@ -49,6 +51,8 @@ export interface PanelOptions {
   readonly limits?: Partial<PanelLimits>
   /** Version reported by the document and capabilities. Default the package version. */
   readonly version?: string
+  /** Requests a minute per credential (1,200) and per address for login (30). */
+  readonly rateLimits?: Partial<RateLimitPolicy>
   /** How failed logins are slowed and refused; defaults: 5 per account, 20 per address, in 15 minutes. */
   readonly loginThrottle?: Partial<LoginThrottlePolicy>
 }
@@ -130,8 +134,25 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     plugin: plugin.name,
     routes: plugin.routes?.(runtime.contextFor(plugin.name)) ?? [],
   }))
+  const capabilities = capabilitiesRoutes(
+    {
+      version: options.version ?? '0.1.0',
+      plugins: plugins.map((plugin) => ({
+        name: plugin.name,
+        version: plugin.version,
+        capabilities: plugin.capabilities?.(runtime.contextFor(plugin.name)) ?? {},
+      })),
+      eventKinds: plugins.flatMap((plugin) => (plugin.events ?? []).map((event) => event.kind)),
+      rateLimitPerMinute: options.rateLimits?.perMinute ?? defaultRateLimits.perMinute,
+    },
+    limits,
+  )
   const audit = auditRoutes(store)
-  checkRoutes(routesByPlugin, { ...kernel, routes: [...healthRoutes, ...identity, ...audit] }, scopes)
+  checkRoutes(
+    routesByPlugin,
+    { ...kernel, routes: [...healthRoutes, ...identity, ...audit, ...capabilities] },
+    scopes,
+  )
 
   const infos = new WeakMap<Request, RequestInfo>()
   const infoOf = (request: Request, address: string | null = null): RequestInfo => {
@@ -153,6 +174,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const known: KnownRoute[] = []
   const app = new Elysia({ name: 'plinth' })
 
+  const limiter = createRateLimiter({ ...defaultRateLimits, ...options.rateLimits })
   const staffScopes = new Set(holdings.filter((scope) => scope.staff).map((scope) => scope.name))
   const mount = (
     declared: RouteDefinition,
@@ -168,11 +190,21 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       fullPath,
       async ({ request, params, server }) => {
         const info = infoOf(request, server?.requestIP(request)?.address ?? null)
-        try {
-          return await compiled.answer(request, params as Record<string, string>, info)
-        } catch (error) {
-          return errorResponse(error, info.requestId)
+        const rate =
+          route.public && !route.strictRateLimit
+            ? null
+            : limiter.take(request, info.address, route.strictRateLimit === true)
+        let response: Response
+        if (rate?.refusal) response = rate.refusal.toResponse(info.requestId)
+        else {
+          try {
+            response = await compiled.answer(request, params as Record<string, string>, info)
+          } catch (error) {
+            response = errorResponse(error, info.requestId)
+          }
         }
+        for (const [name, value] of Object.entries(rate?.headers ?? {})) response.headers.set(name, value)
+        return response
       },
       { parse: 'none', detail: { operationId: route.operationId } },
     )
@@ -182,6 +214,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   for (const route of healthRoutes) mount(route, 'kernel', route.path, new Set())
   for (const route of identity) mount(route, 'identity', `${basePath}${route.path}`, new Set())
   for (const route of audit) mount(route, 'audit', `${basePath}${route.path}`, new Set())
+  for (const route of capabilities) mount(route, 'kernel', `${basePath}${route.path}`, new Set())
   for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
     const eventKinds = new Set((plugins[index]?.events ?? []).map((event) => event.kind))
     for (const route of routes) mount(route, plugin, `${basePath}${route.path}`, eventKinds)
@@ -199,7 +232,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     serverUrl: options.serverUrl ?? '/',
     routes: mounted,
     tags: [
-      { name: 'kernel', description: 'Health and readiness of the panel.' },
+      { name: 'kernel', description: 'Health, readiness and the capabilities of the installation.' },
       { name: 'identity', description: 'Signing in, the caller, API tokens, users and staff.' },
       { name: 'audit', description: 'The audit log: who changed what, when and from where.' },
       ...plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),

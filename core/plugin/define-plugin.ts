@@ -68,6 +68,11 @@ export interface PluginDefinition {
   setup?(context: PluginContext): void | Promise<void>
   /** Its operations, made once the whole panel is set up (every extension point filled). */
   routes?(context: PluginContext): readonly RouteDefinition[]
+  /**
+   * What it adds to `GET /capabilities` under its name (`{ siteTypes: [...] }` for sites), read once the panel
+   * is set up. JSON-serialisable.
+   */
+  capabilities?(context: PluginContext): Readonly<Record<string, unknown>>
 }
 
 /**

@@ -113,6 +113,8 @@ interface RouteCommon<
    * answer (with `Idempotent-Replayed: true`) and creates nothing. Default false.
    */
   readonly idempotent?: boolean
+  /** Counts against the strict per-address allowance (login); public routes are otherwise not rate limited. */
+  readonly strictRateLimit?: boolean
 }
 
 type Input<S> = S extends TSchema ? Static<S> : undefined

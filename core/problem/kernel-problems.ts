@@ -96,6 +96,12 @@ export const kernelProblems = defineProblems({
     detail: 'The e-mail address or password is wrong.',
     description: 'Login failed. The answer does not say which of the two was wrong.',
   },
+  rate_limited: {
+    status: 429,
+    detail: 'Too many requests; slow down.',
+    description:
+      'The credential (or, without one, the address) went over its requests a minute (`RATE_LIMIT_PER_MINUTE`, 1,200 by default; login 30). `Retry-After`, `RateLimit` and `RateLimit-Policy` say when it resets.',
+  },
   too_many_attempts: {
     status: 429,
     detail: 'Too many failed sign-in attempts; wait before trying again.',

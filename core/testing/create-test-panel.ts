@@ -35,6 +35,8 @@ export async function createTestPanel(options: {
   limits?: PanelOptions['limits']
   /** Login throttle policy; tests lower the delays. */
   loginThrottle?: PanelOptions['loginThrottle']
+  /** Rate limits; tests lower them. */
+  rateLimits?: PanelOptions['rateLimits']
 }): Promise<TestPanel> {
   const panel = await createPanel({
     store: openSqliteStore({ path: ':memory:' }),
@@ -43,6 +45,7 @@ export async function createTestPanel(options: {
     secret: 'test-secret-test-secret-test-secret-!',
     limits: options.limits ?? {},
     loginThrottle: options.loginThrottle ?? {},
+    rateLimits: options.rateLimits ?? {},
   })
   let staffUser: Promise<User> | undefined
   const staff = () => {

@@ -37,4 +37,10 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       }
     },
     routes: (context) => siteRoutes(context),
+    capabilities: (context) => ({
+      siteTypes: context
+        .extensionPoint(siteTypes)
+        .list()
+        .map(({ name, description }) => ({ name, description })),
+    }),
   })

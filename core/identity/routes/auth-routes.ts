@@ -46,6 +46,7 @@ export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
       method: 'POST',
       path: '/auth/login',
       operationId: 'login',
+      strictRateLimit: true,
       summary: 'Sign in with e-mail and password',
       description:
         'Sets the `plinth_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and returns the CSRF token to send as `X-CSRF-Token` with every change made with it. Repeated failures are slowed, then refused with 429.',

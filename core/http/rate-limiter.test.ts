@@ -1,0 +1,57 @@
+// Rate limits through the front door: headers on every answer, 429 past the allowance, per credential.
+
+import { describe, expect, test } from 'bun:test'
+import { createTestPanel } from '../testing/create-test-panel.ts'
+import { expectProblem } from '../testing/problems.ts'
+
+describe('rate limits', () => {
+  test('every answer says the policy and what is left; past it, 429 rate_limited with Retry-After', async () => {
+    const tp = await createTestPanel({ plugins: [], rateLimits: { perMinute: 3 } })
+    try {
+      const token = await tp.token()
+      const answers = []
+      for (let i = 0; i < 4; i++) answers.push(await tp.request('GET', '/api/v1/me', { token }))
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429])
+      expect(answers[0]?.headers.get('ratelimit-policy')).toBe('"default";q=3;w=60')
+      expect(answers[0]?.headers.get('ratelimit')).toMatch(/^"default";r=2;t=\d+$/)
+      const refused = answers[3] as Response
+      const body = await expectProblem(refused, 429, 'rate_limited')
+      expect(Number(refused.headers.get('retry-after'))).toBeWithin(1, 61)
+      expect(body.retryAfter).toBe(Number(refused.headers.get('retry-after')))
+      // Another token has its own allowance.
+      expect((await tp.request('GET', '/api/v1/me', { token: await tp.token() })).status).toBe(200)
+      // Errors count and carry the headers too.
+      const unauthenticated = await tp.panel.handle(new Request('http://localhost/api/v1/me'), {
+        address: '203.0.113.9',
+      })
+      expect(unauthenticated.status).toBe(401)
+      expect(unauthenticated.headers.get('ratelimit')).toMatch(/^"default";r=2;/)
+    } finally {
+      await tp.panel.close()
+    }
+  })
+
+  test('login has its own, stricter allowance per address', async () => {
+    const tp = await createTestPanel({ plugins: [], rateLimits: { loginPerMinute: 2 } })
+    try {
+      const login = () =>
+        tp.panel.handle(
+          new Request('http://localhost/api/v1/auth/login', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              email: `nobody-${crypto.randomUUID()}@example.test`,
+              password: 'whatever it is',
+            }),
+          }),
+          { address: '203.0.113.10' },
+        )
+      expect((await login()).headers.get('ratelimit-policy')).toBe('"login";q=2;w=60')
+      await login()
+      await expectProblem(await login(), 429, 'rate_limited')
+      expect((await tp.request('GET', '/healthz')).headers.get('ratelimit')).toBeNull()
+    } finally {
+      await tp.panel.close()
+    }
+  })
+})

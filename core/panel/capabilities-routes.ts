@@ -1,0 +1,87 @@
+// GET /capabilities: what this installation supports, what the caller may do, and the limits in force.
+
+import { Type as t } from '@sinclair/typebox'
+import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
+import type { PanelLimits } from './limits.ts'
+
+/** What the capabilities operation reports about the installation, fixed once the panel is built. */
+export interface Installation {
+  readonly version: string
+  readonly plugins: readonly {
+    readonly name: string
+    readonly version: string
+    readonly capabilities: Readonly<Record<string, unknown>>
+  }[]
+  readonly eventKinds: readonly string[]
+  readonly rateLimitPerMinute: number
+}
+
+const Capabilities = t.Object(
+  {
+    installation: t.Object({
+      version: t.String(),
+      plugins: t.Array(
+        t.Object({
+          name: t.String(),
+          version: t.String(),
+          capabilities: t.Record(t.String(), t.Unknown(), {
+            description: 'What the plugin adds, e.g. `siteTypes` for sites.',
+          }),
+        }),
+      ),
+      eventKinds: t.Array(t.String(), { description: 'Every event kind the installation can emit.' }),
+    }),
+    caller: t.Object({
+      kind: t.Union([t.Literal('platform'), t.Literal('brand'), t.Literal('member')]),
+      userId: t.String(),
+      brandId: t.Union([t.String(), t.Null()]),
+      scopes: t.Array(t.String(), { description: 'Effective scopes of this credential.' }),
+      customerId: t.Union([t.String(), t.Null()], { description: 'The customer a token is limited to.' }),
+    }),
+    limits: t.Object({
+      pageSize: t.Object({ default: t.Integer(), max: t.Integer() }),
+      bodyBytes: t.Integer(),
+      tokenLifetimeDays: t.Object({ default: t.Integer(), max: t.Integer() }),
+      idempotencyWindowHours: t.Integer(),
+      rateLimitPerMinute: t.Integer({
+        description: 'Requests a minute per token (per address without one).',
+      }),
+    }),
+  },
+  { $id: 'Capabilities' },
+)
+
+/** The capabilities operation. */
+export function capabilitiesRoutes(installation: Installation, limits: PanelLimits): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/capabilities',
+      operationId: 'getCapabilities',
+      summary: 'What this installation supports, the caller’s permissions and the limits',
+      authenticated: true,
+      responses: { 200: { description: 'The capabilities.', schema: Capabilities } },
+      handler: ({ caller }) => ({
+        installation: {
+          version: installation.version,
+          plugins: installation.plugins,
+          eventKinds: installation.eventKinds,
+        },
+        caller: {
+          kind: caller.kind,
+          userId: caller.user.id,
+          brandId: caller.user.brandId,
+          scopes: [...caller.scopes].sort(),
+          customerId: caller.token?.customerId ?? null,
+        },
+        limits: {
+          pageSize: { default: 20, max: 100 },
+          bodyBytes: limits.bodyBytes,
+          tokenLifetimeDays: { default: limits.tokenDefaultLifetimeDays, max: limits.tokenMaxLifetimeDays },
+          idempotencyWindowHours: limits.idempotencyWindowHours,
+          rateLimitPerMinute: installation.rateLimitPerMinute,
+        },
+      }),
+    }),
+  ]
+}

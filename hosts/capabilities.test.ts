@@ -1,0 +1,42 @@
+// GET /api/v1/capabilities on the standard installation: plugins, site types, event kinds, the caller, the limits.
+
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
+import { standardPlugins } from './standard-panel.ts'
+
+let tp: TestPanel
+beforeAll(async () => {
+  tp = await createTestPanel({ plugins: standardPlugins(), limits: { bodyBytes: 2048 } })
+})
+afterAll(() => tp.panel.close())
+
+test('reports the installation, the caller’s effective permissions and the limits in force', async () => {
+  const token = await tp.token({ scopes: ['site:read', 'customer:read'] })
+  const response = await tp.request('GET', '/api/v1/capabilities', { token })
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as {
+    installation: {
+      plugins: { name: string; version: string; capabilities: Record<string, unknown> }[]
+      eventKinds: string[]
+    }
+    caller: { kind: string; scopes: string[]; customerId: string | null }
+    limits: Record<string, unknown>
+  }
+  expect(body.installation.plugins.map((plugin) => plugin.name)).toEqual(['brands', 'customers', 'sites'])
+  expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
+    siteTypes: [{ name: 'wordpress', description: 'A WordPress site.' }],
+  })
+  expect(body.installation.eventKinds).toEqual(['customer.created', 'customer.updated', 'site.created'])
+  expect(body.caller).toMatchObject({
+    kind: 'platform',
+    scopes: ['customer:read', 'site:read'],
+    customerId: null,
+  })
+  expect(body.limits).toEqual({
+    pageSize: { default: 20, max: 100 },
+    bodyBytes: 2048,
+    tokenLifetimeDays: { default: 90, max: 365 },
+    idempotencyWindowHours: 24,
+    rateLimitPerMinute: 1200,
+  })
+})
