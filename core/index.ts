@@ -85,3 +85,11 @@ export {
   registerTenant,
   removeMember,
 } from './tenancy/tenants.ts'
+export {
+  adjustUsage,
+  recordTraffic,
+  type Usage,
+  type UsageMetric,
+  usageMetrics,
+  usageOf,
+} from './usage/usage-counters.ts'

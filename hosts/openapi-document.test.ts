@@ -146,6 +146,7 @@ describe('the OpenAPI document', () => {
       'getApiToken',
       'getCapabilities',
       'getMe',
+      'getUsage',
       'listApiTokens',
       'logout',
       'revokeApiToken',

@@ -89,6 +89,21 @@ export interface IdempotencyKeysTable {
   expires_at: string
 }
 
+/** Counts kept up to date as rows change, per scope: `all`, `brand:<id>`, `customer:<id>`. */
+export interface UsageCountersTable {
+  scope_key: string
+  metric: string
+  value: number
+}
+
+/** Traffic reported for sites, summed per scope and hour (`2026-11-22T05`). */
+export interface TrafficBucketsTable {
+  scope_key: string
+  hour: string
+  requests: number
+  bytes: number
+}
+
 /** The kernel's tables, for `db.withTables<KernelTables>()` (a type alias: Kysely needs an index-compatible type). */
 export type KernelTables = {
   users: UsersTable
@@ -99,6 +114,8 @@ export type KernelTables = {
   tenants: TenantsTable
   memberships: MembershipsTable
   idempotency_keys: IdempotencyKeysTable
+  usage_counters: UsageCountersTable
+  traffic_buckets: TrafficBucketsTable
 }
 
 /** The kernel's migrations, applied before any plugin's. */
@@ -227,6 +244,26 @@ export const kernelMigrations: readonly Migration[] = [
         .createIndex('idempotency_keys_expiry_idx')
         .on('idempotency_keys')
         .column('expires_at')
+        .execute()
+    },
+  },
+  {
+    id: '0004_usage',
+    async up(db) {
+      await db.schema
+        .createTable('usage_counters')
+        .addColumn('scope_key', 'text', (c) => c.notNull())
+        .addColumn('metric', 'text', (c) => c.notNull())
+        .addColumn('value', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_counters_pk', ['scope_key', 'metric'])
+        .execute()
+      await db.schema
+        .createTable('traffic_buckets')
+        .addColumn('scope_key', 'text', (c) => c.notNull())
+        .addColumn('hour', 'text', (c) => c.notNull())
+        .addColumn('requests', 'integer', (c) => c.notNull())
+        .addColumn('bytes', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('traffic_buckets_pk', ['scope_key', 'hour'])
         .execute()
     },
   },

@@ -27,6 +27,7 @@ import type { ProblemRef } from '../problem/problem-code.ts'
 import { type MigrationSet, migrate, migrationsApplied } from '../store/migrations.ts'
 import type { Store } from '../store/store.ts'
 import { brandDirectoryService, tenantDirectoryService } from '../tenancy/tenant-view.ts'
+import { usageRoutes } from '../usage/usage-routes.ts'
 import { capabilitiesRoutes } from './capabilities-routes.ts'
 import { errorResponse, type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
 import { kernelRoutes } from './kernel-routes.ts'
@@ -148,9 +149,10 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     limits,
   )
   const audit = auditRoutes(store)
+  const usage = usageRoutes(store)
   checkRoutes(
     routesByPlugin,
-    { ...kernel, routes: [...healthRoutes, ...identity, ...audit, ...capabilities] },
+    { ...kernel, routes: [...healthRoutes, ...identity, ...audit, ...capabilities, ...usage] },
     scopes,
   )
 
@@ -214,7 +216,8 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   for (const route of healthRoutes) mount(route, 'kernel', route.path, new Set())
   for (const route of identity) mount(route, 'identity', `${basePath}${route.path}`, new Set())
   for (const route of audit) mount(route, 'audit', `${basePath}${route.path}`, new Set())
-  for (const route of capabilities) mount(route, 'kernel', `${basePath}${route.path}`, new Set())
+  for (const route of [...capabilities, ...usage])
+    mount(route, 'kernel', `${basePath}${route.path}`, new Set())
   for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
     const eventKinds = new Set((plugins[index]?.events ?? []).map((event) => event.kind))
     for (const route of routes) mount(route, plugin, `${basePath}${route.path}`, eventKinds)
@@ -232,7 +235,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     serverUrl: options.serverUrl ?? '/',
     routes: mounted,
     tags: [
-      { name: 'kernel', description: 'Health, readiness and the capabilities of the installation.' },
+      { name: 'kernel', description: 'Health, readiness, capabilities and usage of the installation.' },
       { name: 'identity', description: 'Signing in, the caller, API tokens, users and staff.' },
       { name: 'audit', description: 'The audit log: who changed what, when and from where.' },
       ...plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),

@@ -1,6 +1,7 @@
 // Customer operations: create (staff), list, read, update. Every read goes through the caller's view.
 
 import {
+  adjustUsage,
   brandDirectoryService,
   type Caller,
   defineRoute,
@@ -121,6 +122,7 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
         const customer = await transaction(async (trx) => {
           await insertCustomer(trx, row)
           await registerTenant(trx, row.id, brandId)
+          await adjustUsage(trx, row.id, 'customers', 1)
           const created = toCustomer(row)
           await audit(trx, {
             action: 'customer.create',

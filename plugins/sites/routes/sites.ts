@@ -1,6 +1,7 @@
 // Site operations: create (starts provisioning) and read.
 
 import {
+  adjustUsage,
   customerInView,
   defineRoute,
   FieldErrors,
@@ -110,6 +111,8 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
             updated_at: now,
           }
           await insertSite(trx, row)
+          await adjustUsage(trx, customer.id, 'sites', 1)
+          await adjustUsage(trx, customer.id, 'domains', 1)
           const created = toSite(row)
           await audit(trx, {
             action: 'site.create',
