@@ -1,97 +1,153 @@
-// `npm run bench`: measures what users feel (start-up, request latency) and prints the figures; no pass/fail.
+// `npm run bench`: seeds 100k customers and 1M sites, then drives the panel and a bare Bun.serve ceiling on the same
+// database from a second process (autocannon under Node) and prints throughput, latency and ratios. No pass/fail:
+// the figures go into docs/performance.md. `BENCH_SCALE=0.1` runs a tenth of the size for a quick look.
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestPanel } from '../core/testing/create-test-panel.ts'
-import { standardPlugins } from '../hosts/standard-panel.ts'
+import { seed } from './seed.ts'
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
+const scale = Number(process.env.BENCH_SCALE ?? '1')
+const seconds = Number(process.env.BENCH_SECONDS ?? '5')
+const root = join(import.meta.dir, '..')
+
+interface Load {
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly errors: number
+  readonly non2xx: number
+  readonly total: number
 }
 
-function report(name: string, samples: number[]): void {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const mean = samples.reduce((sum, x) => sum + x, 0) / samples.length
-  console.log(
-    `${name.padEnd(44)} n=${String(samples.length).padStart(5)}  mean ${mean.toFixed(2)} ms  p50 ${percentile(sorted, 50).toFixed(2)} ms  p99 ${percentile(sorted, 99).toFixed(2)} ms`,
-  )
-}
-
-/** Process start to the first 200 from /readyz, over real HTTP, on a fresh DATA_DIR each time. */
-async function serverStart(runs: number): Promise<number[]> {
-  const samples: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'plinth-bench-'))
-    const started = performance.now()
-    const child = Bun.spawn([process.execPath, 'hosts/bun/main.ts'], {
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir },
-      stdout: 'pipe',
-    })
-    const reader = child.stdout.getReader()
-    let output = ''
-    let url: string | undefined
-    while (!url) {
-      const { value, done } = await reader.read()
-      if (done) throw new Error(`server exited: ${output}`)
-      output += new TextDecoder().decode(value)
-      url = /listening on (\S+)/.exec(output)?.[1]
+/** Starts a Bun script and waits for the URL it prints. */
+async function start(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ url: string; process: Bun.Subprocess<'ignore', 'pipe', 'inherit'> }> {
+  const child = Bun.spawn([process.execPath, script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const reader = child.stdout.getReader()
+  let output = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`${script} exited: ${output}`)
+    output += new TextDecoder().decode(value)
+    const url = /listening on (\S+)/.exec(output)?.[1]
+    if (url) {
+      reader.releaseLock()
+      return { url, process: child as Bun.Subprocess<'ignore', 'pipe', 'inherit'> }
     }
-    while ((await fetch(`${url}/readyz`).catch(() => null))?.status !== 200) await Bun.sleep(1)
-    samples.push(performance.now() - started)
-    child.kill('SIGTERM')
-    await child.exited
-    rmSync(dataDir, { recursive: true, force: true })
   }
-  return samples
 }
 
-async function inProcess(): Promise<void> {
-  const tp = await createTestPanel({ plugins: standardPlugins() })
-  const token = await tp.token()
-  const customer = (await (
-    await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Bench' } })
-  ).json()) as {
-    id: string
-  }
-  const create: number[] = []
-  const ids: string[] = []
-  for (let i = 0; i < 2000; i++) {
-    const started = performance.now()
-    const response = await tp.request('POST', '/api/v1/sites', {
-      token,
-      body: {
-        customerId: customer.id,
-        name: `Site ${i}`,
-        type: 'wordpress',
-        domain: `site-${i}.example.com`,
-      },
-    })
-    create.push(performance.now() - started)
-    ids.push(((await response.json()) as { id: string }).id)
-  }
-  report('POST /api/v1/sites (in-process, :memory:)', create)
-  const read: number[] = []
-  for (const id of ids) {
-    const started = performance.now()
-    await (await tp.request('GET', `/api/v1/sites/${id}`, { token })).arrayBuffer()
-    read.push(performance.now() - started)
-  }
-  report('GET /api/v1/sites/{id} (in-process)', read)
-  const refused: number[] = []
-  for (let i = 0; i < 2000; i++) {
-    const started = performance.now()
-    await (
-      await tp.request('POST', '/api/v1/sites', {
-        token,
-        body: { customerId: 'x', name: '', type: 'x', domain: 'x' },
-      })
-    ).arrayBuffer()
-    refused.push(performance.now() - started)
-  }
-  report('POST /api/v1/sites refused with 422', refused)
-  await tp.panel.close()
+/** Runs the load driver in Node, as a separate process. */
+async function drive(config: Record<string, unknown>): Promise<Load> {
+  const child = Bun.spawn(
+    ['node', 'bench/drive.mjs', JSON.stringify({ seconds, connections: 16, ...config })],
+    {
+      cwd: root,
+      stdout: 'pipe',
+      stderr: 'inherit',
+    },
+  )
+  const output = await new Response(child.stdout).text()
+  await child.exited
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as Load
 }
 
-report('server start to /readyz 200 (fresh DATA_DIR)', await serverStart(10))
-await inProcess()
+function row(name: string, load: Load): string {
+  const flags = load.errors + load.non2xx > 0 ? `  (${load.errors} errors, ${load.non2xx} non-2xx)` : ''
+  return `${name.padEnd(46)} ${load.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(load.p50).padStart(4)} ms   p99 ${String(load.p99).padStart(4)} ms${flags}`
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'plinth-bench-'))
+try {
+  const counts = {
+    customers: Math.round(100_000 * scale),
+    sites: Math.round(1_000_000 * scale),
+    bigCustomerSites: Math.round(50_000 * scale),
+  }
+  let started = performance.now()
+  const seeded = await seed(dataDir, counts)
+  console.log(
+    `seeded ${counts.customers} customers and ${counts.sites} sites in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  )
+
+  started = performance.now()
+  const panel = await start('hosts/bun/main.ts', {
+    PORT: '0',
+    DATA_DIR: dataDir,
+    PLINTH_SECRET: seeded.secret,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  })
+  console.log(
+    `panel ready in ${(performance.now() - started).toFixed(0)} ms (process start to listening, on the seeded store)`,
+  )
+  const ceiling = await start('bench/ceiling.ts', { DATA_DIR: dataDir })
+
+  // A deep page: walk the big customer's sites 100 at a time to 90% of the way, keeping the cursor and last id.
+  const limited = { authorization: `Bearer ${seeded.limitedToken}` }
+  const staff = { authorization: `Bearer ${seeded.staffToken}` }
+  let cursor: string | null = null
+  let lastId = ''
+  const pages = Math.floor((counts.bigCustomerSites * 0.9) / 100)
+  for (let i = 0; i < pages; i++) {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
+    const page = (await (
+      await fetch(`${panel.url}/api/v1/sites?limit=100${query}`, { headers: limited })
+    ).json()) as {
+      items: { id: string }[]
+      nextCursor: string | null
+    }
+    cursor = page.nextCursor
+    lastId = page.items.at(-1)?.id ?? lastId
+  }
+  console.log(`deep page: after ${pages * 100} of the big customer's ${counts.bigCustomerSites} sites\n`)
+
+  const results = {
+    panelFirst: await drive({ url: `${panel.url}/api/v1/sites`, headers: limited }),
+    ceilingFirst: await drive({ url: `${ceiling.url}/`, headers: limited }),
+    panelDeep: await drive({
+      url: `${panel.url}/api/v1/sites?cursor=${encodeURIComponent(cursor ?? '')}`,
+      headers: limited,
+    }),
+    ceilingDeep: await drive({ url: `${ceiling.url}/?after=${lastId}`, headers: limited }),
+    usage: await drive({ url: `${panel.url}/api/v1/usage`, headers: staff }),
+    create: await drive({
+      url: `${panel.url}/api/v1/sites`,
+      method: 'POST',
+      headers: { ...staff, 'content-type': 'application/json' },
+      uniqueSites: seeded.bigCustomerId,
+      connections: 4,
+    }),
+  }
+  const peakKb = Number(
+    /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${panel.process.pid}/status`, 'utf8'))?.[1] ?? 0,
+  )
+
+  console.log(row('GET /api/v1/sites, first page (panel)', results.panelFirst))
+  console.log(row('  same query, bare Bun.serve ceiling', results.ceilingFirst))
+  console.log(row('GET /api/v1/sites, deep page (panel)', results.panelDeep))
+  console.log(row('  same query, bare Bun.serve ceiling', results.ceilingDeep))
+  console.log(row('GET /api/v1/usage (platform staff)', results.usage))
+  console.log(row('POST /api/v1/sites with Idempotency-Key', results.create))
+  const ratio = (a: Load, b: Load) => ((a.requestsPerSecond / b.requestsPerSecond) * 100).toFixed(0)
+  console.log(
+    `\npanel / ceiling throughput: first page ${ratio(results.panelFirst, results.ceilingFirst)}%, deep page ${ratio(results.panelDeep, results.ceilingDeep)}%`,
+  )
+  console.log(
+    `deep page / first page latency (p50): ${(results.panelDeep.p50 / Math.max(results.panelFirst.p50, 1)).toFixed(2)}x; throughput ${ratio(results.panelDeep, results.panelFirst)}%`,
+  )
+  console.log(`panel peak memory (VmHWM): ${(peakKb / 1024).toFixed(0)} MiB`)
+
+  panel.process.kill('SIGTERM')
+  ceiling.process.kill('SIGTERM')
+  await Promise.all([panel.process.exited, ceiling.process.exited])
+} finally {
+  rmSync(dataDir, { recursive: true, force: true })
+}

@@ -28,10 +28,14 @@ export function visibleSites(db: Db, view: TenantView) {
 
 /** Handles already taken that start with `base` (the candidates for a numbered suffix). */
 export async function handlesLike(db: Db, base: string): Promise<Set<string>> {
+  // A range on the unique index, not LIKE: SQLite's LIKE is case-insensitive and scans every site (measured at
+  // 140 ms a create with 1M sites). Handles are [a-z0-9-], all below '~', so [prefix, prefix~) is every extension.
+  const prefix = base.slice(0, 16)
   const rows = await sites(db)
     .selectFrom('sites')
     .select('handle')
-    .where('handle', 'like', `${base.slice(0, 16)}%`)
+    .where('handle', '>=', prefix)
+    .where('handle', '<', `${prefix}~`)
     .execute()
   return new Set(rows.map((row) => row.handle))
 }

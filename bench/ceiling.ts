@@ -1,0 +1,55 @@
+// The ceiling: a bare Bun.serve doing what GET /api/v1/sites must do (token lookup, keyset query, JSON) and nothing else.
+
+import { Database } from 'bun:sqlite'
+import { sha256 } from '@oslojs/crypto/sha2'
+import { encodeHexLowerCase } from '@oslojs/encoding'
+
+const database = new Database(`${process.env.DATA_DIR}/plinth.sqlite`, { readonly: true })
+const tokenQuery = database.query(
+  'SELECT user_id, customer_id, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?',
+)
+const userQuery = database.query('SELECT id FROM users WHERE id = ?')
+const firstPage = database.query('SELECT * FROM sites WHERE customer_id = ? ORDER BY id LIMIT ?')
+const nextPage = database.query('SELECT * FROM sites WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?')
+
+type SiteRow = {
+  id: string
+  customer_id: string
+  handle: string
+  name: string
+  type: string
+  domain: string
+  status: string
+  created_at: string
+  updated_at: string
+}
+
+const server = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  fetch(request) {
+    const token = request.headers.get('authorization')?.slice(7) ?? ''
+    const hash = encodeHexLowerCase(sha256(new TextEncoder().encode(token)))
+    const row = tokenQuery.get(hash) as { user_id: string; customer_id: string } | null
+    if (!row || !userQuery.get(row.user_id)) return new Response('unauthorised', { status: 401 })
+    const url = new URL(request.url)
+    const limit = Number(url.searchParams.get('limit') ?? 20)
+    const after = url.searchParams.get('after')
+    const rows = (
+      after ? nextPage.all(row.customer_id, after, limit + 1) : firstPage.all(row.customer_id, limit + 1)
+    ) as SiteRow[]
+    const items = rows.slice(0, limit).map((site) => ({
+      id: site.id,
+      handle: site.handle,
+      name: site.name,
+      type: site.type,
+      domain: site.domain,
+      status: site.status,
+      customerId: site.customer_id,
+      createdAt: site.created_at,
+      updatedAt: site.updated_at,
+    }))
+    return Response.json({ items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null })
+  },
+})
+console.log(`ceiling listening on ${server.url.href.replace(/\/$/, '')}`)
