@@ -3,6 +3,8 @@
 import { Database } from 'bun:sqlite'
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeHexLowerCase } from '@oslojs/encoding'
+import type { SitesTable } from '../plugins/sites/migrations.ts'
+import { toSite } from '../plugins/sites/repository.ts'
 
 const database = new Database(`${process.env.DATA_DIR}/plinth.sqlite`, { readonly: true })
 const tokenQuery = database.query(
@@ -11,18 +13,6 @@ const tokenQuery = database.query(
 const userQuery = database.query('SELECT id FROM users WHERE id = ?')
 const firstPage = database.query('SELECT * FROM sites WHERE customer_id = ? ORDER BY id LIMIT ?')
 const nextPage = database.query('SELECT * FROM sites WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?')
-
-type SiteRow = {
-  id: string
-  customer_id: string
-  handle: string
-  name: string
-  type: string
-  domain: string
-  status: string
-  created_at: string
-  updated_at: string
-}
 
 const server = Bun.serve({
   hostname: '127.0.0.1',
@@ -37,18 +27,9 @@ const server = Bun.serve({
     const after = url.searchParams.get('after')
     const rows = (
       after ? nextPage.all(row.customer_id, after, limit + 1) : firstPage.all(row.customer_id, limit + 1)
-    ) as SiteRow[]
-    const items = rows.slice(0, limit).map((site) => ({
-      id: site.id,
-      handle: site.handle,
-      name: site.name,
-      type: site.type,
-      domain: site.domain,
-      status: site.status,
-      customerId: site.customer_id,
-      createdAt: site.created_at,
-      updatedAt: site.updated_at,
-    }))
+    ) as SitesTable[]
+    // The same rendering as the sites plugin's, so both answers are the same JSON.
+    const items = rows.slice(0, limit).map(toSite)
     return Response.json({ items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null })
   },
 })

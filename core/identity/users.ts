@@ -117,13 +117,7 @@ export async function findUserForLogin(
 
 /** The user with this e-mail, or null. */
 export async function findUserByEmail(db: Db, email: string): Promise<User | null> {
-  const row = await db
-    .withTables<KernelTables>()
-    .selectFrom('users')
-    .selectAll()
-    .where('email', '=', normaliseEmail(email))
-    .executeTakeFirst()
-  return row ? toUser(row) : null
+  return (await findUserForLogin(db, email))?.user ?? null
 }
 
 /** The user with this id, or null. */

@@ -148,11 +148,15 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     },
     limits,
   )
-  const audit = auditRoutes(store)
-  const usage = usageRoutes(store)
+  // The kernel's own operations under the API base path, by OpenAPI tag.
+  const kernelApi = [
+    { tag: 'identity', routes: identity },
+    { tag: 'audit', routes: auditRoutes(store) },
+    { tag: 'kernel', routes: [...capabilities, ...usageRoutes(store)] },
+  ]
   checkRoutes(
     routesByPlugin,
-    { ...kernel, routes: [...healthRoutes, ...identity, ...audit, ...capabilities, ...usage] },
+    { ...kernel, routes: [...healthRoutes, ...kernelApi.flatMap((group) => group.routes)] },
     scopes,
   )
 
@@ -214,10 +218,9 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     known.push({ method: route.method, pattern: routePattern(fullPath) })
   }
   for (const route of healthRoutes) mount(route, 'kernel', route.path, new Set())
-  for (const route of identity) mount(route, 'identity', `${basePath}${route.path}`, new Set())
-  for (const route of audit) mount(route, 'audit', `${basePath}${route.path}`, new Set())
-  for (const route of [...capabilities, ...usage])
-    mount(route, 'kernel', `${basePath}${route.path}`, new Set())
+  for (const { tag, routes } of kernelApi) {
+    for (const route of routes) mount(route, tag, `${basePath}${route.path}`, new Set())
+  }
   for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
     const eventKinds = new Set((plugins[index]?.events ?? []).map((event) => event.kind))
     for (const route of routes) mount(route, plugin, `${basePath}${route.path}`, eventKinds)
