@@ -63,6 +63,7 @@ export { fieldCodes, kernelProblems } from './problem/kernel-problems.ts'
 export { fieldProblem, Problem, type ProblemItem, problemMediaType } from './problem/problem.ts'
 export { defineProblems, type ProblemCode, type ProblemRef } from './problem/problem-code.ts'
 export { type Migration, migrate, sql } from './store/migrations.ts'
+export { preparedQuery } from './store/prepared-query.ts'
 export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite-store.ts'
 export type { Db, Store, Trx } from './store/store.ts'
 export {

@@ -1,7 +1,6 @@
 // The API token format: `plinth_` + 30 base62 characters of randomness (~178 bits) + a 6-character CRC32 checksum.
 
-import { sha256 } from '@oslojs/crypto/sha2'
-import { encodeHexLowerCase } from '@oslojs/encoding'
+import { createHash } from 'node:crypto'
 
 /** The fixed prefix: a leaked token is recognisable by secret scanners. */
 export const apiTokenPrefix = 'plinth_'
@@ -44,7 +43,10 @@ export function isWellFormedApiToken(token: string): boolean {
   return checksumOf(body.slice(0, randomLength)) === body.slice(randomLength)
 }
 
-/** SHA-256 of the token, hex: the only form stored. The token's entropy makes a slow hash unnecessary. */
+/**
+ * SHA-256 of the token, hex: the only form stored. The token's entropy makes a slow hash unnecessary; the native
+ * hash because every request pays for it (a tenth of the JavaScript one's cost).
+ */
 export function hashApiToken(token: string): string {
-  return encodeHexLowerCase(sha256(new TextEncoder().encode(token)))
+  return createHash('sha256').update(token).digest('hex')
 }

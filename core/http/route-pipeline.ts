@@ -78,7 +78,9 @@ function validationProblem(check: TypeCheck<TSchema>, value: unknown, prefix: 'b
 }
 
 /** Query strings are flat: repeated keys become arrays, and scalars are converted to the schema's types. */
-function queryValue(url: URL, schema: TObject): Record<string, unknown> {
+function queryValue(url: URL, schema: TObject, defaults: Record<string, unknown>): Record<string, unknown> {
+  // Most requests send no query: their value is the defaults, without TypeBox walking the schema.
+  if (url.search.length <= 1) return { ...defaults }
   const query: Record<string, unknown> = {}
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key)
@@ -114,6 +116,7 @@ export function compileRoute(
   // A route without query parameters still refuses unknown ones: a misspelt filter must not silently widen a list.
   const querySchema = route.query ?? Type.Object({})
   const query = TypeCompiler.Compile(closeObjects(querySchema))
+  const queryDefaults = Value.Default(querySchema, {}) as Record<string, unknown>
   const body = compile(route.body)
 
   async function authorise(request: Request): Promise<Caller | null> {
@@ -156,7 +159,7 @@ export function compileRoute(
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
     const url = new URL(request.url)
-    const queryInput = queryValue(url, querySchema)
+    const queryInput = queryValue(url, querySchema, queryDefaults)
     if (!query.Check(queryInput)) throw validationProblem(query, queryInput, 'query')
     let bodyInput: unknown
     if (body) {

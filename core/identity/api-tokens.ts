@@ -4,6 +4,7 @@ import { generateApiToken, hashApiToken } from '../auth/api-token.ts'
 import { wildcardScope } from '../auth/caller.ts'
 import { newId, nowIso } from '../ids/ids.ts'
 import type { ProblemItem } from '../problem/problem.ts'
+import { preparedQuery } from '../store/prepared-query.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { ApiTokensTable, KernelTables } from './tables.ts'
 import type { User } from './users.ts'
@@ -145,14 +146,14 @@ export async function findTokenByHash(
   db: Db,
   tokenHash: string,
 ): Promise<(ApiToken & { revoked: boolean }) | null> {
-  const row = await db
-    .withTables<KernelTables>()
-    .selectFrom('api_tokens')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst()
+  const [row] = await tokenByHash(db, { tokenHash })
   return row ? { ...toApiToken(row), revoked: row.revoked_at !== null } : null
 }
+
+// Every authenticated request runs it: compiled once.
+const tokenByHash = preparedQuery<{ tokenHash: string }, ApiTokensTable>((db, p) =>
+  db.withTables<KernelTables>().selectFrom('api_tokens').selectAll().where('token_hash', '=', p.tokenHash),
+)
 
 /** A user's live (not revoked) tokens as a query, for `page()`: keyed by `id`. */
 export function apiTokensQuery(db: Db, userId: string) {

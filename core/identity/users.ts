@@ -1,6 +1,7 @@
 // Users of the panel: created by the CLI (and later the identity API); passwords hashed with argon2id.
 
 import { newId, nowIso } from '../ids/ids.ts'
+import { preparedQuery } from '../store/prepared-query.ts'
 import type { Db } from '../store/store.ts'
 import type { KernelTables, UsersTable } from './tables.ts'
 
@@ -122,14 +123,14 @@ export async function findUserByEmail(db: Db, email: string): Promise<User | nul
 
 /** The user with this id, or null. */
 export async function findUserById(db: Db, id: string): Promise<User | null> {
-  const row = await db
-    .withTables<KernelTables>()
-    .selectFrom('users')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirst()
+  const [row] = await userById(db, { id })
   return row ? toUser(row) : null
 }
+
+// Every authenticated request runs it: compiled once.
+const userById = preparedQuery<{ id: string }, UsersTable>((db, p) =>
+  db.withTables<KernelTables>().selectFrom('users').selectAll().where('id', '=', p.id),
+)
 
 /** Stores a new password hash (made with {@link hashPassword} before the transaction). */
 export async function setPasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {

@@ -17,11 +17,11 @@ import {
 type Binding = string | number | bigint | boolean | null | Uint8Array
 
 function adaptStatement(statement: Statement): SqliteStatement {
+  // Kysely asks whether a statement returns rows; bun:sqlite knows from the prepared columns. Asked once: reading
+  // the columns crosses into native code on every call.
+  const reader = statement.columnNames.length > 0
   return {
-    // Kysely asks whether a statement returns rows; bun:sqlite knows from the prepared columns.
-    get reader() {
-      return statement.columnNames.length > 0
-    },
+    reader,
     all: (parameters) => statement.all(...(parameters as Binding[])),
     run: (parameters) => statement.run(...(parameters as Binding[])),
     iterate: (parameters) => statement.iterate(...(parameters as Binding[])),
@@ -41,9 +41,19 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 /** Kysely's SQLite dialect running on a bun:sqlite database (statements are cached by bun's `query`). */
 export function bunSqliteDialect(database: Database): Dialect {
+  // bun's `query` caches statements by SQL; the adapters are kept beside them so each is made once.
+  const adapted = new WeakMap<Statement, SqliteStatement>()
   const adapter: SqliteDatabase = {
     close: () => database.close(),
-    prepare: (sql) => adaptStatement(database.query(sql)),
+    prepare: (sql) => {
+      const statement = database.query(sql)
+      let known = adapted.get(statement)
+      if (!known) {
+        known = adaptStatement(statement)
+        adapted.set(statement, known)
+      }
+      return known
+    },
   }
   return {
     createAdapter: () => new SqliteAdapter(),
