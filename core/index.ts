@@ -30,11 +30,23 @@ export {
   type User,
   UserError,
 } from './identity/users.ts'
+export { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
+export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
+export {
+  JobFailure,
+  type JobDefinition,
+  type JobRequest,
+  type JobRun,
+  type JobStatus,
+  type JobSubject,
+  jobStatuses,
+} from './jobs/job-definition.ts'
 export { type Page, pageOf, pageQuery } from './pagination/paginate.ts'
 export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'
 export { defaultLimits, type PanelLimits } from './panel/limits.ts'
 export {
+  type BackgroundTask,
   definePlugin,
   type EventDefinition,
   type PluginContext,

@@ -26,7 +26,12 @@ test('reports the installation, the caller’s effective permissions and the lim
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
     siteTypes: [{ name: 'wordpress', description: 'A WordPress site.' }],
   })
-  expect(body.installation.eventKinds).toEqual(['customer.created', 'customer.updated', 'site.created'])
+  expect(body.installation.eventKinds).toEqual([
+    'job.finished',
+    'customer.created',
+    'customer.updated',
+    'site.created',
+  ])
   expect(body.caller).toMatchObject({
     kind: 'platform',
     scopes: ['customer:read', 'site:read'],

@@ -2,6 +2,7 @@
 
 import type { KernelTables } from '../identity/tables.ts'
 import { newId, nowIso } from '../ids/ids.ts'
+import { brandOfCustomer } from '../tenancy/tenants.ts'
 import type { EventInput } from '../plugin/route.ts'
 import type { Trx } from '../store/store.ts'
 
@@ -18,6 +19,7 @@ export async function writeEvent(trx: Trx, event: EventInput): Promise<string> {
       customer_id: event.customerId,
       payload: JSON.stringify(event.data),
       dispatched_at: null,
+      brand_id: event.customerId === null ? null : await brandOfCustomer(trx, event.customerId),
     })
     .execute()
   return id

@@ -20,7 +20,9 @@ import { Reply, type RouteDefinition } from '../plugin/route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem, problemMediaType } from '../problem/problem.ts'
 import { validationItems } from '../problem/validation-errors.ts'
-import type { Store } from '../store/store.ts'
+import type { JobRequest } from '../jobs/job-definition.ts'
+import type { JobRequester } from '../jobs/job-queue.ts'
+import type { Store, Trx } from '../store/store.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
 
@@ -34,6 +36,10 @@ export interface PipelineRuntime {
   readonly basePath: string
   /** How long an Idempotency-Key's answer is kept. */
   readonly idempotencyWindowMs: number
+  /** Inserts a job in the handler's transaction, recording who asked. */
+  enqueueJob(trx: Trx, job: JobRequest, requester: JobRequester): Promise<string>
+  /** After a handler returned (its transactions committed): wake the job workers and the event dispatcher. */
+  committed(work: { jobs: boolean; events: boolean }): void
 }
 
 /** Whose key it is: keys are scoped to the caller, so two callers may use the same one. */
@@ -185,6 +191,7 @@ export function compileRoute(
       requestId: info.requestId,
       sourceAddress: info.address,
     }
+    const started = { jobs: false, events: false }
     const result = await route.handler({
       body: bodyInput,
       query: queryInput,
@@ -209,8 +216,19 @@ export function compileRoute(
         if (!eventKinds.has(event.kind))
           throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)
         await writeEvent(trx, event)
+        started.events = true
+      },
+      enqueueJob: async (trx, job) => {
+        const id = await runtime.enqueueJob(trx, job, {
+          userId: actor.userId,
+          tokenId: actor.tokenId,
+          requestId: info.requestId,
+        })
+        started.jobs = true
+        return id
       },
     })
+    if (started.jobs || started.events) runtime.committed(started)
     const headers = { 'x-request-id': info.requestId }
     if (result instanceof Reply) {
       const location: Record<string, string> = result.location

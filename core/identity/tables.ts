@@ -50,6 +50,8 @@ export interface EventOutboxTable {
   /** JSON of the event's `data`. */
   payload: string
   dispatched_at: string | null
+  /** The customer's brand when the event was written, so brand endpoints get only their brand's events. */
+  brand_id: string | null
 }
 
 export interface SessionsTable {
@@ -104,6 +106,39 @@ export interface TrafficBucketsTable {
   bytes: number
 }
 
+export interface JobsTable {
+  id: string
+  kind: string
+  /** queued, running, succeeded, failed, cancelled. */
+  status: string
+  customer_id: string | null
+  subject_type: string
+  subject_id: string
+  /** JSON object. */
+  input: string
+  /** JSON object the handler returned, once succeeded. */
+  result: string | null
+  /** JSON `{ code, message }` of the last failure. */
+  error: string | null
+  progress: number
+  step: string | null
+  attempts: number
+  max_attempts: number
+  /** Not before this time (retries back off). */
+  run_after: string
+  /** The worker holding the job while it runs, and until when; an expired lease is taken over. */
+  lease_owner: string | null
+  lease_until: string | null
+  cancel_requested: number
+  requested_by_user_id: string | null
+  requested_by_token_id: string | null
+  request_id: string | null
+  created_at: string
+  updated_at: string
+  started_at: string | null
+  finished_at: string | null
+}
+
 /** The kernel's tables, for `db.withTables<KernelTables>()` (a type alias: Kysely needs an index-compatible type). */
 export type KernelTables = {
   users: UsersTable
@@ -116,6 +151,7 @@ export type KernelTables = {
   idempotency_keys: IdempotencyKeysTable
   usage_counters: UsageCountersTable
   traffic_buckets: TrafficBucketsTable
+  jobs: JobsTable
 }
 
 /** The kernel's migrations, applied before any plugin's. */
@@ -265,6 +301,42 @@ export const kernelMigrations: readonly Migration[] = [
         .addColumn('bytes', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('traffic_buckets_pk', ['scope_key', 'hour'])
         .execute()
+    },
+  },
+  {
+    id: '0005_jobs',
+    async up(db) {
+      await db.schema
+        .createTable('jobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('customer_id', 'text')
+        .addColumn('subject_type', 'text', (c) => c.notNull())
+        .addColumn('subject_id', 'text', (c) => c.notNull())
+        .addColumn('input', 'text', (c) => c.notNull())
+        .addColumn('result', 'text')
+        .addColumn('error', 'text')
+        .addColumn('progress', 'integer', (c) => c.notNull())
+        .addColumn('step', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('max_attempts', 'integer', (c) => c.notNull())
+        .addColumn('run_after', 'text', (c) => c.notNull())
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_until', 'text')
+        .addColumn('cancel_requested', 'integer', (c) => c.notNull())
+        .addColumn('requested_by_user_id', 'text')
+        .addColumn('requested_by_token_id', 'text')
+        .addColumn('request_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text')
+        .addColumn('finished_at', 'text')
+        .execute()
+      await db.schema.createIndex('jobs_runnable_idx').on('jobs').columns(['status', 'run_after']).execute()
+      await db.schema.createIndex('jobs_customer_idx').on('jobs').columns(['customer_id', 'id']).execute()
+      await db.schema.createIndex('jobs_subject_idx').on('jobs').columns(['subject_id', 'id']).execute()
+      await db.schema.alterTable('event_outbox').addColumn('brand_id', 'text').execute()
     },
   },
 ]

@@ -2,11 +2,12 @@
 
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
+import type { KnownEvent } from '../events/event-consumer.ts'
 import type { ScopeDefinition } from '../plugin/define-plugin.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import { fieldCodes } from '../problem/kernel-problems.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
-import { operationOf } from './operation.ts'
+import { operationOf, schemaRef } from './operation.ts'
 
 /** A route as mounted: its full path and the tag (plugin) it is documented under. */
 export interface MountedRoute {
@@ -24,6 +25,8 @@ export interface DocumentInput {
   readonly tags: readonly { readonly name: string; readonly description: string }[]
   readonly scopes: readonly (ScopeDefinition & { readonly plugin: string })[]
   readonly problems: readonly (ProblemRef & { readonly owner: string })[]
+  /** Every event kind, documented in the `webhooks` section. */
+  readonly events: readonly KnownEvent[]
 }
 
 type JsonObject = Record<string, unknown>
@@ -75,6 +78,58 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
   }
 }
 
+/**
+ * The `webhooks` section: one entry per event kind, the request the panel sends to an endpoint (Standard
+ * Webhooks headers, `{ id, type, timestamp, data }`).
+ */
+function webhooksOf(events: readonly KnownEvent[], components: JsonObject): JsonObject {
+  const header = (description: string) => ({ required: true, schema: { type: 'string' }, description })
+  const entries = events
+    .toSorted((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+    .map((event) => [
+      event.kind,
+      {
+        post: {
+          operationId: `on${event.kind.replace(/(^|[._])([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase())}`,
+          summary: event.description,
+          tags: [event.owner],
+          parameters: [
+            { name: 'webhook-id', in: 'header', ...header('The event id, `evt_…`; the same on every redelivery.') },
+            { name: 'webhook-timestamp', in: 'header', ...header('Unix seconds when this attempt was signed.') },
+            {
+              name: 'webhook-signature',
+              in: 'header',
+              ...header(
+                '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint secret; during a rotation two, space-separated.',
+              ),
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['id', 'type', 'timestamp', 'data'],
+                  properties: {
+                    id: { type: 'string', description: 'The event id, `evt_…`.' },
+                    type: { type: 'string', const: event.kind },
+                    timestamp: { type: 'string', format: 'date-time', description: 'When the event happened.' },
+                    data: schemaRef(event.payload, components),
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': { description: 'Any 2xx acknowledges the delivery; anything else is retried (410 disables).' },
+          },
+        },
+      },
+    ])
+  return Object.fromEntries(entries)
+}
+
 /** Builds the document once the panel is mounted. Throws if a declared route is missing from the router. */
 export function buildDocument(input: DocumentInput): JsonObject {
   const generated = toOpenAPISchema(input.app, undefined, undefined, undefined, '3.1.0')
@@ -112,6 +167,7 @@ export function buildDocument(input: DocumentInput): JsonObject {
     servers: [{ url: input.serverUrl }],
     tags,
     paths,
+    webhooks: webhooksOf(input.events, components),
     components: {
       schemas: components,
       securitySchemes: {

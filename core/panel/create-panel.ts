@@ -9,15 +9,30 @@ import {
   type LoginThrottlePolicy,
 } from '../auth/login-throttle.ts'
 import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
+import { createSecretBox } from '../crypto/secret-box.ts'
+import { createDispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../events/dispatcher.ts'
+import type { KnownEvent } from '../events/event-consumer.ts'
 import { compileRoute, type RequestInfo } from '../http/route-pipeline.ts'
 import { identityRoutes, userProblems, userScopes } from '../identity/routes/index.ts'
 import { kernelMigrations } from '../identity/tables.ts'
 import type { User } from '../identity/users.ts'
 import { newId } from '../ids/ids.ts'
+import type { JobRequest } from '../jobs/job-definition.ts'
+import { insertJob, type JobRequester } from '../jobs/job-queue.ts'
+import { jobProblems, jobRoutes, jobScopes } from '../jobs/job-routes.ts'
+import {
+  createJobRunner,
+  defaultJobRunnerOptions,
+  defaultMaxAttempts,
+  type JobRunnerOptions,
+  type RegisteredJob,
+} from '../jobs/job-runner.ts'
+import { Job } from '../jobs/job-schema.ts'
 import { buildDocument, type MountedRoute } from '../openapi/build-document.ts'
 import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
-import type { PluginDefinition, ScopeDefinition } from '../plugin/define-plugin.ts'
+import type { BackgroundTask, PluginDefinition, ScopeDefinition } from '../plugin/define-plugin.ts'
 import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
+import { PluginResolutionError } from '../plugin/plugin-resolution-error.ts'
 import { checkRoutes, resolvePlugins } from '../plugin/resolve-plugins.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import type { ServiceRef } from '../plugin/service.ts'
@@ -25,7 +40,7 @@ import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import { type MigrationSet, migrate, migrationsApplied } from '../store/migrations.ts'
-import type { Store } from '../store/store.ts'
+import type { Store, Trx } from '../store/store.ts'
 import { brandDirectoryService, tenantDirectoryService } from '../tenancy/tenant-view.ts'
 import { usageRoutes } from '../usage/usage-routes.ts'
 import { capabilitiesRoutes } from './capabilities-routes.ts'
@@ -56,6 +71,10 @@ export interface PanelOptions {
   readonly rateLimits?: Partial<RateLimitPolicy>
   /** How failed logins are slowed and refused; defaults: 5 per account, 20 per address, in 15 minutes. */
   readonly loginThrottle?: Partial<LoginThrottlePolicy>
+  /** The job worker pool: concurrency (4), lease (30 s), poll interval, retry backoff, shutdown grace. */
+  readonly jobs?: Partial<JobRunnerOptions>
+  /** The outbox dispatcher: poll interval (250 ms) and batch size. */
+  readonly events?: Partial<DispatcherOptions>
 }
 
 /** A built panel. */
@@ -79,11 +98,26 @@ export interface Panel {
   callerOf(user: User): Promise<Caller>
   /** A service for hosts and the CLI, or null when no plugin provides it. */
   service<T>(ref: ServiceRef<T>): T | null
-  /** Closes the store. In-flight requests should be finished by the host first. */
+  /**
+   * Starts the background work: the job workers, the event dispatcher and every plugin's `start` (webhook
+   * delivery, ...). Servers call it; the CLI and one-off scripts do not. Idempotent.
+   */
+  start(): void
+  /** Stops the background work (running jobs get a grace period), then closes the store. Host first drains requests. */
   close(): Promise<void>
 }
 
-const kernelScopes: readonly ScopeDefinition[] = [...userScopes, ...auditScopes]
+const kernelScopes: readonly ScopeDefinition[] = [...userScopes, ...auditScopes, ...jobScopes]
+
+/** Events the kernel itself emits. */
+const kernelEvents = [
+  {
+    kind: 'job.finished',
+    description: 'A job reached a final state: `succeeded`, `failed` or `cancelled`.',
+    payload: Job,
+    owner: 'kernel',
+  },
+] as const satisfies readonly KnownEvent[]
 
 /** Builds a panel: resolution errors, a failed migration or a bad setup all throw before anything is served. */
 export async function createPanel(options: PanelOptions): Promise<Panel> {
@@ -94,7 +128,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const { store } = options
   let isReady = false
   const healthRoutes = kernelRoutes(async () => isReady && store.isOpen)
-  const kernelProblemList = { ...kernelProblems, ...userProblems }
+  const kernelProblemList = { ...kernelProblems, ...userProblems, ...jobProblems }
   const kernel = {
     problemCodes: Object.keys(kernelProblemList),
     scopes: kernelScopes.map((scope) => scope.name),
@@ -108,9 +142,48 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   ]
   await migrate(store, migrationSets)
 
-  const runtime = createPluginRuntime(store, plugins)
+  const knownEvents: KnownEvent[] = [
+    ...kernelEvents,
+    ...plugins.flatMap((plugin) => (plugin.events ?? []).map((event) => ({ ...event, owner: plugin.name }))),
+  ]
+  const jobRegistry = new Map<string, RegisteredJob>()
+  const jobRunnerOptions = { ...defaultJobRunnerOptions, ...options.jobs }
+  /** Starts a job in `trx`; the kernel's one way in, for routes (with the caller) and plugins (as the system). */
+  const enqueueJob = async (trx: Trx, job: JobRequest, requester: JobRequester): Promise<string> => {
+    const registered = jobRegistry.get(job.kind)
+    if (!registered) throw new Error(`No plugin runs jobs of kind "${job.kind}"`)
+    const maxAttempts = registered.definition.maxAttempts ?? defaultMaxAttempts
+    return insertJob(trx, job, { maxAttempts, requester, now: new Date() })
+  }
+  const system = { userId: null, tokenId: null, requestId: null }
+  const runtime = createPluginRuntime(store, plugins, {
+    secrets: createSecretBox(options.secret),
+    knownEvents: () => knownEvents,
+    enqueueJob: async (trx, job) => {
+      const id = await enqueueJob(trx, job, system)
+      // Started outside a request: wake the workers once the caller's transaction has likely committed.
+      setTimeout(() => runner.nudge(), 0)
+      return id
+    },
+  })
   for (const plugin of plugins) await plugin.setup?.(runtime.contextFor(plugin.name))
   runtime.seal()
+  for (const plugin of plugins) {
+    const eventKinds = new Set((plugin.events ?? []).map((event) => event.kind))
+    for (const definition of plugin.jobs?.(runtime.contextFor(plugin.name)) ?? []) {
+      const existing = jobRegistry.get(definition.kind)
+      if (existing)
+        throw new PluginResolutionError(
+          `Job kind "${definition.kind}" is declared by both "${existing.plugin}" and "${plugin.name}"`,
+        )
+      jobRegistry.set(definition.kind, { definition, plugin: plugin.name, eventKinds })
+    }
+  }
+  const dispatcher = createDispatcher(store, runtime.consumers, {
+    ...defaultDispatcherOptions,
+    ...options.events,
+  })
+  const runner = createJobRunner(store, jobRegistry, jobRunnerOptions, { finished: () => dispatcher.nudge() })
 
   const scopeList = [
     ...kernelScopes.map((scope) => ({ ...scope, plugin: 'kernel' })),
@@ -143,7 +216,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
         version: plugin.version,
         capabilities: plugin.capabilities?.(runtime.contextFor(plugin.name)) ?? {},
       })),
-      eventKinds: plugins.flatMap((plugin) => (plugin.events ?? []).map((event) => event.kind)),
+      eventKinds: knownEvents.map((event) => event.kind),
       rateLimitPerMinute: options.rateLimits?.perMinute ?? defaultRateLimits.perMinute,
     },
     limits,
@@ -152,6 +225,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const kernelApi = [
     { tag: 'identity', routes: identity },
     { tag: 'audit', routes: auditRoutes(store) },
+    { tag: 'jobs', routes: jobRoutes(store, jobRegistry, () => dispatcher.nudge()) },
     { tag: 'kernel', routes: [...capabilities, ...usageRoutes(store)] },
   ]
   checkRoutes(
@@ -175,6 +249,11 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     bodyLimitBytes: limits.bodyBytes,
     basePath,
     idempotencyWindowMs: limits.idempotencyWindowHours * 3_600_000,
+    enqueueJob,
+    committed: (work: { jobs: boolean; events: boolean }) => {
+      if (work.jobs) runner.nudge()
+      if (work.events) dispatcher.nudge()
+    },
   }
   const mounted: MountedRoute[] = []
   const known: KnownRoute[] = []
@@ -241,10 +320,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       { name: 'kernel', description: 'Health, readiness, capabilities and usage of the installation.' },
       { name: 'identity', description: 'Signing in, the caller, API tokens, users and staff.' },
       { name: 'audit', description: 'The audit log: who changed what, when and from where.' },
+      { name: 'jobs', description: 'Background work (provisioning, deletion, ...): status, progress, cancelling.' },
       ...plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),
     ],
     scopes: scopeList,
     problems,
+    events: knownEvents,
   })
   const documentJson = JSON.stringify(document)
 
@@ -289,6 +370,8 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   )
 
   isReady = await migrationsApplied(store, migrationSets)
+  let started = false
+  const backgroundTasks: BackgroundTask[] = []
   return {
     app: app as unknown as Elysia,
     async handle(request, info) {
@@ -304,8 +387,22 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     problems,
     callerOf: (user) => buildCaller(store.db, user, { session: { id: 'cli' } }, holdings),
     service: (ref) => runtime.service(ref),
+    start() {
+      if (started) return
+      started = true
+      runner.start()
+      dispatcher.start()
+      for (const plugin of plugins) {
+        const stop = plugin.start?.(runtime.contextFor(plugin.name))
+        if (stop) backgroundTasks.push(stop)
+      }
+    },
     async close() {
       isReady = false
+      // Plugins first (they may deliver what the dispatcher hands over), then the dispatcher, then the workers.
+      for (const stop of backgroundTasks.splice(0).reverse()) await stop()
+      await dispatcher.stop()
+      await runner.stop()
       await store.close()
     },
   }

@@ -1,6 +1,9 @@
 // The plugin contract: a plain object made by a factory, which the kernel resolves before mounting anything.
 
 import type { TSchema } from '@sinclair/typebox'
+import type { SecretBox } from '../crypto/secret-box.ts'
+import type { EventConsumer, KnownEvent } from '../events/event-consumer.ts'
+import type { JobDefinition, JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Migration } from '../store/migrations.ts'
 import type { Db, Store, Trx } from '../store/store.ts'
@@ -39,13 +42,30 @@ export interface PluginContext {
   readonly db: Db
   /** Runs work in one transaction. */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
+  /** Encrypts secrets the plugin must keep (webhook signing secrets) under the panel secret. */
+  readonly secrets: SecretBox
   /** The panel's instance of an extension point: the owner reads it, plugins that require the owner add to it. */
   extensionPoint<T>(ref: ExtensionPointRef<T>): ExtensionRegistry<T>
   /** Provides a service this plugin owns (or a kernel slot, such as `kernel.tenantDirectory`). Once per service. */
   provide<T>(ref: ServiceRef<T>, implementation: T): void
   /** A service provided by the kernel or by a plugin this one requires. Throws if it was never provided. */
   use<T>(ref: ServiceRef<T>): T
+  /**
+   * Receives every event from the outbox, in order, inside the transaction that marks it dispatched (during setup
+   * only). The webhooks plugin fans events out to endpoints this way.
+   */
+  consumeEvents(consumer: EventConsumer): void
+  /** Every event kind the panel declares (the kernel's and every plugin's), with payload schemas. */
+  knownEvents(): readonly KnownEvent[]
+  /**
+   * Starts a job in `trx` (it runs once the transaction commits) on behalf of the installation; returns its id.
+   * Routes use their handler's `enqueueJob`, which records the caller. Unknown kinds throw.
+   */
+  enqueueJob(trx: Trx, job: JobRequest): Promise<string>
 }
+
+/** A background task a plugin runs while the panel is started; returns how to stop it. */
+export type BackgroundTask = () => Promise<void> | void
 
 /** A plugin as the kernel receives it. Make one with {@link definePlugin} inside a factory function. */
 export interface PluginDefinition {
@@ -66,6 +86,13 @@ export interface PluginDefinition {
   readonly extensionPoints?: readonly ExtensionPointRef<unknown>[]
   /** Runs in dependency order before any route is mounted: provide services, fill extension points. */
   setup?(context: PluginContext): void | Promise<void>
+  /** The kinds of job it runs, made once the whole panel is set up. Kinds are unique across the panel. */
+  jobs?(context: PluginContext): readonly JobDefinition[]
+  /**
+   * Starts its background work when the panel starts (hosts call `panel.start()`; the CLI does not); returns the
+   * function that stops it, awaited by `panel.close()`.
+   */
+  start?(context: PluginContext): BackgroundTask | undefined
   /** Its operations, made once the whole panel is set up (every extension point filled). */
   routes?(context: PluginContext): readonly RouteDefinition[]
   /**

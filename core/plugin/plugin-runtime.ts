@@ -1,13 +1,29 @@
 // The setup phase: gives each plugin its context, holds the panel's services and extension registries.
 
-import type { Store } from '../store/store.ts'
+import type { SecretBox } from '../crypto/secret-box.ts'
+import type { EventConsumer, KnownEvent } from '../events/event-consumer.ts'
+import type { JobRequest } from '../jobs/job-definition.ts'
+import type { Store, Trx } from '../store/store.ts'
 import type { PluginContext, PluginDefinition } from './define-plugin.ts'
 import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
 import { PluginResolutionError } from './plugin-resolution-error.ts'
 import type { ServiceRef } from './service.ts'
 
+/** What the kernel lends plugin contexts: jobs, events and the secret box. */
+export interface KernelFacilities {
+  readonly secrets: SecretBox
+  knownEvents(): readonly KnownEvent[]
+  enqueueJob(trx: Trx, job: JobRequest): Promise<string>
+}
+
 /** Services and extension points of one panel, and the contexts that reach them. */
-export function createPluginRuntime(store: Store, plugins: readonly PluginDefinition[]) {
+export function createPluginRuntime(
+  store: Store,
+  plugins: readonly PluginDefinition[],
+  kernel: KernelFacilities,
+) {
+  const consumers: EventConsumer[] = []
+  let sealed = false
   const services = new Map<string, { implementation: unknown; providedBy: string }>()
   const registries = new Map<string, ReturnType<typeof createExtensionRegistry<unknown>>>()
   const requiresOf = new Map(plugins.map((plugin) => [plugin.name, new Set(plugin.requires ?? [])]))
@@ -59,6 +75,13 @@ export function createPluginRuntime(store: Store, plugins: readonly PluginDefini
         if (!service) throw new PluginResolutionError(`Service "${ref.id}" was never provided`)
         return service.implementation as T
       },
+      consumeEvents(consumer) {
+        if (sealed) throw new PluginResolutionError(`"${plugin}" registers an event consumer after setup`)
+        consumers.push(consumer)
+      },
+      knownEvents: () => kernel.knownEvents(),
+      enqueueJob: (trx, job) => kernel.enqueueJob(trx, job),
+      secrets: kernel.secrets,
     }
   }
 
@@ -70,7 +93,10 @@ export function createPluginRuntime(store: Store, plugins: readonly PluginDefini
     },
     /** Ends the setup phase: owners now read fixed lists. */
     seal() {
+      sealed = true
       for (const registry of registries.values()) registry.seal()
     },
+    /** The event consumers plugins registered during setup, in setup order. */
+    consumers: consumers as readonly EventConsumer[],
   }
 }

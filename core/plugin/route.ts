@@ -3,6 +3,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../auth/caller.ts'
+import type { JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
@@ -53,6 +54,11 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean> {
   audit(trx: Trx, entry: AuditInput): Promise<void>
   /** Puts an event in the outbox in `trx`; delivered after commit, never lost. Undeclared kinds throw. */
   emit(trx: Trx, event: EventInput): Promise<void>
+  /**
+   * Starts a job in `trx` (it runs once the transaction commits), recording the caller as who started it;
+   * returns the job's id (`job_…`) for the response's `jobId`. Unknown kinds throw.
+   */
+  enqueueJob(trx: Trx, job: JobRequest): Promise<string>
   /**
    * One page of `query` for this request's `cursor` and `limit` (the route's query schema spreads `pageQuery`),
    * keyset-ordered by `keyColumn`. The cursor handed out is bound to this operation, caller, path and `filters`.

@@ -1,0 +1,83 @@
+// Background work as plugins declare it: a job kind with the function that runs it, and what a run may do.
+
+import type { AuditInput, EventInput } from '../plugin/route.ts'
+import type { Trx } from '../store/store.ts'
+
+/** The states of a job. `queued` and `running` are live; the others are final. */
+export const jobStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
+export type JobStatus = (typeof jobStatuses)[number]
+
+/** What the resource a job works on is. */
+export interface JobSubject {
+  readonly type: string
+  readonly id: string
+}
+
+/** A job to start: its kind, whose it is and what it works on, and its input (JSON). */
+export interface JobRequest {
+  /** A kind some plugin declared: `site.provision`. */
+  readonly kind: string
+  /** The customer the job belongs to (tenancy); null for staff-only work. */
+  readonly customerId: string | null
+  readonly subject: JobSubject
+  readonly input?: Readonly<Record<string, unknown>>
+}
+
+/** One run of a job, as its handler sees it. */
+export interface JobRun<Input = Readonly<Record<string, unknown>>> {
+  readonly id: string
+  readonly kind: string
+  readonly customerId: string | null
+  readonly subject: JobSubject
+  readonly input: Input
+  /** 1 on the first run, higher on retries (or when a dead worker's job is taken up again). */
+  readonly attempt: number
+  /**
+   * Aborted when the job is cancelled, runs past its timeout, or this worker lost its lease; the handler should
+   * stop at the next step. Steps must be idempotent: a run may be repeated after a crash.
+   */
+  readonly signal: AbortSignal
+  /** Reports progress (0-100) and the current step; also renews the lease. */
+  progress(percent: number, step: string): Promise<void>
+  /** Runs work in one transaction. */
+  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
+  /** Writes an audit entry in `trx`; the actor is whoever started the job. */
+  audit(trx: Trx, entry: AuditInput): Promise<void>
+  /** Puts an event (of the plugin's declared kinds) in the outbox in `trx`. */
+  emit(trx: Trx, event: EventInput): Promise<void>
+}
+
+/** A kind of job a plugin runs. */
+export interface JobDefinition {
+  /** `resource.verb`: `site.provision`. Unique in the panel. */
+  readonly kind: string
+  readonly description: string
+  /** Whether `POST /jobs/{id}/cancel` may stop it (a queued job is dropped, a running one is aborted). */
+  readonly cancellable?: boolean
+  /** Runs before the job fails for good. Default 5. */
+  readonly maxAttempts?: number
+  /** How long one run may take before it is aborted and counted as a failed attempt. Default 10 minutes. */
+  readonly timeoutMs?: number
+  /**
+   * Does the work; the value it resolves to is kept as the job's `result` (JSON). Throwing fails the attempt; a
+   * {@link JobFailure} fails the job at once, without retries.
+   */
+  run(job: JobRun): Promise<Readonly<Record<string, unknown>> | undefined>
+  /**
+   * Runs in the transaction that marks the job failed for good (after its last attempt) or cancelled, so the
+   * resource can follow (a site whose provisioning failed becomes `failed`).
+   */
+  onGivenUp?(trx: Trx, job: JobRun, outcome: 'failed' | 'cancelled'): Promise<void>
+}
+
+/** Thrown by a job handler for a failure that retrying cannot fix. */
+export class JobFailure extends Error {
+  constructor(
+    message: string,
+    /** A stable code for the job's `error.code`. */
+    readonly code: string,
+  ) {
+    super(message)
+    this.name = 'JobFailure'
+  }
+}

@@ -1,0 +1,221 @@
+// The job queue in the store: enqueue in the caller's transaction, claim with a lease, renew, and finish. A job
+// whose worker died is claimed again once its lease has run out.
+
+import { sql } from 'kysely'
+import type { JobsTable, KernelTables } from '../identity/tables.ts'
+import { newId } from '../ids/ids.ts'
+import type { Db, Trx } from '../store/store.ts'
+import type { JobRequest, JobStatus } from './job-definition.ts'
+import type { Job } from './job-schema.ts'
+
+const jobs = (db: Db) => db.withTables<KernelTables>()
+
+/** Who asked for a job: recorded for the audit entries its run writes. */
+export interface JobRequester {
+  readonly userId: string | null
+  readonly tokenId: string | null
+  readonly requestId: string | null
+}
+
+/** Inserts a queued job in `trx`; returns its id. */
+export async function insertJob(
+  trx: Trx,
+  job: JobRequest,
+  options: { maxAttempts: number; requester: JobRequester; now: Date },
+): Promise<string> {
+  const id = newId('job')
+  const at = options.now.toISOString()
+  await jobs(trx)
+    .insertInto('jobs')
+    .values({
+      id,
+      kind: job.kind,
+      status: 'queued',
+      customer_id: job.customerId,
+      subject_type: job.subject.type,
+      subject_id: job.subject.id,
+      input: JSON.stringify(job.input ?? {}),
+      result: null,
+      error: null,
+      progress: 0,
+      step: null,
+      attempts: 0,
+      max_attempts: options.maxAttempts,
+      run_after: at,
+      lease_owner: null,
+      lease_until: null,
+      cancel_requested: 0,
+      requested_by_user_id: options.requester.userId,
+      requested_by_token_id: options.requester.tokenId,
+      request_id: options.requester.requestId,
+      created_at: at,
+      updated_at: at,
+      started_at: null,
+      finished_at: null,
+    })
+    .execute()
+  return id
+}
+
+/**
+ * Claims the next runnable job for `owner` until `leaseUntil`: a queued job whose time has come, or a running one
+ * whose lease ran out (its worker died). Counts the attempt. Null when there is none.
+ */
+export async function claimNextJob(
+  trx: Trx,
+  owner: string,
+  now: Date,
+  leaseUntil: Date,
+  kinds: readonly string[],
+): Promise<JobsTable | null> {
+  if (kinds.length === 0) return null
+  const at = now.toISOString()
+  const next = await jobs(trx)
+    .selectFrom('jobs')
+    .select('id')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('run_after', '<=', at)]),
+        eb.and([eb('status', '=', 'running'), eb('lease_until', '<', at)]),
+      ]),
+    )
+    .where('kind', 'in', kinds)
+    .orderBy('run_after')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst()
+  if (!next) return null
+  await jobs(trx)
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      lease_owner: owner,
+      lease_until: leaseUntil.toISOString(),
+      attempts: sql<number>`attempts + 1`,
+      started_at: sql<string>`coalesce(started_at, ${at})`,
+      updated_at: at,
+    })
+    .where('id', '=', next.id)
+    .execute()
+  return (await findJobRow(trx, next.id)) ?? null
+}
+
+/** The job row with this id, or undefined. */
+export function findJobRow(db: Db, id: string): Promise<JobsTable | undefined> {
+  return jobs(db).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/**
+ * Extends the lease of a job `owner` holds, optionally recording progress. Returns whether the owner still holds
+ * it, and whether a cancel was asked for.
+ */
+export async function renewLease(
+  db: Db,
+  id: string,
+  owner: string,
+  leaseUntil: Date,
+  progress?: { percent: number; step: string },
+): Promise<{ held: boolean; cancelRequested: boolean }> {
+  const result = await jobs(db)
+    .updateTable('jobs')
+    .set({
+      lease_until: leaseUntil.toISOString(),
+      updated_at: new Date().toISOString(),
+      ...(progress ? { progress: progress.percent, step: progress.step } : {}),
+    })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'running')
+    .executeTakeFirst()
+  if (Number(result.numUpdatedRows) === 0) return { held: false, cancelRequested: false }
+  const row = await jobs(db).selectFrom('jobs').select('cancel_requested').where('id', '=', id).executeTakeFirst()
+  return { held: true, cancelRequested: row?.cancel_requested === 1 }
+}
+
+/** What a run ended with. */
+export type JobOutcome =
+  | { readonly status: 'succeeded'; readonly result: Readonly<Record<string, unknown>> }
+  | { readonly status: 'failed' | 'cancelled'; readonly error: { code: string; message: string } }
+  | { readonly status: 'queued'; readonly error: { code: string; message: string }; readonly runAfter: Date }
+
+/**
+ * Records the end of a run in `trx`, only if `owner` still holds the job (a worker that lost its lease must not
+ * overwrite the run that took over). Returns whether it did.
+ */
+export async function finishRun(
+  trx: Trx,
+  id: string,
+  owner: string,
+  outcome: JobOutcome,
+  now: Date,
+): Promise<boolean> {
+  const at = now.toISOString()
+  const final = outcome.status !== 'queued'
+  const result = await jobs(trx)
+    .updateTable('jobs')
+    .set({
+      status: outcome.status,
+      lease_owner: null,
+      lease_until: null,
+      updated_at: at,
+      ...(outcome.status === 'succeeded'
+        ? { result: JSON.stringify(outcome.result), progress: 100, error: null }
+        : { error: JSON.stringify(outcome.error) }),
+      ...(outcome.status === 'queued' ? { run_after: outcome.runAfter.toISOString() } : {}),
+      ...(final ? { finished_at: at } : {}),
+    })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'running')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Marks a queued job cancelled in `trx`; false when it is no longer queued. */
+export async function cancelQueuedJob(trx: Trx, id: string, now: Date): Promise<boolean> {
+  const at = now.toISOString()
+  const result = await jobs(trx)
+    .updateTable('jobs')
+    .set({
+      status: 'cancelled',
+      error: JSON.stringify({ code: 'cancelled', message: 'Cancelled before it ran.' }),
+      updated_at: at,
+      finished_at: at,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Asks the worker running a job to stop it. */
+export async function requestCancel(trx: Trx, id: string): Promise<void> {
+  await jobs(trx)
+    .updateTable('jobs')
+    .set({ cancel_requested: 1, updated_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .execute()
+}
+
+/** The API form of a row. */
+export function toJob(row: JobsTable, cancellable: boolean): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status as JobStatus,
+    progress: row.progress,
+    step: row.step,
+    customerId: row.customer_id,
+    subject: { type: row.subject_type, id: row.subject_id },
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    cancellable,
+    cancelRequested: row.cancel_requested === 1,
+    result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown>),
+    error: row.error === null ? null : (JSON.parse(row.error) as { code: string; message: string }),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  }
+}

@@ -1,0 +1,149 @@
+// GET /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel: background work as its customers and staff see it.
+
+import { Type as t } from '@sinclair/typebox'
+import { idPattern } from '../ids/ids.ts'
+import { pageOf, pageQuery } from '../pagination/paginate.ts'
+import { defineRoute, Reply, type RouteDefinition } from '../plugin/route.ts'
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import { Problem } from '../problem/problem.ts'
+import { defineProblems } from '../problem/problem-code.ts'
+import type { Store } from '../store/store.ts'
+import { selectVisible } from '../tenancy/tenant-view.ts'
+import type { KernelTables } from '../identity/tables.ts'
+import { jobStatuses } from './job-definition.ts'
+import { cancelQueuedJob, findJobRow, requestCancel, toJob } from './job-queue.ts'
+import { emitJobFinished, jobRunOf, type RegisteredJob } from './job-runner.ts'
+import { Job } from './job-schema.ts'
+
+/** Job scopes: customer scopes, held by owners, admins and developers (the `job` resource). */
+export const jobScopes = [
+  { name: 'job:read', description: 'Job status and progress' },
+  { name: 'job:cancel', description: 'Cancel jobs that can be cancelled' },
+] as const
+
+export const jobProblems = defineProblems({
+  job_not_cancellable: {
+    status: 409,
+    detail: 'This job cannot be cancelled.',
+    description: 'Its kind does not support cancelling, or it has already finished. Nothing was changed.',
+  },
+})
+
+const JobParams = t.Object({ id: t.String({ pattern: idPattern('job'), description: 'Job id, `job_…`.' }) })
+
+const ListJobsQuery = t.Object({
+  ...pageQuery,
+  status: t.Optional(
+    t.Union(
+      jobStatuses.map((status) => t.Literal(status)),
+      { description: 'Only jobs in this state.' },
+    ),
+  ),
+  kind: t.Optional(t.String({ maxLength: 64, description: 'Only jobs of this kind: `site.provision`.' })),
+  customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s jobs.' })),
+  subjectId: t.Optional(t.String({ maxLength: 64, description: 'Only jobs working on this resource.' })),
+})
+
+/** The job operations; `jobs` are the registered kinds (for `cancellable`), `woken` after a cancel commits. */
+export function jobRoutes(
+  store: Store,
+  jobs: ReadonlyMap<string, RegisteredJob>,
+  finished: () => void,
+): RouteDefinition[] {
+  const cancellable = (kind: string) => jobs.get(kind)?.definition.cancellable === true
+  const visibleJobs = (view: Parameters<typeof selectVisible>[2]) =>
+    selectVisible(store.db.withTables<KernelTables>(), 'jobs', view).selectAll()
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/jobs',
+      operationId: 'listJobs',
+      summary: 'List jobs',
+      description: 'Jobs of customers the caller may see (staff work only for staff), newest first.',
+      scope: 'job:read',
+      query: ListJobsQuery,
+      responses: { 200: { description: 'A page of jobs.', schema: pageOf(Job, 'JobPage') } },
+      async handler({ query, view, page }) {
+        const { cursor: _cursor, limit: _limit, ...filters } = query
+        let jobsQuery = visibleJobs(view)
+        if (filters.status !== undefined) jobsQuery = jobsQuery.where('jobs.status', '=', filters.status)
+        if (filters.kind !== undefined) jobsQuery = jobsQuery.where('jobs.kind', '=', filters.kind)
+        if (filters.customerId !== undefined)
+          jobsQuery = jobsQuery.where('jobs.customer_id', '=', filters.customerId)
+        if (filters.subjectId !== undefined)
+          jobsQuery = jobsQuery.where('jobs.subject_id', '=', filters.subjectId)
+        const { rows, nextCursor } = await page(jobsQuery, {
+          keyColumn: 'jobs.id',
+          keyOf: (row) => row.id,
+          order: 'desc',
+          filters,
+        })
+        return { items: rows.map((row) => toJob(row, cancellable(row.kind))), nextCursor }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/jobs/:id',
+      operationId: 'getJob',
+      summary: 'Read a job',
+      description: 'Status, progress, current step, attempts, and the result or last error.',
+      scope: 'job:read',
+      params: JobParams,
+      responses: { 200: { description: 'The job.', schema: Job } },
+      async handler({ params, view }) {
+        const row = await visibleJobs(view).where('jobs.id', '=', params.id).executeTakeFirst()
+        if (!row) throw new Problem(kernelProblems.not_found)
+        return toJob(row, cancellable(row.kind))
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/jobs/:id/cancel',
+      operationId: 'cancelJob',
+      summary: 'Cancel a job',
+      description:
+        'A queued job is cancelled at once (200). A running one is asked to stop at its next step (202, `cancelRequested: true`); it ends `cancelled` and `job.finished` is sent. Jobs whose kind cannot be cancelled, and finished jobs, answer 409.',
+      scope: 'job:cancel',
+      params: JobParams,
+      responses: {
+        200: { description: 'The job, cancelled.', schema: Job },
+        202: { description: 'The job, asked to stop.', schema: Job },
+      },
+      problems: Object.values(jobProblems),
+      async handler({ params, view, audit }) {
+        const visible = await visibleJobs(view).where('jobs.id', '=', params.id).executeTakeFirst()
+        if (!visible) throw new Problem(kernelProblems.not_found)
+        const registered = jobs.get(visible.kind)
+        if (!registered?.definition.cancellable) throw new Problem(jobProblems.job_not_cancellable)
+        const outcome = await store.transaction(async (trx) => {
+          const row = await findJobRow(trx, params.id)
+          if (!row || (row.status !== 'queued' && row.status !== 'running'))
+            throw new Problem(jobProblems.job_not_cancellable)
+          const entry = {
+            action: 'job.cancel',
+            subject: { type: 'job', id: row.id },
+            customerId: row.customer_id,
+            details: { kind: row.kind, status: row.status },
+          }
+          if (row.status === 'queued' && (await cancelQueuedJob(trx, row.id, new Date()))) {
+            const cancelled = await findJobRow(trx, row.id)
+            if (!cancelled) throw new Error('A cancelled job vanished')
+            const run = jobRunOf(cancelled, registered, store, {
+              signal: AbortSignal.abort(),
+              progress: async () => {},
+            })
+            await registered.definition.onGivenUp?.(trx, run, 'cancelled')
+            await emitJobFinished(trx, cancelled, true)
+            await audit(trx, entry)
+            return { status: 200, row: cancelled }
+          }
+          await requestCancel(trx, row.id)
+          await audit(trx, entry)
+          return { status: 202, row: (await findJobRow(trx, row.id)) ?? row }
+        })
+        if (outcome.status === 200) finished()
+        return new Reply(outcome.status, toJob(outcome.row, true))
+      },
+    }),
+  ]
+}

@@ -1,0 +1,259 @@
+// The worker pool inside the server process: claims jobs with a lease, runs their handlers, renews the lease while
+// they run, and records how each run ended (retry with backoff, fail for good, cancel), with `job.finished` in the
+// same transaction as the final state.
+
+import { writeAudit } from '../audit/audit-log.ts'
+import { writeEvent } from '../events/outbox.ts'
+import type { JobsTable } from '../identity/tables.ts'
+import { ulid } from '../ids/ids.ts'
+import type { EventInput } from '../plugin/route.ts'
+import type { Store, Trx } from '../store/store.ts'
+import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
+import { claimNextJob, findJobRow, finishRun, type JobOutcome, renewLease, toJob } from './job-queue.ts'
+
+/** How the pool runs. */
+export interface JobRunnerOptions {
+  /** Jobs run at once. Default 4. */
+  readonly concurrency: number
+  /** How long a claim lasts without renewal; a dead worker's job is taken over after it. Default 30 s. */
+  readonly leaseMs: number
+  /** How often idle workers look for work (they are also woken when a request starts a job). Default 500 ms. */
+  readonly pollIntervalMs: number
+  /** First retry delay; each further retry doubles it (with jitter), up to `retryMaxMs`. Default 5 s. */
+  readonly retryBaseMs: number
+  readonly retryMaxMs: number
+  /** How long `stop()` waits for running jobs before abandoning them to a later start. Default 10 s. */
+  readonly shutdownGraceMs: number
+}
+
+export const defaultJobRunnerOptions: JobRunnerOptions = {
+  concurrency: 4,
+  leaseMs: 30_000,
+  pollIntervalMs: 500,
+  retryBaseMs: 5_000,
+  retryMaxMs: 15 * 60_000,
+  shutdownGraceMs: 10_000,
+}
+
+/** A job kind as the runner knows it: its definition and the plugin that declared it (and its event kinds). */
+export interface RegisteredJob {
+  readonly definition: JobDefinition
+  readonly plugin: string
+  readonly eventKinds: ReadonlySet<string>
+}
+
+/** Runs before a job fails for good, unless its kind says otherwise. */
+export const defaultMaxAttempts = 5
+const defaultTimeoutMs = 10 * 60_000
+
+/** The delay before retry `attempt` (1-based): doubling from `base`, capped, with ±20 % jitter. */
+export function retryDelayMs(attempt: number, options: Pick<JobRunnerOptions, 'retryBaseMs' | 'retryMaxMs'>) {
+  const plain = Math.min(options.retryBaseMs * 2 ** Math.max(0, attempt - 1), options.retryMaxMs)
+  return Math.round(plain * (0.8 + Math.random() * 0.4))
+}
+
+/** Builds the view of a job its handler gets (also used for `onGivenUp` outside a run). */
+export function jobRunOf(
+  row: JobsTable,
+  registered: RegisteredJob,
+  store: Store,
+  extras: { signal: AbortSignal; progress: (percent: number, step: string) => Promise<void> },
+): JobRun {
+  const actor = {
+    userId: row.requested_by_user_id,
+    tokenId: row.requested_by_token_id,
+    requestId: row.request_id,
+    sourceAddress: null,
+  }
+  return {
+    id: row.id,
+    kind: row.kind,
+    customerId: row.customer_id,
+    subject: { type: row.subject_type, id: row.subject_id },
+    input: JSON.parse(row.input) as Record<string, unknown>,
+    attempt: row.attempts,
+    signal: extras.signal,
+    progress: extras.progress,
+    transaction: (work) => store.transaction(work),
+    audit: (trx, entry) => writeAudit(trx, actor, entry),
+    emit: async (trx: Trx, event: EventInput) => {
+      if (!registered.eventKinds.has(event.kind))
+        throw new Error(`Plugin "${registered.plugin}" emitted undeclared event kind "${event.kind}"`)
+      await writeEvent(trx, event)
+    },
+  }
+}
+
+/** Writes `job.finished` for a job that reached a final state, in `trx`. */
+export async function emitJobFinished(trx: Trx, row: JobsTable, cancellable: boolean): Promise<void> {
+  await writeEvent(trx, { kind: 'job.finished', customerId: row.customer_id, data: toJob(row, cancellable) })
+}
+
+function errorOf(error: unknown): { code: string; message: string } {
+  if (error instanceof JobFailure) return { code: error.code, message: error.message }
+  return { code: 'job_error', message: error instanceof Error ? error.message : String(error) }
+}
+
+/** The pool. `start()` begins claiming; `stop()` stops claiming and waits for (then abandons) running jobs. */
+export function createJobRunner(
+  store: Store,
+  jobs: ReadonlyMap<string, RegisteredJob>,
+  options: JobRunnerOptions,
+  hooks: { readonly finished: () => void },
+) {
+  const owner = `wrk_${ulid()}`
+  const kinds = [...jobs.keys()]
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  let started = false
+  let stopping = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let claiming = false
+  let again = false
+
+  async function claim(): Promise<JobsTable | null> {
+    const now = new Date()
+    return store.transaction((trx) =>
+      claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), kinds),
+    )
+  }
+
+  /** Claims work until the pool is full or nothing is runnable. */
+  async function fill(): Promise<void> {
+    if (claiming) {
+      again = true
+      return
+    }
+    claiming = true
+    try {
+      do {
+        again = false
+        while (started && !stopping && running.size < options.concurrency) {
+          const row = await claim()
+          if (!row) break
+          const registered = jobs.get(row.kind)
+          if (registered) run(row, registered)
+        }
+      } while (again && started && !stopping)
+    } catch (error) {
+      console.error('jobs: claiming failed', error)
+    } finally {
+      claiming = false
+    }
+  }
+
+  function schedule(): void {
+    if (!started || stopping) return
+    clearTimeout(timer)
+    timer = setTimeout(async () => {
+      await fill()
+      schedule()
+    }, options.pollIntervalMs)
+  }
+
+  async function finish(row: JobsTable, registered: RegisteredJob, outcome: JobOutcome): Promise<void> {
+    const final = outcome.status !== 'queued'
+    await store.transaction(async (trx) => {
+      if (!(await finishRun(trx, row.id, owner, outcome, new Date()))) return
+      if (!final) return
+      const finished = await findJobRow(trx, row.id)
+      if (!finished) return
+      if (outcome.status !== 'succeeded') {
+        const view = jobRunOf(finished, registered, store, {
+          signal: AbortSignal.abort(),
+          progress: async () => {},
+        })
+        await registered.definition.onGivenUp?.(trx, view, outcome.status)
+      }
+      await emitJobFinished(trx, finished, registered.definition.cancellable === true)
+    })
+    if (final) hooks.finished()
+  }
+
+  function run(row: JobsTable, registered: RegisteredJob): void {
+    const { definition } = registered
+    const controller = new AbortController()
+    let cancelled = false
+    let leaseLost = false
+    const keep = async (progress?: { percent: number; step: string }) => {
+      const leaseUntil = new Date(Date.now() + options.leaseMs)
+      const state = await renewLease(store.db, row.id, owner, leaseUntil, progress)
+      if (!state.held) {
+        leaseLost = true
+        controller.abort(new Error('The job’s lease was lost'))
+      } else if (state.cancelRequested && definition.cancellable) {
+        cancelled = true
+        controller.abort(new Error('Cancelled'))
+      }
+    }
+    const renewal = setInterval(() => void keep().catch(() => {}), Math.max(50, options.leaseMs / 3))
+    const timeout = setTimeout(
+      () => controller.abort(new Error('The job ran past its time limit')),
+      definition.timeoutMs ?? defaultTimeoutMs,
+    )
+    const view = jobRunOf(row, registered, store, {
+      signal: controller.signal,
+      progress: async (percent, step) => {
+        const clamped = Math.max(0, Math.min(100, Math.round(percent)))
+        await keep({ percent: clamped, step: step.slice(0, 200) })
+      },
+    })
+    const done = (async () => {
+      let outcome: JobOutcome
+      try {
+        const result = await definition.run(view)
+        if (controller.signal.aborted && (cancelled || leaseLost || stopping)) throw controller.signal.reason
+        outcome = { status: 'succeeded', result: result ?? {} }
+      } catch (error) {
+        if (stopping && !cancelled) return // abandoned on shutdown: the lease runs out and a later start resumes it
+        if (leaseLost) return // another worker holds it now
+        const failure = errorOf(error)
+        const maxAttempts = row.max_attempts
+        if (cancelled) outcome = { status: 'cancelled', error: { code: 'cancelled', message: 'Cancelled.' } }
+        else if (error instanceof JobFailure || row.attempts >= maxAttempts)
+          outcome = { status: 'failed', error: failure }
+        else
+          outcome = {
+            status: 'queued',
+            error: failure,
+            runAfter: new Date(Date.now() + retryDelayMs(row.attempts, options)),
+          }
+      } finally {
+        clearInterval(renewal)
+        clearTimeout(timeout)
+      }
+      try {
+        await finish(row, registered, outcome)
+      } catch (error) {
+        // The lease runs out and the job is taken up again: nothing is lost.
+        console.error(`jobs: recording the end of ${row.id} failed`, error)
+      }
+    })().finally(() => {
+      running.delete(row.id)
+      void fill()
+    })
+    running.set(row.id, { controller, done })
+  }
+
+  return {
+    /** Wakes idle workers: a request just committed a job. */
+    nudge(): void {
+      if (started && !stopping) void fill()
+    },
+    start(): void {
+      if (started) return
+      started = true
+      void fill()
+      schedule()
+    },
+    async stop(): Promise<void> {
+      if (!started || stopping) return
+      stopping = true
+      clearTimeout(timer)
+      const all = Promise.all([...running.values()].map((entry) => entry.done))
+      const grace = new Promise((resolve) => setTimeout(resolve, options.shutdownGraceMs))
+      await Promise.race([all, grace])
+      for (const entry of running.values()) entry.controller.abort(new Error('The panel is shutting down'))
+      await all
+    },
+  }
+}
