@@ -37,6 +37,10 @@ export async function createTestPanel(options: {
   loginThrottle?: PanelOptions['loginThrottle']
   /** Rate limits; tests lower them. */
   rateLimits?: PanelOptions['rateLimits']
+  /** Job workers; tests shorten the poll interval, lease and backoff. */
+  jobs?: PanelOptions['jobs']
+  /** The outbox dispatcher; tests shorten its poll interval. */
+  events?: PanelOptions['events']
 }): Promise<TestPanel> {
   const panel = await createPanel({
     store: openSqliteStore({ path: ':memory:' }),
@@ -46,6 +50,8 @@ export async function createTestPanel(options: {
     limits: options.limits ?? {},
     loginThrottle: options.loginThrottle ?? {},
     rateLimits: options.rateLimits ?? {},
+    jobs: options.jobs ?? {},
+    events: options.events ?? {},
   })
   let staffUser: Promise<User> | undefined
   const staff = () => {

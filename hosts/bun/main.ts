@@ -13,6 +13,8 @@ const settings = settingsFromEnv()
 const panel = await openStandardPanel(settings)
 const trustProxy = ['1', 'true', 'yes'].includes((process.env.TRUST_PROXY ?? '').toLowerCase())
 const server = servePanel(panel, { hostname: process.env.HOST ?? '127.0.0.1', port, trustProxy })
+// Job workers, the event dispatcher and webhook delivery run beside the server.
+panel.start()
 console.log(
   `Plinth panel listening on ${server.url.href.replace(/\/$/, '')} (data in ${settings.dataDir}, ready in ${Math.round(performance.now() - startedAt)} ms)`,
 )
