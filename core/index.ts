@@ -13,6 +13,8 @@ export {
   wildcardScope,
 } from './auth/caller.ts'
 export { isTeamRole, type TeamRole, teamRoles } from './auth/roles.ts'
+export { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
+export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
 export {
   type ApiToken,
   checkTokenRequest,
@@ -30,12 +32,10 @@ export {
   type User,
   UserError,
 } from './identity/users.ts'
-export { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
-export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
 export {
-  JobFailure,
   type JobDefinition,
+  JobFailure,
   type JobRequest,
   type JobRun,
   type JobStatus,

@@ -19,7 +19,14 @@ type CallerKind = 'platform' | 'brand' | 'member'
 const siteScopes = ['site:read', 'site:create', 'site:update', 'site:delete']
 const jobScopes = ['job:read', 'job:cancel']
 // The audit log is a customer scope that no role but owner and admin holds (it belongs to no role's resources).
-const teamScopes = ['customer:read', 'customer:manage', 'members:manage', 'audit:read', ...siteScopes, ...jobScopes]
+const teamScopes = [
+  'customer:read',
+  'customer:manage',
+  'members:manage',
+  'audit:read',
+  ...siteScopes,
+  ...jobScopes,
+]
 const staffScopes = ['user:read', 'user:manage', 'brand:read', 'brand:manage', 'customer:create']
 const platformOnlyScopes = ['brand:create']
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {

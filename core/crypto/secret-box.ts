@@ -27,9 +27,10 @@ export function createSecretBox(panelSecret: string, purpose = 'plinth secrets a
       const bytes = Buffer.from(body, 'base64url')
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
       decipher.setAuthTag(bytes.subarray(bytes.length - 16))
-      return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString(
-        'utf8',
-      )
+      return Buffer.concat([
+        decipher.update(bytes.subarray(0, bytes.length - 16)),
+        decipher.final(),
+      ]).toString('utf8')
     },
   }
 }

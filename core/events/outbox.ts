@@ -2,9 +2,9 @@
 
 import type { KernelTables } from '../identity/tables.ts'
 import { newId, nowIso } from '../ids/ids.ts'
-import { brandOfCustomer } from '../tenancy/tenants.ts'
 import type { EventInput } from '../plugin/route.ts'
 import type { Trx } from '../store/store.ts'
+import { brandOfCustomer } from '../tenancy/tenants.ts'
 
 /** Puts an event in the outbox in `trx`; returns its id (`evt_…`). */
 export async function writeEvent(trx: Trx, event: EventInput): Promise<string> {

@@ -15,13 +15,13 @@ import {
   keepAnswer,
   releaseIdempotencyKey,
 } from '../idempotency/idempotency-keys.ts'
+import type { JobRequest } from '../jobs/job-definition.ts'
+import type { JobRequester } from '../jobs/job-queue.ts'
 import { paginate } from '../pagination/paginate.ts'
 import { Reply, type RouteDefinition } from '../plugin/route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem, problemMediaType } from '../problem/problem.ts'
 import { validationItems } from '../problem/validation-errors.ts'
-import type { JobRequest } from '../jobs/job-definition.ts'
-import type { JobRequester } from '../jobs/job-queue.ts'
 import type { Store, Trx } from '../store/store.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'

@@ -128,7 +128,11 @@ export async function renewLease(
     .where('status', '=', 'running')
     .executeTakeFirst()
   if (Number(result.numUpdatedRows) === 0) return { held: false, cancelRequested: false }
-  const row = await jobs(db).selectFrom('jobs').select('cancel_requested').where('id', '=', id).executeTakeFirst()
+  const row = await jobs(db)
+    .selectFrom('jobs')
+    .select('cancel_requested')
+    .where('id', '=', id)
+    .executeTakeFirst()
   return { held: true, cancelRequested: row?.cancel_requested === 1 }
 }
 

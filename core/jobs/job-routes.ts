@@ -1,6 +1,7 @@
 // GET /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel: background work as its customers and staff see it.
 
 import { Type as t } from '@sinclair/typebox'
+import type { KernelTables } from '../identity/tables.ts'
 import { idPattern } from '../ids/ids.ts'
 import { pageOf, pageQuery } from '../pagination/paginate.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../plugin/route.ts'
@@ -9,7 +10,6 @@ import { Problem } from '../problem/problem.ts'
 import { defineProblems } from '../problem/problem-code.ts'
 import type { Store } from '../store/store.ts'
 import { selectVisible } from '../tenancy/tenant-view.ts'
-import type { KernelTables } from '../identity/tables.ts'
 import { jobStatuses } from './job-definition.ts'
 import { cancelQueuedJob, findJobRow, requestCancel, toJob } from './job-queue.ts'
 import { emitJobFinished, jobRunOf, type RegisteredJob } from './job-runner.ts'

@@ -94,8 +94,16 @@ function webhooksOf(events: readonly KnownEvent[], components: JsonObject): Json
           summary: event.description,
           tags: [event.owner],
           parameters: [
-            { name: 'webhook-id', in: 'header', ...header('The event id, `evt_…`; the same on every redelivery.') },
-            { name: 'webhook-timestamp', in: 'header', ...header('Unix seconds when this attempt was signed.') },
+            {
+              name: 'webhook-id',
+              in: 'header',
+              ...header('The event id, `evt_…`; the same on every redelivery.'),
+            },
+            {
+              name: 'webhook-timestamp',
+              in: 'header',
+              ...header('Unix seconds when this attempt was signed.'),
+            },
             {
               name: 'webhook-signature',
               in: 'header',
@@ -114,7 +122,11 @@ function webhooksOf(events: readonly KnownEvent[], components: JsonObject): Json
                   properties: {
                     id: { type: 'string', description: 'The event id, `evt_…`.' },
                     type: { type: 'string', const: event.kind },
-                    timestamp: { type: 'string', format: 'date-time', description: 'When the event happened.' },
+                    timestamp: {
+                      type: 'string',
+                      format: 'date-time',
+                      description: 'When the event happened.',
+                    },
                     data: schemaRef(event.payload, components),
                   },
                 },
@@ -122,7 +134,9 @@ function webhooksOf(events: readonly KnownEvent[], components: JsonObject): Json
             },
           },
           responses: {
-            '200': { description: 'Any 2xx acknowledges the delivery; anything else is retried (410 disables).' },
+            '200': {
+              description: 'Any 2xx acknowledges the delivery; anything else is retried (410 disables).',
+            },
           },
         },
       },

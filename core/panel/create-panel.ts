@@ -8,10 +8,10 @@ import {
   defaultLoginThrottle,
   type LoginThrottlePolicy,
 } from '../auth/login-throttle.ts'
-import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { createDispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../events/dispatcher.ts'
 import type { KnownEvent } from '../events/event-consumer.ts'
+import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
 import { compileRoute, type RequestInfo } from '../http/route-pipeline.ts'
 import { identityRoutes, userProblems, userScopes } from '../identity/routes/index.ts'
 import { kernelMigrations } from '../identity/tables.ts'
@@ -31,8 +31,8 @@ import { Job } from '../jobs/job-schema.ts'
 import { buildDocument, type MountedRoute } from '../openapi/build-document.ts'
 import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
 import type { BackgroundTask, PluginDefinition, ScopeDefinition } from '../plugin/define-plugin.ts'
-import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
 import { PluginResolutionError } from '../plugin/plugin-resolution-error.ts'
+import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
 import { checkRoutes, resolvePlugins } from '../plugin/resolve-plugins.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import type { ServiceRef } from '../plugin/service.ts'
@@ -320,7 +320,10 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       { name: 'kernel', description: 'Health, readiness, capabilities and usage of the installation.' },
       { name: 'identity', description: 'Signing in, the caller, API tokens, users and staff.' },
       { name: 'audit', description: 'The audit log: who changed what, when and from where.' },
-      { name: 'jobs', description: 'Background work (provisioning, deletion, ...): status, progress, cancelling.' },
+      {
+        name: 'jobs',
+        description: 'Background work (provisioning, deletion, ...): status, progress, cancelling.',
+      },
       ...plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),
     ],
     scopes: scopeList,

@@ -16,7 +16,10 @@ export const Node = t.Object(
     hostname: t.String({ description: 'Host name or address of the server.' }),
     status: t.Union(
       nodeStatuses.map((status) => t.Literal(status)),
-      { description: '`active` nodes receive new sites; `draining` keeps its sites; `disabled` is out of use.' },
+      {
+        description:
+          '`active` nodes receive new sites; `draining` keeps its sites; `disabled` is out of use.',
+      },
     ),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
