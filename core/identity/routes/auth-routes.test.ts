@@ -396,6 +396,8 @@ describe('GET /me', () => {
     'billing:manage',
     'customer:manage',
     'customer:read',
+    'job:cancel',
+    'job:read',
     'site:create',
     'site:read',
     'user:manage',
@@ -443,7 +445,7 @@ describe('GET /me', () => {
         { customerId: customerA, role: 'billing' },
         { customerId: customerB, role: 'developer' },
       ],
-      scopes: ['billing:manage', 'customer:read', 'site:create', 'site:read'],
+      scopes: ['billing:manage', 'customer:read', 'job:cancel', 'job:read', 'site:create', 'site:read'],
     })
   })
 
@@ -464,7 +466,7 @@ describe('GET /me', () => {
     const token = await tp.token({ user: member, customerId: customerB })
     const body = await me(tp, { token })
     expect(body.token?.customerId).toBe(customerB)
-    expect(body.scopes).toEqual(['site:create', 'site:read'])
+    expect(body.scopes).toEqual(['job:cancel', 'job:read', 'site:create', 'site:read'])
     // Only the membership the token can use is shown.
     expect(body.memberships).toEqual([{ customerId: customerB, role: 'developer' }])
   })
