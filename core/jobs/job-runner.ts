@@ -206,6 +206,11 @@ export function createJobRunner(
       } catch (error) {
         if (stopping && !cancelled) return // abandoned on shutdown: the lease runs out and a later start resumes it
         if (leaseLost) return // another worker holds it now
+        // A cancel accepted before this run noticed it still ends the job, rather than a retry.
+        if (!cancelled && definition.cancellable) {
+          const current = await findJobRow(store.db, row.id)
+          if (current?.cancel_requested === 1) cancelled = true
+        }
         const failure = errorOf(error)
         const maxAttempts = row.max_attempts
         if (cancelled) outcome = { status: 'cancelled', error: { code: 'cancelled', message: 'Cancelled.' } }
@@ -253,7 +258,8 @@ export function createJobRunner(
       const grace = new Promise((resolve) => setTimeout(resolve, options.shutdownGraceMs))
       await Promise.race([all, grace])
       for (const entry of running.values()) entry.controller.abort(new Error('The panel is shutting down'))
-      await all
+      // A handler that ignores its signal must not hold the shutdown: its job stays leased and is resumed later.
+      await Promise.race([all, new Promise((resolve) => setTimeout(resolve, 100))])
     },
   }
 }
