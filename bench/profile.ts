@@ -13,7 +13,7 @@ try {
   const seeded = await seed(dataDir, { customers: 1_000, sites: 10_000, bigCustomerSites: 2_000 })
   const panel = await createPanel({
     store: openSqliteStore({ path: join(dataDir, 'plinth.sqlite') }),
-    plugins: standardPlugins(),
+    plugins: standardPlugins({ dataDir, webhookAllowedHosts: [] }),
     secret: seeded.secret,
     rateLimits: { perMinute: 1_000_000_000 },
   })

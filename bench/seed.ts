@@ -22,7 +22,11 @@ export async function seed(
   const secret = 'bench-secret-bench-secret-bench-secret-!!'
   const path = join(dataDir, 'plinth.sqlite')
   // Migrate and make the staff user and tokens through the kernel, then bulk-load rows the way the plugins store them.
-  const panel = await createPanel({ store: openSqliteStore({ path }), plugins: standardPlugins(), secret })
+  const panel = await createPanel({
+    store: openSqliteStore({ path }),
+    plugins: standardPlugins({ dataDir, webhookAllowedHosts: [] }),
+    secret,
+  })
   const brandId = (
     await panel.store.db
       .withTables<{ brands: { id: string; is_default: number } }>()

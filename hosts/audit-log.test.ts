@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createUser, type Page } from '../core/index.ts'
 import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
 import { expectProblem } from '../core/testing/problems.ts'
-import { standardPlugins } from './standard-panel.ts'
+import { testStandardPlugins } from './testing/test-plugins.ts'
 
 interface Entry {
   readonly id: string
@@ -40,7 +40,7 @@ async function audit(token: string, query = ''): Promise<readonly Entry[]> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: standardPlugins() })
+  tp = await createTestPanel({ plugins: testStandardPlugins() })
   staffToken = await tp.token()
   await post('/api/v1/brands', { name: 'Reseller' })
   customerA = (await post('/api/v1/customers', { name: 'A' })).body.id

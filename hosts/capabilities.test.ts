@@ -2,11 +2,11 @@
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { standardPlugins } from './standard-panel.ts'
+import { testStandardPlugins } from './testing/test-plugins.ts'
 
 let tp: TestPanel
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: standardPlugins(), limits: { bodyBytes: 2048 } })
+  tp = await createTestPanel({ plugins: testStandardPlugins(), limits: { bodyBytes: 2048 } })
 })
 afterAll(() => tp.panel.close())
 
@@ -22,7 +22,12 @@ test('reports the installation, the caller’s effective permissions and the lim
     caller: { kind: string; scopes: string[]; customerId: string | null }
     limits: Record<string, unknown>
   }
-  expect(body.installation.plugins.map((plugin) => plugin.name)).toEqual(['brands', 'customers', 'sites'])
+  expect(body.installation.plugins.map((plugin) => plugin.name)).toEqual([
+    'brands',
+    'customers',
+    'nodes',
+    'sites',
+  ])
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
     siteTypes: [{ name: 'wordpress', description: 'A WordPress site.' }],
   })
@@ -31,6 +36,8 @@ test('reports the installation, the caller’s effective permissions and the lim
     'customer.created',
     'customer.updated',
     'site.created',
+    'site.updated',
+    'site.deleted',
   ])
   expect(body.caller).toMatchObject({
     kind: 'platform',

@@ -5,7 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { type RulesetDefinition, Spectral } from '@stoplight/spectral-core'
 import { oas } from '@stoplight/spectral-rulesets'
 import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { standardPlugins } from './standard-panel.ts'
+import { testStandardPlugins } from './testing/test-plugins.ts'
 
 interface SchemaObject {
   readonly $ref?: string
@@ -38,7 +38,8 @@ interface OpenApiDocument {
 }
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
-const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login']
+// The node metrics route checks the node's own agent token (docs/nodes.md), not a user credential.
+const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login', '/api/v1/nodes/{id}/metrics']
 const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 const problemJson = 'application/problem+json'
 
@@ -47,7 +48,7 @@ let text: string
 let document: OpenApiDocument
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: standardPlugins() })
+  tp = await createTestPanel({ plugins: testStandardPlugins() })
   const response = await tp.request('GET', '/api/docs', { headers: { accept: 'application/json' } })
   text = await response.text()
   document = JSON.parse(text) as OpenApiDocument

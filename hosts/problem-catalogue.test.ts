@@ -6,13 +6,13 @@ import { join } from 'node:path'
 import { fieldCodes, tokenRequestCodes } from '../core/index.ts'
 import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
 import { problemCatalogueMarkdown } from './problem-catalogue.ts'
-import { standardPlugins } from './standard-panel.ts'
+import { testStandardPlugins } from './testing/test-plugins.ts'
 
 const root = join(import.meta.dir, '..')
 let tp: TestPanel
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: standardPlugins() })
+  tp = await createTestPanel({ plugins: testStandardPlugins() })
 })
 afterAll(() => tp.panel.close())
 

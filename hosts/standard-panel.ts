@@ -5,11 +5,14 @@ import { join, resolve } from 'node:path'
 import { createPanel, openSqliteStore, type Panel, type PluginDefinition } from '../core/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
+import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
 
-/** The plugins of a standard installation. */
-export function standardPlugins(): PluginDefinition[] {
-  return [brandsPlugin(), customersPlugin(), sitesPlugin()]
+/** The plugins of a standard installation: sites on the local node under `dataDir`. */
+export function standardPlugins(
+  settings: Pick<StandardSettings, 'dataDir' | 'webhookAllowedHosts'>,
+): PluginDefinition[] {
+  return [brandsPlugin(), customersPlugin(), nodesPlugin({ dataDir: settings.dataDir }), sitesPlugin()]
 }
 
 /** Settings read from the environment, with their defaults. */
@@ -22,6 +25,12 @@ export interface StandardSettings {
   readonly secret: string | undefined
   /** `RATE_LIMIT_PER_MINUTE`, default 1,200 requests a minute per token. */
   readonly rateLimitPerMinute: number | undefined
+  /** `WEBHOOK_ALLOWED_HOSTS`, comma-separated: hosts webhooks may reach over http or on private addresses. */
+  readonly webhookAllowedHosts: readonly string[]
+  /** `JOB_WORKERS`, default 4 jobs at once. */
+  readonly jobWorkers: number | undefined
+  /** `JOB_LEASE_MS`, default 30,000: how soon a dead worker's job is taken up again. */
+  readonly jobLeaseMs: number | undefined
 }
 
 /** A positive whole number from the environment, or undefined when unset; anything else is an error. */
@@ -40,6 +49,12 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     bodyLimitBytes: wholeNumber(env, 'BODY_LIMIT_BYTES'),
     rateLimitPerMinute: wholeNumber(env, 'RATE_LIMIT_PER_MINUTE'),
     secret: env.PLINTH_SECRET,
+    webhookAllowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((host) => host.trim().toLowerCase())
+      .filter((host) => host !== ''),
+    jobWorkers: wholeNumber(env, 'JOB_WORKERS'),
+    jobLeaseMs: wholeNumber(env, 'JOB_LEASE_MS'),
   }
 }
 
@@ -71,7 +86,7 @@ function loadSecret(dataDir: string, fromEnv: string | undefined): string {
 /** Opens the standard panel on DATA_DIR; `plugins` defaults to {@link standardPlugins}. */
 export async function openStandardPanel(
   settings: StandardSettings,
-  plugins: readonly PluginDefinition[] = standardPlugins(),
+  plugins: readonly PluginDefinition[] = standardPlugins(settings),
 ): Promise<Panel> {
   const secret = loadSecret(settings.dataDir, settings.secret)
   const store = openSqliteStore({ path: join(settings.dataDir, 'plinth.sqlite') })
@@ -82,6 +97,10 @@ export async function openStandardPanel(
       secret,
       limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
       rateLimits: settings.rateLimitPerMinute ? { perMinute: settings.rateLimitPerMinute } : {},
+      jobs: {
+        ...(settings.jobWorkers ? { concurrency: settings.jobWorkers } : {}),
+        ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
+      },
     })
   } catch (error) {
     await store.close()

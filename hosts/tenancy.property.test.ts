@@ -4,7 +4,7 @@ import { expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { createUser, type User } from '../core/index.ts'
 import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { standardPlugins } from './standard-panel.ts'
+import { testStandardPlugins } from './testing/test-plugins.ts'
 
 const api = '/api/v1'
 const password = 'correct horse battery staple'
@@ -28,7 +28,7 @@ const teamScopes = [
   ...jobScopes,
 ]
 const staffScopes = ['user:read', 'user:manage', 'brand:read', 'brand:manage', 'customer:create']
-const platformOnlyScopes = ['brand:create']
+const platformOnlyScopes = ['brand:create', 'node:read', 'node:manage']
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,
   admin: teamScopes,
@@ -582,7 +582,7 @@ const tally = { worlds: 0, requests: 0, rows: 0, refusals: 0, tokens: 0, teamCha
 
 /** Builds the world `plan` describes on a fresh panel, through the API (users through createUser). */
 async function buildWorld(plan: WorldPlan): Promise<World> {
-  const tp = await createTestPanel({ plugins: standardPlugins() })
+  const tp = await createTestPanel({ plugins: testStandardPlugins() })
   try {
     return await populate(tp, plan)
   } catch (error) {

@@ -8,7 +8,8 @@ import { standardPlugins } from '../hosts/standard-panel.ts'
 
 const panel = await createPanel({
   store: openSqliteStore({ path: ':memory:' }),
-  plugins: standardPlugins(),
+  // The local node's directory is never written: nothing is provisioned while the catalogue is read.
+  plugins: standardPlugins({ dataDir: join(import.meta.dir, '..', 'data'), webhookAllowedHosts: [] }),
   secret: 'catalogue-generation-needs-no-real-secret',
 })
 const path = join(import.meta.dir, '..', 'docs', 'problem-codes.md')

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type AnyElysia, Elysia } from 'elysia'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { standardPlugins } from '../standard-panel.ts'
+import { testStandardPlugins } from '../testing/test-plugins.ts'
 import { mountPanel } from './mount.ts'
 
 describe('mountPanel', () => {
@@ -11,7 +11,7 @@ describe('mountPanel', () => {
   let app: AnyElysia
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: standardPlugins() })
+    tp = await createTestPanel({ plugins: testStandardPlugins() })
     app = mountPanel(
       new Elysia().get('/', () => 'shop'),
       tp.panel,

@@ -2,7 +2,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { standardPlugins } from '../standard-panel.ts'
+import { testStandardPlugins } from '../testing/test-plugins.ts'
 import { toFetchHandler } from './handler.ts'
 
 describe('toFetchHandler', () => {
@@ -10,7 +10,7 @@ describe('toFetchHandler', () => {
   let handle: (request: Request) => Promise<Response>
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: standardPlugins() })
+    tp = await createTestPanel({ plugins: testStandardPlugins() })
     handle = toFetchHandler(tp.panel)
   })
 
@@ -74,7 +74,7 @@ describe('toFetchHandler', () => {
 })
 
 test('passes the address the host knows to the panel, where audit entries record it', async () => {
-  const tp = await createTestPanel({ plugins: standardPlugins() })
+  const tp = await createTestPanel({ plugins: testStandardPlugins() })
   try {
     const token = await tp.token()
     const handle = toFetchHandler(tp.panel, { addressOf: () => '198.51.100.7' })

@@ -1,11 +1,15 @@
 // A customer's team through /api/v1/customers/{id}/members: adding, roles, the last owner, and what tokens keep.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Page, TeamRole, User } from '../../core/index.ts'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
 import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
 import { createTestUser } from '../../core/testing/users.ts'
 import { brandsPlugin } from '../brands/index.ts'
+import { nodesPlugin } from '../nodes/index.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { Member } from './contract.ts'
 import { customersPlugin } from './index.ts'
@@ -57,7 +61,14 @@ async function roles(customerId: string): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [brandsPlugin(), customersPlugin(), sitesPlugin()] })
+  tp = await createTestPanel({
+    plugins: [
+      brandsPlugin(),
+      customersPlugin(),
+      nodesPlugin({ dataDir: mkdtempSync(join(tmpdir(), 'plinth-test-')) }),
+      sitesPlugin(),
+    ],
+  })
   staffToken = await tp.token()
   const brand = await tp.request('POST', '/api/v1/brands', { token: staffToken, body: { name: 'Elsewhere' } })
   const brandId = ((await brand.json()) as { id: string }).id

@@ -18,12 +18,31 @@ export const Site = t.Object(
       { description: 'Lifecycle state; `provisioning` right after creation.' },
     ),
     customerId: t.String({ description: 'The owning customer, `cus_…`.' }),
+    nodeId: t.Union([t.String(), t.Null()], { description: 'The node the site runs on, `nod_…`.' }),
+    jobId: t.Union([t.String(), t.Null()], {
+      description:
+        'The latest job working on the site (provisioning, update, suspension, deletion), `job_…`.',
+    }),
+    limits: t.Object(
+      {
+        diskMB: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+          description: 'Disk quota in MB; null is unlimited.',
+        }),
+      },
+      { description: 'Resource limits of the site.' },
+    ),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
   },
   { $id: 'Site' },
 )
 export type Site = Static<typeof Site>
+
+/** What `site.deleted` carries: the site as it was. */
+export const DeletedSite = t.Object(
+  { id: t.String(), customerId: t.String(), domain: t.String(), handle: t.String() },
+  { $id: 'DeletedSite' },
+)
 
 /** A kind of site another plugin can add (`wordpress` is built in). */
 export interface SiteType {

@@ -1,9 +1,13 @@
 // The sites plugin: sites of customers, WordPress first. Copy this plugin's layout to write your own.
 
 import { definePlugin } from '../../core/index.ts'
-import { Site, siteScopes, siteTypes } from './contract.ts'
+import { siteLocators } from '../nodes/contract.ts'
+import { DeletedSite, Site, siteScopes, siteTypes } from './contract.ts'
+import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesProblems } from './problems.ts'
+import { locateSites } from './repository.ts'
+import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteRoutes } from './routes/sites.ts'
 
 /** Options of {@link sitesPlugin}. */
@@ -18,7 +22,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     name: 'sites',
     version: '0.1.0',
     description: 'Sites of customers (WordPress and other site types), their domains and lifecycle.',
-    requires: ['customers'],
+    requires: ['customers', 'nodes'],
     scopes: [
       { name: siteScopes.read, description: 'Read sites' },
       { name: siteScopes.create, description: 'Create sites' },
@@ -27,6 +31,17 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     ],
     events: [
       { kind: 'site.created', description: 'A site was created (it is `provisioning`).', payload: Site },
+      {
+        kind: 'site.updated',
+        description:
+          'A site changed: its state (`active`, `suspended`, `failed`, `deleting`), name, domain or limits.',
+        payload: Site,
+      },
+      {
+        kind: 'site.deleted',
+        description: 'A site was removed from its node and from the panel.',
+        payload: DeletedSite,
+      },
     ],
     problems: sitesProblems,
     migrations: sitesMigrations,
@@ -35,8 +50,13 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       if (options.wordpress !== false) {
         context.extensionPoint(siteTypes).add({ name: 'wordpress', description: 'A WordPress site.' })
       }
+      // Traffic a node reports is counted for the site's customer, and only for sites on that node.
+      context
+        .extensionPoint(siteLocators)
+        .add({ name: 'sites', locate: (ids) => locateSites(context.db, ids) })
     },
-    routes: (context) => siteRoutes(context),
+    jobs: (context) => siteJobs(context),
+    routes: (context) => [...siteRoutes(context), ...siteLifecycleRoutes(context)],
     capabilities: (context) => ({
       siteTypes: context
         .extensionPoint(siteTypes)

@@ -11,6 +11,12 @@ export interface SitesTable {
   type: string
   domain: string
   status: string
+  /** The node the site lives on. */
+  node_id: string | null
+  /** The latest job working on the site. */
+  job_id: string | null
+  /** Disk quota in MB; null is unlimited. */
+  disk_mb: number | null
   created_at: string
   updated_at: string
 }
@@ -35,6 +41,15 @@ export const sitesMigrations: readonly Migration[] = [
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute()
       await db.schema.createIndex('sites_customer_idx').on('sites').columns(['customer_id', 'id']).execute()
+    },
+  },
+  {
+    id: '0002_site_lifecycle',
+    async up(db) {
+      await db.schema.alterTable('sites').addColumn('node_id', 'text').execute()
+      await db.schema.alterTable('sites').addColumn('job_id', 'text').execute()
+      await db.schema.alterTable('sites').addColumn('disk_mb', 'integer').execute()
+      await db.schema.createIndex('sites_node_idx').on('sites').columns(['node_id', 'id']).execute()
     },
   },
 ]

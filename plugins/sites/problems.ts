@@ -25,4 +25,22 @@ export const sitesProblems = defineProblems({
     detail: 'Another site already uses this domain.',
     description: 'A domain is served by one site of the installation at a time.',
   },
+  illegal_site_transition: {
+    status: 409,
+    detail: 'The site is not in a state that allows this.',
+    description:
+      'The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning. `status` names the current state.',
+  },
+  site_busy: {
+    status: 409,
+    detail: 'The site is being changed; try again once its job has finished.',
+    description:
+      'Changing the domain or limits of a site whose state is `provisioning` or `deleting` must wait.',
+  },
+  no_node_available: {
+    status: 409,
+    detail: 'No node accepts new sites.',
+    description:
+      'Every node is draining or disabled; platform staff must activate one (`PATCH /nodes/{id}`).',
+  },
 })

@@ -14,6 +14,9 @@ export function toSite(row: SitesTable): Site {
     domain: row.domain,
     status: row.status as Site['status'],
     customerId: row.customer_id,
+    nodeId: row.node_id,
+    jobId: row.job_id,
+    limits: { diskMB: row.disk_mb },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -51,4 +54,57 @@ export async function domainTaken(db: Db, domain: string): Promise<boolean> {
 /** Inserts a site row. */
 export async function insertSite(db: Db, row: SitesTable): Promise<void> {
   await sites(db).insertInto('sites').values(row).execute()
+}
+
+/** The site row with this id, or undefined (no tenancy: for jobs and kernel callbacks). */
+export function findSiteRow(db: Db, id: string): Promise<SitesTable | undefined> {
+  return sites(db).selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** Changes columns of a site, stamping `updated_at`; returns the row after the change. */
+export async function updateSite(
+  db: Db,
+  id: string,
+  changes: Partial<Omit<SitesTable, 'id' | 'customer_id' | 'created_at'>>,
+): Promise<SitesTable> {
+  await sites(db)
+    .updateTable('sites')
+    .set({ ...changes, updated_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .execute()
+  const row = await findSiteRow(db, id)
+  if (!row) throw new Error(`Site ${id} vanished during an update`)
+  return row
+}
+
+/** Removes a site row. */
+export async function deleteSiteRow(db: Db, id: string): Promise<void> {
+  await sites(db).deleteFrom('sites').where('id', '=', id).execute()
+}
+
+/** How many sites each of these nodes holds (placement picks the emptiest). */
+export async function siteCountsByNode(db: Db, nodeIds: readonly string[]): Promise<Map<string, number>> {
+  if (nodeIds.length === 0) return new Map()
+  const rows = await sites(db)
+    .selectFrom('sites')
+    .select(['node_id', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('node_id', 'in', nodeIds)
+    .groupBy('node_id')
+    .execute()
+  return new Map(rows.map((row) => [row.node_id ?? '', Number(row.count)]))
+}
+
+/** Site ids to their customer and node, for traffic a node reports. */
+export async function locateSites(db: Db, ids: readonly string[]) {
+  if (ids.length === 0) return new Map<string, { customerId: string; nodeId: string }>()
+  const rows = await sites(db)
+    .selectFrom('sites')
+    .select(['id', 'customer_id', 'node_id'])
+    .where('id', 'in', ids)
+    .execute()
+  return new Map(
+    rows
+      .filter((row) => row.node_id !== null)
+      .map((row) => [row.id, { customerId: row.customer_id, nodeId: row.node_id ?? '' }]),
+  )
 }

@@ -1,9 +1,13 @@
 // POST and GET /api/v1/sites as a client sees them: the API document's flow, each refusal, tenancy, audit.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
+import { nodesPlugin } from '../nodes/index.ts'
 import type { Site } from './contract.ts'
 import { sitesPlugin } from './index.ts'
 
@@ -27,7 +31,14 @@ const siteBody = (overrides: Record<string, unknown> = {}) => ({
 })
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [brandsPlugin(), customersPlugin(), sitesPlugin()] })
+  tp = await createTestPanel({
+    plugins: [
+      brandsPlugin(),
+      customersPlugin(),
+      nodesPlugin({ dataDir: mkdtempSync(join(tmpdir(), 'plinth-test-')) }),
+      sitesPlugin(),
+    ],
+  })
   token = await tp.token()
   acme = await createCustomer('Acme')
   beta = await createCustomer('Beta')
@@ -57,6 +68,9 @@ describe('creating a site', () => {
       domain: 'shop.example.com',
       status: 'provisioning',
       customerId: acme,
+      nodeId: expect.stringMatching(/^nod_[0-9A-Z]{26}$/),
+      jobId: expect.stringMatching(/^job_[0-9A-Z]{26}$/),
+      limits: { diskMB: null },
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: site.createdAt,
     })

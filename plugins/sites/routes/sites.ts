@@ -20,11 +20,21 @@ import {
   t,
 } from '../../../core/index.ts'
 import { customerDirectory } from '../../customers/contract.ts'
+import { nodeDirectory } from '../../nodes/contract.ts'
 import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
+import { siteJobKinds } from '../jobs.ts'
+import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
-import { domainTaken, handlesLike, insertSite, toSite, visibleSites } from '../repository.ts'
+import {
+  domainTaken,
+  handlesLike,
+  insertSite,
+  siteCountsByNode,
+  toSite,
+  visibleSites,
+} from '../repository.ts'
 
 const CreateSiteBody = t.Object(
   {
@@ -61,6 +71,20 @@ const SiteParams = t.Object({
 export function siteRoutes(context: PluginContext): RouteDefinition[] {
   const types = context.extensionPoint(siteTypes)
   const customers = context.use(customerDirectory)
+  const nodes = context.use(nodeDirectory)
+
+  /** The active node with the fewest sites (oldest first on a tie), or a 409 when none accepts sites. */
+  async function placement(): Promise<string> {
+    const active = await nodes.activeNodes()
+    const counts = await siteCountsByNode(
+      context.db,
+      active.map((node) => node.id),
+    )
+    const chosen = active.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
+    if (!chosen) throw new Problem(sitesProblems.no_node_available)
+    return chosen.id
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -69,14 +93,14 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       idempotent: true,
       summary: 'Create a site',
       description:
-        'Creates the site in state `provisioning`; the handle is derived from the name and made unique.',
+        'Creates the site in state `provisioning` on the active node with the fewest sites, and starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique.',
       scope: siteScopes.create,
       body: CreateSiteBody,
       responses: {
         201: { description: 'The new site.', schema: Site, headers: { Location: 'URL of the site.' } },
       },
       problems: Object.values(sitesProblems),
-      async handler({ body, view, audit, emit }) {
+      async handler({ body, view, audit, emit, enqueueJob }) {
         const name = nonBlank(body.name, 'body.name')
         const refusals = new FieldErrors()
         // Missing and invisible customers answer alike, so a limited token learns nothing about others.
@@ -95,11 +119,12 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         const domain = normaliseDomain(body.domain)
         if (!domain) refusals.add(sitesProblems.invalid_domain, 'body.domain')
         if (!customer || !siteType || !domain) throw refusals.toProblem()
+        const nodeId = await placement()
         const site = await context.transaction(async (trx) => {
           if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
           const base = baseHandle(name)
           const now = nowIso()
-          const row = {
+          const row: SitesTable = {
             id: newId('site'),
             customer_id: customer.id,
             handle: firstFreeHandle(base, await handlesLike(trx, base)),
@@ -107,9 +132,17 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
             type: siteType.name,
             domain,
             status: 'provisioning',
+            node_id: nodeId,
+            job_id: null,
+            disk_mb: null,
             created_at: now,
             updated_at: now,
           }
+          row.job_id = await enqueueJob(trx, {
+            kind: siteJobKinds.provision,
+            customerId: customer.id,
+            subject: { type: 'site', id: row.id },
+          })
           await insertSite(trx, row)
           await adjustUsage(trx, customer.id, 'sites', 1)
           await adjustUsage(trx, customer.id, 'domains', 1)

@@ -1,0 +1,285 @@
+// The local driver on a temporary data directory: the files it lays out, idempotence, abort, and path safety.
+
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { JobFailure } from '../../../core/index.ts'
+import type { Node, NodeDriver, SiteSpec } from '../contract.ts'
+import { createLocalDriver } from './local.ts'
+import { parseStateFile } from './site-files.ts'
+
+const roots: string[] = []
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true })
+})
+
+const node: Node = {
+  id: 'nod_01JDQ3V6Y4T1ZK0M2N5P7R9S8W',
+  name: 'local',
+  driver: 'local',
+  hostname: 'localhost',
+  status: 'active',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+}
+
+const spec = (overrides: Partial<SiteSpec> = {}): SiteSpec => ({
+  id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SA1',
+  handle: 'my-shop',
+  domain: 'shop.example.com',
+  type: 'wordpress',
+  customerId: 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SAA',
+  diskMB: 500,
+  ...overrides,
+})
+
+const never = () => new AbortController().signal
+let dataDir: string
+let driver: NodeDriver
+let siteDir: string
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'plinth-local-driver-'))
+  roots.push(dataDir)
+  driver = createLocalDriver({ dataDir })
+  siteDir = join(dataDir, 'sites', spec().id)
+})
+
+const read = (name: string) => readFileSync(join(siteDir, name), 'utf8')
+const state = () => parseStateFile(read('state.json'))
+/** Every file under the site's directory, relative, sorted: temporary files would show here. */
+const files = () =>
+  (readdirSync(siteDir, { recursive: true }) as string[])
+    .filter((path) => !lstatSync(join(siteDir, path)).isDirectory())
+    .sort()
+
+describe('provision', () => {
+  test('lays out htdocs with a placeholder naming the domain, an nginx server block, logs and state.json', async () => {
+    await driver.provision(node, spec(), never())
+    expect(files()).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
+    expect(lstatSync(join(siteDir, 'logs')).isDirectory()).toBe(true)
+    expect(read('htdocs/index.html')).toContain('<h1>shop.example.com</h1>')
+    const config = read('nginx.conf')
+    expect(config).toContain('server_name shop.example.com;')
+    expect(config).toContain(`root "${join(siteDir, 'htdocs')}";`)
+    expect(config).toContain('# Disk quota: 500 MB')
+    expect(config).toContain(`access_log "${join(siteDir, 'logs')}/access.log";`)
+    expect(config).not.toContain('return 503')
+    expect(state()).toEqual({
+      siteId: spec().id,
+      handle: 'my-shop',
+      domain: 'shop.example.com',
+      type: 'wordpress',
+      customerId: spec().customerId,
+      nodeId: node.id,
+      diskMB: 500,
+      state: 'active',
+      updatedAt: expect.any(String),
+    })
+  })
+
+  test('is idempotent: a second run changes nothing and keeps the customer’s own page', async () => {
+    await driver.provision(node, spec(), never())
+    writeFileSync(join(siteDir, 'htdocs', 'index.html'), '<p>my own shop</p>')
+    const config = read('nginx.conf')
+    await driver.provision(node, spec(), never())
+    expect(read('htdocs/index.html')).toBe('<p>my own shop</p>')
+    expect(read('nginx.conf')).toBe(config)
+    expect(files()).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
+  })
+
+  test('an unlimited quota says so', async () => {
+    await driver.provision(node, spec({ diskMB: null }), never())
+    expect(read('nginx.conf')).toContain('# Disk quota: unlimited')
+  })
+
+  test('an aborted signal stops before anything is written', async () => {
+    const controller = new AbortController()
+    controller.abort(new Error('cancelled'))
+    await expect(driver.provision(node, spec(), controller.signal)).rejects.toThrow('cancelled')
+    expect(existsSync(siteDir)).toBe(false)
+  })
+
+  test('a signal aborted midway leaves no temporary files, and a repeat completes the site', async () => {
+    const controller = new AbortController()
+    // Aborts as soon as the driver has started writing: the folders exist, the writes see the abort.
+    const started = driver.provision(node, spec(), controller.signal)
+    controller.abort(new Error('lease lost'))
+    await expect(started).rejects.toThrow('lease lost')
+    // The folders were made before the abort was seen; no file was, not even a temporary one.
+    expect(lstatSync(join(siteDir, 'htdocs')).isDirectory()).toBe(true)
+    expect(files()).toEqual([])
+    await driver.provision(node, spec(), never())
+    expect(files()).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
+  })
+})
+
+describe('update', () => {
+  test('rewrites the server block for a new domain and quota, and renames the placeholder but not a real page', async () => {
+    await driver.provision(node, spec(), never())
+    await driver.update(node, spec({ domain: 'new.example.org', diskMB: 2048 }), never())
+    expect(read('nginx.conf')).toContain('server_name new.example.org;')
+    expect(read('nginx.conf')).toContain('# Disk quota: 2048 MB')
+    expect(read('htdocs/index.html')).toContain('<h1>new.example.org</h1>')
+    expect(state()).toMatchObject({ domain: 'new.example.org', diskMB: 2048, state: 'active' })
+    writeFileSync(join(siteDir, 'htdocs', 'index.html'), '<p>real</p>')
+    await driver.update(node, spec({ domain: 'third.example.org' }), never())
+    expect(read('htdocs/index.html')).toBe('<p>real</p>')
+  })
+
+  test('keeps a suspended site suspended', async () => {
+    await driver.provision(node, spec(), never())
+    await driver.suspend(node, spec(), never())
+    await driver.update(node, spec({ domain: 'other.example.com' }), never())
+    expect(read('nginx.conf')).toContain('return 503;')
+    expect(read('nginx.conf')).toContain('server_name other.example.com;')
+    expect(state()?.state).toBe('suspended')
+  })
+})
+
+describe('suspend and unsuspend', () => {
+  test('suspending answers 503 for the domain and keeps the files; unsuspending serves them again', async () => {
+    await driver.provision(node, spec(), never())
+    writeFileSync(join(siteDir, 'htdocs', 'shop.html'), 'products')
+    await driver.suspend(node, spec(), never())
+    await driver.suspend(node, spec(), never())
+    const suspended = read('nginx.conf')
+    expect(suspended).toContain('return 503;')
+    expect(suspended).toContain('server_name shop.example.com;')
+    expect(suspended).not.toContain('root ')
+    expect(state()?.state).toBe('suspended')
+    expect(read('htdocs/shop.html')).toBe('products')
+    expect(await driver.report(node, spec())).toMatchObject({ state: 'suspended' })
+    await driver.unsuspend(node, spec(), never())
+    await driver.unsuspend(node, spec(), never())
+    expect(read('nginx.conf')).not.toContain('return 503')
+    expect(read('nginx.conf')).toContain(`root "${join(siteDir, 'htdocs')}";`)
+    expect(state()?.state).toBe('active')
+  })
+})
+
+describe('delete', () => {
+  test('removes the site’s directory; deleting again, or a site never provisioned, is fine', async () => {
+    await driver.provision(node, spec(), never())
+    await driver.delete(node, spec(), never())
+    expect(existsSync(siteDir)).toBe(false)
+    expect(readdirSync(join(dataDir, 'sites')).filter((name) => name !== '.trash')).toEqual([])
+    expect(readdirSync(join(dataDir, 'sites', '.trash'))).toEqual([])
+    await driver.delete(node, spec(), never())
+    await driver.delete(node, spec({ id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SNP' }), never())
+    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0 })
+  })
+
+  test('finishes a removal a crash interrupted after the site was moved aside', async () => {
+    await driver.provision(node, spec(), never())
+    const parked = join(dataDir, 'sites', '.trash', spec().id)
+    mkdirSync(join(dataDir, 'sites', '.trash'), { recursive: true })
+    // As if the process died between the move and the removal.
+    const { renameSync } = await import('node:fs')
+    renameSync(siteDir, parked)
+    await driver.delete(node, spec(), never())
+    expect(existsSync(parked)).toBe(false)
+  })
+
+  test('leaves other sites alone', async () => {
+    const other = spec({
+      id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SB2',
+      handle: 'other',
+      domain: 'other.example.com',
+    })
+    await driver.provision(node, spec(), never())
+    await driver.provision(node, other, never())
+    await driver.delete(node, spec(), never())
+    expect(await driver.report(node, other)).toMatchObject({ state: 'active' })
+  })
+
+  test('an aborted signal deletes nothing', async () => {
+    await driver.provision(node, spec(), never())
+    const controller = new AbortController()
+    controller.abort(new Error('cancelled'))
+    await expect(driver.delete(node, spec(), controller.signal)).rejects.toThrow('cancelled')
+    expect(existsSync(siteDir)).toBe(true)
+  })
+})
+
+describe('report', () => {
+  test('gives the state and the bytes under the site’s directory', async () => {
+    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0 })
+    await driver.provision(node, spec(), never())
+    const base = (await driver.report(node, spec())).diskBytes
+    const expected = ['htdocs/index.html', 'nginx.conf', 'state.json']
+      .map((file) => lstatSync(join(siteDir, file)).size)
+      .reduce((a, b) => a + b, 0)
+    expect(base).toBe(expected)
+    mkdirSync(join(siteDir, 'htdocs', 'media'))
+    writeFileSync(join(siteDir, 'htdocs', 'media', 'photo.jpg'), new Uint8Array(10_000))
+    expect(await driver.report(node, spec())).toEqual({ state: 'active', diskBytes: base + 10_000 })
+  })
+
+  test('does not follow symbolic links out of the site', async () => {
+    await driver.provision(node, spec(), never())
+    const outside = join(dataDir, 'big.bin')
+    writeFileSync(outside, new Uint8Array(1_000_000))
+    const before = (await driver.report(node, spec())).diskBytes
+    symlinkSync(outside, join(siteDir, 'htdocs', 'link.bin'))
+    const after = (await driver.report(node, spec())).diskBytes
+    expect(after - before).toBeLessThan(1000)
+  })
+})
+
+describe('path safety', () => {
+  const unsafe: [string, Partial<SiteSpec>][] = [
+    ['a parent directory id', { id: '..' }],
+    ['a path in the id', { id: 'site_1/../../etc' }],
+    ['an absolute id', { id: '/etc' }],
+    ['a dot id', { id: '.trash' }],
+    ['an empty id', { id: '' }],
+    ['a handle with a slash', { handle: 'a/b' }],
+    ['a handle going up', { handle: '..' }],
+    ['a domain injecting nginx directives', { domain: 'a.example; include /etc/passwd' }],
+    ['a domain with a newline', { domain: 'a.example\n}' }],
+    ['an upper-case domain', { domain: 'Shop.Example.com' }],
+    ['a customer id with a quote', { customerId: 'cus_"x' }],
+    ['a negative quota', { diskMB: -1 }],
+  ]
+  for (const [what, overrides] of unsafe) {
+    test(`refuses ${what} for good (a JobFailure), touching nothing`, async () => {
+      for (const operation of ['provision', 'update', 'suspend', 'unsuspend', 'delete'] as const) {
+        const attempt = driver[operation](node, spec(overrides), never())
+        await expect(attempt).rejects.toBeInstanceOf(JobFailure)
+        await expect(attempt).rejects.toMatchObject({ code: 'unsafe_site_spec' })
+      }
+      await expect(driver.report(node, spec(overrides))).rejects.toBeInstanceOf(JobFailure)
+      expect(existsSync(join(dataDir, 'sites')) ? readdirSync(join(dataDir, 'sites')) : []).toEqual([])
+    })
+  }
+
+  test('refuses a symbolic link in place of the site’s directory', async () => {
+    const elsewhere = join(dataDir, 'elsewhere')
+    mkdirSync(elsewhere)
+    mkdirSync(join(dataDir, 'sites'))
+    symlinkSync(elsewhere, siteDir)
+    await expect(driver.provision(node, spec(), never())).rejects.toMatchObject({
+      code: 'unsafe_site_directory',
+    })
+    expect(readdirSync(elsewhere)).toEqual([])
+  })
+
+  test('refuses a data directory nginx would misread', () => {
+    for (const bad of ['/srv/pl"inth', '/srv/$host', '/srv/back\\slash', '/srv/new\nline']) {
+      expect(() => createLocalDriver({ dataDir: bad })).toThrow(/cannot use/)
+    }
+    expect(() => createLocalDriver({ dataDir: '/srv/with space' })).not.toThrow()
+  })
+})

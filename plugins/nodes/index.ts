@@ -1,0 +1,72 @@
+// The nodes plugin: the servers sites run on, an administrative area for platform staff, the node drivers
+// registry (with the built-in `local` driver), and the endpoint where nodes report traffic.
+
+import { definePlugin } from '../../core/index.ts'
+import { type NodeDriver, nodeDirectory, nodeDrivers, nodeScopes, siteLocators } from './contract.ts'
+import { createLocalDriver } from './drivers/local.ts'
+import { nodesMigrations } from './migrations.ts'
+import { nodesProblems } from './problems.ts'
+import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
+import { metricsRoutes } from './routes/metrics.ts'
+import { nodeRoutes } from './routes/nodes.ts'
+
+/** Options of {@link nodesPlugin}. */
+export interface NodesOptions {
+  /** The panel's data directory; the `local` driver keeps sites under `<dataDir>/sites/`. */
+  readonly dataDir: string
+  /**
+   * Install the built-in `local` driver, and seed a node named `local` on a fresh install. Default true; false
+   * for installations whose sites all run on remote nodes (their drivers come from other plugins).
+   */
+  readonly local?: boolean
+}
+
+/** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
+export const nodesPlugin = (options: NodesOptions) => {
+  const local = options.local !== false
+  // Made here, not in setup, so a data directory the driver cannot use fails at once, naming the directory.
+  const localDriver: NodeDriver | null = local ? createLocalDriver({ dataDir: options.dataDir }) : null
+  return definePlugin({
+    name: 'nodes',
+    version: '0.1.0',
+    description: 'Nodes: the servers sites run on, their drivers, and the traffic they report.',
+    scopes: [
+      { name: nodeScopes.read, description: 'Read nodes (platform staff only)', staff: 'platform' },
+      {
+        name: nodeScopes.manage,
+        description: 'Add and change nodes (platform staff only)',
+        staff: 'platform',
+      },
+    ],
+    problems: nodesProblems,
+    migrations: nodesMigrations({ seedLocal: local }),
+    extensionPoints: [nodeDrivers, siteLocators],
+    setup(context) {
+      const drivers = context.extensionPoint(nodeDrivers)
+      if (localDriver) drivers.add(localDriver)
+      context.provide(nodeDirectory, {
+        async find(id) {
+          const row = await findNodeRow(context.db, id)
+          return row ? toNode(row) : null
+        },
+        activeNodes: async () => (await activeNodeRows(context.db)).map(toNode),
+        driverOf(node) {
+          // Read at call time: drivers other plugins add during their setup come after this one's.
+          const driver = drivers.get(node.driver)
+          if (!driver)
+            throw new Error(
+              `Node ${node.name} (${node.id}) uses the driver "${node.driver}", which is not installed`,
+            )
+          return driver
+        },
+      })
+    },
+    routes: (context) => [...nodeRoutes(context), ...metricsRoutes(context)],
+    capabilities: (context) => ({
+      drivers: context
+        .extensionPoint(nodeDrivers)
+        .list()
+        .map(({ name, description }) => ({ name, description })),
+    }),
+  })
+}

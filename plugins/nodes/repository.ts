@@ -1,0 +1,54 @@
+// Reads and writes of the nodes table; the only file that knows its columns.
+
+import { type Db, sql } from '../../core/index.ts'
+import type { Node } from './contract.ts'
+import type { NodesTable, NodesTables } from './migrations.ts'
+
+/** The API form of a row (never its token hash). */
+export function toNode(row: NodesTable): Node {
+  return {
+    id: row.id,
+    name: row.name,
+    driver: row.driver,
+    hostname: row.hostname,
+    status: row.status as Node['status'],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+/** All nodes as a query, for reads and lists: keyed by `id`. */
+export function nodesQuery(db: Db) {
+  return db.withTables<NodesTables>().selectFrom('nodes').selectAll()
+}
+
+/** The node row with this id, or undefined. */
+export function findNodeRow(db: Db, id: string): Promise<NodesTable | undefined> {
+  return nodesQuery(db).where('id', '=', id).executeTakeFirst()
+}
+
+/** Active nodes, oldest first (ids are time-ordered). */
+export function activeNodeRows(db: Db): Promise<NodesTable[]> {
+  return nodesQuery(db).where('status', '=', 'active').orderBy('id').execute()
+}
+
+/** Whether another node has this name, whatever its case. */
+export async function nameTaken(db: Db, name: string, exceptId: string | null = null): Promise<boolean> {
+  let query = nodesQuery(db).where(sql<string>`lower(name)`, '=', name.toLowerCase())
+  if (exceptId) query = query.where('id', '!=', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/** Inserts a node row. */
+export async function insertNode(db: Db, row: NodesTable): Promise<void> {
+  await db.withTables<NodesTables>().insertInto('nodes').values(row).execute()
+}
+
+/** Changes columns of a node. */
+export async function updateNode(
+  db: Db,
+  id: string,
+  changes: Partial<Omit<NodesTable, 'id' | 'driver' | 'created_at'>>,
+): Promise<void> {
+  await db.withTables<NodesTables>().updateTable('nodes').set(changes).where('id', '=', id).execute()
+}

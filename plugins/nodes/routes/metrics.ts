@@ -1,0 +1,207 @@
+// POST /nodes/{id}/metrics: a node reports per-site traffic with its own agent token, counted in usage.
+
+import {
+  defineRoute,
+  FieldErrors,
+  kernelProblems,
+  type PluginContext,
+  Problem,
+  type ProblemRef,
+  type RouteDefinition,
+  recordTraffic,
+  t,
+} from '../../../core/index.ts'
+import { agentTokenMatches } from '../agent-token.ts'
+import { type LocatedSite, siteLocators } from '../contract.ts'
+import type { NodesTable } from '../migrations.ts'
+import { nodesProblems } from '../problems.ts'
+import { findNodeRow } from '../repository.ts'
+
+/** How far back a sample may be dated: usage sums at most the last 7 days. */
+export const sampleMaxAgeMs = 7 * 24 * 3_600_000
+/** How far ahead of the panel's clock a sample may be dated (clock skew between node and panel). */
+export const sampleMaxSkewMs = 5 * 60_000
+/** Most samples in one report. */
+export const maxSamplesPerReport = 1000
+/** At most this many `errors[]` items, as the kernel's own validation: a hostile body must not make a huge answer. */
+const maxErrorItems = 50
+
+const realm = 'Bearer realm="plinth-node"'
+
+const TrafficSample = t.Object(
+  {
+    siteId: t.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The site, `site_…`, which must run on this node.',
+    }),
+    requests: t.Integer({ minimum: 0, maximum: 1e12, description: 'Requests served since the last sample.' }),
+    bytes: t.Integer({ minimum: 0, maximum: 1e15, description: 'Bytes sent since the last sample.' }),
+    at: t.Optional(
+      t.String({
+        format: 'date-time',
+        // A bare date would pass `date-time` in Elysia's formats; a sample needs its time (and zone) spelt out.
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T',
+        maxLength: 64,
+        description: 'When the traffic happened; default now. At most 7 days ago, not in the future.',
+      }),
+    ),
+  },
+  { $id: 'TrafficSample' },
+)
+
+const MetricsBody = t.Object(
+  {
+    samples: t.Array(TrafficSample, {
+      minItems: 1,
+      maxItems: maxSamplesPerReport,
+      description: `Traffic per site, 1 to ${maxSamplesPerReport} samples; recorded all together or not at all.`,
+    }),
+  },
+  { $id: 'NodeMetricsReport' },
+)
+
+const MetricsReceipt = t.Object(
+  { recorded: t.Integer({ minimum: 0, description: 'How many samples were recorded.' }) },
+  { $id: 'NodeMetricsReceipt' },
+)
+
+// Not the `nod_` pattern of the staff routes: a malformed id answers 401 like every other failure, so nothing
+// about which nodes exist can be learnt here.
+const MetricsParams = t.Object({
+  id: t.String({ minLength: 1, maxLength: 64, description: 'Node id, `nod_…`.' }),
+})
+
+/** The bearer token of a request, `''` for a malformed Authorization header, or null when it sends none. */
+function bearerTokenOf(request: Request): string | null {
+  const header = request.headers.get('authorization')
+  if (header === null) return null
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? ''
+}
+
+/**
+ * The time of a sample's `at` in ms, or null for a date the calendar does not have: the `date-time` format lets
+ * `2026-02-30T10:00:00Z` through, and `Date.parse` would silently make it the 2nd of March.
+ */
+function sampleTime(text: string): number | null {
+  const [, year, month, day] = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T/.exec(text) ?? []
+  const ms = Date.parse(text)
+  if (Number.isNaN(ms) || year === undefined) return null
+  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate()
+  return Number(day) >= 1 && Number(day) <= daysInMonth ? ms : null
+}
+
+/** The node's metrics route. */
+export function metricsRoutes(context: PluginContext): RouteDefinition[] {
+  const locators = context.extensionPoint(siteLocators)
+
+  /** The node the request's agent token belongs to; 401 otherwise, alike whether the node exists or not. */
+  async function reportingNode(request: Request, nodeId: string): Promise<NodesTable> {
+    const token = bearerTokenOf(request)
+    if (token === null) {
+      throw new Problem(kernelProblems.unauthenticated, {
+        detail: 'A node reports with its agent token: send Authorization: Bearer plinth_node_….',
+        headers: { 'www-authenticate': realm },
+      })
+    }
+    const row = await findNodeRow(context.db, nodeId)
+    if (!row || !agentTokenMatches(token, row.agent_token_hash)) {
+      throw new Problem(nodesProblems.invalid_agent_token, {
+        headers: { 'www-authenticate': `${realm}, error="invalid_token"` },
+      })
+    }
+    return row
+  }
+
+  /** Where each site is, asking every locator (the sites plugin's, and any other plugin's that owns sites). */
+  async function locate(siteIds: readonly string[]): Promise<Map<string, LocatedSite>> {
+    const found = new Map<string, LocatedSite>()
+    for (const locator of locators.list()) {
+      const missing = siteIds.filter((id) => !found.has(id))
+      if (missing.length === 0) break
+      for (const [id, site] of await locator.locate(missing)) if (!found.has(id)) found.set(id, site)
+    }
+    return found
+  }
+
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/nodes/:id/metrics',
+      operationId: 'reportNodeMetrics',
+      summary: 'Report traffic of the sites on a node (node agents)',
+      description:
+        'Called by a node, not by people: authenticated by the node’s own agent token (`Authorization: Bearer plinth_node_…`), valid for this node only. Records requests and bytes per site for `GET /usage`. All samples are checked first and recorded in one transaction: one refused sample records nothing. Not idempotent: send each sample once.',
+      public: true,
+      params: MetricsParams,
+      body: MetricsBody,
+      responses: { 200: { description: 'The samples were recorded.', schema: MetricsReceipt } },
+      problems: [
+        kernelProblems.unauthenticated,
+        nodesProblems.invalid_agent_token,
+        nodesProblems.node_disabled,
+        nodesProblems.unknown_site,
+        nodesProblems.sample_too_old,
+        nodesProblems.sample_in_future,
+      ],
+      async handler({ params, body, request }) {
+        const node = await reportingNode(request, params.id)
+        if (node.status === 'disabled') throw new Problem(nodesProblems.node_disabled)
+        const now = Date.now()
+        const times = body.samples.map((sample) => (sample.at === undefined ? now : sampleTime(sample.at)))
+        const impossible = times.flatMap((at, index) =>
+          at === null
+            ? [
+                {
+                  location: `body.samples.${index}.at`,
+                  message: 'must be a valid date-time',
+                  code: 'invalid_format',
+                },
+              ]
+            : [],
+        )
+        if (impossible.length > 0) {
+          throw new Problem(kernelProblems.validation_failed, {
+            detail: `The request body has ${impossible.length} invalid field${impossible.length === 1 ? '' : 's'}.`,
+            errors: impossible.slice(0, maxErrorItems),
+          })
+        }
+        const refusals = new FieldErrors()
+        let refused = 0
+        const refuse = (ref: ProblemRef, location: string) => {
+          if (refused++ < maxErrorItems) refusals.add(ref, location)
+        }
+        times.forEach((at, index) => {
+          if (at === null) return
+          if (at < now - sampleMaxAgeMs) refuse(nodesProblems.sample_too_old, `body.samples.${index}.at`)
+          else if (at > now + sampleMaxSkewMs)
+            refuse(nodesProblems.sample_in_future, `body.samples.${index}.at`)
+        })
+        const sites = await locate([...new Set(body.samples.map((sample) => sample.siteId))])
+        const customers = body.samples.map((sample, index) => {
+          const site = sites.get(sample.siteId)
+          // A site on another node answers like an unknown one: a node learns nothing about other nodes' sites.
+          if (site?.nodeId !== node.id) refuse(nodesProblems.unknown_site, `body.samples.${index}.siteId`)
+          return site?.customerId ?? ''
+        })
+        if (refused > 0) throw refusals.toProblem()
+        // One write per customer and hour, however many samples fall in it.
+        const buckets = new Map<string, { customerId: string; at: Date; requests: number; bytes: number }>()
+        body.samples.forEach((sample, index) => {
+          const at = new Date(times[index] ?? now)
+          const customerId = customers[index] ?? ''
+          const key = `${customerId}|${at.toISOString().slice(0, 13)}`
+          const bucket = buckets.get(key) ?? { customerId, at, requests: 0, bytes: 0 }
+          bucket.requests += sample.requests
+          bucket.bytes += sample.bytes
+          buckets.set(key, bucket)
+        })
+        await context.transaction(async (trx) => {
+          for (const { customerId, ...sample } of buckets.values())
+            await recordTraffic(trx, customerId, sample)
+        })
+        return { recorded: body.samples.length }
+      },
+    }),
+  ]
+}

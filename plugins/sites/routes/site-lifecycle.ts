@@ -1,0 +1,196 @@
+// Site operations after creation: change (PATCH), suspend, unsuspend and delete. Each moves the site through the
+// state machine (lifecycle.ts) in one transaction with its audit entry, event and the job that applies it.
+
+import {
+  type AuditInput,
+  defineRoute,
+  fieldProblem,
+  idPattern,
+  kernelProblems,
+  nonBlank,
+  type PluginContext,
+  Problem,
+  Reply,
+  type RouteDefinition,
+  type TenantView,
+  type Trx,
+  t,
+} from '../../../core/index.ts'
+import { Site, siteScopes } from '../contract.ts'
+import { normaliseDomain } from '../domain.ts'
+import { siteJobKinds } from '../jobs.ts'
+import { assertTransition, type SiteStatus } from '../lifecycle.ts'
+import type { SitesTable } from '../migrations.ts'
+import { sitesProblems } from '../problems.ts'
+import { domainTaken, toSite, updateSite, visibleSites } from '../repository.ts'
+
+const SiteParams = t.Object({
+  id: t.String({ pattern: idPattern('site'), description: 'Site id, `site_…`.' }),
+})
+
+const UpdateSiteBody = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'New name (the handle stays).' })),
+    domain: t.Optional(t.String({ minLength: 1, maxLength: 253, description: 'New primary domain.' })),
+    limits: t.Optional(
+      t.Object(
+        {
+          diskMB: t.Optional(
+            t.Union([t.Integer({ minimum: 0, maximum: 100_000_000 }), t.Null()], {
+              description: 'Disk quota in MB, at least 0; null removes the limit.',
+            }),
+          ),
+        },
+        { description: 'Resource limits; omitted members stay as they are.' },
+      ),
+    ),
+  },
+  { $id: 'UpdateSiteBody' },
+)
+
+/** What a handler needs to change a site: the caller's view and the kernel's writers. */
+interface ChangeInput {
+  readonly view: TenantView
+  audit(trx: Trx, entry: AuditInput): Promise<void>
+  emit(
+    trx: Trx,
+    event: { kind: string; customerId: string | null; data: Record<string, unknown> },
+  ): Promise<void>
+  enqueueJob(
+    trx: Trx,
+    job: { kind: string; customerId: string | null; subject: { type: string; id: string } },
+  ): Promise<string>
+}
+
+/** The site operations after creation. */
+export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
+  /** The site if the caller may see it with the route's scope, read inside `trx` (404 otherwise). */
+  async function visibleSite(trx: Trx, view: TenantView, id: string): Promise<SitesTable> {
+    // Inside the transaction: the store has one connection, which the transaction holds.
+    const row = await visibleSites(trx, view).where('sites.id', '=', id).executeTakeFirst()
+    if (!row) throw new Problem(kernelProblems.not_found)
+    return row
+  }
+
+  /** Moves a site to `to`, starting `jobKind` to apply it on the node; audited and announced as `site.updated`. */
+  async function move(input: ChangeInput, id: string, to: SiteStatus, jobKind: string, action: string) {
+    return context.transaction(async (trx) => {
+      const row = await visibleSite(trx, input.view, id)
+      assertTransition(row.status as SiteStatus, to)
+      const jobId = await input.enqueueJob(trx, {
+        kind: jobKind,
+        customerId: row.customer_id,
+        subject: { type: 'site', id: row.id },
+      })
+      const moved = await updateSite(trx, row.id, { status: to, job_id: jobId })
+      await input.audit(trx, {
+        action,
+        subject: { type: 'site', id: row.id },
+        customerId: row.customer_id,
+        details: { from: row.status, to },
+      })
+      await input.emit(trx, { kind: 'site.updated', customerId: row.customer_id, data: toSite(moved) })
+      return toSite(moved)
+    })
+  }
+
+  const lifecycleProblems = [sitesProblems.illegal_site_transition]
+
+  return [
+    defineRoute({
+      method: 'PATCH',
+      path: '/sites/:id',
+      operationId: 'updateSite',
+      summary: 'Change a site',
+      description:
+        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`). Not while the site is `provisioning` or `deleting` (409 `site_busy`).',
+      scope: siteScopes.update,
+      params: SiteParams,
+      body: UpdateSiteBody,
+      responses: { 200: { description: 'The site after the change.', schema: Site } },
+      problems: [sitesProblems.site_busy, sitesProblems.invalid_domain, sitesProblems.domain_in_use],
+      async handler({ params, body, view, audit, emit, enqueueJob }) {
+        const name = body.name === undefined ? undefined : nonBlank(body.name, 'body.name')
+        const domain = body.domain === undefined ? undefined : normaliseDomain(body.domain)
+        if (domain === null) throw fieldProblem(sitesProblems.invalid_domain, 'body.domain')
+        const site = await context.transaction(async (trx) => {
+          const row = await visibleSite(trx, view, params.id)
+          const changes: Partial<SitesTable> = {}
+          if (name !== undefined && name !== row.name) changes.name = name
+          if (domain && domain !== row.domain) {
+            if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
+            changes.domain = domain
+          }
+          const diskMB = body.limits?.diskMB
+          if (diskMB !== undefined && diskMB !== row.disk_mb) changes.disk_mb = diskMB
+          if (Object.keys(changes).length === 0) return toSite(row)
+          const onNode = changes.domain !== undefined || changes.disk_mb !== undefined
+          if (onNode && row.status !== 'active' && row.status !== 'suspended')
+            throw new Problem(sitesProblems.site_busy, { extensions: { status: row.status } })
+          if (onNode) {
+            changes.job_id = await enqueueJob(trx, {
+              kind: siteJobKinds.update,
+              customerId: row.customer_id,
+              subject: { type: 'site', id: row.id },
+            })
+          }
+          const updated = await updateSite(trx, row.id, changes)
+          await audit(trx, {
+            action: 'site.update',
+            subject: { type: 'site', id: row.id },
+            customerId: row.customer_id,
+            details: {
+              ...(changes.name !== undefined ? { name: changes.name } : {}),
+              ...(changes.domain !== undefined ? { domain: changes.domain } : {}),
+              ...(changes.disk_mb !== undefined ? { diskMB: changes.disk_mb } : {}),
+            },
+          })
+          await emit(trx, { kind: 'site.updated', customerId: row.customer_id, data: toSite(updated) })
+          return toSite(updated)
+        })
+        return site
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sites/:id/suspend',
+      operationId: 'suspendSite',
+      summary: 'Suspend a site',
+      description:
+        'An `active` site becomes `suspended` at once; a `site.suspend` job stops serving it on its node.',
+      scope: siteScopes.update,
+      params: SiteParams,
+      responses: { 200: { description: 'The suspended site.', schema: Site } },
+      problems: lifecycleProblems,
+      handler: (input) => move(input, input.params.id, 'suspended', siteJobKinds.suspend, 'site.suspend'),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sites/:id/unsuspend',
+      operationId: 'unsuspendSite',
+      summary: 'Unsuspend a site',
+      description: 'A `suspended` site becomes `active` at once; a `site.unsuspend` job serves it again.',
+      scope: siteScopes.update,
+      params: SiteParams,
+      responses: { 200: { description: 'The active site.', schema: Site } },
+      problems: lifecycleProblems,
+      handler: (input) => move(input, input.params.id, 'active', siteJobKinds.unsuspend, 'site.unsuspend'),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/sites/:id',
+      operationId: 'deleteSite',
+      summary: 'Delete a site',
+      description:
+        'An `active`, `suspended` or `failed` site becomes `deleting`; the `site.delete` job (`jobId`) removes it from its node and then from the panel, and `site.deleted` is sent. Answers 202 with the site.',
+      scope: siteScopes.delete,
+      params: SiteParams,
+      responses: { 202: { description: 'The site, now `deleting`.', schema: Site } },
+      problems: lifecycleProblems,
+      async handler(input) {
+        const site = await move(input, input.params.id, 'deleting', siteJobKinds.delete, 'site.delete')
+        return new Reply(202, site)
+      },
+    }),
+  ]
+}
