@@ -27,6 +27,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'customers',
     'nodes',
     'sites',
+    'webhooks',
   ])
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
     siteTypes: [{ name: 'wordpress', description: 'A WordPress site.' }],

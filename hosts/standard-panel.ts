@@ -7,12 +7,19 @@ import { brandsPlugin } from '../plugins/brands/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
+import { webhooksPlugin } from '../plugins/webhooks/index.ts'
 
-/** The plugins of a standard installation: sites on the local node under `dataDir`. */
+/** The plugins of a standard installation: sites on the local node under `dataDir`, webhooks to the internet. */
 export function standardPlugins(
   settings: Pick<StandardSettings, 'dataDir' | 'webhookAllowedHosts'>,
 ): PluginDefinition[] {
-  return [brandsPlugin(), customersPlugin(), nodesPlugin({ dataDir: settings.dataDir }), sitesPlugin()]
+  return [
+    brandsPlugin(),
+    customersPlugin(),
+    nodesPlugin({ dataDir: settings.dataDir }),
+    sitesPlugin(),
+    webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
+  ]
 }
 
 /** Settings read from the environment, with their defaults. */

@@ -27,7 +27,15 @@ const teamScopes = [
   ...siteScopes,
   ...jobScopes,
 ]
-const staffScopes = ['user:read', 'user:manage', 'brand:read', 'brand:manage', 'customer:create']
+const staffScopes = [
+  'user:read',
+  'user:manage',
+  'brand:read',
+  'brand:manage',
+  'customer:create',
+  'webhook:read',
+  'webhook:manage',
+]
 const platformOnlyScopes = ['brand:create', 'node:read', 'node:manage']
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,

@@ -1,6 +1,7 @@
 // createPanel: resolves the plugins, migrates the store, runs setup, mounts every route on one Elysia instance.
 
 import { Elysia } from 'elysia'
+import { writeAudit } from '../audit/audit-log.ts'
 import { auditRoutes, auditScopes } from '../audit/audit-routes.ts'
 import { buildCaller, type Caller } from '../auth/caller.ts'
 import {
@@ -165,6 +166,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       setTimeout(() => runner.nudge(), 0)
       return id
     },
+    audit: (trx, entry) => writeAudit(trx, { ...system, sourceAddress: null }, entry),
   })
   for (const plugin of plugins) await plugin.setup?.(runtime.contextFor(plugin.name))
   runtime.seal()

@@ -8,7 +8,7 @@ import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Migration } from '../store/migrations.ts'
 import type { Db, Store, Trx } from '../store/store.ts'
 import type { ExtensionPointRef, ExtensionRegistry } from './extension-point.ts'
-import type { RouteDefinition } from './route.ts'
+import type { AuditInput, RouteDefinition } from './route.ts'
 import type { ServiceRef } from './service.ts'
 
 /** A permission a plugin adds: `resource:action`. */
@@ -62,6 +62,11 @@ export interface PluginContext {
    * Routes use their handler's `enqueueJob`, which records the caller. Unknown kinds throw.
    */
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
+  /**
+   * Writes an audit entry in `trx` on behalf of the installation, for changes no request made (the webhooks plugin
+   * disabling an endpoint that answered 410). Routes use their handler's `audit`, which records the caller.
+   */
+  audit(trx: Trx, entry: AuditInput): Promise<void>
 }
 
 /** A background task a plugin runs while the panel is started; returns how to stop it. */

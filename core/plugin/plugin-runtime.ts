@@ -7,13 +7,15 @@ import type { Store, Trx } from '../store/store.ts'
 import type { PluginContext, PluginDefinition } from './define-plugin.ts'
 import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
 import { PluginResolutionError } from './plugin-resolution-error.ts'
+import type { AuditInput } from './route.ts'
 import type { ServiceRef } from './service.ts'
 
-/** What the kernel lends plugin contexts: jobs, events and the secret box. */
+/** What the kernel lends plugin contexts: jobs, events, the audit log and the secret box. */
 export interface KernelFacilities {
   readonly secrets: SecretBox
   knownEvents(): readonly KnownEvent[]
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
+  audit(trx: Trx, entry: AuditInput): Promise<void>
 }
 
 /** Services and extension points of one panel, and the contexts that reach them. */
@@ -81,6 +83,7 @@ export function createPluginRuntime(
       },
       knownEvents: () => kernel.knownEvents(),
       enqueueJob: (trx, job) => kernel.enqueueJob(trx, job),
+      audit: (trx, entry) => kernel.audit(trx, entry),
       secrets: kernel.secrets,
     }
   }

@@ -1,0 +1,113 @@
+// The delivery loop inside the server process: claims due deliveries with a lease, runs up to `concurrency`
+// attempts at once, and on shutdown gives running attempts a grace period before abandoning them to the next start.
+
+import { newId } from '../../core/index.ts'
+import { type DeliveryDeps, deliverOnce } from './deliver.ts'
+import { claimDue } from './repository.ts'
+
+/** A running loop. */
+export interface DeliveryLoop {
+  /** Starts polling (and claiming at once). Idempotent. */
+  start(): void
+  /** Wakes the loop: deliveries were just queued. */
+  nudge(): void
+  /** Stops claiming, lets attempts in flight finish within the grace period, then abandons the rest. */
+  stop(): Promise<void>
+  /** Attempts in flight now (for tests and shutdown). */
+  readonly inFlight: number
+}
+
+/** Creates the loop of one panel; nothing runs until `start()`. */
+export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
+  const { settings } = deps
+  // Claims carry the owner, so a restarted process never mistakes another's attempt for its own.
+  const owner = newId('whw')
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  let started = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let claiming: Promise<void> | null = null
+  let again = false
+
+  function launch(row: Parameters<typeof deliverOnce>[1]): void {
+    const controller = new AbortController()
+    const done = deliverOnce(deps, row, owner, controller.signal)
+      .catch((error) => console.error(`webhooks: delivery ${row.id} failed unexpectedly`, error))
+      .finally(() => {
+        running.delete(row.id)
+        // A slot is free: take the next due delivery now rather than at the next poll.
+        if (started) void fill()
+      })
+    running.set(row.id, { controller, done })
+  }
+
+  async function claimRound(): Promise<void> {
+    do {
+      again = false
+      const room = settings.concurrency - running.size
+      if (!started || room <= 0) return
+      const now = Date.now()
+      const claimed = await deps.transaction((trx) =>
+        claimDue(trx, {
+          owner,
+          now: new Date(now).toISOString(),
+          leaseUntil: new Date(now + settings.leaseMs).toISOString(),
+          limit: room,
+        }),
+      )
+      for (const row of claimed) launch(row)
+      if (claimed.length === room) again = true
+    } while (again && started)
+  }
+
+  function fill(): Promise<void> {
+    if (claiming) {
+      again = true
+      return claiming
+    }
+    claiming = claimRound()
+      .catch((error) => console.error('webhooks: claiming deliveries failed', error))
+      .finally(() => {
+        claiming = null
+      })
+    return claiming
+  }
+
+  function schedule(): void {
+    if (!started) return
+    timer = setTimeout(async () => {
+      await fill()
+      schedule()
+    }, settings.pollIntervalMs)
+  }
+
+  return {
+    start() {
+      if (started) return
+      started = true
+      void fill()
+      schedule()
+    },
+    nudge() {
+      if (started) void fill()
+    },
+    async stop() {
+      started = false
+      clearTimeout(timer)
+      await claiming
+      const attempts = [...running.values()]
+      const settled = Promise.all(attempts.map((attempt) => attempt.done))
+      const graceOver = new Promise<'grace over'>((resolve) => {
+        const grace = setTimeout(() => resolve('grace over'), settings.shutdownGraceMs)
+        void settled.then(() => clearTimeout(grace))
+      })
+      if ((await Promise.race([settled, graceOver])) === 'grace over') {
+        // Abandoned attempts give their claim back, so the next start sends them again.
+        for (const attempt of attempts) attempt.controller.abort()
+        await settled
+      }
+    },
+    get inFlight() {
+      return running.size
+    },
+  }
+}

@@ -1,0 +1,68 @@
+// The webhooks plugin: staff register endpoints; every event is fanned out to the endpoints that want it and
+// delivered, signed per Standard Webhooks, at least once, with retries over about three days.
+
+import { definePlugin, type Store } from '../../core/index.ts'
+import { webhookScopes } from './contract.ts'
+import { createDeliveryLoop, type DeliveryLoop } from './delivery-loop.ts'
+import { webhookFanOut } from './fan-out.ts'
+import { webhooksMigrations } from './migrations.ts'
+import { resolveSettings, type WebhooksOptions } from './options.ts'
+import { webhooksProblems } from './problems.ts'
+import { deliveryRoutes } from './routes/deliveries.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
+
+export type { WebhooksOptions } from './options.ts'
+
+/** Webhooks: endpoints in the administrative integrations area, and the delivery of events to them. */
+export const webhooksPlugin = (options: WebhooksOptions = {}) => {
+  // Checked here, so a bad option fails when the deployment is assembled, naming the option.
+  const settings = resolveSettings(options)
+  // One loop per panel the plugin is mounted in (tests mount one factory result once, but nothing forbids more).
+  const loops = new WeakMap<Store, DeliveryLoop>()
+  const loopOf = (store: Store): DeliveryLoop => {
+    const loop = loops.get(store)
+    if (!loop) throw new Error('webhooks: the plugin was not set up in this panel')
+    return loop
+  }
+  return definePlugin({
+    name: 'webhooks',
+    version: '0.1.0',
+    description:
+      'Webhook endpoints (the integrations area): events delivered signed per Standard Webhooks, retried, logged.',
+    scopes: [
+      { name: webhookScopes.read, description: 'Read webhook endpoints and their deliveries', staff: true },
+      {
+        name: webhookScopes.manage,
+        description: 'Add, change, delete webhook endpoints, rotate secrets, redeliver',
+        staff: true,
+      },
+    ],
+    problems: webhooksProblems,
+    migrations: webhooksMigrations,
+    setup(context) {
+      const loop = createDeliveryLoop({
+        db: context.db,
+        transaction: (work) => context.transaction(work),
+        settings,
+        secrets: context.secrets,
+        audit: (trx, entry) => context.audit(trx, entry),
+      })
+      loops.set(context.store, loop)
+      context.consumeEvents(webhookFanOut(() => loop.nudge()))
+    },
+    start(context) {
+      const loop = loopOf(context.store)
+      loop.start()
+      return () => loop.stop()
+    },
+    routes: (context) => [
+      ...webhookRoutes(context, settings),
+      ...deliveryRoutes(context, () => loopOf(context.store).nudge()),
+    ],
+    capabilities: () => ({
+      retryScheduleSeconds: settings.retryScheduleMs.map((delay) => delay / 1000),
+      timeoutSeconds: settings.timeoutMs / 1000,
+      signature: 'Standard Webhooks v1 (HMAC-SHA256)',
+    }),
+  })
+}

@@ -1,0 +1,81 @@
+// The webhooks plugin's options and their defaults, resolved once for the routes and the delivery loop.
+
+import { defaultRetryScheduleMs } from './retry.ts'
+import { allowedHostSet, type HostResolver, systemResolver, type UrlPolicy } from './url-guard.ts'
+
+/** Options of `webhooksPlugin`. */
+export interface WebhooksOptions {
+  /**
+   * Hosts exempt from the SSRF rules (`WEBHOOK_ALLOWED_HOSTS`): only these may use plain http or resolve to
+   * loopback, private or other non-public addresses. Compared with the URL's host exactly (`127.0.0.1` does not
+   * admit `127.0.0.2` or `[::1]`). Default none.
+   * @example ['127.0.0.1', 'localhost']
+   */
+  readonly allowedHosts?: readonly string[]
+  /**
+   * Delays before the 2nd, 3rd, ... attempt, in ms (each ±10 % jitter); after the last, a failing delivery is
+   * `failed`. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (ten attempts over about three days).
+   */
+  readonly retryScheduleMs?: readonly number[]
+  /** How long an attempt may take (DNS, connect, TLS, answer) before it counts as failed. Default 15,000 ms. */
+  readonly timeoutMs?: number
+  /** How often the delivery loop looks for due deliveries (it is also woken by new events). Default 1,000 ms. */
+  readonly pollIntervalMs?: number
+  /** Attempts in flight at once. Default 8. */
+  readonly concurrency?: number
+  /**
+   * How long `panel.close()` lets attempts in flight finish before abandoning them; an abandoned attempt is tried
+   * again after the next start (at least once). Default 5,000 ms.
+   */
+  readonly shutdownGraceMs?: number
+  /**
+   * Resolves host names to every address (default: `node:dns` `lookup`). Deliveries connect only to an address it
+   * returned and the guard approved; tests use it to make a name resolve where they need.
+   */
+  readonly resolve?: HostResolver
+  /** Extra certificate authorities (PEM) trusted for https endpoints, beside the system ones. Default none. */
+  readonly ca?: string
+}
+
+/** The options with defaults applied. */
+export interface WebhookSettings {
+  readonly policy: UrlPolicy
+  readonly retryScheduleMs: readonly number[]
+  readonly timeoutMs: number
+  readonly pollIntervalMs: number
+  readonly concurrency: number
+  readonly shutdownGraceMs: number
+  /** How long a claimed attempt is kept from other workers: after it, a dead worker's attempt is taken over. */
+  readonly leaseMs: number
+  readonly ca: string | undefined
+}
+
+/** Default timeout of one attempt. */
+export const defaultTimeoutMs = 15_000
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`webhooksPlugin: ${name} must be a positive number`)
+  return value
+}
+
+/** Applies defaults and checks the options; a bad option fails at start-up, naming it. */
+export function resolveSettings(options: WebhooksOptions): WebhookSettings {
+  const retryScheduleMs = options.retryScheduleMs ?? defaultRetryScheduleMs
+  for (const delay of retryScheduleMs) positive('every retryScheduleMs entry', delay)
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? defaultTimeoutMs)
+  return {
+    policy: {
+      allowedHosts: allowedHostSet(options.allowedHosts ?? []),
+      resolve: options.resolve ?? systemResolver,
+    },
+    retryScheduleMs,
+    timeoutMs,
+    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1_000),
+    concurrency: Math.floor(positive('concurrency', options.concurrency ?? 8)),
+    shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
+    // The attempt (bounded by the timeout) plus room to record its outcome.
+    leaseMs: timeoutMs + 30_000,
+    ca: options.ca,
+  }
+}

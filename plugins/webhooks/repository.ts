@@ -1,0 +1,265 @@
+// Reads and writes of the webhooks tables; the only file that knows their columns.
+
+import type { Db, OutboxEvent, TenantView } from '../../core/index.ts'
+import type { DeliveryStatus, Webhook, WebhookDelivery } from './contract.ts'
+import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksTables } from './migrations.ts'
+
+const tables = (db: Db) => db.withTables<WebhooksTables>()
+
+/** The API form of an endpoint row. */
+export function toWebhook(row: WebhookEndpointsTable): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as string[],
+    enabled: row.enabled === 1,
+    brandId: row.brand_id,
+    disabledReason: row.disabled_reason,
+    previousSecretExpiresAt:
+      row.previous_secret_expires_at !== null && row.previous_secret_expires_at > new Date().toISOString()
+        ? row.previous_secret_expires_at
+        : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+/** The API form of a delivery row. */
+export function toDelivery(row: WebhookDeliveriesTable): WebhookDelivery {
+  return {
+    id: row.id,
+    webhookId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status as DeliveryStatus,
+    attempts: row.attempts,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    lastAttemptAt: row.last_attempt_at,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    lastResponseTimeMs: row.last_response_ms,
+    redeliveryOf: row.redelivery_of,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+/**
+ * Endpoints inside a view, as a query for reads and lists (keyed by `webhook_endpoints.id`): platform staff see
+ * every endpoint, brand staff their brand's; a view of some customers (never given to staff routes) sees none.
+ */
+export function visibleEndpoints(db: Db, view: TenantView) {
+  const endpoints = tables(db).selectFrom('webhook_endpoints').selectAll()
+  switch (view.kind) {
+    case 'all':
+      return endpoints
+    case 'brand':
+      return endpoints.where('webhook_endpoints.brand_id', '=', view.brandId)
+    case 'customers':
+      return endpoints.where('webhook_endpoints.id', 'is', null)
+  }
+}
+
+/** The endpoint with this id if it is inside the view, else undefined (missing and invisible look alike). */
+export function findVisibleEndpoint(
+  db: Db,
+  view: TenantView,
+  id: string,
+): Promise<WebhookEndpointsTable | undefined> {
+  return visibleEndpoints(db, view).where('webhook_endpoints.id', '=', id).executeTakeFirst()
+}
+
+/** The endpoint row with this id, or undefined (no tenancy: for the delivery loop). */
+export function findEndpointRow(db: Db, id: string): Promise<WebhookEndpointsTable | undefined> {
+  return tables(db).selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function insertEndpoint(db: Db, row: WebhookEndpointsTable): Promise<void> {
+  await tables(db).insertInto('webhook_endpoints').values(row).execute()
+}
+
+/** Changes columns of an endpoint; returns the row after the change. */
+export async function updateEndpoint(
+  db: Db,
+  id: string,
+  changes: Partial<Omit<WebhookEndpointsTable, 'id' | 'brand_id' | 'created_at'>>,
+): Promise<WebhookEndpointsTable> {
+  await tables(db).updateTable('webhook_endpoints').set(changes).where('id', '=', id).execute()
+  const row = await findEndpointRow(db, id)
+  if (!row) throw new Error(`Webhook endpoint ${id} vanished during an update`)
+  return row
+}
+
+/** Removes an endpoint and every delivery to it. */
+export async function deleteEndpoint(db: Db, id: string): Promise<void> {
+  await tables(db).deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute()
+  await tables(db).deleteFrom('webhook_endpoints').where('id', '=', id).execute()
+}
+
+/** Whether an endpoint subscribed to `kind` (or to everything). */
+export function subscribes(row: WebhookEndpointsTable, kind: string): boolean {
+  const events = JSON.parse(row.events) as string[]
+  return events.includes('*') || events.includes(kind)
+}
+
+/**
+ * Enabled endpoints that receive `event`: platform staff's endpoints (no brand) receive every event, a brand's
+ * endpoints only the events of that brand's customers.
+ */
+export async function endpointsFor(db: Db, event: OutboxEvent): Promise<WebhookEndpointsTable[]> {
+  let query = tables(db).selectFrom('webhook_endpoints').selectAll().where('enabled', '=', 1)
+  query =
+    event.brandId === null
+      ? query.where('brand_id', 'is', null)
+      : query.where((eb) => eb.or([eb('brand_id', 'is', null), eb('brand_id', '=', event.brandId)]))
+  const rows = await query.orderBy('id').execute()
+  return rows.filter((row) => subscribes(row, event.kind))
+}
+
+export async function insertDelivery(db: Db, row: WebhookDeliveriesTable): Promise<void> {
+  await tables(db).insertInto('webhook_deliveries').values(row).execute()
+}
+
+/** A new pending delivery, due now. */
+export function newDeliveryRow(
+  fields: Pick<WebhookDeliveriesTable, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'payload'> & {
+    redelivery_of?: string | null
+  },
+  now: string,
+): WebhookDeliveriesTable {
+  return {
+    ...fields,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    claim_owner: null,
+    claimed_until: null,
+    last_attempt_at: null,
+    last_status_code: null,
+    last_error: null,
+    last_response_ms: null,
+    redelivery_of: fields.redelivery_of ?? null,
+    created_at: now,
+    updated_at: now,
+  }
+}
+
+/** Deliveries to one endpoint, as a query for lists: keyed by `webhook_deliveries.id`. */
+export function deliveriesOf(db: Db, endpointId: string) {
+  return tables(db).selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
+}
+
+/** One delivery to one endpoint, or undefined. */
+export function findDelivery(
+  db: Db,
+  endpointId: string,
+  id: string,
+): Promise<WebhookDeliveriesTable | undefined> {
+  return deliveriesOf(db, endpointId).where('id', '=', id).executeTakeFirst()
+}
+
+/** The delivery row with this id, or undefined. */
+export function findDeliveryRow(db: Db, id: string): Promise<WebhookDeliveriesTable | undefined> {
+  return tables(db).selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/**
+ * Claims up to `limit` due deliveries for `owner` until `leaseUntil`: pending ones whose time has come and that
+ * nobody holds, or whose holder's claim ran out (a worker that died mid-attempt). Run it in a transaction.
+ */
+export async function claimDue(
+  db: Db,
+  options: { owner: string; now: string; leaseUntil: string; limit: number },
+): Promise<WebhookDeliveriesTable[]> {
+  const candidates = await deliveriesDue(db, options.now)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', options.now)]))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(options.limit)
+    .execute()
+  const claimed: WebhookDeliveriesTable[] = []
+  for (const candidate of candidates) {
+    // Conditional on the claim read, so two panels sharing a store (PostgreSQL) never both take one attempt.
+    const result = await tables(db)
+      .updateTable('webhook_deliveries')
+      .set({ claim_owner: options.owner, claimed_until: options.leaseUntil })
+      .where('id', '=', candidate.id)
+      .where('status', '=', 'pending')
+      .where((eb) =>
+        candidate.claimed_until === null
+          ? eb('claimed_until', 'is', null)
+          : eb('claimed_until', '=', candidate.claimed_until),
+      )
+      .executeTakeFirst()
+    if (Number(result.numUpdatedRows) === 1)
+      claimed.push({ ...candidate, claim_owner: options.owner, claimed_until: options.leaseUntil })
+  }
+  return claimed
+}
+
+function deliveriesDue(db: Db, now: string) {
+  return tables(db)
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+}
+
+/**
+ * Records the end of an attempt held by `owner` (and drops the claim); answers false, changing nothing, when the
+ * claim was lost meanwhile (it ran out and another worker took the delivery over).
+ */
+export async function finishAttempt(
+  db: Db,
+  id: string,
+  owner: string,
+  changes: Partial<
+    Pick<
+      WebhookDeliveriesTable,
+      | 'status'
+      | 'attempts'
+      | 'next_attempt_at'
+      | 'last_attempt_at'
+      | 'last_status_code'
+      | 'last_error'
+      | 'last_response_ms'
+    >
+  >,
+): Promise<boolean> {
+  const result = await tables(db)
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, claim_owner: null, claimed_until: null, updated_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .where('claim_owner', '=', owner)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Fails every pending delivery of an endpoint (it was disabled), releasing any claim on them. */
+export async function failPendingDeliveries(db: Db, endpointId: string, reason: string): Promise<void> {
+  const now = new Date().toISOString()
+  await tables(db)
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'failed',
+      next_attempt_at: null,
+      claim_owner: null,
+      claimed_until: null,
+      last_error: reason,
+      updated_at: now,
+    })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute()
+}
+
+/** Gives a claimed delivery back untried (the panel is stopping): it stays pending and due. */
+export async function releaseClaim(db: Db, id: string, owner: string): Promise<void> {
+  await tables(db)
+    .updateTable('webhook_deliveries')
+    .set({ claim_owner: null, claimed_until: null })
+    .where('id', '=', id)
+    .where('claim_owner', '=', owner)
+    .execute()
+}
