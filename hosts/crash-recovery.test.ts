@@ -265,6 +265,7 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
     await expectFinishedOnce(third, scenario, 3)
     expect(readFileSync(index, 'utf8')).toBe('<p>Acme’s own page</p>\n')
     expect(statSync(index).ino).toBe(indexInode)
+    await third.stdout.waitFor(/provisioned site_/)
     expect(third.stdout.text.match(/provisioned site_/g)).toHaveLength(1)
   }, 60_000)
 
