@@ -100,8 +100,12 @@ export interface ProcessTracker {
   spawnTracked(args: readonly string[], env: Record<string, string | undefined>): HostProcess
   /** Runs `bun hosts/cli/main.ts ...args` on `dataDir`; returns its exit code and output. */
   runCli(dataDir: string, args: readonly string[]): Promise<CliResult>
-  /** Spawns the real entry point on a free port and waits for the line that says where it listens. */
-  startStandalone(dataDir: string, extra?: Record<string, string>): Promise<Standalone>
+  /**
+   * Spawns the real entry point (`entry`, default `hosts/bun/main.ts`; a test host such as
+   * `hosts/testing/slow-node-host.ts` must print the same line) on a free port and waits for the line that says
+   * where it listens.
+   */
+  startStandalone(dataDir: string, extra?: Record<string, string>, entry?: string): Promise<Standalone>
   /** SIGKILLs every spawned host still running, waits for them all to exit, then removes the temporary folders. */
   cleanup(): Promise<void>
 }
@@ -142,8 +146,9 @@ export function createProcessTracker(prefix: string): ProcessTracker {
   const startStandalone = async (
     dataDir: string,
     extra: Record<string, string> = {},
+    entry = 'hosts/bun/main.ts',
   ): Promise<Standalone> => {
-    const proc = spawnTracked(['hosts/bun/main.ts'], hostEnv(dataDir, { PORT: '0', ...extra }))
+    const proc = spawnTracked([entry], hostEnv(dataDir, { PORT: '0', ...extra }))
     const stdout = transcript(proc.stdout)
     const stderr = transcript(proc.stderr)
     try {

@@ -1,8 +1,18 @@
-// File operations the local driver builds on: whole-file writes that never leave a half-written file, and sizes.
+// File operations the local driver builds on: whole-file writes that never leave a half-written file, the removal
+// of temporary files a killed process left behind, and sizes.
 
 import type { Dirent } from 'node:fs'
 import { link, lstat, open, readdir, rename, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
+
+/** Temporary files of this process's writes still under way: never taken for abandoned ones. */
+const underWay = new Set<string>()
+
+/** What follows `<name>.` in a temporary file's name: the writer's pid and a random part. */
+const temporarySuffix = /^(\d+)\.[0-9a-f]{12}\.tmp$/
+
+/** How old another live process's temporary file must be to count as abandoned; a write takes milliseconds. */
+const abandonedAfterMs = 60_000
 
 /** A temporary name beside `path`, unique to this write (same directory, so the final rename is atomic). */
 function temporaryPath(path: string): string {
@@ -10,20 +20,70 @@ function temporaryPath(path: string): string {
   return `${path}.${process.pid}.${random}.tmp`
 }
 
-/** Writes `content` to a temporary file, flushed to disk, and returns its path. */
+/** Writes `content` to a temporary file, flushed to disk, and returns its path (marked under way until released). */
 async function writeTemporary(path: string, content: string, mode: number): Promise<string> {
   const temporary = temporaryPath(path)
-  const handle = await open(temporary, 'wx', mode)
+  underWay.add(temporary)
   try {
-    await handle.writeFile(content)
-    await handle.sync()
-  } catch (error) {
+    const handle = await open(temporary, 'wx', mode)
+    try {
+      await handle.writeFile(content)
+      await handle.sync()
+    } catch (error) {
+      await handle.close()
+      await rm(temporary, { force: true })
+      throw error
+    }
     await handle.close()
-    await rm(temporary, { force: true })
+  } catch (error) {
+    underWay.delete(temporary)
     throw error
   }
-  await handle.close()
   return temporary
+}
+
+/** Whether a process with this pid exists (one we may not signal exists too). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the temporary files that writes of `paths` left behind when their process died between writing and
+ * renaming (SIGKILL, a power cut): those of a pid that no longer runs; of this process's pid but not under way here
+ * (a restarted server often gets its predecessor's pid, in a container always); or, of another live process, older
+ * than a minute. Writes under way, here or in another process, are left alone, and so is every other file (a
+ * customer's `notes.tmp` included). Resolves to how many it removed.
+ */
+export async function removeAbandonedTemporaries(paths: readonly string[]): Promise<number> {
+  let removed = 0
+  for (const path of paths) {
+    const prefix = `${basename(path)}.`
+    let names: string[]
+    try {
+      names = await readdir(dirname(path))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw error
+    }
+    for (const name of names) {
+      const pid = name.startsWith(prefix) ? temporarySuffix.exec(name.slice(prefix.length))?.[1] : undefined
+      if (pid === undefined) continue
+      const temporary = join(dirname(path), name)
+      if (underWay.has(temporary)) continue
+      if (Number(pid) !== process.pid && processExists(Number(pid))) {
+        const stats = await lstat(temporary).catch(() => null)
+        if (!stats || Date.now() - stats.mtimeMs < abandonedAfterMs) continue
+      }
+      await rm(temporary, { force: true })
+      removed++
+    }
+  }
+  return removed
 }
 
 /**
@@ -44,6 +104,8 @@ export async function writeFileAtomic(
   } catch (error) {
     await rm(temporary, { force: true })
     throw error
+  } finally {
+    underWay.delete(temporary)
   }
 }
 
@@ -69,6 +131,7 @@ export async function writeFileIfAbsent(
     throw error
   } finally {
     await rm(temporary, { force: true })
+    underWay.delete(temporary)
   }
 }
 

@@ -123,6 +123,22 @@ describe('provision', () => {
     await driver.provision(node, spec(), never())
     expect(files()).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
   })
+  // BUG (fixed): a server killed (SIGKILL) between writing a temporary file and renaming it left
+  // `htdocs/index.html.<pid>.<random>.tmp` in the document root for good (served, and counted as the site's disk),
+  // because the repeated run wrote under a new temporary name and nothing removed the old one.
+  test('a repeat after a crash mid-write removes the temporary files the dead process left, and only those', async () => {
+    const child = Bun.spawn(['true'])
+    await child.exited
+    mkdirSync(join(siteDir, 'htdocs'), { recursive: true })
+    const leftovers = [
+      `htdocs/index.html.${child.pid}.0123456789ab.tmp`,
+      `nginx.conf.${process.pid}.0123456789ac.tmp`,
+    ]
+    for (const path of leftovers) writeFileSync(join(siteDir, path), 'half')
+    writeFileSync(join(siteDir, 'htdocs', 'upload.tmp'), 'the customer’s')
+    await driver.provision(node, spec(), never())
+    expect(files()).toEqual(['htdocs/index.html', 'htdocs/upload.tmp', 'nginx.conf', 'state.json'])
+  })
 })
 
 describe('update', () => {

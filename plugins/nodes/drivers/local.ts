@@ -5,7 +5,12 @@ import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { JobFailure } from '../../../core/index.ts'
 import type { Node, NodeDriver, SiteReport, SiteSpec } from '../contract.ts'
-import { directoryBytes, writeFileAtomic, writeFileIfAbsent } from './atomic-files.ts'
+import {
+  directoryBytes,
+  removeAbandonedTemporaries,
+  writeFileAtomic,
+  writeFileIfAbsent,
+} from './atomic-files.ts'
 import {
   type LocalSiteState,
   parseStateFile,
@@ -115,17 +120,17 @@ export function createLocalDriver(options: LocalDriverOptions): NodeDriver {
     const previous = await readState(dir)
     const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
     const index = join(documentRoot, 'index.html')
+    const serverConfig = join(dir, localSiteLayout.serverConfig)
+    const stateJson = join(dir, localSiteLayout.state)
+    // A run killed between writing a file and renaming it left its temporary file; the repeat clears it away.
+    await removeAbandonedTemporaries([index, serverConfig, stateJson])
     const created = await writeFileIfAbsent(index, placeholderPage(site), signal)
     // A domain change renames our placeholder too, never a page the customer put there.
     if (!created && previous && previous.domain !== site.domain) {
       const current = await readFile(index, 'utf8').catch(() => '')
       if (current.includes(placeholderMarker)) await writeFileAtomic(index, placeholderPage(site), signal)
     }
-    await writeFileAtomic(
-      join(dir, localSiteLayout.serverConfig),
-      serverBlock(site, { documentRoot, logs }, state),
-      signal,
-    )
+    await writeFileAtomic(serverConfig, serverBlock(site, { documentRoot, logs }, state), signal)
     const record: LocalSiteState = {
       siteId: site.id,
       handle: site.handle,
@@ -137,7 +142,7 @@ export function createLocalDriver(options: LocalDriverOptions): NodeDriver {
       state,
       updatedAt: new Date().toISOString(),
     }
-    await writeFileAtomic(join(dir, localSiteLayout.state), stateFile(record), signal)
+    await writeFileAtomic(stateJson, stateFile(record), signal)
   }
 
   return {
