@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { staffToken, startServer, summary } from './standalone.ts'
 
 const count = Number(process.env.LIFECYCLE_SITES ?? '200')
-const root = join(import.meta.dir, '..')
 
 interface SiteBody {
   id: string
@@ -31,69 +31,11 @@ interface Timing {
   readonly runMs: number
 }
 
-/** Runs `bun <args>` in the repository with `env`; resolves to its stdout, throws on a non-zero exit. */
-async function runBun(args: string[], env: Record<string, string>): Promise<string> {
-  const child = Bun.spawn([process.execPath, ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  const output = await new Response(child.stdout).text()
-  if ((await child.exited) !== 0) throw new Error(`bun ${args.join(' ')} failed: ${output}`)
-  return output
-}
-
-/** Starts the standalone server and waits for the URL it prints. */
-async function startServer(env: Record<string, string>) {
-  const child = Bun.spawn([process.execPath, 'hosts/bun/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  const reader = child.stdout.getReader()
-  let output = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`the server exited: ${output}`)
-    output += new TextDecoder().decode(value)
-    const url = /listening on (\S+)/.exec(output)?.[1]
-    if (url) {
-      reader.releaseLock()
-      return { url, process: child }
-    }
-  }
-}
-
-/** The value below which `share` of `values` lie (nearest rank). */
-function percentile(values: readonly number[], share: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))] ?? Number.NaN
-}
-
-function summary(name: string, values: readonly number[]): string {
-  const ms = (value: number) => `${value.toFixed(1).padStart(7)} ms`
-  return `${name.padEnd(34)} p50 ${ms(percentile(values, 0.5))}   p99 ${ms(percentile(values, 0.99))}   max ${ms(Math.max(...values))}`
-}
-
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-lifecycle-'))
 const env = { DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '1000000000' }
 const server = await startServer(env)
 try {
-  await runBun(
-    ['hosts/cli/main.ts', 'admin', 'create', '--email', 'bench@example.test', '--password', 'x'.repeat(16)],
-    env,
-  )
-  const token = (
-    await runBun(
-      ['hosts/cli/main.ts', 'token', 'create', '--email', 'bench@example.test', '--scopes', '*'],
-      env,
-    )
-  )
-    .trim()
-    .split('\n')
-    .at(-1)
+  const token = await staffToken(env)
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${server.url}/api/v1${path}`, {

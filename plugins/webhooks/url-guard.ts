@@ -143,6 +143,9 @@ export function parseWebhookUrl(
   }
   // The fragment is never sent; keeping it would only make two equal endpoints look different.
   url.hash = ''
+  // Punycode and percent-encoding can make the stored form longer than what was typed.
+  if (url.href.length > maxUrlLength)
+    return invalid(`must be at most ${maxUrlLength} characters once encoded`)
   return { ok: true, url, host, exempt }
 }
 
@@ -180,6 +183,12 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<T
   }
   const [first] = addresses
   if (!first) return refuse('webhook_host_unresolvable', `the host ${host} has no address`)
+  // A resolver answer that is not an address cannot be connected to safely, exempt host or not.
+  if (!ipaddr.isValid(first.address))
+    return refuse(
+      'webhook_host_unresolvable',
+      `the host ${host} resolved to "${first.address}", not an address`,
+    )
   // Connect to the IPv4 form of a mapped address, the one that was judged.
   const address = ipaddr.process(first.address).toString()
   return {

@@ -1,0 +1,139 @@
+// `npm run bench:webhooks`: how long an event takes from its commit to a receiver, on the standalone server with a
+// real receiver on loopback: `POST /api/v1/customers` (whose transaction writes `customer.created`) answering 201,
+// to the signed delivery arriving. Events one after another, then a burst from 16 clients at once. No pass/fail:
+// the figures go into docs/performance.md. `WEBHOOK_EVENTS` (1000) per run.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Webhook as StandardWebhook } from 'standardwebhooks'
+import { staffToken, startServer, summary } from './standalone.ts'
+
+const count = Number(process.env.WEBHOOK_EVENTS ?? '1000')
+const clients = 16
+
+/** When each customer's 201 arrived and when its delivery did (Date.now(): one clock, one machine). */
+const committedAt = new Map<string, number>()
+const deliveredAt = new Map<string, number>()
+/** The event's own timestamp (written in the transaction, just before commit) per customer. */
+const occurredAt = new Map<string, number>()
+let verifier: StandardWebhook | null = null
+let invalid = 0
+const arrivals = new Set<() => void>()
+
+const receiver = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  async fetch(request) {
+    const body = await request.text()
+    const now = Date.now()
+    try {
+      verifier?.verify(body, Object.fromEntries(request.headers))
+    } catch {
+      invalid += 1
+    }
+    const event = JSON.parse(body) as { type: string; timestamp: string; data: { id: string } }
+    if (event.type === 'customer.created' && !deliveredAt.has(event.data.id)) {
+      deliveredAt.set(event.data.id, now)
+      occurredAt.set(event.data.id, Date.parse(event.timestamp))
+      for (const wake of arrivals) wake()
+    }
+    return new Response(null, { status: 204 })
+  },
+})
+
+/** Resolves once the delivery for `customerId` has arrived. */
+function delivered(customerId: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!deliveredAt.has(customerId)) return
+      arrivals.delete(check)
+      resolve()
+    }
+    arrivals.add(check)
+    check()
+  })
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'plinth-webhooks-'))
+const env = {
+  DATA_DIR: dataDir,
+  PORT: '0',
+  RATE_LIMIT_PER_MINUTE: '1000000000',
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+}
+const server = await startServer(env)
+try {
+  const token = await staffToken(env)
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const endpoint = await fetch(`${server.url}/api/v1/webhooks`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hooks`, events: ['customer.created'] }),
+  })
+  if (endpoint.status !== 201)
+    throw new Error(`creating the endpoint: ${endpoint.status} ${await endpoint.text()}`)
+  verifier = new StandardWebhook(((await endpoint.json()) as { secret: string }).secret)
+
+  let serial = 0
+  /** Creates a customer; its 201 means the transaction with the event has committed. */
+  const createCustomer = async (): Promise<string> => {
+    const response = await fetch(`${server.url}/api/v1/customers`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `Bench ${++serial}` }),
+    })
+    const at = Date.now()
+    if (response.status !== 201)
+      throw new Error(`POST /customers: ${response.status} ${await response.text()}`)
+    const { id } = (await response.json()) as { id: string }
+    committedAt.set(id, at)
+    return id
+  }
+  const latencies = (ids: readonly string[]) => ({
+    fromCommit: ids.map((id) => (deliveredAt.get(id) ?? Number.NaN) - (committedAt.get(id) ?? Number.NaN)),
+    fromEvent: ids.map((id) => (deliveredAt.get(id) ?? Number.NaN) - (occurredAt.get(id) ?? Number.NaN)),
+  })
+
+  // One after another: each event is delivered before the next change is made.
+  const sequential: string[] = []
+  for (let i = 0; i < count; i++) {
+    const id = await createCustomer()
+    await delivered(id)
+    sequential.push(id)
+  }
+
+  // A burst: 16 clients make changes as fast as they can; every event is measured on its own.
+  const burst: string[] = []
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (burst.length < count) {
+        const id = await createCustomer()
+        burst.push(id)
+      }
+    }),
+  )
+  await Promise.all(burst.map(delivered))
+  const burstSeconds = (performance.now() - started) / 1000
+
+  console.log(`standalone server over HTTP, a receiver on loopback, ${count} events per run\n`)
+  for (const [name, ids] of [
+    ['one after another', sequential],
+    [`burst from ${clients} clients`, burst],
+  ] as const) {
+    const { fromCommit, fromEvent } = latencies(ids)
+    console.log(`${name}:`)
+    console.log(summary('  201 (committed) to delivered', fromCommit))
+    console.log(summary('  event timestamp to delivered', fromEvent))
+  }
+  console.log(
+    `\nburst: ${burst.length} events made and delivered in ${burstSeconds.toFixed(2)} s (${(burst.length / burstSeconds).toFixed(0)} events/s)`,
+  )
+  console.log(`signatures refused by the standardwebhooks library: ${invalid}`)
+} finally {
+  server.process.kill('SIGTERM')
+  await server.process.exited
+  receiver.stop(true)
+  rmSync(dataDir, { recursive: true, force: true })
+}
