@@ -74,8 +74,9 @@ export function resolveSettings(options: WebhooksOptions): WebhookSettings {
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1_000),
     concurrency: Math.floor(positive('concurrency', options.concurrency ?? 8)),
     shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
-    // The attempt (bounded by the timeout) plus room to record its outcome.
-    leaseMs: timeoutMs + 30_000,
+    // The attempt (bounded by the timeout) plus room to record its outcome: a killed server's attempt is made
+    // again this long after it started.
+    leaseMs: timeoutMs + 5_000,
     ca: options.ca,
   }
 }
