@@ -65,6 +65,7 @@ export {
   type EventInput,
   type HandlerInput,
   Reply,
+  type RouteCredential,
   type RouteDefinition,
   type RouteMethod,
 } from './plugin/route.ts'

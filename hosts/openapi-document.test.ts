@@ -33,13 +33,20 @@ interface OpenApiDocument {
   readonly openapi: string
   readonly tags: readonly { readonly name: string }[]
   readonly paths: Readonly<Record<string, Readonly<Record<string, Operation>>>>
-  readonly components: { readonly schemas: Readonly<Record<string, SchemaObject>> }
+  readonly components: {
+    readonly schemas: Readonly<Record<string, SchemaObject>>
+    readonly securitySchemes: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  }
   readonly 'x-scopes': readonly { readonly name: string }[]
 }
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 // The node metrics route checks the node's own agent token (docs/nodes.md), not a user credential.
-const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login', '/api/v1/nodes/{id}/metrics']
+const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login']
+/** Operations the kernel does not authenticate, whose handlers check a credential of their own. */
+const ownCredentialPaths: Readonly<Record<string, string>> = {
+  '/api/v1/nodes/{id}/metrics': 'nodeAgentToken',
+}
 const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 const problemJson = 'application/problem+json'
 
@@ -122,12 +129,21 @@ describe('the OpenAPI document', () => {
     }
   })
 
-  test('leaves only health checks and login public; every other operation takes a token or the session, with its scope', () => {
+  test('leaves only health checks and login public; node reports take the agent token; every other operation takes a token or the session, with its scope', () => {
     const scopes = new Set(document['x-scopes'].map((scope) => scope.name))
     for (const { method, path, operation } of operations()) {
       const where = label(method, path)
       if (publicPaths.includes(path)) {
         expect(operation.security, where).toEqual([])
+        continue
+      }
+      const own = ownCredentialPaths[path]
+      if (own) {
+        expect(operation.security, where).toEqual([{ [own]: [] }])
+        expect(document.components.securitySchemes[own], where).toMatchObject({
+          type: 'http',
+          scheme: 'bearer',
+        })
         continue
       }
       expect(
@@ -157,7 +173,7 @@ describe('the OpenAPI document', () => {
   test('documents 401 (and 403 where a scope or CSRF can refuse) as problem+json, and 422 on those with a body', () => {
     for (const { method, path, operation } of operations()) {
       const where = label(method, path)
-      const guarded = !publicPaths.includes(path)
+      const guarded = !publicPaths.includes(path) && !(path in ownCredentialPaths)
       const mayForbid = guarded && (method !== 'get' || (operation.security?.[0]?.apiToken?.length ?? 0) > 0)
       const statuses = [
         ...(guarded ? ['401'] : []),

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document: paths read from the mounted router by @elysiajs/openapi, operations from the declarations.
 
+import { isDeepStrictEqual } from 'node:util'
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { KnownEvent } from '../events/event-consumer.ts'
@@ -144,12 +145,39 @@ function webhooksOf(events: readonly KnownEvent[], components: JsonObject): Json
   return Object.fromEntries(entries)
 }
 
+/** How callers authenticate with the kernel; routes add schemes of their own (`credential`). */
+const kernelSecuritySchemes: JsonObject = {
+  apiToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An API token (`plinth_…`) in `Authorization: Bearer`. The array of each security requirement names the scope the operation needs.',
+  },
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'plinth_session',
+    description:
+      'The session cookie set by `POST /api/v1/auth/login`. Every state change made with it needs the `X-CSRF-Token` header login returned, from the panel’s own origin.',
+  },
+}
+
 /** Builds the document once the panel is mounted. Throws if a declared route is missing from the router. */
 export function buildDocument(input: DocumentInput): JsonObject {
   const generated = toOpenAPISchema(input.app, undefined, undefined, undefined, '3.1.0')
   const paths = generated.paths as Record<string, Record<string, unknown>>
   const components: JsonObject = problemSchemas(input.problems)
+  const securitySchemes: Record<string, unknown> = { ...kernelSecuritySchemes }
   for (const { route, fullPath, tag } of input.routes) {
+    const credential = route.credential
+    if (credential) {
+      const known = securitySchemes[credential.name]
+      if (known !== undefined && !isDeepStrictEqual(known, credential.scheme))
+        throw new Error(
+          `Security scheme "${credential.name}" of ${route.method} ${fullPath} is already defined otherwise`,
+        )
+      securitySchemes[credential.name] = credential.scheme
+    }
     const path = fullPath.replace(/:([^/]+)/g, '{$1}')
     const method = route.method.toLowerCase()
     const item = paths[path]
@@ -184,21 +212,7 @@ export function buildDocument(input: DocumentInput): JsonObject {
     webhooks: webhooksOf(input.events, components),
     components: {
       schemas: components,
-      securitySchemes: {
-        apiToken: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'An API token (`plinth_…`) in `Authorization: Bearer`. The array of each security requirement names the scope the operation needs.',
-        },
-        session: {
-          type: 'apiKey',
-          in: 'cookie',
-          name: 'plinth_session',
-          description:
-            'The session cookie set by `POST /api/v1/auth/login`. Every state change made with it needs the `X-CSRF-Token` header login returned, from the panel’s own origin.',
-        },
-      },
+      securitySchemes,
     },
     'x-scopes': input.scopes.map(({ name, description, staff, plugin }) => ({
       name,

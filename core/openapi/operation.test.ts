@@ -103,3 +103,17 @@ describe('operationOf', () => {
     expect(operation.responses).toHaveProperty('422')
   })
 })
+
+describe('credentials of their own', () => {
+  test('a public route that checks its own credential documents it as the operation’s security', () => {
+    const credential = { name: 'nodeAgentToken', scheme: { type: 'http', scheme: 'bearer' } }
+    const operation = operationOf(
+      { ...route({ path: '/nodes/:id/metrics' }), public: true, scope: undefined, credential },
+      'nodes',
+      '/api/v1/nodes/{id}/metrics',
+      {},
+    )
+    expect(operation.security).toEqual([{ nodeAgentToken: [] }])
+    expect(String(operation.description)).toContain('Authenticated with `nodeAgentToken`')
+  })
+})

@@ -216,15 +216,19 @@ export function operationOf(
     summary: route.summary,
     description:
       (route.description ? `${route.description}\n\n` : '') +
-      (route.public
-        ? 'Public: no credentials needed.'
-        : route.scope
-          ? `Needs scope \`${route.scope}\`.`
-          : 'Open to any signed-in caller or token.'),
+      (route.credential
+        ? `Authenticated with \`${route.credential.name}\`, not with an API token or a session.`
+        : route.public
+          ? 'Public: no credentials needed.'
+          : route.scope
+            ? `Needs scope \`${route.scope}\`.`
+            : 'Open to any signed-in caller or token.'),
     tags: [tag],
-    security: route.public
-      ? []
-      : [{ apiToken: route.scope ? [route.scope] : [] }, { session: route.scope ? [route.scope] : [] }],
+    security: route.credential
+      ? [{ [route.credential.name]: [] }]
+      : route.public
+        ? []
+        : [{ apiToken: route.scope ? [route.scope] : [] }, { session: route.scope ? [route.scope] : [] }],
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(route.body
       ? {

@@ -125,6 +125,17 @@ interface RouteCommon<
 
 type Input<S> = S extends TSchema ? Static<S> : undefined
 
+/**
+ * A credential the kernel does not know, which a public route's handler checks itself (a node's agent token, an
+ * external billing system's signed callback), documented as its own OpenAPI security scheme.
+ */
+export interface RouteCredential {
+  /** The security scheme's name in the document, camelCase: `nodeAgentToken`. Not `apiToken` or `session`. */
+  readonly name: string
+  /** The OpenAPI Security Scheme Object, e.g. `{ type: 'http', scheme: 'bearer', description }`. */
+  readonly scheme: Readonly<Record<string, unknown>>
+}
+
 /** A route open to anyone: health checks, login. */
 export interface PublicRoute<
   B extends TObject | undefined,
@@ -132,6 +143,8 @@ export interface PublicRoute<
   P extends TObject | undefined,
 > extends RouteCommon<B, Q, P> {
   readonly public: true
+  /** The credential its handler checks, if any: documented as the operation's security, not enforced by the kernel. */
+  readonly credential?: RouteCredential
   readonly scope?: undefined
   readonly staff?: undefined
   readonly authenticated?: undefined
@@ -171,6 +184,7 @@ export interface ScopedRoute<
 export interface RouteDefinition
   extends RouteCommon<TObject | undefined, TObject | undefined, TObject | undefined> {
   readonly public?: true
+  readonly credential?: RouteCredential
   readonly authenticated?: true
   readonly wildcardOnly?: boolean
   readonly scope?: string

@@ -133,6 +133,15 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
       description:
         'Called by a node, not by people: authenticated by the node’s own agent token (`Authorization: Bearer plinth_node_…`), valid for this node only. Records requests and bytes per site for `GET /usage`. All samples are checked first and recorded in one transaction: one refused sample records nothing. Not idempotent: send each sample once.',
       public: true,
+      credential: {
+        name: 'nodeAgentToken',
+        scheme: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A node’s agent token (`plinth_node_…`), shown once when the node is created or its token rotated; valid only for that node’s own reports.',
+        },
+      },
       params: MetricsParams,
       body: MetricsBody,
       responses: { 200: { description: 'The samples were recorded.', schema: MetricsReceipt } },
