@@ -56,10 +56,8 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     bodyLimitBytes: wholeNumber(env, 'BODY_LIMIT_BYTES'),
     rateLimitPerMinute: wholeNumber(env, 'RATE_LIMIT_PER_MINUTE'),
     secret: env.PLINTH_SECRET,
-    webhookAllowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? '')
-      .split(',')
-      .map((host) => host.trim().toLowerCase())
-      .filter((host) => host !== ''),
+    // Normalised (case, brackets, IP notation) and checked by the webhooks plugin.
+    webhookAllowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? '').split(','),
     jobWorkers: wholeNumber(env, 'JOB_WORKERS'),
     jobLeaseMs: wholeNumber(env, 'JOB_LEASE_MS'),
   }

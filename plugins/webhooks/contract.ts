@@ -10,6 +10,7 @@ export const webhookScopes = {
 
 /** States of a delivery: `pending` until an attempt succeeds or the retries run out. */
 export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const
+/** A delivery's state. */
 export type DeliveryStatus = (typeof deliveryStatuses)[number]
 
 /** The subscription that matches every event kind. */
@@ -82,7 +83,8 @@ export const WebhookDelivery = t.Object(
       description: 'HTTP status of the latest answer; null when there was none (timeout, network error).',
     }),
     lastError: t.Union([t.String(), t.Null()], {
-      description: 'Why the latest attempt failed; null after a success or before any attempt.',
+      description:
+        'Why the latest attempt failed, or why the delivery was given up without one (the endpoint was disabled); null after a success or before anything happened.',
     }),
     lastResponseTimeMs: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
       description: 'How long the latest attempt took, in ms.',

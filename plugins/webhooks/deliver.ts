@@ -5,13 +5,14 @@ import type { AuditInput, Db, SecretBox, Trx } from '../../core/index.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './migrations.ts'
 import type { WebhookSettings } from './options.ts'
 import {
+  disableGoneEndpoint,
   failPendingDeliveries,
   findEndpointRow,
   finishAttempt,
   releaseClaim,
-  updateEndpoint,
 } from './repository.ts'
 import { retryDelayMs } from './retry.ts'
+import { signingSecrets } from './secrets.ts'
 import { signedHeaders } from './signing.ts'
 import { type PostOutcome, postPinned } from './transport.ts'
 import { checkWebhookUrl } from './url-guard.ts'
@@ -26,20 +27,11 @@ export interface DeliveryDeps {
   audit(trx: Trx, entry: AuditInput): Promise<void>
 }
 
+/** The longest wait a receiver's Retry-After can ask for. */
+export const maxRetryAfterMs = 24 * 3_600_000
+
 /** The `User-Agent` of every delivery. */
 export const userAgent = 'Plinth-Webhooks/1.0'
-
-/** The secrets that sign now: the current one, and the previous one while a rotation's overlap lasts. */
-export function signingSecrets(endpoint: WebhookEndpointsTable, box: SecretBox, now: Date): string[] {
-  const current = box.open(endpoint.secret_sealed)
-  const overlapping =
-    endpoint.previous_secret_sealed !== null &&
-    endpoint.previous_secret_expires_at !== null &&
-    endpoint.previous_secret_expires_at > now.toISOString()
-  return overlapping && endpoint.previous_secret_sealed
-    ? [current, box.open(endpoint.previous_secret_sealed)]
-    : [current]
-}
 
 /** Why an answer is not a success, in words for the delivery log. */
 function answerError(status: number): string {
@@ -47,9 +39,15 @@ function answerError(status: number): string {
   return `the endpoint answered ${status}`
 }
 
+/** The outcome of an attempt refused before anything was sent (DNS, the guard, the panel itself). */
+function notSent(message: string, durationMs = 0): PostOutcome {
+  return { kind: 'failed', reason: 'network', message, durationMs }
+}
+
 /**
- * Makes one attempt of `row`, which `owner` has claimed. A shutdown (`signal`) leaves the delivery pending and
- * releases the claim, so the next start sends it again (at least once).
+ * Makes one attempt of `row`, which `owner` has claimed: the DNS check and the POST together within the timeout, so
+ * the attempt always ends before its claim does. A shutdown (`signal`) leaves the delivery pending and releases the
+ * claim, so the next start sends it again (at least once).
  */
 export async function deliverOnce(
   deps: DeliveryDeps,
@@ -67,41 +65,68 @@ export async function deliverOnce(
     return
   }
   const attemptAt = new Date()
-  const check = await checkWebhookUrl(endpoint.url, deps.settings.policy)
+  const started = performance.now()
   let outcome: PostOutcome
-  if (!check.ok) {
-    // DNS may have changed since the URL was saved (rebinding): nothing is sent, and the attempt counts.
-    outcome = {
-      kind: 'failed',
-      reason: 'network',
-      message: `${check.refusal.code}: ${check.refusal.message}`,
-      durationMs: 0,
-    }
-  } else {
-    const timestamp = Math.floor(attemptAt.getTime() / 1000)
-    outcome = await postPinned({
-      target: check.target,
-      headers: {
-        ...signedHeaders(
-          signingSecrets(endpoint, deps.secrets, attemptAt),
-          row.event_id,
-          timestamp,
-          row.payload,
-        ),
-        'content-type': 'application/json',
-        'user-agent': userAgent,
-      },
-      body: row.payload,
-      timeoutMs: deps.settings.timeoutMs,
-      signal,
-      ...(deps.settings.ca ? { ca: deps.settings.ca } : {}),
-    })
+  try {
+    outcome = await attempt(deps, row, endpoint, attemptAt, signal)
+  } catch (error) {
+    // Counted like any failed attempt, so a fault of the panel's (a secret it can no longer open) cannot make a
+    // delivery go round for ever without reaching `failed`.
+    const message = error instanceof Error ? error.message : String(error)
+    outcome = notSent(
+      `the panel could not make the attempt: ${message}`,
+      Math.round(performance.now() - started),
+    )
   }
   if (outcome.kind === 'failed' && outcome.reason === 'aborted') {
     await releaseClaim(deps.db, row.id, owner)
     return
   }
   await record(deps, row, owner, endpoint, attemptAt, outcome)
+}
+
+/** Checks the URL again (DNS bounded by the timeout), signs, and POSTs to the checked address with what time is left. */
+async function attempt(
+  deps: DeliveryDeps,
+  row: WebhookDeliveriesTable,
+  endpoint: WebhookEndpointsTable,
+  attemptAt: Date,
+  signal: AbortSignal,
+): Promise<PostOutcome> {
+  const { settings } = deps
+  const started = performance.now()
+  const check = await checkWebhookUrl(
+    endpoint.url,
+    settings.policy,
+    AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), signal]),
+  )
+  if (signal.aborted)
+    return { kind: 'failed', reason: 'aborted', message: 'the panel is stopping', durationMs: 0 }
+  // DNS may have changed since the URL was saved (rebinding): nothing is sent, and the attempt counts.
+  if (!check.ok)
+    return notSent(`${check.refusal.code}: ${check.refusal.message}`, Math.round(performance.now() - started))
+  const timestamp = Math.floor(attemptAt.getTime() / 1000)
+  const left = Math.max(1, settings.timeoutMs - Math.round(performance.now() - started))
+  const outcome = await postPinned({
+    target: check.target,
+    headers: {
+      ...signedHeaders(
+        signingSecrets(endpoint, deps.secrets, attemptAt),
+        row.event_id,
+        timestamp,
+        row.payload,
+      ),
+      'content-type': 'application/json',
+      'user-agent': userAgent,
+    },
+    body: row.payload,
+    timeoutMs: left,
+    signal,
+    ...(settings.ca ? { ca: settings.ca } : {}),
+  })
+  if (outcome.kind === 'failed' && outcome.reason === 'timeout')
+    return { ...outcome, message: `no answer within ${settings.timeoutMs} ms` }
+  return outcome
 }
 
 /** Records how the attempt ended, in one transaction; nothing when the claim was lost meanwhile. */
@@ -138,12 +163,8 @@ async function record(
         next_attempt_at: null,
         last_error: 'the endpoint answered 410 Gone: it was disabled',
       })
-      if (!finished || endpoint.enabled !== 1) return
-      await updateEndpoint(trx, endpoint.id, {
-        enabled: 0,
-        disabled_reason: reason,
-        updated_at: new Date().toISOString(),
-      })
+      // Only the endpoint as it was attempted: staff may have changed its URL (or disabled it) meanwhile.
+      if (!finished || !(await disableGoneEndpoint(trx, endpoint.id, endpoint.url, reason))) return
       await failPendingDeliveries(trx, endpoint.id, 'the endpoint answered 410 Gone: it was disabled')
       await deps.audit(trx, {
         action: 'webhook.disable',
@@ -154,7 +175,10 @@ async function record(
       return
     }
     const error = outcome.kind === 'answered' ? answerError(outcome.status) : outcome.message
-    const delay = retryDelayMs(deps.settings.retryScheduleMs, attempts)
+    const scheduled = retryDelayMs(deps.settings.retryScheduleMs, attempts)
+    // A receiver that asks for time (429 or 503 with Retry-After) gets it, up to a day; never less than the schedule.
+    const asked = outcome.kind === 'answered' ? (outcome.retryAfterMs ?? 0) : 0
+    const delay = scheduled === null ? null : Math.max(scheduled, Math.min(asked, maxRetryAfterMs))
     await finishAttempt(trx, row.id, owner, {
       ...common,
       status: delay === null ? 'failed' : 'pending',

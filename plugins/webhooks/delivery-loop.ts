@@ -13,8 +13,6 @@ export interface DeliveryLoop {
   nudge(): void
   /** Stops claiming, lets attempts in flight finish within the grace period, then abandons the rest. */
   stop(): Promise<void>
-  /** Attempts in flight now (for tests and shutdown). */
-  readonly inFlight: number
 }
 
 /** Creates the loop of one panel; nothing runs until `start()`. */
@@ -22,13 +20,18 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
   const { settings } = deps
   // Claims carry the owner, so a restarted process never mistakes another's attempt for its own.
   const owner = newId('whw')
-  const running = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  const running = new Map<
+    string,
+    { readonly endpointId: string; readonly controller: AbortController; readonly done: Promise<void> }
+  >()
   let started = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let claiming: Promise<void> | null = null
   let again = false
 
   function launch(row: Parameters<typeof deliverOnce>[1]): void {
+    // A claim of ours whose lease ran out could come back while its attempt still runs: never run it twice.
+    if (running.has(row.id)) return
     const controller = new AbortController()
     const done = deliverOnce(deps, row, owner, controller.signal)
       .catch((error) => console.error(`webhooks: delivery ${row.id} failed unexpectedly`, error))
@@ -37,7 +40,7 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
         // A slot is free: take the next due delivery now rather than at the next poll.
         if (started) void fill()
       })
-    running.set(row.id, { controller, done })
+    running.set(row.id, { endpointId: row.endpoint_id, controller, done })
   }
 
   async function claimRound(): Promise<void> {
@@ -46,12 +49,16 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
       const room = settings.concurrency - running.size
       if (!started || room <= 0) return
       const now = Date.now()
+      const busy = new Map<string, number>()
+      for (const { endpointId } of running.values()) busy.set(endpointId, (busy.get(endpointId) ?? 0) + 1)
       const claimed = await deps.transaction((trx) =>
         claimDue(trx, {
           owner,
           now: new Date(now).toISOString(),
           leaseUntil: new Date(now + settings.leaseMs).toISOString(),
           limit: room,
+          busy,
+          perEndpoint: settings.perEndpointConcurrency,
         }),
       )
       for (const row of claimed) launch(row)
@@ -105,9 +112,6 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
         for (const attempt of attempts) attempt.controller.abort()
         await settled
       }
-    },
-    get inFlight() {
-      return running.size
     },
   }
 }

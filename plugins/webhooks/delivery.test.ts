@@ -15,6 +15,7 @@ import { nodesPlugin } from '../nodes/index.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
+import type { WebhooksTables } from './migrations.ts'
 
 let tp: TestPanel
 let token: string
@@ -27,7 +28,12 @@ beforeAll(async () => {
       customersPlugin(),
       nodesPlugin({ dataDir: temporaryDataDir() }),
       sitesPlugin(),
-      webhooksPlugin({ allowedHosts: ['127.0.0.1'], retryScheduleMs: [30, 60], pollIntervalMs: 10 }),
+      webhooksPlugin({
+        allowedHosts: ['127.0.0.1'],
+        retryScheduleMs: [30, 60],
+        pollIntervalMs: 10,
+        timeoutMs: 5_000,
+      }),
     ],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
     events: { pollIntervalMs: 10 },
@@ -282,5 +288,96 @@ describe('brands', () => {
     expect(brandReceiver.received.map((hook) => hook.json.data.id)).toEqual([ours])
     brandReceiver.stop()
     platformReceiver.stop()
+  })
+})
+
+describe('fairness and resilience', () => {
+  test('after two rotations in a day, a receiver still on the first secret accepts every message', async () => {
+    const rotating = startWebhookReceiver()
+    const endpoint = await createEndpoint({ url: rotating.url, events: ['customer.created'] })
+    for (let i = 0; i < 2; i++) {
+      // The first answer is "lost": staff rotate again.
+      expect(
+        (await tp.request('POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { token })).status,
+      ).toBe(200)
+    }
+    await createCustomer('Twice rotated')
+    const hook = await rotating.waitFor(() => true)
+    expect(hook.headers['webhook-signature']?.split(' ')).toHaveLength(3)
+    expect(new StandardWebhook(endpoint.secret).verify(hook.body, hook.headers)).toEqual(hook.json)
+    rotating.stop()
+  })
+
+  test('an endpoint that hangs does not hold up deliveries to the others', async () => {
+    const hanging = startWebhookReceiver()
+    hanging.answer(async () => {
+      await Bun.sleep(3_000)
+      return new Response(null, { status: 204 })
+    })
+    const healthy = startWebhookReceiver()
+    const slow = await createEndpoint({ url: hanging.url, events: ['customer.created'] })
+    const fast = await createEndpoint({ url: healthy.url, events: ['customer.created'] })
+    const ids: string[] = []
+    for (let i = 0; i < 12; i++) ids.push(await createCustomer(`Busy ${i}`))
+    // The hanging endpoint holds at most two workers: the rest deliver the healthy endpoint's events meanwhile.
+    for (const id of ids) await healthy.waitFor((hook) => hook.json.data.id === id, 2_000)
+    expect(hanging.received.length).toBeLessThanOrEqual(2)
+    for (const id of [slow.id, fast.id]) await tp.request('DELETE', `/api/v1/webhooks/${id}`, { token })
+    hanging.stop()
+    healthy.stop()
+  })
+
+  test('an attempt the panel itself cannot make is counted, so the delivery still ends', async () => {
+    const target = startWebhookReceiver()
+    const endpoint = await createEndpoint({ url: target.url, events: ['customer.created'] })
+    // A secret the panel can no longer open (as after the panel secret changed).
+    await tp.panel.store.db
+      .withTables<WebhooksTables>()
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: 'v1.AAAA.AAAA' })
+      .where('id', '=', endpoint.id)
+      .execute()
+    await createCustomer('Unsignable')
+    const [delivery] = await eventually(
+      () => deliveries(endpoint.id),
+      (items) => items[0]?.status === 'failed',
+    )
+    expect(delivery?.attempts).toBe(3)
+    expect(delivery?.lastError).toStartWith('the panel could not make the attempt')
+    expect(target.received).toEqual([])
+    target.stop()
+  })
+
+  test('a 410 from the old URL does not disable an endpoint whose URL staff changed meanwhile', async () => {
+    const old = startWebhookReceiver()
+    let release: () => void = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    old.answer(async () => {
+      await released
+      return new Response(null, { status: 410 })
+    })
+    const replacement = startWebhookReceiver()
+    const endpoint = await createEndpoint({ url: old.url, events: ['customer.created'] })
+    await createCustomer('Moving')
+    await old.waitFor(() => true)
+    const moved = await tp.request('PATCH', `/api/v1/webhooks/${endpoint.id}`, {
+      token,
+      body: { url: replacement.url },
+    })
+    expect(moved.status).toBe(200)
+    release()
+    const [delivery] = await eventually(
+      () => deliveries(endpoint.id),
+      (items) => items[0]?.status === 'failed',
+    )
+    expect(delivery?.lastStatusCode).toBe(410)
+    const after = (await (
+      await tp.request('GET', `/api/v1/webhooks/${endpoint.id}`, { token })
+    ).json()) as Webhook
+    expect(after).toMatchObject({ enabled: true, disabledReason: null, url: replacement.url })
+    old.stop()
+    replacement.stop()
   })
 })

@@ -9,6 +9,7 @@ import { webhooksMigrations } from './migrations.ts'
 import { resolveSettings, type WebhooksOptions } from './options.ts'
 import { webhooksProblems } from './problems.ts'
 import { deliveryRoutes } from './routes/deliveries.ts'
+import { rotateSecretRoutes } from './routes/rotate-secret.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 
 export type { WebhooksOptions } from './options.ts'
@@ -57,6 +58,7 @@ export const webhooksPlugin = (options: WebhooksOptions = {}) => {
     },
     routes: (context) => [
       ...webhookRoutes(context, settings),
+      ...rotateSecretRoutes(context),
       ...deliveryRoutes(context, () => loopOf(context.store).nudge()),
     ],
     capabilities: () => ({

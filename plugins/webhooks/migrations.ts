@@ -16,9 +16,11 @@ export interface WebhookEndpointsTable {
   disabled_reason: string | null
   /** The signing secret, sealed with the panel's secret box. */
   secret_sealed: string
-  /** The secret before the latest rotation, sealed; signs beside the current one until it expires. */
-  previous_secret_sealed: string | null
-  previous_secret_expires_at: string | null
+  /**
+   * JSON array of `{ sealed, expiresAt }`: secrets replaced by rotations within the last 24 hours, which sign beside
+   * the current one until they expire (see secrets.ts).
+   */
+  retired_secrets: string
   created_at: string
   updated_at: string
 }
@@ -53,6 +55,7 @@ export type WebhooksTables = {
   webhook_deliveries: WebhookDeliveriesTable
 }
 
+/** The plugin's schema changes, in order. */
 export const webhooksMigrations: readonly Migration[] = [
   {
     id: '0001_create_webhooks',
@@ -67,8 +70,7 @@ export const webhooksMigrations: readonly Migration[] = [
         .addColumn('enabled', 'integer', (c) => c.notNull())
         .addColumn('disabled_reason', 'text')
         .addColumn('secret_sealed', 'text', (c) => c.notNull())
-        .addColumn('previous_secret_sealed', 'text')
-        .addColumn('previous_secret_expires_at', 'text')
+        .addColumn('retired_secrets', 'text', (c) => c.notNull().defaultTo('[]'))
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute()

@@ -1,5 +1,6 @@
 // The webhooks plugin's options and their defaults, resolved once for the routes and the delivery loop.
 
+import { isIP } from 'node:net'
 import { defaultRetryScheduleMs } from './retry.ts'
 import { allowedHostSet, type HostResolver, systemResolver, type UrlPolicy } from './url-guard.ts'
 
@@ -17,12 +18,20 @@ export interface WebhooksOptions {
    * `failed`. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (ten attempts over about three days).
    */
   readonly retryScheduleMs?: readonly number[]
-  /** How long an attempt may take (DNS, connect, TLS, answer) before it counts as failed. Default 15,000 ms. */
+  /**
+   * How long an attempt may take, DNS lookup, connection, TLS and answer together, before it counts as failed.
+   * Default 15,000 ms.
+   */
   readonly timeoutMs?: number
   /** How often the delivery loop looks for due deliveries (it is also woken by new events). Default 1,000 ms. */
   readonly pollIntervalMs?: number
   /** Attempts in flight at once. Default 8. */
   readonly concurrency?: number
+  /**
+   * Attempts in flight at once to one endpoint, so an endpoint that hangs holds at most this many workers while
+   * the others deliver. Default 2.
+   */
+  readonly perEndpointConcurrency?: number
   /**
    * How long `panel.close()` lets attempts in flight finish before abandoning them; an abandoned attempt is tried
    * again after the next start (at least once). Default 5,000 ms.
@@ -44,6 +53,7 @@ export interface WebhookSettings {
   readonly timeoutMs: number
   readonly pollIntervalMs: number
   readonly concurrency: number
+  readonly perEndpointConcurrency: number
   readonly shutdownGraceMs: number
   /** How long a claimed attempt is kept from other workers: after it, a dead worker's attempt is taken over. */
   readonly leaseMs: number
@@ -59,6 +69,35 @@ function positive(name: string, value: number): number {
   return value
 }
 
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new Error(`webhooksPlugin: ${name} must be a number ≥ 0`)
+  return value
+}
+
+function positiveWhole(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`webhooksPlugin: ${name} must be a whole number ≥ 1`)
+  return value
+}
+
+/**
+ * The allowed hosts, each a bare host name or address: an entry with a scheme, port, path or user would never match
+ * a URL's host, so it is refused rather than silently ignored.
+ */
+function bareHosts(hosts: readonly string[]): readonly string[] {
+  for (const entry of hosts) {
+    const host = entry.trim()
+    const bracketed = /^\[[0-9a-fA-F:.]+\]$/.test(host)
+    const plainV6 = !bracketed && host.includes(':') && isIP(host) === 6
+    if (host === '' || bracketed || plainV6) continue
+    if (/[/:@?#\s]/.test(host))
+      throw new Error(
+        `webhooksPlugin: allowed host "${entry}" must be a bare host name or address (no scheme, port or path)`,
+      )
+  }
+  return hosts
+}
+
 /** Applies defaults and checks the options; a bad option fails at start-up, naming it. */
 export function resolveSettings(options: WebhooksOptions): WebhookSettings {
   const retryScheduleMs = options.retryScheduleMs ?? defaultRetryScheduleMs
@@ -66,14 +105,15 @@ export function resolveSettings(options: WebhooksOptions): WebhookSettings {
   const timeoutMs = positive('timeoutMs', options.timeoutMs ?? defaultTimeoutMs)
   return {
     policy: {
-      allowedHosts: allowedHostSet(options.allowedHosts ?? []),
+      allowedHosts: allowedHostSet(bareHosts(options.allowedHosts ?? [])),
       resolve: options.resolve ?? systemResolver,
     },
     retryScheduleMs,
     timeoutMs,
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1_000),
-    concurrency: Math.floor(positive('concurrency', options.concurrency ?? 8)),
-    shutdownGraceMs: options.shutdownGraceMs ?? 5_000,
+    concurrency: positiveWhole('concurrency', options.concurrency ?? 8),
+    perEndpointConcurrency: positiveWhole('perEndpointConcurrency', options.perEndpointConcurrency ?? 2),
+    shutdownGraceMs: nonNegative('shutdownGraceMs', options.shutdownGraceMs ?? 5_000),
     // The attempt (bounded by the timeout) plus room to record its outcome: a killed server's attempt is made
     // again this long after it started.
     leaseMs: timeoutMs + 5_000,

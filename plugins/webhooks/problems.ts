@@ -2,6 +2,7 @@
 
 import { defineProblems } from '../../core/index.ts'
 
+/** The plugin's problem codes. */
 export const webhooksProblems = defineProblems({
   invalid_webhook_url: {
     status: 422,

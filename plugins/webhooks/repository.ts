@@ -3,6 +3,7 @@
 import type { Db, OutboxEvent, TenantView } from '../../core/index.ts'
 import type { DeliveryStatus, Webhook, WebhookDelivery } from './contract.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksTables } from './migrations.ts'
+import { retiredSecretsExpireAt } from './secrets.ts'
 
 const tables = (db: Db) => db.withTables<WebhooksTables>()
 
@@ -16,10 +17,7 @@ export function toWebhook(row: WebhookEndpointsTable): Webhook {
     enabled: row.enabled === 1,
     brandId: row.brand_id,
     disabledReason: row.disabled_reason,
-    previousSecretExpiresAt:
-      row.previous_secret_expires_at !== null && row.previous_secret_expires_at > new Date().toISOString()
-        ? row.previous_secret_expires_at
-        : null,
+    previousSecretExpiresAt: retiredSecretsExpireAt(row, new Date()),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -75,6 +73,7 @@ export function findEndpointRow(db: Db, id: string): Promise<WebhookEndpointsTab
   return tables(db).selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/** Stores a new endpoint. */
 export async function insertEndpoint(db: Db, row: WebhookEndpointsTable): Promise<void> {
   await tables(db).insertInto('webhook_endpoints').values(row).execute()
 }
@@ -89,6 +88,21 @@ export async function updateEndpoint(
   const row = await findEndpointRow(db, id)
   if (!row) throw new Error(`Webhook endpoint ${id} vanished during an update`)
   return row
+}
+
+/**
+ * Disables an endpoint that answered 410 Gone, if it still has the URL that answered and is enabled; answers whether
+ * it did.
+ */
+export async function disableGoneEndpoint(db: Db, id: string, url: string, reason: string): Promise<boolean> {
+  const result = await tables(db)
+    .updateTable('webhook_endpoints')
+    .set({ enabled: 0, disabled_reason: reason, updated_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .where('url', '=', url)
+    .where('enabled', '=', 1)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }
 
 /** Removes an endpoint and every delivery to it. */
@@ -117,6 +131,7 @@ export async function endpointsFor(db: Db, event: OutboxEvent): Promise<WebhookE
   return rows.filter((row) => subscribes(row, event.kind))
 }
 
+/** Stores a new delivery. */
 export async function insertDelivery(db: Db, row: WebhookDeliveriesTable): Promise<void> {
   await tables(db).insertInto('webhook_deliveries').values(row).execute()
 }
@@ -159,27 +174,39 @@ export function findDelivery(
   return deliveriesOf(db, endpointId).where('id', '=', id).executeTakeFirst()
 }
 
-/** The delivery row with this id, or undefined. */
-export function findDeliveryRow(db: Db, id: string): Promise<WebhookDeliveriesTable | undefined> {
-  return tables(db).selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()
-}
-
 /**
  * Claims up to `limit` due deliveries for `owner` until `leaseUntil`: pending ones whose time has come and that
- * nobody holds, or whose holder's claim ran out (a worker that died mid-attempt). Run it in a transaction.
+ * nobody holds, or whose holder's claim ran out (a worker that died mid-attempt). An endpoint never has more than
+ * `perEndpoint` attempts in flight (`busy` counts the ones running now), so one that hangs cannot hold every worker
+ * while other endpoints wait. Run it in a transaction.
  */
 export async function claimDue(
   db: Db,
-  options: { owner: string; now: string; leaseUntil: string; limit: number },
+  options: {
+    owner: string
+    now: string
+    leaseUntil: string
+    limit: number
+    busy: ReadonlyMap<string, number>
+    perEndpoint: number
+  },
 ): Promise<WebhookDeliveriesTable[]> {
-  const candidates = await deliveriesDue(db, options.now)
+  const due = await deliveriesDue(db, options.now)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', options.now)]))
     .orderBy('next_attempt_at')
     .orderBy('id')
-    .limit(options.limit)
+    // Read past the limit: some of the first may belong to endpoints already at their share.
+    .limit(options.limit * 8)
     .execute()
+  const inFlight = new Map(options.busy)
+  const candidates = due.filter((row) => {
+    const count = inFlight.get(row.endpoint_id) ?? 0
+    if (count >= options.perEndpoint) return false
+    inFlight.set(row.endpoint_id, count + 1)
+    return true
+  })
   const claimed: WebhookDeliveriesTable[] = []
-  for (const candidate of candidates) {
+  for (const candidate of candidates.slice(0, options.limit)) {
     // Conditional on the claim read, so two panels sharing a store (PostgreSQL) never both take one attempt.
     const result = await tables(db)
       .updateTable('webhook_deliveries')

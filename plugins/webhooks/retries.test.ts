@@ -19,6 +19,8 @@ const address = '93.184.216.34'
 const pinned = `https://${address}/hook`
 /** What the guard's resolver answers: tests rebind names to see what delivery does. */
 const dns = new Map<string, string>()
+/** Names whose lookups take 5 s, longer than the attempt timeout. */
+const slowNames = new Set<string>()
 
 // msw/node's default interceptors patch Node's net module, which Bun does not expose; the web fetch interceptor
 // patches `fetch`, which is what the transport calls, so it sees exactly what would go on the wire.
@@ -41,6 +43,7 @@ beforeAll(async () => {
       customersPlugin(),
       webhooksPlugin({
         resolve: async (hostname) => {
+          if (slowNames.has(hostname)) await Bun.sleep(5_000)
           const answer = dns.get(hostname)
           return answer ? [{ address: answer, family: 4 }] : []
         },
@@ -57,6 +60,7 @@ beforeAll(async () => {
 const made: string[] = []
 beforeEach(() => {
   dns.set('hooks.example.com', address)
+  slowNames.clear()
 })
 afterEach(async () => {
   for (const id of made.splice(0)) await tp.request('DELETE', `/api/v1/webhooks/${id}`, { token })
@@ -237,6 +241,41 @@ describe('attempts that do not get a 2xx', () => {
     expect(delivery.status).toBe('pending')
     expect(delivery.lastStatusCode).toBeNull()
     expect(delivery.lastError).toStartWith('webhook_address_not_public')
+    expect(sent).toBe(0)
+  })
+})
+
+describe('receivers and name servers that take their time', () => {
+  test('a 429 with Retry-After is retried no sooner than asked (up to a day), never sooner than the schedule', async () => {
+    network.use(
+      http.post(pinned, () => new HttpResponse(null, { status: 429, headers: { 'retry-after': '3600' } })),
+    )
+    const endpoint = await endpointFor(['customer.created'])
+    await createCustomer()
+    const delivery = await afterAttempts(endpoint.id, 1)
+    const delay = Date.parse(delivery.nextAttemptAt ?? '') - Date.parse(delivery.lastAttemptAt ?? '')
+    expect(delay).toBeGreaterThanOrEqual(3_600_000)
+    expect(delay).toBeLessThan(3_600_000 + 60_000)
+    expect(delivery).toMatchObject({ status: 'pending', lastStatusCode: 429 })
+  })
+
+  test('a name server slower than the timeout fails the attempt within it, once, and nothing is sent', async () => {
+    let sent = 0
+    network.use(
+      http.post(pinned, () => {
+        sent += 1
+        return new HttpResponse(null, { status: 200 })
+      }),
+    )
+    const endpoint = await endpointFor(['customer.created'])
+    slowNames.add('hooks.example.com')
+    await createCustomer()
+    const delivery = await afterAttempts(endpoint.id, 1)
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null })
+    expect(delivery.lastError).toBe(
+      'webhook_host_unresolvable: the host hooks.example.com did not resolve in time',
+    )
+    expect(delivery.lastResponseTimeMs).toBeLessThan(2_000)
     expect(sent).toBe(0)
   })
 })

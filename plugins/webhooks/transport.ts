@@ -19,13 +19,28 @@ export interface PinnedPost {
 
 /** How an attempt ended: an answer (any status), or no answer. */
 export type PostOutcome =
-  | { readonly kind: 'answered'; readonly status: number; readonly durationMs: number }
+  | {
+      readonly kind: 'answered'
+      readonly status: number
+      readonly durationMs: number
+      /** What a 429 or 503 asked for with `Retry-After` (seconds or an HTTP date), in ms; absent otherwise. */
+      readonly retryAfterMs?: number
+    }
   | {
       readonly kind: 'failed'
       readonly reason: 'timeout' | 'aborted' | 'network'
       readonly message: string
       readonly durationMs: number
     }
+
+/** A `Retry-After` value (delay-seconds or an HTTP date) in ms from now; undefined when absent or unreadable. */
+export function retryAfterOf(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined
+  const trimmed = value.trim()
+  if (/^[0-9]{1,10}$/.test(trimmed)) return Number(trimmed) * 1000
+  const at = Date.parse(trimmed)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
 
 /** The URL the connection is made to: the checked address in place of the host name, everything else kept. */
 export function pinnedUrl(target: Pick<WebhookTarget, 'url' | 'address' | 'family'>): URL {
@@ -74,7 +89,14 @@ export async function postPinned(post: PinnedPost): Promise<PostOutcome> {
     const status = response.status
     // Only the status counts; the body is dropped unread so a chatty receiver cannot hold the worker.
     await response.body?.cancel().catch(() => {})
-    return { kind: 'answered', status, durationMs: elapsed() }
+    const retryAfterMs =
+      status === 429 || status === 503 ? retryAfterOf(response.headers.get('retry-after')) : undefined
+    return {
+      kind: 'answered',
+      status,
+      durationMs: elapsed(),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    }
   } catch (error) {
     if (timeout.aborted)
       return {

@@ -149,11 +149,27 @@ export function parseWebhookUrl(
   return { ok: true, url, host, exempt }
 }
 
+/** `work`, or a rejection as soon as `signal` aborts (a resolver cannot be interrupted, only stopped waiting for). */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
 /**
  * Checks a webhook URL completely: its form, then every address its host resolves to must be public unicast (an
  * exempt host may resolve anywhere). Answers the address to connect to, so nothing resolved later can differ.
+ * `signal` bounds the DNS lookup: when it aborts first, the host counts as unresolvable.
  */
-export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<TargetCheck> {
+export async function checkWebhookUrl(
+  raw: string,
+  policy: UrlPolicy,
+  signal?: AbortSignal,
+): Promise<TargetCheck> {
   const parsed = parseWebhookUrl(raw, policy.allowedHosts)
   if (!parsed.ok) return parsed
   const { url, host, exempt } = parsed
@@ -163,8 +179,10 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<T
     addresses = [{ address: host, family: literal === 6 ? 6 : 4 }]
   } else {
     try {
-      addresses = await policy.resolve(host)
+      addresses = await unlessAborted(policy.resolve(host), signal)
     } catch (error) {
+      if (signal?.aborted)
+        return refuse('webhook_host_unresolvable', `the host ${host} did not resolve in time`)
       const reason = (error as { code?: string }).code ?? (error as Error).message
       return refuse('webhook_host_unresolvable', `the host ${host} does not resolve (${reason})`)
     }
@@ -174,7 +192,8 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<T
     for (const { address } of addresses) {
       const range = nonPublicRange(address)
       if (range === null) continue
-      const subject = literal !== 0 ? `${address} is` : `the host ${host} resolves to ${address},`
+      // For a name, the address stays unsaid: it would tell staff of a brand what the provider's internal names are.
+      const subject = literal !== 0 ? `${address} is` : `the host ${host} resolves to`
       return refuse(
         'webhook_address_not_public',
         `${subject} ${describeRange(range)}; webhooks may only call public addresses`,

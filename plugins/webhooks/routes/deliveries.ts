@@ -16,21 +16,12 @@ import {
 } from '../../../core/index.ts'
 import { deliveryStatuses, WebhookDelivery, webhookScopes } from '../contract.ts'
 import { webhooksProblems } from '../problems.ts'
-import {
-  deliveriesOf,
-  findDelivery,
-  findVisibleEndpoint,
-  insertDelivery,
-  newDeliveryRow,
-  toDelivery,
-} from '../repository.ts'
+import { deliveriesOf, findDelivery, insertDelivery, newDeliveryRow, toDelivery } from '../repository.ts'
+import { visibleEndpoint, WebhookParams } from './visible-endpoint.ts'
 
 const DeliveryParams = t.Object({
-  id: t.String({ pattern: idPattern('whk'), description: 'Webhook endpoint id, `whk_…`.' }),
+  ...WebhookParams.properties,
   deliveryId: t.String({ pattern: idPattern('whd'), description: 'Delivery id, `whd_…`.' }),
-})
-const EndpointParams = t.Object({
-  id: t.String({ pattern: idPattern('whk'), description: 'Webhook endpoint id, `whk_…`.' }),
 })
 
 const ListDeliveriesQuery = t.Object({
@@ -59,7 +50,7 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
         'Newest first: each event sent (or to be sent) to the endpoint, with its state, attempts, and the status code, error and duration of its latest attempt.',
       scope: webhookScopes.read,
       staff: true,
-      params: EndpointParams,
+      params: WebhookParams,
       query: ListDeliveriesQuery,
       responses: {
         200: {
@@ -68,8 +59,7 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
         },
       },
       async handler({ params, query, view, page }) {
-        const endpoint = await findVisibleEndpoint(db, view, params.id)
-        if (!endpoint) throw new Problem(kernelProblems.not_found)
+        const endpoint = await visibleEndpoint(db, view, params.id)
         const { cursor: _cursor, limit: _limit, ...filters } = query
         let deliveries = deliveriesOf(db, endpoint.id)
         if (filters.status !== undefined) deliveries = deliveries.where('status', '=', filters.status)
@@ -95,8 +85,8 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       params: DeliveryParams,
       responses: { 200: { description: 'The delivery.', schema: WebhookDelivery } },
       async handler({ params, view }) {
-        const endpoint = await findVisibleEndpoint(db, view, params.id)
-        const row = endpoint ? await findDelivery(db, endpoint.id, params.deliveryId) : undefined
+        const endpoint = await visibleEndpoint(db, view, params.id)
+        const row = await findDelivery(db, endpoint.id, params.deliveryId)
         if (!row) throw new Problem(kernelProblems.not_found)
         return toDelivery(row)
       },
@@ -122,9 +112,9 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       problems: [webhooksProblems.webhook_disabled],
       async handler({ params, view, audit }) {
         const delivery = await transaction(async (trx) => {
-          const endpoint = await findVisibleEndpoint(trx, view, params.id)
-          const original = endpoint ? await findDelivery(trx, endpoint.id, params.deliveryId) : undefined
-          if (!endpoint || !original) throw new Problem(kernelProblems.not_found)
+          const endpoint = await visibleEndpoint(trx, view, params.id)
+          const original = await findDelivery(trx, endpoint.id, params.deliveryId)
+          if (!original) throw new Problem(kernelProblems.not_found)
           if (endpoint.enabled !== 1) throw new Problem(webhooksProblems.webhook_disabled)
           const row = newDeliveryRow(
             {

@@ -1,24 +1,20 @@
-// Webhook endpoint operations for staff: create (with its secret, shown once), list, read, change, delete, and
-// rotate the signing secret. Brand staff manage their brand's endpoints; platform staff manage all.
+// Webhook endpoint operations for staff: create (with its secret, shown once), list, read, change, delete. Brand
+// staff manage their brand's endpoints; platform staff manage all.
 
 import {
   brandDirectoryService,
   type Caller,
-  type Db,
   defineRoute,
   FieldErrors,
   fieldProblem,
-  idPattern,
   kernelProblems,
   newId,
   nowIso,
   type PluginContext,
-  Problem,
   pageOf,
   pageQuery,
   Reply,
   type RouteDefinition,
-  type TenantView,
   t,
 } from '../../../core/index.ts'
 import { allEvents, Webhook, WebhookWithSecret, webhookScopes } from '../contract.ts'
@@ -28,7 +24,6 @@ import { webhooksProblems } from '../problems.ts'
 import {
   deleteEndpoint,
   failPendingDeliveries,
-  findVisibleEndpoint,
   insertEndpoint,
   toWebhook,
   updateEndpoint,
@@ -36,9 +31,7 @@ import {
 } from '../repository.ts'
 import { generateSecret } from '../signing.ts'
 import { checkWebhookUrl, maxUrlLength } from '../url-guard.ts'
-
-/** How long the previous secret keeps signing beside a new one after a rotation. */
-export const rotationOverlapMs = 24 * 3_600_000
+import { visibleEndpoint, WebhookParams } from './visible-endpoint.ts'
 
 const Url = t.String({
   minLength: 1,
@@ -68,7 +61,7 @@ const CreateWebhookBody = t.Object(
       t.String({
         maxLength: 64,
         description:
-          'Platform staff only: receive only this brand’s events (as the brand’s own endpoints do). Brand staff’s endpoints are always their brand’s.',
+          'Platform staff only: make it the brand’s endpoint, receiving only that brand’s events and managed by the brand’s staff as their own. Brand staff’s endpoints are always their brand’s.',
       }),
     ),
   },
@@ -95,25 +88,14 @@ const ListWebhooksQuery = t.Object({
   enabled: t.Optional(t.Boolean({ description: 'Only enabled (true) or disabled (false) endpoints.' })),
 })
 
-/** Path parameters of one endpoint. */
-export const WebhookParams = t.Object({
-  id: t.String({ pattern: idPattern('whk'), description: 'Webhook endpoint id, `whk_…`.' }),
-})
-
 /** The endpoint routes; `settings` carries the SSRF policy every saved URL is checked against. */
 export function webhookRoutes(context: PluginContext, settings: WebhookSettings): RouteDefinition[] {
   const { db, transaction, secrets } = context
 
-  /** The endpoint if the caller may see it (404 otherwise, like a missing one), read through `from`. */
-  async function visibleEndpoint(from: Db, view: TenantView, id: string): Promise<WebhookEndpointsTable> {
-    const row = await findVisibleEndpoint(from, view, id)
-    if (!row) throw new Problem(kernelProblems.not_found)
-    return row
-  }
-
   /** The URL checked by the SSRF guard (DNS included): the URL as stored, or a 422 at `body.url`. */
   async function checkedUrl(raw: string): Promise<string> {
-    const check = await checkWebhookUrl(raw, settings.policy)
+    // A name server that does not answer must not hold the request: the delivery timeout bounds the lookup too.
+    const check = await checkWebhookUrl(raw, settings.policy, AbortSignal.timeout(settings.timeoutMs))
     if (!check.ok) throw fieldProblem(webhooksProblems[check.refusal.code], 'body.url', check.refusal.message)
     return check.target.url.href
   }
@@ -193,8 +175,7 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
           enabled: body.enabled === false ? 0 : 1,
           disabled_reason: null,
           secret_sealed: secrets.seal(secret),
-          previous_secret_sealed: null,
-          previous_secret_expires_at: null,
+          retired_secrets: '[]',
           created_at: now,
           updated_at: now,
         }
@@ -314,40 +295,6 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
           })
         })
         return Reply.noContent()
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/webhooks/:id/rotate-secret',
-      operationId: 'rotateWebhookSecret',
-      summary: 'Replace a webhook endpoint’s signing secret',
-      description:
-        'Issues a new secret, shown this once. For the next 24 hours deliveries carry two signatures, one per secret, so the receiver can switch over without losing a message; then only the new secret signs.',
-      scope: webhookScopes.manage,
-      staff: true,
-      params: WebhookParams,
-      responses: {
-        200: { description: 'The endpoint, with its new secret (shown once).', schema: WebhookWithSecret },
-      },
-      async handler({ params, view, audit }) {
-        const secret = generateSecret()
-        const endpoint = await transaction(async (trx) => {
-          const row = await visibleEndpoint(trx, view, params.id)
-          const now = new Date()
-          const updated = await updateEndpoint(trx, row.id, {
-            secret_sealed: secrets.seal(secret),
-            previous_secret_sealed: row.secret_sealed,
-            previous_secret_expires_at: new Date(now.getTime() + rotationOverlapMs).toISOString(),
-            updated_at: now.toISOString(),
-          })
-          await audit(trx, {
-            action: 'webhook.rotateSecret',
-            subject: { type: 'webhook', id: row.id },
-            customerId: null,
-          })
-          return toWebhook(updated)
-        })
-        return { ...endpoint, secret }
       },
     }),
   ]
