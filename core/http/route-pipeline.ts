@@ -6,6 +6,7 @@ import { Value } from '@sinclair/typebox/value'
 import { writeAudit } from '../audit/audit-log.ts'
 import { type AuthenticationContext, authenticate } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'
+import type { SecretBox } from '../crypto/secret-box.ts'
 import { writeEvent } from '../events/outbox.ts'
 import {
   claimIdempotencyKey,
@@ -36,6 +37,8 @@ export interface PipelineRuntime {
   readonly basePath: string
   /** How long an Idempotency-Key's answer is kept. */
   readonly idempotencyWindowMs: number
+  /** Seals kept answers at rest (they may carry secrets shown once). */
+  readonly idempotencyBox: SecretBox
   /** Inserts a job in the handler's transaction, recording who asked. */
   enqueueJob(trx: Trx, job: JobRequest, requester: JobRequester): Promise<string>
   /** After a handler returned (its transactions committed): wake the job workers and the event dispatcher. */
@@ -261,17 +264,25 @@ export function compileRoute(
           ...claim,
           fingerprint,
           windowMs: runtime.idempotencyWindowMs,
+          box: runtime.idempotencyBox,
         })
         if (kept === null) held.claim = claim
         return kept
       })
-      if (held.claim) await keepAnswer(runtime.store, held.claim.caller, held.claim.key, rendered)
+      if (held.claim)
+        await keepAnswer(runtime.store, held.claim.caller, held.claim.key, rendered, runtime.idempotencyBox)
       return toResponse(rendered)
     } catch (error) {
       const { claim } = held
       if (claim === null) throw error
       if (error instanceof Problem && error.status < 500) {
-        await keepAnswer(runtime.store, claim.caller, claim.key, renderedProblem(error, info.requestId))
+        await keepAnswer(
+          runtime.store,
+          claim.caller,
+          claim.key,
+          renderedProblem(error, info.requestId),
+          runtime.idempotencyBox,
+        )
       } else {
         await releaseIdempotencyKey(runtime.store, claim.caller, claim.key)
       }

@@ -3,6 +3,7 @@
 
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeHexLowerCase } from '@oslojs/encoding'
+import type { SecretBox } from '../crypto/secret-box.ts'
 import type { KernelTables } from '../identity/tables.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
@@ -13,6 +14,19 @@ export interface KeptAnswer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
   readonly body: string | null
+}
+
+/**
+ * Kept bodies are sealed: an answer may carry a secret shown once (an API token, a webhook signing secret), which
+ * must not lie in the store in clear for the whole window. Bodies kept before sealing (plain JSON) still replay.
+ */
+function sealBody(box: SecretBox, body: string | null): string | null {
+  return body === null ? null : box.seal(body)
+}
+
+function openBody(box: SecretBox, stored: string | null): string | null {
+  if (stored === null || !stored.startsWith('v1.')) return stored
+  return box.open(stored)
 }
 
 /** How long a first request may run before its key is considered abandoned (its process died). */
@@ -61,7 +75,7 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
  */
 export async function claimIdempotencyKey(
   store: Store,
-  claim: { caller: string; key: string; fingerprint: string; windowMs: number },
+  claim: { caller: string; key: string; fingerprint: string; windowMs: number; box: SecretBox },
 ): Promise<KeptAnswer | null> {
   return store.transaction(async (trx) => {
     const keys = trx.withTables<KernelTables>()
@@ -81,7 +95,7 @@ export async function claimIdempotencyKey(
       return {
         status: row.response_status,
         headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>,
-        body: row.response_body,
+        body: openBody(claim.box, row.response_body),
       }
     }
     if (row)
@@ -122,12 +136,13 @@ export async function claimIdempotencyKey(
   })
 }
 
-/** Keeps the first request's answer for replay. */
+/** Keeps the first request's answer for replay, its body sealed with `box`. */
 export async function keepAnswer(
   store: Store,
   caller: string,
   key: string,
   answer: KeptAnswer,
+  box: SecretBox,
 ): Promise<void> {
   await store.db
     .withTables<KernelTables>()
@@ -136,7 +151,7 @@ export async function keepAnswer(
       state: 'done',
       response_status: answer.status,
       response_headers: JSON.stringify(answer.headers),
-      response_body: answer.body,
+      response_body: sealBody(box, answer.body),
     })
     .where('caller', '=', caller)
     .where('key', '=', key)

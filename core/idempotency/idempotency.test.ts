@@ -104,6 +104,20 @@ describe('Idempotency-Key', () => {
     expect(await count('hello')).toBe(1)
   })
 
+  test('a kept answer is sealed at rest: what it showed once (a secret) is not in the store in clear', async () => {
+    const first = await create('shown once: whsec_c2VjcmV0LXNob3duLW9uY2U=', 'key-sealed')
+    const again = await create('shown once: whsec_c2VjcmV0LXNob3duLW9uY2U=', 'key-sealed')
+    expect(await again.json()).toEqual(await first.json())
+    const rows = await tp.panel.store.db
+      .withTables<{ idempotency_keys: { key: string; response_body: string | null } }>()
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('key', '=', 'key-sealed')
+      .execute()
+    expect(rows[0]?.response_body).toStartWith('v1.')
+    expect(rows[0]?.response_body).not.toContain('whsec_')
+  })
+
   test('the same key with another body is 422 idempotency_key_reused, and nothing is created', async () => {
     await create('first body', 'key-2')
     await expectProblem(await create('second body', 'key-2'), 422, 'idempotency_key_reused')

@@ -251,6 +251,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     bodyLimitBytes: limits.bodyBytes,
     basePath,
     idempotencyWindowMs: limits.idempotencyWindowHours * 3_600_000,
+    idempotencyBox: createSecretBox(options.secret, 'plinth idempotent answers v1'),
     enqueueJob,
     committed: (work: { jobs: boolean; events: boolean }) => {
       if (work.jobs) runner.nudge()
