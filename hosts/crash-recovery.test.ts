@@ -7,7 +7,13 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path'
 import type { Node } from '../plugins/nodes/contract.ts'
 import type { Site } from '../plugins/sites/contract.ts'
-import { createProcessTracker, type Standalone, tokenPattern } from './testing/host-process.ts'
+import {
+  apiClient,
+  cliStaffToken,
+  createProcessTracker,
+  killHard,
+  type Standalone,
+} from './testing/host-process.ts'
 import type { HoldPoint } from './testing/slow-node-driver.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-crash-')
@@ -37,47 +43,6 @@ function startSlowHost(dataDir: string, hold?: HoldPoint): Promise<Standalone> {
   )
 }
 
-/** SIGKILLs the server and waits until it is gone: no shutdown code runs. */
-async function killHard(server: Standalone): Promise<void> {
-  server.process.kill('SIGKILL')
-  await server.process.exited
-  expect(server.process.signalCode).toBe('SIGKILL')
-}
-
-/** A platform staff `*` token, made with the CLI on the same DATA_DIR. */
-async function staffToken(dataDir: string): Promise<string> {
-  const email = 'staff@example.com'
-  const admin = await runCli(dataDir, [
-    'admin',
-    'create',
-    '--email',
-    email,
-    '--password',
-    'correct horse battery',
-  ])
-  expect(admin.exitCode).toBe(0)
-  const created = await runCli(dataDir, ['token', 'create', '--email', email, '--scopes', '*'])
-  expect(created.exitCode).toBe(0)
-  const token = created.stdout.trimEnd().split('\n').at(-1) ?? ''
-  expect(token).toMatch(tokenPattern)
-  return token
-}
-
-/** A client of one server with one token; `call` answers the status and the parsed body. */
-function client(server: Standalone, token: string) {
-  return async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${server.url}/api/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-    return { status: response.status, body: (await response.json()) as T }
-  }
-}
-
 /** What a scenario starts from: a slow node (the local one drained), a customer, and a site being provisioned. */
 interface Scenario {
   readonly dataDir: string
@@ -91,8 +56,8 @@ interface Scenario {
 async function siteBeingProvisioned(hold: HoldPoint): Promise<{ server: Standalone; scenario: Scenario }> {
   const dataDir = tempDataDir()
   const server = await startSlowHost(dataDir, hold)
-  const token = await staffToken(dataDir)
-  const call = client(server, token)
+  const token = await cliStaffToken(runCli, dataDir)
+  const call = apiClient(server, token)
   const nodes = await call<{ items: Node[] }>('GET', '/nodes')
   const local = nodes.body.items.find((node) => node.name === 'local')
   expect(local).toBeDefined()
@@ -176,7 +141,7 @@ function jobRow(scenario: Scenario) {
  * files are whole (and nothing else is there), and the store recorded each effect once.
  */
 async function expectFinishedOnce(server: Standalone, scenario: Scenario, attempts: number): Promise<void> {
-  const call = client(server, scenario.token)
+  const call = apiClient(server, scenario.token)
   const site = await eventually('the site to become active', async () => {
     const current = await call<Site>('GET', `/sites/${scenario.site.id}`)
     return current.body.status === 'active' ? current.body : undefined
@@ -232,7 +197,7 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
     const { server: first, scenario } = await siteBeingProvisioned('before-files')
     await first.stdout.waitFor(new RegExp(`holding ${scenario.site.id} at before-files`))
     // The job is running and has made progress: its provisioning step is under way on the node.
-    const running = await client(first, scenario.token)<Job>('GET', `/jobs/${scenario.jobId}`)
+    const running = await apiClient(first, scenario.token)<Job>('GET', `/jobs/${scenario.jobId}`)
     expect(running.body).toMatchObject({
       status: 'running',
       attempts: 1,
@@ -248,10 +213,10 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
     // and the process dies before the job can record it.
     const second = await startSlowHost(scenario.dataDir, 'after-files')
     await second.stdout.waitFor(new RegExp(`holding ${scenario.site.id} at after-files`))
-    const held = await client(second, scenario.token)<Job>('GET', `/jobs/${scenario.jobId}`)
+    const held = await apiClient(second, scenario.token)<Job>('GET', `/jobs/${scenario.jobId}`)
     expect(held.body).toMatchObject({ status: 'running', attempts: 2 })
     expect(
-      (await client(second, scenario.token)<Site>('GET', `/sites/${scenario.site.id}`)).body.status,
+      (await apiClient(second, scenario.token)<Site>('GET', `/sites/${scenario.site.id}`)).body.status,
     ).toBe('provisioning')
     await killHard(second)
     expect(siteFiles(scenario)).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])

@@ -5,7 +5,13 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
 import { startWebhookReceiver, type WebhookReceiver } from '../core/testing/webhook-receiver.ts'
-import { createProcessTracker, type Standalone, tokenPattern } from './testing/host-process.ts'
+import {
+  apiClient,
+  cliStaffToken,
+  createProcessTracker,
+  killHard,
+  type Standalone,
+} from './testing/host-process.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-webhook-crash-')
 const receivers: WebhookReceiver[] = []
@@ -16,41 +22,12 @@ afterAll(async () => {
 
 const serverEnv = { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', JOB_LEASE_MS: '2000' }
 
-async function staffToken(dataDir: string): Promise<string> {
-  const email = 'staff@example.com'
-  expect(
-    (await runCli(dataDir, ['admin', 'create', '--email', email, '--password', 'correct horse battery']))
-      .exitCode,
-  ).toBe(0)
-  const created = await runCli(dataDir, ['token', 'create', '--email', email, '--scopes', '*'])
-  const token = created.stdout.trimEnd().split('\n').at(-1) ?? ''
-  expect(token).toMatch(tokenPattern)
-  return token
-}
-
-function client(server: Standalone, token: string) {
-  return async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${server.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-    return { status: response.status, body: (await response.json()) as T }
-  }
-}
-
-async function killHard(server: Standalone): Promise<void> {
-  server.process.kill('SIGKILL')
-  await server.process.exited
-  expect(server.process.signalCode).toBe('SIGKILL')
-}
-
 /** A server with an endpoint for site.created and job.finished at a fresh receiver, and a customer. */
 async function setUp() {
   const dataDir = tempDataDir()
   const server = await startStandalone(dataDir, serverEnv)
-  const token = await staffToken(dataDir)
-  const call = client(server, token)
+  const token = await cliStaffToken(runCli, dataDir)
+  const call = apiClient(server, token)
   const receiver = startWebhookReceiver()
   receivers.push(receiver)
   const endpoint = await call<{ id: string; secret: string }>('POST', '/webhooks', {
@@ -94,7 +71,7 @@ describe('webhooks survive SIGKILL', () => {
     await killHard(server)
     const restarted = await startStandalone(dataDir, serverEnv)
     await bothEvents(receiver, endpoint.secret, site.body)
-    const log = await client(restarted, token)<{ items: { status: string }[] }>(
+    const log = await apiClient(restarted, token)<{ items: { status: string }[] }>(
       'GET',
       `/webhooks/${endpoint.id}/deliveries`,
     )
@@ -114,7 +91,7 @@ describe('webhooks survive SIGKILL', () => {
     const refused = await receiver.waitFor((hook) => hook.json.type === 'site.created', 20_000)
     // Killed once the refusal is recorded: the delivery is pending, due about 5 s after its first attempt.
     const siteCreated = (from: Standalone) =>
-      client(from, token)<{ items: { status: string; attempts: number }[] }>(
+      apiClient(from, token)<{ items: { status: string; attempts: number }[] }>(
         'GET',
         `/webhooks/${endpoint.id}/deliveries?eventType=site.created`,
       )

@@ -1,5 +1,6 @@
 // Test helpers that spawn the real hosts (hosts/bun/main.ts, hosts/cli/main.ts) and clean up after them.
 
+import { expect } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -169,4 +170,48 @@ export function createProcessTracker(prefix: string): ProcessTracker {
   }
 
   return { tempDataDir, spawnTracked, runCli, startStandalone, cleanup }
+}
+
+/** SIGKILLs a spawned server and waits until it is gone: no shutdown code of its runs. */
+export async function killHard(server: Standalone): Promise<void> {
+  server.process.kill('SIGKILL')
+  await server.process.exited
+  expect(server.process.signalCode).toBe('SIGKILL')
+}
+
+/** Makes a platform staff user with the CLI on `dataDir` (`runCli` of a tracker) and answers a `*` token of theirs. */
+export async function cliStaffToken(
+  runCli: ProcessTracker['runCli'],
+  dataDir: string,
+  email = 'staff@example.com',
+): Promise<string> {
+  const admin = await runCli(dataDir, [
+    'admin',
+    'create',
+    '--email',
+    email,
+    '--password',
+    'correct horse battery',
+  ])
+  expect(admin.exitCode).toBe(0)
+  const created = await runCli(dataDir, ['token', 'create', '--email', email, '--scopes', '*'])
+  expect(created.exitCode).toBe(0)
+  const token = created.stdout.trimEnd().split('\n').at(-1) ?? ''
+  expect(token).toMatch(tokenPattern)
+  return token
+}
+
+/** A client of a spawned server with one token: `call(method, path, body?)` answers the status and the parsed body. */
+export function apiClient(server: Pick<Standalone, 'url'>, token: string) {
+  return async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
+    const response = await fetch(`${server.url}/api/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    return { status: response.status, body: (await response.json()) as T }
+  }
 }
