@@ -27,6 +27,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'customers',
     'nodes',
     'sites',
+    'billing',
   ])
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
     siteTypes: [{ name: 'wordpress', description: 'A WordPress site.' }],
@@ -38,11 +39,17 @@ test('reports the installation, the caller’s effective permissions and the lim
     'site.created',
     'site.updated',
     'site.deleted',
+    'subscription.created',
+    'subscription.updated',
+    'subscription.suspended',
+    'subscription.unsuspended',
+    'subscription.cancelled',
   ])
   expect(body.caller).toMatchObject({
     kind: 'platform',
     scopes: ['customer:read', 'site:read'],
     customerId: null,
+    quota: null,
   })
   expect(body.limits).toEqual({
     pageSize: { default: 20, max: 100 },
@@ -50,5 +57,6 @@ test('reports the installation, the caller’s effective permissions and the lim
     tokenLifetimeDays: { default: 90, max: 365 },
     idempotencyWindowHours: 24,
     rateLimitPerMinute: 1200,
+    defaultCustomerLimits: {},
   })
 })

@@ -1,5 +1,5 @@
 // The billing plugin's public contract: plans, subscriptions and their states, the scopes and the events. A brand's
-// own billing plugin (examples/brand-external-billing) declares the same, so clients and integrations see no seam.
+// own billing plugin that replaces this one declares the same, so clients and integrations see no seam.
 
 import { type EventDefinition, QuotaLimitsSchema, type Static, t } from '../../core/index.ts'
 
