@@ -88,8 +88,7 @@ export {
   type QuotaMetric,
   quotaMetrics,
 } from './quotas/quota-limits.ts'
-export { limitProblems, quotaProblems } from './quotas/quota-problems.ts'
-export { Quota as QuotaSchema } from './quotas/quota-schema.ts'
+export { quotaProblems } from './quotas/quota-problems.ts'
 export type { CustomerQuota, QuotaRequest, QuotaUse } from './quotas/quotas.ts'
 export { type Migration, migrate, sql } from './store/migrations.ts'
 export { preparedQuery } from './store/prepared-query.ts'
