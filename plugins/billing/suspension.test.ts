@@ -189,7 +189,9 @@ describe('the walk: plan, checkout, sites within limits, suspension and back', (
       }),
     )
     expect(audit.items[0]?.details.reason).toContain('invoice 1042 unpaid')
-    const me = await ok<{ token: { id: string } }>(await tp.request('GET', '/api/v1/me', { token: billingSystem }))
+    const me = await ok<{ token: { id: string } }>(
+      await tp.request('GET', '/api/v1/me', { token: billingSystem }),
+    )
     expect(audit.items[0]?.actor.tokenId).toBe(me.token.id)
     const updates = events.filter((e) => e.kind === 'site.updated' && e.data.id === sites[0]?.id)
     expect(updates.map((e) => e.data.status)).toEqual(['active', 'suspended', 'active'])
