@@ -19,7 +19,8 @@ export const Customer = t.Object(
     email: t.Union([t.String({ format: 'email' }), t.Null()], { description: 'Contact e-mail, if given.' }),
     brandId: t.String({ description: 'The brand the customer belongs to, `brd_…`; fixed at creation.' }),
     status: t.Literal('active', {
-      description: 'Lifecycle state; `active` until suspension arrives with billing.',
+      description:
+        'Lifecycle state; `active`. Billing suspends a customer’s resources (its sites), not the customer record: see `quota.source` in capabilities and usage.',
     }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
