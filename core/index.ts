@@ -75,6 +75,22 @@ export { FieldErrors } from './problem/field-errors.ts'
 export { fieldCodes, kernelProblems } from './problem/kernel-problems.ts'
 export { fieldProblem, Problem, type ProblemItem, problemMediaType } from './problem/problem.ts'
 export { defineProblems, type ProblemCode, type ProblemRef } from './problem/problem-code.ts'
+export {
+  type CustomerLimits,
+  type CustomerStanding,
+  customerLimitsService,
+} from './quotas/customer-limits.ts'
+export {
+  checkQuotaLimits,
+  combineLimits,
+  parseQuotaLimits,
+  type QuotaLimits,
+  QuotaLimitsSchema,
+  type QuotaMetric,
+  quotaMetrics,
+} from './quotas/quota-limits.ts'
+export { quotaProblems } from './quotas/quota-problems.ts'
+export type { CustomerQuota, QuotaRequest, QuotaUse } from './quotas/quotas.ts'
 export { type Migration, migrate, sql } from './store/migrations.ts'
 export { preparedQuery } from './store/prepared-query.ts'
 export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite-store.ts'

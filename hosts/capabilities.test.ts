@@ -27,6 +27,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'customers',
     'nodes',
     'sites',
+    'billing',
     'webhooks',
   ])
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
@@ -39,11 +40,17 @@ test('reports the installation, the caller’s effective permissions and the lim
     'site.created',
     'site.updated',
     'site.deleted',
+    'subscription.created',
+    'subscription.updated',
+    'subscription.suspended',
+    'subscription.unsuspended',
+    'subscription.cancelled',
   ])
   expect(body.caller).toMatchObject({
     kind: 'platform',
     scopes: ['customer:read', 'site:read'],
     customerId: null,
+    quota: null,
   })
   expect(body.limits).toEqual({
     pageSize: { default: 20, max: 100 },
@@ -51,5 +58,6 @@ test('reports the installation, the caller’s effective permissions and the lim
     tokenLifetimeDays: { default: 90, max: 365 },
     idempotencyWindowHours: 24,
     rateLimitPerMinute: 1200,
+    defaultCustomerLimits: {},
   })
 })

@@ -187,12 +187,12 @@ describe('the OpenAPI document', () => {
     }
   })
 
-  test('describes the body of POST /api/v1/sites as a closed object of four required fields', () => {
+  test('describes the body of POST /api/v1/sites as a closed object of four required fields and optional limits', () => {
     const body = document.paths['/api/v1/sites']?.post?.requestBody
     const schema = resolved(body?.content?.['application/json']?.schema)
     const fields = ['customerId', 'name', 'type', 'domain']
     expect(schema?.type).toBe('object')
-    expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual(fields.toSorted())
+    expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual([...fields, 'limits'].toSorted())
     expect([...(schema?.required ?? [])].toSorted()).toEqual(fields.toSorted())
     expect(schema?.additionalProperties).toBe(false)
   })

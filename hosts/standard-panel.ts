@@ -2,7 +2,15 @@
 
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { createPanel, openSqliteStore, type Panel, type PluginDefinition } from '../core/index.ts'
+import {
+  createPanel,
+  openSqliteStore,
+  type Panel,
+  type PluginDefinition,
+  parseQuotaLimits,
+  type QuotaLimits,
+} from '../core/index.ts'
+import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
@@ -18,6 +26,7 @@ export function standardPlugins(
     customersPlugin(),
     nodesPlugin({ dataDir: settings.dataDir }),
     sitesPlugin(),
+    billingPlugin(),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
   ]
 }
@@ -38,6 +47,8 @@ export interface StandardSettings {
   readonly jobWorkers: number | undefined
   /** `JOB_LEASE_MS`, default 30,000: how soon a dead worker's job is taken up again. */
   readonly jobLeaseMs: number | undefined
+  /** `DEFAULT_CUSTOMER_LIMITS` (`sites=1,domains=1,diskMB=1024`): limits of customers without a subscription; default none. */
+  readonly defaultCustomerLimits: QuotaLimits
 }
 
 /** A positive whole number from the environment, or undefined when unset; anything else is an error. */
@@ -60,6 +71,7 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     webhookAllowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? '').split(','),
     jobWorkers: wholeNumber(env, 'JOB_WORKERS'),
     jobLeaseMs: wholeNumber(env, 'JOB_LEASE_MS'),
+    defaultCustomerLimits: parseQuotaLimits(env.DEFAULT_CUSTOMER_LIMITS ?? ''),
   }
 }
 
@@ -106,6 +118,7 @@ export async function openStandardPanel(
         ...(settings.jobWorkers ? { concurrency: settings.jobWorkers } : {}),
         ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
       },
+      defaultCustomerLimits: settings.defaultCustomerLimits,
     })
   } catch (error) {
     await store.close()

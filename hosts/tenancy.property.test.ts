@@ -18,6 +18,7 @@ type CallerKind = 'platform' | 'brand' | 'member'
 // The scope model, written out from the issue rather than read from the panel, so the two can disagree.
 const siteScopes = ['site:read', 'site:create', 'site:update', 'site:delete']
 const jobScopes = ['job:read', 'job:cancel']
+const billingScopes = ['billing:read', 'billing:manage']
 // The audit log is a customer scope that no role but owner and admin holds (it belongs to no role's resources).
 const teamScopes = [
   'customer:read',
@@ -26,6 +27,7 @@ const teamScopes = [
   'audit:read',
   ...siteScopes,
   ...jobScopes,
+  ...billingScopes,
 ]
 const staffScopes = [
   'user:read',
@@ -33,15 +35,17 @@ const staffScopes = [
   'brand:read',
   'brand:manage',
   'customer:create',
+  'plan:read',
+  'plan:manage',
   'webhook:read',
   'webhook:manage',
 ]
 const platformOnlyScopes = ['brand:create', 'node:read', 'node:manage']
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,
-  admin: teamScopes,
+  admin: teamScopes.filter((scope) => scope !== 'billing:manage'),
   developer: [...siteScopes, ...jobScopes],
-  billing: ['customer:read'],
+  billing: ['customer:read', ...billingScopes],
 }
 
 /** Scopes a random narrowed token may carry: those the read endpoints need, and some that open nothing here. */

@@ -21,6 +21,8 @@ export interface JobRequest {
   readonly customerId: string | null
   readonly subject: JobSubject
   readonly input?: Readonly<Record<string, unknown>>
+  /** Not before this time (a removal after a grace period). Default: as soon as the transaction commits. */
+  readonly runAt?: Date
 }
 
 /** One run of a job, as its handler sees it. */

@@ -74,16 +74,21 @@ const chores = definePlugin({
       summary: 'Start a chore',
       scope: 'chore:create',
       responses: { 201: { description: 'The job started.' } },
-      body: t.Object({ behaviour: t.String(), kind: t.Optional(t.String()) }),
+      body: t.Object({
+        behaviour: t.String(),
+        kind: t.Optional(t.String()),
+        delayMs: t.Optional(t.Integer({ minimum: 0 })),
+      }),
       async handler({ body, enqueueJob, caller }) {
         const behaviour = body.behaviour as Behaviour
-        const { kind } = body
+        const { kind, delayMs } = body
         const jobId = await tp.panel.store.transaction((trx) =>
           enqueueJob(trx, {
             kind: kind ?? 'chore.do',
             customerId: null,
             subject: { type: 'chore', id: caller.user.id },
             input: { behaviour },
+            ...(delayMs === undefined ? {} : { runAt: new Date(Date.now() + delayMs) }),
           }),
         )
         return Reply.created({ jobId }, `/jobs/${jobId}`)
@@ -106,14 +111,16 @@ beforeAll(async () => {
 })
 afterAll(() => tp.panel.close())
 
-async function start(behaviour: Behaviour, kind?: string): Promise<string> {
-  const response = await tp.request('POST', '/api/v1/chores', { token, body: { behaviour, kind } })
+async function start(behaviour: Behaviour, kind?: string, delayMs?: number): Promise<string> {
+  const response = await tp.request('POST', '/api/v1/chores', { token, body: { behaviour, kind, delayMs } })
   expect(response.status).toBe(201)
   return ((await response.json()) as { jobId: string }).jobId
 }
 
 interface JobBody {
   status: string
+  createdAt: string
+  startedAt: string | null
   progress: number
   step: string | null
   attempts: number
@@ -155,6 +162,14 @@ describe('jobs', () => {
     const events = received.filter((event) => event.kind === 'job.finished' && event.data.id === id)
     expect(events).toHaveLength(1)
     expect(events[0]?.data).toMatchObject({ id, status: 'succeeded', kind: 'chore.do' })
+  })
+
+  test('a job started with runAt waits in the queue until its time, then runs', async () => {
+    const id = await start('succeed', undefined, 400)
+    await Bun.sleep(150)
+    expect(await job(id)).toMatchObject({ status: 'queued', attempts: 0, startedAt: null })
+    const done = await until(id, (body) => body.status === 'succeeded')
+    expect(Date.parse(done.startedAt ?? '') - Date.parse(done.createdAt)).toBeGreaterThanOrEqual(400)
   })
 
   test('a failing attempt is retried with backoff until it succeeds', async () => {

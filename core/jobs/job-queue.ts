@@ -41,7 +41,7 @@ export async function insertJob(
       step: null,
       attempts: 0,
       max_attempts: options.maxAttempts,
-      run_after: at,
+      run_after: job.runAt && job.runAt > options.now ? job.runAt.toISOString() : at,
       lease_owner: null,
       lease_until: null,
       cancel_requested: 0,

@@ -2,6 +2,10 @@
 
 import { Type as t } from '@sinclair/typebox'
 import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
+import { type QuotaLimits, QuotaLimitsSchema } from '../quotas/quota-limits.ts'
+import { Quota } from '../quotas/quota-schema.ts'
+import { type Quotas, soleCustomerOf } from '../quotas/quotas.ts'
+import type { Db } from '../store/store.ts'
 import type { PanelLimits } from './limits.ts'
 
 /** What the capabilities operation reports about the installation, fixed once the panel is built. */
@@ -14,6 +18,8 @@ export interface Installation {
   }[]
   readonly eventKinds: readonly string[]
   readonly rateLimitPerMinute: number
+  /** Limits of customers without a subscription. */
+  readonly defaultCustomerLimits: QuotaLimits
 }
 
 const Capabilities = t.Object(
@@ -37,6 +43,10 @@ const Capabilities = t.Object(
       brandId: t.Union([t.String(), t.Null()]),
       scopes: t.Array(t.String(), { description: 'Effective scopes of this credential.' }),
       customerId: t.Union([t.String(), t.Null()], { description: 'The customer a token is limited to.' }),
+      quota: t.Union([Quota, t.Null()], {
+        description:
+          'When the caller sees exactly one customer (a member of one team, or a token limited to one customer): that customer’s limits beside its use. Null for staff and members of several teams, who ask `GET /usage?customerId=`.',
+      }),
     }),
     limits: t.Object({
       pageSize: t.Object({ default: t.Integer(), max: t.Integer() }),
@@ -46,13 +56,18 @@ const Capabilities = t.Object(
       rateLimitPerMinute: t.Integer({
         description: 'Requests a minute per token (per address without one).',
       }),
+      defaultCustomerLimits: QuotaLimitsSchema,
     }),
   },
   { $id: 'Capabilities' },
 )
 
 /** The capabilities operation. */
-export function capabilitiesRoutes(installation: Installation, limits: PanelLimits): RouteDefinition[] {
+export function capabilitiesRoutes(
+  installation: Installation,
+  limits: PanelLimits,
+  quotas: { readonly db: Db; readonly service: Quotas },
+): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -61,27 +76,32 @@ export function capabilitiesRoutes(installation: Installation, limits: PanelLimi
       summary: 'What this installation supports, the caller’s permissions and the limits',
       authenticated: true,
       responses: { 200: { description: 'The capabilities.', schema: Capabilities } },
-      handler: ({ caller }) => ({
-        installation: {
-          version: installation.version,
-          plugins: installation.plugins,
-          eventKinds: installation.eventKinds,
-        },
-        caller: {
-          kind: caller.kind,
-          userId: caller.user.id,
-          brandId: caller.user.brandId,
-          scopes: [...caller.scopes].sort(),
-          customerId: caller.token?.customerId ?? null,
-        },
-        limits: {
-          pageSize: { default: 20, max: 100 },
-          bodyBytes: limits.bodyBytes,
-          tokenLifetimeDays: { default: limits.tokenDefaultLifetimeDays, max: limits.tokenMaxLifetimeDays },
-          idempotencyWindowHours: limits.idempotencyWindowHours,
-          rateLimitPerMinute: installation.rateLimitPerMinute,
-        },
-      }),
+      handler: async ({ caller }) => {
+        const customerId = soleCustomerOf(caller.view)
+        return {
+          installation: {
+            version: installation.version,
+            plugins: installation.plugins,
+            eventKinds: installation.eventKinds,
+          },
+          caller: {
+            kind: caller.kind,
+            userId: caller.user.id,
+            brandId: caller.user.brandId,
+            scopes: [...caller.scopes].sort(),
+            customerId: caller.token?.customerId ?? null,
+            quota: customerId === null ? null : await quotas.service.quotaOf(quotas.db, customerId),
+          },
+          limits: {
+            pageSize: { default: 20, max: 100 },
+            bodyBytes: limits.bodyBytes,
+            tokenLifetimeDays: { default: limits.tokenDefaultLifetimeDays, max: limits.tokenMaxLifetimeDays },
+            idempotencyWindowHours: limits.idempotencyWindowHours,
+            rateLimitPerMinute: installation.rateLimitPerMinute,
+            defaultCustomerLimits: installation.defaultCustomerLimits,
+          },
+        }
+      },
     }),
   ]
 }

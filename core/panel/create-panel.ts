@@ -12,6 +12,7 @@ import {
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { createDispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../events/dispatcher.ts'
 import type { KnownEvent } from '../events/event-consumer.ts'
+import { writeEvent } from '../events/outbox.ts'
 import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
 import { compileRoute, type RequestInfo } from '../http/route-pipeline.ts'
 import { identityRoutes, userProblems, userScopes } from '../identity/routes/index.ts'
@@ -40,6 +41,10 @@ import type { ServiceRef } from '../plugin/service.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
+import { customerLimitsService } from '../quotas/customer-limits.ts'
+import { checkQuotaLimits, type QuotaLimits } from '../quotas/quota-limits.ts'
+import { quotaProblems } from '../quotas/quota-problems.ts'
+import { createQuotas } from '../quotas/quotas.ts'
 import { type MigrationSet, migrate, migrationsApplied } from '../store/migrations.ts'
 import type { Store, Trx } from '../store/store.ts'
 import { brandDirectoryService, tenantDirectoryService } from '../tenancy/tenant-view.ts'
@@ -76,6 +81,11 @@ export interface PanelOptions {
   readonly jobs?: Partial<JobRunnerOptions>
   /** The outbox dispatcher: poll interval (250 ms) and batch size. */
   readonly events?: Partial<DispatcherOptions>
+  /**
+   * Limits of customers without a subscription (and of every customer when no billing plugin is mounted), e.g.
+   * `{ sites: 1, domains: 1, diskMB: 1024 }`. Default `{}`: unlimited, so a fresh installation works without plans.
+   */
+  readonly defaultCustomerLimits?: QuotaLimits
 }
 
 /** A built panel. */
@@ -129,7 +139,8 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const { store } = options
   let isReady = false
   const healthRoutes = kernelRoutes(async () => isReady && store.isOpen)
-  const kernelProblemList = { ...kernelProblems, ...userProblems, ...jobProblems }
+  const kernelProblemList = { ...kernelProblems, ...userProblems, ...jobProblems, ...quotaProblems }
+  const defaultCustomerLimits = checkQuotaLimits(options.defaultCustomerLimits ?? {})
   const kernel = {
     problemCodes: Object.keys(kernelProblemList),
     scopes: kernelScopes.map((scope) => scope.name),
@@ -157,7 +168,14 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     return insertJob(trx, job, { maxAttempts, requester, now: new Date() })
   }
   const system = { userId: null, tokenId: null, requestId: null }
+  const quotas = createQuotas(defaultCustomerLimits, () => runtime.service(customerLimitsService))
   const runtime = createPluginRuntime(store, plugins, {
+    quotas,
+    writeEvent: async (trx, event) => {
+      await writeEvent(trx, event)
+      // Written outside a request: wake the dispatcher once the caller's transaction has likely committed.
+      setTimeout(() => dispatcher.nudge(), 0)
+    },
     secrets: createSecretBox(options.secret),
     knownEvents: () => knownEvents,
     enqueueJob: async (trx, job) => {
@@ -220,15 +238,17 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       })),
       eventKinds: knownEvents.map((event) => event.kind),
       rateLimitPerMinute: options.rateLimits?.perMinute ?? defaultRateLimits.perMinute,
+      defaultCustomerLimits,
     },
     limits,
+    { db: store.db, service: quotas },
   )
   // The kernel's own operations under the API base path, by OpenAPI tag.
   const kernelApi = [
     { tag: 'identity', routes: identity },
     { tag: 'audit', routes: auditRoutes(store) },
     { tag: 'jobs', routes: jobRoutes(store, jobRegistry, () => dispatcher.nudge()) },
-    { tag: 'kernel', routes: [...capabilities, ...usageRoutes(store)] },
+    { tag: 'kernel', routes: [...capabilities, ...usageRoutes(store, quotas)] },
   ]
   checkRoutes(
     routesByPlugin,

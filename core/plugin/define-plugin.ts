@@ -5,10 +5,11 @@ import type { SecretBox } from '../crypto/secret-box.ts'
 import type { EventConsumer, KnownEvent } from '../events/event-consumer.ts'
 import type { JobDefinition, JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
+import type { CustomerQuota, QuotaRequest } from '../quotas/quotas.ts'
 import type { Migration } from '../store/migrations.ts'
 import type { Db, Store, Trx } from '../store/store.ts'
 import type { ExtensionPointRef, ExtensionRegistry } from './extension-point.ts'
-import type { AuditInput, RouteDefinition } from './route.ts'
+import type { AuditInput, EventInput, RouteDefinition } from './route.ts'
 import type { ServiceRef } from './service.ts'
 
 /** A permission a plugin adds: `resource:action`. */
@@ -67,6 +68,24 @@ export interface PluginContext {
    * disabling an endpoint that answered 410). Routes use their handler's `audit`, which records the caller.
    */
   audit(trx: Trx, entry: AuditInput): Promise<void>
+  /**
+   * Puts an event of this plugin's declared kinds in the outbox in `trx`, for changes made outside the plugin's
+   * routes and jobs (an extension point another plugin calls, such as `customers.suspensionHandlers`). Routes
+   * and jobs use their own `emit`. Undeclared kinds throw.
+   */
+  emit(trx: Trx, event: EventInput): Promise<void>
+  /**
+   * A customer's limits beside its use: from `kernel.customerLimits` (the billing plugin), or the installation's
+   * default limits when no plugin fills it or the customer has no subscription.
+   */
+  quotaOf(db: Db, customerId: string): Promise<CustomerQuota>
+  /**
+   * Checks, inside the transaction that creates resources, that `amounts` more fit within the customer's limits;
+   * throws 422 `site_limit_reached` (`domain_…`, `database_…`, `disk_…`) or `customer_suspended`. Adjust the usage
+   * counters (`adjustUsage`) in the same transaction; concurrent creates for the last slot then cannot both pass.
+   * @example await context.reserveQuota(trx, { customerId, amounts: { sites: 1, domains: 1 } })
+   */
+  reserveQuota(trx: Trx, request: QuotaRequest): Promise<CustomerQuota>
 }
 
 /** A background task a plugin runs while the panel is started; returns how to stop it. */

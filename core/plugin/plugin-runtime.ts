@@ -3,19 +3,23 @@
 import type { SecretBox } from '../crypto/secret-box.ts'
 import type { EventConsumer, KnownEvent } from '../events/event-consumer.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
+import type { Quotas } from '../quotas/quotas.ts'
 import type { Store, Trx } from '../store/store.ts'
 import type { PluginContext, PluginDefinition } from './define-plugin.ts'
 import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
 import { PluginResolutionError } from './plugin-resolution-error.ts'
-import type { AuditInput } from './route.ts'
+import type { AuditInput, EventInput } from './route.ts'
 import type { ServiceRef } from './service.ts'
 
-/** What the kernel lends plugin contexts: jobs, events, the audit log and the secret box. */
+/** What the kernel lends plugin contexts: jobs, events, the audit log, quotas and the secret box. */
 export interface KernelFacilities {
   readonly secrets: SecretBox
   knownEvents(): readonly KnownEvent[]
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
   audit(trx: Trx, entry: AuditInput): Promise<void>
+  /** Writes an event to the outbox in `trx` (the kind is already checked against its plugin's). */
+  writeEvent(trx: Trx, event: EventInput): Promise<void>
+  readonly quotas: Quotas
 }
 
 /** Services and extension points of one panel, and the contexts that reach them. */
@@ -29,6 +33,9 @@ export function createPluginRuntime(
   const services = new Map<string, { implementation: unknown; providedBy: string }>()
   const registries = new Map<string, ReturnType<typeof createExtensionRegistry<unknown>>>()
   const requiresOf = new Map(plugins.map((plugin) => [plugin.name, new Set(plugin.requires ?? [])]))
+  const eventKindsOf = new Map(
+    plugins.map((plugin) => [plugin.name, new Set((plugin.events ?? []).map((event) => event.kind))]),
+  )
   for (const plugin of plugins) {
     for (const point of plugin.extensionPoints ?? []) registries.set(point.id, createExtensionRegistry(point))
   }
@@ -84,6 +91,13 @@ export function createPluginRuntime(
       knownEvents: () => kernel.knownEvents(),
       enqueueJob: (trx, job) => kernel.enqueueJob(trx, job),
       audit: (trx, entry) => kernel.audit(trx, entry),
+      async emit(trx, event) {
+        if (!eventKindsOf.get(plugin)?.has(event.kind))
+          throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)
+        await kernel.writeEvent(trx, event)
+      },
+      quotaOf: (db, customerId) => kernel.quotas.quotaOf(db, customerId),
+      reserveQuota: (trx, request) => kernel.quotas.reserveQuota(trx, request),
       secrets: kernel.secrets,
     }
   }

@@ -41,6 +41,8 @@ export async function createTestPanel(options: {
   jobs?: PanelOptions['jobs']
   /** The outbox dispatcher; tests shorten its poll interval. */
   events?: PanelOptions['events']
+  /** Limits of customers without a subscription; default none. */
+  defaultCustomerLimits?: PanelOptions['defaultCustomerLimits']
 }): Promise<TestPanel> {
   const panel = await createPanel({
     store: openSqliteStore({ path: ':memory:' }),
@@ -52,6 +54,7 @@ export async function createTestPanel(options: {
     rateLimits: options.rateLimits ?? {},
     jobs: options.jobs ?? {},
     events: options.events ?? {},
+    defaultCustomerLimits: options.defaultCustomerLimits ?? {},
   })
   let staffUser: Promise<User> | undefined
   const staff = () => {

@@ -7,8 +7,11 @@ import type { Db } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import { brandOfCustomer } from '../tenancy/tenants.ts'
 
-/** What the usage operation counts. Plugins adjust the ones they own (`sites`, `domains`, `databases`). */
-export const usageMetrics = ['customers', 'sites', 'domains', 'databases'] as const
+/**
+ * What the usage operation counts. Plugins adjust the ones they own (`sites`, `domains`, `databases`, and
+ * `diskMB`: the disk quotas given to sites, in MB); plan limits are checked against them (`reserveQuota`).
+ */
+export const usageMetrics = ['customers', 'sites', 'domains', 'databases', 'diskMB'] as const
 export type UsageMetric = (typeof usageMetrics)[number]
 
 /** The counter rows one customer's change touches: its own, its brand's and the installation's. */
@@ -66,6 +69,8 @@ export interface Usage {
   readonly sites: number
   readonly domains: number
   readonly databases: number
+  /** Disk quota given to the sites in view, in MB (sites without a quota count 0). */
+  readonly diskMB: number
   readonly traffic: {
     readonly last24h: { readonly requests: number; readonly bytes: number }
     readonly last7d: { readonly requests: number; readonly bytes: number }
@@ -110,6 +115,7 @@ export async function usageOf(db: Db, view: TenantView, now: Date = new Date()):
     sites: total('sites'),
     domains: total('domains'),
     databases: total('databases'),
+    diskMB: total('diskMB'),
     traffic: { last24h: await traffic(24), last7d: await traffic(24 * 7) },
   }
 }

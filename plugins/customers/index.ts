@@ -1,17 +1,27 @@
 // The customers plugin: customers as owners of everything else, and their teams.
 
 import { definePlugin, tenantDirectoryService } from '../../core/index.ts'
-import { Customer, customerDirectory, customerScopes } from './contract.ts'
+import {
+  Customer,
+  customerDirectory,
+  customerScopes,
+  customerSuspensions,
+  suspensionHandlers,
+} from './contract.ts'
 import { customersMigrations } from './migrations.ts'
 import { customersProblems } from './problems.ts'
 import { findCustomer } from './repository.ts'
 import { customerRoutes } from './routes/customers.ts'
 import { memberRoutes } from './routes/members.ts'
+import { createCustomerSuspensions } from './suspensions.ts'
 
 /** Options of {@link customersPlugin}; none yet, the object lets them grow without breaking callers. */
 export type CustomersOptions = Record<string, never>
 
-/** Customers and teams: create, list, read, update customers; manage members; the kernel's tenant directory. */
+/**
+ * Customers and teams: create, list, read, update customers; manage members; the kernel's tenant directory; holds
+ * that suspend all of a customer's resources (`customers.suspensions`, filled by `customers.suspensionHandlers`).
+ */
 export const customersPlugin = (_options: CustomersOptions = {}) =>
   definePlugin({
     name: 'customers',
@@ -34,7 +44,13 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
     ],
     problems: customersProblems,
     migrations: customersMigrations,
+    extensionPoints: [suspensionHandlers],
     setup(context) {
+      // The handlers are read when a hold is taken, by then every plugin has added its own.
+      context.provide(
+        customerSuspensions,
+        createCustomerSuspensions(context.extensionPoint(suspensionHandlers)),
+      )
       const directory = { find: (id: string) => findCustomer(context.db, id) }
       context.provide(customerDirectory, directory)
       context.provide(tenantDirectoryService, { findCustomer: directory.find })

@@ -13,8 +13,28 @@ export interface CustomersTable {
   updated_at: string
 }
 
+/** Row of `customer_holds`: a customer whose resources a holder (billing) suspended. */
+export interface CustomerHoldsTable {
+  customer_id: string
+  holder: string
+  reason: string
+  held_at: string
+}
+
+/** Row of `customer_held_resources`: one resource a hold suspended, to restore when it ends. */
+export interface CustomerHeldResourcesTable {
+  customer_id: string
+  holder: string
+  kind: string
+  resource_id: string
+}
+
 /** The plugin's tables, for `db.withTables<CustomersTables>()`. */
-export type CustomersTables = { customers: CustomersTable }
+export type CustomersTables = {
+  customers: CustomersTable
+  customer_holds: CustomerHoldsTable
+  customer_held_resources: CustomerHeldResourcesTable
+}
 
 export const customersMigrations: readonly Migration[] = [
   {
@@ -31,6 +51,32 @@ export const customersMigrations: readonly Migration[] = [
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute()
       await db.schema.createIndex('customers_brand_idx').on('customers').columns(['brand_id', 'id']).execute()
+    },
+  },
+  {
+    id: '0002_customer_holds',
+    async up(db) {
+      await db.schema
+        .createTable('customer_holds')
+        .addColumn('customer_id', 'text', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('held_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('customer_holds_pk', ['customer_id', 'holder'])
+        .execute()
+      await db.schema
+        .createTable('customer_held_resources')
+        .addColumn('customer_id', 'text', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('resource_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('customer_held_resources_pk', [
+          'customer_id',
+          'holder',
+          'kind',
+          'resource_id',
+        ])
+        .execute()
     },
   },
 ]

@@ -1,6 +1,7 @@
 // The sites plugin: sites of customers, WordPress first. Copy this plugin's layout to write your own.
 
 import { definePlugin } from '../../core/index.ts'
+import { suspensionHandlers } from '../customers/contract.ts'
 import { siteLocators } from '../nodes/contract.ts'
 import { DeletedSite, Site, siteScopes, siteTypes } from './contract.ts'
 import { siteJobs } from './jobs.ts'
@@ -9,6 +10,7 @@ import { sitesProblems } from './problems.ts'
 import { locateSites } from './repository.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteRoutes } from './routes/sites.ts'
+import { siteSuspensionHandler } from './suspension.ts'
 
 /** Options of {@link sitesPlugin}. */
 export interface SitesOptions {
@@ -54,6 +56,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       context
         .extensionPoint(siteLocators)
         .add({ name: 'sites', locate: (ids) => locateSites(context.db, ids) })
+      // A customer's sites are suspended with it (billing holds), without sites knowing who holds it.
+      context.extensionPoint(suspensionHandlers).add(siteSuspensionHandler(context))
     },
     jobs: (context) => siteJobs(context),
     routes: (context) => [...siteRoutes(context), ...siteLifecycleRoutes(context)],

@@ -127,6 +127,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
           await deleteSiteRow(trx, row.id)
           await adjustUsage(trx, row.customer_id, 'sites', -1)
           await adjustUsage(trx, row.customer_id, 'domains', -1)
+          if (row.disk_mb) await adjustUsage(trx, row.customer_id, 'diskMB', -row.disk_mb)
           await job.audit(trx, {
             action: 'site.remove',
             subject: { type: 'site', id: row.id },

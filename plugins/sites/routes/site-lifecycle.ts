@@ -3,6 +3,7 @@
 
 import {
   type AuditInput,
+  adjustUsage,
   defineRoute,
   fieldProblem,
   idPattern,
@@ -10,6 +11,7 @@ import {
   nonBlank,
   type PluginContext,
   Problem,
+  quotaProblems,
   Reply,
   type RouteDefinition,
   type TenantView,
@@ -94,6 +96,30 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
     })
   }
 
+  /**
+   * Checks a new disk quota against the customer's disk limit and moves its `diskMB` counter. Lowering a quota
+   * always passes; removing it (null) is refused while the customer's disk is limited.
+   */
+  async function moveDisk(trx: Trx, row: SitesTable, diskMB: number | null): Promise<void> {
+    if (diskMB === null) {
+      const { limits } = await context.quotaOf(trx, row.customer_id)
+      if (limits.diskMB.limit !== null)
+        throw new Problem(quotaProblems.disk_limit_reached, {
+          detail: 'The customer’s disk is limited, so every site needs a disk quota (`limits.diskMB`).',
+          extensions: {
+            metric: 'diskMB',
+            limit: limits.diskMB.limit,
+            used: limits.diskMB.used,
+            requested: null,
+          },
+        })
+    }
+    const delta = (diskMB ?? 0) - (row.disk_mb ?? 0)
+    if (delta > 0)
+      await context.reserveQuota(trx, { customerId: row.customer_id, amounts: { diskMB: delta } })
+    if (delta !== 0) await adjustUsage(trx, row.customer_id, 'diskMB', delta)
+  }
+
   const lifecycleProblems = [sitesProblems.illegal_site_transition]
 
   return [
@@ -103,12 +129,18 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'updateSite',
       summary: 'Change a site',
       description:
-        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`). Not while the site is `provisioning` or `deleting` (409 `site_busy`).',
+        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`). Not while the site is `provisioning` or `deleting` (409 `site_busy`). A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`).',
       scope: siteScopes.update,
       params: SiteParams,
       body: UpdateSiteBody,
       responses: { 200: { description: 'The site after the change.', schema: Site } },
-      problems: [sitesProblems.site_busy, sitesProblems.invalid_domain, sitesProblems.domain_in_use],
+      problems: [
+        sitesProblems.site_busy,
+        sitesProblems.invalid_domain,
+        sitesProblems.domain_in_use,
+        quotaProblems.disk_limit_reached,
+        quotaProblems.customer_suspended,
+      ],
       async handler({ params, body, view, audit, emit, enqueueJob }) {
         const name = body.name === undefined ? undefined : nonBlank(body.name, 'body.name')
         const domain = body.domain === undefined ? undefined : normaliseDomain(body.domain)
@@ -134,6 +166,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
               subject: { type: 'site', id: row.id },
             })
           }
+          if (changes.disk_mb !== undefined) await moveDisk(trx, row, changes.disk_mb)
           const updated = await updateSite(trx, row.id, changes)
           await audit(trx, {
             action: 'site.update',

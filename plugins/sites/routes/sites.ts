@@ -15,8 +15,10 @@ import {
   Problem,
   pageOf,
   pageQuery,
+  quotaProblems,
   Reply,
   type RouteDefinition,
+  type Trx,
   t,
 } from '../../../core/index.ts'
 import { customerDirectory } from '../../customers/contract.ts'
@@ -46,6 +48,19 @@ const CreateSiteBody = t.Object(
     }),
     type: t.String({ minLength: 1, maxLength: 32, description: 'Kind of site, e.g. `wordpress`.' }),
     domain: t.String({ minLength: 1, maxLength: 253, description: 'Primary domain, e.g. `example.com`.' }),
+    limits: t.Optional(
+      t.Object(
+        {
+          diskMB: t.Optional(
+            t.Union([t.Integer({ minimum: 0, maximum: 100_000_000 }), t.Null()], {
+              description:
+                'Disk quota in MB, at least 0; null for none (refused while the customer’s disk is limited). Default: none, or while the customer’s disk is limited, an even share of what is left (docs/billing.md).',
+            }),
+          ),
+        },
+        { description: 'Resource limits of the site.' },
+      ),
+    ),
   },
   { $id: 'CreateSiteBody' },
 )
@@ -85,6 +100,35 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
     return chosen.id
   }
 
+  /**
+   * The disk quota of a new site, checked with the rest of the customer's limits in `trx`: as asked, or while the
+   * customer's disk is limited, an even share of what is left over the site slots left (all of it when sites are
+   * not limited), so a plan's disk spreads over its sites unless the client says otherwise.
+   */
+  async function reserveSite(trx: Trx, customerId: string, asked: number | null | undefined) {
+    const quota = await context.quotaOf(trx, customerId)
+    const disk = quota.limits.diskMB
+    let diskMB = asked ?? null
+    if (disk.available !== null && quota.source !== 'suspended') {
+      if (asked === null)
+        throw new Problem(quotaProblems.disk_limit_reached, {
+          detail: 'The customer’s disk is limited, so every site needs a disk quota (`limits.diskMB`).',
+          extensions: { metric: 'diskMB', limit: disk.limit, used: disk.used, requested: null },
+        })
+      const slots = quota.limits.sites.available
+      // With no site slot left, the sites limit is what refuses (below), not the disk.
+      if (asked === undefined && slots !== 0) {
+        diskMB = slots === null ? disk.available : Math.floor(disk.available / slots)
+        if (diskMB === 0)
+          throw new Problem(quotaProblems.disk_limit_reached, {
+            extensions: { metric: 'diskMB', limit: disk.limit, used: disk.used, requested: 0 },
+          })
+      }
+    }
+    await context.reserveQuota(trx, { customerId, amounts: { sites: 1, domains: 1, diskMB: diskMB ?? 0 } })
+    return diskMB
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -93,13 +137,19 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       idempotent: true,
       summary: 'Create a site',
       description:
-        'Creates the site in state `provisioning` on the active node with the fewest sites, and starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique.',
+        'Creates the site in state `provisioning` on the active node with the fewest sites, and starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, or `customer_suspended` while its subscriptions are suspended).',
       scope: siteScopes.create,
       body: CreateSiteBody,
       responses: {
         201: { description: 'The new site.', schema: Site, headers: { Location: 'URL of the site.' } },
       },
-      problems: Object.values(sitesProblems),
+      problems: [
+        ...Object.values(sitesProblems),
+        quotaProblems.site_limit_reached,
+        quotaProblems.domain_limit_reached,
+        quotaProblems.disk_limit_reached,
+        quotaProblems.customer_suspended,
+      ],
       async handler({ body, view, audit, emit, enqueueJob }) {
         const name = nonBlank(body.name, 'body.name')
         const refusals = new FieldErrors()
@@ -122,6 +172,8 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         const nodeId = await placement()
         const site = await context.transaction(async (trx) => {
           if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
+          // Inside the creating transaction: concurrent creates for the customer's last slot cannot both pass.
+          const diskMB = await reserveSite(trx, customer.id, body.limits?.diskMB)
           const base = baseHandle(name)
           const now = nowIso()
           const row: SitesTable = {
@@ -134,7 +186,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
             status: 'provisioning',
             node_id: nodeId,
             job_id: null,
-            disk_mb: null,
+            disk_mb: diskMB,
             created_at: now,
             updated_at: now,
           }
@@ -146,6 +198,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
           await insertSite(trx, row)
           await adjustUsage(trx, customer.id, 'sites', 1)
           await adjustUsage(trx, customer.id, 'domains', 1)
+          if (diskMB) await adjustUsage(trx, customer.id, 'diskMB', diskMB)
           const created = toSite(row)
           await audit(trx, {
             action: 'site.create',

@@ -1,0 +1,50 @@
+// A brand's own billing, swapped in for the standard `billing` plugin: plans and subscriptions come only from its
+// billing system's signed callbacks, customers are sent to the brand's shop instead of checking out here, and plan
+// limits and suspension work exactly as with the standard plugin (the same kernel slot and customers service).
+
+import { customerLimitsService, definePlugin } from '../../core/index.ts'
+import { billingEvents, billingScopeDefinitions } from '../../plugins/billing/contract.ts'
+import { brandBillingMigrations } from './migrations.ts'
+import { externalBillingProblems } from './problems.ts'
+import { standingOf } from './repository.ts'
+import { brandBillingRoutes } from './routes.ts'
+
+/** Options of {@link externalBillingPlugin}. */
+export interface ExternalBillingOptions {
+  /** The secret shared with the billing system, 32 characters or more. */
+  readonly secret: string
+  /** Where customers buy plans; sent with every refused checkout. */
+  readonly checkoutUrl: string
+  /** How far a callback's timestamp may be from the panel's clock, in seconds. Default 300. */
+  readonly toleranceSeconds?: number
+}
+
+/**
+ * The brand's billing plugin. Mount it as an override of the standard one:
+ * @example createPanel({ plugins: [...standard, billingPlugin()], overrides: [externalBillingPlugin({ secret, checkoutUrl })], ... })
+ */
+export const externalBillingPlugin = (options: ExternalBillingOptions) => {
+  if (options.secret.length < 32)
+    throw new Error('The billing callback secret must be at least 32 characters long')
+  return definePlugin({
+    name: 'billing',
+    version: '1.0.0',
+    description: 'Billing by the brand’s own system: plans and subscriptions arrive as signed callbacks.',
+    requires: ['customers'],
+    scopes: billingScopeDefinitions,
+    events: billingEvents,
+    problems: externalBillingProblems,
+    migrations: brandBillingMigrations,
+    setup(context) {
+      context.provide(customerLimitsService, { standingOf })
+    },
+    routes: (context) =>
+      brandBillingRoutes(context, {
+        secret: options.secret,
+        toleranceSeconds: options.toleranceSeconds ?? 300,
+        checkoutUrl: options.checkoutUrl,
+        callbackLimitBytes: 65_536,
+      }),
+    capabilities: () => ({ checkout: 'external', checkoutUrl: options.checkoutUrl }),
+  })
+}

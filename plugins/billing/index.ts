@@ -1,0 +1,53 @@
+// The billing plugin: plans (a staff area), customers' subscriptions to them, checkout, and plan limits enforced
+// through the kernel's `kernel.customerLimits` slot. Brands that bill elsewhere replace it (docs/billing.md).
+
+import { customerLimitsService, definePlugin } from '../../core/index.ts'
+import { billingEvents, billingScopeDefinitions } from './contract.ts'
+import { billingJobs } from './jobs.ts'
+import { billingMigrations } from './migrations.ts'
+import { billingProblems } from './problems.ts'
+import { checkoutRoutes } from './routes/checkout.ts'
+import { planRoutes } from './routes/plans.ts'
+import { subscriptionRoutes } from './routes/subscriptions.ts'
+import { standingOf } from './standing.ts'
+import { subscriptionChanges } from './subscription-changes.ts'
+
+/** Options of {@link billingPlugin}. */
+export interface BillingOptions {
+  /**
+   * Hours between cancelling a customer's last subscription and removing its resources (suspended meanwhile).
+   * Default 720 (30 days); 0 removes them at once.
+   */
+  readonly removalGraceHours?: number
+}
+
+/** Billing: plans, subscriptions, checkout, suspension of customers' sites, and plan limits. */
+export const billingPlugin = (options: BillingOptions = {}) => {
+  const removalGraceHours = options.removalGraceHours ?? 720
+  if (!(removalGraceHours >= 0)) throw new Error('removalGraceHours must be 0 or more')
+  const removalGraceMs = Math.round(removalGraceHours * 3_600_000)
+  return definePlugin({
+    name: 'billing',
+    version: '0.1.0',
+    description:
+      'Plans and their limits, customers’ subscriptions, checkout, and suspension for non-payment.',
+    requires: ['customers'],
+    scopes: billingScopeDefinitions,
+    events: billingEvents,
+    problems: billingProblems,
+    migrations: billingMigrations,
+    setup(context) {
+      context.provide(customerLimitsService, { standingOf })
+    },
+    jobs: (context) => billingJobs(context),
+    routes: (context) => {
+      const changes = subscriptionChanges(context, { removalGraceMs })
+      return [
+        ...planRoutes(context),
+        ...subscriptionRoutes(context, changes),
+        ...checkoutRoutes(context, changes),
+      ]
+    },
+    capabilities: () => ({ checkout: 'immediate', removalGraceHours }),
+  })
+}

@@ -1,0 +1,99 @@
+// Checkout, for customers: the plans their brand offers, and subscribing to one.
+
+import {
+  brandOfCustomer,
+  customerInView,
+  defineRoute,
+  kernelProblems,
+  type PluginContext,
+  Problem,
+  pageOf,
+  pageQuery,
+  Reply,
+  type RouteDefinition,
+  t,
+} from '../../../core/index.ts'
+import { billingScopes, Plan, Subscription } from '../contract.ts'
+import { billingProblems } from '../problems.ts'
+import { offeredPlans, toPlan } from '../repository.ts'
+import type { subscriptionChanges } from '../subscription-changes.ts'
+
+const CheckoutBody = t.Object(
+  {
+    customerId: t.String({ minLength: 1, maxLength: 64, description: 'The subscribing customer, `cus_…`.' }),
+    planId: t.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'An active plan of the customer’s brand, `pln_…`.',
+    }),
+  },
+  { $id: 'CheckoutBody' },
+)
+
+const OfferedPlansQuery = t.Object({
+  ...pageQuery,
+  customerId: t.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'The customer choosing a plan, `cus_…`.',
+  }),
+})
+
+/** The checkout routes. */
+export function checkoutRoutes(
+  context: PluginContext,
+  changes: ReturnType<typeof subscriptionChanges>,
+): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/checkout',
+      operationId: 'checkout',
+      idempotent: true,
+      summary: 'Subscribe to a plan (checkout)',
+      description:
+        'A customer’s owner or billing member subscribes the customer to an active plan of its brand. This plugin takes no payment: the subscription is `active` at once (a brand that takes payment first swaps billing, see docs/billing.md). Answers 201 with the subscription.',
+      scope: billingScopes.manage,
+      body: CheckoutBody,
+      responses: {
+        201: {
+          description: 'The new subscription.',
+          schema: Subscription,
+          headers: { Location: 'URL of the subscription.' },
+        },
+      },
+      problems: [
+        billingProblems.unknown_billing_customer,
+        billingProblems.unknown_plan,
+        billingProblems.plan_archived,
+      ],
+      async handler(input) {
+        const subscription = await changes.start(input, input.body, 'checkout')
+        return Reply.created(subscription, `/subscriptions/${subscription.id}`)
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/checkout/plans',
+      operationId: 'listOfferedPlans',
+      summary: 'List the plans a customer can subscribe to',
+      description:
+        'The active plans of the customer’s brand, oldest first. A customer outside the caller’s view is 404.',
+      scope: billingScopes.read,
+      query: OfferedPlansQuery,
+      responses: { 200: { description: 'A page of plans.', schema: pageOf(Plan, 'OfferedPlanPage') } },
+      async handler({ query, view, page }) {
+        if (!(await customerInView(context.db, view, query.customerId)))
+          throw new Problem(kernelProblems.not_found)
+        const brandId = await brandOfCustomer(context.db, query.customerId)
+        if (brandId === null) throw new Problem(kernelProblems.not_found)
+        const { rows, nextCursor } = await page(offeredPlans(context.db, brandId), {
+          keyColumn: 'plans.id',
+          keyOf: (row) => row.id,
+          filters: { customerId: query.customerId },
+        })
+        return { items: rows.map(toPlan), nextCursor }
+      },
+    }),
+  ]
+}

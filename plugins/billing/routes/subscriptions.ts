@@ -1,0 +1,214 @@
+// Subscription operations: customers' billing people read them and may cancel; the provider's staff and external
+// billing systems (staff API tokens with `billing:manage`) create, change, suspend and unsuspend them.
+
+import {
+  defineRoute,
+  idPattern,
+  kernelProblems,
+  type PluginContext,
+  Problem,
+  pageOf,
+  pageQuery,
+  quotaProblems,
+  Reply,
+  type RouteDefinition,
+  t,
+} from '../../../core/index.ts'
+import { billingScopes, Subscription, subscriptionStatuses } from '../contract.ts'
+import { billingProblems } from '../problems.ts'
+import { toSubscription, visibleSubscriptions } from '../repository.ts'
+import type { subscriptionChanges } from '../subscription-changes.ts'
+
+const ExternalId = t.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'The id your billing system knows it by (WHMCS service id, Stripe subscription id, ...).',
+})
+
+const CreateSubscriptionBody = t.Object(
+  {
+    customerId: t.String({ minLength: 1, maxLength: 64, description: 'The subscribing customer, `cus_…`.' }),
+    planId: t.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'A plan of the customer’s brand, `pln_…`.',
+    }),
+    externalId: t.Optional(ExternalId),
+  },
+  { $id: 'CreateSubscriptionBody' },
+)
+
+const UpdateSubscriptionBody = t.Object(
+  {
+    planId: t.Optional(
+      t.String({ minLength: 1, maxLength: 64, description: 'Another plan of the customer’s brand.' }),
+    ),
+    status: t.Optional(
+      t.Union([t.Literal('active'), t.Literal('past_due')], {
+        description: 'Payment standing: `past_due` keeps everything running; suspend with `/suspend`.',
+      }),
+    ),
+    externalId: t.Optional(t.Union([ExternalId, t.Null()], { description: 'null removes it.' })),
+  },
+  { $id: 'UpdateSubscriptionBody' },
+)
+
+const SuspendSubscriptionBody = t.Object(
+  {
+    reason: t.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'Why, in words (`invoice 1042 unpaid`); shown on the subscription and in audit entries.',
+    }),
+  },
+  { $id: 'SuspendSubscriptionBody' },
+)
+
+const ListSubscriptionsQuery = t.Object({
+  ...pageQuery,
+  customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s subscriptions.' })),
+  status: t.Optional(t.Union(subscriptionStatuses.map((status) => t.Literal(status)))),
+  planId: t.Optional(t.String({ maxLength: 64, description: 'Only subscriptions to this plan.' })),
+  externalId: t.Optional(
+    t.String({ maxLength: 200, description: 'Only the subscription with this external id.' }),
+  ),
+})
+
+const SubscriptionParams = t.Object({
+  id: t.String({ pattern: idPattern('sub'), description: 'Subscription id, `sub_…`.' }),
+})
+
+const transition = [billingProblems.illegal_subscription_transition]
+
+/** The subscriptions routes. */
+export function subscriptionRoutes(
+  context: PluginContext,
+  changes: ReturnType<typeof subscriptionChanges>,
+): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/subscriptions',
+      operationId: 'listSubscriptions',
+      summary: 'List subscriptions',
+      description:
+        'Only subscriptions of customers the caller may see, oldest first. Every filter narrows the list.',
+      scope: billingScopes.read,
+      query: ListSubscriptionsQuery,
+      responses: {
+        200: { description: 'A page of subscriptions.', schema: pageOf(Subscription, 'SubscriptionPage') },
+      },
+      async handler({ query, view, page }) {
+        const { cursor: _cursor, limit: _limit, ...filters } = query
+        let rows = visibleSubscriptions(context.db, view)
+        if (filters.customerId !== undefined) rows = rows.where('customer_id', '=', filters.customerId)
+        if (filters.status !== undefined) rows = rows.where('status', '=', filters.status)
+        if (filters.planId !== undefined) rows = rows.where('plan_id', '=', filters.planId)
+        if (filters.externalId !== undefined) rows = rows.where('external_id', '=', filters.externalId)
+        const result = await page(rows, { keyColumn: 'subscriptions.id', keyOf: (row) => row.id, filters })
+        return { items: result.rows.map(toSubscription), nextCursor: result.nextCursor }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/subscriptions/:id',
+      operationId: 'getSubscription',
+      summary: 'Read a subscription',
+      scope: billingScopes.read,
+      params: SubscriptionParams,
+      responses: { 200: { description: 'The subscription.', schema: Subscription } },
+      async handler({ params, view }) {
+        const row = await visibleSubscriptions(context.db, view)
+          .where('subscriptions.id', '=', params.id)
+          .executeTakeFirst()
+        if (!row) throw new Problem(kernelProblems.not_found)
+        return toSubscription(row)
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/subscriptions',
+      operationId: 'createSubscription',
+      idempotent: true,
+      summary: 'Subscribe a customer to a plan',
+      description:
+        'For the provider’s staff and external billing systems (a staff API token with `billing:manage`): starts an `active` subscription to a plan of the customer’s brand. Customers use `POST /checkout`. Restores the customer’s resources if billing had suspended them.',
+      scope: billingScopes.manage,
+      staff: true,
+      body: CreateSubscriptionBody,
+      responses: {
+        201: {
+          description: 'The new subscription.',
+          schema: Subscription,
+          headers: { Location: 'URL of the subscription.' },
+        },
+      },
+      problems: [
+        billingProblems.unknown_billing_customer,
+        billingProblems.unknown_plan,
+        billingProblems.plan_archived,
+      ],
+      async handler(input) {
+        const subscription = await changes.start(input, input.body, 'api')
+        return Reply.created(subscription, `/subscriptions/${subscription.id}`)
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/subscriptions/:id',
+      operationId: 'updateSubscription',
+      summary: 'Change a subscription’s plan or payment standing',
+      description:
+        'Staff and billing systems: moves to another plan of the customer’s brand (its limits apply at once), between `active` and `past_due`, or changes `externalId`. Not once cancelled (409).',
+      scope: billingScopes.manage,
+      staff: true,
+      params: SubscriptionParams,
+      body: UpdateSubscriptionBody,
+      responses: { 200: { description: 'The subscription after the change.', schema: Subscription } },
+      problems: [...transition, billingProblems.unknown_plan, billingProblems.plan_archived],
+      handler: (input) => changes.update(input, input.params.id, input.body),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/subscriptions/:id/suspend',
+      operationId: 'suspendSubscription',
+      summary: 'Suspend a subscription',
+      description:
+        'Staff and billing systems: an `active` or `past_due` subscription becomes `suspended`, and `subscription.suspended` is sent. When the customer has no other live subscription, every running site of the customer is suspended in the same transaction (a `site.suspend` job each); creating resources is refused with 422 `customer_suspended`.',
+      scope: billingScopes.manage,
+      staff: true,
+      params: SubscriptionParams,
+      body: SuspendSubscriptionBody,
+      responses: { 200: { description: 'The suspended subscription.', schema: Subscription } },
+      problems: [...transition, quotaProblems.customer_suspended],
+      handler: (input) => changes.suspend(input, input.params.id, input.body.reason.trim()),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/subscriptions/:id/unsuspend',
+      operationId: 'unsuspendSubscription',
+      summary: 'Unsuspend a subscription',
+      description:
+        'Staff and billing systems: a `suspended` subscription becomes `active` and `subscription.unsuspended` is sent; the sites billing suspended become `active` again (a site staff suspended by hand stays suspended).',
+      scope: billingScopes.manage,
+      staff: true,
+      params: SubscriptionParams,
+      responses: { 200: { description: 'The active subscription.', schema: Subscription } },
+      problems: transition,
+      handler: (input) => changes.unsuspend(input, input.params.id),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/subscriptions/:id/cancel',
+      operationId: 'cancelSubscription',
+      summary: 'Cancel a subscription',
+      description:
+        'Customers (owners and billing members) and billing systems: the subscription becomes `cancelled` for good and `subscription.cancelled` is sent. When the customer has no other live subscription its sites are suspended at once, and removed when `removalAt` comes (the grace period, 30 days by default) unless the customer subscribes again meanwhile.',
+      scope: billingScopes.manage,
+      params: SubscriptionParams,
+      responses: { 200: { description: 'The cancelled subscription.', schema: Subscription } },
+      problems: transition,
+      handler: (input) => changes.cancel(input, input.params.id),
+    }),
+  ]
+}

@@ -1,0 +1,256 @@
+// Every change to a subscription, in one place: checked against the state table, written with its audit entry and
+// event, and followed by the customer's standing (hold or release of its resources), all in one transaction.
+
+import {
+  type AuditActor,
+  type AuditInput,
+  brandOfCustomer,
+  customerInView,
+  type EventInput,
+  fieldProblem,
+  type JobRequest,
+  kernelProblems,
+  newId,
+  nowIso,
+  type PluginContext,
+  Problem,
+  type TenantView,
+  type Trx,
+} from '../../core/index.ts'
+import { customerDirectory, customerSuspensions } from '../customers/contract.ts'
+import { type Subscription, type SubscriptionStatus, subscriptionTransitions } from './contract.ts'
+import type { SubscriptionsTable } from './migrations.ts'
+import { billingProblems } from './problems.ts'
+import {
+  findPlanRow,
+  insertSubscription,
+  toSubscription,
+  updateSubscription,
+  visibleSubscriptions,
+} from './repository.ts'
+import { applyStanding } from './standing.ts'
+
+/** What a route handler lends a change: the caller's view and the kernel's writers. */
+export interface ChangeInput {
+  readonly view: TenantView
+  readonly caller: { readonly user: { readonly id: string }; readonly token: { readonly id: string } | null }
+  readonly requestId: string
+  readonly address: string | null
+  audit(trx: Trx, entry: AuditInput): Promise<void>
+  emit(trx: Trx, event: EventInput): Promise<void>
+  enqueueJob(trx: Trx, job: JobRequest): Promise<string>
+}
+
+/** Who made a change, for the audit entries of the resources it suspends or restores. */
+export function actorOf(input: ChangeInput): AuditActor {
+  return {
+    userId: input.caller.user.id,
+    tokenId: input.caller.token?.id ?? null,
+    requestId: input.requestId,
+    sourceAddress: input.address,
+  }
+}
+
+/** Refuses a move the state table does not allow with 409 `illegal_subscription_transition`. */
+export function assertTransition(from: SubscriptionStatus, to: SubscriptionStatus): void {
+  if (!subscriptionTransitions[from].includes(to)) {
+    throw new Problem(billingProblems.illegal_subscription_transition, {
+      detail: `A subscription that is ${from} cannot become ${to}.`,
+      extensions: { status: from, requested: to },
+    })
+  }
+}
+
+/** The job that removes a cancelled customer's resources once the grace period is over. */
+export const removalJobKind = 'subscription.removeResources'
+
+/** The subscription changes of one panel. */
+export function subscriptionChanges(context: PluginContext, options: { readonly removalGraceMs: number }) {
+  const customers = context.use(customerDirectory)
+  const suspensions = context.use(customerSuspensions)
+
+  /** The plan `planId` if the customer's brand offers it and it takes subscriptions (422 otherwise). */
+  async function offeredPlan(trx: Trx, customerId: string, planId: string, location: string) {
+    const plan = await findPlanRow(trx, planId)
+    if (!plan || plan.brand_id !== (await brandOfCustomer(trx, customerId))) {
+      throw fieldProblem(billingProblems.unknown_plan, location)
+    }
+    if (plan.status !== 'active') throw fieldProblem(billingProblems.plan_archived, location)
+    return plan
+  }
+
+  /** The subscription if the caller may see it with the route's scope, read inside `trx` (404 otherwise). */
+  async function visibleSubscription(trx: Trx, view: TenantView, id: string): Promise<SubscriptionsTable> {
+    const row = await visibleSubscriptions(trx, view).where('subscriptions.id', '=', id).executeTakeFirst()
+    if (!row) throw new Problem(kernelProblems.not_found)
+    return row
+  }
+
+  /** Writes a changed subscription's audit entry and event, then follows the customer's standing. */
+  async function record(
+    trx: Trx,
+    input: ChangeInput,
+    row: SubscriptionsTable,
+    change: { action: string; event: string; reason: string; details?: Record<string, unknown> },
+  ): Promise<Subscription> {
+    const subscription = toSubscription(row)
+    await input.audit(trx, {
+      action: change.action,
+      subject: { type: 'subscription', id: row.id },
+      customerId: row.customer_id,
+      details: change.details ?? {},
+    })
+    await input.emit(trx, { kind: change.event, customerId: row.customer_id, data: subscription })
+    await applyStanding(trx, suspensions, {
+      customerId: row.customer_id,
+      reason: change.reason,
+      actor: actorOf(input),
+    })
+    return subscription
+  }
+
+  return {
+    visibleSubscription,
+    offeredPlan,
+
+    /** Starts an `active` subscription of a customer in view to a plan its brand offers (POST /subscriptions, checkout). */
+    async start(
+      input: ChangeInput,
+      body: { customerId: string; planId: string; externalId?: string | undefined },
+      via: 'api' | 'checkout',
+    ): Promise<Subscription> {
+      // Read before the transaction: the customers plugin reads outside it, on the store's one connection.
+      const customer = (await customerInView(context.db, input.view, body.customerId))
+        ? await customers.find(body.customerId)
+        : null
+      if (!customer) throw fieldProblem(billingProblems.unknown_billing_customer, 'body.customerId')
+      return context.transaction(async (trx) => {
+        const plan = await offeredPlan(trx, customer.id, body.planId, 'body.planId')
+        const now = nowIso()
+        const row: SubscriptionsTable = {
+          id: newId('sub'),
+          customer_id: customer.id,
+          plan_id: plan.id,
+          status: 'active',
+          external_id: body.externalId ?? null,
+          suspended_reason: null,
+          suspended_at: null,
+          cancelled_at: null,
+          removal_at: null,
+          removed_at: null,
+          created_at: now,
+          updated_at: now,
+        }
+        await insertSubscription(trx, row)
+        return record(trx, input, row, {
+          action: 'subscription.create',
+          event: 'subscription.created',
+          reason: `subscription ${row.id} started`,
+          details: { planId: plan.id, via, externalId: row.external_id },
+        })
+      })
+    },
+
+    /** Changes plan, external id, or moves between `active` and `past_due`. */
+    async update(
+      input: ChangeInput,
+      id: string,
+      body: { planId?: string; status?: 'active' | 'past_due'; externalId?: string | null },
+    ): Promise<Subscription> {
+      return context.transaction(async (trx) => {
+        const row = await visibleSubscription(trx, input.view, id)
+        const changes: Partial<SubscriptionsTable> = {}
+        if (body.status !== undefined && body.status !== row.status) {
+          assertTransition(row.status as SubscriptionStatus, body.status)
+          changes.status = body.status
+        }
+        if (body.planId !== undefined && body.planId !== row.plan_id) {
+          if (row.status === 'cancelled') assertTransition('cancelled', 'active')
+          changes.plan_id = (await offeredPlan(trx, row.customer_id, body.planId, 'body.planId')).id
+        }
+        if (body.externalId !== undefined && body.externalId !== row.external_id)
+          changes.external_id = body.externalId
+        if (Object.keys(changes).length === 0) return toSubscription(row)
+        const updated = await updateSubscription(trx, row.id, changes)
+        return record(trx, input, updated, {
+          action: 'subscription.update',
+          event: 'subscription.updated',
+          reason: `subscription ${row.id} changed`,
+          details: {
+            ...(changes.status ? { from: row.status, to: changes.status } : {}),
+            ...(changes.plan_id ? { fromPlanId: row.plan_id, planId: changes.plan_id } : {}),
+            ...(changes.external_id !== undefined ? { externalId: changes.external_id } : {}),
+          },
+        })
+      })
+    },
+
+    /** Suspends a live subscription; the customer's resources are suspended when none of its subscriptions is live. */
+    async suspend(input: ChangeInput, id: string, reason: string): Promise<Subscription> {
+      return context.transaction(async (trx) => {
+        const row = await visibleSubscription(trx, input.view, id)
+        assertTransition(row.status as SubscriptionStatus, 'suspended')
+        const updated = await updateSubscription(trx, row.id, {
+          status: 'suspended',
+          suspended_reason: reason,
+          suspended_at: nowIso(),
+        })
+        return record(trx, input, updated, {
+          action: 'subscription.suspend',
+          event: 'subscription.suspended',
+          reason: `subscription ${row.id} suspended: ${reason}`,
+          details: { from: row.status, reason },
+        })
+      })
+    },
+
+    /** Makes a suspended subscription active again; what its suspension suspended is restored. */
+    async unsuspend(input: ChangeInput, id: string): Promise<Subscription> {
+      return context.transaction(async (trx) => {
+        const row = await visibleSubscription(trx, input.view, id)
+        assertTransition(row.status as SubscriptionStatus, 'active')
+        const updated = await updateSubscription(trx, row.id, {
+          status: 'active',
+          suspended_reason: null,
+          suspended_at: null,
+        })
+        return record(trx, input, updated, {
+          action: 'subscription.unsuspend',
+          event: 'subscription.unsuspended',
+          reason: `subscription ${row.id} unsuspended`,
+          details: { from: row.status },
+        })
+      })
+    },
+
+    /**
+     * Cancels a subscription for good: when the customer has no live subscription left its resources are suspended
+     * at once, and a job removes them once the grace period is over (unless it subscribes again meanwhile).
+     */
+    async cancel(input: ChangeInput, id: string): Promise<Subscription> {
+      return context.transaction(async (trx) => {
+        const row = await visibleSubscription(trx, input.view, id)
+        assertTransition(row.status as SubscriptionStatus, 'cancelled')
+        const now = new Date()
+        const removalAt = new Date(now.getTime() + options.removalGraceMs)
+        await input.enqueueJob(trx, {
+          kind: removalJobKind,
+          customerId: row.customer_id,
+          subject: { type: 'subscription', id: row.id },
+          runAt: removalAt,
+        })
+        const updated = await updateSubscription(trx, row.id, {
+          status: 'cancelled',
+          cancelled_at: now.toISOString(),
+          removal_at: removalAt.toISOString(),
+        })
+        return record(trx, input, updated, {
+          action: 'subscription.cancel',
+          event: 'subscription.cancelled',
+          reason: `subscription ${row.id} cancelled`,
+          details: { from: row.status, removalAt: removalAt.toISOString() },
+        })
+      })
+    },
+  }
+}
