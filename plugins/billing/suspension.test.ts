@@ -5,15 +5,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Webhook as StandardWebhook } from 'standardwebhooks'
 import { definePlugin, type OutboxEvent, type Page } from '../../core/index.ts'
 import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
 import { expectProblem } from '../../core/testing/problems.ts'
 import { createTestUser } from '../../core/testing/users.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../../core/testing/webhook-receiver.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import type { Site } from '../sites/contract.ts'
 import { sitesPlugin } from '../sites/index.ts'
+import { webhooksPlugin } from '../webhooks/index.ts'
 import type { Plan, Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 
@@ -44,6 +47,7 @@ beforeAll(async () => {
       nodesPlugin({ dataDir }),
       sitesPlugin(),
       billingPlugin({ removalGraceHours: graceMs / 3_600_000 }),
+      webhooksPlugin({ allowedHosts: ['127.0.0.1'], pollIntervalMs: 10 }),
       recorder,
     ],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
@@ -54,7 +58,11 @@ beforeAll(async () => {
   // An external billing system: a staff token that holds only the billing scopes.
   billingSystem = await tp.token({ scopes: ['billing:read', 'billing:manage'] })
 })
-afterAll(() => tp.panel.close())
+let receiver: WebhookReceiver
+afterAll(async () => {
+  await tp.panel.close()
+  receiver?.stop()
+})
 
 async function created<T>(response: Response): Promise<T> {
   expect(response.status).toBe(201)
@@ -140,6 +148,14 @@ function unsuspend(id: string): Promise<Response> {
 
 describe('the walk: plan, checkout, sites within limits, suspension and back', () => {
   test('plan → checkout → sites → over the limit refused → suspended → subscription.suspended → unsuspended → active', async () => {
+    // An integration listens for suspensions on a webhook endpoint.
+    receiver = startWebhookReceiver()
+    const endpoint = await created<{ secret: string }>(
+      await tp.request('POST', '/api/v1/webhooks', {
+        token: staffToken,
+        body: { url: receiver.url, events: ['subscription.suspended', 'subscription.unsuspended'] },
+      }),
+    )
     // Staff make a plan of two sites.
     const plan = await newPlan({ sites: 2, domains: 2 })
     // The customer's owner checks out with its own token.
@@ -169,9 +185,14 @@ describe('the walk: plan, checkout, sites within limits, suspension and back', (
       await settled(id, 'suspended')
       expect(onNode(id)).toBe('suspended')
     }
-    // The event a webhook receiver would get (the webhooks plugin consumes the same outbox).
-    const event = await eventOf('subscription.suspended', subscription.id)
-    expect(event).toMatchObject({ customerId, data: { id: subscription.id, status: 'suspended' } })
+    // An integration's webhook receiver learns of it, signed per Standard Webhooks.
+    const delivered = await receiver.waitFor(
+      (hook) => hook.json.type === 'subscription.suspended' && hook.json.data.id === subscription.id,
+    )
+    expect(new StandardWebhook(endpoint.secret).verify(delivered.body, delivered.headers)).toEqual(
+      delivered.json,
+    )
+    expect(delivered.json.data).toMatchObject({ id: subscription.id, customerId, status: 'suspended' })
     await expectProblem(await createSite(ownerToken, customerId), 422, 'customer_suspended')
     // Unsuspended: the sites are active again, on the node too.
     expect((await ok<Subscription>(await unsuspend(subscription.id))).status).toBe('active')
@@ -179,7 +200,9 @@ describe('the walk: plan, checkout, sites within limits, suspension and back', (
       await settled(id, 'active')
       expect(onNode(id)).toBe('active')
     }
-    await eventOf('subscription.unsuspended', subscription.id)
+    await receiver.waitFor(
+      (hook) => hook.json.type === 'subscription.unsuspended' && hook.json.data.id === subscription.id,
+    )
     // Every site change was announced and audited as the billing system's doing.
     const audit = await ok<
       Page<{ action: string; actor: { tokenId: string | null }; details: { reason?: string } }>
