@@ -128,16 +128,6 @@ function onNode(id: string): string {
     .state
 }
 
-async function eventOf(kind: string, id: string): Promise<OutboxEvent> {
-  const deadline = Date.now() + 3_000
-  for (;;) {
-    const found = events.find((event) => event.kind === kind && event.data.id === id)
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`no ${kind} event for ${id}`)
-    await Bun.sleep(10)
-  }
-}
-
 function suspend(id: string, reason = 'invoice 1042 unpaid'): Promise<Response> {
   return tp.request('POST', `/api/v1/subscriptions/${id}/suspend`, { token: billingSystem, body: { reason } })
 }
