@@ -39,6 +39,8 @@ const staffScopes = [
   'plan:manage',
   'webhook:read',
   'webhook:manage',
+  // Suspending a site by hand is an administrative act (abuse): a staff scope, held by no team role.
+  'site:suspend',
 ]
 const platformOnlyScopes = ['brand:create', 'node:read', 'node:manage']
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {

@@ -1,7 +1,7 @@
 // Plan limits as data: what a customer may hold (sites, databases, domains, disk), how limits add up, how they are
 // read from a setting, and their schema in the API.
 
-import { type Static, Type as t } from '@sinclair/typebox'
+import { Type as t } from '@sinclair/typebox'
 
 /** What plans limit. Each is also a usage counter kept per customer (`adjustUsage`). */
 export const quotaMetrics = ['sites', 'databases', 'domains', 'diskMB'] as const
@@ -28,7 +28,6 @@ export const QuotaLimitsSchema = t.Object(
     description: 'Limits by resource; an absent member means no limit. Integers of at least 0.',
   },
 )
-export type QuotaLimitsBody = Static<typeof QuotaLimitsSchema>
 
 /**
  * The limits of several arrangements held at once (a customer's live subscriptions): each metric is the sum of

@@ -5,6 +5,7 @@ import {
   type Db,
   defineExtensionPoint,
   defineService,
+  type JobRequest,
   type Static,
   TeamRoleSchema,
   type Trx,
@@ -69,6 +70,11 @@ export interface SuspensionRequest {
   readonly reason: string
   /** Whose request it is (the billing system's token, or the installation for scheduled work). */
   readonly actor: AuditActor
+  /**
+   * Starts a job on behalf of `actor`: a route handler's `enqueueJob`, so the jobs a hold starts (`site.suspend`)
+   * record the requester, as jobs a request starts do. Default: the handler's plugin context (the installation).
+   */
+  readonly enqueueJob?: (trx: Trx, job: JobRequest) => Promise<string>
 }
 
 /**
@@ -80,11 +86,16 @@ export interface SuspensionHandler {
   /** The kind of resource, unique: `sites`. */
   readonly name: string
   /**
-   * Suspends every running resource of the customer; answers the ids it suspended. Resources already suspended
-   * (by staff, by hand) are not among them, so restoring later leaves them suspended.
+   * Suspends every running resource of the customer; answers every resource the hold now covers: those it
+   * suspended, those already suspended (by staff or another hold: no change, but they are covered too, so they
+   * stay suspended while the hold lasts) and those still being set up, which must come up suspended (ask
+   * {@link CustomerSuspensions.holdersOf} when they are ready).
    */
   suspend(trx: Trx, request: SuspensionRequest): Promise<readonly string[]>
-  /** Restores those of `ids` that are still suspended (gone ones are skipped); answers the ids it restored. */
+  /**
+   * Restores those of `ids` that are still suspended and that nothing else keeps suspended (a staff suspension);
+   * gone ones are skipped. The service passes only ids no other hold covers. Answers the ids it restored.
+   */
   restore(
     trx: Trx,
     request: SuspensionRequest & { readonly ids: readonly string[] },
@@ -101,7 +112,7 @@ export const suspensionHandlers = defineExtensionPoint<SuspensionHandler>({
   keyOf: (handler) => handler.name,
 })
 
-/** One resource a hold suspended: the handler's name and the resource id. */
+/** One resource a hold covers: the handler's name and the resource id. */
 export interface HeldResource {
   readonly kind: string
   readonly id: string
@@ -114,21 +125,33 @@ export interface HoldRequest extends SuspensionRequest {
 }
 
 /**
- * Suspends and restores all of a customer's resources on behalf of a holder, remembering what the hold suspended.
+ * Suspends and restores all of a customer's resources on behalf of holders, remembering what each hold covers.
+ * A resource is suspended while any hold (or its own plugin's reason, such as a staff suspension) keeps it so.
  * Every method runs in the caller's transaction and is idempotent.
  */
 export interface CustomerSuspensions {
   /**
-   * Puts the customer on hold: suspends its running resources through every handler and remembers them. A customer
-   * already on hold for `holder` is left as it is. Answers what this call suspended.
+   * Puts the customer on hold for `holder`: suspends its running resources through every handler and remembers
+   * every resource the hold covers. A customer already on hold for `holder` is left as it is. Answers what this
+   * call covered.
    */
   hold(trx: Trx, request: HoldRequest): Promise<readonly HeldResource[]>
-  /** Ends the hold: restores what it suspended that is still suspended. Without a hold, nothing. */
+  /**
+   * Ends `holder`'s hold: restores what it covered that no other hold covers and is still suspended. Without a
+   * hold, nothing. Answers what was restored.
+   */
   release(trx: Trx, request: HoldRequest): Promise<readonly HeldResource[]>
-  /** Whether the customer is on hold for `holder`. */
-  isHeld(db: Db, customerId: string, holder: string): Promise<boolean>
-  /** Starts removing every resource of the customer through every handler, and ends every hold on it. */
-  remove(trx: Trx, request: SuspensionRequest): Promise<readonly HeldResource[]>
+  /**
+   * The holders whose holds cover a resource (none: an empty list). Read through `db`: inside a transaction, its
+   * `trx`. Plugins ask it before lifting a suspension of their own (409 while held), and when a resource that was
+   * being set up is ready (it comes up suspended while held).
+   */
+  holdersOf(db: Db, resource: { readonly customerId: string } & HeldResource): Promise<readonly string[]>
+  /**
+   * Starts removing every resource of the customer through every handler, and ends `holder`'s hold (another
+   * holder's hold stays until that holder releases it).
+   */
+  remove(trx: Trx, request: HoldRequest): Promise<readonly HeldResource[]>
 }
 
 /** The customers plugin's suspension service (billing suspends through it, never through sites). */

@@ -1,5 +1,5 @@
 // Holds on customers: suspending all of a customer's resources for a holder (billing) through every suspension
-// handler, remembering what was suspended so that ending the hold restores exactly that.
+// handler, remembering what each hold covers so that ending it restores exactly what no other hold still covers.
 
 import type { ExtensionRegistry, Trx } from '../../core/index.ts'
 import type { CustomerSuspensions, HeldResource, SuspensionHandler } from './contract.ts'
@@ -58,26 +58,39 @@ export function createCustomerSuspensions(
         .where('customer_id', '=', request.customerId)
         .where('holder', '=', request.holder)
         .execute()
+      await forget(trx, request.customerId, request.holder)
+      // What another holder still covers stays suspended until that hold ends too.
+      const stillHeld = new Set(
+        (
+          await holds
+            .selectFrom('customer_held_resources')
+            .select(['kind', 'resource_id'])
+            .where('customer_id', '=', request.customerId)
+            .execute()
+        ).map((row) => `${row.kind}/${row.resource_id}`),
+      )
       const restored: HeldResource[] = []
       for (const handler of handlers.list()) {
-        const ids = rows.filter((row) => row.kind === handler.name).map((row) => row.resource_id)
+        const ids = rows
+          .filter((row) => row.kind === handler.name && !stillHeld.has(`${row.kind}/${row.resource_id}`))
+          .map((row) => row.resource_id)
         if (ids.length === 0) continue
         for (const id of await handler.restore(trx, { ...request, ids }))
           restored.push({ kind: handler.name, id })
       }
-      await forget(trx, request.customerId, request.holder)
       return restored
     },
 
-    async isHeld(db, customerId, holder) {
-      const row = await db
+    async holdersOf(db, resource) {
+      const rows = await db
         .withTables<CustomersTables>()
-        .selectFrom('customer_holds')
+        .selectFrom('customer_held_resources')
         .select('holder')
-        .where('customer_id', '=', customerId)
-        .where('holder', '=', holder)
-        .executeTakeFirst()
-      return row !== undefined
+        .where('customer_id', '=', resource.customerId)
+        .where('kind', '=', resource.kind)
+        .where('resource_id', '=', resource.id)
+        .execute()
+      return rows.map((row) => row.holder)
     },
 
     async remove(trx, request) {
@@ -85,17 +98,19 @@ export function createCustomerSuspensions(
       for (const handler of handlers.list()) {
         for (const id of await handler.remove(trx, request)) removed.push({ kind: handler.name, id })
       }
-      await forget(trx, request.customerId, null)
+      await forget(trx, request.customerId, request.holder)
       return removed
     },
   }
 }
 
-/** Ends the holds on a customer: `holder`'s, or every one when null. */
-async function forget(trx: Trx, customerId: string, holder: string | null): Promise<void> {
+/** Ends `holder`'s hold on a customer, and forgets what it covered. */
+async function forget(trx: Trx, customerId: string, holder: string): Promise<void> {
   for (const table of ['customer_held_resources', 'customer_holds'] as const) {
-    let query = tables(trx).deleteFrom(table).where('customer_id', '=', customerId)
-    if (holder !== null) query = query.where('holder', '=', holder)
-    await query.execute()
+    await tables(trx)
+      .deleteFrom(table)
+      .where('customer_id', '=', customerId)
+      .where('holder', '=', holder)
+      .execute()
   }
 }

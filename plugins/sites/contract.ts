@@ -31,6 +31,10 @@ export const Site = t.Object(
       },
       { description: 'Resource limits of the site.' },
     ),
+    suspendedByStaff: t.Boolean({
+      description:
+        'Whether staff suspended the site (`POST /sites/{id}/suspend`, e.g. for abuse). Such a site stays `suspended` until staff unsuspend it, whatever billing does; a site billing suspended alone reads false.',
+    }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
   },
@@ -65,4 +69,6 @@ export const siteScopes = {
   create: 'site:create',
   update: 'site:update',
   delete: 'site:delete',
+  /** Staff: suspending and unsuspending sites by hand is an administrative act (abuse), not a customer's. */
+  suspend: 'site:suspend',
 } as const

@@ -30,6 +30,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       { name: siteScopes.create, description: 'Create sites' },
       { name: siteScopes.update, description: 'Update sites' },
       { name: siteScopes.delete, description: 'Delete sites' },
+      { name: siteScopes.suspend, description: 'Suspend and unsuspend sites by hand (abuse)', staff: true },
     ],
     events: [
       { kind: 'site.created', description: 'A site was created (it is `provisioning`).', payload: Site },

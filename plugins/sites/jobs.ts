@@ -3,12 +3,14 @@
 
 import {
   adjustUsage,
+  type Db,
   type JobDefinition,
   JobFailure,
   type JobRun,
   type PluginContext,
   type Trx,
 } from '../../core/index.ts'
+import { customerSuspensions } from '../customers/contract.ts'
 import { nodeDirectory, type SiteSpec } from '../nodes/contract.ts'
 import type { SitesTable } from './migrations.ts'
 import { deleteSiteRow, findSiteRow, toSite, updateSite } from './repository.ts'
@@ -22,6 +24,7 @@ export const siteJobKinds = {
   delete: 'site.delete',
 } as const
 
+/** What the node driver is told about a site. */
 export function specOf(row: SitesTable): SiteSpec {
   return {
     id: row.id,
@@ -36,6 +39,33 @@ export function specOf(row: SitesTable): SiteSpec {
 /** The sites plugin's job definitions. */
 export function siteJobs(context: PluginContext): JobDefinition[] {
   const nodes = context.use(nodeDirectory)
+  const suspensions = context.use(customerSuspensions)
+
+  /** Whether a reason keeps the site suspended: a hold on its customer that covers it, or staff. */
+  async function kept(db: Db, row: SitesTable): Promise<boolean> {
+    if (row.suspended_by_staff === 1) return true
+    const holders = await suspensions.holdersOf(db, {
+      customerId: row.customer_id,
+      kind: 'sites',
+      id: row.id,
+    })
+    return holders.length > 0
+  }
+
+  /**
+   * A site removed while this provisioning job had it (`deleting`, and still this job's): starts its deletion now
+   * that no other job works on it. Answers whether it did.
+   */
+  async function handOverToDeletion(trx: Trx, job: JobRun, row: SitesTable | undefined): Promise<boolean> {
+    if (row?.status !== 'deleting' || row.job_id !== job.id) return false
+    const jobId = await context.enqueueJob(trx, {
+      kind: siteJobKinds.delete,
+      customerId: row.customer_id,
+      subject: { type: 'site', id: row.id },
+    })
+    await changed(trx, job, await updateSite(trx, row.id, { job_id: jobId }))
+    return true
+  }
 
   /** The site and its node's driver, or null when the site is gone (deleted meanwhile: nothing to do). */
   async function target(job: JobRun) {
@@ -55,23 +85,49 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     {
       kind: siteJobKinds.provision,
       description:
-        'Creates the site on its node, then makes it `active` (`failed` when it runs out of attempts).',
+        'Creates the site on its node, then makes it `active` (`suspended` when a hold on its customer covers it by then; `failed` when it runs out of attempts). A site removed meanwhile is handed to `site.delete`.',
       maxAttempts: 5,
       async run(job) {
         const found = await target(job)
-        if (!found || found.row.status !== 'provisioning') return { skipped: true }
+        if (found?.row.status === 'deleting') {
+          const handed = await job.transaction(async (trx) =>
+            handOverToDeletion(trx, job, await findSiteRow(trx, job.subject.id)),
+          )
+          return handed ? { removed: true } : { skipped: true }
+        }
+        if (found?.row.status !== 'provisioning') return { skipped: true }
         await job.progress(10, `Provisioning on node ${found.node.name}`)
         await found.driver.provision(found.node, specOf(found.row), job.signal)
+        // Held meanwhile: it must not serve for a moment. Suspending is idempotent, so a repeated run is safe.
+        const suspendedOnNode = await kept(context.db, found.row)
+        if (suspendedOnNode) {
+          await job.progress(80, 'Suspending: its customer is on hold')
+          await found.driver.suspend(found.node, specOf(found.row), job.signal)
+        }
         await job.progress(90, 'Activating')
-        await job.transaction(async (trx) => {
+        const status = await job.transaction(async (trx) => {
           const current = await findSiteRow(trx, found.row.id)
-          if (current?.status !== 'provisioning') return
-          await changed(trx, job, await updateSite(trx, current.id, { status: 'active' }))
+          if (await handOverToDeletion(trx, job, current)) return 'deleting'
+          if (current?.status !== 'provisioning') return current?.status ?? 'gone'
+          const suspended = await kept(trx, current)
+          // The hold came or went between the node call and now: a job of its own puts the node right.
+          const jobId =
+            suspended === suspendedOnNode
+              ? current.job_id
+              : await context.enqueueJob(trx, {
+                  kind: suspended ? siteJobKinds.suspend : siteJobKinds.unsuspend,
+                  customerId: current.customer_id,
+                  subject: { type: 'site', id: current.id },
+                })
+          const to = suspended ? 'suspended' : 'active'
+          await changed(trx, job, await updateSite(trx, current.id, { status: to, job_id: jobId }))
+          return to
         })
-        return { nodeId: found.node.id }
+        return { nodeId: found.node.id, status }
       },
       async onGivenUp(trx, job) {
         const row = await findSiteRow(trx, job.subject.id)
+        if (await handOverToDeletion(trx, job, row)) return
         if (row?.status !== 'provisioning') return
         await changed(trx, job, await updateSite(trx, row.id, { status: 'failed' }))
       },

@@ -87,6 +87,26 @@ describe('site lifecycle', () => {
     expect(((await back.json()) as Site).status).toBe('active')
   })
 
+  test('suspending by hand is staff work with site:suspend: site:update alone is 403, and only PATCH is its', async () => {
+    const active = await activeSite()
+    const updater = await tp.token({ scopes: ['site:read', 'site:update'] })
+    for (const verb of ['suspend', 'unsuspend']) {
+      const refused = await tp.request('POST', `/api/v1/sites/${active.id}/${verb}`, { token: updater })
+      expect(refused.status).toBe(403)
+      expect(await code(refused)).toBe('insufficient_scope')
+    }
+    const renamed = await tp.request('PATCH', `/api/v1/sites/${active.id}`, {
+      token: updater,
+      body: { name: 'Still mine to rename' },
+    })
+    expect(renamed.status).toBe(200)
+    const suspender = await tp.token({ scopes: ['site:suspend'] })
+    const suspended = await tp.request('POST', `/api/v1/sites/${active.id}/suspend`, { token: suspender })
+    expect(await suspended.json()).toMatchObject({ status: 'suspended', suspendedByStaff: true })
+    const back = await tp.request('POST', `/api/v1/sites/${active.id}/unsuspend`, { token: suspender })
+    expect(await back.json()).toMatchObject({ status: 'active', suspendedByStaff: false })
+  })
+
   test('PATCH changes the name and disk limit, refuses a negative limit, and waits while deleting', async () => {
     const active = await activeSite()
     const patched = await tp.request('PATCH', `/api/v1/sites/${active.id}`, {

@@ -1,6 +1,6 @@
 // The sites plugin's tables. Owners are referenced by id only: the customers plugin may be swapped.
 
-import type { Migration } from '../../core/index.ts'
+import { adjustUsage, type Migration, sql, usageOf } from '../../core/index.ts'
 
 /** Row of `sites`. */
 export interface SitesTable {
@@ -17,6 +17,11 @@ export interface SitesTable {
   job_id: string | null
   /** Disk quota in MB; null is unlimited. */
   disk_mb: number | null
+  /**
+   * 1 while staff keep the site suspended (abuse, by hand), else 0. A suspended site is released only when no reason
+   * is left: neither this one nor a hold on its customer (`customers.suspensions`).
+   */
+  suspended_by_staff: number
   created_at: string
   updated_at: string
 }
@@ -50,6 +55,36 @@ export const sitesMigrations: readonly Migration[] = [
       await db.schema.alterTable('sites').addColumn('job_id', 'text').execute()
       await db.schema.alterTable('sites').addColumn('disk_mb', 'integer').execute()
       await db.schema.createIndex('sites_node_idx').on('sites').columns(['node_id', 'id']).execute()
+    },
+  },
+  {
+    id: '0003_staff_suspension',
+    async up(db) {
+      // Sites suspended before this column existed stay as they are; holds never covered them, so no hold lifts them.
+      await db.schema
+        .alterTable('sites')
+        .addColumn('suspended_by_staff', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute()
+    },
+  },
+  {
+    id: '0004_count_site_disk',
+    async up(db) {
+      // Disk quotas set before the `diskMB` usage counter existed were never counted, so deleting or lowering them
+      // drove the counter below zero. Count what the sites hold now, per customer, through the kernel's counters
+      // (which also keep the brand's and the installation's totals); a counter already right moves by 0.
+      const held = await db
+        .withTables<SitesTables>()
+        .selectFrom('sites')
+        .select(['customer_id', sql<number>`sum(disk_mb)`.as('disk')])
+        .where('disk_mb', 'is not', null)
+        .groupBy('customer_id')
+        .execute()
+      for (const row of held) {
+        const counted = (await usageOf(db, { kind: 'customers', customerIds: [row.customer_id] })).diskMB
+        const delta = Number(row.disk) - counted
+        if (delta !== 0) await adjustUsage(db, row.customer_id, 'diskMB', delta)
+      }
     },
   },
 ]

@@ -17,6 +17,7 @@ export function toSite(row: SitesTable): Site {
     nodeId: row.node_id,
     jobId: row.job_id,
     limits: { diskMB: row.disk_mb },
+    suspendedByStaff: row.suspended_by_staff === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }

@@ -1,8 +1,7 @@
-// Site operations after creation: change (PATCH), suspend, unsuspend and delete. Each moves the site through the
-// state machine (lifecycle.ts) in one transaction with its audit entry, event and the job that applies it.
+// Site operations after creation: change (PATCH), staff suspension and unsuspension, and delete. Each moves the site
+// through the state machine (lifecycle.ts) in one transaction with its audit entry, event and the job that applies it.
 
 import {
-  type AuditInput,
   adjustUsage,
   defineRoute,
   fieldProblem,
@@ -18,10 +17,12 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
+import { customerSuspensions } from '../../customers/contract.ts'
 import { Site, siteScopes } from '../contract.ts'
+import { requireDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { siteJobKinds } from '../jobs.ts'
-import { assertTransition, type SiteStatus } from '../lifecycle.ts'
+import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, toSite, updateSite, visibleSites } from '../repository.ts'
@@ -50,22 +51,10 @@ const UpdateSiteBody = t.Object(
   { $id: 'UpdateSiteBody' },
 )
 
-/** What a handler needs to change a site: the caller's view and the kernel's writers. */
-interface ChangeInput {
-  readonly view: TenantView
-  audit(trx: Trx, entry: AuditInput): Promise<void>
-  emit(
-    trx: Trx,
-    event: { kind: string; customerId: string | null; data: Record<string, unknown> },
-  ): Promise<void>
-  enqueueJob(
-    trx: Trx,
-    job: { kind: string; customerId: string | null; subject: { type: string; id: string } },
-  ): Promise<string>
-}
-
 /** The site operations after creation. */
 export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
+  const suspensions = context.use(customerSuspensions)
+
   /** The site if the caller may see it with the route's scope, read inside `trx` (404 otherwise). */
   async function visibleSite(trx: Trx, view: TenantView, id: string): Promise<SitesTable> {
     // Inside the transaction: the store has one connection, which the transaction holds.
@@ -74,46 +63,12 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
     return row
   }
 
-  /** Moves a site to `to`, starting `jobKind` to apply it on the node; audited and announced as `site.updated`. */
-  async function move(input: ChangeInput, id: string, to: SiteStatus, jobKind: string, action: string) {
-    return context.transaction(async (trx) => {
-      const row = await visibleSite(trx, input.view, id)
-      assertTransition(row.status as SiteStatus, to)
-      const jobId = await input.enqueueJob(trx, {
-        kind: jobKind,
-        customerId: row.customer_id,
-        subject: { type: 'site', id: row.id },
-      })
-      const moved = await updateSite(trx, row.id, { status: to, job_id: jobId })
-      await input.audit(trx, {
-        action,
-        subject: { type: 'site', id: row.id },
-        customerId: row.customer_id,
-        details: { from: row.status, to },
-      })
-      await input.emit(trx, { kind: 'site.updated', customerId: row.customer_id, data: toSite(moved) })
-      return toSite(moved)
-    })
-  }
-
   /**
    * Checks a new disk quota against the customer's disk limit and moves its `diskMB` counter. Lowering a quota
    * always passes; removing it (null) is refused while the customer's disk is limited.
    */
   async function moveDisk(trx: Trx, row: SitesTable, diskMB: number | null): Promise<void> {
-    if (diskMB === null) {
-      const { limits } = await context.quotaOf(trx, row.customer_id)
-      if (limits.diskMB.limit !== null)
-        throw new Problem(quotaProblems.disk_limit_reached, {
-          detail: 'The customer’s disk is limited, so every site needs a disk quota (`limits.diskMB`).',
-          extensions: {
-            metric: 'diskMB',
-            limit: limits.diskMB.limit,
-            used: limits.diskMB.used,
-            requested: null,
-          },
-        })
-    }
+    if (diskMB === null) requireDiskQuota(await context.quotaOf(trx, row.customer_id), null)
     const delta = (diskMB ?? 0) - (row.disk_mb ?? 0)
     if (delta > 0)
       await context.reserveQuota(trx, { customerId: row.customer_id, amounts: { diskMB: delta } })
@@ -129,7 +84,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'updateSite',
       summary: 'Change a site',
       description:
-        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`). Not while the site is `provisioning` or `deleting` (409 `site_busy`). A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`).',
+        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`). Not while the site is `provisioning` or `deleting` (409 `site_busy`). A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.',
       scope: siteScopes.update,
       params: SiteParams,
       body: UpdateSiteBody,
@@ -138,6 +93,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
         sitesProblems.site_busy,
         sitesProblems.invalid_domain,
         sitesProblems.domain_in_use,
+        sitesProblems.disk_quota_required,
         quotaProblems.disk_limit_reached,
         quotaProblems.customer_suspended,
       ],
@@ -188,26 +144,75 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       method: 'POST',
       path: '/sites/:id/suspend',
       operationId: 'suspendSite',
-      summary: 'Suspend a site',
+      summary: 'Suspend a site (staff)',
       description:
-        'An `active` site becomes `suspended` at once; a `site.suspend` job stops serving it on its node.',
-      scope: siteScopes.update,
+        'Staff (`site:suspend`), e.g. for abuse: an `active` site becomes `suspended` at once and a `site.suspend` job stops serving it on its node. A site billing already suspended (its customer is on hold) stays `suspended` and now carries the staff reason too (`suspendedByStaff`; no job): it stays suspended after billing lifts its hold, until staff unsuspend it. A site staff already suspended, or one `provisioning`, `failed` or `deleting`, is 409 `illegal_site_transition`.',
+      scope: siteScopes.suspend,
       params: SiteParams,
       responses: { 200: { description: 'The suspended site.', schema: Site } },
       problems: lifecycleProblems,
-      handler: (input) => move(input, input.params.id, 'suspended', siteJobKinds.suspend, 'site.suspend'),
+      async handler(input) {
+        return context.transaction(async (trx) => {
+          const row = await visibleSite(trx, input.view, input.params.id)
+          const status = row.status as SiteStatus
+          if (status === 'active') {
+            const moved = await moveSite(trx, input, row, {
+              to: 'suspended',
+              jobKind: siteJobKinds.suspend,
+              action: 'site.suspend',
+              changes: { suspended_by_staff: 1 },
+              details: { byStaff: true },
+            })
+            return toSite(moved)
+          }
+          if (status !== 'suspended' || row.suspended_by_staff === 1)
+            throw illegalTransition(status, 'suspended')
+          // Suspended by a hold: no transition and nothing for the node, but the staff reason outlives the hold.
+          const updated = await updateSite(trx, row.id, { suspended_by_staff: 1 })
+          await input.audit(trx, {
+            action: 'site.suspend',
+            subject: { type: 'site', id: row.id },
+            customerId: row.customer_id,
+            details: { from: status, to: status, byStaff: true },
+          })
+          await input.emit(trx, { kind: 'site.updated', customerId: row.customer_id, data: toSite(updated) })
+          return toSite(updated)
+        })
+      },
     }),
     defineRoute({
       method: 'POST',
       path: '/sites/:id/unsuspend',
       operationId: 'unsuspendSite',
-      summary: 'Unsuspend a site',
-      description: 'A `suspended` site becomes `active` at once; a `site.unsuspend` job serves it again.',
-      scope: siteScopes.update,
+      summary: 'Unsuspend a site (staff)',
+      description:
+        'Staff (`site:suspend`): a `suspended` site becomes `active` at once and a `site.unsuspend` job serves it again. A site a hold on its customer covers (billing suspended it) is 409 `site_held`: unsuspend the subscription instead. Any other state is 409 `illegal_site_transition`.',
+      scope: siteScopes.suspend,
       params: SiteParams,
       responses: { 200: { description: 'The active site.', schema: Site } },
-      problems: lifecycleProblems,
-      handler: (input) => move(input, input.params.id, 'active', siteJobKinds.unsuspend, 'site.unsuspend'),
+      problems: [...lifecycleProblems, sitesProblems.site_held],
+      async handler(input) {
+        return context.transaction(async (trx) => {
+          const row = await visibleSite(trx, input.view, input.params.id)
+          const holders = await suspensions.holdersOf(trx, {
+            customerId: row.customer_id,
+            kind: 'sites',
+            id: row.id,
+          })
+          if (holders.length > 0)
+            throw new Problem(sitesProblems.site_held, { extensions: { status: row.status, holders } })
+          // Only a suspended site: a provisioning one becomes active by its job, not by staff.
+          if (row.status !== 'suspended') throw illegalTransition(row.status as SiteStatus, 'active')
+          const moved = await moveSite(trx, input, row, {
+            to: 'active',
+            jobKind: siteJobKinds.unsuspend,
+            action: 'site.unsuspend',
+            changes: { suspended_by_staff: 0 },
+            details: { byStaff: true },
+          })
+          return toSite(moved)
+        })
+      },
     }),
     defineRoute({
       method: 'DELETE',
@@ -215,13 +220,21 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'deleteSite',
       summary: 'Delete a site',
       description:
-        'An `active`, `suspended` or `failed` site becomes `deleting`; the `site.delete` job (`jobId`) removes it from its node and then from the panel, and `site.deleted` is sent. Answers 202 with the site.',
+        'An `active`, `suspended` or `failed` site becomes `deleting`; the `site.delete` job (`jobId`) removes it from its node and then from the panel, and `site.deleted` is sent. A `provisioning` site becomes `deleting` too, and its provisioning job starts the `site.delete` job once it is done with it (two jobs never work on one site at once). Answers 202 with the site.',
       scope: siteScopes.delete,
       params: SiteParams,
       responses: { 202: { description: 'The site, now `deleting`.', schema: Site } },
       problems: lifecycleProblems,
       async handler(input) {
-        const site = await move(input, input.params.id, 'deleting', siteJobKinds.delete, 'site.delete')
+        const site = await context.transaction(async (trx) => {
+          const row = await visibleSite(trx, input.view, input.params.id)
+          const moved = await moveSite(trx, input, row, {
+            to: 'deleting',
+            jobKind: row.status === 'provisioning' ? null : siteJobKinds.delete,
+            action: 'site.delete',
+          })
+          return toSite(moved)
+        })
         return new Reply(202, site)
       },
     }),

@@ -24,6 +24,7 @@ import {
 import { customerDirectory } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
+import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { siteJobKinds } from '../jobs.ts'
@@ -54,7 +55,7 @@ const CreateSiteBody = t.Object(
           diskMB: t.Optional(
             t.Union([t.Integer({ minimum: 0, maximum: 100_000_000 }), t.Null()], {
               description:
-                'Disk quota in MB, at least 0; null for none (refused while the customer’s disk is limited). Default: none, or while the customer’s disk is limited, an even share of what is left (docs/billing.md).',
+                'Disk quota in MB, at least 0; null for none (422 `disk_quota_required` while the customer’s disk is limited). Default: none; while the customer’s disk is limited, an even share of the free disk over its free site slots, and required (422 `disk_quota_required`) when its sites are unlimited (docs/billing.md).',
             }),
           ),
         },
@@ -100,31 +101,9 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
     return chosen.id
   }
 
-  /**
-   * The disk quota of a new site, checked with the rest of the customer's limits in `trx`: as asked, or while the
-   * customer's disk is limited, an even share of what is left over the site slots left (all of it when sites are
-   * not limited), so a plan's disk spreads over its sites unless the client says otherwise.
-   */
+  /** The disk quota of a new site (disk-quota.ts), checked with the rest of the customer's limits in `trx`. */
   async function reserveSite(trx: Trx, customerId: string, asked: number | null | undefined) {
-    const quota = await context.quotaOf(trx, customerId)
-    const disk = quota.limits.diskMB
-    let diskMB = asked ?? null
-    if (disk.available !== null && quota.source !== 'suspended') {
-      if (asked === null)
-        throw new Problem(quotaProblems.disk_limit_reached, {
-          detail: 'The customer’s disk is limited, so every site needs a disk quota (`limits.diskMB`).',
-          extensions: { metric: 'diskMB', limit: disk.limit, used: disk.used, requested: null },
-        })
-      const slots = quota.limits.sites.available
-      // With no site slot left, the sites limit is what refuses (below), not the disk.
-      if (asked === undefined && slots !== 0) {
-        diskMB = slots === null ? disk.available : Math.floor(disk.available / slots)
-        if (diskMB === 0)
-          throw new Problem(quotaProblems.disk_limit_reached, {
-            extensions: { metric: 'diskMB', limit: disk.limit, used: disk.used, requested: 0 },
-          })
-      }
-    }
+    const diskMB = newSiteDiskQuota(await context.quotaOf(trx, customerId), asked)
     await context.reserveQuota(trx, { customerId, amounts: { sites: 1, domains: 1, diskMB: diskMB ?? 0 } })
     return diskMB
   }
@@ -137,14 +116,19 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       idempotent: true,
       summary: 'Create a site',
       description:
-        'Creates the site in state `provisioning` on the active node with the fewest sites, and starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, or `customer_suspended` while its subscriptions are suspended).',
+        'Creates the site in state `provisioning` on the active node with the fewest sites, and starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `disk_quota_required`, or `customer_suspended` while its subscriptions are suspended).',
       scope: siteScopes.create,
       body: CreateSiteBody,
       responses: {
         201: { description: 'The new site.', schema: Site, headers: { Location: 'URL of the site.' } },
       },
       problems: [
-        ...Object.values(sitesProblems),
+        sitesProblems.unknown_customer,
+        sitesProblems.unknown_site_type,
+        sitesProblems.invalid_domain,
+        sitesProblems.domain_in_use,
+        sitesProblems.no_node_available,
+        sitesProblems.disk_quota_required,
         quotaProblems.site_limit_reached,
         quotaProblems.domain_limit_reached,
         quotaProblems.disk_limit_reached,
@@ -187,6 +171,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
             node_id: nodeId,
             job_id: null,
             disk_mb: diskMB,
+            suspended_by_staff: 0,
             created_at: now,
             updated_at: now,
           }
