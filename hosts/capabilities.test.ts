@@ -40,6 +40,8 @@ test('reports the installation, the caller’s effective permissions and the lim
     'site.created',
     'site.updated',
     'site.deleted',
+    'plan.created',
+    'plan.updated',
     'subscription.created',
     'subscription.updated',
     'subscription.suspended',

@@ -10,23 +10,27 @@ import {
   parseQuotaLimits,
   type QuotaLimits,
 } from '../core/index.ts'
-import { billingPlugin } from '../plugins/billing/index.ts'
+import { billingPlugin, type CheckoutMode } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
 import { webhooksPlugin } from '../plugins/webhooks/index.ts'
 
-/** The plugins of a standard installation: sites on the local node under `dataDir`, webhooks to the internet. */
+/**
+ * The plugins of a standard installation: sites on the local node under `dataDir`, webhooks to the internet,
+ * billing with checkout `open` unless `billingCheckout` says otherwise.
+ */
 export function standardPlugins(
-  settings: Pick<StandardSettings, 'dataDir' | 'webhookAllowedHosts'>,
+  settings: Pick<StandardSettings, 'dataDir' | 'webhookAllowedHosts'> &
+    Partial<Pick<StandardSettings, 'billingCheckout'>>,
 ): PluginDefinition[] {
   return [
     brandsPlugin(),
     customersPlugin(),
     nodesPlugin({ dataDir: settings.dataDir }),
     sitesPlugin(),
-    billingPlugin(),
+    billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
   ]
 }
@@ -49,6 +53,8 @@ export interface StandardSettings {
   readonly jobLeaseMs: number | undefined
   /** `DEFAULT_CUSTOMER_LIMITS` (`sites=1,domains=1,diskMB=1024`): limits of customers without a subscription; default none. */
   readonly defaultCustomerLimits: QuotaLimits
+  /** `BILLING_CHECKOUT`, `open` (default) or `closed`: whether customers subscribe themselves (docs/billing.md). */
+  readonly billingCheckout: CheckoutMode
 }
 
 /** A positive whole number from the environment, or undefined when unset; anything else is an error. */
@@ -72,7 +78,15 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     jobWorkers: wholeNumber(env, 'JOB_WORKERS'),
     jobLeaseMs: wholeNumber(env, 'JOB_LEASE_MS'),
     defaultCustomerLimits: parseQuotaLimits(env.DEFAULT_CUSTOMER_LIMITS ?? ''),
+    billingCheckout: checkoutMode(env.BILLING_CHECKOUT),
   }
+}
+
+/** `BILLING_CHECKOUT`: `open` when unset; anything but `open` or `closed` is an error, not a silent default. */
+function checkoutMode(value: string | undefined): CheckoutMode {
+  if (value === undefined || value === 'open') return 'open'
+  if (value === 'closed') return 'closed'
+  throw new Error(`BILLING_CHECKOUT must be "open" or "closed", not "${value}"`)
 }
 
 /** The installation's secret: PLINTH_SECRET, or one made on first start and kept (mode 0600) in the data dir. */

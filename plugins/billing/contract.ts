@@ -87,8 +87,17 @@ export const billingScopeDefinitions = [
   { name: billingScopes.manage, description: 'Change billing and subscriptions' },
 ] as const
 
-/** The event kinds, each carrying the subscription after the change; a replacement declares the same. */
+/**
+ * The event kinds, each carrying the plan or subscription after the change; a replacement declares the same. Plan
+ * events let an external system that mirrors plans stay in sync.
+ */
 export const billingEvents: readonly EventDefinition[] = [
+  { kind: 'plan.created', description: 'Staff created a plan.', payload: Plan },
+  {
+    kind: 'plan.updated',
+    description: 'A plan changed: its name, description, limits, or status (archived or active again).',
+    payload: Plan,
+  },
   { kind: 'subscription.created', description: 'A customer subscribed to a plan.', payload: Subscription },
   {
     kind: 'subscription.updated',
@@ -102,7 +111,8 @@ export const billingEvents: readonly EventDefinition[] = [
   },
   {
     kind: 'subscription.unsuspended',
-    description: 'A suspended subscription is active again; the sites its suspension suspended are restored.',
+    description:
+      'A suspended subscription is active again; the sites its suspension suspended are restored (those staff suspended too stay suspended).',
     payload: Subscription,
   },
   {

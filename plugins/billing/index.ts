@@ -12,6 +12,9 @@ import { subscriptionRoutes } from './routes/subscriptions.ts'
 import { standingOf } from './standing.ts'
 import { subscriptionChanges } from './subscription-changes.ts'
 
+/** Whether customers may subscribe themselves through `POST /checkout`. */
+export type CheckoutMode = 'open' | 'closed'
+
 /** Options of {@link billingPlugin}. */
 export interface BillingOptions {
   /**
@@ -19,6 +22,12 @@ export interface BillingOptions {
    * Default 720 (30 days); 0 removes them at once.
    */
   readonly removalGraceHours?: number
+  /**
+   * `open` (default): a customer's owner or billing member subscribes the customer to a plan once, with no payment
+   * taken, so offer self-service only for plans you are content to give away or bill afterwards. `closed`: checkout
+   * answers 403 `checkout_closed`; staff or the billing system create subscriptions after payment elsewhere.
+   */
+  readonly checkout?: CheckoutMode
 }
 
 /** Billing: plans, subscriptions, checkout, suspension of customers' sites, and plan limits. */
@@ -26,6 +35,8 @@ export const billingPlugin = (options: BillingOptions = {}) => {
   const removalGraceHours = options.removalGraceHours ?? 720
   if (!(removalGraceHours >= 0)) throw new Error('removalGraceHours must be 0 or more')
   const removalGraceMs = Math.round(removalGraceHours * 3_600_000)
+  const checkout = options.checkout ?? 'open'
+  if (checkout !== 'open' && checkout !== 'closed') throw new Error('checkout must be "open" or "closed"')
   return definePlugin({
     name: 'billing',
     version: '0.1.0',
@@ -45,9 +56,10 @@ export const billingPlugin = (options: BillingOptions = {}) => {
       return [
         ...planRoutes(context),
         ...subscriptionRoutes(context, changes),
-        ...checkoutRoutes(context, changes),
+        ...checkoutRoutes(context, changes, { checkout }),
       ]
     },
-    capabilities: () => ({ checkout: 'immediate', removalGraceHours }),
+    // `open` checkout starts subscriptions at once, without payment; `closed` refuses it (docs/billing.md).
+    capabilities: () => ({ checkout, removalGraceHours }),
   })
 }

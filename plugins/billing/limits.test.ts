@@ -1,5 +1,5 @@
-// Plan limits enforced on sites through the kernel's quota check: per limit codes, disk shares, combined and changed
-// plans, suspended customers, the installation's defaults, use beside limits, and creates racing for the last slot.
+// Plan limits enforced on sites through the kernel's quota check: per limit codes, combined and changed plans,
+// suspended customers, the installation's defaults, use beside limits, and creates racing for the last slot.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
@@ -138,52 +138,6 @@ describe('plan limits', () => {
     await created<Site>(await createSite(customerId))
   })
 })
-
-describe('disk', () => {
-  test('a limited plan’s disk is shared out: an even share by default, explicit quotas within what is left', async () => {
-    const customerId = await customer()
-    await subscribe(customerId, (await plan({ sites: 2, diskMB: 1000 })).id)
-    const first = await created<Site>(await createSite(customerId))
-    expect(first.limits.diskMB).toBe(500)
-    await expectProblem(await createSite(customerId, { limits: { diskMB: 600 } }), 422, 'disk_limit_reached')
-    await expectProblem(await createSite(customerId, { limits: { diskMB: null } }), 422, 'disk_limit_reached')
-    const second = await created<Site>(await createSite(customerId, { limits: { diskMB: 300 } }))
-    expect(second.limits.diskMB).toBe(300)
-    expect((await quotaOf(customerId)).limits.diskMB).toEqual({ limit: 1000, used: 800, available: 200 })
-  })
-
-  test('PATCH may lower a quota (freeing disk) but not raise it past the limit or remove it', async () => {
-    const customerId = await customer()
-    await subscribe(customerId, (await plan({ sites: 1, diskMB: 100 })).id)
-    const site = await created<Site>(await createSite(customerId))
-    expect(site.limits.diskMB).toBe(100)
-    tp.panel.start()
-    await until(site.id, 'active')
-    const patch = (diskMB: number | null) =>
-      tp.request('PATCH', `/api/v1/sites/${site.id}`, { token: staffToken, body: { limits: { diskMB } } })
-    await expectProblem(await patch(101), 422, 'disk_limit_reached')
-    await expectProblem(await patch(null), 422, 'disk_limit_reached')
-    expect((await patch(40)).status).toBe(200)
-    expect((await quotaOf(customerId)).limits.diskMB.used).toBe(40)
-    expect((await patch(100)).status).toBe(200)
-    const usage = (await (
-      await tp.request('GET', `/api/v1/usage?customerId=${customerId}`, { token: staffToken })
-    ).json()) as Usage
-    expect(usage.diskMB).toBe(100)
-  })
-})
-
-async function until(id: string, status: string): Promise<void> {
-  const deadline = Date.now() + 5_000
-  for (;;) {
-    const site = (await (
-      await tp.request('GET', `/api/v1/sites/${id}`, { token: staffToken })
-    ).json()) as Site
-    if (site.status === status) return
-    if (Date.now() > deadline) throw new Error(`site ${id} never became ${status}`)
-    await Bun.sleep(10)
-  }
-}
 
 describe('limits beside use', () => {
   test('a member sees its customer’s limits and use in capabilities and usage; staff name the customer', async () => {

@@ -35,6 +35,7 @@ export interface SubscriptionsTable {
 /** The plugin's tables, for `db.withTables<BillingTables>()`. */
 export type BillingTables = { plans: PlansTable; subscriptions: SubscriptionsTable }
 
+/** The billing plugin's schema changes, applied once each, in order, at start. */
 export const billingMigrations: readonly Migration[] = [
   {
     id: '0001_create_plans_and_subscriptions',

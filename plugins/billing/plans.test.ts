@@ -1,5 +1,5 @@
 // Plans as staff see them through /api/v1/plans: platform staff manage every brand's, brand staff only their own,
-// members and customer tokens are kept out, limits are checked and change in place.
+// members and customer tokens are kept out, limits are checked and change in place, and every change is an event.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from '../../core/index.ts'
@@ -10,6 +10,9 @@ import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { Plan } from './contract.ts'
 import { billingPlugin } from './index.ts'
+import { eventRecorder } from './testing/billing-calls.ts'
+
+const recorder = eventRecorder()
 
 let tp: TestPanel
 let staffToken: string
@@ -27,7 +30,11 @@ function createPlan(token: string, body: Record<string, unknown>): Promise<Respo
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [brandsPlugin(), customersPlugin(), billingPlugin()] })
+  tp = await createTestPanel({
+    plugins: [brandsPlugin(), customersPlugin(), billingPlugin(), recorder.plugin],
+    events: { pollIntervalMs: 10 },
+  })
+  tp.panel.start()
   staffToken = await tp.token()
   ownBrand = (
     await created<{ id: string }>(
@@ -159,6 +166,20 @@ describe('plans', () => {
       await tp.request('GET', `/api/v1/audit?subject=${plan.id}`, { token: staffToken })
     ).json()) as Page<{ action: string }>
     expect(audit.items.map((entry) => entry.action)).toEqual(['plan.update', 'plan.create'])
+  })
+
+  test('creating and changing a plan send plan.created and plan.updated with the plan, so mirrors stay in sync', async () => {
+    const plan = await created<Plan>(await createPlan(staffToken, { name: 'Synced', limits: { sites: 1 } }))
+    expect((await recorder.eventually('plan.created', plan.id)).data).toEqual(plan)
+    const changed = (await (
+      await tp.request('PATCH', `/api/v1/plans/${plan.id}`, {
+        token: staffToken,
+        body: { limits: { sites: 2 } },
+      })
+    ).json()) as Plan
+    const event = await recorder.eventually('plan.updated', plan.id)
+    expect(event).toMatchObject({ customerId: null, data: changed })
+    expect(changed.limits).toEqual({ sites: 2 })
   })
 
   test('plans are a staff area: members and customer-limited tokens get 403 staff_only', async () => {

@@ -2,6 +2,7 @@
 
 import { defineProblems } from '../../core/index.ts'
 
+/** The billing plugin's problem codes, catalogued in docs/problem-codes.md. */
 export const billingProblems = defineProblems({
   unknown_plan: {
     status: 422,
@@ -25,6 +26,24 @@ export const billingProblems = defineProblems({
     status: 409,
     detail: 'The subscription is not in a state that allows this.',
     description:
-      'The operation would move the subscription between states docs/billing.md does not allow, e.g. unsuspending an active one or changing a cancelled one. `status` names the current state.',
+      'The operation would move the subscription between states docs/billing.md does not allow, e.g. unsuspending an active one, changing a cancelled one, or `PATCH {status}` on one that is not `active` or `past_due` (suspension ends with `/unsuspend`). `status` names the current state.',
+  },
+  subscription_suspended: {
+    status: 409,
+    detail: 'The customer has a suspended subscription; checkout cannot lift a suspension.',
+    description:
+      'Checkout is refused while the customer holds a `suspended` subscription: a new subscription would release the hold on its sites. The provider lifts a suspension (`POST /subscriptions/{id}/unsuspend`, or a new subscription through `POST /subscriptions`). `subscriptionId` names the suspended one.',
+  },
+  already_subscribed: {
+    status: 409,
+    detail: 'The customer already has a subscription; changing or adding plans goes through the provider.',
+    description:
+      'A customer checks out once: while it holds a live (`active` or `past_due`) subscription, more plans or a change of plan are made by staff or the billing system (`POST /subscriptions`, `PATCH /subscriptions/{id}`). Once the old one is `cancelled`, checkout is open again. `subscriptionId` names the live one.',
+  },
+  checkout_closed: {
+    status: 403,
+    detail: 'This installation takes no self-service checkout; subscriptions are made by the provider.',
+    description:
+      'The operator closed checkout (`BILLING_CHECKOUT=closed`, `billingPlugin({ checkout: "closed" })`), typically because payment is taken elsewhere and the billing system creates subscriptions (`POST /subscriptions`).',
   },
 })

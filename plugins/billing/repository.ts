@@ -124,17 +124,25 @@ export function subscriptionsOfCustomer(db: Db, customerId: string) {
   return billing(db)
     .selectFrom('subscriptions')
     .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-    .select(['subscriptions.id', 'subscriptions.status', 'subscriptions.removed_at', 'plans.limits'])
+    .select([
+      'subscriptions.id',
+      'subscriptions.status',
+      'subscriptions.suspended_at',
+      'subscriptions.removal_at',
+      'subscriptions.removed_at',
+      'plans.limits',
+    ])
     .where('subscriptions.customer_id', '=', customerId)
     .execute()
 }
 
-/** Marks the pending removals of a customer's cancelled subscriptions as done. */
-export async function markRemoved(db: Db, customerId: string, at: string): Promise<void> {
+/** Marks the pending removals of these cancelled subscriptions as done (or made moot). */
+export async function markRemoved(db: Db, ids: readonly string[], at: string): Promise<void> {
+  if (ids.length === 0) return
   await billing(db)
     .updateTable('subscriptions')
     .set({ removed_at: at })
-    .where('customer_id', '=', customerId)
+    .where('id', 'in', ids)
     .where('status', '=', 'cancelled')
     .where('removed_at', 'is', null)
     .execute()

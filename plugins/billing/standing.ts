@@ -1,8 +1,8 @@
 // A customer's standing from its subscriptions: the limits that bind it (the kernel's `kernel.customerLimits`
 // slot), and whether its resources are on hold (`customers.suspensions`). One rule for both, so they never disagree.
 
-import { type AuditActor, type CustomerStanding, combineLimits, type Db, type Trx } from '../../core/index.ts'
-import type { CustomerSuspensions } from '../customers/contract.ts'
+import { type CustomerStanding, combineLimits, type Db, type Trx } from '../../core/index.ts'
+import type { CustomerSuspensions, SuspensionRequest } from '../customers/contract.ts'
 import { billingHolder } from './contract.ts'
 import { limitsOf, subscriptionsOfCustomer } from './repository.ts'
 
@@ -27,7 +27,7 @@ export async function standingOf(db: Db, customerId: string): Promise<CustomerSt
 export async function applyStanding(
   trx: Trx,
   suspensions: CustomerSuspensions,
-  request: { readonly customerId: string; readonly reason: string; readonly actor: AuditActor },
+  request: SuspensionRequest,
 ): Promise<void> {
   const standing = await standingOf(trx, request.customerId)
   const hold = { ...request, holder: billingHolder }

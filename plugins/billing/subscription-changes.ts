@@ -24,6 +24,7 @@ import { billingProblems } from './problems.ts'
 import {
   findPlanRow,
   insertSubscription,
+  subscriptionsOfCustomer,
   toSubscription,
   updateSubscription,
   visibleSubscriptions,
@@ -42,7 +43,7 @@ export interface ChangeInput {
 }
 
 /** Who made a change, for the audit entries of the resources it suspends or restores. */
-export function actorOf(input: ChangeInput): AuditActor {
+function actorOf(input: ChangeInput): AuditActor {
   return {
     userId: input.caller.user.id,
     tokenId: input.caller.token?.id ?? null,
@@ -52,7 +53,7 @@ export function actorOf(input: ChangeInput): AuditActor {
 }
 
 /** Refuses a move the state table does not allow with 409 `illegal_subscription_transition`. */
-export function assertTransition(from: SubscriptionStatus, to: SubscriptionStatus): void {
+function assertTransition(from: SubscriptionStatus, to: SubscriptionStatus): void {
   if (!subscriptionTransitions[from].includes(to)) {
     throw new Problem(billingProblems.illegal_subscription_transition, {
       detail: `A subscription that is ${from} cannot become ${to}.`,
@@ -61,8 +62,14 @@ export function assertTransition(from: SubscriptionStatus, to: SubscriptionStatu
   }
 }
 
+/** The states `PATCH {status}` moves between: payment standing. Suspension has its own operations. */
+const paymentStandings: readonly SubscriptionStatus[] = ['active', 'past_due']
+
 /** The job that removes a cancelled customer's resources once the grace period is over. */
 export const removalJobKind = 'subscription.removeResources'
+
+/** The subscription changes of one panel, shared by the subscription and checkout routes. */
+export type SubscriptionChanges = ReturnType<typeof subscriptionChanges>
 
 /** The subscription changes of one panel. */
 export function subscriptionChanges(context: PluginContext, options: { readonly removalGraceMs: number }) {
@@ -105,14 +112,33 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
       customerId: row.customer_id,
       reason: change.reason,
       actor: actorOf(input),
+      enqueueJob: input.enqueueJob,
     })
     return subscription
   }
 
-  return {
-    visibleSubscription,
-    offeredPlan,
+  /**
+   * Checkout subscribes a customer once, and never lifts a suspension: 409 `subscription_suspended` while it holds a
+   * suspended subscription (or one cancelled while suspended whose removal is pending: cancelling must not be a way
+   * round it), `already_subscribed` while it holds a live one. A cancelled one leaves it free to.
+   */
+  async function assertMayCheckOut(trx: Trx, customerId: string): Promise<void> {
+    const rows = await subscriptionsOfCustomer(trx, customerId)
+    const suspended = rows.find(
+      (row) =>
+        row.status === 'suspended' ||
+        (row.status === 'cancelled' && row.suspended_at !== null && row.removed_at === null),
+    )
+    if (suspended)
+      throw new Problem(billingProblems.subscription_suspended, {
+        extensions: { subscriptionId: suspended.id },
+      })
+    const live = rows.find((row) => paymentStandings.includes(row.status as SubscriptionStatus))
+    if (live)
+      throw new Problem(billingProblems.already_subscribed, { extensions: { subscriptionId: live.id } })
+  }
 
+  return {
     /** Starts an `active` subscription of a customer in view to a plan its brand offers (POST /subscriptions, checkout). */
     async start(
       input: ChangeInput,
@@ -125,6 +151,8 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
         : null
       if (!customer) throw fieldProblem(billingProblems.unknown_billing_customer, 'body.customerId')
       return context.transaction(async (trx) => {
+        // Inside the transaction: two checkouts at once cannot both find the customer unsubscribed.
+        if (via === 'checkout') await assertMayCheckOut(trx, customer.id)
         const plan = await offeredPlan(trx, customer.id, body.planId, 'body.planId')
         const now = nowIso()
         const row: SubscriptionsTable = {
@@ -151,7 +179,10 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
       })
     },
 
-    /** Changes plan, external id, or moves between `active` and `past_due`. */
+    /**
+     * Changes plan or external id, or moves between `active` and `past_due`. Nothing of a cancelled subscription
+     * changes, and a suspended one leaves `suspended` only through `unsuspend` (409 otherwise).
+     */
     async update(
       input: ChangeInput,
       id: string,
@@ -159,13 +190,22 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
     ): Promise<Subscription> {
       return context.transaction(async (trx) => {
         const row = await visibleSubscription(trx, input.view, id)
+        const from = row.status as SubscriptionStatus
+        if (from === 'cancelled')
+          throw new Problem(billingProblems.illegal_subscription_transition, {
+            detail: 'A cancelled subscription cannot be changed; start a new one.',
+            extensions: { status: from, ...(body.status ? { requested: body.status } : {}) },
+          })
         const changes: Partial<SubscriptionsTable> = {}
-        if (body.status !== undefined && body.status !== row.status) {
-          assertTransition(row.status as SubscriptionStatus, body.status)
+        if (body.status !== undefined && body.status !== from) {
+          if (!paymentStandings.includes(from))
+            throw new Problem(billingProblems.illegal_subscription_transition, {
+              detail: `PATCH moves only between active and past_due; a ${from} subscription cannot become ${body.status} this way${from === 'suspended' ? ' (unsuspend it)' : ''}.`,
+              extensions: { status: from, requested: body.status },
+            })
           changes.status = body.status
         }
         if (body.planId !== undefined && body.planId !== row.plan_id) {
-          if (row.status === 'cancelled') assertTransition('cancelled', 'active')
           changes.plan_id = (await offeredPlan(trx, row.customer_id, body.planId, 'body.planId')).id
         }
         if (body.externalId !== undefined && body.externalId !== row.external_id)

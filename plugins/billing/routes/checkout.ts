@@ -14,9 +14,10 @@ import {
   t,
 } from '../../../core/index.ts'
 import { billingScopes, Plan, Subscription } from '../contract.ts'
+import type { CheckoutMode } from '../index.ts'
 import { billingProblems } from '../problems.ts'
 import { offeredPlans, toPlan } from '../repository.ts'
-import type { subscriptionChanges } from '../subscription-changes.ts'
+import type { SubscriptionChanges } from '../subscription-changes.ts'
 
 const CheckoutBody = t.Object(
   {
@@ -39,10 +40,11 @@ const OfferedPlansQuery = t.Object({
   }),
 })
 
-/** The checkout routes. */
+/** The checkout routes; with `checkout: 'closed'`, `POST /checkout` refuses every caller. */
 export function checkoutRoutes(
   context: PluginContext,
-  changes: ReturnType<typeof subscriptionChanges>,
+  changes: SubscriptionChanges,
+  settings: { readonly checkout: CheckoutMode },
 ): RouteDefinition[] {
   return [
     defineRoute({
@@ -52,7 +54,7 @@ export function checkoutRoutes(
       idempotent: true,
       summary: 'Subscribe to a plan (checkout)',
       description:
-        'A customer’s owner or billing member subscribes the customer to an active plan of its brand. This plugin takes no payment: the subscription is `active` at once (a brand that takes payment first swaps billing, see docs/billing.md). Answers 201 with the subscription.',
+        'A customer’s owner or billing member subscribes the customer to an active plan of its brand, once: while the customer holds a live subscription it is 409 `already_subscribed` (more plans or another plan go through the provider: `POST /subscriptions`, `PATCH /subscriptions/{id}`), and while it holds a suspended one 409 `subscription_suspended` (only the provider lifts a suspension). After a cancellation, even within its grace period, checkout is open again and restores the suspended sites. This plugin takes no payment: the subscription is `active` at once. An installation that takes payment elsewhere closes checkout (`BILLING_CHECKOUT=closed`: 403 `checkout_closed`). Answers 201 with the subscription.',
       scope: billingScopes.manage,
       body: CheckoutBody,
       responses: {
@@ -63,11 +65,15 @@ export function checkoutRoutes(
         },
       },
       problems: [
+        billingProblems.checkout_closed,
         billingProblems.unknown_billing_customer,
         billingProblems.unknown_plan,
         billingProblems.plan_archived,
+        billingProblems.subscription_suspended,
+        billingProblems.already_subscribed,
       ],
       async handler(input) {
+        if (settings.checkout === 'closed') throw new Problem(billingProblems.checkout_closed)
         const subscription = await changes.start(input, input.body, 'checkout')
         return Reply.created(subscription, `/subscriptions/${subscription.id}`)
       },

@@ -113,14 +113,14 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       idempotent: true,
       summary: 'Create a plan',
       description:
-        'Staff only: a plan names the limits its subscribers get (`sites`, `databases`, `domains`, `diskMB`; an absent limit is unlimited). It is offered to the customers of one brand.',
+        'Staff only: a plan names the limits its subscribers get (`sites`, `databases`, `domains`, `diskMB`; an absent limit is unlimited). It is offered to the customers of one brand. `plan.created` is sent with it.',
       scope: billingScopes.planManage,
       body: CreatePlanBody,
       responses: {
         201: { description: 'The new plan.', schema: Plan, headers: { Location: 'URL of the plan.' } },
       },
       problems: [kernelProblems.unknown_brand],
-      async handler({ body, caller, audit }) {
+      async handler({ body, caller, audit, emit }) {
         const name = nonBlank(body.name, 'body.name')
         const brandId = await brandFor(caller, body.brandId)
         const limits = checkQuotaLimits(body.limits ?? {})
@@ -143,6 +143,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
             customerId: null,
             details: { name, brandId, limits },
           })
+          await emit(trx, { kind: 'plan.created', customerId: null, data: toPlan(row) })
         })
         return Reply.created(toPlan(row), `/plans/${row.id}`)
       },
@@ -189,12 +190,12 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'updatePlan',
       summary: 'Change a plan',
       description:
-        'Changes the name, description, limits or status. New limits bind every live subscription to the plan from now on (resources already beyond them stay; creating more is refused).',
+        'Changes the name, description, limits or status, and sends `plan.updated`. New limits bind every live subscription to the plan from now on (resources already beyond them stay; creating more is refused).',
       scope: billingScopes.planManage,
       params: PlanParams,
       body: UpdatePlanBody,
       responses: { 200: { description: 'The plan after the change.', schema: Plan } },
-      async handler({ params, body, view, audit }) {
+      async handler({ params, body, view, audit, emit }) {
         return context.transaction(async (trx) => {
           const row = await visiblePlans(trx, view).where('id', '=', params.id).executeTakeFirst()
           if (!row) throw new Problem(kernelProblems.not_found)
@@ -210,6 +211,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
             }
             changes.limits = JSON.stringify(checkQuotaLimits(limits))
           }
+          if (Object.keys(changes).length === 0) return toPlan(row)
           const updated = await updatePlan(trx, row.id, changes)
           await audit(trx, {
             action: 'plan.update',
@@ -221,6 +223,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
               ...(changes.limits !== undefined ? { limits: limitsOf(updated) } : {}),
             },
           })
+          await emit(trx, { kind: 'plan.updated', customerId: null, data: toPlan(updated) })
           return toPlan(updated)
         })
       },

@@ -9,7 +9,6 @@ import {
   Problem,
   pageOf,
   pageQuery,
-  quotaProblems,
   Reply,
   type RouteDefinition,
   t,
@@ -17,7 +16,7 @@ import {
 import { billingScopes, Subscription, subscriptionStatuses } from '../contract.ts'
 import { billingProblems } from '../problems.ts'
 import { toSubscription, visibleSubscriptions } from '../repository.ts'
-import type { subscriptionChanges } from '../subscription-changes.ts'
+import type { SubscriptionChanges } from '../subscription-changes.ts'
 
 const ExternalId = t.String({
   minLength: 1,
@@ -81,10 +80,7 @@ const SubscriptionParams = t.Object({
 const transition = [billingProblems.illegal_subscription_transition]
 
 /** The subscriptions routes. */
-export function subscriptionRoutes(
-  context: PluginContext,
-  changes: ReturnType<typeof subscriptionChanges>,
-): RouteDefinition[] {
+export function subscriptionRoutes(context: PluginContext, changes: SubscriptionChanges): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -159,7 +155,7 @@ export function subscriptionRoutes(
       operationId: 'updateSubscription',
       summary: 'Change a subscription’s plan or payment standing',
       description:
-        'Staff and billing systems: moves to another plan of the customer’s brand (its limits apply at once), between `active` and `past_due`, or changes `externalId`. Not once cancelled (409).',
+        'Staff and billing systems: moves to another plan of the customer’s brand (its limits apply at once), between `active` and `past_due`, or changes `externalId`. `status` moves only an `active` or `past_due` subscription (a suspended one is lifted with `/unsuspend`, so its sites come back and `subscription.unsuspended` is sent); any change of a cancelled one is 409 `illegal_subscription_transition`.',
       scope: billingScopes.manage,
       staff: true,
       params: SubscriptionParams,
@@ -174,13 +170,13 @@ export function subscriptionRoutes(
       operationId: 'suspendSubscription',
       summary: 'Suspend a subscription',
       description:
-        'Staff and billing systems: an `active` or `past_due` subscription becomes `suspended`, and `subscription.suspended` is sent. When the customer has no other live subscription, every running site of the customer is suspended in the same transaction (a `site.suspend` job each); creating resources is refused with 422 `customer_suspended`.',
+        'Staff and billing systems: an `active` or `past_due` subscription becomes `suspended`, and `subscription.suspended` is sent. When the customer has no other live subscription, every running site of the customer is suspended in the same transaction (a `site.suspend` job each; sites still provisioning come up suspended), and the customer creates nothing until a subscription is live again (site creates answer 422 `customer_suspended`).',
       scope: billingScopes.manage,
       staff: true,
       params: SubscriptionParams,
       body: SuspendSubscriptionBody,
       responses: { 200: { description: 'The suspended subscription.', schema: Subscription } },
-      problems: [...transition, quotaProblems.customer_suspended],
+      problems: transition,
       handler: (input) => changes.suspend(input, input.params.id, input.body.reason.trim()),
     }),
     defineRoute({
@@ -189,7 +185,7 @@ export function subscriptionRoutes(
       operationId: 'unsuspendSubscription',
       summary: 'Unsuspend a subscription',
       description:
-        'Staff and billing systems: a `suspended` subscription becomes `active` and `subscription.unsuspended` is sent; the sites billing suspended become `active` again (a site staff suspended by hand stays suspended).',
+        'Staff and billing systems: a `suspended` subscription becomes `active` and `subscription.unsuspended` is sent; the sites its suspension covers become `active` again when no other suspension keeps them (a site staff suspended, `suspendedByStaff`, stays suspended). This, or a new subscription through `POST /subscriptions`, is the only way to lift a suspension: checkout refuses while one is suspended.',
       scope: billingScopes.manage,
       staff: true,
       params: SubscriptionParams,
@@ -203,7 +199,7 @@ export function subscriptionRoutes(
       operationId: 'cancelSubscription',
       summary: 'Cancel a subscription',
       description:
-        'Customers (owners and billing members) and billing systems: the subscription becomes `cancelled` for good and `subscription.cancelled` is sent. When the customer has no other live subscription its sites are suspended at once, and removed when `removalAt` comes (the grace period, 30 days by default) unless the customer subscribes again meanwhile.',
+        'Customers (owners and billing members) and billing systems: the subscription becomes `cancelled` for good and `subscription.cancelled` is sent. When the customer has no other live subscription its sites are suspended at once, and removed when `removalAt` comes (the grace period, 30 days by default) unless the customer subscribes again meanwhile, or another of its cancellations is still in its grace period then (the latest `removalAt` decides). Cancelling a suspended subscription keeps `suspendedReason`: checkout stays refused (409 `subscription_suspended`) until the removal.',
       scope: billingScopes.manage,
       params: SubscriptionParams,
       responses: { 200: { description: 'The cancelled subscription.', schema: Subscription } },
