@@ -1,5 +1,6 @@
 // What the billing system tells the panel, and how each callback is applied: plans announced, subscriptions moved
-// to the state the billing system says, with the standard events and the customer's sites held or released.
+// to the state the billing system says, with the standard events and the customer's sites held or released. Each
+// callback says when it happened, so one retried late never undoes a newer one.
 
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import {
@@ -7,6 +8,7 @@ import {
   type AuditInput,
   brandOfCustomer,
   type EventInput,
+  type JobRequest,
   kernelProblems,
   newId,
   nowIso,
@@ -34,12 +36,19 @@ import {
 } from './repository.ts'
 
 const ExternalId = t.String({ minLength: 1, maxLength: 200 })
+const OccurredAt = t.String({
+  minLength: 20,
+  maxLength: 35,
+  description:
+    'When the change happened in the billing system, ISO 8601 with a zone (`2025-01-31T12:00:00.000Z`). Per plan and per subscription, a callback older than the newest one applied is ignored (`stale: true`).',
+})
 
 /** A callback body, once its signature is good. */
 export const Callback = t.Union([
   t.Object({
     id: ExternalId,
     type: t.Literal('plan.updated'),
+    occurredAt: OccurredAt,
     data: t.Object({
       externalId: ExternalId,
       name: t.String({ minLength: 1, maxLength: 100 }),
@@ -49,6 +58,7 @@ export const Callback = t.Union([
   t.Object({
     id: ExternalId,
     type: t.Literal('subscription.updated'),
+    occurredAt: OccurredAt,
     data: t.Object({
       externalId: ExternalId,
       customerId: t.String({ minLength: 1, maxLength: 64 }),
@@ -66,20 +76,26 @@ export const Callback = t.Union([
 export type Callback = Static<typeof Callback>
 const check = TypeCompiler.Compile(Callback)
 
-/** The callback in `text`, or a 422 naming what is wrong with it. */
-export function parseCallback(text: string): Callback {
+/** Strict UTF-8 (the MAC covered the bytes; text that is not UTF-8 is not JSON); a leading BOM is dropped. */
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** The callback in the raw `body`, or a 400 (not UTF-8 JSON) or 422 naming what is wrong with it. */
+export function parseCallback(body: Uint8Array): Callback {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(utf8.decode(body))
   } catch {
     throw new Problem(kernelProblems.malformed_json)
   }
-  if (check.Check(value)) return value
-  const first = check.Errors(value).First()
-  const location = `body${(first?.path ?? '').replaceAll('/', '.')}`
-  throw new Problem(kernelProblems.validation_failed, {
-    errors: [{ location, message: first?.message ?? 'is invalid', code: 'invalid' }],
-  })
+  const refuse = (location: string, message: string) =>
+    new Problem(kernelProblems.validation_failed, { errors: [{ location, message, code: 'invalid' }] })
+  if (!check.Check(value)) {
+    const first = check.Errors(value).First()
+    throw refuse(`body${(first?.path ?? '').replaceAll('/', '.')}`, first?.message ?? 'is invalid')
+  }
+  if (!/([zZ]|[+-]\d\d:\d\d)$/.test(value.occurredAt) || Number.isNaN(Date.parse(value.occurredAt)))
+    throw refuse('body.occurredAt', 'must be an ISO 8601 date-time with a zone')
+  return value
 }
 
 /** What applying a callback needs of the route that received it. */
@@ -87,6 +103,7 @@ export interface Writers {
   readonly actor: AuditActor
   audit(trx: Trx, entry: AuditInput): Promise<void>
   emit(trx: Trx, event: EventInput): Promise<void>
+  enqueueJob(trx: Trx, job: JobRequest): Promise<string>
 }
 
 /** Which event a move between states is announced as. */
@@ -98,39 +115,52 @@ function eventOf(from: string | null, to: string): { kind: string; action: strin
   return { kind: 'subscription.updated', action: 'subscription.update' }
 }
 
-/** Applies a callback in `trx`. */
+/** Whether a callback that happened at `occurredAt` is older than the newest one applied (`newest`). */
+function older(occurredAt: string, newest: string | null): boolean {
+  return newest !== null && Date.parse(occurredAt) < Date.parse(newest)
+}
+
+/**
+ * Applies a callback in `trx`; plans land in `brandId`, the brand this billing system bills for. Answers whether it
+ * was stale: older than the newest callback applied to the same plan or subscription, and so ignored.
+ */
 export async function applyCallback(
   trx: Trx,
   callback: Callback,
   writers: Writers,
-  services: { readonly suspensions: CustomerSuspensions; readonly defaultBrandId: string },
-): Promise<void> {
+  services: { readonly suspensions: CustomerSuspensions; readonly brandId: string },
+): Promise<{ readonly stale: boolean }> {
   const now = nowIso()
   if (callback.type === 'plan.updated') {
     const { data } = callback
     const existing = await planByExternalId(trx, data.externalId)
+    if (existing && older(callback.occurredAt, existing.occurred_at)) return { stale: true }
     const limits = JSON.stringify(data.limits)
-    if (existing) await updatePlan(trx, existing.id, { name: data.name, limits, updated_at: now })
+    const changes = { name: data.name, limits, occurred_at: callback.occurredAt, updated_at: now }
+    if (existing) await updatePlan(trx, existing.id, changes)
     else {
-      const row = {
+      await insertPlan(trx, {
         id: newId('pln'),
         external_id: data.externalId,
-        brand_id: services.defaultBrandId,
-        name: data.name,
-        limits,
+        brand_id: services.brandId,
         created_at: now,
-        updated_at: now,
-      }
-      await insertPlan(trx, row)
+        ...changes,
+      })
     }
     const plan = await planByExternalId(trx, data.externalId)
+    if (!plan) throw new Error(`Plan ${data.externalId} vanished while it was written`)
     await writers.audit(trx, {
       action: existing ? 'plan.update' : 'plan.create',
-      subject: { type: 'plan', id: plan?.id ?? '' },
+      subject: { type: 'plan', id: plan.id },
       customerId: null,
-      details: { plan: plan ? toPlan(plan) : null, callback: callback.id },
+      details: { plan: toPlan(plan), callback: callback.id },
     })
-    return
+    await writers.emit(trx, {
+      kind: existing ? 'plan.updated' : 'plan.created',
+      customerId: null,
+      data: toPlan(plan),
+    })
+    return { stale: false }
   }
 
   const { data } = callback
@@ -141,6 +171,8 @@ export async function applyCallback(
   const existing = await subscriptionByExternalId(trx, data.externalId)
   if (existing && existing.customer_id !== data.customerId)
     throw new Problem(externalBillingProblems.unknown_callback_reference)
+  // A retry of an older callback (an `active` sent before the `suspended` now applied) must not undo the newer one.
+  if (existing && older(callback.occurredAt, existing.occurred_at)) return { stale: true }
   if (existing?.status === 'cancelled' && data.status !== 'cancelled')
     throw new Problem(externalBillingProblems.illegal_subscription_transition, {
       extensions: { status: 'cancelled', requested: data.status },
@@ -155,10 +187,14 @@ export async function applyCallback(
     suspended_reason: suspension ? (data.reason ?? 'suspended by the billing system') : null,
     suspended_at: suspension ? (existing?.suspended_at ?? now) : null,
     cancelled_at: data.status === 'cancelled' ? (existing?.cancelled_at ?? now) : null,
+    occurred_at: callback.occurredAt,
     created_at: existing?.created_at ?? now,
     updated_at: now,
   }
-  if (existing && existing.status === row.status && existing.plan_id === row.plan_id) return
+  if (existing && existing.status === row.status && existing.plan_id === row.plan_id) {
+    await updateSubscription(trx, row.id, { occurred_at: row.occurred_at })
+    return { stale: false }
+  }
   if (existing) await updateSubscription(trx, row.id, row)
   else await insertSubscription(trx, row)
   const { kind, action } = eventOf(existing?.status ?? null, row.status)
@@ -175,13 +211,15 @@ export async function applyCallback(
     customerId: row.customer_id,
     reason: `subscription ${row.id} ${row.status} by the billing system${data.reason ? `: ${data.reason}` : ''}`,
     actor: writers.actor,
+    enqueueJob: writers.enqueueJob,
     holder: billingHolder,
   }
   if (row.status === 'cancelled' && !(await holdsAny(trx, row.customer_id))) {
     await services.suspensions.remove(trx, request)
-    return
+    return { stale: false }
   }
   if ((await standingOf(trx, row.customer_id)).kind === 'suspended')
     await services.suspensions.hold(trx, request)
   else await services.suspensions.release(trx, request)
+  return { stale: false }
 }

@@ -18,11 +18,16 @@ export interface BrandDeployment {
   readonly secret: string
   /** The secret shared with the billing system. */
   readonly billingSecret: string
+  /** Where customers buy plans. */
   readonly checkoutUrl: string
+  /** The brand this billing system bills for (`brd_…`); plans land in it. Default: the installation's default brand. */
+  readonly brandId?: string
 }
 
 /** The plugins of the brand's panel and the override that swaps billing. */
-export function brandPlugins(settings: Pick<BrandDeployment, 'dataDir' | 'billingSecret' | 'checkoutUrl'>) {
+export function brandPlugins(
+  settings: Pick<BrandDeployment, 'dataDir' | 'billingSecret' | 'checkoutUrl' | 'brandId'>,
+) {
   return {
     plugins: [
       brandsPlugin(),
@@ -31,7 +36,13 @@ export function brandPlugins(settings: Pick<BrandDeployment, 'dataDir' | 'billin
       sitesPlugin(),
       billingPlugin(),
     ],
-    overrides: [externalBillingPlugin({ secret: settings.billingSecret, checkoutUrl: settings.checkoutUrl })],
+    overrides: [
+      externalBillingPlugin({
+        secret: settings.billingSecret,
+        checkoutUrl: settings.checkoutUrl,
+        ...(settings.brandId ? { brandId: settings.brandId } : {}),
+      }),
+    ],
   }
 }
 

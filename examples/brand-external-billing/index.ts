@@ -2,7 +2,7 @@
 // billing system's signed callbacks, customers are sent to the brand's shop instead of checking out here, and plan
 // limits and suspension work exactly as with the standard plugin (the same kernel slot and customers service).
 
-import { customerLimitsService, definePlugin } from '../../core/index.ts'
+import { brandDirectoryService, customerLimitsService, definePlugin } from '../../core/index.ts'
 import { billingEvents, billingScopeDefinitions } from '../../plugins/billing/contract.ts'
 import { brandBillingMigrations } from './migrations.ts'
 import { externalBillingProblems } from './problems.ts'
@@ -17,6 +17,11 @@ export interface ExternalBillingOptions {
   readonly checkoutUrl: string
   /** How far a callback's timestamp may be from the panel's clock, in seconds. Default 300. */
   readonly toleranceSeconds?: number
+  /**
+   * The brand whose billing system this is (`brd_…`): the plans it announces are that brand's, offered to its
+   * customers only. Default: the installation's default brand. A brand that does not exist stops the start-up.
+   */
+  readonly brandId?: string
 }
 
 /**
@@ -35,12 +40,16 @@ export const externalBillingPlugin = (options: ExternalBillingOptions) => {
     events: billingEvents,
     problems: externalBillingProblems,
     migrations: brandBillingMigrations,
-    setup(context) {
+    async setup(context) {
       context.provide(customerLimitsService, { standingOf })
+      const brandId = options.brandId
+      if (brandId !== undefined && !(await context.use(brandDirectoryService).findBrand(brandId)))
+        throw new Error(`The billing plugin's brandId ${brandId} names no brand of this installation`)
     },
     routes: (context) =>
       brandBillingRoutes(context, {
         secret: options.secret,
+        brandId: options.brandId ?? null,
         toleranceSeconds: options.toleranceSeconds ?? 300,
         checkoutUrl: options.checkoutUrl,
         callbackLimitBytes: 65_536,

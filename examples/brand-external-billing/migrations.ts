@@ -11,6 +11,8 @@ export interface BrandPlansTable {
   name: string
   /** JSON of the plan's limits. */
   limits: string
+  /** When the newest callback applied to it happened, by the billing system's clock (`occurredAt`). */
+  occurred_at: string | null
   created_at: string
   updated_at: string
 }
@@ -25,6 +27,8 @@ export interface BrandSubscriptionsTable {
   suspended_reason: string | null
   suspended_at: string | null
   cancelled_at: string | null
+  /** When the newest callback applied to it happened; an older one arriving late changes nothing. */
+  occurred_at: string | null
   created_at: string
   updated_at: string
 }
@@ -35,12 +39,14 @@ export interface BrandCallbacksTable {
   received_at: string
 }
 
+/** The plugin's tables, for `db.withTables<BrandBillingTables>()`. */
 export type BrandBillingTables = {
   brand_billing_plans: BrandPlansTable
   brand_billing_subscriptions: BrandSubscriptionsTable
   brand_billing_callbacks: BrandCallbacksTable
 }
 
+/** The brand billing plugin's schema changes, applied once each, in order, at start. */
 export const brandBillingMigrations: readonly Migration[] = [
   {
     id: '0001_brand_billing',
@@ -78,6 +84,14 @@ export const brandBillingMigrations: readonly Migration[] = [
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('received_at', 'text', (c) => c.notNull())
         .execute()
+    },
+  },
+  {
+    id: '0002_callback_order',
+    async up(db) {
+      // Rows applied before callbacks carried `occurredAt` have none: the next callback about them is applied.
+      await db.schema.alterTable('brand_billing_plans').addColumn('occurred_at', 'text').execute()
+      await db.schema.alterTable('brand_billing_subscriptions').addColumn('occurred_at', 'text').execute()
     },
   },
 ]

@@ -2,6 +2,7 @@
 
 import { defineProblems } from '../../core/index.ts'
 
+/** The brand billing plugin's problem codes (`illegal_subscription_transition` as the standard plugin has it). */
 export const externalBillingProblems = defineProblems({
   checkout_external: {
     status: 403,
@@ -25,7 +26,7 @@ export const externalBillingProblems = defineProblems({
     status: 422,
     detail: 'The callback names a customer or plan this installation does not have.',
     description:
-      'A `subscription.updated` callback must name an existing customer (`cus_…`) and a plan an earlier `plan.updated` callback announced.',
+      'A `subscription.updated` callback must name an existing customer (`cus_…`) of the brand this billing system bills for, and a plan an earlier `plan.updated` callback announced.',
   },
   illegal_subscription_transition: {
     status: 409,

@@ -56,6 +56,7 @@ export function visibleSubscriptions(db: Db, view: TenantView) {
   return selectVisible(tables(db), 'brand_billing_subscriptions', view).selectAll()
 }
 
+/** The plan the billing system knows as `externalId`, or undefined. */
 export function planByExternalId(db: Db, externalId: string) {
   return tables(db)
     .selectFrom('brand_billing_plans')
@@ -64,6 +65,7 @@ export function planByExternalId(db: Db, externalId: string) {
     .executeTakeFirst()
 }
 
+/** The subscription the billing system knows as `externalId`, or undefined. */
 export function subscriptionByExternalId(db: Db, externalId: string) {
   return tables(db)
     .selectFrom('brand_billing_subscriptions')
@@ -72,18 +74,22 @@ export function subscriptionByExternalId(db: Db, externalId: string) {
     .executeTakeFirst()
 }
 
+/** Inserts a plan row. */
 export async function insertPlan(db: Db, row: BrandPlansTable): Promise<void> {
   await tables(db).insertInto('brand_billing_plans').values(row).execute()
 }
 
+/** Changes columns of a plan row. */
 export async function updatePlan(db: Db, id: string, changes: Partial<BrandPlansTable>): Promise<void> {
   await tables(db).updateTable('brand_billing_plans').set(changes).where('id', '=', id).execute()
 }
 
+/** Inserts a subscription row. */
 export async function insertSubscription(db: Db, row: BrandSubscriptionsTable): Promise<void> {
   await tables(db).insertInto('brand_billing_subscriptions').values(row).execute()
 }
 
+/** Changes columns of a subscription row. */
 export async function updateSubscription(
   db: Db,
   id: string,

@@ -23,6 +23,8 @@ import { signatureHeader, verifyCallback } from './signature.ts'
 /** What the routes need to know of the deployment. */
 export interface RouteSettings {
   readonly secret: string
+  /** The brand whose billing system sends the callbacks: plans land in it. Null: the installation's default brand. */
+  readonly brandId: string | null
   readonly toleranceSeconds: number
   readonly checkoutUrl: string
   /** Largest callback body, in bytes. */
@@ -30,11 +32,20 @@ export interface RouteSettings {
 }
 
 const CallbackAck = t.Object(
-  { id: t.String(), duplicate: t.Boolean({ description: 'True when this callback id was applied before.' }) },
+  {
+    id: t.String(),
+    duplicate: t.Boolean({
+      description: 'True when this callback id was received before (nothing changed).',
+    }),
+    stale: t.Boolean({
+      description:
+        'True when the callback is older (`occurredAt`) than the newest one applied to its plan or subscription, so it was ignored; stop retrying it.',
+    }),
+  },
   { $id: 'BillingCallbackAck' },
 )
 
-/** The routes. */
+/** The brand billing plugin's routes. */
 export function brandBillingRoutes(context: PluginContext, settings: RouteSettings): RouteDefinition[] {
   const suspensions = context.use(customerSuspensions)
   const brands = context.use(brandDirectoryService)
@@ -127,7 +138,7 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
       operationId: 'receiveBillingCallback',
       summary: 'Receive a signed callback from the brand’s billing system',
       description:
-        'Public, authenticated by its signature: `X-Billing-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the shared secret, within 5 minutes of the panel’s clock. The JSON body is `{ id, type, data }`: `plan.updated` (`data`: `externalId`, `name`, `limits`) or `subscription.updated` (`data`: `externalId`, `customerId`, `planExternalId`, `status`, `reason`). A callback id is applied once; a replay answers `duplicate: true`.',
+        'Public, authenticated by its signature: `X-Billing-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." and the raw body bytes>` with the shared secret, within 5 minutes of the panel’s clock. The JSON body (UTF-8) is `{ id, type, occurredAt, data }`: `plan.updated` (`data`: `externalId`, `name`, `limits`; the plan belongs to the brand the deployment bills for) or `subscription.updated` (`data`: `externalId`, `customerId`, `planExternalId`, `status`, `reason`). A callback id is applied once (a replay answers `duplicate: true`), and one older than the newest applied to the same plan or subscription is ignored (`stale: true`), so a late retry never undoes a newer change.',
       public: true,
       responses: { 200: { description: 'Applied (or already applied).', schema: CallbackAck } },
       problems: [
@@ -136,28 +147,29 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
         externalBillingProblems.unknown_callback_reference,
         externalBillingProblems.illegal_subscription_transition,
       ],
-      async handler({ request, requestId, address, audit, emit }) {
+      async handler({ request, requestId, address, audit, emit, enqueueJob }) {
         const declared = Number(request.headers.get('content-length') ?? 0)
         if (declared > settings.callbackLimitBytes) throw new Problem(kernelProblems.body_too_large)
-        const text = await request.text()
-        if (Buffer.byteLength(text) > settings.callbackLimitBytes)
-          throw new Problem(kernelProblems.body_too_large)
-        const fault = verifyCallback(settings.secret, request.headers.get(signatureHeader), text, {
+        // The MAC is checked over the bytes as sent: decoding first would drop a BOM and mend invalid UTF-8.
+        const body = new Uint8Array(await request.arrayBuffer())
+        if (body.byteLength > settings.callbackLimitBytes) throw new Problem(kernelProblems.body_too_large)
+        const fault = verifyCallback(settings.secret, request.headers.get(signatureHeader), body, {
           toleranceSeconds: settings.toleranceSeconds,
           now: new Date(),
         })
         if (fault === 'invalid') throw new Problem(externalBillingProblems.invalid_callback_signature)
         if (fault === 'stale') throw new Problem(externalBillingProblems.stale_callback)
-        const callback = parseCallback(text)
+        const callback = parseCallback(body)
         const actor = { userId: null, tokenId: null, requestId, sourceAddress: address }
         // Read before the transaction: the brands plugin reads outside it, on the store's one connection.
-        const defaultBrandId = await brands.defaultBrandId()
-        const duplicate = await context.transaction(async (trx) => {
-          if (!(await firstDelivery(trx, callback.id))) return true
-          await applyCallback(trx, callback, { actor, audit, emit }, { suspensions, defaultBrandId })
-          return false
+        const brandId = settings.brandId ?? (await brands.defaultBrandId())
+        return context.transaction(async (trx) => {
+          if (!(await firstDelivery(trx, callback.id)))
+            return { id: callback.id, duplicate: true, stale: false }
+          const writers = { actor, audit, emit, enqueueJob }
+          const { stale } = await applyCallback(trx, callback, writers, { suspensions, brandId })
+          return { id: callback.id, duplicate: false, stale }
         })
-        return { id: callback.id, duplicate }
       },
     }),
   ]

@@ -1,14 +1,17 @@
 // Signed callbacks from the brand's billing system: `X-Billing-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
-// "<t>.<raw body>" under the shared secret>`, accepted within a tolerance of the panel's clock.
+// "<t>." followed by the raw body bytes, under the shared secret>`, accepted within a tolerance of the panel's clock.
 
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
 /** The header that carries the signature. */
 export const signatureHeader = 'x-billing-signature'
 
-/** The signature header's value for `body` sent at `timestamp` (unix seconds): what the billing system sends. */
-export function signCallback(secret: string, timestamp: number, body: string): string {
-  const digest = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')
+/**
+ * The signature header's value for `body` sent at `timestamp` (unix seconds): what the billing system sends. A
+ * string body is signed as its UTF-8 bytes; the MAC is always over the bytes as sent.
+ */
+export function signCallback(secret: string, timestamp: number, body: string | Uint8Array): string {
+  const digest = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')
   return `t=${timestamp},v1=${digest}`
 }
 
@@ -16,14 +19,15 @@ export function signCallback(secret: string, timestamp: number, body: string): s
 export type SignatureFault = 'invalid' | 'stale'
 
 /**
- * Checks a callback's signature header against its raw body: `invalid` when it is missing, malformed or wrong,
- * `stale` when it was made more than `toleranceSeconds` away from `now` (so a captured callback cannot be replayed
- * later; replays within the window are caught by the callback id). Null when it is good.
+ * Checks a callback's signature header against its raw body bytes (not a decoded text, which would drop a BOM and
+ * turn invalid UTF-8 into U+FFFD, so the panel would check other bytes than it was sent): `invalid` when it is
+ * missing, malformed or wrong, `stale` when it was made more than `toleranceSeconds` away from `now` (so a captured
+ * callback cannot be replayed later; replays within the window are caught by the callback id). Null when it is good.
  */
 export function verifyCallback(
   secret: string,
   header: string | null,
-  body: string,
+  body: Uint8Array,
   options: { readonly toleranceSeconds: number; readonly now: Date },
 ): SignatureFault | null {
   const parts = new Map(
