@@ -27,14 +27,14 @@ export const quotaProblems = defineProblems({
     status: 422,
     detail: 'The customer’s sites would be given more disk than its limits allow.',
     description:
-      'The disk quotas of the customer’s sites (`limits.diskMB`) would add up to more than its `diskMB` limit, or a site would have no quota while disk is limited. `limit`, `used` and `requested` are in MB.',
+      'The disk quotas of the customer’s sites (`limits.diskMB`) would add up to more than its `diskMB` limit, or the even share of what is left would be 0 MB. `limit`, `used` and `requested` are in MB. (A site without a quota while disk is limited is `disk_quota_required`.)',
   },
   customer_suspended: {
     status: 422,
     detail:
       'The customer’s subscriptions are suspended; nothing new can be created until one is active again.',
     description:
-      'Every subscription of the customer is suspended (docs/billing.md), so creating sites, databases or domains is refused until billing restores one.',
+      'The customer has no live subscription, and one is suspended or cancelled with its removal pending (docs/billing.md), so creating sites, databases or domains is refused until billing restores one or the removal has run.',
   },
 })
 

@@ -57,12 +57,15 @@ export const Subscription = t.Object(
     externalId: t.Union([t.String(), t.Null()], {
       description: 'The id the external billing system knows it by, if it gave one.',
     }),
-    suspendedReason: t.Union([t.String(), t.Null()], { description: 'Why it is suspended, while it is.' }),
+    suspendedReason: t.Union([t.String(), t.Null()], {
+      description:
+        'Why it is suspended, while it is (cleared by unsuspend). A subscription cancelled while suspended keeps it, and keeps checkout refused until its removal.',
+    }),
     suspendedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
     cancelledAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
     removalAt: t.Union([t.String({ format: 'date-time' }), t.Null()], {
       description:
-        'Once cancelled: when the customer’s resources are removed, unless it holds another subscription by then.',
+        'Once cancelled: when the customer’s resources are removed, unless it holds a subscription that is not cancelled by then, or another of its cancellations ends its grace period later (the latest `removalAt` decides).',
     }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),

@@ -37,7 +37,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       {
         kind: 'site.updated',
         description:
-          'A site changed: its state (`active`, `suspended`, `failed`, `deleting`), name, domain or limits.',
+          'A site changed: its state (`active`, `suspended`, `failed`, `deleting`), name, domain, limits, or staff suspension (`suspendedByStaff`).',
         payload: Site,
       },
       {
