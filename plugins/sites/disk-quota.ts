@@ -28,7 +28,7 @@ export function requireDiskQuota(quota: CustomerQuota, diskMB: number | null): v
  * limited, the free disk divided by the free site slots, so a plan's disk spreads over its sites. With sites
  * unlimited there are no slots to divide by, and the first site would take all of it: the quota must be given
  * (422 `disk_quota_required`). With no slot left, null: the sites limit refuses the create, not the disk.
- * @example newSiteDiskQuota(quotaOf({ sites: 3, diskMB: 1000 }), undefined) // 333
+ * @example a fresh `{ sites: 3, diskMB: 1000 }` customer's sites get 333, then 333, then 334 MB
  */
 export function newSiteDiskQuota(quota: CustomerQuota, asked: number | null | undefined): number | null {
   if (asked !== undefined) {
