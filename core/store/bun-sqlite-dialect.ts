@@ -1,11 +1,12 @@
 // A Kysely dialect over bun:sqlite: Kysely's SQLite driver and compiler, fed an adapter with the statement API it
-// expects, and transactions that take the write lock up front.
+// expects, transactions that take the write lock up front, and reads run at once when the connection is free.
 
 import type { Database, Statement } from 'bun:sqlite'
 import {
   CompiledQuery,
   type DatabaseConnection,
   type Dialect,
+  type DialectAdapter,
   SqliteAdapter,
   type SqliteDatabase,
   SqliteDriver,
@@ -29,14 +30,100 @@ function adaptStatement(statement: Statement): SqliteStatement {
 }
 
 /**
+ * The one connection, lent to one user at a time (a query, or a transaction from `begin` to `commit`), as Kysely's
+ * own mutex does for SQLite; kept here so the dialect can tell when nobody holds it.
+ */
+class ConnectionLock {
+  #held: Promise<void> | null = null
+  #release: (() => void) | null = null
+
+  get isFree(): boolean {
+    return this.#held === null
+  }
+
+  async take(): Promise<void> {
+    while (this.#held) await this.#held
+    this.#held = new Promise((resolve) => {
+      this.#release = resolve
+    })
+  }
+
+  give(): void {
+    const release = this.#release
+    this.#held = null
+    this.#release = null
+    release?.()
+  }
+}
+
+/**
  * `BEGIN IMMEDIATE` instead of Kysely's deferred `BEGIN`: a transaction that reads and then writes would otherwise
  * fail with SQLITE_BUSY when another process (the CLI beside the server) wrote in between, since busy_timeout
  * cannot help a read lock that must be upgraded. Taking the write lock first makes concurrent writers queue.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #lock: ConnectionLock
+
+  constructor(database: SqliteDatabase, lock: ConnectionLock) {
+    super({ database })
+    this.#lock = lock
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#lock.take()
+    return super.acquireConnection()
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.#lock.give()
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'))
   }
+}
+
+/**
+ * Kysely's SQLite adapter, and a way around Kysely's executor for compiled queries (`preparedQuery`): its
+ * connection handling costs more per query than SQLite takes to answer a lookup by key.
+ */
+class BunSqliteAdapter extends SqliteAdapter {
+  readonly #database: SqliteDatabase
+  readonly #lock: ConnectionLock
+
+  constructor(database: SqliteDatabase, lock: ConnectionLock) {
+    super()
+    this.#database = database
+    this.#lock = lock
+  }
+
+  // The driver lends the connection itself (ConnectionLock); Kysely's mutex on top would hide whether it is free.
+  override get supportsMultipleConnections(): boolean {
+    return true
+  }
+
+  /**
+   * Runs `sql` now and returns its rows when that is what Kysely would do: `inTransaction` (the caller holds the
+   * connection) or nobody holds it. Otherwise null: a transaction is open, and running now would read its
+   * uncommitted rows, so the caller must queue through Kysely.
+   */
+  runNow(sql: string, parameters: readonly unknown[], inTransaction: boolean): unknown[] | null {
+    if (!inTransaction && !this.#lock.isFree) return null
+    const statement = this.#database.prepare(sql)
+    if (statement.reader) return statement.all(parameters) as unknown[]
+    statement.run(parameters)
+    return []
+  }
+}
+
+/** A dialect adapter that can run a compiled query without Kysely's executor (see `preparedQuery`). */
+export interface RunsNow {
+  runNow(sql: string, parameters: readonly unknown[], inTransaction: boolean): unknown[] | null
+}
+
+/** Whether `adapter` is this dialect's, which can run a compiled query at once. */
+export function runsNow(adapter: DialectAdapter): adapter is DialectAdapter & RunsNow {
+  return adapter instanceof BunSqliteAdapter
 }
 
 /** Kysely's SQLite dialect running on a bun:sqlite database (statements are cached by bun's `query`). */
@@ -55,9 +142,10 @@ export function bunSqliteDialect(database: Database): Dialect {
       return known
     },
   }
+  const lock = new ConnectionLock()
   return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database: adapter }),
+    createAdapter: () => new BunSqliteAdapter(adapter, lock),
+    createDriver: () => new ImmediateSqliteDriver(adapter, lock),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   }
