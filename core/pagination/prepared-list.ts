@@ -9,6 +9,10 @@ import type { TenantView } from '../tenancy/tenant-view.ts'
 /** A filter's value as a list receives it from the query string: a scalar, a list of scalars, or not set. */
 export type ListFilterValue = string | number | boolean | readonly (string | number | boolean)[] | undefined
 
+/** A list's query before paging, over whichever tables it reads. */
+// biome-ignore lint/suspicious/noExplicitAny: any table set; the rows are what a list is typed by
+export type ListQuery<Row> = SelectQueryBuilder<any, any, Row>
+
 /** The filters of a list, by name. */
 export type ListFilters = { readonly [name: string]: ListFilterValue }
 
@@ -22,8 +26,7 @@ export type ListBuild<Filters extends ListFilters, Row> = (
   db: Db,
   view: TenantView,
   filters: Filters,
-  // biome-ignore lint/suspicious/noExplicitAny: any table set; the rows are what the list is typed by
-) => SelectQueryBuilder<any, any, Row>
+) => ListQuery<Row>
 
 /** A prepared list applied to one request's view and filters: what `page()` reads. */
 export interface ListSource<Row> {
@@ -32,12 +35,7 @@ export interface ListSource<Row> {
    * `page.shape` names what it adds (key column, order, first page or not).
    */
   run(
-    // biome-ignore lint/suspicious/noExplicitAny: any table set, as in ListBuild
-    keyset: (
-      query: SelectQueryBuilder<any, any, Row>,
-      after: string | undefined,
-      limit: number,
-    ) => Compilable<Row>,
+    keyset: (query: ListQuery<Row>, after: string | undefined, limit: number) => Compilable<Row>,
     page: { readonly shape: string; readonly after: string | undefined; readonly limit: number },
   ): Promise<Row[]>
 }
