@@ -1,7 +1,6 @@
 // The ceiling: a bare Bun.serve doing what GET /api/v1/sites must do (token lookup, keyset query, JSON) and nothing else.
 
 import { Database } from 'bun:sqlite'
-import { createHash } from 'node:crypto'
 import type { SitesTable } from '../plugins/sites/migrations.ts'
 import { toSite } from '../plugins/sites/repository.ts'
 
@@ -18,7 +17,8 @@ const server = Bun.serve({
   port: 0,
   fetch(request) {
     const token = request.headers.get('authorization')?.slice(7) ?? ''
-    const hash = createHash('sha256').update(token).digest('hex')
+    // The same one-shot native hash the panel uses for token lookups.
+    const hash = Bun.SHA256.hash(token, 'hex')
     const row = tokenQuery.get(hash) as { user_id: string; customer_id: string } | null
     if (!row || !userQuery.get(row.user_id)) return new Response('unauthorised', { status: 401 })
     const url = new URL(request.url)

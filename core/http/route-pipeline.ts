@@ -67,7 +67,13 @@ export interface RequestInfo {
 export interface CompiledRoute {
   readonly route: RouteDefinition
   readonly plugin: string
-  answer(request: Request, params: Record<string, string>, info: RequestInfo): Promise<Response>
+  /** Answers `request`; `headers` go on every answer it renders (a refusal it throws carries its own). */
+  answer(
+    request: Request,
+    params: Record<string, string>,
+    info: RequestInfo,
+    headers?: Readonly<Record<string, string>>,
+  ): Promise<Response>
 }
 
 function compile(schema: TObject | undefined): TypeCheck<TSchema> | undefined {
@@ -84,8 +90,15 @@ function validationProblem(check: TypeCheck<TSchema>, value: unknown, prefix: 'b
 }
 
 /** Query strings are flat: repeated keys become arrays, and scalars are converted to the schema's types. */
-function queryValue(url: URL, schema: TObject, defaults: Record<string, unknown>): Record<string, unknown> {
-  // Most requests send no query: their value is the defaults, without TypeBox walking the schema.
+function queryValue(
+  href: string,
+  schema: TObject,
+  defaults: Record<string, unknown>,
+): Record<string, unknown> {
+  // Most requests send no query: their value is the defaults, without parsing the URL or TypeBox walking the schema.
+  const mark = href.indexOf('?')
+  if (mark < 0 || mark === href.length - 1) return { ...defaults }
+  const url = new URL(href)
   if (url.search.length <= 1) return { ...defaults }
   const query: Record<string, unknown> = {}
   for (const key of new Set(url.searchParams.keys())) {
@@ -107,8 +120,11 @@ function jsonAnswer(status: number, body: unknown, headers: Record<string, strin
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
 }
 
-function toResponse(answer: KeptAnswer, extra: Record<string, string> = {}): Response {
-  return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, ...extra } })
+function toResponse(answer: KeptAnswer, extra: Readonly<Record<string, string>> | undefined): Response {
+  return new Response(answer.body, {
+    status: answer.status,
+    headers: extra ? { ...answer.headers, ...extra } : answer.headers,
+  })
 }
 
 /** Builds the request pipeline of one route. */
@@ -164,8 +180,7 @@ export function compileRoute(
     const caller = await authorise(request)
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
-    const url = new URL(request.url)
-    const queryInput = queryValue(url, querySchema, queryDefaults)
+    const queryInput = queryValue(request.url, querySchema, queryDefaults)
     if (!query.Check(queryInput)) throw validationProblem(query, queryInput, 'query')
     let bodyInput: unknown
     if (body) {
@@ -248,9 +263,10 @@ export function compileRoute(
     request: Request,
     rawParams: Record<string, string>,
     info: RequestInfo,
+    headers?: Readonly<Record<string, string>>,
   ): Promise<Response> {
     const key = route.idempotent ? idempotencyKeyOf(request) : null
-    if (key === null) return toResponse(await run(request, rawParams, info, null))
+    if (key === null) return toResponse(await run(request, rawParams, info, null), headers)
     // Set only once this request holds the key: refusals of the claim itself must not overwrite the kept answer.
     const held: { claim: IdempotencyClaim | null } = { claim: null }
     try {
@@ -266,7 +282,7 @@ export function compileRoute(
         return kept
       })
       if (held.claim) await keepAnswer(runtime.store, held.claim.caller, held.claim.key, rendered)
-      return toResponse(rendered)
+      return toResponse(rendered, headers)
     } catch (error) {
       const { claim } = held
       if (claim === null) throw error

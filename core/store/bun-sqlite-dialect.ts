@@ -83,6 +83,32 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/** Tables whose writes are counted, and how many statements that may write them this connection has run. */
+interface TableWatch {
+  readonly mentions: RegExp
+  writes: number
+}
+
+/**
+ * Counts, per watch, the statements of this connection that may write a watched table: any statement but a plain
+ * `select` that names one. Generous on purpose: a count too high costs a reread, one too low a stale answer.
+ */
+class WriteCounter {
+  readonly #watches: TableWatch[] = []
+
+  watch(tables: readonly string[]): TableWatch {
+    const names = tables.map((table) => table.replace(/[^A-Za-z0-9_]/g, '')).join('|')
+    const watch = { mentions: new RegExp(`\\b(?:${names})\\b`), writes: 0 }
+    this.#watches.push(watch)
+    return watch
+  }
+
+  seen(sql: string): void {
+    if (this.#watches.length === 0 || /^\s*select\b/i.test(sql)) return
+    for (const watch of this.#watches) if (watch.mentions.test(sql)) watch.writes++
+  }
+}
+
 /**
  * Kysely's SQLite adapter, and a way around Kysely's executor for compiled queries (`preparedQuery`): its
  * connection handling costs more per query than SQLite takes to answer a lookup by key.
@@ -90,11 +116,13 @@ class ImmediateSqliteDriver extends SqliteDriver {
 class BunSqliteAdapter extends SqliteAdapter {
   readonly #database: SqliteDatabase
   readonly #lock: ConnectionLock
+  readonly #writes: WriteCounter
 
-  constructor(database: SqliteDatabase, lock: ConnectionLock) {
+  constructor(database: SqliteDatabase, lock: ConnectionLock, writes: WriteCounter) {
     super()
     this.#database = database
     this.#lock = lock
+    this.#writes = writes
   }
 
   // The driver lends the connection itself (ConnectionLock); Kysely's mutex on top would hide whether it is free.
@@ -114,11 +142,21 @@ class BunSqliteAdapter extends SqliteAdapter {
     statement.run(parameters)
     return []
   }
+
+  /**
+   * Counts the statements of this connection that may write `tables` (see WriteCounter); the other side of a
+   * change, another connection's commit, shows in `pragma_data_version`.
+   */
+  countWrites(tables: readonly string[]): () => number {
+    const watch = this.#writes.watch(tables)
+    return () => watch.writes
+  }
 }
 
 /** A dialect adapter that can run a compiled query without Kysely's executor (see `preparedQuery`). */
 export interface RunsNow {
   runNow(sql: string, parameters: readonly unknown[], inTransaction: boolean): unknown[] | null
+  countWrites(tables: readonly string[]): () => number
 }
 
 /** Whether `adapter` is this dialect's, which can run a compiled query at once. */
@@ -130,9 +168,12 @@ export function runsNow(adapter: DialectAdapter): adapter is DialectAdapter & Ru
 export function bunSqliteDialect(database: Database): Dialect {
   // bun's `query` caches statements by SQL; the adapters are kept beside them so each is made once.
   const adapted = new WeakMap<Statement, SqliteStatement>()
+  const writes = new WriteCounter()
   const adapter: SqliteDatabase = {
     close: () => database.close(),
+    // Every statement, through Kysely or run now, is prepared here just before it runs.
     prepare: (sql) => {
+      writes.seen(sql)
       const statement = database.query(sql)
       let known = adapted.get(statement)
       if (!known) {
@@ -144,7 +185,7 @@ export function bunSqliteDialect(database: Database): Dialect {
   }
   const lock = new ConnectionLock()
   return {
-    createAdapter: () => new BunSqliteAdapter(adapter, lock),
+    createAdapter: () => new BunSqliteAdapter(adapter, lock, writes),
     createDriver: () => new ImmediateSqliteDriver(adapter, lock),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
