@@ -46,26 +46,44 @@ export interface PreparedList<Filters extends ListFilters, Row> {
   of(db: Db, view: TenantView, filters: Filters): ListSource<Row>
 }
 
-function viewShape(view: TenantView): { shape: string; placeholders: TenantView; values: unknown[] } {
+/** The shape of a view (its kind, and how many customers), naming its values `v0`, `v1`... in `params`. */
+function viewShape(view: TenantView, params: Record<string, unknown>): string {
   switch (view.kind) {
     case 'all':
-      return { shape: 'all', placeholders: view, values: [] }
+      return 'all'
     case 'brand':
-      return {
-        shape: 'brand',
-        placeholders: { kind: 'brand', brandId: placeholder('v0') },
-        values: [view.brandId],
-      }
+      params.v0 = view.brandId
+      return 'brand'
     case 'customers':
-      return {
-        shape: `customers${view.customerIds.length}`,
-        placeholders: {
-          kind: 'customers',
-          customerIds: view.customerIds.map((_, i) => placeholder(`v${i}`)),
-        },
-        values: [...view.customerIds],
-      }
+      view.customerIds.forEach((id, i) => {
+        params[`v${i}`] = id
+      })
+      return `customers${view.customerIds.length}`
   }
+}
+
+/** The view of the same shape with placeholders for its values, to build the query with. */
+function viewPlaceholders(view: TenantView): TenantView {
+  switch (view.kind) {
+    case 'all':
+      return view
+    case 'brand':
+      return { kind: 'brand', brandId: placeholder('v0') }
+    case 'customers':
+      return { kind: 'customers', customerIds: view.customerIds.map((_, i) => placeholder(`v${i}`)) }
+  }
+}
+
+/** The filters of the same shape with placeholders for their values, to build the query with. */
+function filterPlaceholders(filters: ListFilters): ListFilters {
+  const placeholders: Record<string, ListFilterValue> = {}
+  for (const [name, value] of Object.entries(filters)) {
+    if (value === undefined) continue
+    placeholders[name] = Array.isArray(value)
+      ? value.map((_, i) => placeholder(`f.${name}.${i}`))
+      : placeholder(`f.${name}`)
+  }
+  return placeholders
 }
 
 /**
@@ -86,41 +104,37 @@ export function preparedList<Filters extends ListFilters, Row>(
   const shapes = new QueryShapes()
   return {
     of(db, view, filters) {
-      const made = viewShape(view)
+      // Only the shape and the values per request; the placeholders are made when a shape is first built.
       const params: Record<string, unknown> = {}
-      made.values.forEach((value, i) => {
-        params[`v${i}`] = value
-      })
-      const placeholders: Record<string, ListFilterValue> = {}
-      let shape = made.shape
+      let shape = viewShape(view, params)
       for (const name of Object.keys(filters).sort()) {
         const value = filters[name]
         if (value === undefined) continue
         if (Array.isArray(value)) {
           shape += `|${name}[${value.length}]`
-          placeholders[name] = value.map((item, i) => {
+          value.forEach((item, i) => {
             params[`f.${name}.${i}`] = item
-            return placeholder(`f.${name}.${i}`)
           })
         } else {
           shape += `|${name}`
           params[`f.${name}`] = value
-          placeholders[name] = placeholder(`f.${name}`)
         }
       }
       return {
         run(keyset, page) {
+          params.after = page.after
+          params.limit = page.limit
           return shapes.run(
             db,
             `${shape}|${page.shape}`,
             () =>
               keyset(
-                build(db, made.placeholders, placeholders as Filters),
+                build(db, viewPlaceholders(view), filterPlaceholders(filters) as Filters),
                 page.after === undefined ? undefined : placeholder('after'),
                 // Bound like any value: the placeholder stands for the number until the query runs.
                 placeholder('limit') as unknown as number,
               ),
-            { ...params, after: page.after, limit: page.limit },
+            params,
           )
         },
       }
