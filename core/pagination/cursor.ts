@@ -4,6 +4,7 @@ import { constantTimeEqual } from '@oslojs/crypto/subtle'
 import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
 
 const encoder = new TextEncoder()
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** The longest signed message a keyed MAC handles in its own buffer; longer ones take a slower path. */
 const scratchBytes = 4096
@@ -67,7 +68,7 @@ export function decodeCursor(cursor: string, binding: string, secret: string): s
   const given = encoder.encode(mac)
   if (given.length !== expected.length || !constantTimeEqual(given, expected)) return null
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(decodeBase64urlIgnorePadding(payload))
+    return strictUtf8.decode(decodeBase64urlIgnorePadding(payload))
   } catch {
     return null
   }
