@@ -54,8 +54,11 @@ async function execute<Row>(db: Db, compiled: Compiled, params: Record<string, u
   return result.rows as Row[]
 }
 
-/** How many shapes one query keeps compiled per dialect; more are compiled per call (a guard, not a tuning knob). */
-const maxShapes = 64
+/**
+ * How many shapes one query keeps compiled per dialect (a list: view kinds and sizes times filter combinations);
+ * past it, further shapes are compiled per call. A bound on memory (about a kilobyte a shape), not a tuning knob.
+ */
+const maxShapes = 1000
 
 /**
  * A query whose SQL depends only on a small set of shapes (which filters are set, how many ids are listed), not on
