@@ -1,26 +1,28 @@
 // The ceiling: a bare Bun.serve doing what GET /api/v1/sites must do (token lookup, keyset query, JSON) and nothing else.
 // It answers the same JSON as the panel, signed cursor included (CEILING_CURSOR=plain: the last id as the cursor, as
-// the first benchmarks had it), and reads the same `cursor` parameter.
+// the first benchmarks had it), and reads the same `cursor` parameter. `bench/profile.ts` times its handler in process.
 
 import { Database } from 'bun:sqlite'
 import { decodeCursor, encodeCursor } from '../core/pagination/cursor.ts'
 import type { SitesTable } from '../plugins/sites/migrations.ts'
 import { toSite } from '../plugins/sites/repository.ts'
 
-const secret = process.env.PLINTH_SECRET ?? ''
-const plainCursors = process.env.CEILING_CURSOR === 'plain'
-const database = new Database(`${process.env.DATA_DIR}/plinth.sqlite`, { readonly: true })
-const tokenQuery = database.query(
-  'SELECT id, user_id, customer_id, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?',
-)
-const userQuery = database.query('SELECT id FROM users WHERE id = ?')
-const firstPage = database.query('SELECT * FROM sites WHERE customer_id = ? ORDER BY id LIMIT ?')
-const nextPage = database.query('SELECT * FROM sites WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?')
+/** The ceiling's request handler on the store in `dataDir`, signing cursors with `secret` unless `plainCursors`. */
+export function ceilingHandler(options: {
+  readonly dataDir: string
+  readonly secret: string
+  readonly plainCursors?: boolean
+}): (request: Request) => Response {
+  const { secret, plainCursors = false } = options
+  const database = new Database(`${options.dataDir}/plinth.sqlite`, { readonly: true })
+  const tokenQuery = database.query(
+    'SELECT id, user_id, customer_id, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?',
+  )
+  const userQuery = database.query('SELECT id FROM users WHERE id = ?')
+  const firstPage = database.query('SELECT * FROM sites WHERE customer_id = ? ORDER BY id LIMIT ?')
+  const nextPage = database.query('SELECT * FROM sites WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?')
 
-const server = Bun.serve({
-  hostname: '127.0.0.1',
-  port: 0,
-  fetch(request) {
+  return (request) => {
     const token = request.headers.get('authorization')?.slice(7) ?? ''
     // The same one-shot native hash the panel uses for token lookups.
     const hash = Bun.SHA256.hash(token, 'hex')
@@ -44,6 +46,18 @@ const server = Bun.serve({
       items,
       nextCursor: next === null || plainCursors ? next : encodeCursor(next, binding, secret),
     })
-  },
-})
-console.log(`ceiling listening on ${server.url.href.replace(/\/$/, '')}`)
+  }
+}
+
+if (import.meta.main) {
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: ceilingHandler({
+      dataDir: process.env.DATA_DIR ?? '.',
+      secret: process.env.PLINTH_SECRET ?? '',
+      plainCursors: process.env.CEILING_CURSOR === 'plain',
+    }),
+  })
+  console.log(`ceiling listening on ${server.url.href.replace(/\/$/, '')}`)
+}
