@@ -89,6 +89,14 @@ interface TableWatch {
   writes: number
 }
 
+/** A statement as this dialect keeps it: adapted for Kysely, and which watches its runs count for. */
+interface KnownStatement {
+  readonly adapted: SqliteStatement
+  /** The watches it may write to, as of `checked` watches (watches are only ever added). */
+  writes: readonly TableWatch[]
+  checked: number
+}
+
 /**
  * Counts, per watch, the statements of this connection that may write a watched table: any statement but a plain
  * `select` that names one. Generous on purpose: a count too high costs a reread, one too low a stale answer.
@@ -103,9 +111,14 @@ class WriteCounter {
     return watch
   }
 
-  seen(sql: string): void {
-    if (this.#watches.length === 0 || /^\s*select\b/i.test(sql)) return
-    for (const watch of this.#watches) if (watch.mentions.test(sql)) watch.writes++
+  /** Counts one run of `statement` (its SQL `sql`); which watches it writes is worked out once per statement. */
+  seen(sql: string, statement: KnownStatement): void {
+    if (statement.checked !== this.#watches.length) {
+      const reads = /^\s*select\b/i.test(sql)
+      statement.writes = reads ? [] : this.#watches.filter((watch) => watch.mentions.test(sql))
+      statement.checked = this.#watches.length
+    }
+    for (const watch of statement.writes) watch.writes++
   }
 }
 
@@ -166,21 +179,21 @@ export function runsNow(adapter: DialectAdapter): adapter is DialectAdapter & Ru
 
 /** Kysely's SQLite dialect running on a bun:sqlite database (statements are cached by bun's `query`). */
 export function bunSqliteDialect(database: Database): Dialect {
-  // bun's `query` caches statements by SQL; the adapters are kept beside them so each is made once.
-  const adapted = new WeakMap<Statement, SqliteStatement>()
+  // bun's `query` caches statements by SQL; what we know of each is kept beside it, so it is worked out once.
+  const known = new WeakMap<Statement, KnownStatement>()
   const writes = new WriteCounter()
   const adapter: SqliteDatabase = {
     close: () => database.close(),
     // Every statement, through Kysely or run now, is prepared here just before it runs.
     prepare: (sql) => {
-      writes.seen(sql)
       const statement = database.query(sql)
-      let known = adapted.get(statement)
-      if (!known) {
-        known = adaptStatement(statement)
-        adapted.set(statement, known)
+      let kept = known.get(statement)
+      if (!kept) {
+        kept = { adapted: adaptStatement(statement), writes: [], checked: -1 }
+        known.set(statement, kept)
       }
-      return known
+      writes.seen(sql, kept)
+      return kept.adapted
     },
   }
   const lock = new ConnectionLock()
