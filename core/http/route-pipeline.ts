@@ -2,7 +2,6 @@
 
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
 import { writeAudit } from '../audit/audit-log.ts'
 import { type AuthenticationContext, authenticate } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'
@@ -23,6 +22,7 @@ import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem, problemMediaType } from '../problem/problem.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import type { Store, Trx } from '../store/store.ts'
+import { queryReader } from './query-string.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
 
@@ -89,31 +89,6 @@ function validationProblem(check: TypeCheck<TSchema>, value: unknown, prefix: 'b
   })
 }
 
-/** Query strings are flat: repeated keys become arrays, and scalars are converted to the schema's types. */
-function queryValue(
-  href: string,
-  schema: TObject,
-  defaults: Record<string, unknown>,
-): Record<string, unknown> {
-  // Most requests send no query: their value is the defaults, without parsing the URL or TypeBox walking the schema.
-  const mark = href.indexOf('?')
-  if (mark < 0 || mark === href.length - 1) return { ...defaults }
-  const url = new URL(href)
-  if (url.search.length <= 1) return { ...defaults }
-  const query: Record<string, unknown> = {}
-  for (const key of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(key)
-    const property = schema.properties[key] as { type?: unknown } | undefined
-    const value = property?.type === 'array' || values.length > 1 ? values : values[0]
-    // TypeBox would read `1.5` or `0x10` as whole numbers; only plain digits are.
-    query[key] =
-      property?.type === 'integer' && typeof value === 'string' && !/^-?[0-9]{1,15}$/.test(value)
-        ? [value]
-        : value
-  }
-  return Value.Default(schema, Value.Convert(schema, query)) as Record<string, unknown>
-}
-
 /** An answer as data (kept for Idempotency-Key replays), before it becomes a Response. */
 function jsonAnswer(status: number, body: unknown, headers: Record<string, string>): KeptAnswer {
   if (body === undefined) return { status, headers, body: null }
@@ -138,7 +113,7 @@ export function compileRoute(
   // A route without query parameters still refuses unknown ones: a misspelt filter must not silently widen a list.
   const querySchema = route.query ?? Type.Object({})
   const query = TypeCompiler.Compile(closeObjects(querySchema))
-  const queryDefaults = Value.Default(querySchema, {}) as Record<string, unknown>
+  const readQuery = queryReader(querySchema)
   const body = compile(route.body)
 
   async function authorise(request: Request): Promise<Caller | null> {
@@ -180,7 +155,7 @@ export function compileRoute(
     const caller = await authorise(request)
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
-    const queryInput = queryValue(request.url, querySchema, queryDefaults)
+    const queryInput = readQuery(request.url)
     if (!query.Check(queryInput)) throw validationProblem(query, queryInput, 'query')
     let bodyInput: unknown
     if (body) {
