@@ -117,4 +117,14 @@ describe('paginate', () => {
       expect(decodeCursor(encodeCursor(key, binding, macSecret), binding, macSecret)).toBe(key)
     }
   })
+
+  test('a correctly signed cursor whose key is not base64url of UTF-8 is refused all the same', () => {
+    const signed = (payload: string) => {
+      const mac = createHmac('sha256', secret).update(`walk\n${payload}`).digest().subarray(0, 16)
+      return `${payload}.${mac.toString('base64url')}`
+    }
+    expect(decodeCursor(signed('dGhnX3g'), 'walk', secret)).toBe('thg_x')
+    for (const payload of ['dGhn+3g', 'dGhnX3g=', 'dGhnX', Buffer.from([0xff, 0xfe]).toString('base64url')])
+      expect(decodeCursor(signed(payload), 'walk', secret)).toBeNull()
+  })
 })
