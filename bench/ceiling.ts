@@ -1,35 +1,63 @@
 // The ceiling: a bare Bun.serve doing what GET /api/v1/sites must do (token lookup, keyset query, JSON) and nothing else.
+// It answers the same JSON as the panel, signed cursor included (CEILING_CURSOR=plain: the last id as the cursor, as
+// the first benchmarks had it), and reads the same `cursor` parameter. `bench/profile.ts` times its handler in process.
 
 import { Database } from 'bun:sqlite'
-import { createHash } from 'node:crypto'
+import { decodeCursor, encodeCursor } from '../core/pagination/cursor.ts'
 import type { SitesTable } from '../plugins/sites/migrations.ts'
 import { toSite } from '../plugins/sites/repository.ts'
 
-const database = new Database(`${process.env.DATA_DIR}/plinth.sqlite`, { readonly: true })
-const tokenQuery = database.query(
-  'SELECT user_id, customer_id, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?',
-)
-const userQuery = database.query('SELECT id FROM users WHERE id = ?')
-const firstPage = database.query('SELECT * FROM sites WHERE customer_id = ? ORDER BY id LIMIT ?')
-const nextPage = database.query('SELECT * FROM sites WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?')
+/** The ceiling's request handler on the store in `dataDir`, signing cursors with `secret` unless `plainCursors`. */
+export function ceilingHandler(options: {
+  readonly dataDir: string
+  readonly secret: string
+  readonly plainCursors?: boolean
+}): (request: Request) => Response {
+  const { secret, plainCursors = false } = options
+  const database = new Database(`${options.dataDir}/plinth.sqlite`, { readonly: true })
+  const tokenQuery = database.query(
+    'SELECT id, user_id, customer_id, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?',
+  )
+  const userQuery = database.query('SELECT id FROM users WHERE id = ?')
+  const firstPage = database.query('SELECT * FROM sites WHERE customer_id = ? ORDER BY id LIMIT ?')
+  const nextPage = database.query('SELECT * FROM sites WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?')
 
-const server = Bun.serve({
-  hostname: '127.0.0.1',
-  port: 0,
-  fetch(request) {
+  return (request) => {
     const token = request.headers.get('authorization')?.slice(7) ?? ''
-    const hash = createHash('sha256').update(token).digest('hex')
-    const row = tokenQuery.get(hash) as { user_id: string; customer_id: string } | null
+    // The same one-shot native hash the panel uses for token lookups.
+    const hash = Bun.SHA256.hash(token, 'hex')
+    const row = tokenQuery.get(hash) as { id: string; user_id: string; customer_id: string } | null
     if (!row || !userQuery.get(row.user_id)) return new Response('unauthorised', { status: 401 })
     const url = new URL(request.url)
     const limit = Number(url.searchParams.get('limit') ?? 20)
-    const after = url.searchParams.get('after')
+    // What the panel binds a cursor of this list to: operation, user, token, path parameters, filters.
+    const binding = `listSites|${row.user_id}|${row.id}|{}|{}`
+    const cursor = url.searchParams.get('cursor')
+    const after = cursor === null || plainCursors ? cursor : decodeCursor(cursor, binding, secret)
+    if (cursor !== null && after === null) return new Response('invalid cursor', { status: 400 })
     const rows = (
       after ? nextPage.all(row.customer_id, after, limit + 1) : firstPage.all(row.customer_id, limit + 1)
     ) as SitesTable[]
     // The same rendering as the sites plugin's, so both answers are the same JSON.
     const items = rows.slice(0, limit).map(toSite)
-    return Response.json({ items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null })
-  },
-})
-console.log(`ceiling listening on ${server.url.href.replace(/\/$/, '')}`)
+    const last = items.at(-1)
+    const next = rows.length > limit && last ? last.id : null
+    return Response.json({
+      items,
+      nextCursor: next === null || plainCursors ? next : encodeCursor(next, binding, secret),
+    })
+  }
+}
+
+if (import.meta.main) {
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: ceilingHandler({
+      dataDir: process.env.DATA_DIR ?? '.',
+      secret: process.env.PLINTH_SECRET ?? '',
+      plainCursors: process.env.CEILING_CURSOR === 'plain',
+    }),
+  })
+  console.log(`ceiling listening on ${server.url.href.replace(/\/$/, '')}`)
+}

@@ -37,6 +37,7 @@ console.log(
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    mean: result.latency.average,
     errors: result.errors,
     non2xx: result.non2xx,
     total: result.requests.total,

@@ -43,6 +43,13 @@ export {
   jobStatuses,
 } from './jobs/job-definition.ts'
 export { type Page, pageOf, pageQuery } from './pagination/paginate.ts'
+export {
+  type ListFilters,
+  type ListFilterValue,
+  type ListSource,
+  type PreparedList,
+  preparedList,
+} from './pagination/prepared-list.ts'
 export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'
 export { defaultLimits, type PanelLimits } from './panel/limits.ts'
 export {

@@ -1,8 +1,8 @@
 // Turns a request's credentials (a bearer token, or the session cookie with its CSRF token) into a Caller, or the
 // problem that explains why not.
 
-import { findTokenByHash } from '../identity/api-tokens.ts'
-import type { KernelTables } from '../identity/tables.ts'
+import { toApiToken } from '../identity/api-tokens.ts'
+import type { ApiTokensTable, KernelTables } from '../identity/tables.ts'
 import { findUserById } from '../identity/users.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
@@ -10,6 +10,7 @@ import type { Db } from '../store/store.ts'
 import { hashApiToken, isWellFormedApiToken } from './api-token.ts'
 import { buildCaller, type Caller, type ScopeHolding } from './caller.ts'
 import { csrfTokenMatches, sessionCookieOf, validateSession } from './sessions.ts'
+import { type TokenCallers, tokenCallers } from './token-callers.ts'
 
 /** How often at most a token's `lastUsedAt` is written: once a minute keeps reads from turning into writes. */
 const lastUsedResolutionMs = 60_000
@@ -20,6 +21,18 @@ export interface AuthenticationContext {
   readonly db: Db
   readonly secret: string
   readonly scopes: readonly ScopeHolding[]
+}
+
+const tokenCallersByContext = new WeakMap<AuthenticationContext, TokenCallers>()
+
+/** The callers kept for this panel's tokens. */
+function tokenCallersOf(context: AuthenticationContext): TokenCallers {
+  let callers = tokenCallersByContext.get(context)
+  if (!callers) {
+    callers = tokenCallers(context.db)
+    tokenCallersByContext.set(context, callers)
+  }
+  return callers
 }
 
 function unauthorized(ref: typeof kernelProblems.unauthenticated, error?: string): Problem {
@@ -37,27 +50,39 @@ export function bearerTokenOf(request: Request): string | null {
 
 async function callerOfToken(token: string, context: AuthenticationContext): Promise<Caller> {
   if (!isWellFormedApiToken(token)) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
-  const record = await findTokenByHash(context.db, hashApiToken(token))
-  if (!record || record.revoked) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
+  const callers = tokenCallersOf(context)
+  // The token is read on every request, so revocation and expiry take effect at once, in any process.
+  const { row, stamp } = await callers.read(hashApiToken(token))
+  if (!row || row.revoked_at !== null) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
   const now = Date.now()
-  if (Date.parse(record.expiresAt) <= now) throw unauthorized(kernelProblems.token_expired, 'invalid_token')
+  if (Date.parse(row.expires_at) <= now) throw unauthorized(kernelProblems.token_expired, 'invalid_token')
+  await noteUse(row, now, context)
+  const kept = callers.get(row, stamp)
+  if (kept) return kept
+  const record = toApiToken(row)
   const user = await findUserById(context.db, record.userId)
   if (!user) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
-  if (!record.lastUsedAt || now - Date.parse(record.lastUsedAt) > lastUsedResolutionMs) {
-    await context.db
-      .withTables<KernelTables>()
-      .updateTable('api_tokens')
-      .set({ last_used_at: new Date(now).toISOString() })
-      .where('id', '=', record.id)
-      .execute()
-  }
   const callerToken = {
     id: record.id,
     scopes: record.scopes,
     customerId: record.customerId,
     expiresAt: record.expiresAt,
   }
-  return buildCaller(context.db, user, { token: callerToken }, context.scopes)
+  const caller = await buildCaller(context.db, user, { token: callerToken }, context.scopes)
+  callers.keep(row, stamp, caller)
+  return caller
+}
+
+/** Records when a token was last used, at most once a minute: reads must not turn into writes. */
+async function noteUse(row: ApiTokensTable, now: number, context: AuthenticationContext): Promise<void> {
+  if (!row.last_used_at || now - Date.parse(row.last_used_at) > lastUsedResolutionMs) {
+    await context.db
+      .withTables<KernelTables>()
+      .updateTable('api_tokens')
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('id', '=', row.id)
+      .execute()
+  }
 }
 
 /** The panel's origin as the browser sees it: behind a TLS-terminating proxy the scheme comes from X-Forwarded-Proto. */

@@ -32,6 +32,8 @@ export interface RateDecision {
 export function createRateLimiter(policy: RateLimitPolicy) {
   let windowStart = 0
   const counts = new Map<string, number>()
+  const defaultPolicyHeader = `"default";q=${policy.perMinute};w=60`
+  const loginPolicyHeader = `"login";q=${policy.loginPerMinute};w=60`
 
   function keyOf(request: Request, address: string | null): string | null {
     const token = bearerTokenOf(request)
@@ -56,7 +58,7 @@ export function createRateLimiter(policy: RateLimitPolicy) {
       const reset = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
       const name = login ? 'login' : 'default'
       const headers = {
-        'ratelimit-policy': `"${name}";q=${quota};w=60`,
+        'ratelimit-policy': login ? loginPolicyHeader : defaultPolicyHeader,
         ratelimit: `"${name}";r=${Math.max(0, quota - used)};t=${reset}`,
       }
       if (used <= quota) return { headers, refusal: null }

@@ -2,7 +2,6 @@
 
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
 import { writeAudit } from '../audit/audit-log.ts'
 import { type AuthenticationContext, authenticate } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'
@@ -24,6 +23,7 @@ import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem, problemMediaType } from '../problem/problem.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import type { Store, Trx } from '../store/store.ts'
+import { queryReader } from './query-string.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
 
@@ -70,7 +70,13 @@ export interface RequestInfo {
 export interface CompiledRoute {
   readonly route: RouteDefinition
   readonly plugin: string
-  answer(request: Request, params: Record<string, string>, info: RequestInfo): Promise<Response>
+  /** Answers `request`; `headers` go on every answer it renders (a refusal it throws carries its own). */
+  answer(
+    request: Request,
+    params: Record<string, string>,
+    info: RequestInfo,
+    headers?: Readonly<Record<string, string>>,
+  ): Promise<Response>
 }
 
 function compile(schema: TObject | undefined): TypeCheck<TSchema> | undefined {
@@ -86,32 +92,17 @@ function validationProblem(check: TypeCheck<TSchema>, value: unknown, prefix: 'b
   })
 }
 
-/** Query strings are flat: repeated keys become arrays, and scalars are converted to the schema's types. */
-function queryValue(url: URL, schema: TObject, defaults: Record<string, unknown>): Record<string, unknown> {
-  // Most requests send no query: their value is the defaults, without TypeBox walking the schema.
-  if (url.search.length <= 1) return { ...defaults }
-  const query: Record<string, unknown> = {}
-  for (const key of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(key)
-    const property = schema.properties[key] as { type?: unknown } | undefined
-    const value = property?.type === 'array' || values.length > 1 ? values : values[0]
-    // TypeBox would read `1.5` or `0x10` as whole numbers; only plain digits are.
-    query[key] =
-      property?.type === 'integer' && typeof value === 'string' && !/^-?[0-9]{1,15}$/.test(value)
-        ? [value]
-        : value
-  }
-  return Value.Default(schema, Value.Convert(schema, query)) as Record<string, unknown>
-}
-
 /** An answer as data (kept for Idempotency-Key replays), before it becomes a Response. */
 function jsonAnswer(status: number, body: unknown, headers: Record<string, string>): KeptAnswer {
   if (body === undefined) return { status, headers, body: null }
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
 }
 
-function toResponse(answer: KeptAnswer, extra: Record<string, string> = {}): Response {
-  return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, ...extra } })
+function toResponse(answer: KeptAnswer, extra: Readonly<Record<string, string>> | undefined): Response {
+  return new Response(answer.body, {
+    status: answer.status,
+    headers: extra ? { ...answer.headers, ...extra } : answer.headers,
+  })
 }
 
 /** Builds the request pipeline of one route. */
@@ -125,7 +116,7 @@ export function compileRoute(
   // A route without query parameters still refuses unknown ones: a misspelt filter must not silently widen a list.
   const querySchema = route.query ?? Type.Object({})
   const query = TypeCompiler.Compile(closeObjects(querySchema))
-  const queryDefaults = Value.Default(querySchema, {}) as Record<string, unknown>
+  const readQuery = queryReader(querySchema)
   const body = compile(route.body)
 
   async function authorise(request: Request): Promise<Caller | null> {
@@ -167,8 +158,7 @@ export function compileRoute(
     const caller = await authorise(request)
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
-    const url = new URL(request.url)
-    const queryInput = queryValue(url, querySchema, queryDefaults)
+    const queryInput = readQuery(request.url)
     if (!query.Check(queryInput)) throw validationProblem(query, queryInput, 'query')
     let bodyInput: unknown
     if (body) {
@@ -251,9 +241,10 @@ export function compileRoute(
     request: Request,
     rawParams: Record<string, string>,
     info: RequestInfo,
+    headers?: Readonly<Record<string, string>>,
   ): Promise<Response> {
     const key = route.idempotent ? idempotencyKeyOf(request) : null
-    if (key === null) return toResponse(await run(request, rawParams, info, null))
+    if (key === null) return toResponse(await run(request, rawParams, info, null), headers)
     // Set only once this request holds the key: refusals of the claim itself must not overwrite the kept answer.
     const held: { claim: IdempotencyClaim | null } = { claim: null }
     try {
@@ -271,7 +262,7 @@ export function compileRoute(
       })
       if (held.claim)
         await keepAnswer(runtime.store, held.claim.caller, held.claim.key, rendered, runtime.idempotencyBox)
-      return toResponse(rendered)
+      return toResponse(rendered, headers)
     } catch (error) {
       const { claim } = held
       if (claim === null) throw error

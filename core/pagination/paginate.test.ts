@@ -1,6 +1,7 @@
 // Keyset pagination: a walk under concurrent inserts and deletes never repeats or skips a row, and cursors are bound.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
 import { newId } from '../ids/ids.ts'
 import { Problem } from '../problem/problem.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
@@ -101,5 +102,29 @@ describe('paginate', () => {
     )
     await expect(attempt).rejects.toBeInstanceOf(Problem)
     await expect(attempt).rejects.toMatchObject({ status: 400, code: 'invalid_cursor' })
+  })
+
+  test('a cursor is its key in base64url and 128 bits of HMAC-SHA-256 over binding and key, however long', () => {
+    const cases = [
+      ['thg_01JDQ3V6Y4T1ZK0M2N5P7R9S8W', 'list|alice', secret],
+      ['clé ünïcode', 'b'.repeat(10_000), 's'.repeat(200)],
+      ['k', '', 'x'.repeat(64)],
+    ] as const
+    for (const [key, binding, macSecret] of cases) {
+      const payload = Buffer.from(key, 'utf8').toString('base64url')
+      const mac = createHmac('sha256', macSecret).update(`${binding}\n${payload}`).digest().subarray(0, 16)
+      expect(encodeCursor(key, binding, macSecret)).toBe(`${payload}.${mac.toString('base64url')}`)
+      expect(decodeCursor(encodeCursor(key, binding, macSecret), binding, macSecret)).toBe(key)
+    }
+  })
+
+  test('a correctly signed cursor whose key is not base64url of UTF-8 is refused all the same', () => {
+    const signed = (payload: string) => {
+      const mac = createHmac('sha256', secret).update(`walk\n${payload}`).digest().subarray(0, 16)
+      return `${payload}.${mac.toString('base64url')}`
+    }
+    expect(decodeCursor(signed('dGhnX3g'), 'walk', secret)).toBe('thg_x')
+    for (const payload of ['dGhn+3g', 'dGhnX3g=', 'dGhnX', Buffer.from([0xff, 0xfe]).toString('base64url')])
+      expect(decodeCursor(signed(payload), 'walk', secret)).toBeNull()
   })
 })

@@ -5,6 +5,7 @@ import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
+import type { ListSource } from './prepared-list.ts'
 
 /** Query parameters every list accepts; spread them into the route's query schema. */
 export const pageQuery = {
@@ -45,13 +46,33 @@ export interface PageRequest {
   readonly secret: string
 }
 
+/** `query` from just after `after` (when given), in key order, `limit` rows. */
+function keyset<DB, TB extends keyof DB, Row>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  keyColumn: string,
+  order: 'asc' | 'desc',
+  after: string | undefined,
+  limit: number,
+): SelectQueryBuilder<DB, TB, Row> {
+  let page = query
+  if (after !== undefined) {
+    const comparison =
+      order === 'asc'
+        ? sql<SqlBool>`${sql.ref(keyColumn)} > ${after}`
+        : sql<SqlBool>`${sql.ref(keyColumn)} < ${after}`
+    page = page.where(comparison)
+  }
+  return page.orderBy(sql.ref(keyColumn), order).limit(limit)
+}
+
 /**
- * Reads one page of `query`, ordered by its unique, time-sortable key column (`id`), ascending or descending.
- * Rows inserted or deleted during a walk never make a row appear twice, and rows present throughout are never
- * skipped, because each page starts strictly after the last key seen.
+ * Reads one page of `query` (a query builder, or a {@link preparedList} applied to a request), ordered by its
+ * unique, time-sortable key column (`id`), ascending or descending. Rows inserted or deleted during a walk never
+ * make a row appear twice, and rows present throughout are never skipped, because each page starts strictly after
+ * the last key seen.
  */
 export async function paginate<DB, TB extends keyof DB, Row extends Record<string, unknown>>(
-  query: SelectQueryBuilder<DB, TB, Row>,
+  query: SelectQueryBuilder<DB, TB, Row> | ListSource<Row>,
   request: PageRequest,
   options: {
     readonly keyColumn: string
@@ -60,20 +81,22 @@ export async function paginate<DB, TB extends keyof DB, Row extends Record<strin
   },
 ): Promise<{ rows: Row[]; nextCursor: string | null }> {
   const order = options.order ?? 'asc'
-  let page = query
+  let after: string | undefined
   if (request.cursor !== undefined) {
-    const after = decodeCursor(request.cursor, request.binding, request.secret)
-    if (after === null) throw new Problem(kernelProblems.invalid_cursor)
-    const comparison =
-      order === 'asc'
-        ? sql<SqlBool>`${sql.ref(options.keyColumn)} > ${after}`
-        : sql<SqlBool>`${sql.ref(options.keyColumn)} < ${after}`
-    page = page.where(comparison)
+    const decoded = decodeCursor(request.cursor, request.binding, request.secret)
+    if (decoded === null) throw new Problem(kernelProblems.invalid_cursor)
+    after = decoded
   }
-  const rows = await page
-    .orderBy(sql.ref(options.keyColumn), order)
-    .limit(request.limit + 1)
-    .execute()
+  // One more row than asked: whether it exists says whether there is a next page.
+  const limit = request.limit + 1
+  const rows =
+    'run' in query
+      ? await query.run((list, start, size) => keyset(list, options.keyColumn, order, start, size), {
+          shape: `${options.keyColumn} ${order} ${after === undefined ? 'first' : 'after'}`,
+          after,
+          limit,
+        })
+      : await keyset(query, options.keyColumn, order, after, limit).execute()
   const more = rows.length > request.limit
   const items = more ? rows.slice(0, request.limit) : rows
   const last = items.at(-1)

@@ -130,6 +130,18 @@ const kernelEvents = [
   },
 ] as const satisfies readonly KnownEvent[]
 
+/**
+ * The path of `url` when it can be looked up as written, or null when the router must decide: a path it would
+ * normalise (percent-escapes, a trailing slash) or a URL with a fragment.
+ */
+function staticPathOf(url: string): string | null {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0 || url.includes('#')) return null
+  const query = url.indexOf('?', start)
+  const path = query < 0 ? url.slice(start) : url.slice(start, query)
+  return path.length > 1 && !path.endsWith('/') && !path.includes('%') ? path : null
+}
+
 /** Builds a panel: resolution errors, a failed migration or a bad setup all throw before anything is served. */
 export async function createPanel(options: PanelOptions): Promise<Panel> {
   if (options.secret.length < 32) throw new Error('The panel secret must be at least 32 characters long')
@@ -283,6 +295,11 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const app = new Elysia({ name: 'plinth' })
 
   const limiter = createRateLimiter({ ...defaultRateLimits, ...options.rateLimits })
+  /** Routes without path parameters, by `METHOD /path`: most requests, answered without the router. */
+  const direct = new Map<
+    string,
+    (request: Request, params: Record<string, string>, info: RequestInfo) => Promise<Response>
+  >()
   const staffScopes = new Set(holdings.filter((scope) => scope.staff).map((scope) => scope.name))
   const mount = (
     declared: RouteDefinition,
@@ -293,29 +310,41 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     // A route needing a staff scope is a staff area whether or not it says so: no plugin can forget it.
     const route = declared.scope && staffScopes.has(declared.scope) ? { ...declared, staff: true } : declared
     const compiled = compileRoute(route, tag, pipelineRuntime, eventKinds)
-    app.route(
-      route.method,
-      fullPath,
-      async ({ request, params, server }) => {
-        const info = infoOf(request, server?.requestIP(request)?.address ?? null)
+    const serve = async (
+      request: Request,
+      params: Record<string, string>,
+      info: RequestInfo,
+    ): Promise<Response> => {
+      try {
         const rate =
           route.public && !route.strictRateLimit
             ? null
             : limiter.take(request, info.address, route.strictRateLimit === true)
-        let response: Response
-        if (rate?.refusal) response = rate.refusal.toResponse(info.requestId)
-        else {
-          try {
-            response = await compiled.answer(request, params as Record<string, string>, info)
-          } catch (error) {
-            response = errorResponse(error, info.requestId)
-          }
+        if (rate?.refusal) return rate.refusal.toResponse(info.requestId)
+        try {
+          return await compiled.answer(request, params, info, rate?.headers)
+        } catch (error) {
+          const response = errorResponse(error, info.requestId)
+          for (const [name, value] of Object.entries(rate?.headers ?? {})) response.headers.set(name, value)
+          return response
         }
-        for (const [name, value] of Object.entries(rate?.headers ?? {})) response.headers.set(name, value)
-        return response
+      } catch (error) {
+        return errorResponse(error, info.requestId)
+      }
+    }
+    app.route(
+      route.method,
+      fullPath,
+      ({ request, params, server }) => {
+        // The address the host passed wins; asking the server is for Elysia's own listener.
+        const known = infos.get(request)
+        const info = known?.address ? known : infoOf(request, server?.requestIP(request)?.address ?? null)
+        return serve(request, params as Record<string, string>, info)
       },
       { parse: 'none', detail: { operationId: route.operationId } },
     )
+    // Paths without parameters are answered by `handle` without the router (see `staticPathOf`).
+    if (!fullPath.includes(':')) direct.set(`${route.method} ${fullPath}`, serve)
     mounted.push({ route, fullPath, tag })
     known.push({ method: route.method, pattern: routePattern(fullPath) })
   }
@@ -401,6 +430,9 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   return {
     app: app as unknown as Elysia,
     async handle(request, info) {
+      const path = staticPathOf(request.url)
+      const serve = path === null ? undefined : direct.get(`${request.method} ${path}`)
+      if (serve) return serve(request, {}, { requestId: newId('req'), address: info?.address ?? null })
       infoOf(request, info?.address ?? null)
       return app.handle(request)
     },

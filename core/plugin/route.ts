@@ -4,6 +4,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../auth/caller.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
+import type { ListSource } from '../pagination/prepared-list.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
@@ -62,9 +63,10 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean> {
   /**
    * One page of `query` for this request's `cursor` and `limit` (the route's query schema spreads `pageQuery`),
    * keyset-ordered by `keyColumn`. The cursor handed out is bound to this operation, caller, path and `filters`.
+   * `query` is a query builder, or for lists read often a `preparedList(...).of(db, view, filters)`, compiled once.
    */
   page<DB, TB extends keyof DB, Row extends Record<string, unknown>>(
-    query: SelectQueryBuilder<DB, TB, Row>,
+    query: SelectQueryBuilder<DB, TB, Row> | ListSource<Row>,
     options: {
       readonly keyColumn: string
       readonly keyOf: (row: Row) => string

@@ -71,3 +71,50 @@ describe('preparedQuery', () => {
     await expect(unsafe(store.db, { table: 'things' })).rejects.toThrow(/written into the SQL text/)
   })
 })
+
+describe('preparedQuery outside a transaction', () => {
+  test('waits for a transaction in progress and never reads its uncommitted rows', async () => {
+    const store = await storeWithThings()
+    const owners = preparedQuery<{ id: string }, Tables['things']>((db, p) =>
+      db.withTables<Tables>().selectFrom('things').selectAll().where('id', '=', p.id),
+    )
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const writing = store.transaction(async (trx) => {
+      await trx
+        .withTables<Tables>()
+        .insertInto('things')
+        .values({ id: 'd', owner: 'dan', kind: 'box' })
+        .execute()
+      await held
+      throw new Error('rolled back')
+    })
+    let read: Tables['things'][] | undefined
+    const reading = owners(store.db, { id: 'd' }).then((rows) => {
+      read = rows
+    })
+    await Bun.sleep(20)
+    expect(read).toBeUndefined()
+    release()
+    await expect(writing).rejects.toThrow('rolled back')
+    await reading
+    expect(read).toEqual([])
+  })
+
+  test('takes numbers and other values as well as strings', async () => {
+    const store = await storeWithThings()
+    const firstOf = preparedQuery<{ owner: string; count: number }, Tables['things']>((db, p) =>
+      db
+        .withTables<Tables>()
+        .selectFrom('things')
+        .selectAll()
+        .where('owner', '=', p.owner)
+        .orderBy('id')
+        .limit(p.count),
+    )
+    expect((await firstOf(store.db, { owner: 'ann', count: 1 })).map((row) => row.id)).toEqual(['a'])
+    expect((await firstOf(store.db, { owner: 'ann', count: 5 })).map((row) => row.id)).toEqual(['a', 'b'])
+  })
+})

@@ -1,11 +1,12 @@
-// Queries on the hot path, built and compiled once per dialect, then run with fresh values: Kysely otherwise
-// rebuilds and recompiles every query on every request, which costs more than SQLite takes to answer it.
+// Queries on the hot path, built and compiled once per dialect (and per shape), then run with fresh values: Kysely
+// otherwise rebuilds and recompiles every query on every request, which costs more than SQLite takes to answer it.
 
 import type { Compilable, CompiledQuery, DialectAdapter } from 'kysely'
+import { runsNow } from './bun-sqlite-dialect.ts'
 import type { Db } from './store.ts'
 
-/** A value standing for a named parameter while the query is built once. */
-type Placeholders<Params> = { readonly [K in keyof Params]: Params[K] }
+/** Values standing for the named parameters while a query is built once. */
+export type Placeholders<Params> = { readonly [K in keyof Params]: Params[K] }
 
 /** One compiled form: its SQL, and for each parameter slot either a named parameter or a fixed value. */
 interface Compiled {
@@ -15,52 +16,99 @@ interface Compiled {
 
 const marker = '\u0000plinth-parameter:'
 
+/** The value standing for the parameter `name` while a query is built: a string the compiled parameters show. */
+export function placeholder(name: string): string {
+  return `${marker}${name}`
+}
+
+/** Placeholders for every parameter of `Params`. */
+function placeholdersFor<Params>(): Placeholders<Params> {
+  return new Proxy({} as Placeholders<Params>, { get: (_target, name) => placeholder(String(name)) })
+}
+
+/** Compiles `built`, finding which parameter slots hold which placeholders. */
+function compileWithSlots(built: Compilable<unknown>): Compiled {
+  const query = built.compile()
+  const slots = query.parameters.map((value) =>
+    typeof value === 'string' && value.startsWith(marker) ? { name: value.slice(marker.length) } : { value },
+  )
+  if (query.sql.includes(marker))
+    throw new Error(`preparedQuery: a parameter was written into the SQL text: ${query.sql}`)
+  return { query, slots }
+}
+
+/** Runs a compiled form with `params`, without Kysely's executor when the dialect can (bun:sqlite). */
+async function execute<Row>(db: Db, compiled: Compiled, params: Record<string, unknown>): Promise<Row[]> {
+  const parameters = compiled.slots.map((slot) => {
+    if ('value' in slot) return slot.value
+    const value = params[slot.name]
+    if (value === undefined) throw new Error(`preparedQuery: no value for parameter "${slot.name}"`)
+    return value
+  })
+  const executor = db.getExecutor()
+  if (runsNow(executor.adapter) && executor.plugins.length === 0) {
+    const rows = executor.adapter.runNow(compiled.query.sql, parameters, db.isTransaction)
+    if (rows !== null) return rows as Row[]
+  }
+  const result = await db.executeQuery<Row>({ ...compiled.query, parameters })
+  return result.rows as Row[]
+}
+
+/**
+ * How many shapes one query keeps compiled per dialect (a list: view kinds and sizes times filter combinations);
+ * past it, further shapes are compiled per call. A bound on memory (about a kilobyte a shape), not a tuning knob.
+ */
+const maxShapes = 1000
+
+/**
+ * A query whose SQL depends only on a small set of shapes (which filters are set, how many ids are listed), not on
+ * values: each shape is built and compiled once per dialect, keyed by the caller's `shape` string.
+ */
+export class QueryShapes {
+  // Per dialect adapter: a transaction shares its database's adapter, another store (another dialect) has its own.
+  readonly #compiled = new WeakMap<DialectAdapter, Map<string, Compiled>>()
+
+  /**
+   * Runs the shape `shape` of the query with `params`; `build` makes that shape from placeholders (called once per
+   * shape and dialect, so it must build the same SQL for the same `shape` whatever the values).
+   */
+  async run<Params extends Record<string, unknown>, Row>(
+    db: Db,
+    shape: string,
+    build: (placeholders: Placeholders<Params>) => Compilable<Row>,
+    params: Params,
+  ): Promise<Row[]> {
+    const adapter = db.getExecutor().adapter
+    let shapes = this.#compiled.get(adapter)
+    if (!shapes) {
+      shapes = new Map()
+      this.#compiled.set(adapter, shapes)
+    }
+    let compiled = shapes.get(shape)
+    if (!compiled) {
+      compiled = compileWithSlots(build(placeholdersFor<Params>()))
+      if (shapes.size < maxShapes) shapes.set(shape, compiled)
+    }
+    return await execute<Row>(db, compiled, params)
+  }
+}
+
 /**
  * A query whose shape never changes, only its values: `build` runs once per dialect with placeholders standing for
  * the parameters, and every call runs the compiled SQL with the values given. Each parameter must reach the query
- * as a bound value (`where('id', '=', p.id)`), not as SQL text, and must be a string; a build that does otherwise
- * is refused at the first call.
+ * as a bound value (`where('id', '=', p.id)`), never as SQL text or in a decision (`if (p.id)`): a placeholder is
+ * a string whatever the parameter's type. A build that writes one into the SQL text is refused at the first call.
+ * On bun:sqlite the compiled statement runs without Kysely's executor when no transaction holds the connection.
  *
  * @example
  * const userById = preparedQuery<{ id: string }, UsersTable>((db, p) =>
  *   db.withTables<KernelTables>().selectFrom('users').selectAll().where('id', '=', p.id))
  * const [user] = await userById(db, { id })
  */
-export function preparedQuery<Params extends Record<string, string>, Row>(
+export function preparedQuery<Params extends Record<string, unknown>, Row>(
   build: (db: Db, placeholders: Placeholders<Params>) => Compilable<Row>,
 ): (db: Db, params: Params) => Promise<Row[]> {
-  // Per dialect adapter: a transaction shares its database's adapter, another store (another dialect) has its own.
-  const compiledBy = new WeakMap<DialectAdapter, Compiled>()
-
-  function compile(db: Db): Compiled {
-    const placeholders = new Proxy({} as Placeholders<Params>, {
-      get: (_target, name) => `${marker}${String(name)}`,
-    })
-    const query = build(db, placeholders).compile()
-    const slots = query.parameters.map((value) =>
-      typeof value === 'string' && value.startsWith(marker)
-        ? { name: value.slice(marker.length) }
-        : { value },
-    )
-    if (query.sql.includes(marker))
-      throw new Error(`preparedQuery: a parameter was written into the SQL text: ${query.sql}`)
-    return { query, slots }
-  }
-
-  return async (db, params) => {
-    const adapter = db.getExecutor().adapter
-    let compiled = compiledBy.get(adapter)
-    if (!compiled) {
-      compiled = compile(db)
-      compiledBy.set(adapter, compiled)
-    }
-    const parameters = compiled.slots.map((slot) => {
-      if ('value' in slot) return slot.value
-      const value = params[slot.name]
-      if (value === undefined) throw new Error(`preparedQuery: no value for parameter "${slot.name}"`)
-      return value
-    })
-    const result = await db.executeQuery<Row>({ ...compiled.query, parameters })
-    return result.rows as Row[]
-  }
+  const shapes = new QueryShapes()
+  return (db, params) =>
+    shapes.run(db, '', (placeholders: Placeholders<Params>) => build(db, placeholders), params)
 }

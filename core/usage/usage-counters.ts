@@ -3,6 +3,7 @@
 
 import { type SqlBool, sql } from 'kysely'
 import type { KernelTables } from '../identity/tables.ts'
+import { placeholder, QueryShapes } from '../store/prepared-query.ts'
 import type { Db } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import { brandOfCustomer } from '../tenancy/tenants.ts'
@@ -84,31 +85,54 @@ function keysOfView(view: TenantView): string[] {
   return view.customerIds.map((id) => `customer:${id}`)
 }
 
+// Compiled once per number of counter rows: every dashboard asks, so the queries are not rebuilt per request.
+const counterSums = new QueryShapes()
+const trafficSums = new QueryShapes()
+
+/** `column in (k0, k1, ...)` over placeholders for `count` keys (never true for none). */
+function inKeys(column: string, count: number) {
+  const keys = Array.from({ length: count }, (_, i) => placeholder(`k${i}`))
+  return keys.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`${sql.ref(column)} in (${sql.join(keys)})`
+}
+
 /** Usage within `view`: a handful of indexed rows whatever the size of the installation. */
 export async function usageOf(db: Db, view: TenantView, now: Date = new Date()): Promise<Usage> {
   const keys = keysOfView(view)
   const kernel = db.withTables<KernelTables>()
-  const inKeys = (column: string) =>
-    keys.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`${sql.ref(column)} in (${sql.join(keys)})`
-  const counters = await kernel
-    .selectFrom('usage_counters')
-    .select(['metric', sql<number>`sum(value)`.as('total')])
-    .where(inKeys('scope_key'))
-    .groupBy('metric')
-    .execute()
+  const params: Record<string, string> = {}
+  keys.forEach((key, i) => {
+    params[`k${i}`] = key
+  })
+  const shape = String(keys.length)
+  const counters = await counterSums.run(
+    db,
+    shape,
+    () =>
+      kernel
+        .selectFrom('usage_counters')
+        .select(['metric', sql<number>`sum(value)`.as('total')])
+        .where(inKeys('scope_key', keys.length))
+        .groupBy('metric'),
+    params,
+  )
   const total = (metric: UsageMetric) => Number(counters.find((row) => row.metric === metric)?.total ?? 0)
   const since = (hours: number) => new Date(now.getTime() - hours * 3_600_000).toISOString().slice(0, 13)
   const traffic = async (hours: number) => {
-    const row = await kernel
-      .selectFrom('traffic_buckets')
-      .select([
-        sql<number>`coalesce(sum(requests), 0)`.as('requests'),
-        sql<number>`coalesce(sum(bytes), 0)`.as('bytes'),
-      ])
-      .where(inKeys('scope_key'))
-      .where('hour', '>', since(hours))
-      .executeTakeFirstOrThrow()
-    return { requests: Number(row.requests), bytes: Number(row.bytes) }
+    const [row] = await trafficSums.run(
+      db,
+      shape,
+      () =>
+        kernel
+          .selectFrom('traffic_buckets')
+          .select([
+            sql<number>`coalesce(sum(requests), 0)`.as('requests'),
+            sql<number>`coalesce(sum(bytes), 0)`.as('bytes'),
+          ])
+          .where(inKeys('scope_key', keys.length))
+          .where('hour', '>', placeholder('since')),
+      { ...params, since: since(hours) },
+    )
+    return { requests: Number(row?.requests ?? 0), bytes: Number(row?.bytes ?? 0) }
   }
   return {
     customers: total('customers'),

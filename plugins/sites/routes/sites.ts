@@ -15,9 +15,11 @@ import {
   Problem,
   pageOf,
   pageQuery,
+  preparedList,
   quotaProblems,
   Reply,
   type RouteDefinition,
+  type Static,
   type Trx,
   t,
 } from '../../../core/index.ts'
@@ -78,6 +80,18 @@ const ListSitesQuery = t.Object({
   type: t.Optional(t.String({ maxLength: 32, description: 'Only sites of this type.' })),
   domain: t.Optional(t.String({ maxLength: 253, description: 'Only the site with this domain.' })),
 })
+
+/** The sites list, compiled once per shape (which filters are set, the caller's kind of view). */
+const sitesList = preparedList(
+  (db, view, filters: Omit<Static<typeof ListSitesQuery>, 'cursor' | 'limit'>) => {
+    let sites = visibleSites(db, view)
+    if (filters.customerId !== undefined) sites = sites.where('sites.customer_id', '=', filters.customerId)
+    if (filters.status !== undefined) sites = sites.where('sites.status', '=', filters.status)
+    if (filters.type !== undefined) sites = sites.where('sites.type', '=', filters.type)
+    if (filters.domain !== undefined) sites = sites.where('sites.domain', '=', filters.domain)
+    return sites
+  },
+)
 
 const SiteParams = t.Object({
   id: t.String({ pattern: idPattern('site'), description: 'Site id, `site_…`.' }),
@@ -221,15 +235,13 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       query: ListSitesQuery,
       responses: { 200: { description: 'A page of sites.', schema: pageOf(Site, 'SitePage') } },
       async handler({ query, view, page }) {
-        const { cursor: _cursor, limit: _limit, ...filters } = query
-        let sites = visibleSites(context.db, view)
-        if (filters.customerId !== undefined)
-          sites = sites.where('sites.customer_id', '=', filters.customerId)
-        if (filters.status !== undefined) sites = sites.where('sites.status', '=', filters.status)
-        if (filters.type !== undefined) sites = sites.where('sites.type', '=', filters.type)
-        if (filters.domain !== undefined)
-          sites = sites.where('sites.domain', '=', normaliseDomain(filters.domain) ?? filters.domain)
-        const { rows, nextCursor } = await page(sites, {
+        const { cursor: _cursor, limit: _limit, ...given } = query
+        // Normalised before the list sees it: the list binds values, it cannot compute with them.
+        const filters =
+          given.domain === undefined
+            ? given
+            : { ...given, domain: normaliseDomain(given.domain) ?? given.domain }
+        const { rows, nextCursor } = await page(sitesList.of(context.db, view, filters), {
           keyColumn: 'sites.id',
           keyOf: (row) => row.id,
           filters,

@@ -1,0 +1,196 @@
+// Kept token callers never outlive a change: revocation, expiry, team and role changes and deleted users count on
+// the very next request, whether this process made the change or another one on the same database file did.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { issueApiToken, revokeApiToken } from '../identity/api-tokens.ts'
+import type { KernelTables } from '../identity/tables.ts'
+import type { User } from '../identity/users.ts'
+import { createPanel, type Panel } from '../panel/create-panel.ts'
+import { defineRoute } from '../plugin/route.ts'
+import { openSqliteStore } from '../store/sqlite-store.ts'
+import type { Store } from '../store/store.ts'
+import { addMember, changeMemberRole, removeMember } from '../tenancy/tenants.ts'
+import { expectProblem } from '../testing/problems.ts'
+import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
+import { createTestUser } from '../testing/users.ts'
+
+const secret = 'token-callers-test-secret-token-callers'
+const policy = { defaultDays: 30, maxDays: 365 }
+
+interface MeBody {
+  readonly memberships: readonly { customerId: string; role: string }[]
+  readonly scopes: readonly string[]
+}
+
+let dataDir: string
+let panel: Panel
+/** A second connection to the panel's database file: what the CLI on the same DATA_DIR is to the server. */
+let cli: Store
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'plinth-token-callers-'))
+  const path = join(dataDir, 'plinth.sqlite')
+  panel = await createPanel({
+    store: openSqliteStore({ path }),
+    plugins: [
+      fixturePlugin({
+        description: 'Customers and scopes for the kept-caller tests.',
+        scopes: ['site:read', 'site:create', 'customer:manage', 'billing:manage', 'widget:admin'],
+        tenants: twoTenants,
+        routes: () => [
+          defineRoute({
+            method: 'GET',
+            path: '/view',
+            operationId: 'showView',
+            summary: 'The customers the caller may read sites of',
+            scope: 'site:read',
+            responses: { 200: { description: 'The view.' } },
+            handler: ({ view }) => view,
+          }),
+        ],
+      }),
+    ],
+    secret,
+  })
+  cli = openSqliteStore({ path })
+})
+
+afterAll(async () => {
+  await cli.close()
+  await panel.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+let users = 0
+async function member(customerId: string, role: 'owner' | 'developer' | 'billing'): Promise<User> {
+  users++
+  const user = await createTestUser(panel.store.db, { email: `member${users}@example.test`, staffRole: null })
+  await addMember(panel.store.db, customerId, user.id, role)
+  return user
+}
+
+async function tokenOf(user: User, expiresAt: string | null = null) {
+  return panel.store.transaction((trx) =>
+    issueApiToken(trx, user, { name: 'test', scopes: ['*'], customerId: null, expiresAt }, policy),
+  )
+}
+
+function me(token: string): Promise<Response> {
+  return panel.handle(
+    new Request('http://localhost/api/v1/me', { headers: { authorization: `Bearer ${token}` } }),
+  )
+}
+
+async function meBody(token: string): Promise<MeBody> {
+  const response = await me(token)
+  expect(response.status).toBe(200)
+  return (await response.json()) as MeBody
+}
+
+describe('a kept token caller', () => {
+  test('is refused on the very next request once the token is revoked, here or by another process', async () => {
+    const user = await member(customerA, 'owner')
+    const here = await tokenOf(user)
+    const there = await tokenOf(user)
+    await meBody(here.token)
+    await meBody(there.token)
+
+    await revokeApiToken(panel.store.db, user.id, here.record.id)
+    await expectProblem(await me(here.token), 401, 'invalid_token')
+
+    await revokeApiToken(cli.db, user.id, there.record.id)
+    await expectProblem(await me(there.token), 401, 'invalid_token')
+  })
+
+  test('is refused once its token expires, though nothing in the database changed', async () => {
+    const user = await member(customerA, 'developer')
+    const soon = await tokenOf(user, new Date(Date.now() + 1_500).toISOString())
+    await meBody(soon.token)
+    await Bun.sleep(1_600)
+    await expectProblem(await me(soon.token), 401, 'token_expired')
+  })
+
+  test('follows a role change on the next request, made here or by another process', async () => {
+    const user = await member(customerA, 'owner')
+    const { token } = await tokenOf(user)
+    expect((await meBody(token)).scopes).toContain('billing:manage')
+
+    await changeMemberRole(panel.store.db, customerA, user.id, 'developer')
+    const developer = await meBody(token)
+    expect(developer.memberships).toEqual([{ customerId: customerA, role: 'developer' }])
+    expect(developer.scopes).not.toContain('billing:manage')
+
+    await changeMemberRole(cli.db, customerA, user.id, 'billing')
+    expect((await meBody(token)).memberships).toEqual([{ customerId: customerA, role: 'billing' }])
+  })
+
+  test('follows team changes on the next request, made here or by another process', async () => {
+    const user = await member(customerA, 'developer')
+    const { token } = await tokenOf(user)
+    expect((await meBody(token)).memberships.map((m) => m.customerId)).toEqual([customerA])
+
+    await addMember(cli.db, customerB, user.id, 'developer')
+    expect((await meBody(token)).memberships.map((m) => m.customerId).sort()).toEqual(
+      [customerA, customerB].sort(),
+    )
+
+    await removeMember(panel.store.db, customerA, user.id)
+    expect((await meBody(token)).memberships.map((m) => m.customerId)).toEqual([customerB])
+
+    await removeMember(cli.db, customerB, user.id)
+    const none = await meBody(token)
+    expect(none.memberships).toEqual([])
+    expect(none.scopes).toEqual([])
+  })
+
+  test('is refused on the next request once its user is deleted by another process', async () => {
+    const user = await member(customerB, 'owner')
+    const { token } = await tokenOf(user)
+    await meBody(token)
+    await cli.db.withTables<KernelTables>().deleteFrom('users').where('id', '=', user.id).execute()
+    await expectProblem(await me(token), 401, 'invalid_token')
+  })
+
+  test('follows a customer moved to another brand by another process, for brand staff limited to it', async () => {
+    const staff = await createTestUser(panel.store.db, {
+      email: 'brand-staff@example.test',
+      staffRole: 'brand',
+      brandId: brandA,
+    })
+    const limited = await panel.store.transaction((trx) =>
+      issueApiToken(
+        trx,
+        staff,
+        { name: 'limited', scopes: ['*'], customerId: customerA, expiresAt: null },
+        policy,
+      ),
+    )
+    const view = async () => {
+      const response = await panel.handle(
+        new Request('http://localhost/api/v1/view', {
+          headers: { authorization: `Bearer ${limited.token}` },
+        }),
+      )
+      expect(response.status).toBe(200)
+      return response.json()
+    }
+    const moveCustomerA = (brandId: string) =>
+      cli.db
+        .withTables<KernelTables>()
+        .updateTable('tenants')
+        .set({ brand_id: brandId })
+        .where('customer_id', '=', customerA)
+        .execute()
+    expect(await view()).toEqual({ kind: 'customers', customerIds: [customerA] })
+    await moveCustomerA('brd_01JDQ3V6Y4T1ZK0M2N5P7R9SZZ')
+    try {
+      expect(await view()).toEqual({ kind: 'customers', customerIds: [] })
+    } finally {
+      await moveCustomerA(brandA)
+    }
+    expect(await view()).toEqual({ kind: 'customers', customerIds: [customerA] })
+  })
+})

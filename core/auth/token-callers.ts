@@ -1,0 +1,81 @@
+// Callers of API tokens kept between requests, for as long as the tables they are made of have not changed.
+
+import type { ApiTokensTable, KernelTables } from '../identity/tables.ts'
+import { preparedQuery } from '../store/prepared-query.ts'
+import type { Db } from '../store/store.ts'
+import { stampOf, watchTables } from '../store/table-watch.ts'
+import type { Caller } from './caller.ts'
+
+/**
+ * What a token's caller is made of besides the token row: the user, their memberships, and which brand each
+ * customer belongs to. A write to any of them, by this process or another, ends every kept caller.
+ */
+const callerTables = ['users', 'memberships', 'tenants']
+
+/** At most this many callers are kept; past it the oldest goes (a bound on memory, not a tuning knob). */
+const maxKept = 10_000
+
+/** A token row as read for a request, with the stamp its caller is kept under (null: nothing is kept). */
+export interface TokenRead {
+  readonly row: ApiTokensTable | undefined
+  readonly stamp: string | null
+}
+
+/** Kept callers of API tokens, valid while a stamp of their tables is unchanged. */
+export interface TokenCallers {
+  /** Reads the token with this hash, afresh on every request (revocation and expiry count at once). */
+  read(tokenHash: string): Promise<TokenRead>
+  /** The caller kept for this token row under `stamp` (as read with it), if any. */
+  get(row: ApiTokensTable, stamp: string | null): Caller | undefined
+  /** Keeps `caller`, made from this token row and what was read after it. */
+  keep(row: ApiTokensTable, stamp: string | null, caller: Caller): void
+}
+
+function keyOf(row: ApiTokensTable): string {
+  // Everything of the token row a caller is made of: a token changed in any of these is another caller.
+  return `${row.id}\n${row.user_id}\n${row.customer_id ?? ''}\n${row.expires_at}\n${row.scopes}`
+}
+
+type RowWithVersion = ApiTokensTable & { readonly data_version: number }
+
+/**
+ * Callers kept per token on `db`'s store. On a store that cannot watch its tables cheaply nothing is kept, and
+ * every request makes its caller afresh.
+ */
+export function tokenCallers(db: Db): TokenCallers {
+  const watch = watchTables(db, callerTables)
+  const kept = new Map<string, { readonly stamp: string; readonly caller: Caller }>()
+  const tokens = (tables: Db) => tables.withTables<KernelTables>().selectFrom('api_tokens').selectAll()
+  const plainRow = preparedQuery<{ tokenHash: string }, ApiTokensTable>((on, p) =>
+    tokens(on).where('token_hash', '=', p.tokenHash),
+  )
+  // The database's side of the stamp in the same statement as the token: one statement, one snapshot.
+  const rowWithVersion =
+    watch &&
+    preparedQuery<{ tokenHash: string }, RowWithVersion>((on, p) =>
+      tokens(on).select(watch.version.as('data_version')).where('token_hash', '=', p.tokenHash),
+    )
+  return {
+    async read(tokenHash) {
+      if (!watch || !rowWithVersion) return { row: (await plainRow(db, { tokenHash }))[0], stamp: null }
+      const writes = watch.writes()
+      const [row] = await rowWithVersion(db, { tokenHash })
+      return { row, stamp: row ? stampOf(row.data_version, writes) : null }
+    },
+    get(row, stamp) {
+      if (stamp === null) return undefined
+      const entry = kept.get(keyOf(row))
+      return entry?.stamp === stamp ? entry.caller : undefined
+    },
+    keep(row, stamp, caller) {
+      if (stamp === null) return
+      const key = keyOf(row)
+      kept.delete(key)
+      if (kept.size >= maxKept) {
+        const oldest = kept.keys().next()
+        if (!oldest.done) kept.delete(oldest.value)
+      }
+      kept.set(key, { stamp, caller })
+    },
+  }
+}
