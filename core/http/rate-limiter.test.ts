@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestPanel } from '../testing/create-test-panel.ts'
 import { expectProblem } from '../testing/problems.ts'
+import { createRateLimiter } from './rate-limiter.ts'
 
 describe('rate limits', () => {
   test('every answer says the policy and what is left; past it, 429 rate_limited with Retry-After', async () => {
@@ -53,5 +54,28 @@ describe('rate limits', () => {
     } finally {
       await tp.panel.close()
     }
+  })
+})
+
+describe('createRateLimiter', () => {
+  const request = (token: string) =>
+    new Request('http://localhost/', { headers: { authorization: `Bearer ${token}` } })
+
+  test('a burst across a wall-clock minute boundary gets one allowance, not two (each key’s window opens with it)', () => {
+    const limiter = createRateLimiter({ perMinute: 3, loginPerMinute: 1 })
+    const boundary = Date.parse('2026-11-23T10:01:00.000Z')
+    const at = [boundary - 300, boundary - 200, boundary - 100, boundary + 100]
+    const refused = at.map((now) => limiter.take(request('plinth_a'), null, false, now)?.refusal !== null)
+    expect(refused).toEqual([false, false, false, true])
+    // The window closes a minute after it opened, and the allowance is whole again.
+    expect(limiter.take(request('plinth_a'), null, false, boundary - 300 + 60_000)?.refusal).toBeNull()
+  })
+
+  test('Retry-After counts down to the end of the key’s own window', () => {
+    const limiter = createRateLimiter({ perMinute: 1, loginPerMinute: 1 })
+    const start = Date.parse('2026-11-23T10:00:30.000Z')
+    limiter.take(request('plinth_b'), null, false, start)
+    const refused = limiter.take(request('plinth_b'), null, false, start + 45_000)
+    expect(refused?.refusal?.headers['retry-after']).toBe('15')
   })
 })

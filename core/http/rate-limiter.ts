@@ -1,4 +1,4 @@
-// Rate limits per credential (per address without one), in fixed one-minute windows, with the IETF draft's headers.
+// Rate limits per credential (per address without one), in one-minute windows per key, with the IETF draft's headers.
 
 import { bearerTokenOf } from '../auth/authenticate.ts'
 import { sessionCookieOf } from '../auth/sessions.ts'
@@ -30,8 +30,10 @@ export interface RateDecision {
  * Several instances each count on their own (documented for operators).
  */
 export function createRateLimiter(policy: RateLimitPolicy) {
-  let windowStart = 0
-  const counts = new Map<string, number>()
+  // Each key's window opens with its first request, so no key gets a fresh allowance mid-burst at a wall-clock
+  // minute boundary (a fixed global window let 2 × quota through across one, and made tests flaky near it).
+  const windows = new Map<string, { start: number; used: number }>()
+  let lastSweep = 0
   const defaultPolicyHeader = `"default";q=${policy.perMinute};w=60`
   const loginPolicyHeader = `"login";q=${policy.loginPerMinute};w=60`
 
@@ -48,14 +50,20 @@ export function createRateLimiter(policy: RateLimitPolicy) {
     take(request: Request, address: string | null, login: boolean, now = Date.now()): RateDecision | null {
       const key = login ? (address === null ? null : `login:${address}`) : keyOf(request, address)
       if (key === null) return null
-      if (now - windowStart >= windowMs) {
-        windowStart = now - (now % windowMs)
-        counts.clear()
+      if (now - lastSweep >= windowMs) {
+        // Once a minute, forget keys whose window has closed: memory follows the active callers only.
+        lastSweep = now
+        for (const [old, window] of windows) if (now - window.start >= windowMs) windows.delete(old)
       }
+      let window = windows.get(key)
+      if (!window || now - window.start >= windowMs) {
+        window = { start: now, used: 0 }
+        windows.set(key, window)
+      }
+      window.used += 1
+      const used = window.used
       const quota = login ? policy.loginPerMinute : policy.perMinute
-      const used = (counts.get(key) ?? 0) + 1
-      counts.set(key, used)
-      const reset = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
+      const reset = Math.max(1, Math.ceil((window.start + windowMs - now) / 1000))
       const name = login ? 'login' : 'default'
       const headers = {
         'ratelimit-policy': login ? loginPolicyHeader : defaultPolicyHeader,
