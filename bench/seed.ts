@@ -35,6 +35,15 @@ export async function seed(
       .where('is_default', '=', 1)
       .executeTakeFirstOrThrow()
   ).id
+  // Every seeded site lives on the local node, as sites created through the API would.
+  const nodeId = (
+    await panel.store.db
+      .withTables<{ nodes: { id: string; name: string } }>()
+      .selectFrom('nodes')
+      .select('id')
+      .where('name', '=', 'local')
+      .executeTakeFirstOrThrow()
+  ).id
   const staff = await createUser(panel.store.db, {
     email: 'bench@example.test',
     password: 'bench password long',
@@ -61,7 +70,7 @@ export async function seed(
   const bigCustomerId = customerIds[0] ?? ''
   db.transaction(() => {
     const site = db.prepare(
-      'INSERT INTO sites (id, customer_id, handle, name, type, domain, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO sites (id, customer_id, handle, name, type, domain, status, node_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     )
     for (let i = 0; i < counts.sites; i++) {
       // The big customer's sites are spread through the id range, as they would be in a live installation.
@@ -77,6 +86,7 @@ export async function seed(
         'wordpress',
         `s${i}.bench.example`,
         'active',
+        nodeId,
         now,
         now,
       )
@@ -91,6 +101,8 @@ export async function seed(
     UNION ALL SELECT 'all', 'sites', count(*) FROM sites
     UNION ALL SELECT 'customer:' || customer_id, 'domains', count(*) FROM sites GROUP BY customer_id
     UNION ALL SELECT 'all', 'domains', count(*) FROM sites`)
+  // The per-node counts placement reads, as the sites plugin keeps them.
+  db.exec('INSERT INTO node_site_counts (node_id, sites) SELECT node_id, count(*) FROM sites GROUP BY node_id')
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
   db.close()
 

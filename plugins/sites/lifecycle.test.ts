@@ -159,4 +159,35 @@ describe('site lifecycle', () => {
     for (const node of nodes.items)
       await tp.request('PATCH', `/api/v1/nodes/${node.id}`, { token, body: { status: 'active' } })
   })
+
+  test('placement puts each new site on the active node holding fewest, and deleting frees its place', async () => {
+    const added = await tp.request('POST', '/api/v1/nodes', {
+      token,
+      body: { name: `spread-${crypto.randomUUID().slice(0, 8)}`, driver: 'local', hostname: 'localhost' },
+    })
+    expect(added.status).toBe(201)
+    const fresh = ((await added.json()) as { id: string }).id
+    // The new node holds nothing, so the next site goes there; then it holds one, fewer than the local node.
+    const first = await activeSite()
+    expect(first.nodeId).toBe(fresh)
+    const counts = async () =>
+      new Map(
+        (
+          await tp.panel.store.db
+            .withTables<{ node_site_counts: { node_id: string; sites: number } }>()
+            .selectFrom('node_site_counts')
+            .selectAll()
+            .execute()
+        ).map((row) => [row.node_id, row.sites]),
+      )
+    expect((await counts()).get(fresh)).toBe(1)
+    await tp.request('DELETE', `/api/v1/sites/${first.id}`, { token })
+    const deadline = Date.now() + 3_000
+    while ((await counts()).get(fresh) !== 0) {
+      if (Date.now() > deadline) throw new Error('the count never went back to 0')
+      await Bun.sleep(10)
+    }
+    expect((await activeSite()).nodeId).toBe(fresh)
+    await tp.request('PATCH', `/api/v1/nodes/${fresh}`, { token, body: { status: 'disabled' } })
+  })
 })

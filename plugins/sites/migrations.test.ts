@@ -21,14 +21,14 @@ import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import { sitesPlugin } from './index.ts'
-import { type SitesTable, sitesMigrations } from './migrations.ts'
+import { type SitesTable, type SitesTables, sitesMigrations } from './migrations.ts'
 
 /** The sites table before staff suspensions were recorded. */
 type OldSitesTables = { sites: Omit<SitesTable, 'suspended_by_staff'> }
 
 const dir = mkdtempSync(join(tmpdir(), 'plinth-sites-upgrade-'))
-const path = join(dir, 'plinth.sqlite')
 const secret = 'upgrade-test-secret-upgrade-test-secret'
+let path = join(dir, 'plinth.sqlite')
 
 function open(sites: PluginDefinition): Promise<Panel> {
   return createPanel({
@@ -112,6 +112,68 @@ test('upgrading counts disk quotas set before the diskMB counter existed, once, 
     const patched = await call(upgraded, newToken, 'PATCH', `/sites/${lowered}`, { limits: { diskMB: 0 } })
     expect(patched.status).toBe(200)
     expect(await diskOf(before)).toBe(200)
+  } finally {
+    await upgraded.close()
+  }
+})
+
+test('upgrading counts the sites each node already holds, so placement keeps choosing the emptiest node', async () => {
+  path = join(dir, 'placement.sqlite')
+  // The schema before per-node counts (sites migrations 0001 to 0004), with sites already on the local node.
+  const old = await open({ ...sitesPlugin(), migrations: sitesMigrations.slice(0, 4) })
+  const token = await staffToken(old, 'nodes@upgrade.example')
+  const customerId = (
+    (await (await call(old, token, 'POST', '/customers', { name: 'Old' })).json()) as { id: string }
+  ).id
+  const nodes = (await (await call(old, token, 'GET', '/nodes')).json()) as { items: { id: string }[] }
+  const local = nodes.items[0]?.id ?? ''
+  for (let n = 1; n <= 3; n++) {
+    await old.store.db
+      .withTables<{ sites: Omit<SitesTable, never> }>()
+      .insertInto('sites')
+      .values({
+        id: `site_01JDQ3V6Y4T1ZK0M2N5P7R9S${n}1`,
+        customer_id: customerId,
+        handle: `placed-${n}`,
+        name: 'Old',
+        type: 'wordpress',
+        domain: `placed${n}.example.com`,
+        status: 'active',
+        node_id: local,
+        job_id: null,
+        disk_mb: null,
+        suspended_by_staff: 0,
+        created_at: nowIso(),
+        updated_at: nowIso(),
+      })
+      .execute()
+  }
+  const second = (await (
+    await call(old, token, 'POST', '/nodes', {
+      name: 'web-2',
+      driver: 'local',
+      hostname: 'web-2.example.net',
+    })
+  ).json()) as { id: string }
+  await old.close()
+
+  const upgraded = await open(sitesPlugin())
+  try {
+    const counts = await upgraded.store.db
+      .withTables<SitesTables>()
+      .selectFrom('node_site_counts')
+      .selectAll()
+      .execute()
+    expect(counts).toEqual([{ node_id: local, sites: 3 }])
+    const created = (await (
+      await call(upgraded, token, 'POST', '/sites', {
+        customerId,
+        name: 'New',
+        type: 'wordpress',
+        domain: 'new.example.com',
+      })
+    ).json()) as { nodeId: string }
+    expect(created.nodeId).toBe(second.id)
   } finally {
     await upgraded.close()
   }

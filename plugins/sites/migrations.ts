@@ -26,8 +26,14 @@ export interface SitesTable {
   updated_at: string
 }
 
+/** Row of `node_site_counts`: how many sites a node holds, kept in the transactions that add and remove sites. */
+export interface NodeSiteCountsTable {
+  node_id: string
+  sites: number
+}
+
 /** The plugin's tables, for `db.withTables<SitesTables>()`. */
-export type SitesTables = { sites: SitesTable }
+export type SitesTables = { sites: SitesTable; node_site_counts: NodeSiteCountsTable }
 
 export const sitesMigrations: readonly Migration[] = [
   {
@@ -85,6 +91,20 @@ export const sitesMigrations: readonly Migration[] = [
         const delta = Number(row.disk) - counted
         if (delta !== 0) await adjustUsage(db, row.customer_id, 'diskMB', delta)
       }
+    },
+  },
+  {
+    id: '0005_node_site_counts',
+    async up(db) {
+      // Placement picks the emptiest node for every new site; counting its sites each time cost about 100 ms at 1M
+      // sites, so the counts are kept instead, starting from what the sites hold now.
+      await db.schema
+        .createTable('node_site_counts')
+        .addColumn('node_id', 'text', (c) => c.primaryKey())
+        .addColumn('sites', 'integer', (c) => c.notNull())
+        .execute()
+      await sql`insert into node_site_counts (node_id, sites)
+        select node_id, count(*) from sites where node_id is not null group by node_id`.execute(db)
     },
   },
 ]

@@ -1,6 +1,6 @@
 // Reads and writes of the sites table; the only file that knows its columns.
 
-import { type Db, selectVisible, type TenantView } from '../../core/index.ts'
+import { type Db, selectVisible, sql, type TenantView } from '../../core/index.ts'
 import type { Site } from './contract.ts'
 import type { SitesTable, SitesTables } from './migrations.ts'
 
@@ -52,9 +52,21 @@ export async function domainTaken(db: Db, domain: string): Promise<boolean> {
   )
 }
 
-/** Inserts a site row. */
+/** Inserts a site row, counting it on its node. Call it in the creating transaction. */
 export async function insertSite(db: Db, row: SitesTable): Promise<void> {
   await sites(db).insertInto('sites').values(row).execute()
+  if (row.node_id !== null) await countOnNode(db, row.node_id, 1)
+}
+
+/** Moves a node's site count by `delta`. */
+async function countOnNode(db: Db, nodeId: string, delta: number): Promise<void> {
+  await sites(db)
+    .insertInto('node_site_counts')
+    .values({ node_id: nodeId, sites: delta })
+    .onConflict((conflict) =>
+      conflict.column('node_id').doUpdateSet({ sites: sql`node_site_counts.sites + excluded.sites` }),
+    )
+    .execute()
 }
 
 /** The site row with this id, or undefined (no tenancy: for jobs and kernel callbacks). */
@@ -78,21 +90,23 @@ export async function updateSite(
   return row
 }
 
-/** Removes a site row. */
+/** Removes a site row, and its count on its node. Call it in the removing transaction. */
 export async function deleteSiteRow(db: Db, id: string): Promise<void> {
+  const row = await sites(db).selectFrom('sites').select('node_id').where('id', '=', id).executeTakeFirst()
+  if (!row) return
   await sites(db).deleteFrom('sites').where('id', '=', id).execute()
+  if (row.node_id !== null) await countOnNode(db, row.node_id, -1)
 }
 
-/** How many sites each of these nodes holds (placement picks the emptiest). */
+/** How many sites each of these nodes holds (placement picks the emptiest): one row a node, whatever the total. */
 export async function siteCountsByNode(db: Db, nodeIds: readonly string[]): Promise<Map<string, number>> {
   if (nodeIds.length === 0) return new Map()
   const rows = await sites(db)
-    .selectFrom('sites')
-    .select(['node_id', (eb) => eb.fn.countAll<number>().as('count')])
+    .selectFrom('node_site_counts')
+    .select(['node_id', 'sites'])
     .where('node_id', 'in', nodeIds)
-    .groupBy('node_id')
     .execute()
-  return new Map(rows.map((row) => [row.node_id ?? '', Number(row.count)]))
+  return new Map(rows.map((row) => [row.node_id, Number(row.sites)]))
 }
 
 /** Site ids to their customer and node, for traffic a node reports. */
