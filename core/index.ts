@@ -102,6 +102,7 @@ export { type Migration, migrate, sql } from './store/migrations.ts'
 export { preparedQuery } from './store/prepared-query.ts'
 export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite-store.ts'
 export type { Db, Store, Trx } from './store/store.ts'
+export { brandForRecord } from './tenancy/brand-for-record.ts'
 export {
   type BrandDirectory,
   brandDirectoryService,

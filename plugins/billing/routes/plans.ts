@@ -2,10 +2,9 @@
 
 import {
   brandDirectoryService,
-  type Caller,
+  brandForRecord,
   checkQuotaLimits,
   defineRoute,
-  fieldProblem,
   idPattern,
   kernelProblems,
   newId,
@@ -93,18 +92,6 @@ const PlanParams = t.Object({ id: t.String({ pattern: idPattern('pln'), descript
 export function planRoutes(context: PluginContext): RouteDefinition[] {
   const brands = context.use(brandDirectoryService)
 
-  /** The brand a new plan of `caller` belongs to: brand staff only their own. */
-  async function brandFor(caller: Caller, requested: string | undefined): Promise<string> {
-    if (caller.kind === 'brand') {
-      if (requested !== undefined && requested !== caller.user.brandId)
-        throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
-      return caller.user.brandId ?? ''
-    }
-    if (requested === undefined) return brands.defaultBrandId()
-    if (!(await brands.findBrand(requested))) throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
-    return requested
-  }
-
   return [
     defineRoute({
       method: 'POST',
@@ -122,7 +109,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       problems: [kernelProblems.unknown_brand],
       async handler({ body, caller, audit, emit }) {
         const name = nonBlank(body.name, 'body.name')
-        const brandId = await brandFor(caller, body.brandId)
+        const brandId = await brandForRecord(caller, body.brandId, () => brands, 'default')
         const limits = checkQuotaLimits(body.limits ?? {})
         const now = nowIso()
         const row: PlansTable = {

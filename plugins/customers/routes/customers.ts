@@ -3,9 +3,8 @@
 import {
   adjustUsage,
   brandDirectoryService,
-  type Caller,
+  brandForRecord,
   defineRoute,
-  fieldProblem,
   idPattern,
   kernelProblems,
   newId,
@@ -73,18 +72,6 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
   const { db, transaction } = context
   const brands = context.use(brandDirectoryService)
 
-  /** The brand a new customer of `caller` joins: brand staff only their own. */
-  async function brandFor(caller: Caller, requested: string | undefined): Promise<string> {
-    if (caller.kind === 'brand') {
-      if (requested !== undefined && requested !== caller.user.brandId)
-        throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
-      return caller.user.brandId ?? ''
-    }
-    if (requested === undefined) return brands.defaultBrandId()
-    if (!(await brands.findBrand(requested))) throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
-    return requested
-  }
-
   return [
     defineRoute({
       method: 'POST',
@@ -108,7 +95,7 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       async handler({ body, caller, audit, emit }) {
         const name = nonBlank(body.name, 'body.name')
         const email = body.email?.trim().toLowerCase() ?? null
-        const brandId = await brandFor(caller, body.brandId)
+        const brandId = await brandForRecord(caller, body.brandId, () => brands, 'default')
         const now = nowIso()
         const row = {
           id: newId('cus'),

@@ -3,7 +3,7 @@
 
 import {
   brandDirectoryService,
-  type Caller,
+  brandForRecord,
   defineRoute,
   FieldErrors,
   fieldProblem,
@@ -118,20 +118,6 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
     return events.includes(allEvents) ? [allEvents] : [...events]
   }
 
-  /** The brand a new endpoint belongs to: the brand staff's own, or the one platform staff named (or none). */
-  async function brandOf(caller: Caller, requested: string | undefined): Promise<string | null> {
-    if (caller.kind === 'brand') {
-      if (requested !== undefined && requested !== caller.user.brandId)
-        throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
-      return caller.user.brandId
-    }
-    if (requested === undefined) return null
-    // Looked up only here: a panel without a brands plugin still serves every other webhook operation.
-    if (!(await context.use(brandDirectoryService).findBrand(requested)))
-      throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
-    return requested
-  }
-
   const urlProblems = [
     webhooksProblems.invalid_webhook_url,
     webhooksProblems.webhook_url_not_https,
@@ -162,7 +148,13 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
       problems: [...urlProblems, kernelProblems.unknown_brand],
       async handler({ body, caller, audit }) {
         const events = checkedEvents(body.events)
-        const brandId = await brandOf(caller, body.brandId)
+        // The directory is looked up only when a brand is named: a panel without a brands plugin serves the rest.
+        const brandId = await brandForRecord(
+          caller,
+          body.brandId,
+          () => context.use(brandDirectoryService),
+          'none',
+        )
         const url = await checkedUrl(body.url)
         const secret = generateSecret()
         const now = nowIso()
