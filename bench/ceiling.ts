@@ -18,7 +18,6 @@ export function ceilingHandler(options: {
   const tokenQuery = database.query(
     'SELECT id, user_id, customer_id, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?',
   )
-  const userQuery = database.query('SELECT id FROM users WHERE id = ?')
   const firstPage = database.query('SELECT * FROM sites WHERE customer_id = ? ORDER BY id LIMIT ?')
   const nextPage = database.query('SELECT * FROM sites WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?')
 
@@ -26,13 +25,23 @@ export function ceilingHandler(options: {
     const token = request.headers.get('authorization')?.slice(7) ?? ''
     // The same one-shot native hash the panel uses for token lookups.
     const hash = Bun.SHA256.hash(token, 'hex')
-    const row = tokenQuery.get(hash) as { id: string; user_id: string; customer_id: string } | null
-    if (!row || !userQuery.get(row.user_id)) return new Response('unauthorised', { status: 401 })
-    const url = new URL(request.url)
-    const limit = Number(url.searchParams.get('limit') ?? 20)
+    const row = tokenQuery.get(hash) as {
+      id: string
+      user_id: string
+      customer_id: string
+      expires_at: string
+      revoked_at: string | null
+    } | null
+    // Revoked and expired tokens are refused, as the panel does; the user exists while its tokens do (FK cascade),
+    // and the panel, too, reads only the token row when its caller is kept.
+    if (!row || row.revoked_at !== null || row.expires_at <= new Date().toISOString())
+      return new Response('unauthorised', { status: 401 })
+    // Parsed only when there is a query, as the panel does.
+    const query = request.url.includes('?') ? new URL(request.url).searchParams : null
+    const limit = Number(query?.get('limit') ?? 20)
     // What the panel binds a cursor of this list to: operation, user, token, path parameters, filters.
     const binding = `listSites|${row.user_id}|${row.id}|{}|{}`
-    const cursor = url.searchParams.get('cursor')
+    const cursor = query?.get('cursor') ?? null
     const after = cursor === null || plainCursors ? cursor : decodeCursor(cursor, binding, secret)
     if (cursor !== null && after === null) return new Response('invalid cursor', { status: 400 })
     const rows = (

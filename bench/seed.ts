@@ -102,7 +102,9 @@ export async function seed(
     UNION ALL SELECT 'customer:' || customer_id, 'domains', count(*) FROM sites GROUP BY customer_id
     UNION ALL SELECT 'all', 'domains', count(*) FROM sites`)
   // The per-node counts placement reads, as the sites plugin keeps them.
-  db.exec('INSERT INTO node_site_counts (node_id, sites) SELECT node_id, count(*) FROM sites GROUP BY node_id')
+  db.exec(
+    'INSERT INTO node_site_counts (node_id, sites) SELECT node_id, count(*) FROM sites GROUP BY node_id',
+  )
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
   db.close()
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import { issueApiToken, revokeApiToken } from '../identity/api-tokens.ts'
 import type { KernelTables } from '../identity/tables.ts'
 import type { User } from '../identity/users.ts'
@@ -125,6 +126,15 @@ describe('a kept token caller', () => {
 
     await changeMemberRole(cli.db, customerA, user.id, 'billing')
     expect((await meBody(token)).memberships).toEqual([{ customerId: customerA, role: 'billing' }])
+  })
+
+  test('follows a change written as raw SQL with the table name in another case', async () => {
+    const user = await member(customerA, 'owner')
+    const { token } = await tokenOf(user)
+    await meBody(token)
+    // SQLite names are case-insensitive; the watch once missed this and kept the owner's caller.
+    await sql`UPDATE Memberships SET role = 'developer' WHERE user_id = ${user.id}`.execute(panel.store.db)
+    expect((await meBody(token)).memberships).toEqual([{ customerId: customerA, role: 'developer' }])
   })
 
   test('follows team changes on the next request, made here or by another process', async () => {

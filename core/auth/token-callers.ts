@@ -8,7 +8,9 @@ import type { Caller } from './caller.ts'
 
 /**
  * What a token's caller is made of besides the token row: the user, their memberships, and which brand each
- * customer belongs to. A write to any of them, by this process or another, ends every kept caller.
+ * customer belongs to. A write to any of them, by this process or another, ends every kept caller. This process's
+ * writes are seen by the statements that name these tables (in any case); so no trigger or foreign-key action may
+ * write them, and whatever decides what a token may do must live in the token row or in these tables.
  */
 const callerTables = ['users', 'memberships', 'tenants']
 

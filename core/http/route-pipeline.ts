@@ -60,6 +60,13 @@ function renderedProblem(problem: Problem, requestId: string): KeptAnswer {
   }
 }
 
+/** JSON of a flat object with its keys in order. */
+function sortedJson(value: Readonly<Record<string, unknown>>): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+  )
+}
+
 /** What a host knows of a request beyond the Request itself. */
 export interface RequestInfo {
   readonly requestId: string
@@ -198,7 +205,8 @@ export function compileRoute(
       page: (pageQuery, options) => {
         const { cursor, limit } = queryInput as { cursor?: string; limit?: number }
         const who = caller ? `${caller.user.id}|${caller.token?.id ?? 'session'}` : 'anonymous'
-        const binding = `${route.operationId}|${who}|${JSON.stringify(rawParams)}|${JSON.stringify(options.filters ?? {})}`
+        // Keys sorted: the same filters in another order in the URL are the same walk.
+        const binding = `${route.operationId}|${who}|${sortedJson(rawParams)}|${sortedJson(options.filters ?? {})}`
         return paginate(
           pageQuery,
           { cursor, limit: limit ?? 20, binding, secret: runtime.auth.secret },

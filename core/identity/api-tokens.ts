@@ -4,7 +4,6 @@ import { generateApiToken, hashApiToken } from '../auth/api-token.ts'
 import { wildcardScope } from '../auth/caller.ts'
 import { newId, nowIso } from '../ids/ids.ts'
 import type { ProblemItem } from '../problem/problem.ts'
-import { preparedQuery } from '../store/prepared-query.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { ApiTokensTable, KernelTables } from './tables.ts'
 import type { User } from './users.ts'
@@ -140,20 +139,6 @@ export async function issueApiToken(
   await trx.withTables<KernelTables>().insertInto('api_tokens').values(row).execute()
   return { token, record: toApiToken(row) }
 }
-
-/** The stored token with this hash, with whether it is revoked, or null. */
-export async function findTokenByHash(
-  db: Db,
-  tokenHash: string,
-): Promise<(ApiToken & { revoked: boolean }) | null> {
-  const [row] = await tokenByHash(db, { tokenHash })
-  return row ? { ...toApiToken(row), revoked: row.revoked_at !== null } : null
-}
-
-// Every authenticated request runs it: compiled once.
-const tokenByHash = preparedQuery<{ tokenHash: string }, ApiTokensTable>((db, p) =>
-  db.withTables<KernelTables>().selectFrom('api_tokens').selectAll().where('token_hash', '=', p.tokenHash),
-)
 
 /** A user's live (not revoked) tokens as a query, for `page()`: keyed by `id`. */
 export function apiTokensQuery(db: Db, userId: string) {

@@ -339,7 +339,9 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
         // The address the host passed wins; asking the server is for Elysia's own listener.
         const known = infos.get(request)
         const info = known?.address ? known : infoOf(request, server?.requestIP(request)?.address ?? null)
-        return serve(request, params as Record<string, string>, info)
+        // Elysia gives routes without path parameters `undefined`; the direct path gives `{}`. One value, so a cursor
+        // (bound to the parameters) works whichever way the request came.
+        return serve(request, (params ?? {}) as Record<string, string>, info)
       },
       { parse: 'none', detail: { operationId: route.operationId } },
     )

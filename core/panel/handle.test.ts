@@ -42,3 +42,38 @@ describe('panel.handle', () => {
     }
   })
 })
+
+describe('cursors', () => {
+  test('a cursor works whichever way the request came (direct or through the router), and filters may come in any order', async () => {
+    const tp = await createTestPanel({ plugins: [] })
+    const token = await tp.token()
+    for (let i = 0; i < 3; i++) await tp.token()
+    const headers = { authorization: `Bearer ${token}` }
+    const first = (await (
+      await tp.panel.handle(new Request('http://localhost/api/v1/api-tokens?limit=1', { headers }))
+    ).json()) as { nextCursor: string }
+    const viaRouter = await tp.panel.app.handle(
+      new Request(
+        `http://localhost/api/v1/api-tokens?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`,
+        {
+          headers,
+        },
+      ),
+    )
+    // Before: the router handed the route `undefined` parameters, the direct path `{}`, and the cursor was refused.
+    expect(viaRouter.status).toBe(200)
+    for (let i = 0; i < 3; i++)
+      await tp.request('POST', '/api/v1/api-tokens', { token, body: { name: `t${i}`, scopes: ['*'] } })
+    const me = (await (await tp.request('GET', '/api/v1/me', { token })).json()) as { user: { id: string } }
+    const audit = async (query: string) =>
+      tp.panel.handle(new Request(`http://localhost/api/v1/audit?${query}`, { headers }))
+    const one = (await (await audit(`action=token.create&actor=${me.user.id}&limit=1`)).json()) as {
+      nextCursor: string
+    }
+    const next = await audit(
+      `limit=1&actor=${me.user.id}&action=token.create&cursor=${encodeURIComponent(one.nextCursor)}`,
+    )
+    expect(next.status).toBe(200)
+    await tp.panel.close()
+  })
+})

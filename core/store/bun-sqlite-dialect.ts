@@ -106,7 +106,8 @@ class WriteCounter {
 
   watch(tables: readonly string[]): TableWatch {
     const names = tables.map((table) => table.replace(/[^A-Za-z0-9_]/g, '')).join('|')
-    const watch = { mentions: new RegExp(`\\b(?:${names})\\b`), writes: 0 }
+    // SQLite names are case-insensitive: `UPDATE Memberships` writes the same table.
+    const watch = { mentions: new RegExp(`\\b(?:${names})\\b`, 'i'), writes: 0 }
     this.#watches.push(watch)
     return watch
   }
