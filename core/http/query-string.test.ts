@@ -5,6 +5,7 @@ import { type TObject, Type as t } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import fc from 'fast-check'
 import { pageQuery } from '../pagination/paginate.ts'
+import { createTestPanel } from '../testing/create-test-panel.ts'
 import { queryReader } from './query-string.ts'
 
 /** A list's query: page parameters, text, a union of literals. */
@@ -78,4 +79,13 @@ describe('queryReader', () => {
     first.limit = 99
     expect(read('http://localhost/api/v1/sites?')).toEqual({ limit: 20 })
   })
+})
+
+test('a __proto__ key in a query is refused as an unknown parameter, not swallowed', async () => {
+  const tp = await createTestPanel({ plugins: [] })
+  const token = await tp.token()
+  const response = await tp.request('GET', '/api/v1/api-tokens?__proto__=1', { token })
+  expect(response.status).toBe(422)
+  expect(JSON.stringify(await response.json())).toContain('query.__proto__')
+  await tp.panel.close()
 })

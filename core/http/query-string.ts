@@ -41,7 +41,8 @@ export function queryReader(schema: TObject): (href: string) => Record<string, u
     const search = mark < 0 ? '' : href.slice(mark + 1, end < 0 ? undefined : end)
     if (search === '') return { ...defaults }
     const params = new URLSearchParams(search)
-    const query: Record<string, unknown> = {}
+    // No prototype: a `__proto__` key must become a field (refused as unknown), not change the object's prototype.
+    const query: Record<string, unknown> = Object.create(null)
     for (const key of new Set(params.keys())) {
       const values = params.getAll(key)
       const property = schema.properties[key] as { type?: unknown } | undefined
