@@ -11,12 +11,14 @@ import { expectProblem } from '../../core/testing/problems.ts'
 import type { Plan } from '../../plugins/billing/contract.ts'
 import { billingSystem, planUpdate, subscriptionUpdate } from './billing-system.ts'
 import { brandPlugins } from './deployment.ts'
+import { eventRecorder } from './event-recorder.ts'
 import { signCallback } from './signature.ts'
 
 const secret = 'shared-with-the-billing-system-0123456789'
 const checkoutUrl = 'https://shop.brand.example/plans'
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-brand-callbacks-'))
-const events: OutboxEvent[] = []
+const recorder = eventRecorder()
+const { events } = recorder
 
 let tp: TestPanel
 let staffToken: string
@@ -25,17 +27,7 @@ let system: ReturnType<typeof billingSystem>
 beforeAll(async () => {
   const { plugins, overrides } = brandPlugins({ dataDir, billingSecret: secret, checkoutUrl })
   tp = await createTestPanel({
-    plugins: [
-      ...plugins,
-      {
-        name: 'event-recorder',
-        version: '1.0.0',
-        description: 'Keeps every event the outbox hands over.',
-        setup(context) {
-          context.consumeEvents({ name: 'recorder', receive: async (_trx, event) => void events.push(event) })
-        },
-      },
-    ],
+    plugins: [...plugins, recorder.plugin],
     overrides,
     events: { pollIntervalMs: 10 },
   })

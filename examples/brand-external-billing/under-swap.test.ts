@@ -22,11 +22,13 @@ import type { Plan, Subscription } from '../../plugins/billing/contract.ts'
 import type { Site } from '../../plugins/sites/contract.ts'
 import { billingSystem, planUpdate, subscriptionUpdate } from './billing-system.ts'
 import { brandPlugins } from './deployment.ts'
+import { eventRecorder } from './event-recorder.ts'
 
 const secret = 'shared-with-the-billing-system-0123456789'
 const checkoutUrl = 'https://shop.brand.example/plans'
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-brand-swap-jobs-'))
-const events: OutboxEvent[] = []
+const recorder = eventRecorder()
+const { events } = recorder
 
 let tp: TestPanel
 let staffToken: string
@@ -35,17 +37,7 @@ let system: ReturnType<typeof billingSystem>
 beforeAll(async () => {
   const { plugins, overrides } = brandPlugins({ dataDir, billingSecret: secret, checkoutUrl })
   tp = await createTestPanel({
-    plugins: [
-      ...plugins,
-      {
-        name: 'event-recorder',
-        version: '1.0.0',
-        description: 'Keeps every event the outbox hands over.',
-        setup(context) {
-          context.consumeEvents({ name: 'recorder', receive: async (_trx, event) => void events.push(event) })
-        },
-      },
-    ],
+    plugins: [...plugins, recorder.plugin],
     overrides,
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
     events: { pollIntervalMs: 10 },
