@@ -1,7 +1,8 @@
 // Writes audit entries inside the transaction of the change they record: both commit or neither does.
 
-import type { KernelTables } from '../identity/tables.ts'
+import type { AuditTables } from './audit-tables.ts'
 import { newId, nowIso } from '../ids/ids.ts'
+import { brandOfCustomer } from '../tenancy/tenants.ts'
 import type { AuditInput } from '../plugin/route.ts'
 import type { Trx } from '../store/store.ts'
 
@@ -15,12 +16,15 @@ export interface AuditActor {
 
 const actionPattern = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/
 
-/** Appends one entry to the audit log in `trx`. */
+/**
+ * Appends one entry to the audit log in `trx`. Its brand is the customer's (as the entry is written), or the one
+ * the entry names for a record of a brand without a customer, so that brand's staff see it.
+ */
 export async function writeAudit(trx: Trx, actor: AuditActor, entry: AuditInput): Promise<void> {
   if (!actionPattern.test(entry.action))
     throw new Error(`Audit action "${entry.action}" must read <resource>.<verb>`)
   await trx
-    .withTables<KernelTables>()
+    .withTables<AuditTables>()
     .insertInto('audit_entries')
     .values({
       id: newId('aud'),
@@ -31,6 +35,8 @@ export async function writeAudit(trx: Trx, actor: AuditActor, entry: AuditInput)
       subject_type: entry.subject.type,
       subject_id: entry.subject.id,
       customer_id: entry.customerId,
+      brand_id:
+        entry.customerId === null ? (entry.brandId ?? null) : await brandOfCustomer(trx, entry.customerId),
       request_id: actor.requestId,
       source_address: actor.sourceAddress,
       details: JSON.stringify(entry.details ?? {}),

@@ -1,15 +1,13 @@
 // GET /audit: the audit log, newest first, filtered by actor, action, subject and time, within the caller's view.
 
 import { Type as t } from '@sinclair/typebox'
-import type { Kysely } from 'kysely'
-import type { KernelTables } from '../identity/tables.ts'
-import { pageOf, pageQuery } from '../pagination/paginate.ts'
+import type { AuditEntriesTable, AuditTables } from './audit-tables.ts'
 import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
 import type { Store } from '../store/store.ts'
-import { visibleTo } from '../tenancy/tenant-view.ts'
+import { type TenantView, visibleTo } from '../tenancy/tenant-view.ts'
 
 /** The scope of the audit log: a customer scope (owners and admins), and every staff member's. */
-export const auditScopes = [{ name: 'audit:read', description: 'The audit log' }] as const
+export const auditScopes = [{ name: 'audit:read', description: 'The audit log', roles: ['owner', 'admin'] }] as const
 
 const AuditEntry = t.Object(
   {
@@ -28,6 +26,10 @@ const AuditEntry = t.Object(
     customerId: t.Union([t.String(), t.Null()], {
       description: 'The customer concerned; null for staff-level changes.',
     }),
+    brandId: t.Union([t.String(), t.Null()], {
+      description:
+        'The brand the entry belongs to: the customer’s, or that of a brand’s own record (a plan, a webhook endpoint, a staff user); null for installation-wide changes.',
+    }),
     requestId: t.Union([t.String(), t.Null()]),
     sourceAddress: t.Union([t.String(), t.Null()], {
       description: 'The client address, `cli`, or null when unknown.',
@@ -38,7 +40,6 @@ const AuditEntry = t.Object(
 )
 
 const AuditQuery = t.Object({
-  ...pageQuery,
   actor: t.Optional(
     t.String({ pattern: '^(usr|tok)_[0-9A-HJKMNP-TV-Z]{26}$', description: 'A user or token id.' }),
   ),
@@ -70,10 +71,32 @@ const AuditQuery = t.Object({
   ),
 })
 
+/** The entries `view` may see: platform staff all, brand staff their brand's, members their customers'. */
+function visibleEntries(store: Store, view: TenantView) {
+  const entries = store.db.withTables<AuditTables>().selectFrom('audit_entries').selectAll()
+  if (view.kind === 'all') return entries
+  if (view.kind === 'brand') return entries.where('audit_entries.brand_id', '=', view.brandId)
+  return entries.where(visibleTo(view, 'audit_entries.customer_id'))
+}
+
+/** The API form of an entry. */
+function toAuditEntry(row: AuditEntriesTable) {
+  return {
+    id: row.id,
+    occurredAt: row.occurred_at,
+    action: row.action,
+    actor: { userId: row.actor_user_id, tokenId: row.actor_token_id },
+    subject: { type: row.subject_type, id: row.subject_id },
+    customerId: row.customer_id,
+    brandId: row.brand_id,
+    requestId: row.request_id,
+    sourceAddress: row.source_address,
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  }
+}
+
 /** The audit log operations. */
 export function auditRoutes(store: Store): RouteDefinition[] {
-  const entries = () =>
-    (store.db.withTables<KernelTables>() as Kysely<KernelTables>).selectFrom('audit_entries').selectAll()
   return [
     defineRoute({
       method: 'GET',
@@ -81,39 +104,19 @@ export function auditRoutes(store: Store): RouteDefinition[] {
       operationId: 'listAuditEntries',
       summary: 'Read the audit log',
       description:
-        'Every change, newest first. Platform staff see everything; brand staff and team owners/admins see the entries of their customers. Filters narrow the list.',
+        'Every change, newest first. Platform staff see everything; brand staff the entries of their brand (its customers, and its own plans, endpoints and staff); team owners and admins those of their customers. Filters narrow the list.',
       scope: 'audit:read',
       query: AuditQuery,
-      responses: { 200: { description: 'A page of entries.', schema: pageOf(AuditEntry, 'AuditEntryPage') } },
-      async handler({ query, view, page }) {
-        const { cursor: _cursor, limit: _limit, ...filters } = query
-        let log = entries().where(visibleTo(view, 'audit_entries.customer_id'))
+      list: { item: AuditEntry, key: 'audit_entries.id', order: 'desc', toItem: toAuditEntry },
+      handler({ query: filters, view }) {
+        let log = visibleEntries(store, view)
         if (filters.actor?.startsWith('usr_')) log = log.where('actor_user_id', '=', filters.actor)
         if (filters.actor?.startsWith('tok_')) log = log.where('actor_token_id', '=', filters.actor)
         if (filters.action) log = log.where('action', '=', filters.action)
         if (filters.subject) log = log.where('subject_id', '=', filters.subject)
         if (filters.since) log = log.where('occurred_at', '>=', new Date(filters.since).toISOString())
         if (filters.until) log = log.where('occurred_at', '<', new Date(filters.until).toISOString())
-        const { rows, nextCursor } = await page(log, {
-          keyColumn: 'audit_entries.id',
-          keyOf: (row) => row.id,
-          order: 'desc',
-          filters,
-        })
-        return {
-          items: rows.map((row) => ({
-            id: row.id,
-            occurredAt: row.occurred_at,
-            action: row.action,
-            actor: { userId: row.actor_user_id, tokenId: row.actor_token_id },
-            subject: { type: row.subject_type, id: row.subject_id },
-            customerId: row.customer_id,
-            requestId: row.request_id,
-            sourceAddress: row.source_address,
-            details: JSON.parse(row.details) as Record<string, unknown>,
-          })),
-          nextCursor,
-        }
+        return log
       },
     }),
   ]

@@ -2,12 +2,12 @@
 // problem that explains why not.
 
 import { toApiToken } from '../identity/api-tokens.ts'
-import type { ApiTokensTable, KernelTables } from '../identity/tables.ts'
+import type { ApiTokensTable, IdentityTables } from '../identity/identity-tables.ts'
 import { findUserById } from '../identity/users.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { Db } from '../store/store.ts'
-import { hashApiToken, isWellFormedApiToken } from './api-token.ts'
+import { apiTokens } from './api-token.ts'
 import { buildCaller, type Caller, type ScopeHolding } from './caller.ts'
 import { csrfTokenMatches, sessionCookieOf, validateSession } from './sessions.ts'
 import { type TokenCallers, tokenCallers } from './token-callers.ts'
@@ -49,10 +49,10 @@ export function bearerTokenOf(request: Request): string | null {
 }
 
 async function callerOfToken(token: string, context: AuthenticationContext): Promise<Caller> {
-  if (!isWellFormedApiToken(token)) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
+  if (!apiTokens.isWellFormed(token)) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
   const callers = tokenCallersOf(context)
   // The token is read on every request, so revocation and expiry take effect at once, in any process.
-  const { row, stamp } = await callers.read(hashApiToken(token))
+  const { row, stamp } = await callers.read(apiTokens.hash(token))
   if (!row || row.revoked_at !== null) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
   const now = Date.now()
   if (Date.parse(row.expires_at) <= now) throw unauthorized(kernelProblems.token_expired, 'invalid_token')
@@ -77,7 +77,7 @@ async function callerOfToken(token: string, context: AuthenticationContext): Pro
 async function noteUse(row: ApiTokensTable, now: number, context: AuthenticationContext): Promise<void> {
   if (!row.last_used_at || now - Date.parse(row.last_used_at) > lastUsedResolutionMs) {
     await context.db
-      .withTables<KernelTables>()
+      .withTables<IdentityTables>()
       .updateTable('api_tokens')
       .set({ last_used_at: new Date(now).toISOString() })
       .where('id', '=', row.id)

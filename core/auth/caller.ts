@@ -1,7 +1,7 @@
 // Who is calling: the user, the credential in use, and what that lets them see and do, per scope.
 
 import { sql } from 'kysely'
-import type { KernelTables } from '../identity/tables.ts'
+import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
 import type { User } from '../identity/users.ts'
 import type { Db } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
@@ -95,7 +95,7 @@ export async function buildCaller(
   }
 
   const rows = await db
-    .withTables<KernelTables>()
+    .withTables<TenancyTables>()
     .selectFrom('memberships')
     .select(['customer_id', 'role'])
     .where('user_id', '=', user.id)
@@ -130,7 +130,7 @@ export async function customerInView(db: Db, view: TenantView, customerId: strin
   if (view.kind === 'all') return true
   if (view.kind === 'customers') return view.customerIds.includes(customerId)
   const row = await db
-    .withTables<KernelTables>()
+    .withTables<TenancyTables>()
     .selectFrom('tenants')
     .select(sql<number>`1`.as('one'))
     .where('customer_id', '=', customerId)

@@ -1,48 +1,37 @@
-// Team roles and the scopes they grant on their customer, worked out from the scopes the plugins declare.
+// Team roles, and the scopes each holds on its customer: read from what every scope declares (`roles`), so a
+// plugin's customer scopes reach the roles it says, and the kernel names no plugin's resources.
 
 /** Roles a user can have on a customer's team. */
 export const teamRoles = ['owner', 'admin', 'developer', 'billing'] as const
 export type TeamRole = (typeof teamRoles)[number]
 
-/** What each role holds, by the resource part of a scope (`site` of `site:create`). */
-const roleResources: Readonly<Record<Exclude<TeamRole, 'owner' | 'admin'>, readonly string[]>> = {
-  // Sites include their files and shell (`site:files`, `site:shell`).
-  developer: ['site', 'database', 'certificate', 'job'],
-  billing: ['billing'],
+/** What each role is for, for the generated roles table. */
+export const teamRoleDescriptions: Readonly<Record<TeamRole, string>> = {
+  owner: 'Everything on the customer; the only role that removes or demotes owners.',
+  admin: 'Everything on the customer but what scopes reserve for owners and billing (`billing:manage`).',
+  developer: 'The customer’s hosting resources and their jobs: whatever scopes of the hosting plugins name it.',
+  billing: 'The customer’s billing and subscriptions, and reading the customer.',
 }
+
+/** Who holds a customer scope when it does not say: owners and admins. */
+export const defaultScopeRoles: readonly TeamRole[] = ['owner', 'admin']
 
 /** A scope as the role mapping needs it. */
 export interface RoleScope {
   readonly name: string
   /** Staff scopes are never held through a team role. */
   readonly staff: boolean
+  /** The team roles that hold it (customer scopes); default {@link defaultScopeRoles}. */
+  readonly roles?: readonly TeamRole[]
 }
 
-/**
- * The scopes `role` grants on its customer. `owner`: every customer scope; `admin`: all but `billing:manage`
- * (and removing owners, which the members operations check); `developer`: sites (with files and shell),
- * databases, certificates, jobs; `billing`: billing and `customer:read`.
- */
+/** The scopes `role` grants on its customer: every customer scope that lists the role. */
 export function scopesOfRole(role: TeamRole, scopes: readonly RoleScope[]): Set<string> {
-  const customerScopes = scopes.filter((scope) => !scope.staff).map((scope) => scope.name)
-  switch (role) {
-    case 'owner':
-      return new Set(customerScopes)
-    case 'admin':
-      return new Set(customerScopes.filter((name) => name !== 'billing:manage'))
-    case 'billing':
-      return new Set(
-        customerScopes.filter(
-          (name) => roleResources.billing.includes(resourceOf(name)) || name === 'customer:read',
-        ),
-      )
-    case 'developer':
-      return new Set(customerScopes.filter((name) => roleResources.developer.includes(resourceOf(name))))
-  }
-}
-
-function resourceOf(scope: string): string {
-  return scope.split(':')[0] ?? ''
+  return new Set(
+    scopes
+      .filter((scope) => !scope.staff && (scope.roles ?? defaultScopeRoles).includes(role))
+      .map((scope) => scope.name),
+  )
 }
 
 /** Whether a string is a team role. */

@@ -9,7 +9,7 @@ import {
   encodeBase64urlNoPadding,
   encodeHexLowerCase,
 } from '@oslojs/encoding'
-import type { KernelTables } from '../identity/tables.ts'
+import type { IdentityTables } from '../identity/identity-tables.ts'
 import type { Db } from '../store/store.ts'
 
 /** Name of the session cookie. */
@@ -44,7 +44,7 @@ export async function createSession(db: Db, userId: string): Promise<{ session: 
   const now = Date.now()
   const session = { id, userId, expiresAt: new Date(now + sessionLifetimeMs).toISOString() }
   await db
-    .withTables<KernelTables>()
+    .withTables<IdentityTables>()
     .insertInto('sessions')
     .values({
       id,
@@ -61,7 +61,7 @@ export async function createSession(db: Db, userId: string): Promise<{ session: 
 export async function validateSession(db: Db, token: string): Promise<Session | null> {
   const [id, secret, ...rest] = token.split('.')
   if (!id || !secret || rest.length > 0 || id.length > 64 || secret.length > 64) return null
-  const sessions = db.withTables<KernelTables>()
+  const sessions = db.withTables<IdentityTables>()
   const row = await sessions.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) return null
   const expected = encoder.encode(row.secret_hash)
@@ -82,12 +82,12 @@ export async function validateSession(db: Db, token: string): Promise<Session | 
 
 /** Ends one session (logout). */
 export async function invalidateSession(db: Db, id: string): Promise<void> {
-  await db.withTables<KernelTables>().deleteFrom('sessions').where('id', '=', id).execute()
+  await db.withTables<IdentityTables>().deleteFrom('sessions').where('id', '=', id).execute()
 }
 
 /** Ends every session of a user (password change). */
 export async function invalidateUserSessions(db: Db, userId: string): Promise<void> {
-  await db.withTables<KernelTables>().deleteFrom('sessions').where('user_id', '=', userId).execute()
+  await db.withTables<IdentityTables>().deleteFrom('sessions').where('user_id', '=', userId).execute()
 }
 
 /** The CSRF token of a session: an HMAC of its id under the panel secret, so it cannot be made without both. */

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { issueApiToken, revokeApiToken } from '../identity/api-tokens.ts'
-import type { KernelTables } from '../identity/tables.ts'
+import type { IdentityTables } from '../identity/identity-tables.ts'
+import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
 import type { User } from '../identity/users.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { defineRoute } from '../plugin/route.ts'
@@ -39,15 +40,15 @@ beforeAll(async () => {
     plugins: [
       fixturePlugin({
         description: 'Customers and scopes for the kept-caller tests.',
-        scopes: ['site:read', 'site:create', 'customer:manage', 'billing:manage', 'widget:admin'],
+        scopes: ['gadget:read', 'gadget:create', 'customer:manage', 'billing:manage', 'widget:admin'],
         tenants: twoTenants,
         routes: () => [
           defineRoute({
             method: 'GET',
             path: '/view',
             operationId: 'showView',
-            summary: 'The customers the caller may read sites of',
-            scope: 'site:read',
+            summary: 'The customers the caller may read gadgets of',
+            scope: 'gadget:read',
             responses: { 200: { description: 'The view.' } },
             handler: ({ view }) => view,
           }),
@@ -160,7 +161,7 @@ describe('a kept token caller', () => {
     const user = await member(customerB, 'owner')
     const { token } = await tokenOf(user)
     await meBody(token)
-    await cli.db.withTables<KernelTables>().deleteFrom('users').where('id', '=', user.id).execute()
+    await cli.db.withTables<IdentityTables & TenancyTables>().deleteFrom('users').where('id', '=', user.id).execute()
     await expectProblem(await me(token), 401, 'invalid_token')
   })
 
@@ -189,7 +190,7 @@ describe('a kept token caller', () => {
     }
     const moveCustomerA = (brandId: string) =>
       cli.db
-        .withTables<KernelTables>()
+        .withTables<IdentityTables & TenancyTables>()
         .updateTable('tenants')
         .set({ brand_id: brandId })
         .where('customer_id', '=', customerA)

@@ -1,6 +1,6 @@
 // Callers of API tokens kept between requests, for as long as the tables they are made of have not changed.
 
-import type { ApiTokensTable, KernelTables } from '../identity/tables.ts'
+import type { ApiTokensTable, IdentityTables } from '../identity/identity-tables.ts'
 import { preparedQuery } from '../store/prepared-query.ts'
 import type { Db } from '../store/store.ts'
 import { stampOf, watchTables } from '../store/table-watch.ts'
@@ -47,7 +47,7 @@ type RowWithVersion = ApiTokensTable & { readonly data_version: number }
 export function tokenCallers(db: Db): TokenCallers {
   const watch = watchTables(db, callerTables)
   const kept = new Map<string, { readonly stamp: string; readonly caller: Caller }>()
-  const tokens = (tables: Db) => tables.withTables<KernelTables>().selectFrom('api_tokens').selectAll()
+  const tokens = (tables: Db) => tables.withTables<IdentityTables>().selectFrom('api_tokens').selectAll()
   const plainRow = preparedQuery<{ tokenHash: string }, ApiTokensTable>((on, p) =>
     tokens(on).where('token_hash', '=', p.tokenHash),
   )

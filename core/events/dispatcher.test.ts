@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type as t } from '@sinclair/typebox'
 import { issueApiToken } from '../identity/api-tokens.ts'
-import type { KernelTables } from '../identity/tables.ts'
+import type { OutboxTables } from './outbox-tables.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { defaultLimits } from '../panel/limits.ts'
 import { definePlugin } from '../plugin/define-plugin.ts'
@@ -28,6 +28,7 @@ import {
 } from '../testing/tenancy-fixture.ts'
 import { createTestUser } from '../testing/users.ts'
 import type { OutboxEvent } from './event-consumer.ts'
+import { waitFor } from '../testing/async.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test-only helpers: a plugin that emits numbered events, and one with two recording consumers.
@@ -57,6 +58,7 @@ const thingsPlugin = definePlugin({
   routes: (context) => [
     defineRoute({
       method: 'POST',
+      audited: false,
       path: '/things',
       operationId: 'makeThingsHappen',
       summary: 'Emit numbered events',
@@ -155,20 +157,6 @@ const receiversPlugin = definePlugin({
   },
 })
 
-/** Polls `probe` until it answers something truthy; fails the test after `timeoutMs`. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T> | T,
-  timeoutMs = 3000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
-    await Bun.sleep(5)
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -178,7 +166,7 @@ let panel: Panel
 let token: string
 
 const outbox = () =>
-  panel.store.db.withTables<KernelTables>().selectFrom('event_outbox').selectAll().orderBy('id').execute()
+  panel.store.db.withTables<OutboxTables>().selectFrom('event_outbox').selectAll().orderBy('id').execute()
 const receipts = () =>
   panel.store.db.withTables<ReceiptTables>().selectFrom('thing_receipts').selectAll().execute()
 

@@ -1,7 +1,7 @@
 // Hands outbox events to the consumers (webhooks, ...) after their transaction committed: in outbox order, each
 // batch in one transaction with marking it dispatched, so an event is handed over once, or again after a crash.
 
-import type { KernelTables } from '../identity/tables.ts'
+import type { OutboxTables } from './outbox-tables.ts'
 import type { Store } from '../store/store.ts'
 import type { EventConsumer, OutboxEvent } from './event-consumer.ts'
 
@@ -30,7 +30,7 @@ export function createDispatcher(
   async function dispatchBatch(): Promise<number> {
     const count = await store.transaction(async (trx) => {
       const rows = await trx
-        .withTables<KernelTables>()
+        .withTables<OutboxTables>()
         .selectFrom('event_outbox')
         .selectAll()
         .where('dispatched_at', 'is', null)
@@ -50,7 +50,7 @@ export function createDispatcher(
       }
       if (rows.length > 0) {
         await trx
-          .withTables<KernelTables>()
+          .withTables<OutboxTables>()
           .updateTable('event_outbox')
           .set({ dispatched_at: new Date().toISOString() })
           .where(

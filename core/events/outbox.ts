@@ -1,6 +1,6 @@
 // The event outbox: events are written in the transaction of the change, and delivered from here after commit.
 
-import type { KernelTables } from '../identity/tables.ts'
+import type { OutboxTables } from './outbox-tables.ts'
 import { newId, nowIso } from '../ids/ids.ts'
 import type { EventInput } from '../plugin/route.ts'
 import type { Trx } from '../store/store.ts'
@@ -10,7 +10,7 @@ import { brandOfCustomer } from '../tenancy/tenants.ts'
 export async function writeEvent(trx: Trx, event: EventInput): Promise<string> {
   const id = newId('evt')
   await trx
-    .withTables<KernelTables>()
+    .withTables<OutboxTables>()
     .insertInto('event_outbox')
     .values({
       id,

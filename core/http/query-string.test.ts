@@ -5,7 +5,7 @@ import { type TObject, Type as t } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import fc from 'fast-check'
 import { pageQuery } from '../pagination/paginate.ts'
-import { createTestPanel } from '../testing/create-test-panel.ts'
+import { createKernelTestPanel } from '../testing/create-test-panel.ts'
 import { queryReader } from './query-string.ts'
 
 /** A list's query: page parameters, text, a union of literals. */
@@ -55,7 +55,7 @@ describe('queryReader', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(keys, values), { maxLength: 5 }), fc.boolean(), (pairs, fragment) => {
         const search = new URLSearchParams(pairs).toString()
-        const href = `http://localhost/api/v1/sites${search ? `?${search}` : ''}${fragment ? '#part' : ''}`
+        const href = `http://localhost/api/v1/gadgets${search ? `?${search}` : ''}${fragment ? '#part' : ''}`
         expect(read(new Request(href).url)).toEqual(throughTypeBox(listQuery, href))
       }),
       { numRuns: 500 },
@@ -75,14 +75,14 @@ describe('queryReader', () => {
 
   test('gives the defaults, a fresh object each time, to a request without a query', () => {
     const read = queryReader(listQuery)
-    const first = read('http://localhost/api/v1/sites')
+    const first = read('http://localhost/api/v1/gadgets')
     first.limit = 99
-    expect(read('http://localhost/api/v1/sites?')).toEqual({ limit: 20 })
+    expect(read('http://localhost/api/v1/gadgets?')).toEqual({ limit: 20 })
   })
 })
 
 test('a __proto__ key in a query is refused as an unknown parameter, not swallowed', async () => {
-  const tp = await createTestPanel({ plugins: [] })
+  const tp = await createKernelTestPanel({ plugins: [] })
   const token = await tp.token()
   const response = await tp.request('GET', '/api/v1/api-tokens?__proto__=1', { token })
   expect(response.status).toBe(422)

@@ -1,13 +1,13 @@
 // Rate limits through the front door: headers on every answer, 429 past the allowance, per credential.
 
 import { describe, expect, test } from 'bun:test'
-import { createTestPanel } from '../testing/create-test-panel.ts'
+import { createKernelTestPanel } from '../testing/create-test-panel.ts'
 import { expectProblem } from '../testing/problems.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 
 describe('rate limits', () => {
   test('every answer says the policy and what is left; past it, 429 rate_limited with Retry-After', async () => {
-    const tp = await createTestPanel({ plugins: [], rateLimits: { perMinute: 3 } })
+    const tp = await createKernelTestPanel({ plugins: [], rateLimits: { perMinute: 3 } })
     try {
       const token = await tp.token()
       const answers = []
@@ -33,7 +33,7 @@ describe('rate limits', () => {
   })
 
   test('login has its own, stricter allowance per address', async () => {
-    const tp = await createTestPanel({ plugins: [], rateLimits: { loginPerMinute: 2 } })
+    const tp = await createKernelTestPanel({ plugins: [], rateLimits: { loginPerMinute: 2 } })
     try {
       const login = () =>
         tp.panel.handle(

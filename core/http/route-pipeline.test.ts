@@ -2,10 +2,12 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type as t } from '@sinclair/typebox'
-import type { KernelTables } from '../identity/tables.ts'
+import type { AuditTables } from '../audit/audit-tables.ts'
+import type { OutboxTables } from '../events/outbox-tables.ts'
+import type { IdentityTables } from '../identity/identity-tables.ts'
 import { definePlugin } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
-import { createTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
+import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 
 type GadgetTables = { gadgets: { id: string; name: string } }
 
@@ -36,13 +38,14 @@ const gadgetsPlugin = definePlugin({
   routes: (context) => [
     defineRoute({
       method: 'POST',
+      idempotent: false,
       path: '/gadgets',
       operationId: 'createGadget',
       summary: 'Create a gadget',
       scope: 'gadget:create',
       body: t.Object({
         name: t.String({ minLength: 1, maxLength: 10 }),
-        limits: t.Optional(t.Object({ diskMB: t.Integer({ minimum: 0 }) })),
+        limits: t.Optional(t.Object({ sizeMB: t.Integer({ minimum: 0 }) })),
         tags: t.Optional(t.Array(t.String(), { maxItems: 2 })),
         kind: t.Optional(t.Union([t.Literal('small'), t.Literal('large')])),
       }),
@@ -94,10 +97,10 @@ const gadgetsPlugin = definePlugin({
 
 let tp: TestPanel
 let token: string
-const kernel = () => tp.panel.store.db.withTables<KernelTables & GadgetTables>()
+const kernel = () => tp.panel.store.db.withTables<AuditTables & IdentityTables & OutboxTables & GadgetTables>()
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [gadgetsPlugin], limits: { bodyBytes: 512 } })
+  tp = await createKernelTestPanel({ plugins: [gadgetsPlugin], limits: { bodyBytes: 512 } })
   token = await tp.token()
 })
 afterAll(() => tp.panel.close())
@@ -128,7 +131,7 @@ describe('authentication', () => {
   })
 
   test('a well-formed but unknown token is 401 invalid_token', async () => {
-    const other = await createTestPanel({ plugins: [gadgetsPlugin] })
+    const other = await createKernelTestPanel({ plugins: [gadgetsPlugin] })
     const foreign = await other.token()
     await other.panel.close()
     expect((await problem(await tp.request('GET', '/api/v1/gadgets/gad_1', { token: foreign }))).code).toBe(
@@ -208,7 +211,7 @@ describe('request bodies', () => {
       token,
       body: {
         name: 'much too long a name',
-        limits: { diskMB: -1, extra: true },
+        limits: { sizeMB: -1, extra: true },
         tags: ['a', 'b', 'c'],
         kind: 'huge',
         colour: 'red',
@@ -223,7 +226,7 @@ describe('request bodies', () => {
     )
     expect(byLocation).toEqual({
       'body.name': 'too_long',
-      'body.limits.diskMB': 'out_of_range',
+      'body.limits.sizeMB': 'out_of_range',
       'body.limits.extra': 'unknown_field',
       'body.tags': 'too_many_items',
       'body.kind': 'invalid_value',
@@ -234,12 +237,12 @@ describe('request bodies', () => {
   test('a missing field is required, a wrong type is invalid_type', async () => {
     const response = await tp.request('POST', '/api/v1/gadgets', {
       token,
-      body: { limits: { diskMB: 'ten' } },
+      body: { limits: { sizeMB: 'ten' } },
     })
     const errors = (await problem(response)).errors as { location: string; code: string }[]
     expect(errors).toContainEqual(expect.objectContaining({ location: 'body.name', code: 'required' }))
     expect(errors).toContainEqual(
-      expect.objectContaining({ location: 'body.limits.diskMB', code: 'invalid_type' }),
+      expect.objectContaining({ location: 'body.limits.sizeMB', code: 'invalid_type' }),
     )
   })
 

@@ -1,8 +1,8 @@
-// The one path every request to a plugin route takes: authenticate, check scope, read, validate, handle, render.
+// The one path every request to a route takes: authenticate, check scope, read, validate, handle, render.
 
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
-import { writeAudit } from '../audit/audit-log.ts'
+import type { AuditActor } from '../audit/audit-log.ts'
 import { type AuthenticationContext, authenticate } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'
 import type { SecretBox } from '../crypto/secret-box.ts'
@@ -17,15 +17,21 @@ import {
 } from '../idempotency/idempotency-keys.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { JobRequester } from '../jobs/job-queue.ts'
-import { paginate } from '../pagination/paginate.ts'
-import { Reply, type RouteDefinition } from '../plugin/route.ts'
+import { pageQuery } from '../pagination/paginate.ts'
+import { type AuditInput, Reply, type RouteDefinition } from '../plugin/route.ts'
+import { changesState, routeProblems } from '../plugin/route-problems.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
-import { Problem, problemMediaType } from '../problem/problem.ts'
+import { Problem, type ProblemItem, problemMediaType } from '../problem/problem.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import type { Store, Trx } from '../store/store.ts'
+import type { TenantView } from '../tenancy/tenant-view.ts'
+import { changeMayProceed, clientHasCurrent, entityTagOf } from './conditional-requests.ts'
+import type { ContractChecks } from './contract-checks.ts'
+import { listAnswer } from './list-answer.ts'
 import { queryReader } from './query-string.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
+import { unstorableQueryItems, unstorableTextItems } from './text-safety.ts'
 
 /** What the pipeline needs of the panel. */
 export interface PipelineRuntime {
@@ -41,14 +47,60 @@ export interface PipelineRuntime {
   readonly idempotencyBox: SecretBox
   /** Inserts a job in the handler's transaction, recording who asked. */
   enqueueJob(trx: Trx, job: JobRequest, requester: JobRequester): Promise<string>
+  /** Writes an audit entry in the handler's transaction. */
+  audit(trx: Trx, actor: AuditActor, entry: AuditInput): Promise<void>
   /** After a handler returned (its transactions committed): wake the job workers and the event dispatcher. */
   committed(work: { jobs: boolean; events: boolean }): void
+  /** Test panels: the checks that fail a request breaking its route's declared contract; null otherwise. */
+  readonly contractChecks: ContractChecks | null
 }
 
 /** Whose key it is: keys are scoped to the caller, so two callers may use the same one. */
 interface IdempotencyClaim {
   readonly caller: string
   readonly key: string
+}
+
+/** What a host knows of a request beyond the Request itself. */
+export interface RequestInfo {
+  readonly requestId: string
+  readonly address: string | null
+  /** Filled in while the request is answered, for the request log. */
+  readonly trace?: RequestTrace
+}
+
+/** Who a request turned out to come from, and where it went: what its log line says. */
+export interface RequestTrace {
+  /** The route template (`/api/v1/sites/:id`). */
+  route?: string
+  userId?: string | null
+  tokenId?: string | null
+  /** The customer a token is limited to, or the one customer a caller sees. */
+  customerId?: string | null
+}
+
+/** A read route's current representation for a caller: what If-Match on a change of the same path compares. */
+export type CurrentRepresentation = (
+  caller: Caller | null,
+  view: TenantView | null,
+  params: Record<string, string>,
+  request: Request,
+  info: RequestInfo,
+) => Promise<string>
+
+/** A mounted route: its checked schemas and the function that answers it. */
+export interface CompiledRoute {
+  readonly route: RouteDefinition
+  readonly plugin: string
+  /** Answers `request`; `headers` go on every answer it renders (a refusal it throws carries its own). */
+  answer(
+    request: Request,
+    params: Record<string, string>,
+    info: RequestInfo,
+    headers?: Readonly<Record<string, string>>,
+  ): Promise<Response>
+  /** For a single-resource read: its representation, run as another route's caller would see it. */
+  readonly current: CurrentRepresentation | null
 }
 
 /** A refusal as kept for replay: the very body and headers the client got. */
@@ -67,31 +119,11 @@ function sortedJson(value: Readonly<Record<string, unknown>>): string {
   )
 }
 
-/** What a host knows of a request beyond the Request itself. */
-export interface RequestInfo {
-  readonly requestId: string
-  readonly address: string | null
-}
-
-/** A mounted route: its checked schemas and the function that answers it. */
-export interface CompiledRoute {
-  readonly route: RouteDefinition
-  readonly plugin: string
-  /** Answers `request`; `headers` go on every answer it renders (a refusal it throws carries its own). */
-  answer(
-    request: Request,
-    params: Record<string, string>,
-    info: RequestInfo,
-    headers?: Readonly<Record<string, string>>,
-  ): Promise<Response>
-}
-
 function compile(schema: TObject | undefined): TypeCheck<TSchema> | undefined {
   return schema ? TypeCompiler.Compile(closeObjects(schema)) : undefined
 }
 
-function validationProblem(check: TypeCheck<TSchema>, value: unknown, prefix: 'body' | 'query'): Problem {
-  const errors = validationItems(check, value, prefix)
+function invalid(errors: readonly ProblemItem[], prefix: 'body' | 'query'): Problem {
   const count = errors.length
   return new Problem(kernelProblems.validation_failed, {
     detail: `The request ${prefix} has ${count} invalid field${count === 1 ? '' : 's'}.`,
@@ -112,19 +144,35 @@ function toResponse(answer: KeptAnswer, extra: Readonly<Record<string, string>> 
   })
 }
 
-/** Builds the request pipeline of one route. */
+/** The query schema a route's request is read with: a list's filters plus `cursor` and `limit`. */
+function querySchemaOf(route: RouteDefinition): TObject {
+  // A route without query parameters still refuses unknown ones: a misspelt filter must not silently widen a list.
+  const declared = route.query ?? Type.Object({})
+  if (!route.list) return declared
+  return Type.Object({ ...declared.properties, ...pageQuery })
+}
+
+/**
+ * Builds the request pipeline of one route. `sibling` finds the single-resource read of the same path, whose
+ * representation an `If-Match` on this (changing) route is compared with.
+ */
 export function compileRoute(
   route: RouteDefinition,
   plugin: string,
   runtime: PipelineRuntime,
   eventKinds: ReadonlySet<string>,
+  sibling: () => CompiledRoute | undefined = () => undefined,
 ): CompiledRoute {
   const params = compile(route.params)
-  // A route without query parameters still refuses unknown ones: a misspelt filter must not silently widen a list.
-  const querySchema = route.query ?? Type.Object({})
+  const querySchema = querySchemaOf(route)
   const query = TypeCompiler.Compile(closeObjects(querySchema))
   const readQuery = queryReader(querySchema)
   const body = compile(route.body)
+  const label = `${route.method} ${route.path} (${plugin})`
+  const declared = new Set(routeProblems(route).map((problem) => problem.code))
+  const conditional = route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'
+  const tagged = route.method === 'GET' && !route.list
+  const checks = runtime.contractChecks
 
   async function authorise(request: Request): Promise<Caller | null> {
     if (route.public) return null
@@ -152,6 +200,74 @@ export function compileRoute(
     return caller
   }
 
+  const viewOf = (caller: Caller | null): TenantView | null =>
+    caller ? (route.scope ? caller.viewFor(route.scope) : caller.view) : null
+
+  /** The handler's input for one request, minus what differs between answering and representing. */
+  function handlerInput(
+    caller: Caller | null,
+    view: TenantView | null,
+    request: Request,
+    info: RequestInfo,
+    parts: { params: Record<string, string>; query: unknown; body: unknown; principal: unknown },
+    started: { jobs: boolean; events: boolean },
+  ) {
+    const actor = {
+      userId: caller?.user.id ?? null,
+      tokenId: caller?.token?.id ?? null,
+      requestId: info.requestId,
+      sourceAddress: info.address,
+    }
+    return {
+      ...parts,
+      caller,
+      view,
+      request,
+      requestId: info.requestId,
+      address: info.address,
+      audit: (trx: Trx, entry: AuditInput) => runtime.audit(trx, actor, entry),
+      emit: async (trx: Trx, event: { kind: string; customerId: string | null; data: Readonly<Record<string, unknown>> }) => {
+        if (!eventKinds.has(event.kind))
+          throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)
+        await writeEvent(trx, event)
+        started.events = true
+      },
+      enqueueJob: async (trx: Trx, job: JobRequest) => {
+        const id = await runtime.enqueueJob(trx, job, {
+          userId: actor.userId,
+          tokenId: actor.tokenId,
+          requestId: info.requestId,
+        })
+        started.jobs = true
+        return id
+      },
+    }
+  }
+
+  /** Runs the handler, under the contract checks in test panels. */
+  async function handle(input: ReturnType<typeof handlerInput>, info: RequestInfo): Promise<unknown> {
+    if (!checks || !changesState(route) || route.audited === false) return route.handler(input)
+    const { result, wrote } = await checks.tracking(async () => route.handler(input))
+    if (wrote && !(await checks.audited(info.requestId)))
+      throw new Error(`${label} changed the store without writing an audit entry (or declare audited: false)`)
+    return result
+  }
+
+  /** Refuses the change when `If-Match` names none of the current representation's tags (412). */
+  async function checkPrecondition(
+    request: Request,
+    caller: Caller | null,
+    rawParams: Record<string, string>,
+    info: RequestInfo,
+  ): Promise<void> {
+    const ifMatch = request.headers.get('if-match')
+    const read = conditional && ifMatch !== null ? sibling()?.current : null
+    if (!read || ifMatch === null) return
+    const current = await read(caller, viewOf(caller), rawParams, request, info)
+    if (!changeMayProceed(ifMatch, entityTagOf(current)))
+      throw new Problem(kernelProblems.precondition_failed, { headers: { etag: entityTagOf(current) } })
+  }
+
   /**
    * Runs the route: authorise, validate, then (after `beforeHandler`, which may answer with a kept reply
    * instead) the handler; answers as data.
@@ -163,10 +279,22 @@ export function compileRoute(
     beforeHandler: ((caller: Caller | null, body: unknown) => Promise<KeptAnswer | null>) | null,
   ): Promise<KeptAnswer> {
     const caller = await authorise(request)
+    if (caller && info.trace) {
+      info.trace.userId = caller.user.id
+      info.trace.tokenId = caller.token?.id ?? null
+      const { view } = caller
+      info.trace.customerId =
+        caller.token?.customerId ??
+        (view.kind === 'customers' && view.customerIds.length === 1 ? (view.customerIds[0] ?? null) : null)
+    }
+    // A credential of the route's own is checked before anything of the request is read.
+    const principal = route.credential ? await route.credential.authenticate(request, rawParams) : undefined
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
+    const unstorable = unstorableQueryItems(request.url)
+    if (unstorable.length > 0) throw invalid(unstorable, 'query')
     const queryInput = readQuery(request.url)
-    if (!query.Check(queryInput)) throw validationProblem(query, queryInput, 'query')
+    if (!query.Check(queryInput)) throw invalid(validationItems(query, queryInput, 'query'), 'query')
     let bodyInput: unknown
     if (body) {
       bodyInput = await readJsonBody(request, runtime.bodyLimitBytes)
@@ -176,8 +304,14 @@ export function compileRoute(
           errors: [{ location: 'body', message: 'is required', code: 'required' }],
         })
       }
-      if (!body.Check(bodyInput)) throw validationProblem(body, bodyInput, 'body')
+      const refused = [...unstorableTextItems(bodyInput, 'body')]
+      if (!body.Check(bodyInput)) {
+        const seen = new Set(refused.map((item) => item.location))
+        refused.push(...validationItems(body, bodyInput, 'body').filter((item) => !seen.has(item.location)))
+      }
+      if (refused.length > 0) throw invalid(refused.slice(0, 50), 'body')
     }
+    await checkPrecondition(request, caller, rawParams, info)
     const replay = beforeHandler ? await beforeHandler(caller, bodyInput) : null
     if (replay) {
       return {
@@ -185,59 +319,39 @@ export function compileRoute(
         headers: { ...replay.headers, 'x-request-id': info.requestId, 'idempotent-replayed': 'true' },
       }
     }
-    const actor = {
-      userId: caller?.user.id ?? null,
-      tokenId: caller?.token?.id ?? null,
-      requestId: info.requestId,
-      sourceAddress: info.address,
-    }
+    const { cursor, limit, ...filters } = queryInput as { cursor?: string; limit?: number }
     const started = { jobs: false, events: false }
-    const result = await route.handler({
-      body: bodyInput,
-      query: queryInput,
-      params: rawParams,
+    const input = handlerInput(
       caller,
-      view: caller ? (route.scope ? caller.viewFor(route.scope) : caller.view) : null,
+      viewOf(caller),
       request,
-      requestId: info.requestId,
-      address: info.address,
-      audit: (trx, entry) => writeAudit(trx, actor, entry),
-      page: (pageQuery, options) => {
-        const { cursor, limit } = queryInput as { cursor?: string; limit?: number }
-        const who = caller ? `${caller.user.id}|${caller.token?.id ?? 'session'}` : 'anonymous'
-        // Keys sorted: the same filters in another order in the URL are the same walk.
-        const binding = `${route.operationId}|${who}|${sortedJson(rawParams)}|${sortedJson(options.filters ?? {})}`
-        return paginate(
-          pageQuery,
-          { cursor, limit: limit ?? 20, binding, secret: runtime.auth.secret },
-          options,
-        )
-      },
-      emit: async (trx, event) => {
-        if (!eventKinds.has(event.kind))
-          throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)
-        await writeEvent(trx, event)
-        started.events = true
-      },
-      enqueueJob: async (trx, job) => {
-        const id = await runtime.enqueueJob(trx, job, {
-          userId: actor.userId,
-          tokenId: actor.tokenId,
-          requestId: info.requestId,
-        })
-        started.jobs = true
-        return id
-      },
-    })
+      info,
+      { params: rawParams, query: route.list ? filters : queryInput, body: bodyInput, principal },
+      started,
+    )
+    let result = await handle(input, info)
     if (started.jobs || started.events) runtime.committed(started)
-    const headers = { 'x-request-id': info.requestId }
+    if (route.list) {
+      const who = caller ? `${caller.user.id}|${caller.token?.id ?? 'session'}` : 'anonymous'
+      // Keys sorted: the same filters in another order in the URL are the same walk.
+      const binding = `${route.operationId}|${who}|${sortedJson(rawParams)}|${sortedJson(filters)}`
+      const page = { cursor, limit: limit ?? 20, binding, secret: runtime.auth.secret }
+      result = await listAnswer(route.list, result, page, label)
+    }
+    const headers: Record<string, string> = { 'x-request-id': info.requestId }
+    if (route.showsSecret) headers['cache-control'] = 'no-store'
     if (result instanceof Reply) {
       const location: Record<string, string> = result.location
         ? { location: `${runtime.basePath}${result.location}` }
         : {}
       return jsonAnswer(result.status, result.body, { ...headers, ...result.headers, ...location })
     }
-    return jsonAnswer(200, result, headers)
+    const answer = jsonAnswer(200, result, headers)
+    if (!tagged || answer.body === null) return answer
+    const etag = entityTagOf(answer.body)
+    if (clientHasCurrent(request.headers.get('if-none-match'), etag))
+      return { status: 304, headers: { 'x-request-id': info.requestId, etag }, body: null }
+    return { ...answer, headers: { ...answer.headers, etag } }
   }
 
   /**
@@ -245,14 +359,12 @@ export function compileRoute(
    * kept; the same request again gets that answer with `Idempotent-Replayed: true`; a failure on the server's side
    * is not kept, so the client can retry with the same key.
    */
-  async function answer(
+  async function answerIdempotently(
     request: Request,
     rawParams: Record<string, string>,
     info: RequestInfo,
-    headers?: Readonly<Record<string, string>>,
-  ): Promise<Response> {
-    const key = route.idempotent ? idempotencyKeyOf(request) : null
-    if (key === null) return toResponse(await run(request, rawParams, info, null), headers)
+    key: string,
+  ): Promise<KeptAnswer> {
     // Set only once this request holds the key: refusals of the claim itself must not overwrite the kept answer.
     const held: { claim: IdempotencyClaim | null } = { claim: null }
     try {
@@ -270,18 +382,13 @@ export function compileRoute(
       })
       if (held.claim)
         await keepAnswer(runtime.store, held.claim.caller, held.claim.key, rendered, runtime.idempotencyBox)
-      return toResponse(rendered, headers)
+      return rendered
     } catch (error) {
       const { claim } = held
       if (claim === null) throw error
       if (error instanceof Problem && error.status < 500) {
-        await keepAnswer(
-          runtime.store,
-          claim.caller,
-          claim.key,
-          renderedProblem(error, info.requestId),
-          runtime.idempotencyBox,
-        )
+        const kept = renderedProblem(error, info.requestId)
+        await keepAnswer(runtime.store, claim.caller, claim.key, kept, runtime.idempotencyBox)
       } else {
         await releaseIdempotencyKey(runtime.store, claim.caller, claim.key)
       }
@@ -289,5 +396,32 @@ export function compileRoute(
     }
   }
 
-  return { route, plugin, answer }
+  async function answer(
+    request: Request,
+    rawParams: Record<string, string>,
+    info: RequestInfo,
+    headers?: Readonly<Record<string, string>>,
+  ): Promise<Response> {
+    try {
+      const key = route.idempotent ? idempotencyKeyOf(request) : null
+      const rendered =
+        key === null
+          ? await run(request, rawParams, info, null)
+          : await answerIdempotently(request, rawParams, info, key)
+      return toResponse(rendered, headers)
+    } catch (error) {
+      throw checks ? checks.undeclared(error, declared, label) : error
+    }
+  }
+
+  const current: CurrentRepresentation | null = tagged
+    ? async (caller, view, rawParams, request, info) => {
+        const started = { jobs: false, events: false }
+        const parts = { params: rawParams, query: {}, body: undefined, principal: undefined }
+        const result = await route.handler(handlerInput(caller, view, request, info, parts, started))
+        return JSON.stringify(result instanceof Reply ? result.body : result)
+      }
+    : null
+
+  return { route, plugin, answer, current }
 }

@@ -4,7 +4,7 @@
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeHexLowerCase } from '@oslojs/encoding'
 import type { SecretBox } from '../crypto/secret-box.ts'
-import type { KernelTables } from '../identity/tables.ts'
+import type { IdempotencyTables } from './idempotency-tables.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { Store } from '../store/store.ts'
@@ -78,7 +78,7 @@ export async function claimIdempotencyKey(
   claim: { caller: string; key: string; fingerprint: string; windowMs: number; box: SecretBox },
 ): Promise<KeptAnswer | null> {
   return store.transaction(async (trx) => {
-    const keys = trx.withTables<KernelTables>()
+    const keys = trx.withTables<IdempotencyTables>()
     const now = Date.now()
     const row = await keys
       .selectFrom('idempotency_keys')
@@ -145,7 +145,7 @@ export async function keepAnswer(
   box: SecretBox,
 ): Promise<void> {
   await store.db
-    .withTables<KernelTables>()
+    .withTables<IdempotencyTables>()
     .updateTable('idempotency_keys')
     .set({
       state: 'done',
@@ -161,7 +161,7 @@ export async function keepAnswer(
 /** Forgets a claim whose request failed on the server's side, so the client can try again with the same key. */
 export async function releaseIdempotencyKey(store: Store, caller: string, key: string): Promise<void> {
   await store.db
-    .withTables<KernelTables>()
+    .withTables<IdempotencyTables>()
     .deleteFrom('idempotency_keys')
     .where('caller', '=', caller)
     .where('key', '=', key)

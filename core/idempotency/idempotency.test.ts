@@ -13,7 +13,7 @@ import { defineRoute, Reply } from '../plugin/route.ts'
 import { Problem } from '../problem/problem.ts'
 import { defineProblems } from '../problem/problem-code.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
-import { createTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
+import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { expectProblem } from '../testing/problems.ts'
 
 type NotesTables = { notes: { id: string; text: string } }
@@ -43,6 +43,7 @@ const notesPlugin = definePlugin({
   routes: (context) => [
     defineRoute({
       method: 'POST',
+      audited: false,
       path: '/notes',
       operationId: 'createNote',
       summary: 'Create a note',
@@ -70,7 +71,7 @@ const notesPlugin = definePlugin({
 let tp: TestPanel
 let token: string
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [notesPlugin] })
+  tp = await createKernelTestPanel({ plugins: [notesPlugin] })
   token = await tp.token()
 })
 afterAll(() => tp.panel.close())

@@ -8,7 +8,7 @@ export const TeamRole = t.Union(
   {
     $id: 'TeamRole',
     description:
-      '`owner`: everything on the customer; `admin`: all but billing:manage and removing owners; `developer`: sites (files, shell), databases, certificates, jobs; `billing`: billing and customer:read.',
+      '`owner`: every customer scope and removing owners; `admin`, `developer`, `billing`: the customer scopes that name them (the `x-scopes` list and the scopes table say which).',
   },
 )
 

@@ -3,7 +3,7 @@
 import { newId, nowIso } from '../ids/ids.ts'
 import { preparedQuery } from '../store/prepared-query.ts'
 import type { Db } from '../store/store.ts'
-import type { KernelTables, UsersTable } from './tables.ts'
+import type { IdentityTables, UsersTable } from './identity-tables.ts'
 
 /** A user as the kernel passes it around (never the password hash). */
 export interface User {
@@ -78,7 +78,7 @@ export async function prepareUser(input: NewUser): Promise<UsersTable> {
 
 /** Stores a prepared user; refuses an e-mail already in use. */
 export async function insertUser(db: Db, row: UsersTable): Promise<User> {
-  const users = db.withTables<KernelTables>()
+  const users = db.withTables<IdentityTables>()
   const taken = await users.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst()
   if (taken) throw new UserError('email_taken', `A user with e-mail ${row.email} already exists`)
   await users.insertInto('users').values(row).execute()
@@ -108,7 +108,7 @@ export async function findUserForLogin(
   email: string,
 ): Promise<{ user: User; passwordHash: string } | null> {
   const row = await db
-    .withTables<KernelTables>()
+    .withTables<IdentityTables>()
     .selectFrom('users')
     .selectAll()
     .where('email', '=', normaliseEmail(email))
@@ -129,13 +129,13 @@ export async function findUserById(db: Db, id: string): Promise<User | null> {
 
 // Every authenticated request runs it: compiled once.
 const userById = preparedQuery<{ id: string }, UsersTable>((db, p) =>
-  db.withTables<KernelTables>().selectFrom('users').selectAll().where('id', '=', p.id),
+  db.withTables<IdentityTables>().selectFrom('users').selectAll().where('id', '=', p.id),
 )
 
 /** Stores a new password hash (made with {@link hashPassword} before the transaction). */
 export async function setPasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
   await db
-    .withTables<KernelTables>()
+    .withTables<IdentityTables>()
     .updateTable('users')
     .set({ password_hash: passwordHash, updated_at: nowIso() })
     .where('id', '=', userId)

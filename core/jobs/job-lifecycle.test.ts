@@ -6,7 +6,7 @@ import { Type as t } from '@sinclair/typebox'
 import type { EventConsumer } from '../events/event-consumer.ts'
 import { definePlugin } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
-import { createTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
+import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { JobFailure } from './job-definition.ts'
 
 type Behaviour = 'succeed' | 'flaky' | 'broken' | 'hopeless' | 'wait'
@@ -69,6 +69,8 @@ const chores = definePlugin({
   routes: () => [
     defineRoute({
       method: 'POST',
+      audited: false,
+      idempotent: false,
       path: '/chores',
       operationId: 'startChore',
       summary: 'Start a chore',
@@ -101,7 +103,7 @@ let tp: TestPanel
 let token: string
 
 beforeAll(async () => {
-  tp = await createTestPanel({
+  tp = await createKernelTestPanel({
     plugins: [chores],
     jobs: { pollIntervalMs: 10, leaseMs: 400, retryBaseMs: 10, retryMaxMs: 40, shutdownGraceMs: 100 },
     events: { pollIntervalMs: 10 },

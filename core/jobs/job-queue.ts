@@ -2,13 +2,13 @@
 // whose worker died is claimed again once its lease has run out.
 
 import { sql } from 'kysely'
-import type { JobsTable, KernelTables } from '../identity/tables.ts'
+import type { JobTables, JobsTable } from './job-tables.ts'
 import { newId } from '../ids/ids.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { JobRequest, JobStatus } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
 
-const jobs = (db: Db) => db.withTables<KernelTables>()
+const jobs = (db: Db) => db.withTables<JobTables>()
 
 /** Who asked for a job: recorded for the audit entries its run writes. */
 export interface JobRequester {

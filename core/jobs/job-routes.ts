@@ -1,25 +1,27 @@
 // GET /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel: background work as its customers and staff see it.
 
 import { Type as t } from '@sinclair/typebox'
-import type { KernelTables } from '../identity/tables.ts'
-import { idPattern } from '../ids/ids.ts'
-import { pageOf, pageQuery } from '../pagination/paginate.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../plugin/route.ts'
-import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import { defineProblems } from '../problem/problem-code.ts'
-import type { Store } from '../store/store.ts'
-import { selectVisible } from '../tenancy/tenant-view.ts'
+import type { Db, Store } from '../store/store.ts'
+import { findVisible } from '../tenancy/find-visible.ts'
+import { selectVisible, type TenantView } from '../tenancy/tenant-view.ts'
+import type { JobsTable, JobTables } from './job-tables.ts'
 import { jobStatuses } from './job-definition.ts'
 import { cancelQueuedJob, findJobRow, requestCancel, toJob } from './job-queue.ts'
 import { emitJobFinished, jobRunOf, type RegisteredJob } from './job-runner.ts'
 import { Job } from './job-schema.ts'
 
-/** Job scopes: customer scopes, held by owners, admins and developers (the `job` resource). */
+const hostingRoles = ['owner', 'admin', 'developer'] as const
+
+/** Job scopes: customer scopes, held by owners, admins and developers. */
 export const jobScopes = [
-  { name: 'job:read', description: 'Job status and progress' },
-  { name: 'job:cancel', description: 'Cancel jobs that can be cancelled' },
+  { name: 'job:read', description: 'Job status and progress', roles: hostingRoles },
+  { name: 'job:cancel', description: 'Cancel jobs that can be cancelled', roles: hostingRoles },
 ] as const
+
+const jobTables = (db: Db) => db.withTables<JobTables>()
 
 export const jobProblems = defineProblems({
   job_not_cancellable: {
@@ -29,10 +31,7 @@ export const jobProblems = defineProblems({
   },
 })
 
-const JobParams = t.Object({ id: t.String({ pattern: idPattern('job'), description: 'Job id, `job_…`.' }) })
-
 const ListJobsQuery = t.Object({
-  ...pageQuery,
   status: t.Optional(
     t.Union(
       jobStatuses.map((status) => t.Literal(status)),
@@ -51,8 +50,7 @@ export function jobRoutes(
   finished: () => void,
 ): RouteDefinition[] {
   const cancellable = (kind: string) => jobs.get(kind)?.definition.cancellable === true
-  const visibleJobs = (view: Parameters<typeof selectVisible>[2]) =>
-    selectVisible(store.db.withTables<KernelTables>(), 'jobs', view).selectAll()
+  const visibleJobs = (view: TenantView) => selectVisible(jobTables(store.db), 'jobs', view).selectAll()
   return [
     defineRoute({
       method: 'GET',
@@ -62,9 +60,8 @@ export function jobRoutes(
       description: 'Jobs of customers the caller may see (staff work only for staff), newest first.',
       scope: 'job:read',
       query: ListJobsQuery,
-      responses: { 200: { description: 'A page of jobs.', schema: pageOf(Job, 'JobPage') } },
-      async handler({ query, view, page }) {
-        const { cursor: _cursor, limit: _limit, ...filters } = query
+      list: { item: Job, key: 'jobs.id', order: 'desc', toItem: (row: JobsTable) => toJob(row, cancellable(row.kind)) },
+      handler({ query: filters, view }) {
         let jobsQuery = visibleJobs(view)
         if (filters.status !== undefined) jobsQuery = jobsQuery.where('jobs.status', '=', filters.status)
         if (filters.kind !== undefined) jobsQuery = jobsQuery.where('jobs.kind', '=', filters.kind)
@@ -72,13 +69,7 @@ export function jobRoutes(
           jobsQuery = jobsQuery.where('jobs.customer_id', '=', filters.customerId)
         if (filters.subjectId !== undefined)
           jobsQuery = jobsQuery.where('jobs.subject_id', '=', filters.subjectId)
-        const { rows, nextCursor } = await page(jobsQuery, {
-          keyColumn: 'jobs.id',
-          keyOf: (row) => row.id,
-          order: 'desc',
-          filters,
-        })
-        return { items: rows.map((row) => toJob(row, cancellable(row.kind))), nextCursor }
+        return jobsQuery
       },
     }),
     defineRoute({
@@ -88,11 +79,10 @@ export function jobRoutes(
       summary: 'Read a job',
       description: 'Status, progress, current step, attempts, and the result or last error.',
       scope: 'job:read',
-      params: JobParams,
+      params: { id: 'job' },
       responses: { 200: { description: 'The job.', schema: Job } },
       async handler({ params, view }) {
-        const row = await visibleJobs(view).where('jobs.id', '=', params.id).executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
+        const row = await findVisible(jobTables(store.db), 'jobs', view, params.id)
         return toJob(row, cancellable(row.kind))
       },
     }),
@@ -104,15 +94,14 @@ export function jobRoutes(
       description:
         'A queued job is cancelled at once (200). A running one is asked to stop at its next step (202, `cancelRequested: true`); it ends `cancelled` and `job.finished` is sent. Jobs whose kind cannot be cancelled, and finished jobs, answer 409.',
       scope: 'job:cancel',
-      params: JobParams,
+      params: { id: 'job' },
       responses: {
         200: { description: 'The job, cancelled.', schema: Job },
         202: { description: 'The job, asked to stop.', schema: Job },
       },
       problems: Object.values(jobProblems),
       async handler({ params, view, audit }) {
-        const visible = await visibleJobs(view).where('jobs.id', '=', params.id).executeTakeFirst()
-        if (!visible) throw new Problem(kernelProblems.not_found)
+        const visible = await findVisible(jobTables(store.db), 'jobs', view, params.id)
         const registered = jobs.get(visible.kind)
         if (!registered?.definition.cancellable) throw new Problem(jobProblems.job_not_cancellable)
         const outcome = await store.transaction(async (trx) => {

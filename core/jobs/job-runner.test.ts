@@ -12,16 +12,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type as t } from '@sinclair/typebox'
 import type { OutboxEvent } from '../events/event-consumer.ts'
-import type { KernelTables } from '../identity/tables.ts'
+import type { OutboxTables } from '../events/outbox-tables.ts'
+import type { JobTables } from './job-tables.ts'
 import { newId } from '../ids/ids.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { definePlugin, type PluginContext, type PluginDefinition } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
-import { createTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
+import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { customerA } from '../testing/tenancy-fixture.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
+import { deferred, waitFor } from '../testing/async.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test-only helpers: a gadgets plugin whose jobs run scripts the tests control, deferreds and polling.
@@ -64,7 +66,7 @@ function gadgetsPlugin(harness: Harness): PluginDefinition {
   }
   const onGivenUp: JobDefinition['onGivenUp'] = async (trx, job, outcome) => {
     const row = await trx
-      .withTables<KernelTables>()
+      .withTables<JobTables & OutboxTables>()
       .selectFrom('jobs')
       .select('status')
       .where('id', '=', job.id)
@@ -124,6 +126,8 @@ function gadgetsPlugin(harness: Harness): PluginDefinition {
     routes: (context) => [
       defineRoute({
         method: 'POST',
+        audited: false,
+        idempotent: false,
         path: '/gadgets',
         operationId: 'createGadget',
         summary: 'Create a gadget',
@@ -172,28 +176,7 @@ const jobTimings = {
 const eventTimings = { pollIntervalMs: 20 }
 const secret = 'test-secret-test-secret-test-secret-!'
 
-function deferred<T = void>() {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>((done) => {
-    resolve = done
-  })
-  return { promise, resolve }
-}
 
-/** Polls `probe` until it answers something truthy; fails the test after `timeoutMs`. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T> | T,
-  timeoutMs = 3000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
-    await Bun.sleep(5)
-  }
-}
 
 /** A promise that rejects with the signal's reason once it aborts. */
 function aborted(signal: AbortSignal): Promise<never> {
@@ -232,7 +215,7 @@ function settled(tp: TestPanel, token: string, id: string, status: Job['status']
 
 const jobRow = (panel: Panel, id: string) =>
   panel.store.db
-    .withTables<KernelTables>()
+    .withTables<JobTables & OutboxTables>()
     .selectFrom('jobs')
     .selectAll()
     .where('id', '=', id)
@@ -251,7 +234,7 @@ async function gadgetStatus(panel: Panel, id: string): Promise<string | undefine
 /** The `job.finished` events of `jobId` in the outbox. */
 async function finishedEvents(panel: Panel, jobId: string) {
   const rows = await panel.store.db
-    .withTables<KernelTables>()
+    .withTables<JobTables & OutboxTables>()
     .selectFrom('event_outbox')
     .selectAll()
     .where('kind', '=', 'job.finished')
@@ -287,7 +270,7 @@ describe('retries and failures', () => {
   let token: string
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: [gadgetsPlugin(harness)], jobs: jobTimings, events: eventTimings })
+    tp = await createKernelTestPanel({ plugins: [gadgetsPlugin(harness)], jobs: jobTimings, events: eventTimings })
     token = await tp.token()
     tp.panel.start()
   })
@@ -424,7 +407,7 @@ describe('cancelling a running job whose attempt then fails', () => {
 
   beforeAll(async () => {
     // A long lease: the lease renewal (every leaseMs / 3) never notices the cancel within this test.
-    tp = await createTestPanel({
+    tp = await createKernelTestPanel({
       plugins: [gadgetsPlugin(harness)],
       jobs: { ...jobTimings, leaseMs: 30_000 },
       events: eventTimings,
@@ -467,7 +450,7 @@ describe('a dead worker’s job is taken over once its lease ran out', () => {
   let token: string
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: [gadgetsPlugin(harness)], jobs: jobTimings, events: eventTimings })
+    tp = await createKernelTestPanel({ plugins: [gadgetsPlugin(harness)], jobs: jobTimings, events: eventTimings })
     token = await tp.token()
   })
   afterAll(() => tp.panel.close())
@@ -483,7 +466,7 @@ describe('a dead worker’s job is taken over once its lease ran out', () => {
     const dead = await createGadget(tp, token, 'resumable')
     const alive = await createGadget(tp, token, 'resumable')
     const startedAt = '2020-01-01T00:00:00.000Z'
-    const jobs = tp.panel.store.db.withTables<KernelTables>()
+    const jobs = tp.panel.store.db.withTables<JobTables & OutboxTables>()
     await jobs
       .updateTable('jobs')
       .set({
@@ -542,7 +525,7 @@ describe('a worker that lost its lease', () => {
 
   beforeAll(async () => {
     // One worker: the next job can only start once the old run has left the pool.
-    tp = await createTestPanel({
+    tp = await createKernelTestPanel({
       plugins: [gadgetsPlugin(harness)],
       jobs: { ...jobTimings, concurrency: 1 },
       events: eventTimings,
@@ -567,7 +550,7 @@ describe('a worker that lost its lease', () => {
     await reached.promise
     // Another worker took the job over (as after this one stalled past its lease) and runs it as attempt 2.
     await tp.panel.store.db
-      .withTables<KernelTables>()
+      .withTables<JobTables & OutboxTables>()
       .updateTable('jobs')
       .set({
         lease_owner: 'wrk_other',
@@ -606,7 +589,7 @@ describe('a worker that lost its lease without noticing', () => {
   beforeAll(async () => {
     // One worker, and a lease long enough that no renewal runs during the test: the old run reaches its end
     // believing it still holds the job, so only finishRun's lease check protects the run that took over.
-    tp = await createTestPanel({
+    tp = await createKernelTestPanel({
       plugins: [gadgetsPlugin(harness)],
       jobs: { ...jobTimings, concurrency: 1, leaseMs: 30_000 },
       events: eventTimings,
@@ -630,7 +613,7 @@ describe('a worker that lost its lease without noticing', () => {
     const created = await createGadget(tp, token, 'unaware')
     await reached.promise
     await tp.panel.store.db
-      .withTables<KernelTables>()
+      .withTables<JobTables & OutboxTables>()
       .updateTable('jobs')
       .set({
         lease_owner: 'wrk_other',
@@ -699,7 +682,7 @@ describe('shutdown (file-backed store in a temporary directory)', () => {
     const store = openSqliteStore({ path })
     try {
       return await store.db
-        .withTables<KernelTables>()
+        .withTables<JobTables & OutboxTables>()
         .selectFrom('jobs')
         .selectAll()
         .where('id', '=', id)

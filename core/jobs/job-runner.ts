@@ -4,7 +4,7 @@
 
 import { writeAudit } from '../audit/audit-log.ts'
 import { writeEvent } from '../events/outbox.ts'
-import type { JobsTable } from '../identity/tables.ts'
+import type { JobsTable } from './job-tables.ts'
 import { ulid } from '../ids/ids.ts'
 import type { EventInput } from '../plugin/route.ts'
 import type { Store, Trx } from '../store/store.ts'
@@ -102,7 +102,6 @@ export function createJobRunner(
   hooks: { readonly finished: () => void },
 ) {
   const owner = `wrk_${ulid()}`
-  const kinds = [...jobs.keys()]
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>()
   let started = false
   let stopping = false
@@ -113,7 +112,8 @@ export function createJobRunner(
   async function claim(): Promise<JobsTable | null> {
     const now = new Date()
     return store.transaction((trx) =>
-      claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), kinds),
+      // The kinds are read at each claim: the registry is filled once plugins are set up, after the pool is made.
+      claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), [...jobs.keys()]),
     )
   }
 

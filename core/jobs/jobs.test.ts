@@ -5,19 +5,21 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type as t } from '@sinclair/typebox'
 import type { OutboxEvent } from '../events/event-consumer.ts'
-import type { KernelTables } from '../identity/tables.ts'
+import type { OutboxTables } from '../events/outbox-tables.ts'
+import type { JobTables } from './job-tables.ts'
 import type { User } from '../identity/users.ts'
 import { newId } from '../ids/ids.ts'
 import type { Page } from '../pagination/paginate.ts'
 import { definePlugin, type PluginDefinition } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
 import { addMember } from '../tenancy/tenants.ts'
-import { createTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
+import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { expectProblem } from '../testing/problems.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
 import { createTestUser } from '../testing/users.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
+import { deferred, waitFor } from '../testing/async.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test-only helpers: a gadgets plugin whose jobs run scripts the tests control, deferreds and polling.
@@ -50,7 +52,7 @@ function gadgetsPlugin(harness: Harness): PluginDefinition {
   }
   const onGivenUp: JobDefinition['onGivenUp'] = async (trx, job, outcome) => {
     const row = await trx
-      .withTables<KernelTables>()
+      .withTables<JobTables & OutboxTables>()
       .selectFrom('jobs')
       .select('status')
       .where('id', '=', job.id)
@@ -116,6 +118,8 @@ function gadgetsPlugin(harness: Harness): PluginDefinition {
     routes: (context) => [
       defineRoute({
         method: 'POST',
+        audited: false,
+        idempotent: false,
         path: '/gadgets',
         operationId: 'createGadget',
         summary: 'Create a gadget',
@@ -161,28 +165,7 @@ const timings = {
   events: { pollIntervalMs: 20 },
 }
 
-function deferred<T = void>() {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>((done) => {
-    resolve = done
-  })
-  return { promise, resolve }
-}
 
-/** Polls `probe` until it answers something truthy; fails the test after `timeoutMs`. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T> | T,
-  timeoutMs = 3000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
-    await Bun.sleep(5)
-  }
-}
 
 /** A promise that rejects with the signal's reason once it aborts. */
 function aborted(signal: AbortSignal): Promise<never> {
@@ -250,7 +233,7 @@ async function gadgetStatus(tp: TestPanel, id: string): Promise<string | undefin
 /** The `job.finished` events of `jobId` in the outbox, as stored. */
 async function finishedEventsInOutbox(tp: TestPanel, jobId: string) {
   const rows = await tp.panel.store.db
-    .withTables<KernelTables>()
+    .withTables<JobTables & OutboxTables>()
     .selectFrom('event_outbox')
     .selectAll()
     .where('kind', '=', 'job.finished')
@@ -278,7 +261,7 @@ describe('a started panel runs jobs', () => {
   let token: string
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
+    tp = await createKernelTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
     token = await tp.token()
     tp.panel.start()
   })
@@ -444,7 +427,7 @@ describe('cancelling a queued job (the panel is not started)', () => {
   let token: string
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
+    tp = await createKernelTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
     token = await tp.token()
   })
   afterAll(() => tp.panel.close())
@@ -536,7 +519,7 @@ describe('GET /jobs: tenancy, scopes, filters and pages', () => {
   const made = {} as Record<'a1' | 'aSeal' | 'b1' | 'staff' | 'a2', Created>
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
+    tp = await createKernelTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
     token = await tp.token()
     made.a1 = await createGadget(tp, token, { script: 'x' })
     made.aSeal = await createGadget(tp, token, { script: 'x', kind: 'gadget.seal' })
@@ -642,7 +625,7 @@ describe('the OpenAPI document', () => {
   let tp: TestPanel
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: [tenancy, gadgetsPlugin(newHarness())] })
+    tp = await createKernelTestPanel({ plugins: [tenancy, gadgetsPlugin(newHarness())] })
   })
   afterAll(() => tp.panel.close())
 
@@ -665,7 +648,7 @@ describe('the OpenAPI document', () => {
 
   test('webhooks has job.finished, whose data is the Job schema', () => {
     const hook = webhook('job.finished')
-    expect(hook?.tags).toEqual(['kernel'])
+    expect(hook?.tags).toEqual(['jobs'])
     const schema = hook?.requestBody.content['application/json'].schema
     expect(schema?.required).toEqual(['id', 'type', 'timestamp', 'data'])
     expect(schema?.properties.type).toEqual({ type: 'string', const: 'job.finished' })

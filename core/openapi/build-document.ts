@@ -8,7 +8,7 @@ import type { ScopeDefinition } from '../plugin/define-plugin.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import { fieldCodes } from '../problem/kernel-problems.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
-import { operationOf, schemaRef } from './operation.ts'
+import { operationOf, responseHeaders, schemaRef } from './operation.ts'
 
 /** A route as mounted: its full path and the tag (plugin) it is documented under. */
 export interface MountedRoute {
@@ -74,6 +74,24 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
           minimum: 1,
           description: 'With `body_too_large`: the largest body this installation accepts, in bytes.',
         },
+        retryAfter: {
+          type: 'integer',
+          minimum: 1,
+          description: 'With `rate_limited` and `too_many_attempts`: seconds to wait, as in `Retry-After`.',
+        },
+        currentStatus: {
+          type: 'string',
+          description:
+            'With a refused state change (`illegal_site_transition`, `site_busy`, …): the state the resource is in.',
+        },
+        requestedStatus: {
+          type: 'string',
+          description: 'With a refused state change: the state asked for.',
+        },
+        metric: { type: 'string', description: 'With a limit reached: the limited metric (`sites`).' },
+        limit: { type: 'integer', description: 'With a limit reached: the customer’s limit.' },
+        used: { type: 'integer', description: 'With a limit reached: what the customer holds.' },
+        requested: { type: 'integer', description: 'With a limit reached: what the request would add.' },
       },
     },
   }
@@ -91,6 +109,7 @@ function webhooksOf(events: readonly KnownEvent[], components: JsonObject): Json
       event.kind,
       {
         post: {
+          security: [],
           operationId: `on${event.kind.replace(/(^|[._])([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase())}`,
           summary: event.description,
           tags: [event.owner],
@@ -192,7 +211,7 @@ export function buildDocument(input: DocumentInput): JsonObject {
   const scopeTable = input.scopes
     .map(
       (scope) =>
-        `| \`${scope.name}\` | ${scope.plugin} | ${scope.staff ? 'staff' : 'customer'} | ${scope.description} |`,
+        `| \`${scope.name}\` | ${scope.plugin} | ${scope.staff === 'platform' ? 'platform staff' : scope.staff ? 'staff' : (scope.roles ?? ['owner', 'admin']).join(', ')} | ${scope.description} |`,
     )
     .join('\n')
   return {
@@ -202,6 +221,7 @@ export function buildDocument(input: DocumentInput): JsonObject {
       version: input.version,
       description:
         'The public API of a Plinth hosting control panel. Every operation the web interface performs is here.\n\n' +
+        '## Getting a token\n\nOn a fresh installation the operator creates the first staff user and a token with the CLI (`npm run panel -- admin create`, then `npm run panel -- token create`); after that, a signed-in user (`POST /api/v1/auth/login`) or a token carrying `*` creates tokens with `POST /api/v1/api-tokens`. Send it as `Authorization: Bearer plinth_…`. Each operation names the scope it needs.\n\n' +
         '## Scopes\n\n| scope | plugin | held by | grants |\n| --- | --- | --- | --- |\n' +
         `| \`*\` | kernel | anyone | Every permission of the user who created the token |\n${scopeTable}`,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Plinth' },
@@ -212,13 +232,15 @@ export function buildDocument(input: DocumentInput): JsonObject {
     webhooks: webhooksOf(input.events, components),
     components: {
       schemas: components,
+      headers: responseHeaders,
       securitySchemes,
     },
-    'x-scopes': input.scopes.map(({ name, description, staff, plugin }) => ({
+    'x-scopes': input.scopes.map(({ name, description, staff, plugin, roles }) => ({
       name,
       description,
       staff: staff ?? false,
       plugin,
+      roles: staff ? [] : (roles ?? ['owner', 'admin']),
     })),
   }
 }

@@ -40,4 +40,9 @@ describe('the reference page', () => {
     expect(docsAsset('package.json')).toBeNull()
     expect(docsAsset('../package.json')).toBeNull()
   })
+
+  test('knows no name every object inherits (constructor, __proto__ and toString once read a missing file)', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])
+      expect(docsAsset(name)).toBeNull()
+  })
 })

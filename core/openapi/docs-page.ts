@@ -4,11 +4,14 @@ import { dirname, join } from 'node:path'
 
 const assetsDir = dirname(Bun.fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')))
 
-/** Assets served under `<docs>/assets/`, by file name → content type. */
-const assets: Readonly<Record<string, string>> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-}
+/**
+ * Assets served under `<docs>/assets/`, by file name → content type. A Map, not an object: `constructor` or
+ * `__proto__` must be unknown names, not members every object inherits (once a 500 naming server paths).
+ */
+const assets: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+])
 
 // The document's URL is worked out from this script's own (`<docs>/assets/init.js`), whatever `<docs>` is.
 const initScript = `(function () {
@@ -51,8 +54,8 @@ export const docsPageHtml = docsPageHtmlFor('/api/docs')
 export function docsAsset(name: string): Response | null {
   if (name === 'init.js')
     return new Response(initScript, { headers: { 'content-type': 'text/javascript; charset=utf-8' } })
-  const type = assets[name]
-  if (!type) return null
+  const type = assets.get(name)
+  if (type === undefined) return null
   return new Response(Bun.file(join(assetsDir, name)), {
     headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
   })

@@ -60,11 +60,15 @@ describe('schemaRef', () => {
   })
 })
 
+/** The path and query parameters of an operation (conditional-request headers left out). */
+const pathAndQuery = (operation: Record<string, unknown>) =>
+  (operation.parameters as { in: string }[]).filter((parameter) => parameter.in !== 'header')
+
 describe('operationOf', () => {
   test('declares each path parameter as required, with its description beside the schema, not in it', () => {
     const params = t.Object({ id: t.String({ pattern: '^plan_', description: 'Plan id.' }) })
     const operation = operationOf(route({ path: '/plans/:id', params }), 'plans', '/api/v1/plans/{id}', {})
-    expect(operation.parameters).toEqual([
+    expect(pathAndQuery(operation)).toEqual([
       {
         name: 'id',
         in: 'path',
@@ -77,7 +81,7 @@ describe('operationOf', () => {
 
   test('declares a path parameter without a schema as a string', () => {
     const operation = operationOf(route({ path: '/plans/:id' }), 'plans', '/api/v1/plans/{id}', {})
-    expect(operation.parameters).toEqual([
+    expect(pathAndQuery(operation)).toEqual([
       { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
     ])
   })
@@ -92,7 +96,7 @@ describe('operationOf', () => {
   test('declares query parameters as required only when the schema requires them', () => {
     const query = t.Object({ limit: t.Optional(t.Integer()), status: t.String() })
     const operation = operationOf(route({ query }), 'plans', '/api/v1/plans', {})
-    expect(operation.parameters).toMatchObject([
+    expect(pathAndQuery(operation)).toMatchObject([
       { name: 'limit', in: 'query', required: false },
       { name: 'status', in: 'query', required: true },
     ])
@@ -104,9 +108,41 @@ describe('operationOf', () => {
   })
 })
 
+describe('conditional requests and response headers', () => {
+  test('a single-resource read documents ETag, If-None-Match and 304; a change of it If-Match and 412', () => {
+    const read = operationOf(route({ path: '/plans/:id' }), 'plans', '/api/v1/plans/{id}', {})
+    const responses = read.responses as Record<string, { headers?: Record<string, unknown> }>
+    expect(responses['200']?.headers).toHaveProperty('ETag')
+    expect(responses['200']?.headers).toHaveProperty('X-Request-Id')
+    expect(responses).toHaveProperty('304')
+    expect(read.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }))
+    const change = operationOf(
+      { ...route({ path: '/plans/:id', params: t.Object({ id: t.String() }) }), method: 'PATCH' },
+      'plans',
+      '/api/v1/plans/{id}',
+      {},
+    )
+    expect(change.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match', in: 'header' }))
+    expect(change.responses).toHaveProperty('412')
+  })
+
+  test('every answer declares X-Request-Id and the rate limit headers; a 429 Retry-After', () => {
+    const operation = operationOf(route({}), 'plans', '/api/v1/plans', {})
+    const responses = operation.responses as Record<string, { headers?: Record<string, unknown> }>
+    expect(Object.keys(responses['200']?.headers ?? {})).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'RateLimit', 'RateLimit-Policy']),
+    )
+    expect(responses['429']?.headers).toHaveProperty('Retry-After')
+  })
+})
+
 describe('credentials of their own', () => {
   test('a public route that checks its own credential documents it as the operation’s security', () => {
-    const credential = { name: 'nodeAgentToken', scheme: { type: 'http', scheme: 'bearer' } }
+    const credential = {
+      name: 'nodeAgentToken',
+      scheme: { type: 'http', scheme: 'bearer' },
+      authenticate: async () => 'node',
+    }
     const operation = operationOf(
       { ...route({ path: '/nodes/:id/metrics' }), public: true, scope: undefined, credential },
       'nodes',

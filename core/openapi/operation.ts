@@ -3,7 +3,9 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { TSchema } from '@sinclair/typebox'
 import { closeObjects } from '../http/schema-strictness.ts'
-import type { RouteDefinition } from '../plugin/route.ts'
+import { pageOf, pageQuery } from '../pagination/paginate.ts'
+import type { RouteDefinition, RouteResponse } from '../plugin/route.ts'
+import { routeProblems } from '../plugin/route-problems.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import { statusTitle } from '../problem/status-titles.ts'
@@ -76,52 +78,62 @@ export function schemaRef(schema: TSchema, components: JsonObject): JsonObject {
   return hoist(JSON.parse(JSON.stringify(schema)), components) as JsonObject
 }
 
-/** The refusals any route of this shape can answer, besides its own. */
-function problemsOf(route: RouteDefinition): ProblemRef[] {
-  const problems: ProblemRef[] = [kernelProblems.internal_error]
-  if (!route.public) {
-    problems.push(kernelProblems.unauthenticated, kernelProblems.invalid_token, kernelProblems.token_expired)
-    problems.push(kernelProblems.session_expired)
-    if (route.scope) problems.push(kernelProblems.insufficient_scope)
-    if (route.staff) problems.push(kernelProblems.staff_only)
-    if (route.wildcardOnly) problems.push(kernelProblems.wildcard_token_required)
-    if (route.method !== 'GET')
-      problems.push(kernelProblems.csrf_token_invalid, kernelProblems.cross_origin_request)
+/** Response headers the panel sends, described once in `components.headers`. */
+export const responseHeaders: JsonObject = {
+  'X-Request-Id': {
+    description:
+      'The id of this request (`req_…`, or the `X-Request-Id` the client sent when well-formed): in the server log, the audit log and every problem’s `requestId`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (IETF draft).',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'The allowance: `"default";q=<requests>;w=60` (IETF draft).',
+    schema: { type: 'string' },
+  },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  ETag: {
+    description:
+      'The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile).',
+    schema: { type: 'string' },
+  },
+  Location: { description: 'URL of the resource the answer is about.', schema: { type: 'string' } },
+  'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } },
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+/** The headers every answer of `route` carries. */
+function commonHeaders(route: RouteDefinition): JsonObject {
+  return {
+    'X-Request-Id': header('X-Request-Id'),
+    RateLimit: header('RateLimit'),
+    'RateLimit-Policy': header('RateLimit-Policy'),
+    ...(route.idempotent ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {}),
   }
-  if (route.params) problems.push(kernelProblems.not_found)
-  // Every route validates its query, and one that declares none refuses unknown parameters.
-  problems.push(kernelProblems.validation_failed)
-  if (!route.public || route.strictRateLimit) problems.push(kernelProblems.rate_limited)
-  if (route.idempotent) {
-    problems.push(
-      kernelProblems.invalid_idempotency_key,
-      kernelProblems.idempotency_key_reused,
-      kernelProblems.idempotency_request_in_flight,
-    )
-  }
-  if (route.body)
-    problems.push(
-      kernelProblems.malformed_json,
-      kernelProblems.unsupported_media_type,
-      kernelProblems.body_too_large,
-    )
-  return [...problems, ...(route.problems ?? [])]
 }
 
 /** Headers a problem response of `status` carries, by the codes it lists. */
-function problemHeaders(status: number, problems: readonly ProblemRef[]): JsonObject | undefined {
-  const challenge = (description: string) => ({
-    'WWW-Authenticate': { description, schema: { type: 'string' } },
-  })
-  if (status === 401) return challenge('The Bearer challenge.')
+function problemHeaders(status: number, problems: readonly ProblemRef[]): JsonObject {
+  if (status === 401) return { 'WWW-Authenticate': header('WWW-Authenticate') }
+  if (status === 429) return { 'Retry-After': header('Retry-After') }
+  if (problems.some((problem) => problem.code === kernelProblems.idempotency_request_in_flight.code))
+    return { 'Retry-After': header('Retry-After') }
   if (problems.some((problem) => problem.code === kernelProblems.insufficient_scope.code))
-    return challenge('With `insufficient_scope`: the Bearer challenge naming the scope needed.')
-  return undefined
+    return { 'WWW-Authenticate': header('WWW-Authenticate') }
+  if (status === 412) return { ETag: header('ETag') }
+  return {}
 }
 
 function problemResponses(route: RouteDefinition): Record<string, JsonObject> {
   const byStatus = new Map<number, ProblemRef[]>()
-  for (const problem of problemsOf(route)) {
+  for (const problem of routeProblems(route)) {
     const list = byStatus.get(problem.status) ?? []
     if (!list.some((known) => known.code === problem.code)) list.push(problem)
     byStatus.set(problem.status, list)
@@ -129,10 +141,9 @@ function problemResponses(route: RouteDefinition): Record<string, JsonObject> {
   const responses: Record<string, JsonObject> = {}
   for (const [status, problems] of [...byStatus].sort(([a], [b]) => a - b)) {
     const codes = problems.map((problem) => `\`${problem.code}\``).join(', ')
-    const headers = problemHeaders(status, problems)
     responses[String(status)] = {
       description: `${statusTitle(status)}: ${codes}.`,
-      ...(headers ? { headers } : {}),
+      headers: { 'X-Request-Id': header('X-Request-Id'), ...problemHeaders(status, problems) },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     }
   }
@@ -169,8 +180,26 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
     )
   const list = inPath.map((name) => parameter(name, 'path', true, declared[name], components))
   const required = new Set(route.query?.required ?? [])
-  for (const [name, schema] of Object.entries(route.query?.properties ?? {}))
+  const query: Record<string, TSchema> = { ...route.query?.properties, ...(route.list ? pageQuery : {}) }
+  for (const [name, schema] of Object.entries(query))
     list.push(parameter(name, 'query', required.has(name), schema, components))
+  if (route.method === 'GET' && !route.list)
+    list.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'The `ETag` of the copy the client holds: answered 304 without a body while it is current.',
+      schema: { type: 'string' },
+    })
+  if (route.params && (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'))
+    list.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        'The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes.',
+      schema: { type: 'string' },
+    })
   if (route.idempotent) {
     list.push({
       name: 'Idempotency-Key',
@@ -184,6 +213,17 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
   return list
 }
 
+/** The success responses of `route`: a list's page, or what it declares. */
+function successResponses(route: RouteDefinition): Readonly<Record<string, RouteResponse>> {
+  if (!route.list) return route.responses ?? {}
+  const name = (route.list.item as { $id?: string }).$id
+  if (!name) throw new Error(`List route ${route.method} ${route.path}: its item schema needs an $id`)
+  return {
+    200: { description: `A page of ${name} items.`, schema: pageOf(route.list.item, `${name}Page`) },
+    ...route.responses,
+  }
+}
+
 /** The OpenAPI operation object of `route`, mounted at `path` (`/api/v1/sites/{id}`), of plugin `tag`. */
 export function operationOf(
   route: RouteDefinition,
@@ -192,24 +232,27 @@ export function operationOf(
   components: JsonObject,
 ): JsonObject {
   const responses: Record<string, JsonObject> = {}
-  for (const [status, response] of Object.entries(route.responses)) {
+  for (const [status, response] of Object.entries(successResponses(route))) {
+    const declared = Object.fromEntries(
+      Object.entries(response.headers ?? {}).map(([name, description]) => [
+        name,
+        name in responseHeaders ? header(name) : { description, schema: { type: 'string' } },
+      ]),
+    )
+    const tagged = route.method === 'GET' && !route.list && status === '200'
     responses[status] = {
       description: response.description,
-      ...(response.headers
-        ? {
-            headers: Object.fromEntries(
-              Object.entries(response.headers).map(([name, description]) => [
-                name,
-                { description, schema: { type: 'string' } },
-              ]),
-            ),
-          }
-        : {}),
+      headers: { ...commonHeaders(route), ...(tagged ? { ETag: header('ETag') } : {}), ...declared },
       ...(response.schema
         ? { content: { 'application/json': { schema: schemaRef(response.schema, components) } } }
         : {}),
     }
   }
+  if (route.method === 'GET' && !route.list)
+    responses['304'] = {
+      description: 'Not Modified: the copy named in `If-None-Match` is current.',
+      headers: { 'X-Request-Id': header('X-Request-Id'), ETag: header('ETag') },
+    }
   const params = parameters(route, path, components)
   return {
     operationId: route.operationId,

@@ -2,9 +2,8 @@
 
 import { Type as t } from '@sinclair/typebox'
 import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
-import { type QuotaLimits, QuotaLimitsSchema } from '../quotas/quota-limits.ts'
-import { Quota } from '../quotas/quota-schema.ts'
-import { type Quotas, soleCustomerOf } from '../quotas/quotas.ts'
+import type { QuotaLimits } from '../quotas/quota-limits.ts'
+import { type Quotas, quotaSchema, soleCustomerOf } from '../quotas/quotas.ts'
 import type { Db } from '../store/store.ts'
 import type { PanelLimits } from './limits.ts'
 
@@ -20,9 +19,11 @@ export interface Installation {
   readonly rateLimitPerMinute: number
   /** Limits of customers without a subscription. */
   readonly defaultCustomerLimits: QuotaLimits
+  /** The metrics plans may limit. */
+  readonly limitedMetrics: readonly { readonly name: string; readonly description: string }[]
 }
 
-const Capabilities = t.Object(
+const capabilitiesSchema = (quotas: Quotas, limited: Installation['limitedMetrics']) => t.Object(
   {
     installation: t.Object({
       version: t.String(),
@@ -43,7 +44,7 @@ const Capabilities = t.Object(
       brandId: t.Union([t.String(), t.Null()]),
       scopes: t.Array(t.String(), { description: 'Effective scopes of this credential.' }),
       customerId: t.Union([t.String(), t.Null()], { description: 'The customer a token is limited to.' }),
-      quota: t.Union([Quota, t.Null()], {
+      quota: t.Union([quotaSchema(limited), t.Null()], {
         description:
           'When the caller sees exactly one customer (a member of one team, or a token limited to one customer): that customer’s limits beside its use. Null for staff and members of several teams, who ask `GET /usage?customerId=`.',
       }),
@@ -56,7 +57,7 @@ const Capabilities = t.Object(
       rateLimitPerMinute: t.Integer({
         description: 'Requests a minute per token (per address without one).',
       }),
-      defaultCustomerLimits: QuotaLimitsSchema,
+      defaultCustomerLimits: quotas.limitsSchema,
     }),
   },
   { $id: 'Capabilities' },
@@ -75,7 +76,12 @@ export function capabilitiesRoutes(
       operationId: 'getCapabilities',
       summary: 'What this installation supports, the caller’s permissions and the limits',
       authenticated: true,
-      responses: { 200: { description: 'The capabilities.', schema: Capabilities } },
+      responses: {
+        200: {
+          description: 'The capabilities.',
+          schema: capabilitiesSchema(quotas.service, installation.limitedMetrics),
+        },
+      },
       handler: async ({ caller }) => {
         const customerId = soleCustomerOf(caller.view)
         return {
@@ -90,7 +96,7 @@ export function capabilitiesRoutes(
             brandId: caller.user.brandId,
             scopes: [...caller.scopes].sort(),
             customerId: caller.token?.customerId ?? null,
-            quota: customerId === null ? null : await quotas.service.quotaOf(quotas.db, customerId),
+            quota: customerId === null ? null : await quotas.service.of(quotas.db, customerId),
           },
           limits: {
             pageSize: { default: 20, max: 100 },

@@ -1,13 +1,16 @@
 // The plugin contract: a plain object made by a factory, which the kernel resolves before mounting anything.
 
 import type { TSchema } from '@sinclair/typebox'
+import type { TeamRole } from '../auth/roles.ts'
 import type { SecretBox } from '../crypto/secret-box.ts'
-import type { EventConsumer, KnownEvent } from '../events/event-consumer.ts'
+import type { EventConsumer, KnownEvent, OutboxEvent } from '../events/event-consumer.ts'
 import type { JobDefinition, JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
-import type { CustomerQuota, QuotaRequest } from '../quotas/quotas.ts'
+import type { Quotas } from '../quotas/quotas.ts'
 import type { Migration } from '../store/migrations.ts'
 import type { Db, Store, Trx } from '../store/store.ts'
+import type { Tenancy } from '../tenancy/tenancy.ts'
+import type { UsageCounters } from '../usage/usage-counters.ts'
 import type { ExtensionPointRef, ExtensionRegistry } from './extension-point.ts'
 import type { AuditInput, EventInput, RouteDefinition } from './route.ts'
 import type { ServiceRef } from './service.ts'
@@ -19,10 +22,15 @@ export interface ScopeDefinition {
   readonly description: string
   /**
    * Who holds it besides customer roles: `true` for platform and brand staff only (a staff area), `'platform'`
-   * for the provider's own staff only (brands cannot, e.g. `brand:create`). Default false: a customer scope,
-   * granted to team roles by resource (see docs/tenancy.md).
+   * for the provider's own staff only (brands cannot, e.g. `brand:create`). Default false: a customer scope.
    */
   readonly staff?: boolean | 'platform'
+  /**
+   * The team roles that hold a customer scope on their customer; must include `owner`. Default `['owner',
+   * 'admin']`. Staff scopes have none. The roles table in docs/tenancy.md is generated from these.
+   * @example roles: ['owner', 'admin', 'developer']
+   */
+  readonly roles?: readonly TeamRole[]
 }
 
 /** An event kind a plugin emits: `resource.pastTenseVerb`. */
@@ -32,6 +40,32 @@ export interface EventDefinition {
   readonly description: string
   /** Schema of the event's `data`. */
   readonly payload: TSchema
+}
+
+/**
+ * A usage counter a plugin keeps per customer (`context.usage.adjust` in the transaction of each change), summed
+ * in `GET /usage` per customer, brand and installation; with `quota`, plans may also limit it.
+ */
+export interface UsageMetricDefinition {
+  /** camelCase, unique in the panel: `sites`, `diskMB`. Also the key in `/usage` and in plans' `limits`. */
+  readonly name: string
+  /** What is counted, for `/usage`'s schema. */
+  readonly description: string
+  /** Plans and the installation's defaults may limit it: what the limit means, and the refusal past it (422). */
+  readonly quota?: { readonly description: string; readonly problem: ProblemRef }
+}
+
+/** A section of `GET /usage` a plugin computes itself (traffic), over the usage scopes of the caller's view. */
+export interface UsageSection {
+  /** The key in `/usage`: `traffic`. */
+  readonly name: string
+  /** Its schema, documented in `/usage`'s answer. */
+  readonly schema: TSchema
+  /**
+   * The section for the caller's view, given as usage scopes (`context.usage.scopesOfView`): what the plugin
+   * recorded under them with `context.usage.scopesOf`.
+   */
+  read(db: Db, scopes: readonly string[]): Promise<unknown>
 }
 
 /** What a plugin sees while the panel is being built. */
@@ -56,6 +90,12 @@ export interface PluginContext {
    * only). The webhooks plugin fans events out to endpoints this way.
    */
   consumeEvents(consumer: EventConsumer): void
+  /**
+   * Runs `handler` for every event of `kind` (of this plugin or of one it requires), inside the transaction that
+   * marks it dispatched, at least once (again after a crash, so make it idempotent). During setup only.
+   * @example context.onEvent('site.deleted', (trx, event) => removeCronJobsOf(trx, String(event.data.id)))
+   */
+  onEvent(kind: string, handler: (trx: Trx, event: OutboxEvent) => Promise<void>): void
   /** Every event kind the panel declares (the kernel's and every plugin's), with payload schemas. */
   knownEvents(): readonly KnownEvent[]
   /**
@@ -70,22 +110,15 @@ export interface PluginContext {
   audit(trx: Trx, entry: AuditInput): Promise<void>
   /**
    * Puts an event of this plugin's declared kinds in the outbox in `trx`, for changes made outside the plugin's
-   * routes and jobs (an extension point another plugin calls, such as `customers.suspensionHandlers`). Routes
-   * and jobs use their own `emit`. Undeclared kinds throw.
+   * routes and jobs (an extension point another plugin calls). Routes and jobs use their own `emit`.
    */
   emit(trx: Trx, event: EventInput): Promise<void>
-  /**
-   * A customer's limits beside its use: from `kernel.customerLimits` (the billing plugin), or the installation's
-   * default limits when no plugin fills it or the customer has no subscription.
-   */
-  quotaOf(db: Db, customerId: string): Promise<CustomerQuota>
-  /**
-   * Checks, inside the transaction that creates resources, that `amounts` more fit within the customer's limits;
-   * throws 422 `site_limit_reached` (`domain_…`, `database_…`, `disk_…`) or `customer_suspended`. Adjust the usage
-   * counters (`adjustUsage`) in the same transaction; concurrent creates for the last slot then cannot both pass.
-   * @example await context.reserveQuota(trx, { customerId, amounts: { sites: 1, domains: 1 } })
-   */
-  reserveQuota(trx: Trx, request: QuotaRequest): Promise<CustomerQuota>
+  /** Which brand each customer belongs to, and customers' teams (the kernel keeps both: callers are made of them). */
+  readonly tenancy: Tenancy
+  /** The usage counters this plugin declares (`usage`), adjusted in the transaction of each change. */
+  readonly usage: UsageCounters
+  /** Customers' limits (plans, or the installation's defaults) beside their use; the check creating routes make. */
+  readonly quotas: Quotas
 }
 
 /** A background task a plugin runs while the panel is started; returns how to stop it. */
@@ -108,6 +141,10 @@ export interface PluginDefinition {
   readonly migrations?: readonly Migration[]
   /** Extension points it owns; others fill them during their own setup. */
   readonly extensionPoints?: readonly ExtensionPointRef<unknown>[]
+  /** The usage counters it keeps, and which of them plans may limit. */
+  readonly usage?: readonly UsageMetricDefinition[]
+  /** Sections of `GET /usage` it computes itself. */
+  readonly usageSections?: readonly UsageSection[]
   /** Runs in dependency order before any route is mounted: provide services, fill extension points. */
   setup?(context: PluginContext): void | Promise<void>
   /** The kinds of job it runs, made once the whole panel is set up. Kinds are unique across the panel. */

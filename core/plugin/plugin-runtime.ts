@@ -5,21 +5,28 @@ import type { EventConsumer, KnownEvent } from '../events/event-consumer.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { Quotas } from '../quotas/quotas.ts'
 import type { Store, Trx } from '../store/store.ts'
+import type { Tenancy } from '../tenancy/tenancy.ts'
+import type { UsageCounters } from '../usage/usage-counters.ts'
 import type { PluginContext, PluginDefinition } from './define-plugin.ts'
 import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
 import { PluginResolutionError } from './plugin-resolution-error.ts'
 import type { AuditInput, EventInput } from './route.ts'
 import type { ServiceRef } from './service.ts'
 
-/** What the kernel lends plugin contexts: jobs, events, the audit log, quotas and the secret box. */
+/** What the kernel lends plugin contexts: jobs, events, the audit log, tenancy, usage, quotas and the secret box. */
 export interface KernelFacilities {
   readonly secrets: SecretBox
+  /** The kernel's own areas (`identity`, `jobs`, …): every plugin may reach what they own. */
+  readonly kernelPlugins: ReadonlySet<string>
   knownEvents(): readonly KnownEvent[]
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
   audit(trx: Trx, entry: AuditInput): Promise<void>
   /** Writes an event to the outbox in `trx` (the kind is already checked against its plugin's). */
   writeEvent(trx: Trx, event: EventInput): Promise<void>
   readonly quotas: Quotas
+  readonly tenancy: Tenancy
+  /** The usage counters as `plugin` sees them (it adjusts only the metrics it declares). */
+  usageFor(plugin: string): UsageCounters
 }
 
 /** Services and extension points of one panel, and the contexts that reach them. */
@@ -42,10 +49,19 @@ export function createPluginRuntime(
 
   /** A plugin may reach what the kernel offers, what it owns, and what the plugins it requires own. */
   function mayReach(plugin: string, owner: string): boolean {
-    return owner === 'kernel' || owner === plugin || (requiresOf.get(plugin)?.has(owner) ?? false)
+    return (
+      owner === 'kernel' ||
+      kernel.kernelPlugins.has(owner) ||
+      owner === plugin ||
+      (requiresOf.get(plugin)?.has(owner) ?? false)
+    )
   }
 
+  /** Who declares each event kind: `onEvent` may follow only its own plugin's, its requirements' and the kernel's. */
+  const ownerOfEvent = (kind: string) => kernel.knownEvents().find((event) => event.kind === kind)?.owner
+
   function contextFor(plugin: string): PluginContext {
+    const usage = kernel.usageFor(plugin)
     return {
       plugin,
       store,
@@ -88,6 +104,19 @@ export function createPluginRuntime(
         if (sealed) throw new PluginResolutionError(`"${plugin}" registers an event consumer after setup`)
         consumers.push(consumer)
       },
+      onEvent(kind, handler) {
+        if (sealed) throw new PluginResolutionError(`"${plugin}" follows ${kind} after setup`)
+        const owner = ownerOfEvent(kind)
+        if (owner === undefined) throw new PluginResolutionError(`"${plugin}" follows ${kind}, which no plugin declares`)
+        if (!mayReach(plugin, owner))
+          throw new PluginResolutionError(`"${plugin}" follows ${kind} without requiring "${owner}"`)
+        consumers.push({
+          name: `${plugin}:${kind}`,
+          receive: async (trx, event) => {
+            if (event.kind === kind) await handler(trx, event)
+          },
+        })
+      },
       knownEvents: () => kernel.knownEvents(),
       enqueueJob: (trx, job) => kernel.enqueueJob(trx, job),
       audit: (trx, entry) => kernel.audit(trx, entry),
@@ -96,8 +125,9 @@ export function createPluginRuntime(
           throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)
         await kernel.writeEvent(trx, event)
       },
-      quotaOf: (db, customerId) => kernel.quotas.quotaOf(db, customerId),
-      reserveQuota: (trx, request) => kernel.quotas.reserveQuota(trx, request),
+      tenancy: kernel.tenancy,
+      usage,
+      quotas: kernel.quotas,
       secrets: kernel.secrets,
     }
   }

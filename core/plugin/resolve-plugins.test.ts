@@ -104,7 +104,7 @@ describe('createPanel refuses to start', () => {
       routes: () => [route({ path: '/things/:thingId', operationId: 'b' })],
     })
     expect(await refusal([first, second])).toContain(
-      'Route "GET /things/:param" is declared by both "things" and "other"',
+      'Route GET /things/:thingId of "other" names the parameter ":thingId" where GET /things/:id of "things" names ":id"',
     )
   })
 

@@ -15,6 +15,33 @@ function routeKey(method: string, path: string): string {
   return `${method} ${path.replace(/:[^/]+/g, ':param')}`
 }
 
+const usageNamePattern = /^[a-z][a-zA-Z0-9]*$/
+
+/**
+ * Refuses two routes that name a parameter differently at the same place (`/sites/:id` and `/sites/:siteId/cron`):
+ * the router cannot hold both, and would refuse them only at the first request, answering 500 everywhere.
+ */
+function parameterNamer() {
+  const names = new Map<string, { name: string; label: string }>()
+  return (path: string, label: string): void => {
+    const segments = path.split('/')
+    segments.forEach((segment, index) => {
+      if (!segment.startsWith(':')) return
+      const place = segments
+        .slice(0, index)
+        .map((part) => (part.startsWith(':') ? ':' : part))
+        .join('/')
+      const known = names.get(place)
+      if (known && known.name !== segment) {
+        throw new PluginResolutionError(
+          `Route ${label} names the parameter "${segment}" where ${known.label} names "${known.name}" (${place}/…); use one name at one place`,
+        )
+      }
+      if (!known) names.set(place, { name: segment, label })
+    })
+  }
+}
+
 function replaceOverrides(
   plugins: readonly PluginDefinition[],
   overrides: readonly PluginDefinition[],
@@ -118,7 +145,9 @@ function claimer(what: string) {
 export interface KernelDeclarations {
   readonly problemCodes: readonly string[]
   readonly scopes: readonly string[]
-  readonly routes: readonly { readonly method: string; readonly path: string; readonly operationId: string }[]
+  readonly routes: readonly RouteDefinition[]
+  /** Where the kernel mounts plugin routes (`/api/v1`), to compare their paths with the kernel's own. */
+  readonly basePath: string
 }
 
 /**
@@ -138,12 +167,29 @@ export function resolvePlugins(
   const claimPoint = claimer('Extension point')
   for (const code of kernel.problemCodes) claimProblem(code, 'kernel')
   for (const scope of kernel.scopes) claimScope(scope, 'kernel')
+  const claimMetric = claimer('Usage metric')
   for (const plugin of ordered) {
     for (const scope of plugin.scopes ?? []) {
       if (!scopeNamePattern.test(scope.name)) {
         throw new PluginResolutionError(`Scope "${scope.name}" of "${plugin.name}" must read resource:action`)
       }
+      if (scope.staff && scope.roles)
+        throw new PluginResolutionError(`Staff scope "${scope.name}" of "${plugin.name}" cannot name team roles`)
+      if (scope.roles && !scope.roles.includes('owner'))
+        throw new PluginResolutionError(
+          `Scope "${scope.name}" of "${plugin.name}" leaves out owner, who holds every customer scope`,
+        )
       claimScope(scope.name, plugin.name)
+    }
+    const problems = new Set(Object.values(plugin.problems ?? {}).map((problem) => problem.code))
+    for (const metric of plugin.usage ?? []) {
+      if (!usageNamePattern.test(metric.name))
+        throw new PluginResolutionError(`Usage metric "${metric.name}" of "${plugin.name}" must be camelCase`)
+      if (metric.quota && !problems.has(metric.quota.problem.code))
+        throw new PluginResolutionError(
+          `Usage metric "${metric.name}" of "${plugin.name}" refuses with "${metric.quota.problem.code}", which it does not declare in its problems`,
+        )
+      claimMetric(metric.name, plugin.name)
     }
     for (const event of plugin.events ?? []) {
       if (!eventKindPattern.test(event.kind)) {
@@ -166,6 +212,21 @@ export function resolvePlugins(
   return ordered
 }
 
+/** Refuses a declaration the kernel cannot serve or document as declared. */
+function checkShape(route: RouteDefinition, label: string): void {
+  if (route.list) {
+    if (route.method !== 'GET') throw new PluginResolutionError(`${label} is a list but not a GET`)
+    const filters = Object.keys(route.query?.properties ?? {})
+    if (filters.includes('cursor') || filters.includes('limit'))
+      throw new PluginResolutionError(`${label} declares cursor or limit; the kernel adds them to every list`)
+  } else if (!route.responses || Object.keys(route.responses).length === 0) {
+    throw new PluginResolutionError(`${label} declares no responses`)
+  }
+  // Whether a creating POST honours Idempotency-Key is part of its contract: a client must know if a retry is safe.
+  if (route.method === 'POST' && route.responses?.[201] && route.idempotent === undefined)
+    throw new PluginResolutionError(`${label} answers 201 but does not say whether it is idempotent`)
+}
+
 /** Checks the routes of every plugin once they are made: a repeated route or operation id fails start-up. */
 export function checkRoutes(
   routesByPlugin: readonly { readonly plugin: string; readonly routes: readonly RouteDefinition[] }[],
@@ -174,13 +235,17 @@ export function checkRoutes(
 ): void {
   const claimRoute = claimer('Route')
   const claimOperation = claimer('Operation id')
+  const nameParameters = parameterNamer()
   for (const route of kernel.routes) {
     claimRoute(routeKey(route.method, route.path), 'kernel')
     claimOperation(route.operationId, 'kernel')
+    nameParameters(route.path, `${route.method} ${route.path} of "kernel"`)
   }
   for (const { plugin, routes } of routesByPlugin) {
     for (const route of routes) {
       const label = `${route.method} ${route.path}`
+      checkShape(route, `Route ${label} of "${plugin}"`)
+      nameParameters(`${kernel.basePath}${route.path}`, `${label} of "${plugin}"`)
       const modes = [route.public === true, route.authenticated === true, Boolean(route.scope)].filter(
         Boolean,
       ).length

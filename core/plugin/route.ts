@@ -1,13 +1,13 @@
-// A route as data: what it needs (scope, schemas, problems) is declared once and enforced and documented from there.
+// A route as data: what it needs (scope, schemas, problems, paging) is declared once and enforced and documented
+// from there.
 
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
-import type { SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../auth/caller.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
-import type { ListSource } from '../pagination/prepared-list.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
+import { idParamsSchema } from './id-params.ts'
 
 /** HTTP methods a route may answer. */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -21,12 +21,18 @@ export interface RouteResponse {
   readonly headers?: Readonly<Record<string, string>>
 }
 
-/** An audit entry as a handler writes it; the kernel adds actor, time, request id and address. */
+/** An audit entry as a handler writes it; the kernel adds actor, time, request id, address and brand. */
 export interface AuditInput {
   /** `<resource>.<verb>`: `site.create`, `customer.update`, `token.revoke`. */
   readonly action: string
   readonly subject: { readonly type: string; readonly id: string }
+  /** The customer concerned; null for staff-level changes (then `brandId`, when the record belongs to a brand). */
   readonly customerId: string | null
+  /**
+   * The brand of a record that belongs to a brand but to no customer (a plan, a webhook endpoint, a brand's staff
+   * user), so that brand's staff see the entry. Entries with a customer take the customer's brand.
+   */
+  readonly brandId?: string | null
   /** What changed, without secrets. */
   readonly details?: Readonly<Record<string, unknown>>
 }
@@ -38,15 +44,40 @@ export interface EventInput {
   readonly data: Readonly<Record<string, unknown>>
 }
 
+/**
+ * Path parameters that are ids, by name → id prefix: `{ id: 'site' }` for `/sites/:id`. The kernel makes the
+ * schema (`^site_` and a ULID; anything else is 404 before the handler runs) and documents it.
+ */
+export type IdParams = Readonly<Record<string, string>>
+
+/**
+ * A list operation, declared: the kernel adds `cursor` and `limit` to the query, walks the keyset of whatever the
+ * handler returns (a query builder, or a `preparedList(...).of(...)`), signs the cursor (bound to the operation,
+ * caller, path and filters) and answers `{ items, nextCursor }`, documented as `<item $id>Page`.
+ */
+export interface ListDeclaration {
+  /** The item schema, named with `$id` (`Site`): the page is documented as `SitePage`. */
+  readonly item: TSchema
+  /** The unique, time-sortable key column of the walk; may be qualified (`sites.id`). Default `id`. */
+  readonly key?: string
+  /** Default `asc`: oldest first. */
+  readonly order?: 'asc' | 'desc'
+  /** Turns a row into an item; default: the row as it is. */
+  readonly toItem?: (row: never) => unknown
+}
+
 /** What a handler receives. */
-export interface HandlerInput<B, Q, P, Authenticated extends boolean> {
+export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal = undefined> {
   readonly body: B
+  /** The query, checked; on a list route its filters only (`cursor` and `limit` are the kernel's). */
   readonly query: Q
   readonly params: P
   /** The caller; null only on public routes. */
   readonly caller: Authenticated extends true ? Caller : Caller | null
   /** The customers the caller may see with the route's scope (with no scope: with any); reads and lists go through it. */
   readonly view: Authenticated extends true ? TenantView : TenantView | null
+  /** What the route's own `credential` authenticated (a node), before the body was read. */
+  readonly principal: Principal
   readonly request: Request
   readonly requestId: string
   /** The client's address as the host saw it, when known. */
@@ -60,20 +91,6 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean> {
    * returns the job's id (`job_…`) for the response's `jobId`. Unknown kinds throw.
    */
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
-  /**
-   * One page of `query` for this request's `cursor` and `limit` (the route's query schema spreads `pageQuery`),
-   * keyset-ordered by `keyColumn`. The cursor handed out is bound to this operation, caller, path and `filters`.
-   * `query` is a query builder, or for lists read often a `preparedList(...).of(db, view, filters)`, compiled once.
-   */
-  page<DB, TB extends keyof DB, Row extends Record<string, unknown>>(
-    query: SelectQueryBuilder<DB, TB, Row> | ListSource<Row>,
-    options: {
-      readonly keyColumn: string
-      readonly keyOf: (row: Row) => string
-      readonly order?: 'asc' | 'desc'
-      readonly filters?: Readonly<Record<string, unknown>>
-    },
-  ): Promise<{ rows: Row[]; nextCursor: string | null }>
 }
 
 /** A response other than a plain 200 with a JSON body. */
@@ -91,17 +108,39 @@ export class Reply {
     return new Reply(201, body, {}, path)
   }
 
+  /** 202 Accepted: the work continues in a job (the body carries its `jobId`). */
+  static accepted(body: unknown): Reply {
+    return new Reply(202, body)
+  }
+
   /** 204 No Content. */
   static noContent(): Reply {
     return new Reply(204, undefined)
   }
 }
 
-interface RouteCommon<
-  B extends TObject | undefined,
-  Q extends TObject | undefined,
-  P extends TObject | undefined,
-> {
+/**
+ * A credential the kernel does not know, which a public route checks itself (a node's agent token), documented
+ * as its own OpenAPI security scheme. The kernel calls `authenticate` before it reads the body, so an anonymous
+ * caller is refused (401) without making the panel parse anything.
+ */
+export interface RouteCredential<Principal = unknown> {
+  /** The security scheme's name in the document, camelCase: `nodeAgentToken`. Not `apiToken` or `session`. */
+  readonly name: string
+  /** The OpenAPI Security Scheme Object, e.g. `{ type: 'http', scheme: 'bearer', description }`. */
+  readonly scheme: Readonly<Record<string, unknown>>
+  /** Who presents it, or a thrown Problem (401 with `WWW-Authenticate`). Path parameters are not checked yet. */
+  authenticate(request: Request, params: Readonly<Record<string, string>>): Promise<Principal>
+}
+
+type Input<S> = S extends TSchema ? Static<S> : undefined
+type ParamsInput<P> = P extends TObject
+  ? Static<P>
+  : P extends IdParams
+    ? { readonly [K in keyof P]: string }
+    : undefined
+
+interface RouteCommon<B extends TObject | undefined, Q extends TObject | undefined, P> {
   readonly method: RouteMethod
   /** Path below the API base (`/sites/:id`). */
   readonly path: string
@@ -109,100 +148,105 @@ interface RouteCommon<
   readonly operationId: string
   readonly summary: string
   readonly description?: string
+  /** Path parameters: a schema, or ids by prefix (`{ id: 'site' }`). */
   readonly params?: P
+  /** Query parameters; on a list route the filters only. */
   readonly query?: Q
   readonly body?: B
-  /** Success responses by status. */
-  readonly responses: Readonly<Record<number, RouteResponse>>
-  /** Refusals specific to this operation, for the docs; the kernel adds the ones every operation can give. */
+  /** A list operation (see {@link ListDeclaration}); its 200 response is the page, so `responses` may be left out. */
+  readonly list?: ListDeclaration
+  /** Success responses by status. Required except on list routes. */
+  readonly responses?: Readonly<Record<number, RouteResponse>>
+  /**
+   * Every refusal specific to this operation (the kernel adds the ones every operation of its shape can give).
+   * Test panels fail a request that answers with a code the route does not list.
+   */
   readonly problems?: readonly ProblemRef[]
   /**
-   * A creating POST that honours `Idempotency-Key`: the same request again within the window gets the first
-   * answer (with `Idempotent-Replayed: true`) and creates nothing. Default false.
+   * Whether a creating POST honours `Idempotency-Key`: the same request again within the window gets the first
+   * answer (with `Idempotent-Replayed: true`) and creates nothing. A POST answering 201 must say, one way or the
+   * other: start-up refuses it otherwise.
    */
   readonly idempotent?: boolean
-  /** Counts against the strict per-address allowance (login); public routes are otherwise not rate limited. */
+  /**
+   * False for a state-changing route that changes nothing worth an audit entry (traffic counters, a dry run).
+   * Default true: test panels fail a successful POST, PUT, PATCH or DELETE that wrote no audit entry.
+   */
+  readonly audited?: boolean
+  /**
+   * The answer shows a secret once (a new token, a signing secret): it is sent with `Cache-Control: no-store`, so
+   * no cache keeps it.
+   */
+  readonly showsSecret?: boolean
+  /** Counts against the strict per-address allowance (login) instead of the ordinary one. */
   readonly strictRateLimit?: boolean
 }
 
-type Input<S> = S extends TSchema ? Static<S> : undefined
-
-/**
- * A credential the kernel does not know, which a public route's handler checks itself (a node's agent token, an
- * external billing system's signed callback), documented as its own OpenAPI security scheme.
- */
-export interface RouteCredential {
-  /** The security scheme's name in the document, camelCase: `nodeAgentToken`. Not `apiToken` or `session`. */
-  readonly name: string
-  /** The OpenAPI Security Scheme Object, e.g. `{ type: 'http', scheme: 'bearer', description }`. */
-  readonly scheme: Readonly<Record<string, unknown>>
-}
-
-/** A route open to anyone: health checks, login. */
-export interface PublicRoute<
-  B extends TObject | undefined,
-  Q extends TObject | undefined,
-  P extends TObject | undefined,
-> extends RouteCommon<B, Q, P> {
+/** A route open to anyone: login, or a caller the route authenticates itself (`credential`). */
+export interface PublicRoute<B extends TObject | undefined, Q extends TObject | undefined, P, Principal>
+  extends RouteCommon<B, Q, P> {
   readonly public: true
-  /** The credential its handler checks, if any: documented as the operation's security, not enforced by the kernel. */
-  readonly credential?: RouteCredential
+  /** The credential it checks, before the body is read; documented as the operation's security. */
+  readonly credential?: RouteCredential<Principal>
   readonly scope?: undefined
   readonly staff?: undefined
   readonly authenticated?: undefined
-  handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, false>): Promise<unknown> | unknown
+  handler(
+    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, false, Principal>,
+  ): Promise<unknown> | unknown
 }
 
 /** A route open to any authenticated caller whatever its scopes (`/me`, logout, listing one's own tokens). */
-export interface AuthenticatedRoute<
-  B extends TObject | undefined,
-  Q extends TObject | undefined,
-  P extends TObject | undefined,
-> extends RouteCommon<B, Q, P> {
+export interface AuthenticatedRoute<B extends TObject | undefined, Q extends TObject | undefined, P>
+  extends RouteCommon<B, Q, P> {
   readonly authenticated: true
   /** Refuse tokens that do not carry `*` or are limited to a customer (sessions always may): minting and revoking tokens. */
   readonly wildcardOnly?: boolean
   readonly scope?: undefined
   readonly public?: undefined
   readonly staff?: undefined
-  handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, true>): Promise<unknown> | unknown
+  readonly credential?: undefined
+  handler(input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true>): Promise<unknown> | unknown
 }
 
 /** A route that needs a scope (the default: a route that declares neither a scope nor `public` fails start-up). */
-export interface ScopedRoute<
-  B extends TObject | undefined,
-  Q extends TObject | undefined,
-  P extends TObject | undefined,
-> extends RouteCommon<B, Q, P> {
+export interface ScopedRoute<B extends TObject | undefined, Q extends TObject | undefined, P>
+  extends RouteCommon<B, Q, P> {
   readonly scope: string
   readonly public?: undefined
   readonly authenticated?: undefined
+  readonly credential?: undefined
   /** A staff area: tokens limited to one customer are refused with 403 `staff_only`. */
   readonly staff?: boolean
-  handler(input: HandlerInput<Input<B>, Input<Q>, Input<P>, true>): Promise<unknown> | unknown
+  handler(input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true>): Promise<unknown> | unknown
 }
 
 /** Any route, as the kernel stores it: inputs are checked against the schemas before the handler sees them. */
-export interface RouteDefinition
-  extends RouteCommon<TObject | undefined, TObject | undefined, TObject | undefined> {
+export interface RouteDefinition extends Omit<RouteCommon<TObject | undefined, TObject | undefined, never>, 'params'> {
+  readonly params?: TObject
   readonly public?: true
   readonly credential?: RouteCredential
   readonly authenticated?: true
   readonly wildcardOnly?: boolean
   readonly scope?: string
   readonly staff?: boolean
-  handler(input: HandlerInput<unknown, unknown, unknown, boolean>): Promise<unknown> | unknown
+  handler(input: HandlerInput<unknown, unknown, unknown, boolean, unknown>): Promise<unknown> | unknown
 }
 
 /**
  * Declares a route; the schemas type the handler's input.
- * @example defineRoute({ method: 'GET', path: '/sites/:id', operationId: 'getSite', scope: 'site:read', ... })
+ * @example defineRoute({ method: 'GET', path: '/sites/:id', operationId: 'getSite', scope: 'gadget:read', params: { id: 'site' }, ... })
  */
 export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
-  P extends TObject | undefined = undefined,
->(route: PublicRoute<B, Q, P> | ScopedRoute<B, Q, P> | AuthenticatedRoute<B, Q, P>): RouteDefinition {
+  P extends TObject | IdParams | undefined = undefined,
+  Principal = undefined,
+>(
+  route: PublicRoute<B, Q, P, Principal> | ScopedRoute<B, Q, P> | AuthenticatedRoute<B, Q, P>,
+): RouteDefinition {
   // The kernel validates body, query and params against these very schemas before calling the handler.
-  return route as unknown as RouteDefinition
+  const params = route.params as TObject | IdParams | undefined
+  const declared = params === undefined ? route : { ...route, params: idParamsSchema(params) }
+  return declared as unknown as RouteDefinition
 }

@@ -1,16 +1,15 @@
-// Checks schemas cannot express, answered in the same 422 shape as schema failures.
+// Schemas for checks plain JSON Schema words awkwardly, so they fail with every other field in one 422.
 
-import { kernelProblems } from './kernel-problems.ts'
-import { Problem } from './problem.ts'
+import { type StringOptions, type TString, Type as t } from '@sinclair/typebox'
 
-/** `value` trimmed; a 422 `too_short` at `location` when nothing but spaces is left. */
-export function nonBlank(value: string, location: string): string {
-  const trimmed = value.trim()
-  if (trimmed.length === 0) {
-    throw new Problem(kernelProblems.validation_failed, {
-      detail: 'The request body has 1 invalid field.',
-      errors: [{ location, message: 'must not be blank', code: 'too_short' }],
-    })
-  }
-  return trimmed
+/** The pattern that marks text which must not be blank (anything but whitespace somewhere). */
+export const nonBlankPattern = '\\S'
+
+/**
+ * A string that must hold something besides spaces: `"   "` is refused as `too_short` ("must not be blank") with
+ * the body's other failures, before the handler runs. Trim it in the handler (`body.name.trim()`).
+ * @example name: nonBlankText({ maxLength: 100, description: 'Name of the site.' })
+ */
+export function nonBlankText(options: StringOptions = {}): TString {
+  return t.String({ minLength: 1, ...options, pattern: nonBlankPattern })
 }

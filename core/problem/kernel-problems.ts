@@ -31,6 +31,12 @@ export const kernelProblems = defineProblems({
     description:
       'A cursor was altered, or comes from another list, other filters or another caller. Start again without one.',
   },
+  unknown_customer: {
+    status: 422,
+    detail: 'No customer with this id exists within your view.',
+    description:
+      'The `customerId` names no customer the caller may see (missing and invisible look the same): creating a resource or a token for it is refused.',
+  },
   unknown_brand: {
     status: 422,
     detail: 'No brand with this id exists within your view.',
@@ -140,6 +146,19 @@ export const kernelProblems = defineProblems({
     detail: 'The server failed to handle the request. Quote the requestId when reporting it.',
     description: 'An unexpected failure. Nothing internal is disclosed; `requestId` matches the server log.',
   },
+  precondition_failed: {
+    status: 412,
+    detail: 'The resource changed since you read it: its ETag no longer matches If-Match.',
+    description:
+      'A `PATCH`, `PUT` or `DELETE` carried `If-Match` with ETags none of which is the resource’s current one (someone changed it meanwhile). Read it again (`GET` answers the current `ETag`), then retry. Nothing was changed.',
+  },
+  customer_suspended: {
+    status: 422,
+    detail:
+      'The customer’s subscriptions are suspended; nothing new can be created until one is active again.',
+    description:
+      'The customer has no live subscription, and one is suspended or cancelled with its removal pending (docs/billing.md), so creating what its limits count is refused until billing restores one or the removal has run.',
+  },
   not_ready: {
     status: 503,
     detail: 'The panel is not ready to serve requests.',
@@ -162,6 +181,8 @@ export const fieldCodes = {
   too_many_items: 'An array has more items than its maximum.',
   duplicate_items: 'An array repeats an item where items must be unique.',
   wrong_password: 'The current password given to change it is not the current password.',
+  invalid_characters:
+    'A string holds NUL or an unpaired UTF-16 surrogate, which would be stored altered; nothing was stored.',
 } as const
 
 /** A field code name. */

@@ -16,7 +16,11 @@ export interface ProblemOptions {
   /** Overrides the catalogue's default detail. */
   readonly detail?: string
   readonly errors?: readonly ProblemItem[]
-  /** Extra members of the problem object (`scope`, `retryAfter`, ...). */
+  /**
+   * Extra members of the problem object (`scope`, `retryAfter`, `currentStatus`, ...). They can never replace a
+   * member RFC 9457 or Plinth defines (`type`, `title`, `status`, `detail`, `instance`, `code`, `errors`,
+   * `requestId`): naming one throws, so a refusal never answers `"status": "suspended"` beside a 409.
+   */
   readonly extensions?: Readonly<Record<string, unknown>>
   /** Extra response headers (`WWW-Authenticate`, `Allow`, `Retry-After`, ...). */
   readonly headers?: Readonly<Record<string, string>>
@@ -24,6 +28,9 @@ export interface ProblemOptions {
 
 /** The media type of every error body. */
 export const problemMediaType = 'application/problem+json'
+
+/** Members every problem object has or may have; extensions take other names. */
+const reservedMembers = new Set(['type', 'title', 'status', 'detail', 'instance', 'code', 'errors', 'requestId'])
 
 /**
  * A refusal with a status, a stable code and a readable detail.
@@ -45,19 +52,24 @@ export class Problem extends Error {
     this.detail = options.detail ?? ref.detail
     this.errors = options.errors
     this.extensions = options.extensions ?? {}
+    for (const name of Object.keys(this.extensions)) {
+      if (reservedMembers.has(name))
+        throw new Error(`Problem ${ref.code}: the extension "${name}" would replace a standard member`)
+    }
     this.headers = options.headers ?? {}
   }
 
   /** The problem object, as serialised. `requestId` ties it to the server's logs. */
   toJSON(requestId?: string): Record<string, unknown> {
+    // Standard members last: whatever an extension holds, they are the ones serialised.
     return {
+      ...this.extensions,
       type: 'about:blank',
       title: statusTitle(this.status),
       status: this.status,
       detail: this.detail,
       code: this.code,
       ...(this.errors ? { errors: this.errors } : {}),
-      ...this.extensions,
       ...(requestId ? { requestId } : {}),
     }
   }

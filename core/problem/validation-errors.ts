@@ -3,6 +3,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { TypeCheck } from '@sinclair/typebox/compiler'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
+import { nonBlankPattern } from './field-checks.ts'
 import type { FieldCode } from './kernel-problems.ts'
 import type { ProblemItem } from './problem.ts'
 
@@ -17,6 +18,7 @@ function fieldCodeOf(error: ValueError): FieldCode {
     case ValueErrorType.StringMaxLength:
       return 'too_long'
     case ValueErrorType.StringPattern:
+      return (error.schema as { pattern?: string }).pattern === nonBlankPattern ? 'too_short' : 'invalid_format'
     case ValueErrorType.StringFormat:
     case ValueErrorType.StringFormatUnknown:
       return 'invalid_format'
@@ -53,7 +55,9 @@ function messageOf(code: FieldCode, error: ValueError): string {
     case 'unknown_field':
       return 'is not a known field'
     case 'too_short':
-      return `must be at least ${schema.minLength} characters`
+      return error.type === ValueErrorType.StringPattern
+        ? 'must not be blank'
+        : `must be at least ${schema.minLength} characters`
     case 'too_long':
       return `must be at most ${schema.maxLength} characters`
     case 'too_few_items':

@@ -1,51 +1,50 @@
 // Limits as data: how several plans' limits add up, and how the DEFAULT_CUSTOMER_LIMITS setting is read.
 
 import { describe, expect, test } from 'bun:test'
-import { checkQuotaLimits, combineLimits, parseQuotaLimits } from './quota-limits.ts'
+import { checkQuotaLimits, combineLimits, parseQuotaLimits, quotaLimitsSchema } from './quota-limits.ts'
+
+const metrics = ['gadgets', 'sprockets', 'sizeMB']
 
 describe('combineLimits', () => {
   test('adds each limit up, and a plan without one lifts it', () => {
-    expect(
-      combineLimits([
-        { sites: 2, diskMB: 100 },
-        { sites: 3, diskMB: 50, domains: 1 },
-      ]),
-    ).toEqual({
-      sites: 5,
-      diskMB: 150,
+    expect(combineLimits(metrics, [{ gadgets: 2, sizeMB: 100 }, { gadgets: 3, sizeMB: 50, sprockets: 1 }])).toEqual({
+      gadgets: 5,
+      sizeMB: 150,
     })
-    expect(combineLimits([{ sites: 0 }])).toEqual({ sites: 0 })
+    expect(combineLimits(metrics, [{ gadgets: 0 }])).toEqual({ gadgets: 0 })
   })
 
   test('of no plans limits nothing', () => {
-    expect(combineLimits([])).toEqual({})
+    expect(combineLimits(metrics, [])).toEqual({})
   })
 })
 
 describe('parseQuotaLimits', () => {
   test('reads comma-separated metric=value pairs; empty means no limit', () => {
-    expect(parseQuotaLimits('sites=1, domains = 2,diskMB=1024')).toEqual({
-      sites: 1,
-      domains: 2,
-      diskMB: 1024,
-    })
+    expect(parseQuotaLimits('gadgets=1, sprockets = 2,sizeMB=1024')).toEqual({ gadgets: 1, sprockets: 2, sizeMB: 1024 })
     expect(parseQuotaLimits('')).toEqual({})
     expect(parseQuotaLimits(' , ')).toEqual({})
   })
 
-  test('refuses what is not a whole number of a known metric, rather than falling back to no limit', () => {
-    expect(() => parseQuotaLimits('sites=-1')).toThrow(/metric=value/)
-    expect(() => parseQuotaLimits('sites=1.5')).toThrow(/metric=value/)
-    expect(() => parseQuotaLimits('sites')).toThrow(/metric=value/)
-    expect(() => parseQuotaLimits('mailboxes=3')).toThrow(/Unknown limit "mailboxes"/)
-    expect(() => parseQuotaLimits('sites=1,sites=2')).toThrow(/given twice/)
+  test('refuses what is not a whole number, rather than falling back to no limit', () => {
+    expect(() => parseQuotaLimits('gadgets=-1')).toThrow(/metric=value/)
+    expect(() => parseQuotaLimits('gadgets=1.5')).toThrow(/metric=value/)
+    expect(() => parseQuotaLimits('gadgets')).toThrow(/metric=value/)
+    expect(() => parseQuotaLimits('gadgets=1,gadgets=2')).toThrow(/given twice/)
   })
 })
 
 describe('checkQuotaLimits', () => {
-  test('accepts whole numbers of at least 0 and skips absent members', () => {
-    expect(checkQuotaLimits({ sites: 0, diskMB: undefined })).toEqual({ sites: 0 })
-    expect(() => checkQuotaLimits({ sites: -1 })).toThrow(/at least 0/)
-    expect(() => checkQuotaLimits({ sites: 1.5 })).toThrow(/at least 0/)
+  test('accepts whole numbers of at least 0 of declared metrics and skips absent members', () => {
+    expect(checkQuotaLimits(metrics, { gadgets: 0, sizeMB: undefined })).toEqual({ gadgets: 0 })
+    expect(() => checkQuotaLimits(metrics, { gadgets: -1 })).toThrow(/at least 0/)
+    expect(() => checkQuotaLimits(metrics, { gadgets: 1.5 })).toThrow(/at least 0/)
+    expect(() => checkQuotaLimits(metrics, { mailboxes: 3 })).toThrow(/Unknown limit "mailboxes"/)
   })
+})
+
+test('the limits schema has one optional whole number per declared metric', () => {
+  const schema = quotaLimitsSchema([{ name: 'gadgets', description: 'How many gadgets.' }])
+  expect(Object.keys(schema.properties)).toEqual(['gadgets'])
+  expect(schema.required ?? []).toEqual([])
 })

@@ -1,14 +1,22 @@
 // The quota check plugins run inside their creating transaction: the customer's limits (from the billing slot, or
-// the installation's defaults) against its usage counters, refused with a code naming the limit.
+// the installation's defaults) against its usage counters, refused with the code the metric's plugin declares.
 
+import { type TObject, Type as t } from '@sinclair/typebox'
 import { type SqlBool, sql } from 'kysely'
-import type { KernelTables } from '../identity/tables.ts'
+import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
+import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
+import type { UsageTables } from '../usage/usage-tables.ts'
 import type { CustomerLimits, CustomerStanding } from './customer-limits.ts'
-import { type QuotaLimits, type QuotaMetric, quotaMetrics } from './quota-limits.ts'
-import { limitProblems, quotaProblems } from './quota-problems.ts'
+import {
+  checkQuotaLimits,
+  combineLimits,
+  type QuotaLimits,
+  type QuotaMetric,
+  quotaLimitsSchema,
+} from './quota-limits.ts'
 
 /** Where a customer stands against one limit. */
 export interface QuotaUse {
@@ -28,87 +36,147 @@ export interface CustomerQuota {
    * subscriptions combined), `suspended` (every subscription suspended: nothing new, so every limit reads 0).
    */
   readonly source: 'default' | 'subscriptions' | 'suspended'
-  readonly limits: { readonly [M in QuotaMetric]: QuotaUse }
+  /** One entry per metric plans may limit. */
+  readonly limits: Readonly<Record<string, QuotaUse>>
 }
 
 /** What a creating operation is about to add for a customer: `{ sites: 1, domains: 1, diskMB: 500 }`. */
 export interface QuotaRequest {
   readonly customerId: string
-  readonly amounts: { readonly [M in QuotaMetric]?: number }
+  readonly amounts: Readonly<Record<string, number>>
 }
 
-const nothingLeft: QuotaLimits = { sites: 0, databases: 0, domains: 0, diskMB: 0 }
+/** A metric plans may limit, with the refusal past it (declared by the plugin that keeps its counter). */
+export interface LimitedMetric extends QuotaMetric {
+  readonly problem: ProblemRef
+}
 
-/** The customer's usage counters for the quota metrics. */
-async function usedBy(db: Db, customerId: string): Promise<Record<QuotaMetric, number>> {
+/** Customers' limits and the check creating routes make, as plugin contexts hand them out. */
+export interface Quotas {
+  /** The metrics plans may limit, as every plugin declares them. */
+  readonly metrics: readonly string[]
+  /** The `limits` object of plans and defaults: one optional whole number per metric (`QuotaLimits`). */
+  readonly limitsSchema: TObject
+  /** The limits of several arrangements held at once: summed, unlimited when one leaves a metric unlimited. */
+  combine(list: readonly QuotaLimits[]): QuotaLimits
+  /** Checks limits given outside the API (settings): whole numbers ≥ 0 of known metrics; throws otherwise. */
+  check(limits: Readonly<Record<string, unknown>>): QuotaLimits
+  /** The customer's limits and use, read through `db` (inside a transaction, its `trx`). */
+  of(db: Db, customerId: string): Promise<CustomerQuota>
+  /**
+   * Checks, inside the transaction that creates resources, that `amounts` more fit within the customer's limits;
+   * throws 422 with the metric's declared problem (`site_limit_reached`, …, with `metric`, `limit`, `used` and
+   * `requested`) or `customer_suspended`. Move the usage counters (`context.usage.adjust`) in the same
+   * transaction: concurrent creates for the last slot then cannot both pass.
+   * @example await context.quotas.reserve(trx, { customerId, amounts: { sites: 1, domains: 1 } })
+   */
+  reserve(trx: Trx, request: QuotaRequest): Promise<CustomerQuota>
+}
+
+/** The customer's usage counters of `metrics`. */
+async function usedBy(db: Db, customerId: string, metrics: readonly string[]): Promise<Record<string, number>> {
+  const used: Record<string, number> = Object.fromEntries(metrics.map((metric) => [metric, 0]))
+  if (metrics.length === 0) return used
   const rows = await db
-    .withTables<KernelTables>()
+    .withTables<UsageTables>()
     .selectFrom('usage_counters')
     .select(['metric', 'value'])
     .where('scope_key', '=', `customer:${customerId}`)
-    .where(sql<SqlBool>`metric in (${sql.join([...quotaMetrics])})`)
+    .where(sql<SqlBool>`metric in (${sql.join([...metrics])})`)
     .execute()
-  const used = { sites: 0, databases: 0, domains: 0, diskMB: 0 }
-  for (const row of rows) used[row.metric as QuotaMetric] = Number(row.value)
+  for (const row of rows) used[row.metric] = Number(row.value)
   return used
 }
 
 /** The kernel's quota service of one panel: `defaults` bind customers the slot leaves unbound. */
-export function createQuotas(defaults: QuotaLimits, slot: () => CustomerLimits | null) {
+export function createQuotas(
+  limited: readonly LimitedMetric[],
+  defaultLimits: Readonly<Record<string, unknown>>,
+  slot: () => CustomerLimits | null,
+): Quotas {
+  const metrics = limited.map((metric) => metric.name)
+  const problems = new Map(limited.map((metric) => [metric.name, metric.problem]))
+  const defaults = checkQuotaLimits(metrics, defaultLimits)
+  const nothingLeft = Object.fromEntries(metrics.map((metric) => [metric, 0]))
+
   async function standingOf(db: Db, customerId: string): Promise<CustomerStanding> {
     return (await slot()?.standingOf(db, customerId)) ?? { kind: 'none' }
   }
 
-  /** The customer's limits and use, read through `db`. */
-  async function quotaOf(db: Db, customerId: string): Promise<CustomerQuota> {
+  async function of(db: Db, customerId: string): Promise<CustomerQuota> {
     const standing = await standingOf(db, customerId)
     const limits =
       standing.kind === 'none' ? defaults : standing.kind === 'subscribed' ? standing.limits : nothingLeft
-    const used = await usedBy(db, customerId)
-    const entries = quotaMetrics.map((metric) => {
+    const used = await usedBy(db, customerId, metrics)
+    const entries = metrics.map((metric) => {
       const limit = limits[metric] ?? null
-      const available = limit === null ? null : Math.max(0, limit - used[metric])
-      return [metric, { limit, used: used[metric], available }] as const
+      const held = used[metric] ?? 0
+      return [metric, { limit, used: held, available: limit === null ? null : Math.max(0, limit - held) }]
     })
     return {
       customerId,
       source:
         standing.kind === 'none' ? 'default' : standing.kind === 'subscribed' ? 'subscriptions' : 'suspended',
-      limits: Object.fromEntries(entries) as CustomerQuota['limits'],
+      limits: Object.fromEntries(entries),
     }
   }
 
   /**
-   * Checks that `request.amounts` more fit within the customer's limits; call it inside the transaction that
-   * creates the resources and adjusts their usage counters, before the counters move. Throws 422 with the code of
-   * the first limit passed (`site_limit_reached`, ...), or `customer_suspended`.
-   *
    * Two creates racing for the last slot cannot both pass: on SQLite every transaction takes the write lock when
-   * it begins (BEGIN IMMEDIATE), so the second one reads the counter only after the first committed. PostgreSQL
-   * will need the same serialisation made explicit, since READ COMMITTED lets both read the old counter: lock the
-   * customer's counter rows first (`SELECT … FOR UPDATE` on `usage_counters` for `customer:<id>`, inserting them
-   * if missing) or take `pg_advisory_xact_lock` on the customer id, then read.
+   * it begins (BEGIN IMMEDIATE), so the second one reads the counter only after the first committed.
    */
-  async function reserveQuota(trx: Trx, request: QuotaRequest): Promise<CustomerQuota> {
-    const quota = await quotaOf(trx, request.customerId)
-    const asked = quotaMetrics.filter((metric) => (request.amounts[metric] ?? 0) > 0)
+  async function reserve(trx: Trx, request: QuotaRequest): Promise<CustomerQuota> {
+    for (const metric of Object.keys(request.amounts))
+      if (!problems.has(metric)) throw new Error(`No plugin declares the quota metric "${metric}"`)
+    const quota = await of(trx, request.customerId)
+    const asked = metrics.filter((metric) => (request.amounts[metric] ?? 0) > 0)
     if (asked.length === 0) return quota
-    if (quota.source === 'suspended') throw new Problem(quotaProblems.customer_suspended)
+    if (quota.source === 'suspended') throw new Problem(kernelProblems.customer_suspended)
     for (const metric of asked) {
       const requested = request.amounts[metric] ?? 0
-      const { limit, used } = quota.limits[metric]
-      if (limit !== null && used + requested > limit) {
-        throw new Problem(limitProblems[metric], { extensions: { metric, limit, used, requested } })
-      }
+      const { limit, used } = quota.limits[metric] ?? { limit: null, used: 0 }
+      const problem = problems.get(metric)
+      if (problem && limit !== null && used + requested > limit)
+        throw new Problem(problem, { extensions: { metric, limit, used, requested } })
     }
     return quota
   }
 
-  return { quotaOf, reserveQuota }
+  return {
+    metrics,
+    limitsSchema: quotaLimitsSchema(limited),
+    combine: (list) => combineLimits(metrics, list),
+    check: (limits) => checkQuotaLimits(metrics, limits),
+    of,
+    reserve,
+  }
 }
 
-/** The quota service a panel hands to plugin contexts and kernel routes. */
-export type Quotas = ReturnType<typeof createQuotas>
+/** A customer's limits beside its use, as capabilities and usage answer it: one entry per limited metric. */
+export function quotaSchema(limited: readonly QuotaMetric[]): TObject {
+  const Use = (what: string) =>
+    t.Object(
+      {
+        limit: t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: 'The limit; null: none.' }),
+        used: t.Integer({ description: 'What the customer holds now.' }),
+        available: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+          description: 'What is left before the limit (never below 0); null: no limit.',
+        }),
+      },
+      { description: what },
+    )
+  return t.Object(
+    {
+      customerId: t.String({ description: 'The customer, `cus_…`.' }),
+      source: t.Union([t.Literal('default'), t.Literal('subscriptions'), t.Literal('suspended')], {
+        description:
+          '`default`: the customer has no subscription and the installation’s default limits apply; `subscriptions`: the combined limits of its active and past-due subscriptions; `suspended`: every subscription is suspended, so nothing new may be created (every limit reads 0).',
+      }),
+      limits: t.Object(Object.fromEntries(limited.map((metric) => [metric.name, Use(metric.description)]))),
+    },
+    { $id: 'Quota' },
+  )
+}
 
 /** The one customer a view holds, if it holds exactly one: whose limits capabilities and usage show. */
 export function soleCustomerOf(view: TenantView): string | null {

@@ -2,6 +2,7 @@
 // expects, transactions that take the write lock up front, and reads run at once when the connection is free.
 
 import type { Database, Statement } from 'bun:sqlite'
+import type { Store } from './store.ts'
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -178,8 +179,11 @@ export function runsNow(adapter: DialectAdapter): adapter is DialectAdapter & Ru
   return adapter instanceof BunSqliteAdapter
 }
 
+/** Listeners of every statement run, for {@link Store.observeStatements}. */
+export type StatementListeners = Set<(sql: string) => void>
+
 /** Kysely's SQLite dialect running on a bun:sqlite database (statements are cached by bun's `query`). */
-export function bunSqliteDialect(database: Database): Dialect {
+export function bunSqliteDialect(database: Database, listeners: StatementListeners = new Set()): Dialect {
   // bun's `query` caches statements by SQL; what we know of each is kept beside it, so it is worked out once.
   const known = new WeakMap<Statement, KnownStatement>()
   const writes = new WriteCounter()
@@ -194,6 +198,7 @@ export function bunSqliteDialect(database: Database): Dialect {
         known.set(statement, kept)
       }
       writes.seen(sql, kept)
+      for (const listener of listeners) listener(sql)
       return kept.adapted
     },
   }

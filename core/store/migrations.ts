@@ -1,14 +1,20 @@
 // Applies each owner's migrations in order at start, once each, recording them in `plinth_migrations`.
 
 import { type Kysely, sql } from 'kysely'
+import type { UsageCounters } from '../usage/usage-counters.ts'
 import type { BaseDatabase, Store } from './store.ts'
+
+/** What a migration may use besides the database: the owner's usage counters (to count what it moves in). */
+export interface MigrationContext {
+  readonly usage: UsageCounters
+}
 
 /** One schema change of one owner (the kernel or a plugin). Touch only your own tables. */
 export interface Migration {
   /** Unique within its owner and ordered: `0001_create_sites`, `0002_add_site_domain_index`. */
   readonly id: string
   /** Applies the change, inside a transaction. Write it with Kysely's schema builder so it runs on every dialect. */
-  up(db: Kysely<BaseDatabase>): Promise<void>
+  up(db: Kysely<BaseDatabase>, context: MigrationContext): Promise<void>
 }
 
 type MigrationsTable = {
@@ -19,6 +25,7 @@ type MigrationsTable = {
 export interface MigrationSet {
   readonly owner: string
   readonly migrations: readonly Migration[]
+  readonly context: MigrationContext
 }
 
 function checkOrder(set: MigrationSet): void {
@@ -52,7 +59,7 @@ export async function migrate(store: Store, sets: readonly MigrationSet[]): Prom
           .where('id', '=', migration.id)
           .executeTakeFirst()
         if (existing) return false
-        await migration.up(trx)
+        await migration.up(trx, set.context)
         await tx
           .insertInto('plinth_migrations')
           .values({ owner: set.owner, id: migration.id, applied_at: new Date().toISOString() })

@@ -102,7 +102,7 @@ export class QueryShapes {
  *
  * @example
  * const userById = preparedQuery<{ id: string }, UsersTable>((db, p) =>
- *   db.withTables<KernelTables>().selectFrom('users').selectAll().where('id', '=', p.id))
+ *   db.withTables<IdentityTables>().selectFrom('users').selectAll().where('id', '=', p.id))
  * const [user] = await userById(db, { id })
  */
 export function preparedQuery<Params extends Record<string, unknown>, Row>(

@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite'
 import { chmodSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely } from 'kysely'
-import { bunSqliteDialect } from './bun-sqlite-dialect.ts'
+import { bunSqliteDialect, type StatementListeners } from './bun-sqlite-dialect.ts'
 import type { BaseDatabase, Store } from './store.ts'
 
 export interface SqliteStoreOptions {
@@ -25,12 +25,17 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   database.exec('PRAGMA journal_mode = WAL')
   database.exec('PRAGMA foreign_keys = ON')
   database.exec('PRAGMA synchronous = NORMAL')
-  const db = new Kysely<BaseDatabase>({ dialect: bunSqliteDialect(database) })
+  const listeners: StatementListeners = new Set()
+  const db = new Kysely<BaseDatabase>({ dialect: bunSqliteDialect(database, listeners) })
   let isOpen = true
   return {
     dialect: 'sqlite',
     db,
     transaction: (work) => db.transaction().execute(work),
+    observeStatements(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
     get isOpen() {
       return isOpen
     },

@@ -22,6 +22,11 @@ export interface Store {
   readonly db: Db
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
+  /**
+   * Calls `listener` with the SQL of every statement just before it runs, in the caller's async context (test
+   * panels check which requests wrote). Returns how to stop listening.
+   */
+  observeStatements(listener: (sql: string) => void): () => void
   /** True until `close()` has been called. */
   readonly isOpen: boolean
   close(): Promise<void>

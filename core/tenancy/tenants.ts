@@ -2,11 +2,12 @@
 
 import { sql } from 'kysely'
 import type { TeamRole } from '../auth/roles.ts'
-import type { KernelTables } from '../identity/tables.ts'
+import type { IdentityTables } from '../identity/identity-tables.ts'
+import type { TenancyTables } from './tenancy-tables.ts'
 import { nowIso } from '../ids/ids.ts'
 import type { Db } from '../store/store.ts'
 
-const kernel = (db: Db) => db.withTables<KernelTables>()
+const kernel = (db: Db) => db.withTables<TenancyTables & IdentityTables>()
 
 /** Records that `customerId` belongs to `brandId`; the customers plugin calls it in the creating transaction. */
 export async function registerTenant(db: Db, customerId: string, brandId: string): Promise<void> {

@@ -1,4 +1,6 @@
-// The test harness: a panel on an in-memory store, with helpers to mint staff and tokens, spoken to through fetch.
+// The kernel's test harness: a panel of the given plugins on an in-memory store, with helpers to mint staff and
+// tokens, spoken to through fetch. Plugin authors use the testing kit (hosts/testing), which adds the standard
+// plugins; the kernel's own tests mount fixtures instead, since core/ may not import plugins.
 
 import { issueApiToken } from '../identity/api-tokens.ts'
 import { createUser, type User } from '../identity/users.ts'
@@ -28,24 +30,33 @@ export interface TestPanel {
   ): Promise<Response>
 }
 
-/** Builds a test panel with `plugins` (and `overrides`), on a fresh in-memory store. */
-export async function createTestPanel(options: {
-  plugins: readonly PluginDefinition[]
-  overrides?: readonly PluginDefinition[]
-  limits?: PanelOptions['limits']
+/** What a test panel is made of; everything but the plugins has a default fit for tests. */
+export interface KernelTestPanelOptions {
+  readonly plugins: readonly PluginDefinition[]
+  readonly overrides?: readonly PluginDefinition[]
+  readonly limits?: PanelOptions['limits']
   /** Login throttle policy; tests lower the delays. */
-  loginThrottle?: PanelOptions['loginThrottle']
+  readonly loginThrottle?: PanelOptions['loginThrottle']
   /** Rate limits; tests lower them. */
-  rateLimits?: PanelOptions['rateLimits']
+  readonly rateLimits?: PanelOptions['rateLimits']
   /** Job workers; tests shorten the poll interval, lease and backoff. */
-  jobs?: PanelOptions['jobs']
+  readonly jobs?: PanelOptions['jobs']
   /** The outbox dispatcher; tests shorten its poll interval. */
-  events?: PanelOptions['events']
+  readonly events?: PanelOptions['events']
   /** Limits of customers without a subscription; default none. */
-  defaultCustomerLimits?: PanelOptions['defaultCustomerLimits']
-}): Promise<TestPanel> {
+  readonly defaultCustomerLimits?: PanelOptions['defaultCustomerLimits']
+  /**
+   * Fail a request that breaks its route's declaration (a change without an audit entry, a refusal the route does
+   * not list). Default true: a test panel holds every route to its contract.
+   */
+  readonly contractChecks?: boolean
+}
+
+/** Builds a test panel with `plugins` (and `overrides`), on a fresh in-memory store. */
+export async function createKernelTestPanel(options: KernelTestPanelOptions): Promise<TestPanel> {
   const panel = await createPanel({
     store: openSqliteStore({ path: ':memory:' }),
+    contractChecks: options.contractChecks ?? true,
     plugins: options.plugins,
     overrides: options.overrides ?? [],
     secret: 'test-secret-test-secret-test-secret-!',

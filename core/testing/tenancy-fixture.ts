@@ -21,28 +21,27 @@ export const customerB = 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SBB'
 export const twoTenants: Readonly<Record<string, string>> = { [customerA]: brandA, [customerB]: brandB }
 
 const scopeCatalogue = {
-  'site:read': { description: 'Read sites' },
-  'site:create': { description: 'Create sites' },
-  'customer:read': { description: 'Read customers' },
+  'gadget:read': { description: 'Read gadgets', roles: ['owner', 'admin', 'developer'] },
+  'gadget:create': { description: 'Create gadgets', roles: ['owner', 'admin', 'developer'] },
+  'customer:read': { description: 'Read customers', roles: ['owner', 'admin', 'billing'] },
   'customer:manage': { description: 'Change customers' },
-  'billing:manage': { description: 'Manage billing' },
+  'billing:manage': { description: 'Manage billing', roles: ['owner', 'billing'] },
   'widget:admin': { description: 'Administer widgets (staff)', staff: true },
   'widget:create': { description: 'Create widgets (platform staff)', staff: 'platform' },
 } as const satisfies Record<string, Omit<ScopeDefinition, 'name'>>
 
-/** A scope the fixture can declare: customer scopes like the standard plugins' ones, and staff-only `widget:*`. */
+/** A scope the fixture can declare: customer scopes held by the roles the standard ones are, and staff-only `widget:*`. */
 export type FixtureScope = keyof typeof scopeCatalogue
 
 /** What {@link fixturePlugin} declares. */
-export interface FixturePluginOptions {
+export interface FixturePluginOptions
+  extends Partial<Omit<PluginDefinition, 'name' | 'version' | 'description' | 'scopes' | 'setup'>> {
   /** The plugin's name; `tenancy-fixture` unless told. */
   readonly name?: string
   /** What it stands in for in this test file. */
   readonly description: string
   /** The scopes it declares, in this order, each with the fixture's description and staff flag. */
   readonly scopes?: readonly FixtureScope[]
-  /** Routes to send requests to. */
-  readonly routes?: PluginDefinition['routes']
   /**
    * Customers and their brands (`customerId → brandId`, e.g. {@link twoTenants}): registered at setup and served
    * through the kernel's tenant and brand directories, the first brand as the default one, standing in for the
@@ -53,7 +52,7 @@ export interface FixturePluginOptions {
 
 /** A plugin, version 1.0.0, declaring the scopes and routes given, and filling the directories with `tenants`. */
 export function fixturePlugin(options: FixturePluginOptions): PluginDefinition {
-  const { tenants } = options
+  const { tenants, name, description, scopes, ...declared } = options
   let setup: PluginDefinition['setup']
   if (tenants !== undefined) {
     const brands = Object.values(tenants)
@@ -72,11 +71,11 @@ export function fixturePlugin(options: FixturePluginOptions): PluginDefinition {
     }
   }
   return definePlugin({
-    name: options.name ?? 'tenancy-fixture',
+    ...declared,
+    name: name ?? 'tenancy-fixture',
     version: '1.0.0',
-    description: options.description,
-    scopes: options.scopes?.map((name) => ({ name, ...scopeCatalogue[name] })),
-    routes: options.routes,
+    description,
+    scopes: scopes?.map((scope) => ({ name: scope, ...scopeCatalogue[scope] })),
     setup,
   })
 }

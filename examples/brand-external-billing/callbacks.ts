@@ -175,7 +175,7 @@ export async function applyCallback(
   if (existing && older(callback.occurredAt, existing.occurred_at)) return { stale: true }
   if (existing?.status === 'cancelled' && data.status !== 'cancelled')
     throw new Problem(externalBillingProblems.illegal_subscription_transition, {
-      extensions: { status: 'cancelled', requested: data.status },
+      extensions: { currentStatus: 'cancelled', requestedStatus: data.status },
     })
   const suspension = data.status === 'suspended'
   const row: BrandSubscriptionsTable = {

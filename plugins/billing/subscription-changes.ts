@@ -57,7 +57,7 @@ function assertTransition(from: SubscriptionStatus, to: SubscriptionStatus): voi
   if (!subscriptionTransitions[from].includes(to)) {
     throw new Problem(billingProblems.illegal_subscription_transition, {
       detail: `A subscription that is ${from} cannot become ${to}.`,
-      extensions: { status: from, requested: to },
+      extensions: { currentStatus: from, requestedStatus: to },
     })
   }
 }
@@ -194,14 +194,14 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
         if (from === 'cancelled')
           throw new Problem(billingProblems.illegal_subscription_transition, {
             detail: 'A cancelled subscription cannot be changed; start a new one.',
-            extensions: { status: from, ...(body.status ? { requested: body.status } : {}) },
+            extensions: { currentStatus: from, ...(body.status ? { requestedStatus: body.status } : {}) },
           })
         const changes: Partial<SubscriptionsTable> = {}
         if (body.status !== undefined && body.status !== from) {
           if (!paymentStandings.includes(from))
             throw new Problem(billingProblems.illegal_subscription_transition, {
               detail: `PATCH moves only between active and past_due; a ${from} subscription cannot become ${body.status} this way${from === 'suspended' ? ' (unsuspend it)' : ''}.`,
-              extensions: { status: from, requested: body.status },
+              extensions: { currentStatus: from, requestedStatus: body.status },
             })
           changes.status = body.status
         }

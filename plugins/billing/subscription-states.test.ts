@@ -102,7 +102,7 @@ describe('moves', () => {
       409,
       'illegal_subscription_transition',
     )
-    expect(again).toMatchObject({ status: 'suspended', requested: 'suspended' })
+    expect(again).toMatchObject({ status: 409, currentStatus: 'suspended', requestedStatus: 'suspended' })
     const back = await ok<Subscription>(
       await calls.act(subscription.id, 'unsuspend', { token: billingSystem }),
     )
@@ -187,7 +187,7 @@ describe('refused moves', () => {
         409,
         'illegal_subscription_transition',
       )
-      expect(refused).toMatchObject({ status: 'suspended', requested: status })
+      expect(refused).toMatchObject({ status: 409, currentStatus: 'suspended', requestedStatus: status })
     }
     expect(await read(subscription.id)).toMatchObject({ status: 'suspended', suspendedReason: 'unpaid' })
     // A suspended subscription may still move to another plan; its state stays.
@@ -217,7 +217,7 @@ describe('refused moves', () => {
         409,
         'illegal_subscription_transition',
       )
-      expect(refused).toMatchObject({ status: 'cancelled' })
+      expect(refused).toMatchObject({ status: 409, currentStatus: 'cancelled' })
     }
     expect(await read(subscription.id)).toMatchObject({ status: 'cancelled', externalId: null })
     expect(await kindsAbout(subscription.id)).toEqual(['subscription.created', 'subscription.cancelled'])

@@ -127,7 +127,7 @@ describe('staff and billing suspending the same site', () => {
       409,
       'illegal_site_transition',
     )
-    expect(refused).toMatchObject({ status: 'active', requested: 'active' })
+    expect(refused).toMatchObject({ status: 409, currentStatus: 'active', requestedStatus: 'active' })
   })
 })
 

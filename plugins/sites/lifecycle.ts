@@ -32,7 +32,7 @@ export function canTransition(from: SiteStatus, to: SiteStatus): boolean {
 export function illegalTransition(from: SiteStatus, to: SiteStatus): Problem {
   return new Problem(sitesProblems.illegal_site_transition, {
     detail: `A site that is ${from} cannot become ${to}.`,
-    extensions: { status: from, requested: to },
+    extensions: { currentStatus: from, requestedStatus: to },
   })
 }
 

@@ -1,8 +1,10 @@
 // POST, GET and DELETE /api/v1/api-tokens as a client sees them, and the list cursors they hand out.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { addMember, type Page, type User } from '../../index.ts'
-import { createTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
+import { tenancy } from '../../tenancy/tenancy.ts'
+import type { User } from '../users.ts'
+import type { Page } from '../../pagination/paginate.ts'
+import { createKernelTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
 import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
 import { login, sameOrigin } from '../../testing/sessions.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../../testing/tenancy-fixture.ts'
@@ -11,7 +13,7 @@ import { createTestUser, testPassword } from '../../testing/users.ts'
 /** Two brands with one customer each, standing in for the brands and customers plugins. */
 const tenancyPlugin = fixturePlugin({
   description: 'Brands, customers and scopes for the token tests.',
-  scopes: ['site:read', 'site:create', 'customer:manage', 'widget:admin', 'widget:create'],
+  scopes: ['gadget:read', 'gadget:create', 'customer:manage', 'widget:admin', 'widget:create'],
   tenants: twoTenants,
 })
 
@@ -57,7 +59,7 @@ async function listTokens(token: string, query = ''): Promise<Page<TokenBody>> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [tenancyPlugin] })
+  tp = await createKernelTestPanel({ plugins: [tenancyPlugin] })
   const db = tp.panel.store.db
   ;[staff, otherStaff, brandStaff, member] = await Promise.all([
     tp.staff(),
@@ -65,7 +67,7 @@ beforeAll(async () => {
     createTestUser(db, { email: 'brand-a@example.test', staffRole: 'brand', brandId: brandA }),
     createTestUser(db, { email: 'member@example.test', staffRole: null }),
   ])
-  await addMember(db, customerA, member.id, 'developer')
+  await tenancy.members.add(db, customerA, member.id, 'developer')
   staffToken = await tp.token()
 })
 afterAll(() => tp.panel.close())
@@ -77,13 +79,13 @@ describe('creating a token', () => {
     const cookie = (loginResponse.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
     const response = await tp.request('POST', '/api/v1/api-tokens', {
       headers: sameOrigin({ cookie, csrfToken }),
-      body: { name: 'deploy bot', scopes: ['site:read'] },
+      body: { name: 'deploy bot', scopes: ['gadget:read'] },
     })
     const token = await created(response)
     expect(token).toEqual({
       id: expect.stringMatching(/^tok_[0-9A-Z]{26}$/),
       name: 'deploy bot',
-      scopes: ['site:read'],
+      scopes: ['gadget:read'],
       customerId: null,
       expiresAt: expect.any(String),
       createdAt: expect.any(String),
@@ -114,15 +116,15 @@ describe('creating a token', () => {
   test('a member creates a token limited to a customer of their team', async () => {
     const memberToken = await tp.token({ user: member })
     const token = await created(
-      await createToken(memberToken, { scopes: ['site:read'], customerId: customerA }),
+      await createToken(memberToken, { scopes: ['gadget:read'], customerId: customerA }),
     )
     expect(token.customerId).toBe(customerA)
   })
 
   test('a token without * can neither create nor revoke tokens: 403 wildcard_token_required', async () => {
-    const narrow = await tp.token({ scopes: ['site:read', 'site:create'] })
-    await expectProblem(await createToken(narrow, { scopes: ['site:read'] }), 403, 'wildcard_token_required')
-    const victim = await created(await createToken(staffToken, { scopes: ['site:read'] }))
+    const narrow = await tp.token({ scopes: ['gadget:read', 'gadget:create'] })
+    await expectProblem(await createToken(narrow, { scopes: ['gadget:read'] }), 403, 'wildcard_token_required')
+    const victim = await created(await createToken(staffToken, { scopes: ['gadget:read'] }))
     const revoke = await tp.request('DELETE', `/api/v1/api-tokens/${victim.id}`, { token: narrow })
     await expectProblem(revoke, 403, 'wildcard_token_required')
     expect((await tp.request('GET', '/api/v1/me', { token: victim.token })).status).toBe(200)
@@ -130,17 +132,17 @@ describe('creating a token', () => {
 
   test('a scope the creator does not hold is 422 scope_not_held at its index', async () => {
     const brandToken = await tp.token({ user: brandStaff })
-    expect(await refusals(await createToken(brandToken, { scopes: ['site:read', 'widget:create'] }))).toEqual(
+    expect(await refusals(await createToken(brandToken, { scopes: ['gadget:read', 'widget:create'] }))).toEqual(
       [['body.scopes.1', 'scope_not_held']],
     )
     const memberToken = await tp.token({ user: member })
-    expect(await refusals(await createToken(memberToken, { scopes: ['widget:admin', 'site:read'] }))).toEqual(
+    expect(await refusals(await createToken(memberToken, { scopes: ['widget:admin', 'gadget:read'] }))).toEqual(
       [['body.scopes.0', 'scope_not_held']],
     )
   })
 
   test('a scope no plugin declares is 422 unknown_scope at its index', async () => {
-    expect(await refusals(await createToken(staffToken, { scopes: ['site:read', 'site:fly'] }))).toEqual([
+    expect(await refusals(await createToken(staffToken, { scopes: ['gadget:read', 'gadget:fly'] }))).toEqual([
       ['body.scopes.1', 'unknown_scope'],
     ])
   })
@@ -152,7 +154,7 @@ describe('creating a token', () => {
       [staffToken, 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SZZ'],
     ] as const
     for (const [token, customerId] of outside) {
-      expect(await refusals(await createToken(token, { scopes: ['site:read'], customerId }))).toEqual([
+      expect(await refusals(await createToken(token, { scopes: ['gadget:read'], customerId }))).toEqual([
         ['body.customerId', 'unknown_customer'],
       ])
     }
@@ -183,7 +185,7 @@ describe('creating a token', () => {
   test('every refused field of one request is reported together', async () => {
     const brandToken = await tp.token({ user: brandStaff })
     const response = await createToken(brandToken, {
-      scopes: ['site:fly', 'widget:create'],
+      scopes: ['gadget:fly', 'widget:create'],
       customerId: customerB,
       expiresAt: '2001-01-01T00:00:00Z',
     })
@@ -213,7 +215,7 @@ describe('listing tokens', () => {
       staffRole: 'platform',
     })
     const own = await tp.token({ user })
-    await created(await createToken(own, { name: 'one', scopes: ['site:read'] }))
+    await created(await createToken(own, { name: 'one', scopes: ['gadget:read'] }))
     const { token: _secret, ...two } = await created(await createToken(own, { name: 'two', scopes: ['*'] }))
     await created(await createToken(staffToken, { name: 'not yours', scopes: ['*'] }))
 
@@ -237,8 +239,8 @@ describe('listing tokens', () => {
   test('a token limited to a customer lists only the tokens limited to that customer', async () => {
     // Found by the tenancy property test: listing showed tokens limited to other customers, and so their ids.
     const user = await createTestUser(tp.panel.store.db, { email: 'two-teams@example.test', staffRole: null })
-    await addMember(tp.panel.store.db, customerA, user.id, 'owner')
-    await addMember(tp.panel.store.db, customerB, user.id, 'owner')
+    await tenancy.members.add(tp.panel.store.db, customerA, user.id, 'owner')
+    await tenancy.members.add(tp.panel.store.db, customerB, user.id, 'owner')
     const forA = await tp.token({ user, customerId: customerA })
     await tp.token({ user, customerId: customerB })
     await tp.token({ user })

@@ -2,13 +2,14 @@
 
 import { Type as t } from '@sinclair/typebox'
 import type { Caller } from '../../auth/caller.ts'
-import { idPattern } from '../../ids/ids.ts'
-import { pageOf, pageQuery } from '../../pagination/paginate.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { Problem } from '../../problem/problem.ts'
+import { orNotFound } from '../../tenancy/find-visible.ts'
 import { apiTokensQuery, issueApiToken, revokeApiToken, toApiToken } from '../api-tokens.ts'
+import type { ApiTokensTable } from '../identity-tables.ts'
 import { ApiToken, CreatedApiToken } from '../schemas.ts'
+import { tokenRequestProblems } from '../token-request-problems.ts'
 import { reviewTokenRequest } from '../token-request.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
@@ -23,7 +24,7 @@ const CreateTokenBody = t.Object(
       minItems: 1,
       maxItems: 100,
       uniqueItems: true,
-      description: 'Scopes (`site:read`) or `*` for every permission of the creator.',
+      description: 'Scopes (`gadget:read`) or `*` for every permission of the creator.',
     }),
     customerId: t.Optional(
       t.String({ minLength: 1, maxLength: 64, description: 'Limit the token to this customer.' }),
@@ -41,9 +42,11 @@ const CreateTokenBody = t.Object(
   { $id: 'CreateApiTokenBody' },
 )
 
-const TokenParams = t.Object({
-  id: t.String({ pattern: idPattern('tok'), description: 'Token id, `tok_…`.' }),
-})
+/** A token as its owner sees it listed: never its secret, nor whose it is (their own). */
+function shownToken(row: ApiTokensTable) {
+  const { userId: _owner, ...shown } = toApiToken(row)
+  return shown
+}
 
 /** POST, GET /api-tokens and DELETE /api-tokens/{id}. */
 export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
@@ -66,6 +69,7 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
         'Open to a session or to a token carrying `*`. The token is in the answer once; only its hash is stored. It never grants more than its creator holds at the time it is used.',
       authenticated: true,
       wildcardOnly: true,
+      showsSecret: true,
       body: CreateTokenBody,
       responses: {
         201: {
@@ -74,7 +78,11 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
           headers: { Location: 'URL of the token.' },
         },
       },
-      problems: [kernelProblems.wildcard_token_required],
+      problems: [
+        kernelProblems.wildcard_token_required,
+        kernelProblems.unknown_customer,
+        ...Object.values(tokenRequestProblems),
+      ],
       async handler({ body, caller, audit }) {
         const request = {
           name: body.name,
@@ -116,21 +124,8 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
       description:
         'Tokens of the signed-in user that are not revoked, oldest first; never their secrets. A token limited to a customer lists only the tokens limited to that customer.',
       authenticated: true,
-      query: t.Object(pageQuery),
-      responses: { 200: { description: 'A page of tokens.', schema: pageOf(ApiToken, 'ApiTokenPage') } },
-      async handler({ caller, page }) {
-        const { rows, nextCursor } = await page(ownTokens(caller), {
-          keyColumn: 'id',
-          keyOf: (row) => row.id,
-        })
-        return {
-          items: rows.map((row) => {
-            const { userId: _owner, ...shown } = toApiToken(row)
-            return shown
-          }),
-          nextCursor,
-        }
-      },
+      list: { item: ApiToken, toItem: shownToken },
+      handler: ({ caller }) => ownTokens(caller),
     }),
     defineRoute({
       method: 'GET',
@@ -140,13 +135,10 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
       description:
         'Never its secret. A token limited to a customer reads only tokens limited to that customer.',
       authenticated: true,
-      params: TokenParams,
+      params: { id: 'tok' },
       responses: { 200: { description: 'The token.', schema: ApiToken } },
       async handler({ params, caller }) {
-        const row = await ownTokens(caller).where('id', '=', params.id).executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        const { userId: _owner, ...shown } = toApiToken(row)
-        return shown
+        return shownToken(orNotFound(await ownTokens(caller).where('id', '=', params.id).executeTakeFirst()))
       },
     }),
     defineRoute({
@@ -157,7 +149,7 @@ export function apiTokenRoutes(context: KernelRouteContext): RouteDefinition[] {
       description: 'Open to a session or to a token carrying `*`. The token stops working at once.',
       authenticated: true,
       wildcardOnly: true,
-      params: TokenParams,
+      params: { id: 'tok' },
       responses: { 204: { description: 'Revoked.' } },
       problems: [kernelProblems.wildcard_token_required],
       async handler({ params, caller, audit }) {

@@ -1,8 +1,10 @@
 // POST and GET /api/v1/users as staff see them: who may create whom, and who sees which users.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { addMember, type Page, type User } from '../../index.ts'
-import { createTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
+import { tenancy } from '../../tenancy/tenancy.ts'
+import type { User } from '../users.ts'
+import type { Page } from '../../pagination/paginate.ts'
+import { createKernelTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
 import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
 import {
   brandA,
@@ -17,7 +19,7 @@ import { createTestUser, testPassword } from '../../testing/users.ts'
 /** Two brands with one customer each, standing in for the brands and customers plugins. */
 const tenancyPlugin = fixturePlugin({
   description: 'Brands, customers and a customer scope for the user tests.',
-  scopes: ['site:read'],
+  scopes: ['gadget:read'],
   tenants: twoTenants,
 })
 
@@ -41,7 +43,7 @@ async function listUsers(token: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [tenancyPlugin] })
+  tp = await createKernelTestPanel({ plugins: [tenancyPlugin] })
   const db = tp.panel.store.db
   ;[staff, brandStaffA, brandStaffB, memberA, memberB] = await Promise.all([
     tp.staff(),
@@ -50,8 +52,8 @@ beforeAll(async () => {
     createTestUser(db, { email: 'member-a@example.test', staffRole: null }),
     createTestUser(db, { email: 'member-b@example.test', staffRole: null }),
   ])
-  await addMember(db, customerA, memberA.id, 'owner')
-  await addMember(db, customerB, memberB.id, 'owner')
+  await tenancy.members.add(db, customerA, memberA.id, 'owner')
+  await tenancy.members.add(db, customerB, memberB.id, 'owner')
   staffToken = await tp.token()
   brandToken = await tp.token({ user: brandStaffA })
 })

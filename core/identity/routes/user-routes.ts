@@ -3,14 +3,13 @@
 import { Type as t } from '@sinclair/typebox'
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { Caller } from '../../auth/caller.ts'
-import { idPattern } from '../../ids/ids.ts'
-import { pageOf, pageQuery } from '../../pagination/paginate.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { fieldProblem, Problem } from '../../problem/problem.ts'
 import { defineProblems } from '../../problem/problem-code.ts'
+import { orNotFound } from '../../tenancy/find-visible.ts'
 import { User } from '../schemas.ts'
-import type { KernelTables } from '../tables.ts'
+import type { IdentityTables } from '../identity-tables.ts'
 import { insertUser, prepareUser, toUser, UserError } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
@@ -50,8 +49,6 @@ const CreateUserBody = t.Object(
   { $id: 'CreateUserBody' },
 )
 
-const UserParams = t.Object({ id: t.String({ pattern: idPattern('usr'), description: 'User id, `usr_…`.' }) })
-
 /** The users a staff caller may see: platform staff all; brand staff their brand's staff and its customers' members. */
 function visibleUsers(caller: Caller): Expression<SqlBool> {
   if (caller.kind === 'platform') return sql<SqlBool>`1 = 1`
@@ -62,7 +59,7 @@ function visibleUsers(caller: Caller): Expression<SqlBool> {
 /** POST, GET /users and GET /users/{id}. */
 export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
   const { store } = context
-  const users = () => store.db.withTables<KernelTables>().selectFrom('users').selectAll()
+  const users = () => store.db.withTables<IdentityTables>().selectFrom('users').selectAll()
   return [
     defineRoute({
       method: 'POST',
@@ -116,6 +113,7 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
               action: 'user.create',
               subject: { type: 'user', id: created.id },
               customerId: null,
+              brandId,
               details: { email: created.email, staffRole, brandId },
             })
             return created
@@ -137,15 +135,8 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
         'Platform staff see every user; brand staff see their brand’s staff and the members of its customers.',
       scope: 'user:read',
       staff: true,
-      query: t.Object(pageQuery),
-      responses: { 200: { description: 'A page of users.', schema: pageOf(User, 'UserPage') } },
-      async handler({ caller, page }) {
-        const { rows, nextCursor } = await page(users().where(visibleUsers(caller)), {
-          keyColumn: 'users.id',
-          keyOf: (row) => row.id,
-        })
-        return { items: rows.map(toUser), nextCursor }
-      },
+      list: { item: User, key: 'users.id', toItem: toUser },
+      handler: ({ caller }) => users().where(visibleUsers(caller)),
     }),
     defineRoute({
       method: 'GET',
@@ -154,15 +145,12 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
       summary: 'Read a user',
       scope: 'user:read',
       staff: true,
-      params: UserParams,
+      params: { id: 'usr' },
       responses: { 200: { description: 'The user.', schema: User } },
       async handler({ params, caller }) {
-        const row = await users()
-          .where(visibleUsers(caller))
-          .where('users.id', '=', params.id)
-          .executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toUser(row)
+        return toUser(
+          orNotFound(await users().where(visibleUsers(caller)).where('users.id', '=', params.id).executeTakeFirst()),
+        )
       },
     }),
   ]

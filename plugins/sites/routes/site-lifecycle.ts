@@ -114,7 +114,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
           if (Object.keys(changes).length === 0) return toSite(row)
           const onNode = changes.domain !== undefined || changes.disk_mb !== undefined
           if (onNode && row.status !== 'active' && row.status !== 'suspended')
-            throw new Problem(sitesProblems.site_busy, { extensions: { status: row.status } })
+            throw new Problem(sitesProblems.site_busy, { extensions: { currentStatus: row.status } })
           if (onNode) {
             changes.job_id = await enqueueJob(trx, {
               kind: siteJobKinds.update,
@@ -200,7 +200,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
             id: row.id,
           })
           if (holders.length > 0)
-            throw new Problem(sitesProblems.site_held, { extensions: { status: row.status, holders } })
+            throw new Problem(sitesProblems.site_held, { extensions: { currentStatus: row.status, holders } })
           // Only a suspended site: a provisioning one becomes active by its job, not by staff.
           if (row.status !== 'suspended') throw illegalTransition(row.status as SiteStatus, 'active')
           const moved = await moveSite(trx, input, row, {

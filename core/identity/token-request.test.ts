@@ -1,13 +1,13 @@
 // Token requests: refused when they would grant more than the creator holds or live outside the lifetime policy.
 
 import { describe, expect, test } from 'bun:test'
-import { checkTokenRequest } from './api-tokens.ts'
+import { checkTokenRequest } from './token-request.ts'
 
-const panelScopes = new Set(['site:read', 'site:create', 'customer:create'])
-const creatorScopes = new Set(['site:read'])
+const panelScopes = new Set(['gadget:read', 'gadget:create', 'customer:create'])
+const creatorScopes = new Set(['gadget:read'])
 const policy = { defaultDays: 90, maxDays: 365 }
 const now = Date.parse('2026-01-01T00:00:00Z')
-const request = { name: 't', scopes: ['site:read'], customerId: null, expiresAt: null }
+const request = { name: 't', scopes: ['gadget:read'], customerId: null, expiresAt: null }
 const codes = (overrides: Partial<typeof request> & Record<string, unknown>, visible = true) =>
   checkTokenRequest({ ...request, ...overrides }, creatorScopes, panelScopes, visible, policy, now).map(
     (item) => [item.location, item.code],
@@ -20,7 +20,7 @@ describe('checkTokenRequest', () => {
   })
 
   test('refuses scopes the installation lacks or the creator does not hold', () => {
-    expect(codes({ scopes: ['site:read', 'site:nope', 'site:create'] })).toEqual([
+    expect(codes({ scopes: ['gadget:read', 'gadget:nope', 'gadget:create'] })).toEqual([
       ['body.scopes.1', 'unknown_scope'],
       ['body.scopes.2', 'scope_not_held'],
     ])

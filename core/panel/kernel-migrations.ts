@@ -1,158 +1,6 @@
-// The kernel's own tables: users, sessions, API tokens, tenancy (tenants, memberships), audit log, event outbox.
+// The kernel's migrations, applied before any plugin's: recorded under the owner `kernel`, ids never change.
 
-import type { Migration } from '../store/migrations.ts'
-
-export interface UsersTable {
-  id: string
-  email: string
-  password_hash: string
-  /** `platform` for the provider's own staff, `brand` for a brand's staff (with `brand_id`), null otherwise. */
-  staff_role: string | null
-  brand_id: string | null
-  created_at: string
-  updated_at: string
-}
-
-export interface ApiTokensTable {
-  id: string
-  user_id: string
-  name: string
-  token_hash: string
-  /** JSON array of scope names, possibly `["*"]`. */
-  scopes: string
-  customer_id: string | null
-  expires_at: string
-  created_at: string
-  last_used_at: string | null
-  revoked_at: string | null
-}
-
-export interface AuditEntriesTable {
-  id: string
-  occurred_at: string
-  action: string
-  actor_user_id: string | null
-  actor_token_id: string | null
-  subject_type: string
-  subject_id: string
-  customer_id: string | null
-  request_id: string | null
-  source_address: string | null
-  /** JSON object with what changed; never secrets. */
-  details: string
-}
-
-export interface EventOutboxTable {
-  id: string
-  kind: string
-  occurred_at: string
-  customer_id: string | null
-  /** JSON of the event's `data`. */
-  payload: string
-  dispatched_at: string | null
-  /** The customer's brand when the event was written, so brand endpoints get only their brand's events. */
-  brand_id: string | null
-}
-
-export interface SessionsTable {
-  id: string
-  /** SHA-256 of the session secret, hex. */
-  secret_hash: string
-  user_id: string
-  created_at: string
-  expires_at: string
-}
-
-/** Which brand each customer belongs to: written by the customers plugin through the tenancy service. */
-export interface TenantsTable {
-  customer_id: string
-  brand_id: string
-}
-
-/** A user's role on a customer's team. */
-export interface MembershipsTable {
-  user_id: string
-  customer_id: string
-  role: string
-  created_at: string
-}
-
-/** A remembered answer to a creating request, by caller and Idempotency-Key. */
-export interface IdempotencyKeysTable {
-  caller: string
-  key: string
-  fingerprint: string
-  /** `in_flight` while the first request runs, `done` once its answer is kept. */
-  state: string
-  response_status: number | null
-  response_headers: string | null
-  response_body: string | null
-  created_at: string
-  expires_at: string
-}
-
-/** Counts kept up to date as rows change, per scope: `all`, `brand:<id>`, `customer:<id>`. */
-export interface UsageCountersTable {
-  scope_key: string
-  metric: string
-  value: number
-}
-
-/** Traffic reported for sites, summed per scope and hour (`2026-11-22T05`). */
-export interface TrafficBucketsTable {
-  scope_key: string
-  hour: string
-  requests: number
-  bytes: number
-}
-
-export interface JobsTable {
-  id: string
-  kind: string
-  /** queued, running, succeeded, failed, cancelled. */
-  status: string
-  customer_id: string | null
-  subject_type: string
-  subject_id: string
-  /** JSON object. */
-  input: string
-  /** JSON object the handler returned, once succeeded. */
-  result: string | null
-  /** JSON `{ code, message }` of the last failure. */
-  error: string | null
-  progress: number
-  step: string | null
-  attempts: number
-  max_attempts: number
-  /** Not before this time (retries back off). */
-  run_after: string
-  /** The worker holding the job while it runs, and until when; an expired lease is taken over. */
-  lease_owner: string | null
-  lease_until: string | null
-  cancel_requested: number
-  requested_by_user_id: string | null
-  requested_by_token_id: string | null
-  request_id: string | null
-  created_at: string
-  updated_at: string
-  started_at: string | null
-  finished_at: string | null
-}
-
-/** The kernel's tables, for `db.withTables<KernelTables>()` (a type alias: Kysely needs an index-compatible type). */
-export type KernelTables = {
-  users: UsersTable
-  api_tokens: ApiTokensTable
-  audit_entries: AuditEntriesTable
-  event_outbox: EventOutboxTable
-  sessions: SessionsTable
-  tenants: TenantsTable
-  memberships: MembershipsTable
-  idempotency_keys: IdempotencyKeysTable
-  usage_counters: UsageCountersTable
-  traffic_buckets: TrafficBucketsTable
-  jobs: JobsTable
-}
+import { type Migration, sql } from '../store/migrations.ts'
 
 /** The kernel's migrations, applied before any plugin's. */
 export const kernelMigrations: readonly Migration[] = [
@@ -293,14 +141,8 @@ export const kernelMigrations: readonly Migration[] = [
         .addColumn('value', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('usage_counters_pk', ['scope_key', 'metric'])
         .execute()
-      await db.schema
-        .createTable('traffic_buckets')
-        .addColumn('scope_key', 'text', (c) => c.notNull())
-        .addColumn('hour', 'text', (c) => c.notNull())
-        .addColumn('requests', 'integer', (c) => c.notNull())
-        .addColumn('bytes', 'integer', (c) => c.notNull())
-        .addPrimaryKeyConstraint('traffic_buckets_pk', ['scope_key', 'hour'])
-        .execute()
+      // Installations made before 0.2 also got a table of site traffic here; the nodes plugin, which keeps traffic
+      // now, takes its rows over.
     },
   },
   {
@@ -337,6 +179,18 @@ export const kernelMigrations: readonly Migration[] = [
       await db.schema.createIndex('jobs_customer_idx').on('jobs').columns(['customer_id', 'id']).execute()
       await db.schema.createIndex('jobs_subject_idx').on('jobs').columns(['subject_id', 'id']).execute()
       await db.schema.alterTable('event_outbox').addColumn('brand_id', 'text').execute()
+    },
+  },
+  {
+    id: '0006_audit_brand',
+    async up(db) {
+      // Brand staff see the entries of their brand: those of its customers, and of its own plans, endpoints and
+      // staff, which have no customer. Entries written before take their customer's brand.
+      await db.schema.alterTable('audit_entries').addColumn('brand_id', 'text').execute()
+      await sql`update audit_entries set brand_id =
+        (select brand_id from tenants where tenants.customer_id = audit_entries.customer_id)
+        where customer_id is not null`.execute(db)
+      await db.schema.createIndex('audit_brand_idx').on('audit_entries').columns(['brand_id', 'id']).execute()
     },
   },
 ]

@@ -1,0 +1,39 @@
+// The jobs table: background work, its state and lease.
+
+export interface JobsTable {
+  id: string
+  kind: string
+  /** queued, running, succeeded, failed, cancelled. */
+  status: string
+  customer_id: string | null
+  subject_type: string
+  subject_id: string
+  /** JSON object. */
+  input: string
+  /** JSON object the handler returned, once succeeded. */
+  result: string | null
+  /** JSON `{ code, message }` of the last failure. */
+  error: string | null
+  progress: number
+  step: string | null
+  attempts: number
+  max_attempts: number
+  /** Not before this time (retries back off). */
+  run_after: string
+  /** The worker holding the job while it runs, and until when; an expired lease is taken over. */
+  lease_owner: string | null
+  lease_until: string | null
+  cancel_requested: number
+  requested_by_user_id: string | null
+  requested_by_token_id: string | null
+  request_id: string | null
+  created_at: string
+  updated_at: string
+  started_at: string | null
+  finished_at: string | null
+}
+
+/** For `db.withTables<JobTables>()` (a type alias: Kysely needs an index-compatible type). */
+export type JobTables = {
+  jobs: JobsTable
+}

@@ -1,0 +1,196 @@
+// Wiring: every compiled route on one router, rate limits, the document and its reference page, and the one
+// `handle` every host calls. A router that cannot be built fails here, at start-up, never at a request.
+
+import { Elysia } from 'elysia'
+import { newId } from '../ids/ids.ts'
+import { type RateLimiter } from '../http/rate-limiter.ts'
+import type { CompiledRoute, RequestInfo, RequestTrace } from '../http/route-pipeline.ts'
+import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import { Problem } from '../problem/problem.ts'
+import { errorResponse, type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
+
+/** A compiled route with where it is mounted. */
+export interface MountedCompiledRoute {
+  readonly compiled: CompiledRoute
+  readonly fullPath: string
+  /** Not rate limited: health checks a load balancer polls. */
+  readonly unlimited?: boolean
+}
+
+/** What one finished request looked like, for the request log and metrics. */
+export interface RequestRecord {
+  readonly requestId: string
+  readonly method: string
+  /** The route template (`/api/v1/sites/:id`), or null when no route matched. */
+  readonly route: string | null
+  readonly status: number
+  readonly durationMs: number
+  readonly address: string | null
+  readonly userId: string | null
+  readonly tokenId: string | null
+  readonly customerId: string | null
+}
+
+/** An incoming X-Request-Id the panel keeps as its own: short, printable, no spaces. */
+const requestIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/
+
+/** The request id of a request: the client's or proxy's `X-Request-Id` when well-formed, else a new one. */
+function requestIdOf(request: Request): string {
+  const given = request.headers.get('x-request-id')
+  return given !== null && requestIdPattern.test(given) ? given : newId('req')
+}
+
+/**
+ * The path of `url` when it can be looked up as written, or null when the router must decide: a path it would
+ * normalise (percent-escapes, a trailing slash) or a URL with a fragment.
+ */
+function staticPathOf(url: string): string | null {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0 || url.includes('#')) return null
+  const query = url.indexOf('?', start)
+  const path = query < 0 ? url.slice(start) : url.slice(start, query)
+  return path.length > 1 && !path.endsWith('/') && !path.includes('%') ? path : null
+}
+
+/** Headers on every answer: browsers must not guess a content type the panel did not send. */
+function secured(response: Response): Response {
+  response.headers.set('x-content-type-options', 'nosniff')
+  return response
+}
+
+/** Builds the router; `document` is made from the mounted routes by `describe`, once they are mounted. */
+export function createRouter(input: {
+  readonly routes: readonly MountedCompiledRoute[]
+  readonly limiter: RateLimiter
+  readonly docsPath: string
+  readonly basePath: string
+  readonly describe: (app: Elysia) => string
+  readonly observe?: (record: RequestRecord) => void
+}) {
+  const app = new Elysia({ name: 'plinth' })
+  const infos = new WeakMap<Request, RequestInfo>()
+  const known: KnownRoute[] = []
+  /** Routes without path parameters, by `METHOD /path`: most requests, answered without the router. */
+  const direct = new Map<string, (request: Request, params: Record<string, string>, info: RequestInfo) => Promise<Response>>()
+
+  const infoOf = (request: Request): RequestInfo => {
+    let info = infos.get(request)
+    if (!info) {
+      info = { requestId: requestIdOf(request), address: null, trace: {} }
+      infos.set(request, info)
+    }
+    return info
+  }
+
+  for (const { compiled, fullPath, unlimited } of input.routes) {
+    const { route } = compiled
+    const serve = async (request: Request, params: Record<string, string>, info: RequestInfo): Promise<Response> => {
+      if (info.trace) info.trace.route = fullPath
+      try {
+        // Anonymous calls count against their address, and may not make the panel read bodies without limit.
+        const rate = unlimited ? null : input.limiter.take(request, info.address, route.strictRateLimit === true)
+        if (rate?.refusal) return rate.refusal.toResponse(info.requestId)
+        try {
+          return await compiled.answer(request, params, info, rate?.headers)
+        } catch (error) {
+          const response = errorResponse(error, info.requestId)
+          for (const [name, value] of Object.entries(rate?.headers ?? {})) response.headers.set(name, value)
+          return response
+        }
+      } catch (error) {
+        return errorResponse(error, info.requestId)
+      }
+    }
+    app.route(
+      route.method,
+      fullPath,
+      // Elysia gives routes without path parameters `undefined`; the direct path gives `{}`. One value, so a cursor
+      // (bound to the parameters) works whichever way the request came.
+      ({ request, params }) => serve(request, (params ?? {}) as Record<string, string>, infoOf(request)),
+      { parse: 'none', detail: { operationId: route.operationId } },
+    )
+    if (!fullPath.includes(':')) direct.set(`${route.method} ${fullPath}`, serve)
+    known.push({ method: route.method, pattern: routePattern(fullPath) })
+  }
+
+  const documentJson = input.describe(app)
+  const { docsPath } = input
+  const docsPage = docsPageHtmlFor(docsPath)
+  const json = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
+  // A lost client (a browser at the root, a script at the base path) is pointed at the document.
+  const index = JSON.stringify({
+    name: 'Plinth API',
+    api: input.basePath,
+    docs: docsPath,
+    detail: `The API lives under ${input.basePath}; its OpenAPI 3.1 document and reference are at ${docsPath}.`,
+  })
+  app
+    .get('/', () => json(index), { detail: { hide: true } })
+    .get(input.basePath, () => json(index), { detail: { hide: true } })
+    .get(
+      docsPath,
+      ({ request }) => {
+        // The page's links are relative to the docs path; with a trailing slash they would resolve one level down.
+        if (new URL(request.url).pathname.endsWith('/')) {
+          return new Response(null, { status: 308, headers: { location: docsPath.split('/').at(-1) ?? '' } })
+        }
+        const headers = { vary: 'Accept' }
+        return prefersHtml(request.headers.get('accept'))
+          ? new Response(docsPage, { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } })
+          : new Response(documentJson, { headers: { ...headers, 'content-type': 'application/json' } })
+      },
+      { detail: { hide: true } },
+    )
+    .get(`${docsPath}/openapi.json`, () => json(documentJson), { detail: { hide: true } })
+    .get(
+      `${docsPath}/assets/:name`,
+      ({ params, request }) =>
+        docsAsset(params.name) ?? new Problem(kernelProblems.not_found).toResponse(infoOf(request).requestId),
+      { detail: { hide: true } },
+    )
+    .onError(({ code, error, request }) => {
+      const { requestId } = infoOf(request)
+      if (code === 'NOT_FOUND') return notFoundProblem(request, known).toResponse(requestId)
+      return errorResponse(error, requestId)
+    })
+  for (const path of ['/', input.basePath, docsPath, `${docsPath}/openapi.json`])
+    known.push({ method: 'GET', pattern: routePattern(path) })
+  // Built now: a route the router cannot hold must stop the start-up, not answer 500 to every request later.
+  app.compile()
+
+  return {
+    app,
+    /** Answers one request; hosts pass what they know of it (the client address). */
+    async handle(request: Request, given?: { readonly address?: string | null }): Promise<Response> {
+      const started = performance.now()
+      const trace: RequestTrace = {}
+      const info = { requestId: requestIdOf(request), address: given?.address ?? null, trace }
+      let response: Response
+      const path = staticPathOf(request.url)
+      const serve = path === null ? undefined : direct.get(`${request.method} ${path}`)
+      try {
+        if (serve) response = await serve(request, {}, info)
+        else {
+          infos.set(request, info)
+          response = await app.handle(request)
+        }
+      } catch (error) {
+        response = errorResponse(error, info.requestId)
+      }
+      if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', info.requestId)
+      input.observe?.({
+        requestId: info.requestId,
+        method: request.method,
+        route: trace.route ?? null,
+        status: response.status,
+        durationMs: performance.now() - started,
+        address: info.address,
+        userId: trace.userId ?? null,
+        tokenId: trace.tokenId ?? null,
+        customerId: trace.customerId ?? null,
+      })
+      return secured(response)
+    },
+  }
+}

@@ -1,0 +1,89 @@
+// Wiring: every plugin's routes (the kernel's areas' too) compiled into the request pipeline, checked against each
+// other, mounted on the router, and described in the OpenAPI document.
+
+import { writeAudit } from '../audit/audit-log.ts'
+import { createSecretBox } from '../crypto/secret-box.ts'
+import type { ContractChecks } from '../http/contract-checks.ts'
+import type { RateLimiter } from '../http/rate-limiter.ts'
+import { type CompiledRoute, compileRoute, type PipelineRuntime } from '../http/route-pipeline.ts'
+import { buildDocument } from '../openapi/build-document.ts'
+import type { PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
+import { checkRoutes } from '../plugin/resolve-plugins.ts'
+import type { RouteDefinition } from '../plugin/route.ts'
+import type { Background } from './background.ts'
+import type { Catalogue } from './catalogue.ts'
+import type { PanelOptions } from './create-panel.ts'
+import type { PanelLimits } from './limits.ts'
+import { createRouter, type MountedCompiledRoute } from './router.ts'
+
+/** Mounts every route; returns the panel's `handle`, its router and its document. */
+export function mountPanel(input: {
+  readonly plugins: readonly PluginDefinition[]
+  /** The kernel's health routes, at absolute paths and never rate limited. */
+  readonly health: readonly RouteDefinition[]
+  readonly contextFor: (plugin: string) => PluginContext
+  readonly catalogue: Catalogue
+  readonly background: Background
+  readonly limiter: RateLimiter
+  readonly contractChecks: ContractChecks | null
+  readonly options: PanelOptions & { readonly basePath: string; readonly limits: PanelLimits }
+}) {
+  const { options, catalogue, background } = input
+  const routesByPlugin = input.plugins.map((plugin) => ({
+    plugin: plugin.name,
+    routes: plugin.routes?.(input.contextFor(plugin.name)) ?? [],
+  }))
+  checkRoutes(routesByPlugin, { problemCodes: [], scopes: [], routes: input.health, basePath: options.basePath }, catalogue.scopeNames)
+
+  const staffScopes = new Set(catalogue.holdings.filter((scope) => scope.staff).map((scope) => scope.name))
+  const runtime: PipelineRuntime = {
+    store: options.store,
+    auth: { db: options.store.db, secret: options.secret, scopes: catalogue.holdings },
+    bodyLimitBytes: options.limits.bodyBytes,
+    basePath: options.basePath,
+    idempotencyWindowMs: options.limits.idempotencyWindowHours * 3_600_000,
+    idempotencyBox: createSecretBox(options.secret, 'plinth idempotent answers v1'),
+    enqueueJob: (trx, job, requester) => background.enqueueJob(trx, job, requester),
+    audit: writeAudit,
+    committed: (work) => background.committed(work),
+    contractChecks: input.contractChecks,
+  }
+  const mounted: (MountedCompiledRoute & { readonly tag: string })[] = []
+  const readsByPath = new Map<string, CompiledRoute>()
+  const mount = (declared: RouteDefinition, tag: string, fullPath: string, eventKinds: ReadonlySet<string>, unlimited = false) => {
+    // A route needing a staff scope is a staff area whether or not it says so: no plugin can forget it.
+    const route = declared.scope && staffScopes.has(declared.scope) ? { ...declared, staff: true } : declared
+    // If-Match on a change compares with the single-resource read of the same path, found once all are compiled.
+    const compiled = compileRoute(route, tag, runtime, eventKinds, () => readsByPath.get(fullPath))
+    if (route.method === 'GET' && !route.list) readsByPath.set(fullPath, compiled)
+    mounted.push({ compiled, fullPath, tag, unlimited })
+  }
+  for (const route of input.health) mount(route, 'kernel', route.path, new Set(), true)
+  for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
+    const eventKinds = new Set((input.plugins[index]?.events ?? []).map((event) => event.kind))
+    for (const route of routes) mount(route, plugin, `${options.basePath}${route.path}`, eventKinds)
+  }
+
+  let document: Readonly<Record<string, unknown>> = {}
+  const router = createRouter({
+    routes: mounted,
+    limiter: input.limiter,
+    docsPath: options.docsPath ?? '/api/docs',
+    basePath: options.basePath,
+    observe: options.observe,
+    describe: (app) => {
+      document = buildDocument({
+        app,
+        version: options.version ?? '0.2.0',
+        serverUrl: options.serverUrl ?? '/',
+        routes: mounted.map(({ compiled, fullPath, tag }) => ({ route: compiled.route, fullPath, tag })),
+        tags: input.plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),
+        scopes: catalogue.scopes,
+        problems: catalogue.problems,
+        events: catalogue.events,
+      })
+      return JSON.stringify(document)
+    },
+  })
+  return { handle: router.handle, router: router.app, document }
+}

@@ -1,0 +1,48 @@
+// Every refusal a route can answer: the kernel's for a route of its shape, and the route's own.
+
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import type { ProblemRef } from '../problem/problem-code.ts'
+import type { RouteDefinition } from './route.ts'
+
+/** Whether a route changes state (and so is audited, CSRF-checked and may be conditional). */
+export function changesState(route: Pick<RouteDefinition, 'method'>): boolean {
+  return route.method !== 'GET'
+}
+
+/** The refusals any route of this shape can answer, besides its own. */
+export function implicitProblems(route: RouteDefinition): ProblemRef[] {
+  const problems: ProblemRef[] = [kernelProblems.internal_error]
+  if (route.credential) problems.push(kernelProblems.unauthenticated)
+  if (!route.public) {
+    problems.push(kernelProblems.unauthenticated, kernelProblems.invalid_token, kernelProblems.token_expired)
+    problems.push(kernelProblems.session_expired)
+    if (route.scope) problems.push(kernelProblems.insufficient_scope)
+    if (route.staff) problems.push(kernelProblems.staff_only)
+    if (route.wildcardOnly) problems.push(kernelProblems.wildcard_token_required)
+    if (changesState(route)) problems.push(kernelProblems.csrf_token_invalid, kernelProblems.cross_origin_request)
+  }
+  if (route.params) problems.push(kernelProblems.not_found)
+  // Every route validates its query, and one that declares none refuses unknown parameters.
+  problems.push(kernelProblems.validation_failed, kernelProblems.rate_limited)
+  if (route.list) problems.push(kernelProblems.invalid_cursor)
+  if (route.params && (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'))
+    problems.push(kernelProblems.precondition_failed)
+  if (route.idempotent) {
+    problems.push(
+      kernelProblems.invalid_idempotency_key,
+      kernelProblems.idempotency_key_reused,
+      kernelProblems.idempotency_request_in_flight,
+    )
+  }
+  if (route.body)
+    problems.push(kernelProblems.malformed_json, kernelProblems.unsupported_media_type, kernelProblems.body_too_large)
+  return problems
+}
+
+/** Every refusal of `route`, each code once, the kernel's first. */
+export function routeProblems(route: RouteDefinition): ProblemRef[] {
+  const seen = new Map<string, ProblemRef>()
+  for (const problem of [...implicitProblems(route), ...(route.problems ?? [])])
+    if (!seen.has(problem.code)) seen.set(problem.code, problem)
+  return [...seen.values()]
+}

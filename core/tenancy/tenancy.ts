@@ -1,0 +1,52 @@
+// The tenancy service plugins write through: which brand a customer belongs to, and who is on its team. The kernel
+// keeps both, since every caller is made of them; writing them here is what keeps kept callers honest.
+
+import type { TeamRole } from '../auth/roles.ts'
+import type { Db } from '../store/store.ts'
+import {
+  addMember,
+  brandOfCustomer,
+  changeMemberRole,
+  countOwners,
+  findMember,
+  type Member,
+  membersQuery,
+  registerTenant,
+  removeMember,
+} from './tenants.ts'
+
+export type { Member } from './tenants.ts'
+
+/** Customers' brands and teams, as plugin contexts hand them out. */
+export interface Tenancy {
+  /** Records that `customerId` belongs to `brandId`; the customers plugin calls it in the creating transaction. */
+  register(db: Db, customerId: string, brandId: string): Promise<void>
+  /** The brand a customer belongs to, or null for an unknown customer. */
+  brandOf(db: Db, customerId: string): Promise<string | null>
+  /** A customer's team. */
+  readonly members: {
+    /** The team as a query for a list route (`list: { item: Member, key: 'memberships.user_id' }`). */
+    list(db: Db, customerId: string): ReturnType<typeof membersQuery>
+    /** One member, or null. */
+    find(db: Db, customerId: string, userId: string): Promise<Member | null>
+    add(db: Db, customerId: string, userId: string, role: TeamRole): Promise<void>
+    changeRole(db: Db, customerId: string, userId: string, role: TeamRole): Promise<void>
+    remove(db: Db, customerId: string, userId: string): Promise<void>
+    /** How many owners the team has (a team keeps at least one). */
+    countOwners(db: Db, customerId: string): Promise<number>
+  }
+}
+
+/** The tenancy service of a panel. */
+export const tenancy: Tenancy = {
+  register: registerTenant,
+  brandOf: brandOfCustomer,
+  members: {
+    list: membersQuery,
+    find: findMember,
+    add: addMember,
+    changeRole: changeMemberRole,
+    remove: removeMember,
+    countOwners,
+  },
+}

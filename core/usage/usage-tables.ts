@@ -1,0 +1,13 @@
+// Usage counters kept as rows change.
+
+/** Counts kept up to date as rows change, per scope: `all`, `brand:<id>`, `customer:<id>`. */
+export interface UsageCountersTable {
+  scope_key: string
+  metric: string
+  value: number
+}
+
+/** For `db.withTables<UsageTables>()` (a type alias: Kysely needs an index-compatible type). */
+export type UsageTables = {
+  usage_counters: UsageCountersTable
+}
