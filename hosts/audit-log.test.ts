@@ -1,10 +1,9 @@
 // GET /api/v1/audit on the standard installation: every change is there, newest first, filtered, within the view.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createUser, type Page } from '../core/index.ts'
-import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { expectProblem } from '../core/testing/problems.ts'
-import { testStandardPlugins } from './testing/test-plugins.ts'
+import { createUser } from '../core/index.ts'
+import { createTestPanel, type TestPanel, expectProblem } from './testing/index.ts'
+import type { Page } from './testing/index.ts'
 
 interface Entry {
   readonly id: string
@@ -40,7 +39,7 @@ async function audit(token: string, query = ''): Promise<readonly Entry[]> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: testStandardPlugins() })
+  tp = await createTestPanel()
   staffToken = await tp.token()
   await post('/api/v1/brands', { name: 'Reseller' })
   customerA = (await post('/api/v1/customers', { name: 'A' })).body.id

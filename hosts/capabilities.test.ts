@@ -1,12 +1,11 @@
 // GET /api/v1/capabilities on the standard installation: plugins, site types, event kinds, the caller, the limits.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { testStandardPlugins } from './testing/test-plugins.ts'
+import { createTestPanel, type TestPanel } from './testing/index.ts'
 
 let tp: TestPanel
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: testStandardPlugins(), limits: { bodyBytes: 2048 } })
+  tp = await createTestPanel({ limits: { bodyBytes: 2048 } })
 })
 afterAll(() => tp.panel.close())
 

@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { type RulesetDefinition, Spectral } from '@stoplight/spectral-core'
 import { oas } from '@stoplight/spectral-rulesets'
-import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { testStandardPlugins } from './testing/test-plugins.ts'
+import { createTestPanel, type TestPanel } from './testing/index.ts'
 
 interface SchemaObject {
   readonly $ref?: string
@@ -55,7 +54,7 @@ let text: string
 let document: OpenApiDocument
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: testStandardPlugins() })
+  tp = await createTestPanel()
   const response = await tp.request('GET', '/api/docs', { headers: { accept: 'application/json' } })
   text = await response.text()
   document = JSON.parse(text) as OpenApiDocument

@@ -4,15 +4,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fieldCodes, tokenRequestCodes } from '../core/index.ts'
-import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
 import { problemCatalogueMarkdown } from './problem-catalogue.ts'
-import { testStandardPlugins } from './testing/test-plugins.ts'
+import { createTestPanel, type TestPanel } from './testing/index.ts'
 
 const root = join(import.meta.dir, '..')
 let tp: TestPanel
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: testStandardPlugins() })
+  tp = await createTestPanel()
 })
 afterAll(() => tp.panel.close())
 

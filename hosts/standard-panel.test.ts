@@ -2,10 +2,8 @@
 // and anything else stops the start-up.
 
 import { expect, test } from 'bun:test'
-import { createTestPanel } from '../core/testing/create-test-panel.ts'
-import { expectProblem } from '../core/testing/problems.ts'
 import { settingsFromEnv, standardPlugins } from './standard-panel.ts'
-import { temporaryDataDir } from './testing/test-plugins.ts'
+import { createTestPanel, expectProblem, temporaryDataDir } from './testing/index.ts'
 
 test('BILLING_CHECKOUT is open when unset, open or closed; anything else is refused naming the setting', () => {
   expect(settingsFromEnv({}).billingCheckout).toBe('open')
@@ -20,6 +18,7 @@ test('BILLING_CHECKOUT is open when unset, open or closed; anything else is refu
 test('BILLING_CHECKOUT=closed reaches the billing plugin: checkout answers 403 checkout_closed', async () => {
   const settings = settingsFromEnv({ BILLING_CHECKOUT: 'closed' })
   const tp = await createTestPanel({
+    standard: false,
     plugins: standardPlugins({ ...settings, dataDir: temporaryDataDir(), webhookAllowedHosts: [] }),
   })
   try {

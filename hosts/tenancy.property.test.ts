@@ -3,8 +3,7 @@
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { createUser, type User } from '../core/index.ts'
-import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { testStandardPlugins } from './testing/test-plugins.ts'
+import { createTestPanel, type TestPanel } from './testing/index.ts'
 
 const api = '/api/v1'
 const password = 'correct horse battery staple'
@@ -596,7 +595,7 @@ const tally = { worlds: 0, requests: 0, rows: 0, refusals: 0, tokens: 0, teamCha
 
 /** Builds the world `plan` describes on a fresh panel, through the API (users through createUser). */
 async function buildWorld(plan: WorldPlan): Promise<World> {
-  const tp = await createTestPanel({ plugins: testStandardPlugins() })
+  const tp = await createTestPanel()
   try {
     return await populate(tp, plan)
   } catch (error) {

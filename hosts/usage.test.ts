@@ -2,8 +2,7 @@
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createUser, recordTraffic, type Usage } from '../core/index.ts'
-import { createTestPanel, type TestPanel } from '../core/testing/create-test-panel.ts'
-import { testStandardPlugins } from './testing/test-plugins.ts'
+import { createTestPanel, type TestPanel } from './testing/index.ts'
 
 let tp: TestPanel
 let staffToken: string
@@ -23,7 +22,7 @@ async function usage(token: string): Promise<Usage> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: testStandardPlugins() })
+  tp = await createTestPanel()
   staffToken = await tp.token()
   brandX = await post('/api/v1/brands', { name: 'X Hosting' })
   customers = {

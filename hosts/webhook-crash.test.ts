@@ -4,7 +4,6 @@
 
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
-import { startWebhookReceiver, type WebhookReceiver } from '../core/testing/webhook-receiver.ts'
 import {
   apiClient,
   cliStaffToken,
@@ -12,6 +11,7 @@ import {
   killHard,
   type Standalone,
 } from './testing/host-process.ts'
+import { startWebhookReceiver, type WebhookReceiver } from './testing/index.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-webhook-crash-')
 const receivers: WebhookReceiver[] = []

@@ -1,10 +1,10 @@
-// `npm run docs:codes`: regenerates docs/problem-codes.md from the standard panel's catalogues.
+// `npm run docs:generate`: writes the pages of docs/ generated from the standard installation's catalogue.
 
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createPanel, openSqliteStore } from '../core/index.ts'
-import { problemCatalogueMarkdown } from '../hosts/problem-catalogue.ts'
-import { standardPlugins } from '../hosts/standard-panel.ts'
+import { createPanel, openSqliteStore } from '../core/host.ts'
+import { problemCatalogueMarkdown, rolesTableMarkdown, rolesTableMarkers } from '../hosts/problem-catalogue.ts'
+import { standardPlugins } from '../hosts/standard-plugins.ts'
 
 const panel = await createPanel({
   store: openSqliteStore({ path: ':memory:' }),
@@ -12,7 +12,15 @@ const panel = await createPanel({
   plugins: standardPlugins({ dataDir: join(import.meta.dir, '..', 'data'), webhookAllowedHosts: [] }),
   secret: 'catalogue-generation-needs-no-real-secret',
 })
-const path = join(import.meta.dir, '..', 'docs', 'problem-codes.md')
-writeFileSync(path, problemCatalogueMarkdown(panel))
+const docs = join(import.meta.dir, '..', 'docs')
+writeFileSync(join(docs, 'problem-codes.md'), problemCatalogueMarkdown(panel))
+const tenancyPath = join(docs, 'tenancy.md')
+const tenancy = readFileSync(tenancyPath, 'utf8')
+const start = tenancy.indexOf(rolesTableMarkers.start)
+const end = tenancy.indexOf(rolesTableMarkers.end)
+if (start < 0 || end < start) throw new Error(`docs/tenancy.md lacks the roles table markers`)
+writeFileSync(
+  tenancyPath,
+  `${tenancy.slice(0, start)}${rolesTableMarkdown(panel)}${tenancy.slice(end + rolesTableMarkers.end.length)}`,
+)
 await panel.close()
-console.log(`Wrote ${path}`)

@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { OutboxEvent, Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectProblem } from '../../core/testing/problems.ts'
+import type { OutboxEvent } from '../../core/index.ts'
 import type { Plan } from '../../plugins/billing/contract.ts'
 import { billingSystem, planUpdate, subscriptionUpdate } from './billing-system.ts'
 import { brandPlugins } from './deployment.ts'
 import { eventRecorder } from './event-recorder.ts'
 import { signCallback } from './signature.ts'
+import { createTestPanel, type TestPanel, expectProblem, type Page } from '../../hosts/testing/index.ts'
 
 const secret = 'shared-with-the-billing-system-0123456789'
 const checkoutUrl = 'https://shop.brand.example/plans'
@@ -27,6 +26,7 @@ let system: ReturnType<typeof billingSystem>
 beforeAll(async () => {
   const { plugins, overrides } = brandPlugins({ dataDir, billingSecret: secret, checkoutUrl })
   tp = await createTestPanel({
+    standard: false,
     plugins: [...plugins, recorder.plugin],
     overrides,
     events: { pollIntervalMs: 10 },

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { createPanel, openSqliteStore } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
 import { billingPlugin } from '../../plugins/billing/index.ts'
 import { brandPlugins, openBrandPanel } from './deployment.ts'
+import { createTestPanel, type TestPanel } from '../../hosts/testing/index.ts'
 
 const root = resolve(import.meta.dir, '..', '..')
 const secret = 'shared-with-the-billing-system-0123456789'

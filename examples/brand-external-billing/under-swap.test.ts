@@ -5,24 +5,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  createPanel,
-  createUser,
-  defaultLimits,
-  issueApiToken,
-  type OutboxEvent,
-  openSqliteStore,
-  type Page,
-  type Panel,
-} from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
+import { createPanel, createUser, defaultLimits, issueApiToken, type OutboxEvent, openSqliteStore, type Panel } from '../../core/index.ts'
 import type { Plan, Subscription } from '../../plugins/billing/contract.ts'
 import type { Site } from '../../plugins/sites/contract.ts'
 import { billingSystem, planUpdate, subscriptionUpdate } from './billing-system.ts'
 import { brandPlugins } from './deployment.ts'
 import { eventRecorder } from './event-recorder.ts'
+import { createTestPanel, type TestPanel, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 const secret = 'shared-with-the-billing-system-0123456789'
 const checkoutUrl = 'https://shop.brand.example/plans'
@@ -37,6 +26,7 @@ let system: ReturnType<typeof billingSystem>
 beforeAll(async () => {
   const { plugins, overrides } = brandPlugins({ dataDir, billingSecret: secret, checkoutUrl })
   tp = await createTestPanel({
+    standard: false,
     plugins: [...plugins, recorder.plugin],
     overrides,
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },

@@ -4,16 +4,17 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
 import { brandsPlugin } from '../../plugins/brands/index.ts'
 import { customersPlugin } from '../../plugins/customers/index.ts'
 import { nodesPlugin } from '../../plugins/nodes/index.ts'
 import { sitesPlugin } from '../../plugins/sites/index.ts'
 import { staticSiteTypePlugin } from './index.ts'
+import { createTestPanel, type TestPanel } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       staticSiteTypePlugin(),
       brandsPlugin(),

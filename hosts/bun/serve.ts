@@ -1,11 +1,12 @@
-// Serves a panel with Bun.serve, and stops it gracefully: no new connections, in-flight requests finished.
+// Serves a panel with Bun.serve in production mode, and stops it gracefully: no new connections, in-flight
+// requests finished.
 
-import type { Panel } from '../../core/index.ts'
+import { kernelProblems, type Panel } from '../../core/host.ts'
 
 /** A running server. */
 export interface RunningServer {
   readonly url: URL
-  /** Stops accepting, waits for in-flight requests, then closes the panel's store. */
+  /** Stops accepting, waits for in-flight requests, then closes the panel. */
   stop(): Promise<void>
   /** Closes every open connection now, ending a `stop()` that waits on a stalled client. */
   forceClose(): void
@@ -21,6 +22,27 @@ function clientAddress(request: Request, socketAddress: string | null, trustProx
   return forwarded || socketAddress
 }
 
+/**
+ * What a failure the panel did not answer itself (a body stream that broke after the route returned) looks like:
+ * a problem+json 500 that names nothing internal, never Bun's error page.
+ */
+function failure(error: unknown): Response {
+  console.error(JSON.stringify({ level: 'error', msg: 'request failed outside the panel', error: String(error) }))
+  return new Response(
+    JSON.stringify({
+      type: 'about:blank',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: kernelProblems.internal_error.detail,
+      code: kernelProblems.internal_error.code,
+    }),
+    {
+      status: 500,
+      headers: { 'content-type': 'application/problem+json', 'x-content-type-options': 'nosniff' },
+    },
+  )
+}
+
 /** Starts serving `panel` on `hostname:port` (port 0 picks a free one). */
 export function servePanel(
   panel: Panel,
@@ -29,6 +51,8 @@ export function servePanel(
   const server = Bun.serve({
     hostname: options.hostname,
     port: options.port,
+    // Never Bun's development error page: it shows the working directory and source paths to anyone.
+    development: false,
     // Generous transport cap; the panel itself answers 413 problem+json past its own (smaller) limit.
     maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, 16 * 1024 * 1024),
     fetch: (request, bunServer) =>
@@ -39,6 +63,7 @@ export function servePanel(
           options.trustProxy ?? false,
         ),
       }),
+    error: failure,
   })
   let stopping: Promise<void> | undefined
   return {

@@ -12,7 +12,7 @@ import {
   tenantDirectoryService,
   type User,
   writeAudit,
-} from '../../core/index.ts'
+} from '../../core/host.ts'
 import { parseDuration } from './duration.ts'
 
 /** A refusal on the command line: printed to stderr, exit code 2 for usage, 1 otherwise. */
@@ -141,7 +141,7 @@ async function tokenCreate(panel: Panel, args: string[]): Promise<string[]> {
   }
   const refusals = await reviewTokenRequest(panel.store.db, caller, request, {
     directory: panel.service(tenantDirectoryService),
-    panelScopes: panel.scopes,
+    panelScopes: panel.catalogue.scopeNames,
     policy,
   })
   if (refusals.length > 0) {

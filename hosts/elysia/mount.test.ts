@@ -2,16 +2,15 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type AnyElysia, Elysia } from 'elysia'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { testStandardPlugins } from '../testing/test-plugins.ts'
 import { mountPanel } from './mount.ts'
+import { createTestPanel, type TestPanel } from '../testing/index.ts'
 
 describe('mountPanel', () => {
   let tp: TestPanel
   let app: AnyElysia
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: testStandardPlugins() })
+    tp = await createTestPanel()
     app = mountPanel(
       new Elysia().get('/', () => 'shop'),
       tp.panel,

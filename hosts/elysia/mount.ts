@@ -1,7 +1,7 @@
 // Embedding in an existing Elysia app: the panel answers under a prefix, the app keeps everything else.
 
 import type { AnyElysia } from 'elysia'
-import type { Panel } from '../../core/index.ts'
+import type { Panel } from '../../core/host.ts'
 
 /**
  * The panel's `Location` headers are its own paths (`/api/v1/sites/…`); seen from the app they live under the

@@ -1,16 +1,15 @@
 // toFetchHandler: the panel as a plain (Request) => Promise<Response>, the way fetch-speaking hosts call it.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { testStandardPlugins } from '../testing/test-plugins.ts'
 import { toFetchHandler } from './handler.ts'
+import { createTestPanel, type TestPanel } from '../testing/index.ts'
 
 describe('toFetchHandler', () => {
   let tp: TestPanel
   let handle: (request: Request) => Promise<Response>
 
   beforeAll(async () => {
-    tp = await createTestPanel({ plugins: testStandardPlugins() })
+    tp = await createTestPanel()
     handle = toFetchHandler(tp.panel)
   })
 
@@ -74,7 +73,7 @@ describe('toFetchHandler', () => {
 })
 
 test('passes the address the host knows to the panel, where audit entries record it', async () => {
-  const tp = await createTestPanel({ plugins: testStandardPlugins() })
+  const tp = await createTestPanel()
   try {
     const token = await tp.token()
     const handle = toFetchHandler(tp.panel, { addressOf: () => '198.51.100.7' })

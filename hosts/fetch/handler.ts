@@ -1,6 +1,6 @@
 // Any host that speaks fetch (Bun, Deno, workers, Node adapters): the panel as `(Request) => Promise<Response>`.
 
-import type { Panel } from '../../core/index.ts'
+import type { Panel } from '../../core/host.ts'
 
 /** Options of {@link toFetchHandler}. */
 export interface FetchHandlerOptions {

@@ -5,9 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Page, PluginDefinition } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectProblem } from '../../core/testing/problems.ts'
+import type { PluginDefinition } from '../../core/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -16,6 +14,7 @@ import { sitesPlugin } from '../sites/index.ts'
 import type { Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, ok } from './testing/billing-calls.ts'
+import { createTestPanel, type TestPanel, expectProblem, type Page } from '../../hosts/testing/index.ts'
 
 /** Grace between cancelling and removal: long enough to act in between, short enough to wait for. */
 const graceMs = 2_000
@@ -34,7 +33,7 @@ let calls: ReturnType<typeof billingCalls>
 let staffToken: string
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: plugins(dataDir), jobs })
+  tp = await createTestPanel({ standard: false, plugins: plugins(dataDir), jobs })
   tp.panel.start()
   staffToken = await tp.token()
   calls = billingCalls(tp, staffToken, { dataDir })
@@ -113,7 +112,7 @@ describe('sites still provisioning', () => {
   test('removal takes sites still provisioning too: they are deleted, on the node as well, once provisioning is done with them', async () => {
     // Jobs do not run until the panel starts: the removal (no grace) and the provisioning are due together.
     const nodeDir = mkdtempSync(join(tmpdir(), 'plinth-removal-provisioning-'))
-    const paused = await createTestPanel({ plugins: plugins(nodeDir, 0), jobs })
+    const paused = await createTestPanel({ standard: false, plugins: plugins(nodeDir, 0), jobs })
     try {
       const token = await paused.token()
       const here = billingCalls(paused, token, { dataDir: nodeDir })

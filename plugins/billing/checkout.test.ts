@@ -5,10 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { CustomerQuota, Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
+import type { CustomerQuota } from '../../core/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -16,6 +13,7 @@ import { sitesPlugin } from '../sites/index.ts'
 import type { Plan, Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, ok } from './testing/billing-calls.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-checkout-'))
 let tp: TestPanel
@@ -26,6 +24,7 @@ let memberCount = 0
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [brandsPlugin(), customersPlugin(), nodesPlugin({ dataDir }), sitesPlugin(), billingPlugin()],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
   })
@@ -178,6 +177,7 @@ describe('checkout never lifts a suspension', () => {
 describe('checkout closed by the operator', () => {
   test('billingPlugin({ checkout: "closed" }) answers 403 checkout_closed; staff and billing systems still subscribe customers', async () => {
     const closed = await createTestPanel({
+      standard: false,
       plugins: [brandsPlugin(), customersPlugin(), billingPlugin({ checkout: 'closed' })],
     })
     try {

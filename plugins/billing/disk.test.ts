@@ -6,8 +6,6 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CustomerQuota, Usage } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -15,6 +13,7 @@ import type { Site } from '../sites/contract.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, ok } from './testing/billing-calls.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem } from '../../hosts/testing/index.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-disk-'))
 let tp: TestPanel
@@ -23,6 +22,7 @@ let staffToken: string
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [brandsPlugin(), customersPlugin(), nodesPlugin({ dataDir }), sitesPlugin(), billingPlugin()],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
   })

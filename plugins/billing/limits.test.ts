@@ -5,10 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { CustomerQuota, Page, PluginDefinition, Usage } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
+import type { CustomerQuota, PluginDefinition, Usage } from '../../core/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -16,6 +13,7 @@ import type { Site } from '../sites/contract.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { Plan, Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
+import { createTestPanel, type TestPanel, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'plinth-billing-'))
 const plugins = (withBilling = true): PluginDefinition[] => [
@@ -74,7 +72,7 @@ async function quotaOf(customerId: string, token = staffToken): Promise<Customer
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: plugins() })
+  tp = await createTestPanel({ standard: false, plugins: plugins() })
   staffToken = await tp.token()
 })
 afterAll(() => tp.panel.close())
@@ -220,6 +218,7 @@ describe('without subscriptions', () => {
   test('the installation’s default limits bind customers, and a panel without billing uses them too', async () => {
     for (const withBilling of [true, false]) {
       const panel = await createTestPanel({
+        standard: false,
         plugins: plugins(withBilling),
         defaultCustomerLimits: { sites: 1 },
       })

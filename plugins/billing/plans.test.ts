@@ -2,15 +2,12 @@
 // members and customer tokens are kept out, limits are checked and change in place, and every change is an event.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { Plan } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { eventRecorder } from './testing/billing-calls.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 const recorder = eventRecorder()
 
@@ -31,6 +28,7 @@ function createPlan(token: string, body: Record<string, unknown>): Promise<Respo
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [brandsPlugin(), customersPlugin(), billingPlugin(), recorder.plugin],
     events: { pollIntervalMs: 10 },
   })

@@ -2,15 +2,12 @@
 // audit entries, Idempotency-Key, and lists that never widen the caller's view.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { Plan, Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, eventRecorder, ok } from './testing/billing-calls.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 const recorder = eventRecorder()
 let tp: TestPanel
@@ -27,6 +24,7 @@ function subscribe(token: string, body: Record<string, unknown>, headers?: Recor
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [brandsPlugin(), customersPlugin(), billingPlugin(), recorder.plugin],
     events: { pollIntervalMs: 10 },
   })

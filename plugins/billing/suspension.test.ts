@@ -6,9 +6,6 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PluginDefinition } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -17,6 +14,7 @@ import { sitesPlugin } from '../sites/index.ts'
 import type { Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, ok } from './testing/billing-calls.ts'
+import { createTestPanel, type TestPanel, expectProblem, createTestUser } from '../../hosts/testing/index.ts'
 
 const jobs = { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 }
 const plugins = (dataDir: string): PluginDefinition[] => [
@@ -33,7 +31,7 @@ let calls: ReturnType<typeof billingCalls>
 let staffToken: string
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: plugins(dataDir), jobs })
+  tp = await createTestPanel({ standard: false, plugins: plugins(dataDir), jobs })
   tp.panel.start()
   staffToken = await tp.token()
   calls = billingCalls(tp, staffToken, { dataDir })
@@ -135,7 +133,7 @@ describe('sites still provisioning', () => {
   test('a site still provisioning when its customer is held comes up suspended, and unsuspending brings it back', async () => {
     // Jobs do not run until the panel starts, so the site is still provisioning when the hold comes.
     const nodeDir = mkdtempSync(join(tmpdir(), 'plinth-held-provisioning-'))
-    const paused = await createTestPanel({ plugins: plugins(nodeDir), jobs })
+    const paused = await createTestPanel({ standard: false, plugins: plugins(nodeDir), jobs })
     try {
       const token = await paused.token()
       const here = billingCalls(paused, token, { dataDir: nodeDir })

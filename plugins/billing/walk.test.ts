@@ -6,11 +6,6 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../../core/testing/webhook-receiver.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -19,6 +14,7 @@ import { webhooksPlugin } from '../webhooks/index.ts'
 import type { Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, eventRecorder, ok } from './testing/billing-calls.ts'
+import { createTestPanel, type TestPanel, expectProblem, createTestUser, startWebhookReceiver, type WebhookReceiver, type Page } from '../../hosts/testing/index.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-walk-'))
 const recorder = eventRecorder()
@@ -30,6 +26,7 @@ let receiver: WebhookReceiver | undefined
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       brandsPlugin(),
       customersPlugin(),

@@ -1,12 +1,9 @@
 // POST, GET and PATCH /api/v1/brands as clients see them: platform staff manage all, brand staff only their own.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
 import type { Brand } from './contract.ts'
 import { brandsPlugin } from './index.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let staffToken: string
@@ -27,7 +24,7 @@ async function listBrands(token: string): Promise<Brand[]> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [brandsPlugin()] })
+  tp = await createTestPanel({ standard: false, plugins: [brandsPlugin()] })
   staffToken = await tp.token()
   own = await createBrand('Own Hosting')
   other = await createBrand('Other Hosting')

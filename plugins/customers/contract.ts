@@ -8,6 +8,7 @@ import {
   type JobRequest,
   type Static,
   TeamRoleSchema,
+  type TenantView,
   type Trx,
   t,
 } from '../../core/index.ts'
@@ -44,8 +45,11 @@ export type Member = Static<typeof Member>
 
 /** Looks customers up for other plugins (sites checks an owner exists before creating). */
 export interface CustomerDirectory {
-  /** The customer with this id, or null when there is none. Callers apply tenancy themselves. */
-  find(id: string): Promise<Customer | null>
+  /**
+   * The customer with this id that `view` may see, read through `db` (inside a transaction, its `trx`), or null
+   * when there is none or the view does not reach it (the two look the same to the caller).
+   */
+  find(db: Db, view: TenantView, id: string): Promise<Customer | null>
 }
 
 /** The customers plugin's directory service. */

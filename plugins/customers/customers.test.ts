@@ -1,20 +1,17 @@
 // POST and GET /api/v1/customers as a client sees them.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
 import type { Brand } from '../brands/contract.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import type { Customer } from './contract.ts'
 import { customersPlugin } from './index.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let token: string
 
 beforeAll(async () => {
-  tp = await createTestPanel({ plugins: [brandsPlugin(), customersPlugin()] })
+  tp = await createTestPanel({ standard: false, plugins: [brandsPlugin(), customersPlugin()] })
   token = await tp.token()
 })
 afterAll(() => tp.panel.close())

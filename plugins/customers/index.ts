@@ -28,7 +28,7 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
     version: '0.1.0',
     description: 'Customers: the owners of sites, databases and subscriptions.',
     scopes: [
-      { name: customerScopes.read, description: 'Read customer details' },
+      { name: customerScopes.read, description: 'Read customer details', roles: ['owner', 'admin', 'billing'] },
       { name: customerScopes.manage, description: 'Change customer details' },
       { name: customerScopes.membersManage, description: "Manage a customer's team" },
       { name: customerScopes.create, description: 'Create customers', staff: true },
@@ -43,6 +43,7 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
       },
     ],
     problems: customersProblems,
+    usage: [{ name: 'customers', description: 'Customers.' }],
     migrations: customersMigrations,
     extensionPoints: [suspensionHandlers],
     setup(context) {
@@ -51,9 +52,10 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
         customerSuspensions,
         createCustomerSuspensions(context.extensionPoint(suspensionHandlers)),
       )
-      const directory = { find: (id: string) => findCustomer(context.db, id) }
-      context.provide(customerDirectory, directory)
-      context.provide(tenantDirectoryService, { findCustomer: directory.find })
+      context.provide(customerDirectory, { find: findCustomer })
+      context.provide(tenantDirectoryService, {
+        findCustomer: (id) => findCustomer(context.db, { kind: 'all' }, id),
+      })
     },
     routes: (context) => [...customerRoutes(context), ...memberRoutes(context)],
   })

@@ -4,15 +4,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Page, TeamRole, User } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
+import type { TeamRole, User } from '../../core/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { Member } from './contract.ts'
 import { customersPlugin } from './index.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let staffToken: string
@@ -62,6 +60,7 @@ async function roles(customerId: string): Promise<Record<string, string>> {
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       brandsPlugin(),
       customersPlugin(),

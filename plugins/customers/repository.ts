@@ -1,6 +1,11 @@
 // Reads and writes of the customers table; the only file that knows its columns.
 
-import { type Db, selectVisible, type TenantView } from '../../core/index.ts'
+import {
+  type Db,
+  findVisible,
+  selectVisible,
+  type TenantView,
+} from '../../core/index.ts'
 import type { Customer } from './contract.ts'
 import type { CustomersTable, CustomersTables } from './migrations.ts'
 
@@ -22,6 +27,11 @@ export function visibleCustomers(db: Db, view: TenantView) {
   return selectVisible(db.withTables<CustomersTables>(), 'customers', view, 'id').selectAll()
 }
 
+/** The customer with this id inside a view, or 404 `not_found` (missing and invisible alike). */
+export function findVisibleCustomer(db: Db, view: TenantView, id: string): Promise<CustomersTable> {
+  return findVisible(db.withTables<CustomersTables>(), 'customers', view, id, { customerColumn: 'id' })
+}
+
 /** Changes a customer's name and contact e-mail. */
 export async function updateCustomer(
   db: Db,
@@ -36,14 +46,9 @@ export async function updateCustomer(
     .execute()
 }
 
-/** The customer with this id, or null. */
-export async function findCustomer(db: Db, id: string): Promise<Customer | null> {
-  const row = await db
-    .withTables<CustomersTables>()
-    .selectFrom('customers')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirst()
+/** The customer with this id inside a view, or null. */
+export async function findCustomer(db: Db, view: TenantView, id: string): Promise<Customer | null> {
+  const row = await visibleCustomers(db, view).where('customers.id', '=', id).executeTakeFirst()
   return row ? toCustomer(row) : null
 }
 

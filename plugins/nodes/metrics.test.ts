@@ -5,18 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { definePlugin, type Usage } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import {
-  brandB,
-  customerA,
-  customerB,
-  fixturePlugin,
-  twoTenants,
-} from '../../core/testing/tenancy-fixture.ts'
-import { createTestUser } from '../../core/testing/users.ts'
 import { type LocatedSite, type Node, siteLocators } from './contract.ts'
 import { nodesPlugin } from './index.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, brandB, customerA, customerB, fixturePlugin, twoTenants } from '../../hosts/testing/index.ts'
 
 type NodeWithToken = Node & { agentToken: string }
 
@@ -78,6 +69,7 @@ const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toI
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       fixturePlugin({ description: 'Two brands with a customer each.', tenants: twoTenants }),
       nodesPlugin({ dataDir }),

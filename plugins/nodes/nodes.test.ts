@@ -4,13 +4,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { addMember, definePlugin, type Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { brandA, customerA, fixturePlugin, twoTenants } from '../../core/testing/tenancy-fixture.ts'
-import { createTestUser } from '../../core/testing/users.ts'
+import { addMember, definePlugin } from '../../core/index.ts'
 import { type Node, type NodeDirectory, nodeDirectory, nodeDrivers } from './contract.ts'
 import { nodesPlugin } from './index.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, brandA, customerA, fixturePlugin, twoTenants, type Page } from '../../hosts/testing/index.ts'
 
 type NodeWithToken = Node & { agentToken: string }
 
@@ -58,6 +55,7 @@ const uniqueName = (base = 'web') => `${base}-${++counter}`
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       fixturePlugin({ description: 'Two brands with a customer each.', tenants: twoTenants }),
       nodesPlugin({ dataDir }),
@@ -102,7 +100,7 @@ describe('a fresh installation', () => {
   })
 
   test('without the local driver there is no local node, and `local` is an unknown driver', async () => {
-    const bare = await createTestPanel({ plugins: [nodesPlugin({ dataDir, local: false })] })
+    const bare = await createTestPanel({ standard: false, plugins: [nodesPlugin({ dataDir, local: false })] })
     try {
       const token = await bare.token()
       const list = await bare.request('GET', '/api/v1/nodes', { token })

@@ -1,6 +1,6 @@
 // The sites plugin's public contract: the site schema, its scopes and events, and the site types extension point.
 
-import { defineExtensionPoint, type Static, t } from '../../core/index.ts'
+import { type Db, defineExtensionPoint, defineService, type Static, t, type TenantView } from '../../core/index.ts'
 
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
 export const siteStatuses = ['provisioning', 'active', 'suspended', 'failed', 'deleting'] as const
@@ -61,6 +61,32 @@ export const siteTypes = defineExtensionPoint<SiteType>({
   owner: 'sites',
   description: 'Kinds of site that can be created.',
   keyOf: (type) => type.name,
+})
+
+/** A site as another plugin's resource under it needs it: whose it is and what state it is in. */
+export interface SiteRef {
+  readonly id: string
+  readonly customerId: string
+  readonly status: (typeof siteStatuses)[number]
+  readonly domain: string
+  readonly handle: string
+  readonly nodeId: string | null
+}
+
+/**
+ * Reads sites for plugins whose resources hang under a site (cron jobs, certificates, databases): a site the
+ * caller may see, read through the given `db` (inside a transaction, its `trx`, so the answer and the change
+ * commit together), or null when there is none or the view does not reach it.
+ */
+export interface SiteDirectory {
+  find(db: Db, view: TenantView, id: string): Promise<SiteRef | null>
+}
+
+/** The sites plugin's directory service. */
+export const siteDirectory = defineService<SiteDirectory>({
+  id: 'sites.directory',
+  owner: 'sites',
+  description: 'Finds a site the caller may see, inside a transaction: its customer, state, domain and node.',
 })
 
 /** Scope names the plugin declares. */

@@ -1,7 +1,7 @@
 // Sites' disk quotas against their customer's disk limit: while disk is limited every site needs a quota, and a new
 // site without one gets an even share of what is left (docs/billing.md, Disk).
 
-import { type CustomerQuota, fieldProblem, Problem, quotaProblems } from '../../core/index.ts'
+import { type CustomerQuota, fieldProblem, Problem } from '../../core/index.ts'
 import { sitesProblems } from './problems.ts'
 
 /** Where a site's disk quota is given, in creates and changes alike. */
@@ -9,7 +9,7 @@ const location = 'body.limits.diskMB'
 
 /** Whether every site of the customer needs a disk quota: its disk is limited (and it may create at all). */
 function diskLimited(quota: CustomerQuota): boolean {
-  return quota.limits.diskMB.limit !== null && quota.source !== 'suspended'
+  return (quota.limits.diskMB?.limit ?? null) !== null && quota.source !== 'suspended'
 }
 
 /** Refuses a site without a quota (`diskMB` null) while the customer's disk is limited: 422 `disk_quota_required`. */
@@ -18,7 +18,7 @@ export function requireDiskQuota(quota: CustomerQuota, diskMB: number | null): v
     throw fieldProblem(
       sitesProblems.disk_quota_required,
       location,
-      `The customer’s disk is limited to ${quota.limits.diskMB.limit} MB, so every site needs a disk quota.`,
+      `The customer’s disk is limited to ${quota.limits.diskMB?.limit} MB, so every site needs a disk quota.`,
     )
   }
 }
@@ -36,13 +36,13 @@ export function newSiteDiskQuota(quota: CustomerQuota, asked: number | null | un
     return asked
   }
   const disk = quota.limits.diskMB
-  if (!diskLimited(quota) || disk.available === null) return null
-  const slots = quota.limits.sites.available
+  if (!disk || !diskLimited(quota) || disk.available === null) return null
+  const slots = quota.limits.sites?.available ?? null
   if (slots === null) requireDiskQuota(quota, null)
   if (slots === 0 || slots === null) return null
   const share = Math.floor(disk.available / slots)
   if (share === 0)
-    throw new Problem(quotaProblems.disk_limit_reached, {
+    throw new Problem(sitesProblems.disk_limit_reached, {
       extensions: { metric: 'diskMB', limit: disk.limit, used: disk.used, requested: 0 },
     })
   return share

@@ -3,14 +3,17 @@
 import { definePlugin } from '../../core/index.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { siteLocators } from '../nodes/contract.ts'
-import { DeletedSite, Site, siteScopes, siteTypes } from './contract.ts'
+import { DeletedSite, Site, siteDirectory, siteScopes, siteTypes } from './contract.ts'
 import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesProblems } from './problems.ts'
-import { locateSites } from './repository.ts'
+import { findSite, locateSites } from './repository.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteRoutes } from './routes/sites.ts'
 import { siteSuspensionHandler } from './suspension.ts'
+
+/** Who holds the site scopes on a customer: its hosting is the developers' work too. */
+const hostingRoles = ['owner', 'admin', 'developer'] as const
 
 /** Options of {@link sitesPlugin}. */
 export interface SitesOptions {
@@ -26,10 +29,10 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     description: 'Sites of customers (WordPress and other site types), their domains and lifecycle.',
     requires: ['customers', 'nodes'],
     scopes: [
-      { name: siteScopes.read, description: 'Read sites' },
-      { name: siteScopes.create, description: 'Create sites' },
-      { name: siteScopes.update, description: 'Update sites' },
-      { name: siteScopes.delete, description: 'Delete sites' },
+      { name: siteScopes.read, description: 'Read sites', roles: hostingRoles },
+      { name: siteScopes.create, description: 'Create sites', roles: hostingRoles },
+      { name: siteScopes.update, description: 'Update sites', roles: hostingRoles },
+      { name: siteScopes.delete, description: 'Delete sites', roles: hostingRoles },
       { name: siteScopes.suspend, description: 'Suspend and unsuspend sites by hand (abuse)', staff: true },
     ],
     events: [
@@ -47,6 +50,29 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       },
     ],
     problems: sitesProblems,
+    usage: [
+      {
+        name: 'sites',
+        description: 'Sites.',
+        quota: { description: 'How many sites the customer may have.', problem: sitesProblems.site_limit_reached },
+      },
+      {
+        name: 'domains',
+        description: 'Domains served by sites (each site has one).',
+        quota: {
+          description: 'How many domains the customer’s sites may serve (each site has one).',
+          problem: sitesProblems.domain_limit_reached,
+        },
+      },
+      {
+        name: 'diskMB',
+        description: 'Disk quota given to sites, in MB (sites without one count 0).',
+        quota: {
+          description: 'Disk, in MB, the customer’s sites may be given in total (the sum of their `limits.diskMB`).',
+          problem: sitesProblems.disk_limit_reached,
+        },
+      },
+    ],
     migrations: sitesMigrations,
     extensionPoints: [siteTypes],
     setup(context) {
@@ -59,6 +85,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
         .add({ name: 'sites', locate: (ids) => locateSites(context.db, ids) })
       // A customer's sites are suspended with it (billing holds), without sites knowing who holds it.
       context.extensionPoint(suspensionHandlers).add(siteSuspensionHandler(context))
+      // Plugins whose resources hang under a site find it here, in their own transaction.
+      context.provide(siteDirectory, { find: findSite })
     },
     jobs: (context) => siteJobs(context),
     routes: (context) => [...siteRoutes(context), ...siteLifecycleRoutes(context)],

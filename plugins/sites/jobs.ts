@@ -2,7 +2,6 @@
 // driver, then moves the site to its next state. Every step is idempotent, so a run repeated after a crash is safe.
 
 import {
-  adjustUsage,
   type Db,
   type JobDefinition,
   JobFailure,
@@ -181,9 +180,9 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
           const row = await findSiteRow(trx, found.row.id)
           if (!row) return
           await deleteSiteRow(trx, row.id)
-          await adjustUsage(trx, row.customer_id, 'sites', -1)
-          await adjustUsage(trx, row.customer_id, 'domains', -1)
-          if (row.disk_mb) await adjustUsage(trx, row.customer_id, 'diskMB', -row.disk_mb)
+          await context.usage.adjust(trx, row.customer_id, 'sites', -1)
+          await context.usage.adjust(trx, row.customer_id, 'domains', -1)
+          if (row.disk_mb) await context.usage.adjust(trx, row.customer_id, 'diskMB', -row.disk_mb)
           await job.audit(trx, {
             action: 'site.remove',
             subject: { type: 'site', id: row.id },

@@ -1,6 +1,9 @@
 // The sites plugin's tables. Owners are referenced by id only: the customers plugin may be swapped.
 
-import { adjustUsage, type Migration, sql, usageOf } from '../../core/index.ts'
+import {
+  type Migration,
+  sql,
+} from '../../core/index.ts'
 
 /** Row of `sites`. */
 export interface SitesTable {
@@ -75,7 +78,7 @@ export const sitesMigrations: readonly Migration[] = [
   },
   {
     id: '0004_count_site_disk',
-    async up(db) {
+    async up(db, { usage }) {
       // Disk quotas set before the `diskMB` usage counter existed were never counted, so deleting or lowering them
       // drove the counter below zero. Count what the sites hold now, per customer, through the kernel's counters
       // (which also keep the brand's and the installation's totals); a counter already right moves by 0.
@@ -87,9 +90,9 @@ export const sitesMigrations: readonly Migration[] = [
         .groupBy('customer_id')
         .execute()
       for (const row of held) {
-        const counted = (await usageOf(db, { kind: 'customers', customerIds: [row.customer_id] })).diskMB
+        const counted = (await usage.of(db, { kind: 'customers', customerIds: [row.customer_id] })).diskMB ?? 0
         const delta = Number(row.disk) - counted
-        if (delta !== 0) await adjustUsage(db, row.customer_id, 'diskMB', delta)
+        if (delta !== 0) await usage.adjust(db, row.customer_id, 'diskMB', delta)
       }
     },
   },

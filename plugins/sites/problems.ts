@@ -4,12 +4,6 @@ import { defineProblems } from '../../core/index.ts'
 
 /** The sites plugin's problem codes, catalogued in docs/problem-codes.md. */
 export const sitesProblems = defineProblems({
-  unknown_customer: {
-    status: 422,
-    detail: 'No customer with this id exists within your view.',
-    description:
-      'The `customerId` names no customer the caller may see (missing and invisible look the same).',
-  },
   unknown_site_type: {
     status: 422,
     detail: 'This installation has no site type of that name.',
@@ -30,7 +24,7 @@ export const sitesProblems = defineProblems({
     status: 409,
     detail: 'The site is not in a state that allows this.',
     description:
-      'The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning, or unsuspending one that is running. `status` names the current state.',
+      'The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning, or unsuspending one that is running. `currentStatus` names the current state, `requestedStatus` the one asked for.',
   },
   site_busy: {
     status: 409,
@@ -49,6 +43,24 @@ export const sitesProblems = defineProblems({
     detail: 'The customer’s disk is limited, so every site needs a disk quota.',
     description:
       'While the customer’s `diskMB` limit is set, a site must have `limits.diskMB`: null is refused, and a create without it is refused when the customer’s sites are unlimited (with a sites limit, the default is an even share of the free disk over the free site slots).',
+  },
+  site_limit_reached: {
+    status: 422,
+    detail: 'The customer already has as many sites as its limits allow.',
+    description:
+      'Creating the site would pass the customer’s `sites` limit (its plans, or the installation’s defaults). `limit` and `used` say where it stands; delete a site or move to a larger plan.',
+  },
+  domain_limit_reached: {
+    status: 422,
+    detail: 'The customer already serves as many domains as its limits allow.',
+    description:
+      'Adding the domain would pass the customer’s `domains` limit. `limit` and `used` say where it stands.',
+  },
+  disk_limit_reached: {
+    status: 422,
+    detail: 'The customer’s sites would be given more disk than its limits allow.',
+    description:
+      'The disk quotas of the customer’s sites (`limits.diskMB`) would add up to more than its `diskMB` limit, or the even share of what is left would be 0 MB. `limit`, `used` and `requested` are in MB. (A site without a quota while disk is limited is `disk_quota_required`.)',
   },
   no_node_available: {
     status: 409,

@@ -1,7 +1,7 @@
 // Reads and writes of the sites table; the only file that knows its columns.
 
-import { type Db, selectVisible, sql, type TenantView } from '../../core/index.ts'
-import type { Site } from './contract.ts'
+import { type Db, findVisible, selectVisible, sql, type TenantView } from '../../core/index.ts'
+import type { Site, SiteRef } from './contract.ts'
 import type { SitesTable, SitesTables } from './migrations.ts'
 
 /** The API form of a row. */
@@ -28,6 +28,19 @@ const sites = (db: Db) => db.withTables<SitesTables>()
 /** Sites of customers inside a view, as a query for reads and lists: keyed by `sites.id`. */
 export function visibleSites(db: Db, view: TenantView) {
   return selectVisible(sites(db), 'sites', view).selectAll()
+}
+
+/** The site with this id inside a view, or 404 `not_found` (missing and invisible alike). */
+export function findVisibleSite(db: Db, view: TenantView, id: string): Promise<SitesTable> {
+  return findVisible(sites(db), 'sites', view, id)
+}
+
+/** What other plugins see of a site inside a view (the sites directory), or null. */
+export async function findSite(db: Db, view: TenantView, id: string): Promise<SiteRef | null> {
+  const row = await visibleSites(db, view).where('sites.id', '=', id).executeTakeFirst()
+  if (!row) return null
+  const { customerId, status, domain, handle, nodeId } = toSite(row)
+  return { id: row.id, customerId, status, domain, handle, nodeId }
 }
 
 /** Handles already taken that start with `base` (the candidates for a numbered suffix). */

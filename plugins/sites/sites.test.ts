@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import type { Site } from './contract.ts'
 import { sitesPlugin } from './index.ts'
+import { createTestPanel, type TestPanel } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let token: string
@@ -32,6 +32,7 @@ const siteBody = (overrides: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       brandsPlugin(),
       customersPlugin(),

@@ -5,8 +5,6 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
 import { createPanel, createUser, issueApiToken, openSqliteStore, type Panel } from '../../core/index.ts'
-import { createTestPanel } from '../../core/testing/create-test-panel.ts'
-import { startWebhookReceiver } from '../../core/testing/webhook-receiver.ts'
 import { temporaryDataDir } from '../../hosts/testing/test-plugins.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
@@ -14,6 +12,7 @@ import type { WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
 import type { WebhooksTables } from './migrations.ts'
 import type { WebhooksOptions } from './options.ts'
+import { createTestPanel, startWebhookReceiver } from '../../hosts/testing/index.ts'
 
 const receivers: { stop(): void }[] = []
 afterAll(() => {
@@ -44,7 +43,7 @@ async function staffRequest(panel: Panel, token: string, method: string, path: s
 
 describe('claims', () => {
   test('a delivery claimed by a worker that died is taken over once the claim runs out, and sent', async () => {
-    const tp = await createTestPanel({ plugins: plugins(), events: { pollIntervalMs: 10 } })
+    const tp = await createTestPanel({ standard: false, plugins: plugins(), events: { pollIntervalMs: 10 } })
     const token = await tp.token()
     const hooks = receiver()
     const endpoint = (await (

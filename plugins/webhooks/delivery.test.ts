@@ -3,11 +3,6 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../../core/testing/webhook-receiver.ts'
 import { temporaryDataDir } from '../../hosts/testing/test-plugins.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
@@ -16,6 +11,7 @@ import { sitesPlugin } from '../sites/index.ts'
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
 import type { WebhooksTables } from './migrations.ts'
+import { createTestPanel, type TestPanel, expectProblem, createTestUser, startWebhookReceiver, type WebhookReceiver, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let token: string
@@ -23,6 +19,7 @@ let receiver: WebhookReceiver
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       brandsPlugin(),
       customersPlugin(),

@@ -5,14 +5,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { FetchInterceptor } from '@mswjs/interceptors/fetch/web'
 import { delay, HttpResponse, http } from 'msw'
 import { defineNetwork, InterceptorSource } from 'msw/experimental'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { WebhookDelivery, WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
 import type { WebhooksTables } from './migrations.ts'
 import { defaultRetryScheduleMs } from './retry.ts'
+import { createTestPanel, type TestPanel, type Page } from '../../hosts/testing/index.ts'
 
 /** The receiver's public address: the guard resolves `hooks.example.com` to it, and delivery connects to it. */
 const address = '93.184.216.34'
@@ -38,6 +37,7 @@ let token: string
 beforeAll(async () => {
   await network.enable()
   tp = await createTestPanel({
+    standard: false,
     plugins: [
       brandsPlugin(),
       customersPlugin(),

@@ -2,15 +2,12 @@
 // list, read, change, delete, rotate; brand staff confined to their brand; customers kept out.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Page } from '../../core/index.ts'
-import { createTestPanel, type TestPanel } from '../../core/testing/create-test-panel.ts'
-import { expectFieldProblem, expectProblem } from '../../core/testing/problems.ts'
-import { createTestUser } from '../../core/testing/users.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { Webhook, WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
 import type { HostResolver } from './url-guard.ts'
+import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 /** A DNS of our own: names that resolve to a public address, to a private one, to both, and to nothing. */
 const resolve: HostResolver = async (hostname) => {
@@ -37,6 +34,7 @@ let otherBrandToken: string
 
 beforeAll(async () => {
   tp = await createTestPanel({
+    standard: false,
     plugins: [brandsPlugin(), customersPlugin(), webhooksPlugin({ resolve, allowedHosts: ['127.0.0.9'] })],
   })
   token = await tp.token()

@@ -3,15 +3,12 @@
 import {
   type Caller,
   defineRoute,
-  idPattern,
-  kernelProblems,
   newId,
-  nonBlank,
+  nonBlankText,
   nowIso,
+  orNotFound,
   type PluginContext,
   Problem,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
   t,
@@ -21,12 +18,9 @@ import { brandsProblems } from '../problems.ts'
 import { brandsQuery, findBrand, insertBrand, nameTaken, renameBrand, toBrand } from '../repository.ts'
 
 const BrandBody = t.Object(
-  { name: t.String({ minLength: 1, maxLength: 100, description: 'Display name, unique.' }) },
+  { name: nonBlankText({ maxLength: 100, description: 'Display name, unique.' }) },
   { $id: 'BrandBody' },
 )
-const BrandParams = t.Object({
-  id: t.String({ pattern: idPattern('brd'), description: 'Brand id, `brd_…`.' }),
-})
 
 /** The brand a caller may see: all for platform staff, its own for brand staff. */
 function ownBrandOnly(caller: Caller): string | null {
@@ -37,9 +31,7 @@ function ownBrandOnly(caller: Caller): string | null {
 export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition[] {
   const visibleBrand = async (caller: Caller, id: string) => {
     const own = ownBrandOnly(caller)
-    const brand = own === null || own === id ? await findBrand(db, id) : null
-    if (!brand) throw new Problem(kernelProblems.not_found)
-    return brand
+    return orNotFound(own === null || own === id ? await findBrand(db, id) : null)
   }
   return [
     defineRoute({
@@ -57,7 +49,7 @@ export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition
       },
       problems: [brandsProblems.brand_name_taken],
       async handler({ body, audit }) {
-        const name = nonBlank(body.name, 'body.name')
+        const name = body.name.trim()
         const now = nowIso()
         const row = { id: newId('brd'), name, is_default: 0, created_at: now, updated_at: now }
         await transaction(async (trx) => {
@@ -67,6 +59,7 @@ export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition
             action: 'brand.create',
             subject: { type: 'brand', id: row.id },
             customerId: null,
+            brandId: row.id,
             details: { name },
           })
         })
@@ -81,13 +74,10 @@ export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition
       description: 'Platform staff see every brand; brand staff their own.',
       scope: brandScopes.read,
       staff: true,
-      query: t.Object(pageQuery),
-      responses: { 200: { description: 'A page of brands.', schema: pageOf(Brand, 'BrandPage') } },
-      async handler({ caller, page }) {
+      list: { item: Brand, toItem: toBrand },
+      handler({ caller }) {
         const own = ownBrandOnly(caller)
-        const query = own === null ? brandsQuery(db) : brandsQuery(db).where('id', '=', own)
-        const { rows, nextCursor } = await page(query, { keyColumn: 'id', keyOf: (row) => row.id })
-        return { items: rows.map(toBrand), nextCursor }
+        return own === null ? brandsQuery(db) : brandsQuery(db).where('id', '=', own)
       },
     }),
     defineRoute({
@@ -97,7 +87,7 @@ export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition
       summary: 'Read a brand',
       scope: brandScopes.read,
       staff: true,
-      params: BrandParams,
+      params: { id: 'brd' },
       responses: { 200: { description: 'The brand.', schema: Brand } },
       handler: ({ caller, params }) => visibleBrand(caller, params.id),
     }),
@@ -108,13 +98,13 @@ export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition
       summary: 'Rename a brand',
       scope: brandScopes.manage,
       staff: true,
-      params: BrandParams,
+      params: { id: 'brd' },
       body: BrandBody,
       responses: { 200: { description: 'The brand.', schema: Brand } },
       problems: [brandsProblems.brand_name_taken],
       async handler({ caller, params, body, audit }) {
         const brand = await visibleBrand(caller, params.id)
-        const name = nonBlank(body.name, 'body.name')
+        const name = body.name.trim()
         const now = nowIso()
         await transaction(async (trx) => {
           if (await nameTaken(trx, name, brand.id)) throw new Problem(brandsProblems.brand_name_taken)
@@ -123,6 +113,7 @@ export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition
             action: 'brand.update',
             subject: { type: 'brand', id: brand.id },
             customerId: null,
+            brandId: brand.id,
             details: { name },
           })
         })

@@ -1,26 +1,20 @@
 // Customer operations: create (staff), list, read, update. Every read goes through the caller's view.
 
 import {
-  adjustUsage,
   brandDirectoryService,
   brandForRecord,
   defineRoute,
-  idPattern,
   kernelProblems,
   newId,
-  nonBlank,
+  nonBlankText,
   nowIso,
   type PluginContext,
-  Problem,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
-  registerTenant,
   t,
 } from '../../../core/index.ts'
 import { Customer, customerScopes } from '../contract.ts'
-import { insertCustomer, toCustomer, updateCustomer, visibleCustomers } from '../repository.ts'
+import { findVisibleCustomer, insertCustomer, toCustomer, updateCustomer, visibleCustomers } from '../repository.ts'
 
 const Email = t.String({
   format: 'email',
@@ -30,11 +24,7 @@ const Email = t.String({
 
 const CreateCustomerBody = t.Object(
   {
-    name: t.String({
-      minLength: 1,
-      maxLength: 200,
-      description: 'Display name; surrounding spaces are trimmed.',
-    }),
+    name: nonBlankText({ maxLength: 200, description: 'Display name; surrounding spaces are trimmed.' }),
     email: t.Optional(Email),
     brandId: t.Optional(
       t.String({
@@ -49,22 +39,16 @@ const CreateCustomerBody = t.Object(
 
 const UpdateCustomerBody = t.Object(
   {
-    name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    name: t.Optional(nonBlankText({ maxLength: 200 })),
     email: t.Optional(t.Union([Email, t.Null()], { description: 'null removes the contact e-mail.' })),
   },
   { $id: 'UpdateCustomerBody' },
 )
 
 const ListCustomersQuery = t.Object({
-  ...pageQuery,
   brandId: t.Optional(
     t.String({ maxLength: 64, description: 'Only customers of this brand (narrows, never widens).' }),
   ),
-})
-
-/** Path parameters of one customer. */
-export const CustomerParams = t.Object({
-  id: t.String({ pattern: idPattern('cus'), description: 'Customer id, `cus_…`.' }),
 })
 
 /** The customers routes. */
@@ -93,7 +77,7 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       },
       problems: [kernelProblems.unknown_brand],
       async handler({ body, caller, audit, emit }) {
-        const name = nonBlank(body.name, 'body.name')
+        const name = body.name.trim()
         const email = body.email?.trim().toLowerCase() ?? null
         const brandId = await brandForRecord(caller, body.brandId, () => brands, 'default')
         const now = nowIso()
@@ -108,8 +92,8 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
         }
         const customer = await transaction(async (trx) => {
           await insertCustomer(trx, row)
-          await registerTenant(trx, row.id, brandId)
-          await adjustUsage(trx, row.id, 'customers', 1)
+          await context.tenancy.register(trx, row.id, brandId)
+          await context.usage.adjust(trx, row.id, 'customers', 1)
           const created = toCustomer(row)
           await audit(trx, {
             action: 'customer.create',
@@ -131,16 +115,10 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       description: 'Only customers the caller may see, oldest first. `brandId` narrows the list.',
       scope: customerScopes.read,
       query: ListCustomersQuery,
-      responses: { 200: { description: 'A page of customers.', schema: pageOf(Customer, 'CustomerPage') } },
-      async handler({ query, view, page }) {
-        let customers = visibleCustomers(db, view)
-        if (query.brandId !== undefined) customers = customers.where('brand_id', '=', query.brandId)
-        const { rows, nextCursor } = await page(customers, {
-          keyColumn: 'customers.id',
-          keyOf: (row) => row.id,
-          filters: { brandId: query.brandId },
-        })
-        return { items: rows.map(toCustomer), nextCursor }
+      list: { item: Customer, key: 'customers.id', toItem: toCustomer },
+      handler({ query, view }) {
+        const customers = visibleCustomers(db, view)
+        return query.brandId === undefined ? customers : customers.where('brand_id', '=', query.brandId)
       },
     }),
     defineRoute({
@@ -149,12 +127,10 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'getCustomer',
       summary: 'Read a customer',
       scope: customerScopes.read,
-      params: CustomerParams,
+      params: { id: 'cus' },
       responses: { 200: { description: 'The customer.', schema: Customer } },
       async handler({ params, view }) {
-        const row = await visibleCustomers(db, view).where('customers.id', '=', params.id).executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toCustomer(row)
+        return toCustomer(await findVisibleCustomer(db, view, params.id))
       },
     }),
     defineRoute({
@@ -163,16 +139,13 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'updateCustomer',
       summary: 'Change a customer’s name or contact e-mail',
       scope: customerScopes.manage,
-      params: CustomerParams,
+      params: { id: 'cus' },
       body: UpdateCustomerBody,
       responses: { 200: { description: 'The customer.', schema: Customer } },
       async handler({ params, body, view, audit, emit }) {
         return transaction(async (trx) => {
-          const row = await visibleCustomers(trx, view)
-            .where('customers.id', '=', params.id)
-            .executeTakeFirst()
-          if (!row) throw new Problem(kernelProblems.not_found)
-          const name = body.name === undefined ? row.name : nonBlank(body.name, 'body.name')
+          const row = await findVisibleCustomer(trx, view, params.id)
+          const name = body.name === undefined ? row.name : body.name.trim()
           const email = body.email === undefined ? row.email : (body.email?.trim().toLowerCase() ?? null)
           const updatedAt = nowIso()
           await updateCustomer(trx, row.id, { name, email, updatedAt })

@@ -1,35 +1,25 @@
 // A customer's team: add existing users with a role, change roles, remove members; at least one owner stays.
 
 import {
-  addMember,
   type Caller,
-  changeMemberRole,
-  countOwners,
   type Db,
   defineRoute,
   fieldProblem,
-  findMember,
   findUserByEmail,
-  idPattern,
-  kernelProblems,
-  membersQuery,
+  orNotFound,
   type PluginContext,
   Problem,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
-  removeMember,
+  t,
   type TeamRole,
   TeamRoleSchema,
   type TenantView,
   type Trx,
-  t,
 } from '../../../core/index.ts'
 import { customerScopes, Member } from '../contract.ts'
 import { customersProblems } from '../problems.ts'
-import { visibleCustomers } from '../repository.ts'
-import { CustomerParams } from './customers.ts'
+import { findVisibleCustomer } from '../repository.ts'
 
 const AddMemberBody = t.Object(
   {
@@ -38,10 +28,7 @@ const AddMemberBody = t.Object(
   },
   { $id: 'AddMemberBody' },
 )
-const MemberParams = t.Object({
-  id: t.String({ pattern: idPattern('cus'), description: 'Customer id, `cus_…`.' }),
-  userId: t.String({ pattern: idPattern('usr'), description: 'User id, `usr_…`.' }),
-})
+const MemberParams = { id: 'cus', userId: 'usr' } as const
 
 /** Whether the caller may make, demote or remove owners of this customer: staff and the customer's owners. */
 function mayChangeOwners(caller: Caller, customerId: string): boolean {
@@ -52,12 +39,8 @@ function mayChangeOwners(caller: Caller, customerId: string): boolean {
 }
 
 /** The members routes. */
-export function memberRoutes({ db, transaction }: PluginContext): RouteDefinition[] {
-  /** The customer, if inside the view; 404 otherwise. */
-  async function visibleCustomer(trx: Db, view: TenantView, id: string): Promise<void> {
-    const row = await visibleCustomers(trx, view).where('customers.id', '=', id).executeTakeFirst()
-    if (!row) throw new Problem(kernelProblems.not_found)
-  }
+export function memberRoutes({ db, transaction, tenancy }: PluginContext): RouteDefinition[] {
+  const { members } = tenancy
   const location = (customerId: string, userId: string) => `/customers/${customerId}/members/${userId}`
 
   return [
@@ -67,16 +50,11 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
       operationId: 'listMembers',
       summary: 'List a customer’s team',
       scope: customerScopes.membersManage,
-      params: CustomerParams,
-      query: t.Object(pageQuery),
-      responses: { 200: { description: 'A page of members.', schema: pageOf(Member, 'MemberPage') } },
-      async handler({ params, view, page }) {
-        await visibleCustomer(db, view, params.id)
-        const { rows, nextCursor } = await page(membersQuery(db, params.id), {
-          keyColumn: 'memberships.user_id',
-          keyOf: (row) => row.userId,
-        })
-        return { items: rows, nextCursor }
+      params: { id: 'cus' },
+      list: { item: Member, key: 'memberships.user_id' },
+      async handler({ params, view }) {
+        await findVisibleCustomer(db, view, params.id)
+        return members.list(db, params.id)
       },
     }),
     defineRoute({
@@ -86,7 +64,7 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
       idempotent: true,
       summary: 'Add an existing user to a customer’s team',
       scope: customerScopes.membersManage,
-      params: CustomerParams,
+      params: { id: 'cus' },
       body: AddMemberBody,
       responses: {
         201: { description: 'The new member.', schema: Member, headers: { Location: 'URL of the member.' } },
@@ -98,24 +76,24 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
       ],
       async handler({ params, body, caller, view, audit }) {
         const member = await transaction(async (trx) => {
-          await visibleCustomer(trx, view, params.id)
+          await findVisibleCustomer(trx, view, params.id)
           if (body.role === 'owner' && !mayChangeOwners(caller, params.id))
             throw new Problem(customersProblems.owner_change_not_allowed)
           const user = await findUserByEmail(trx, body.email)
           // Staff see customers through their role; they answer like unknown e-mails, so staff stay unnamed.
           if (!user || user.staffRole !== null)
             throw fieldProblem(customersProblems.unknown_user, 'body.email')
-          if (await findMember(trx, params.id, user.id)) throw new Problem(customersProblems.already_member)
-          await addMember(trx, params.id, user.id, body.role)
+          if (await members.find(trx, params.id, user.id)) throw new Problem(customersProblems.already_member)
+          await members.add(trx, params.id, user.id, body.role)
           await audit(trx, {
             action: 'member.create',
             subject: { type: 'user', id: user.id },
             customerId: params.id,
             details: { role: body.role },
           })
-          return findMember(trx, params.id, user.id)
+          return orNotFound(await members.find(trx, params.id, user.id))
         })
-        return Reply.created(member, location(params.id, member?.userId ?? ''))
+        return Reply.created(member, location(params.id, member.userId))
       },
     }),
     defineRoute({
@@ -142,7 +120,7 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
         return transaction(async (trx) => {
           const member = await memberInView(trx, view, params.id, params.userId)
           await guardOwnerChange(trx, caller, params.id, member.role, body.role)
-          await changeMemberRole(trx, params.id, params.userId, body.role)
+          await members.changeRole(trx, params.id, params.userId, body.role)
           await audit(trx, {
             action: 'member.update',
             subject: { type: 'user', id: params.userId },
@@ -167,7 +145,7 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
         await transaction(async (trx) => {
           const member = await memberInView(trx, view, params.id, params.userId)
           await guardOwnerChange(trx, caller, params.id, member.role, null)
-          await removeMember(trx, params.id, params.userId)
+          await members.remove(trx, params.id, params.userId)
           await audit(trx, {
             action: 'member.delete',
             subject: { type: 'user', id: params.userId },
@@ -181,10 +159,8 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
   ]
 
   async function memberInView(trx: Db, view: TenantView, customerId: string, userId: string) {
-    await visibleCustomer(trx, view, customerId)
-    const member = await findMember(trx, customerId, userId)
-    if (!member) throw new Problem(kernelProblems.not_found)
-    return member
+    await findVisibleCustomer(trx, view, customerId)
+    return orNotFound(await members.find(trx, customerId, userId))
   }
 
   /** Owners are made, demoted or removed only by owners and staff, and the last owner always stays. */
@@ -198,7 +174,7 @@ export function memberRoutes({ db, transaction }: PluginContext): RouteDefinitio
     const touchesOwner = from === 'owner' || to === 'owner'
     if (touchesOwner && from !== to && !mayChangeOwners(caller, customerId))
       throw new Problem(customersProblems.owner_change_not_allowed)
-    if (from === 'owner' && to !== 'owner' && (await countOwners(trx, customerId)) <= 1)
+    if (from === 'owner' && to !== 'owner' && (await members.countOwners(trx, customerId)) <= 1)
       throw new Problem(customersProblems.last_owner)
   }
 }

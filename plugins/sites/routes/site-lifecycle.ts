@@ -2,20 +2,16 @@
 // through the state machine (lifecycle.ts) in one transaction with its audit entry, event and the job that applies it.
 
 import {
-  adjustUsage,
   defineRoute,
   fieldProblem,
-  idPattern,
   kernelProblems,
-  nonBlank,
+  nonBlankText,
   type PluginContext,
   Problem,
-  quotaProblems,
   Reply,
   type RouteDefinition,
-  type TenantView,
-  type Trx,
   t,
+  type Trx,
 } from '../../../core/index.ts'
 import { customerSuspensions } from '../../customers/contract.ts'
 import { Site, siteScopes } from '../contract.ts'
@@ -25,15 +21,13 @@ import { siteJobKinds } from '../jobs.ts'
 import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
-import { domainTaken, toSite, updateSite, visibleSites } from '../repository.ts'
+import { domainTaken, findVisibleSite, toSite, updateSite } from '../repository.ts'
 
-const SiteParams = t.Object({
-  id: t.String({ pattern: idPattern('site'), description: 'Site id, `site_…`.' }),
-})
+const SiteParams = { id: 'site' } as const
 
 const UpdateSiteBody = t.Object(
   {
-    name: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'New name (the handle stays).' })),
+    name: t.Optional(nonBlankText({ maxLength: 100, description: 'New name (the handle stays).' })),
     domain: t.Optional(t.String({ minLength: 1, maxLength: 253, description: 'New primary domain.' })),
     limits: t.Optional(
       t.Object(
@@ -55,24 +49,16 @@ const UpdateSiteBody = t.Object(
 export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
   const suspensions = context.use(customerSuspensions)
 
-  /** The site if the caller may see it with the route's scope, read inside `trx` (404 otherwise). */
-  async function visibleSite(trx: Trx, view: TenantView, id: string): Promise<SitesTable> {
-    // Inside the transaction: the store has one connection, which the transaction holds.
-    const row = await visibleSites(trx, view).where('sites.id', '=', id).executeTakeFirst()
-    if (!row) throw new Problem(kernelProblems.not_found)
-    return row
-  }
-
   /**
    * Checks a new disk quota against the customer's disk limit and moves its `diskMB` counter. Lowering a quota
    * always passes; removing it (null) is refused while the customer's disk is limited.
    */
   async function moveDisk(trx: Trx, row: SitesTable, diskMB: number | null): Promise<void> {
-    if (diskMB === null) requireDiskQuota(await context.quotaOf(trx, row.customer_id), null)
+    if (diskMB === null) requireDiskQuota(await context.quotas.of(trx, row.customer_id), null)
     const delta = (diskMB ?? 0) - (row.disk_mb ?? 0)
     if (delta > 0)
-      await context.reserveQuota(trx, { customerId: row.customer_id, amounts: { diskMB: delta } })
-    if (delta !== 0) await adjustUsage(trx, row.customer_id, 'diskMB', delta)
+      await context.quotas.reserve(trx, { customerId: row.customer_id, amounts: { diskMB: delta } })
+    if (delta !== 0) await context.usage.adjust(trx, row.customer_id, 'diskMB', delta)
   }
 
   const lifecycleProblems = [sitesProblems.illegal_site_transition]
@@ -94,15 +80,15 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
         sitesProblems.invalid_domain,
         sitesProblems.domain_in_use,
         sitesProblems.disk_quota_required,
-        quotaProblems.disk_limit_reached,
-        quotaProblems.customer_suspended,
+        sitesProblems.disk_limit_reached,
+        kernelProblems.customer_suspended,
       ],
       async handler({ params, body, view, audit, emit, enqueueJob }) {
-        const name = body.name === undefined ? undefined : nonBlank(body.name, 'body.name')
+        const name = body.name?.trim()
         const domain = body.domain === undefined ? undefined : normaliseDomain(body.domain)
         if (domain === null) throw fieldProblem(sitesProblems.invalid_domain, 'body.domain')
         const site = await context.transaction(async (trx) => {
-          const row = await visibleSite(trx, view, params.id)
+          const row = await findVisibleSite(trx, view, params.id)
           const changes: Partial<SitesTable> = {}
           if (name !== undefined && name !== row.name) changes.name = name
           if (domain && domain !== row.domain) {
@@ -153,7 +139,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       problems: lifecycleProblems,
       async handler(input) {
         return context.transaction(async (trx) => {
-          const row = await visibleSite(trx, input.view, input.params.id)
+          const row = await findVisibleSite(trx, input.view, input.params.id)
           const status = row.status as SiteStatus
           if (status === 'active') {
             const moved = await moveSite(trx, input, row, {
@@ -193,7 +179,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       problems: [...lifecycleProblems, sitesProblems.site_held],
       async handler(input) {
         return context.transaction(async (trx) => {
-          const row = await visibleSite(trx, input.view, input.params.id)
+          const row = await findVisibleSite(trx, input.view, input.params.id)
           const holders = await suspensions.holdersOf(trx, {
             customerId: row.customer_id,
             kind: 'sites',
@@ -227,7 +213,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       problems: lifecycleProblems,
       async handler(input) {
         const site = await context.transaction(async (trx) => {
-          const row = await visibleSite(trx, input.view, input.params.id)
+          const row = await findVisibleSite(trx, input.view, input.params.id)
           const moved = await moveSite(trx, input, row, {
             to: 'deleting',
             jobKind: row.status === 'provisioning' ? null : siteJobKinds.delete,

@@ -1,27 +1,21 @@
 // Site operations: create (starts provisioning) and read.
 
 import {
-  adjustUsage,
-  customerInView,
   defineRoute,
   FieldErrors,
   fieldProblem,
-  idPattern,
   kernelProblems,
   newId,
-  nonBlank,
+  nonBlankText,
   nowIso,
   type PluginContext,
-  Problem,
-  pageOf,
-  pageQuery,
   preparedList,
-  quotaProblems,
+  Problem,
   Reply,
   type RouteDefinition,
   type Static,
-  type Trx,
   t,
+  type Trx,
 } from '../../../core/index.ts'
 import { customerDirectory } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
@@ -34,6 +28,7 @@ import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
 import {
   domainTaken,
+  findVisibleSite,
   handlesLike,
   insertSite,
   siteCountsByNode,
@@ -44,11 +39,7 @@ import {
 const CreateSiteBody = t.Object(
   {
     customerId: t.String({ minLength: 1, maxLength: 64, description: 'The owning customer, `cus_…`.' }),
-    name: t.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'Name of the site; the handle is derived from it.',
-    }),
+    name: nonBlankText({ maxLength: 100, description: 'Name of the site; the handle is derived from it.' }),
     type: t.String({ minLength: 1, maxLength: 32, description: 'Kind of site, e.g. `wordpress`.' }),
     domain: t.String({ minLength: 1, maxLength: 253, description: 'Primary domain, e.g. `example.com`.' }),
     limits: t.Optional(
@@ -69,7 +60,6 @@ const CreateSiteBody = t.Object(
 )
 
 const ListSitesQuery = t.Object({
-  ...pageQuery,
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s sites.' })),
   status: t.Optional(
     t.Union(
@@ -83,7 +73,7 @@ const ListSitesQuery = t.Object({
 
 /** The sites list, compiled once per shape (which filters are set, the caller's kind of view). */
 const sitesList = preparedList(
-  (db, view, filters: Omit<Static<typeof ListSitesQuery>, 'cursor' | 'limit'>) => {
+  (db, view, filters: Static<typeof ListSitesQuery>) => {
     let sites = visibleSites(db, view)
     if (filters.customerId !== undefined) sites = sites.where('sites.customer_id', '=', filters.customerId)
     if (filters.status !== undefined) sites = sites.where('sites.status', '=', filters.status)
@@ -92,10 +82,6 @@ const sitesList = preparedList(
     return sites
   },
 )
-
-const SiteParams = t.Object({
-  id: t.String({ pattern: idPattern('site'), description: 'Site id, `site_…`.' }),
-})
 
 /** The sites routes. */
 export function siteRoutes(context: PluginContext): RouteDefinition[] {
@@ -117,8 +103,8 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
 
   /** The disk quota of a new site (disk-quota.ts), checked with the rest of the customer's limits in `trx`. */
   async function reserveSite(trx: Trx, customerId: string, asked: number | null | undefined) {
-    const diskMB = newSiteDiskQuota(await context.quotaOf(trx, customerId), asked)
-    await context.reserveQuota(trx, { customerId, amounts: { sites: 1, domains: 1, diskMB: diskMB ?? 0 } })
+    const diskMB = newSiteDiskQuota(await context.quotas.of(trx, customerId), asked)
+    await context.quotas.reserve(trx, { customerId, amounts: { sites: 1, domains: 1, diskMB: diskMB ?? 0 } })
     return diskMB
   }
 
@@ -137,25 +123,23 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         201: { description: 'The new site.', schema: Site, headers: { Location: 'URL of the site.' } },
       },
       problems: [
-        sitesProblems.unknown_customer,
+        kernelProblems.unknown_customer,
         sitesProblems.unknown_site_type,
         sitesProblems.invalid_domain,
         sitesProblems.domain_in_use,
         sitesProblems.no_node_available,
         sitesProblems.disk_quota_required,
-        quotaProblems.site_limit_reached,
-        quotaProblems.domain_limit_reached,
-        quotaProblems.disk_limit_reached,
-        quotaProblems.customer_suspended,
+        sitesProblems.site_limit_reached,
+        sitesProblems.domain_limit_reached,
+        sitesProblems.disk_limit_reached,
+        kernelProblems.customer_suspended,
       ],
       async handler({ body, view, audit, emit, enqueueJob }) {
-        const name = nonBlank(body.name, 'body.name')
+        const name = body.name.trim()
         const refusals = new FieldErrors()
         // Missing and invisible customers answer alike, so a limited token learns nothing about others.
-        const customer = (await customerInView(context.db, view, body.customerId))
-          ? await customers.find(body.customerId)
-          : null
-        if (!customer) refusals.add(sitesProblems.unknown_customer, 'body.customerId')
+        const customer = await customers.find(context.db, view, body.customerId)
+        if (!customer) refusals.add(kernelProblems.unknown_customer, 'body.customerId')
         const siteType = types.get(body.type)
         if (!siteType) {
           const known = types
@@ -195,9 +179,9 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
             subject: { type: 'site', id: row.id },
           })
           await insertSite(trx, row)
-          await adjustUsage(trx, customer.id, 'sites', 1)
-          await adjustUsage(trx, customer.id, 'domains', 1)
-          if (diskMB) await adjustUsage(trx, customer.id, 'diskMB', diskMB)
+          await context.usage.adjust(trx, customer.id, 'sites', 1)
+          await context.usage.adjust(trx, customer.id, 'domains', 1)
+          if (diskMB) await context.usage.adjust(trx, customer.id, 'diskMB', diskMB)
           const created = toSite(row)
           await audit(trx, {
             action: 'site.create',
@@ -217,12 +201,10 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'getSite',
       summary: 'Read a site',
       scope: siteScopes.read,
-      params: SiteParams,
+      params: { id: 'site' },
       responses: { 200: { description: 'The site.', schema: Site } },
       async handler({ params, view }) {
-        const row = await visibleSites(context.db, view).where('sites.id', '=', params.id).executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toSite(row)
+        return toSite(await findVisibleSite(context.db, view, params.id))
       },
     }),
     defineRoute({
@@ -233,20 +215,12 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       description: 'Only sites of customers the caller may see, oldest first. Every filter narrows the list.',
       scope: siteScopes.read,
       query: ListSitesQuery,
-      responses: { 200: { description: 'A page of sites.', schema: pageOf(Site, 'SitePage') } },
-      async handler({ query, view, page }) {
-        const { cursor: _cursor, limit: _limit, ...given } = query
+      list: { item: Site, key: 'sites.id', toItem: toSite },
+      handler({ query, view }) {
         // Normalised before the list sees it: the list binds values, it cannot compute with them.
         const filters =
-          given.domain === undefined
-            ? given
-            : { ...given, domain: normaliseDomain(given.domain) ?? given.domain }
-        const { rows, nextCursor } = await page(sitesList.of(context.db, view, filters), {
-          keyColumn: 'sites.id',
-          keyOf: (row) => row.id,
-          filters,
-        })
-        return { items: rows.map(toSite), nextCursor }
+          query.domain === undefined ? query : { ...query, domain: normaliseDomain(query.domain) ?? query.domain }
+        return sitesList.of(context.db, view, filters)
       },
     }),
   ]

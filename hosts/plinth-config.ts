@@ -1,0 +1,42 @@
+// PLINTH_CONFIG: one module an embedder writes to change the installation's plugin list (the standard plugins plus
+// or minus some). `npm start`, the CLI and the bench all read it, so they all know the same scopes and routes.
+
+import { existsSync } from 'node:fs'
+import type { PluginDefinition } from '../core/host.ts'
+import { SettingsError, type StandardSettings } from './settings.ts'
+import { standardPlugins } from './standard-plugins.ts'
+
+/** The plugin list of an installation. */
+export type PluginList = readonly PluginDefinition[]
+
+/**
+ * What a PLINTH_CONFIG module exports by default: the list itself, or a function of the standard list (made from
+ * the settings) and the settings.
+ * @example export default definePlinthConfig((standard) => [...standard, cronJobsPlugin()])
+ */
+export type PlinthConfig = PluginList | ((standard: PluginList, settings: StandardSettings) => PluginList)
+
+/** Types a PLINTH_CONFIG module's default export. */
+export function definePlinthConfig(config: PlinthConfig): PlinthConfig {
+  return config
+}
+
+function isPluginList(value: unknown): value is PluginList {
+  return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && 'name' in item)
+}
+
+/** The installation's plugins: the standard ones, or what PLINTH_CONFIG makes of them. */
+export async function installationPlugins(settings: StandardSettings): Promise<PluginDefinition[]> {
+  const standard = standardPlugins(settings)
+  const path = settings.configPath
+  if (path === null) return standard
+  if (!existsSync(path)) throw new SettingsError([`PLINTH_CONFIG: no file at ${path}`])
+  const loaded: { default?: unknown } = await import(path)
+  const config = loaded.default
+  const list = typeof config === 'function' ? (config as (s: PluginList, t: StandardSettings) => unknown)(standard, settings) : config
+  if (!isPluginList(list))
+    throw new SettingsError([
+      `PLINTH_CONFIG: ${path} must export by default a plugin list, or a function of the standard list returning one`,
+    ])
+  return [...list]
+}

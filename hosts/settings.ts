@@ -1,0 +1,115 @@
+// The standard installation's settings, read from the environment: every malformed one reported at once, one line
+// each, so an operator fixes them in one go instead of one start-up per mistake.
+
+import { resolve } from 'node:path'
+import { parseQuotaLimits, type QuotaLimits } from '../core/host.ts'
+
+/** Whether customers subscribe themselves to a plan (`open`) or only staff and billing systems do (`closed`). */
+export type CheckoutMode = 'open' | 'closed'
+
+/** Settings read from the environment, with their defaults (docs/operators.md lists them all). */
+export interface StandardSettings {
+  /** `PORT`, default 3000 (0 picks a free one). */
+  readonly port: number
+  /** `HOST`, default `127.0.0.1`. */
+  readonly host: string
+  /** `DATA_DIR`, default `./data`, as an absolute path. */
+  readonly dataDir: string
+  /** `BODY_LIMIT_BYTES`, default 1 MiB. */
+  readonly bodyLimitBytes: number | undefined
+  /** `PLINTH_SECRET` (32 characters or more); default a random secret kept in `<DATA_DIR>/secret.key`. */
+  readonly secret: string | undefined
+  /** `RATE_LIMIT_PER_MINUTE`, default 1,200 requests a minute per token. */
+  readonly rateLimitPerMinute: number | undefined
+  /** `WEBHOOK_ALLOWED_HOSTS`, comma-separated: hosts webhooks may reach over http or on private addresses. */
+  readonly webhookAllowedHosts: readonly string[]
+  /** `JOB_WORKERS`, default 4 jobs at once. */
+  readonly jobWorkers: number | undefined
+  /** `JOB_LEASE_MS`, default 30,000: how soon a dead worker's job is taken up again. */
+  readonly jobLeaseMs: number | undefined
+  /** `DEFAULT_CUSTOMER_LIMITS` (`sites=1,domains=1,diskMB=1024`): limits of customers without a subscription. */
+  readonly defaultCustomerLimits: QuotaLimits
+  /** `BILLING_CHECKOUT`, `open` (default) or `closed`. */
+  readonly billingCheckout: CheckoutMode
+  /** `TRUST_PROXY`: `1`/`true`/`yes` when one reverse proxy in front sets `X-Forwarded-For`/`-Proto`. */
+  readonly trustProxy: boolean
+  /** `PLINTH_CONFIG`: a module whose default export gives the plugin list; absolute, or null for the standard one. */
+  readonly configPath: string | null
+  /** `METRICS_TOKEN`: the bearer token `/metrics` wants; without it `/metrics` answers loopback callers only. */
+  readonly metricsToken: string | null
+  /** `LOG_REQUESTS`: `0`/`false`/`no` turns the per-request log lines off. Default on. */
+  readonly logRequests: boolean
+}
+
+/** Settings the environment got wrong: every one of them, a line each. */
+export class SettingsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'))
+    this.name = 'SettingsError'
+  }
+}
+
+const truthy = ['1', 'true', 'yes']
+const falsy = ['0', 'false', 'no']
+
+/**
+ * Reads the settings; a malformed value is an error, never a silent default. Throws a {@link SettingsError}
+ * listing every one.
+ */
+export function settingsFromEnv(env: Record<string, string | undefined> = process.env): StandardSettings {
+  const problems: string[] = []
+  /** A whole number from the environment within bounds, or undefined when unset. */
+  const wholeNumber = (name: string, min = 1, max = 1e12): number | undefined => {
+    const value = env[name]
+    if (value === undefined) return undefined
+    const parsed = /^[0-9]{1,13}$/.test(value) ? Number(value) : Number.NaN
+    if (!(parsed >= min && parsed <= max)) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, not "${value}"`)
+      return undefined
+    }
+    return parsed
+  }
+  const flag = (name: string, otherwise: boolean): boolean => {
+    const value = (env[name] ?? '').toLowerCase()
+    if (value === '') return otherwise
+    if (truthy.includes(value)) return true
+    if (falsy.includes(value)) return false
+    problems.push(`${name} must be 1, true, yes, 0, false or no, not "${env[name]}"`)
+    return otherwise
+  }
+  const secret = env.PLINTH_SECRET
+  if (secret !== undefined && secret.length < 32)
+    problems.push('PLINTH_SECRET must be at least 32 characters long (or unset, to use DATA_DIR/secret.key)')
+  let defaultCustomerLimits: QuotaLimits = {}
+  try {
+    defaultCustomerLimits = parseQuotaLimits(env.DEFAULT_CUSTOMER_LIMITS ?? '')
+  } catch (error) {
+    problems.push(`DEFAULT_CUSTOMER_LIMITS: ${(error as Error).message}`)
+  }
+  const checkout = env.BILLING_CHECKOUT ?? 'open'
+  if (checkout !== 'open' && checkout !== 'closed')
+    problems.push(`BILLING_CHECKOUT must be "open" or "closed", not "${checkout}"`)
+  const metricsToken = env.METRICS_TOKEN || null
+  if (metricsToken !== null && metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters long (or unset, for loopback callers only)')
+  const settings: StandardSettings = {
+    port: wholeNumber('PORT', 0, 65535) ?? 3000,
+    host: env.HOST || '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR || './data'),
+    bodyLimitBytes: wholeNumber('BODY_LIMIT_BYTES'),
+    rateLimitPerMinute: wholeNumber('RATE_LIMIT_PER_MINUTE'),
+    secret,
+    // Normalised (case, brackets, IP notation) and checked by the webhooks plugin.
+    webhookAllowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? '').split(','),
+    jobWorkers: wholeNumber('JOB_WORKERS', 1, 256),
+    jobLeaseMs: wholeNumber('JOB_LEASE_MS', 1000, 86_400_000),
+    defaultCustomerLimits,
+    billingCheckout: checkout === 'closed' ? 'closed' : 'open',
+    trustProxy: flag('TRUST_PROXY', false),
+    configPath: env.PLINTH_CONFIG ? resolve(env.PLINTH_CONFIG) : null,
+    metricsToken,
+    logRequests: flag('LOG_REQUESTS', true),
+  }
+  if (problems.length > 0) throw new SettingsError(problems)
+  return settings
+}

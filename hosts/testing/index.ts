@@ -1,0 +1,63 @@
+// The testing kit: what a plugin author's tests (and ours) import. A panel with the standard plugins and yours on
+// an in-memory store, spoken to through fetch; fixtures; problem assertions; sessions; a real webhook receiver;
+// waiting helpers; and the real hosts as processes.
+
+import type { PluginDefinition } from '../../core/host.ts'
+import {
+  createKernelTestPanel,
+  type KernelTestPanelOptions,
+  type TestPanel,
+} from '../../core/testing/create-test-panel.ts'
+import { standardPlugins } from '../standard-plugins.ts'
+import { temporaryDataDir } from './temporary-data-dir.ts'
+
+export { deferred, waitFor } from '../../core/testing/async.ts'
+export type { Page } from '../../core/pagination/paginate.ts'
+export type { TestPanel } from '../../core/testing/create-test-panel.ts'
+export { expectFieldProblem, expectProblem, type ProblemBody } from '../../core/testing/problems.ts'
+export { cookieOf, type LoginBody, login, type Session, sameOrigin, signIn } from '../../core/testing/sessions.ts'
+export {
+  brandA,
+  brandB,
+  customerA,
+  customerB,
+  type FixturePluginOptions,
+  fixturePlugin,
+  twoTenants,
+} from '../../core/testing/tenancy-fixture.ts'
+export { createTestUser, testPassword } from '../../core/testing/users.ts'
+export {
+  type ReceivedWebhook,
+  type ReceiverAnswer,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../../core/testing/webhook-receiver.ts'
+export { temporaryDataDir } from './temporary-data-dir.ts'
+
+/** What {@link createTestPanel} mounts and how; every panel option has a default fit for tests. */
+export interface TestPanelOptions extends Omit<KernelTestPanelOptions, 'plugins'> {
+  /** Your plugins, mounted beside the standard ones (or alone, with `standard: false`). */
+  readonly plugins?: readonly PluginDefinition[]
+  /**
+   * The standard plugins (brands, customers, nodes on a temporary data directory, sites, billing, webhooks).
+   * Default true; false mounts `plugins` alone.
+   */
+  readonly standard?: boolean
+  /** Hosts webhooks may reach over plain http (a loopback receiver: `['127.0.0.1']`). Default none. */
+  readonly webhookAllowedHosts?: readonly string[]
+  /** Whether customers check out themselves. Default `open`. */
+  readonly billingCheckout?: 'open' | 'closed'
+}
+
+/**
+ * A panel for tests: the standard plugins and `plugins` on a fresh in-memory store, every route held to its
+ * declaration (a change without an audit entry, a refusal it does not list, fail the request).
+ * @example const tp = await createTestPanel({ plugins: [cronJobsPlugin()] })
+ */
+export async function createTestPanel(options: TestPanelOptions = {}): Promise<TestPanel> {
+  const { standard = true, plugins = [], webhookAllowedHosts = [], billingCheckout = 'open', ...rest } = options
+  const base = standard
+    ? standardPlugins({ dataDir: temporaryDataDir(), webhookAllowedHosts, billingCheckout })
+    : []
+  return createKernelTestPanel({ ...rest, plugins: [...base, ...plugins] })
+}
