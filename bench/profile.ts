@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createPanel, openSqliteStore } from '../core/index.ts'
-import { standardPlugins } from '../hosts/standard-panel.ts'
+import { createPanel, openSqliteStore } from '../core/host.ts'
+import { standardPlugins } from '../hosts/standard-plugins.ts'
 import { ceilingHandler } from './ceiling.ts'
 import { seed } from './seed.ts'
 

@@ -2,8 +2,8 @@
 
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { createPanel, createUser, issueApiToken, newId, openSqliteStore } from '../core/index.ts'
-import { standardPlugins } from '../hosts/standard-panel.ts'
+import { createPanel, createUser, issueApiToken, newId, openSqliteStore } from '../core/host.ts'
+import { standardPlugins } from '../hosts/standard-plugins.ts'
 
 /** What a seeded store holds that the benchmark needs. */
 export interface Seeded {

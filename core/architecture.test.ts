@@ -1,4 +1,5 @@
-// The layout is the architecture: an import scan keeps core/ free of plugins and plugins on public contracts.
+// The layout is the architecture: an import scan keeps core/ free of plugins, plugins on the public contract,
+// examples on what an outside author could import, and the kernel free of any plugin's resource names.
 
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
@@ -8,10 +9,15 @@ const root = resolve(import.meta.dir, '..')
 const importPattern =
   /(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 
+/** Every TypeScript file under `folder`, repo-relative. */
+function filesUnder(folder: string): string[] {
+  return [...new Bun.Glob(`${folder}/**/*.ts`).scanSync({ cwd: root })]
+}
+
 /** Every relative import of every TypeScript file under `folder`, as repo-relative paths. */
 function importsUnder(folder: string): { file: string; target: string }[] {
   const found: { file: string; target: string }[] = []
-  for (const file of new Bun.Glob(`${folder}/**/*.ts`).scanSync({ cwd: root })) {
+  for (const file of filesUnder(folder)) {
     const source = readFileSync(join(root, file), 'utf8')
     for (const match of source.matchAll(importPattern)) {
       const specifier = match[1] ?? match[2] ?? ''
@@ -22,10 +28,21 @@ function importsUnder(folder: string): { file: string; target: string }[] {
   return found
 }
 
+/** The code of a file without its comments, which may name anything. */
+function codeOf(file: string): string {
+  return readFileSync(join(root, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1')
+}
+
 const pluginOf = (path: string) => /^plugins\/([^/]+)\//.exec(path)?.[1]
-const isPublicKernel = (target: string, file: string) =>
-  target === 'core/index.ts' || (file.endsWith('.test.ts') && target.startsWith('core/testing/'))
+const isTest = (file: string) => file.endsWith('.test.ts')
+/** The testing kit, which tests anywhere outside core/ use. */
+const isTestingKit = (target: string) => target === 'hosts/testing/index.ts'
 const isPublicPluginPart = (target: string) => /^plugins\/[^/]+\/(contract|index)\.ts$/.test(target)
+
+/** Resources the standard plugins own: the kernel knows none of them by name. */
+const pluginResources = /(?<![-\w$])(sites?|databases|domains?|diskMB|traffic)(?![-\w$])/
 
 describe('architecture', () => {
   test('nothing in core/ imports from plugins/, hosts/ or examples/', () => {
@@ -33,13 +50,25 @@ describe('architecture', () => {
     expect(offending).toEqual([])
   })
 
+  test('no code in core/ names a resource of a plugin (sites, databases, domains, diskMB, traffic)', () => {
+    const offending = filesUnder('core')
+      .filter((file) => file !== 'core/architecture.test.ts')
+      .flatMap((file) => {
+        const found = pluginResources.exec(codeOf(file))
+        return found ? [`${file}: ${found[0]}`] : []
+      })
+    expect(offending).toEqual([])
+  })
+
   test('plugins reach the kernel only through core/index.ts, and other plugins only through their contract', () => {
     const offending = importsUnder('plugins').filter(({ file, target }) => {
-      if (target.startsWith('core/')) return !isPublicKernel(target, file)
+      if (target.startsWith('core/')) return target !== 'core/index.ts'
+      if (isTest(file) && isTestingKit(target)) return false
+      if (target.startsWith('hosts/')) return true
       const owner = pluginOf(target)
       if (owner === undefined || owner === pluginOf(file)) return false
       // Production code uses another plugin's contract; a test may mount another plugin whole (its index).
-      return !(target.endsWith('/contract.ts') || (file.endsWith('.test.ts') && isPublicPluginPart(target)))
+      return !(target.endsWith('/contract.ts') || (isTest(file) && isPublicPluginPart(target)))
     })
     expect(offending).toEqual([])
   })
@@ -47,7 +76,24 @@ describe('architecture', () => {
   test('examples use only what an outside author could import', () => {
     const offending = importsUnder('examples').filter(
       ({ file, target }) =>
-        !(isPublicKernel(target, file) || isPublicPluginPart(target) || target.startsWith('examples/')),
+        !(
+          target === 'core/index.ts' ||
+          target === 'hosts/index.ts' ||
+          (isTest(file) && isTestingKit(target)) ||
+          isPublicPluginPart(target) ||
+          target.startsWith('examples/')
+        ),
+    )
+    expect(offending).toEqual([])
+  })
+
+  test('hosts reach the kernel through its doors: core/host.ts, core/index.ts for plugins, core/testing for the kit', () => {
+    const offending = importsUnder('hosts').filter(
+      ({ file, target }) =>
+        target.startsWith('core/') &&
+        target !== 'core/host.ts' &&
+        target !== 'core/index.ts' &&
+        !(file.startsWith('hosts/testing/') && target.startsWith('core/testing/')),
     )
     expect(offending).toEqual([])
   })

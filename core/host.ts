@@ -6,8 +6,16 @@ export type { Caller } from './auth/caller.ts'
 export { teamRoleDescriptions } from './auth/roles.ts'
 export { type ApiToken, issueApiToken } from './identity/api-tokens.ts'
 export { reviewTokenRequest } from './identity/token-request.ts'
-export { createUser, findUserByEmail, insertUser, prepareUser, type User, UserError } from './identity/users.ts'
+export {
+  createUser,
+  findUserByEmail,
+  insertUser,
+  prepareUser,
+  type User,
+  UserError,
+} from './identity/users.ts'
 export { newId } from './ids/ids.ts'
+export type { Page } from './pagination/paginate.ts'
 export type { Catalogue } from './panel/catalogue.ts'
 export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'
 export { defaultLimits, type PanelLimits } from './panel/limits.ts'

@@ -7,6 +7,7 @@ export { type AuditActor, writeAudit } from './audit/audit-log.ts'
 export { type Caller, type CallerKind, customerInView } from './auth/caller.ts'
 export { type TeamRole, teamRoles } from './auth/roles.ts'
 export { type TokenFormat, tokenFormat } from './auth/token-format.ts'
+export type { SecretBox } from './crypto/secret-box.ts'
 export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
 export { TeamRole as TeamRoleSchema } from './identity/schemas.ts'
 export { findUserByEmail, type User } from './identity/users.ts'
@@ -23,11 +24,18 @@ export {
   type UsageMetricDefinition,
   type UsageSection,
 } from './plugin/define-plugin.ts'
-export { defineExtensionPoint, type ExtensionPointRef, type ExtensionRegistry } from './plugin/extension-point.ts'
+export {
+  defineExtensionPoint,
+  type ExtensionPointRef,
+  type ExtensionRegistry,
+} from './plugin/extension-point.ts'
+export { type ResourceDeclaration, resourceEvents, resourceRoutes } from './plugin/resource-routes.ts'
 export {
   type AuditInput,
+  type ChangeDeclaration,
   defineRoute,
   type EventInput,
+  type HandlerInput,
   type IdParams,
   type ListDeclaration,
   Reply,
@@ -37,10 +45,15 @@ export {
 export { defineService, type ServiceRef } from './plugin/service.ts'
 export { nonBlankText } from './problem/field-checks.ts'
 export { FieldErrors } from './problem/field-errors.ts'
+export { defineFormat } from './problem/formats.ts'
 export { kernelProblems } from './problem/kernel-problems.ts'
 export { fieldProblem, Problem } from './problem/problem.ts'
 export { defineProblems, type ProblemRef } from './problem/problem-code.ts'
-export { type CustomerLimits, type CustomerStanding, customerLimitsService } from './quotas/customer-limits.ts'
+export {
+  type CustomerLimits,
+  type CustomerStanding,
+  customerLimitsService,
+} from './quotas/customer-limits.ts'
 export type { QuotaLimits } from './quotas/quota-limits.ts'
 export type { CustomerQuota, Quotas } from './quotas/quotas.ts'
 export { type Migration, type MigrationContext, sql } from './store/migrations.ts'

@@ -1,9 +1,9 @@
 // GET /api/v1/audit on the standard installation: every change is there, newest first, filtered, within the view.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createUser } from '../core/index.ts'
-import { createTestPanel, type TestPanel, expectProblem } from './testing/index.ts'
+import { createUser } from '../core/host.ts'
 import type { Page } from './testing/index.ts'
+import { createTestPanel, expectProblem, type TestPanel } from './testing/index.ts'
 
 interface Entry {
   readonly id: string

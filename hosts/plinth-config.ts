@@ -22,7 +22,9 @@ export function definePlinthConfig(config: PlinthConfig): PlinthConfig {
 }
 
 function isPluginList(value: unknown): value is PluginList {
-  return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && 'name' in item)
+  return (
+    Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && 'name' in item)
+  )
 }
 
 /** The installation's plugins: the standard ones, or what PLINTH_CONFIG makes of them. */
@@ -33,7 +35,10 @@ export async function installationPlugins(settings: StandardSettings): Promise<P
   if (!existsSync(path)) throw new SettingsError([`PLINTH_CONFIG: no file at ${path}`])
   const loaded: { default?: unknown } = await import(path)
   const config = loaded.default
-  const list = typeof config === 'function' ? (config as (s: PluginList, t: StandardSettings) => unknown)(standard, settings) : config
+  const list =
+    typeof config === 'function'
+      ? (config as (s: PluginList, t: StandardSettings) => unknown)(standard, settings)
+      : config
   if (!isPluginList(list))
     throw new SettingsError([
       `PLINTH_CONFIG: ${path} must export by default a plugin list, or a function of the standard list returning one`,

@@ -2,7 +2,8 @@
 // and anything else stops the start-up.
 
 import { expect, test } from 'bun:test'
-import { settingsFromEnv, standardPlugins } from './standard-panel.ts'
+import { settingsFromEnv } from './settings.ts'
+import { standardPlugins } from './standard-plugins.ts'
 import { createTestPanel, expectProblem, temporaryDataDir } from './testing/index.ts'
 
 test('BILLING_CHECKOUT is open when unset, open or closed; anything else is refused naming the setting', () => {

@@ -2,7 +2,7 @@
 
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { createUser, type User } from '../core/index.ts'
+import { createUser, type User } from '../core/host.ts'
 import { createTestPanel, type TestPanel } from './testing/index.ts'
 
 const api = '/api/v1'

@@ -11,7 +11,7 @@ import {
   killHard,
   type Standalone,
 } from './testing/host-process.ts'
-import { startWebhookReceiver, type WebhookReceiver } from './testing/index.ts'
+import { type Page, startWebhookReceiver, type WebhookReceiver } from './testing/index.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-webhook-crash-')
 const receivers: WebhookReceiver[] = []
@@ -71,7 +71,7 @@ describe('webhooks survive SIGKILL', () => {
     await killHard(server)
     const restarted = await startStandalone(dataDir, serverEnv)
     await bothEvents(receiver, endpoint.secret, site.body)
-    const log = await apiClient(restarted, token)<{ items: { status: string }[] }>(
+    const log = await apiClient(restarted, token)<Page<{ status: string }>>(
       'GET',
       `/webhooks/${endpoint.id}/deliveries`,
     )
@@ -91,7 +91,7 @@ describe('webhooks survive SIGKILL', () => {
     const refused = await receiver.waitFor((hook) => hook.json.type === 'site.created', 20_000)
     // Killed once the refusal is recorded: the delivery is pending, due about 5 s after its first attempt.
     const siteCreated = (from: Standalone) =>
-      apiClient(from, token)<{ items: { status: string; attempts: number }[] }>(
+      apiClient(from, token)<Page<{ status: string; attempts: number }>>(
         'GET',
         `/webhooks/${endpoint.id}/deliveries?eventType=site.created`,
       )

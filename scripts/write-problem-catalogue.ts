@@ -3,7 +3,11 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createPanel, openSqliteStore } from '../core/host.ts'
-import { problemCatalogueMarkdown, rolesTableMarkdown, rolesTableMarkers } from '../hosts/problem-catalogue.ts'
+import {
+  problemCatalogueMarkdown,
+  rolesTableMarkdown,
+  rolesTableMarkers,
+} from '../hosts/problem-catalogue.ts'
 import { standardPlugins } from '../hosts/standard-plugins.ts'
 
 const panel = await createPanel({

@@ -1,10 +1,10 @@
 // Writes audit entries inside the transaction of the change they record: both commit or neither does.
 
-import type { AuditTables } from './audit-tables.ts'
 import { newId, nowIso } from '../ids/ids.ts'
-import { brandOfCustomer } from '../tenancy/tenants.ts'
 import type { AuditInput } from '../plugin/route.ts'
 import type { Trx } from '../store/store.ts'
+import { brandOfCustomer } from '../tenancy/tenants.ts'
+import type { AuditTables } from './audit-tables.ts'
 
 /** Who did it and from where; null members for work the CLI or the system does. */
 export interface AuditActor {

@@ -1,20 +1,22 @@
 // GET /audit: the audit log, newest first, filtered by actor, action, subject and time, within the caller's view.
 
 import { Type as t } from '@sinclair/typebox'
-import type { AuditEntriesTable, AuditTables } from './audit-tables.ts'
 import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
 import type { Store } from '../store/store.ts'
 import { type TenantView, visibleTo } from '../tenancy/tenant-view.ts'
+import type { AuditEntriesTable, AuditTables } from './audit-tables.ts'
 
 /** The scope of the audit log: a customer scope (owners and admins), and every staff member's. */
-export const auditScopes = [{ name: 'audit:read', description: 'The audit log', roles: ['owner', 'admin'] }] as const
+export const auditScopes = [
+  { name: 'audit:read', description: 'The audit log', roles: ['owner', 'admin'] },
+] as const
 
 const AuditEntry = t.Object(
   {
     id: t.String({ description: 'Identifier, `aud_…`; time-ordered.' }),
     occurredAt: t.String({ format: 'date-time' }),
     action: t.String({
-      description: '`<resource>.<verb>`: `site.create`, `customer.update`, `token.revoke`.',
+      description: '`<resource>.<verb>`: `customer.update`, `token.revoke`.',
     }),
     actor: t.Object({
       userId: t.Union([t.String(), t.Null()], { description: 'The user who did it; null for the system.' }),
@@ -47,7 +49,7 @@ const AuditQuery = t.Object({
     t.String({
       pattern: '^[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*$',
       maxLength: 100,
-      description: '`site.create`.',
+      description: '`customer.create`.',
     }),
   ),
   subject: t.Optional(

@@ -1,9 +1,9 @@
 // Who is calling: the user, the credential in use, and what that lets them see and do, per scope.
 
 import { sql } from 'kysely'
-import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
 import type { User } from '../identity/users.ts'
 import type { Db } from '../store/store.ts'
+import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import { type RoleScope, scopesOfRole, type TeamRole } from './roles.ts'
 

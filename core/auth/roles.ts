@@ -9,7 +9,8 @@ export type TeamRole = (typeof teamRoles)[number]
 export const teamRoleDescriptions: Readonly<Record<TeamRole, string>> = {
   owner: 'Everything on the customer; the only role that removes or demotes owners.',
   admin: 'Everything on the customer but what scopes reserve for owners and billing (`billing:manage`).',
-  developer: 'The customer’s hosting resources and their jobs: whatever scopes of the hosting plugins name it.',
+  developer:
+    'The customer’s hosting resources and their jobs: whatever scopes of the hosting plugins name it.',
   billing: 'The customer’s billing and subscriptions, and reading the customer.',
 }
 

@@ -8,12 +8,12 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import { issueApiToken, revokeApiToken } from '../identity/api-tokens.ts'
 import type { IdentityTables } from '../identity/identity-tables.ts'
-import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
 import type { User } from '../identity/users.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { defineRoute } from '../plugin/route.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
 import type { Store } from '../store/store.ts'
+import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
 import { addMember, changeMemberRole, removeMember } from '../tenancy/tenants.ts'
 import { expectProblem } from '../testing/problems.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
@@ -161,7 +161,11 @@ describe('a kept token caller', () => {
     const user = await member(customerB, 'owner')
     const { token } = await tokenOf(user)
     await meBody(token)
-    await cli.db.withTables<IdentityTables & TenancyTables>().deleteFrom('users').where('id', '=', user.id).execute()
+    await cli.db
+      .withTables<IdentityTables & TenancyTables>()
+      .deleteFrom('users')
+      .where('id', '=', user.id)
+      .execute()
     await expectProblem(await me(token), 401, 'invalid_token')
   })
 

@@ -48,9 +48,13 @@ function checksumOf(random: string): string {
  * 6-character checksum.
  * @example const agentTokens = tokenFormat({ prefix: 'plinth_node_', randomLength: 40 })
  */
-export function tokenFormat(options: { readonly prefix: string; readonly randomLength: number }): TokenFormat {
+export function tokenFormat(options: {
+  readonly prefix: string
+  readonly randomLength: number
+}): TokenFormat {
   const { prefix, randomLength } = options
-  if (!/^[a-z][a-z0-9_]*_$/.test(prefix)) throw new Error(`Token prefix "${prefix}" must be lower-case and end in _`)
+  if (!/^[a-z][a-z0-9_]*_$/.test(prefix))
+    throw new Error(`Token prefix "${prefix}" must be lower-case and end in _`)
   if (randomLength < 22) throw new Error('A token needs at least 22 random characters (128 bits)')
   const pattern = new RegExp(`^${prefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`)
   // Native one-shot SHA-256: every request pays for it (a sixth of node:crypto's createHash per call).

@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type as t } from '@sinclair/typebox'
 import { issueApiToken } from '../identity/api-tokens.ts'
-import type { OutboxTables } from './outbox-tables.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { defaultLimits } from '../panel/limits.ts'
 import { definePlugin } from '../plugin/define-plugin.ts'
 import { defineRoute } from '../plugin/route.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
+import { waitFor } from '../testing/async.ts'
 import {
   brandA,
   brandB,
@@ -28,7 +28,7 @@ import {
 } from '../testing/tenancy-fixture.ts'
 import { createTestUser } from '../testing/users.ts'
 import type { OutboxEvent } from './event-consumer.ts'
-import { waitFor } from '../testing/async.ts'
+import type { OutboxTables } from './outbox-tables.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test-only helpers: a plugin that emits numbered events, and one with two recording consumers.
@@ -156,7 +156,6 @@ const receiversPlugin = definePlugin({
     })
   },
 })
-
 
 // ---------------------------------------------------------------------------------------------------------------
 

@@ -1,9 +1,9 @@
 // Hands outbox events to the consumers (webhooks, ...) after their transaction committed: in outbox order, each
 // batch in one transaction with marking it dispatched, so an event is handed over once, or again after a crash.
 
-import type { OutboxTables } from './outbox-tables.ts'
 import type { Store } from '../store/store.ts'
 import type { EventConsumer, OutboxEvent } from './event-consumer.ts'
+import type { OutboxTables } from './outbox-tables.ts'
 
 /** How the dispatcher runs. */
 export interface DispatcherOptions {

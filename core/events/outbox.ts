@@ -1,10 +1,10 @@
 // The event outbox: events are written in the transaction of the change, and delivered from here after commit.
 
-import type { OutboxTables } from './outbox-tables.ts'
 import { newId, nowIso } from '../ids/ids.ts'
 import type { EventInput } from '../plugin/route.ts'
 import type { Trx } from '../store/store.ts'
 import { brandOfCustomer } from '../tenancy/tenants.ts'
+import type { OutboxTables } from './outbox-tables.ts'
 
 /** Puts an event in the outbox in `trx`; returns its id (`evt_…`). */
 export async function writeEvent(trx: Trx, event: EventInput): Promise<string> {

@@ -8,7 +8,10 @@ export function entityTagOf(body: string): string {
 /** The entity tags of an If-Match or If-None-Match header: `*`, or the tags listed (weak ones marked). */
 function listedTags(header: string): '*' | { readonly tag: string; readonly weak: boolean }[] {
   if (header.trim() === '*') return '*'
-  return [...header.matchAll(/(W\/)?("[^"]*")/g)].map((match) => ({ tag: match[2] ?? '', weak: match[1] !== undefined }))
+  return [...header.matchAll(/(W\/)?("[^"]*")/g)].map((match) => ({
+    tag: match[2] ?? '',
+    weak: match[1] !== undefined,
+  }))
 }
 
 /** If-None-Match (weak comparison): whether the client's copy is current, so a GET may answer 304. */

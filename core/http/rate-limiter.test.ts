@@ -32,6 +32,28 @@ describe('rate limits', () => {
     }
   })
 
+  test('failed credentials are charged to their address, so a new junk token per request never escapes it', async () => {
+    const tp = await createKernelTestPanel({ plugins: [], rateLimits: { perMinute: 3 } })
+    try {
+      const statuses: number[] = []
+      for (let i = 0; i < 5; i++) {
+        const request = new Request('http://localhost/api/v1/me', {
+          headers: { authorization: `Bearer junk${i}` },
+        })
+        statuses.push((await tp.panel.handle(request, { address: '203.0.113.7' })).status)
+      }
+      expect(statuses).toEqual([401, 401, 401, 429, 429])
+      // A valid token from the same address keeps its own allowance.
+      const token = await tp.token()
+      const request = new Request('http://localhost/api/v1/me', {
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect((await tp.panel.handle(request, { address: '203.0.113.7' })).status).toBe(200)
+    } finally {
+      await tp.panel.close()
+    }
+  })
+
   test('login has its own, stricter allowance per address', async () => {
     const tp = await createKernelTestPanel({ plugins: [], rateLimits: { loginPerMinute: 2 } })
     try {
@@ -58,24 +80,29 @@ describe('rate limits', () => {
 })
 
 describe('createRateLimiter', () => {
-  const request = (token: string) =>
-    new Request('http://localhost/', { headers: { authorization: `Bearer ${token}` } })
+  const token = (id: string) => ({ credential: `token:${id}` })
 
   test('a burst across a wall-clock minute boundary gets one allowance, not two (each key’s window opens with it)', () => {
     const limiter = createRateLimiter({ perMinute: 3, loginPerMinute: 1 })
     const boundary = Date.parse('2026-11-23T10:01:00.000Z')
     const at = [boundary - 300, boundary - 200, boundary - 100, boundary + 100]
-    const refused = at.map((now) => limiter.take(request('plinth_a'), null, false, now)?.refusal !== null)
+    const refused = at.map((now) => limiter.take(token('a'), now)?.refusal !== null)
     expect(refused).toEqual([false, false, false, true])
     // The window closes a minute after it opened, and the allowance is whole again.
-    expect(limiter.take(request('plinth_a'), null, false, boundary - 300 + 60_000)?.refusal).toBeNull()
+    expect(limiter.take(token('a'), boundary - 300 + 60_000)?.refusal).toBeNull()
   })
 
   test('Retry-After counts down to the end of the key’s own window', () => {
     const limiter = createRateLimiter({ perMinute: 1, loginPerMinute: 1 })
     const start = Date.parse('2026-11-23T10:00:30.000Z')
-    limiter.take(request('plinth_b'), null, false, start)
-    const refused = limiter.take(request('plinth_b'), null, false, start + 45_000)
+    limiter.take(token('b'), start)
+    const refused = limiter.take(token('b'), start + 45_000)
     expect(refused?.refusal?.headers['retry-after']).toBe('15')
+  })
+
+  test('a request without an address is not limited by address', () => {
+    const limiter = createRateLimiter({ perMinute: 1, loginPerMinute: 1 })
+    expect(limiter.take({ address: null })).toBeNull()
+    expect(limiter.take({ login: null })).toBeNull()
   })
 })

@@ -1,7 +1,6 @@
-// Rate limits per credential (per address without one), in one-minute windows per key, with the IETF draft's headers.
+// Rate limits per authenticated credential, per address otherwise, in one-minute windows per key, with the IETF
+// draft's headers.
 
-import { bearerTokenOf } from '../auth/authenticate.ts'
-import { sessionCookieOf } from '../auth/sessions.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 
@@ -24,10 +23,18 @@ export interface RateDecision {
   readonly refusal: Problem | null
 }
 
+/** Whose allowance a request is charged to. */
+export type RateKey =
+  /** An authenticated credential (`token:<id>`, `session:<id>`): only once authentication succeeded. */
+  | { readonly credential: string }
+  /** A client address: anonymous requests, and those whose credential failed (so junk tokens cannot dodge it). */
+  | { readonly address: string | null }
+  /** The strict allowance of login, per address. */
+  | { readonly login: string | null }
+
 /**
- * An in-process limiter. The key is the credential itself (a hash of the bearer token, the session id) or, for
- * anonymous calls, the client address; a request with neither is not limited here (hosts that know no address).
- * Several instances each count on their own (documented for operators).
+ * An in-process limiter, in one-minute windows per key. A request with no address (a host that knows none) is not
+ * limited by address. Several instances each count on their own (documented for operators).
  */
 export function createRateLimiter(policy: RateLimitPolicy) {
   // Each key's window opens with its first request, so no key gets a fresh allowance mid-burst at a wall-clock
@@ -37,19 +44,18 @@ export function createRateLimiter(policy: RateLimitPolicy) {
   const defaultPolicyHeader = `"default";q=${policy.perMinute};w=60`
   const loginPolicyHeader = `"login";q=${policy.loginPerMinute};w=60`
 
-  function keyOf(request: Request, address: string | null): string | null {
-    const token = bearerTokenOf(request)
-    if (token) return `token:${Bun.hash(token).toString(36)}`
-    const session = sessionCookieOf(request)?.split('.')[0]
-    if (session) return `session:${session}`
-    return address === null ? null : `address:${address}`
+  function keyOf(key: RateKey): string | null {
+    if ('credential' in key) return key.credential
+    if ('login' in key) return key.login === null ? null : `login:${key.login}`
+    return key.address === null ? null : `address:${key.address}`
   }
 
   return {
-    /** Counts `request` against its allowance (`login` uses the stricter one). */
-    take(request: Request, address: string | null, login: boolean, now = Date.now()): RateDecision | null {
-      const key = login ? (address === null ? null : `login:${address}`) : keyOf(request, address)
+    /** Counts one request against the allowance of `rateKey`; null when nothing limits it. */
+    take(rateKey: RateKey, now = Date.now()): RateDecision | null {
+      const key = keyOf(rateKey)
       if (key === null) return null
+      const login = 'login' in rateKey
       if (now - lastSweep >= windowMs) {
         // Once a minute, forget keys whose window has closed: memory follows the active callers only.
         lastSweep = now

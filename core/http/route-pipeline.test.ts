@@ -97,7 +97,8 @@ const gadgetsPlugin = definePlugin({
 
 let tp: TestPanel
 let token: string
-const kernel = () => tp.panel.store.db.withTables<AuditTables & IdentityTables & OutboxTables & GadgetTables>()
+const kernel = () =>
+  tp.panel.store.db.withTables<AuditTables & IdentityTables & OutboxTables & GadgetTables>()
 
 beforeAll(async () => {
   tp = await createKernelTestPanel({ plugins: [gadgetsPlugin], limits: { bodyBytes: 512 } })

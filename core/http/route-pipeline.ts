@@ -22,6 +22,7 @@ import { type AuditInput, Reply, type RouteDefinition } from '../plugin/route.ts
 import { changesState, routeProblems } from '../plugin/route-problems.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem, type ProblemItem, problemMediaType } from '../problem/problem.ts'
+import type { ProblemRef } from '../problem/problem-code.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import type { Store, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
@@ -29,9 +30,12 @@ import { changeMayProceed, clientHasCurrent, entityTagOf } from './conditional-r
 import type { ContractChecks } from './contract-checks.ts'
 import { listAnswer } from './list-answer.ts'
 import { queryReader } from './query-string.ts'
+import type { RateDecision, RateKey, RateLimiter } from './rate-limiter.ts'
+import { errorResponse } from './render-error.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
 import { unstorableQueryItems, unstorableTextItems } from './text-safety.ts'
+import { trimText } from './trim-text.ts'
 
 /** What the pipeline needs of the panel. */
 export interface PipelineRuntime {
@@ -53,6 +57,8 @@ export interface PipelineRuntime {
   committed(work: { jobs: boolean; events: boolean }): void
   /** Test panels: the checks that fail a request breaking its route's declared contract; null otherwise. */
   readonly contractChecks: ContractChecks | null
+  /** Requests a minute per credential, per address for anonymous callers and failed credentials. */
+  readonly limiter: RateLimiter
 }
 
 /** Whose key it is: keys are scoped to the caller, so two callers may use the same one. */
@@ -92,13 +98,8 @@ export type CurrentRepresentation = (
 export interface CompiledRoute {
   readonly route: RouteDefinition
   readonly plugin: string
-  /** Answers `request`; `headers` go on every answer it renders (a refusal it throws carries its own). */
-  answer(
-    request: Request,
-    params: Record<string, string>,
-    info: RequestInfo,
-    headers?: Readonly<Record<string, string>>,
-  ): Promise<Response>
+  /** Answers `request`, refusals included (as problem+json), with the rate limit headers of whoever it charged. */
+  answer(request: Request, params: Record<string, string>, info: RequestInfo): Promise<Response>
   /** For a single-resource read: its representation, run as another route's caller would see it. */
   readonly current: CurrentRepresentation | null
 }
@@ -123,7 +124,18 @@ function compile(schema: TObject | undefined): TypeCheck<TSchema> | undefined {
   return schema ? TypeCompiler.Compile(closeObjects(schema)) : undefined
 }
 
-function invalid(errors: readonly ProblemItem[], prefix: 'body' | 'query'): Problem {
+/**
+ * The 422 of failed fields: `validation_failed` listing each; one failure of a plugin's declared format keeps its
+ * own code, as a handler's single field refusal does.
+ */
+function invalid(
+  errors: readonly ProblemItem[],
+  prefix: 'body' | 'query',
+  refs?: ReadonlyMap<string, ProblemRef>,
+): Problem {
+  const [only] = errors
+  const own = errors.length === 1 && only ? refs?.get(only.code) : undefined
+  if (own && only) return new Problem(own, { detail: only.message, errors })
   const count = errors.length
   return new Problem(kernelProblems.validation_failed, {
     detail: `The request ${prefix} has ${count} invalid field${count === 1 ? '' : 's'}.`,
@@ -152,31 +164,68 @@ function querySchemaOf(route: RouteDefinition): TObject {
   return Type.Object({ ...declared.properties, ...pageQuery })
 }
 
-/**
- * Builds the request pipeline of one route. `sibling` finds the single-resource read of the same path, whose
- * representation an `If-Match` on this (changing) route is compared with.
- */
+/** How a route is mounted besides its declaration. */
+export interface MountOptions {
+  /** The single-resource read of the same path, whose representation an `If-Match` on a change compares with. */
+  readonly sibling?: () => CompiledRoute | undefined
+  /** Not rate limited: the health checks a load balancer polls. */
+  readonly unlimited?: boolean
+}
+
+/** What one request was charged to: the headers of the last allowance it counted against. */
+interface Charges {
+  headers: Readonly<Record<string, string>> | undefined
+}
+
+/** Builds the request pipeline of one route. */
 export function compileRoute(
   route: RouteDefinition,
   plugin: string,
   runtime: PipelineRuntime,
   eventKinds: ReadonlySet<string>,
-  sibling: () => CompiledRoute | undefined = () => undefined,
+  mounting: MountOptions = {},
 ): CompiledRoute {
+  const sibling = mounting.sibling ?? (() => undefined)
   const params = compile(route.params)
   const querySchema = querySchemaOf(route)
   const query = TypeCompiler.Compile(closeObjects(querySchema))
   const readQuery = queryReader(querySchema)
   const body = compile(route.body)
   const label = `${route.method} ${route.path} (${plugin})`
-  const declared = new Set(routeProblems(route).map((problem) => problem.code))
+  const refs = new Map(routeProblems(route).map((problem) => [problem.code, problem]))
+  const declared = new Set(refs.keys())
   const conditional = route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'
   const tagged = route.method === 'GET' && !route.list
   const checks = runtime.contractChecks
 
-  async function authorise(request: Request): Promise<Caller | null> {
+  /** Counts the request against `key`'s allowance, keeping its headers; throws 429 past it. */
+  function charge(charges: Charges, key: RateKey): void {
+    if (mounting.unlimited) return
+    const decision: RateDecision | null = runtime.limiter.take(key)
+    if (!decision) return
+    charges.headers = decision.headers
+    if (decision.refusal) throw decision.refusal
+  }
+
+  /**
+   * The caller, charged to its credential once authenticated; a credential that fails is charged to the address,
+   * so sending junk tokens never escapes the address's allowance. Public routes are charged to the address (login
+   * to its stricter one) before anything else.
+   */
+  async function authorise(request: Request, info: RequestInfo, charges: Charges): Promise<Caller | null> {
+    if (route.strictRateLimit) charge(charges, { login: info.address })
+    else if (route.public) charge(charges, { address: info.address })
     if (route.public) return null
-    const caller = await authenticate(request, runtime.auth)
+    let caller: Caller
+    try {
+      caller = await authenticate(request, runtime.auth)
+    } catch (error) {
+      if (error instanceof Problem && error.status === 401) charge(charges, { address: info.address })
+      throw error
+    }
+    charge(charges, {
+      credential: caller.token ? `token:${caller.token.id}` : `session:${caller.session?.id}`,
+    })
     // Minting, revoking and password changes are for the whole account: a token narrowed by scope or customer
     // could otherwise mint itself a wider one.
     if (
@@ -226,7 +275,10 @@ export function compileRoute(
       requestId: info.requestId,
       address: info.address,
       audit: (trx: Trx, entry: AuditInput) => runtime.audit(trx, actor, entry),
-      emit: async (trx: Trx, event: { kind: string; customerId: string | null; data: Readonly<Record<string, unknown>> }) => {
+      emit: async (
+        trx: Trx,
+        event: { kind: string; customerId: string | null; data: Readonly<Record<string, unknown>> },
+      ) => {
         if (!eventKinds.has(event.kind))
           throw new Error(`Plugin "${plugin}" emitted undeclared event kind "${event.kind}"`)
         await writeEvent(trx, event)
@@ -244,10 +296,45 @@ export function compileRoute(
     }
   }
 
+  const change = route.change
+  if (change && !eventKinds.has(change.event ?? '') && change.event !== undefined)
+    throw new Error(`${label} records the event "${change.event}", which its plugin does not declare`)
+  const subjectType = change?.action.split('.')[0] ?? ''
+
+  /** The handler of a route declaring `change`: in one transaction with its audit entry and event. */
+  function recorded(input: ReturnType<typeof handlerInput>): Promise<unknown> {
+    if (!change) return Promise.resolve(route.handler(input))
+    return runtime.store.transaction(async (trx) => {
+      const returned = await route.handler({ ...input, trx })
+      const resource = (returned instanceof Reply ? returned.body : returned) as Record<string, unknown>
+      if (typeof resource?.id !== 'string')
+        throw new Error(`${label} declares a change but returned no resource with an id`)
+      const customerId = typeof resource.customerId === 'string' ? resource.customerId : null
+      const brandId = typeof resource.brandId === 'string' ? resource.brandId : null
+      await input.audit(trx, {
+        action: change.action,
+        subject: { type: subjectType, id: resource.id },
+        customerId,
+        brandId,
+      })
+      if (change.event) await input.emit(trx, { kind: change.event, customerId, data: resource })
+      return returned
+    })
+  }
+
+  /** The answer of a recorded change that returned the resource itself: 204, 201 with `Location`, or 200. */
+  function changeReply(result: unknown, rawParams: Record<string, string>): unknown {
+    if (!change || result instanceof Reply) return result
+    if (route.responses?.[204]) return Reply.noContent()
+    if (!route.responses?.[201]) return result
+    const collection = route.path.replace(/:([^/]+)/g, (_match, name: string) => rawParams[name] ?? '')
+    return Reply.created(result, `${collection}/${(result as { id: string }).id}`)
+  }
+
   /** Runs the handler, under the contract checks in test panels. */
   async function handle(input: ReturnType<typeof handlerInput>, info: RequestInfo): Promise<unknown> {
-    if (!checks || !changesState(route) || route.audited === false) return route.handler(input)
-    const { result, wrote } = await checks.tracking(async () => route.handler(input))
+    if (!checks || !changesState(route) || route.audited === false) return recorded(input)
+    const { result, wrote } = await checks.tracking(async () => recorded(input))
     if (wrote && !(await checks.audited(info.requestId)))
       throw new Error(`${label} changed the store without writing an audit entry (or declare audited: false)`)
     return result
@@ -276,9 +363,10 @@ export function compileRoute(
     request: Request,
     rawParams: Record<string, string>,
     info: RequestInfo,
+    charges: Charges,
     beforeHandler: ((caller: Caller | null, body: unknown) => Promise<KeptAnswer | null>) | null,
   ): Promise<KeptAnswer> {
-    const caller = await authorise(request)
+    const caller = await authorise(request, info, charges)
     if (caller && info.trace) {
       info.trace.userId = caller.user.id
       info.trace.tokenId = caller.token?.id ?? null
@@ -309,7 +397,8 @@ export function compileRoute(
         const seen = new Set(refused.map((item) => item.location))
         refused.push(...validationItems(body, bodyInput, 'body').filter((item) => !seen.has(item.location)))
       }
-      if (refused.length > 0) throw invalid(refused.slice(0, 50), 'body')
+      if (refused.length > 0) throw invalid(refused.slice(0, 50), 'body', refs)
+      if (route.body) bodyInput = trimText(route.body, bodyInput)
     }
     await checkPrecondition(request, caller, rawParams, info)
     const replay = beforeHandler ? await beforeHandler(caller, bodyInput) : null
@@ -329,7 +418,7 @@ export function compileRoute(
       { params: rawParams, query: route.list ? filters : queryInput, body: bodyInput, principal },
       started,
     )
-    let result = await handle(input, info)
+    let result = changeReply(await handle(input, info), rawParams)
     if (started.jobs || started.events) runtime.committed(started)
     if (route.list) {
       const who = caller ? `${caller.user.id}|${caller.token?.id ?? 'session'}` : 'anonymous'
@@ -363,12 +452,13 @@ export function compileRoute(
     request: Request,
     rawParams: Record<string, string>,
     info: RequestInfo,
+    charges: Charges,
     key: string,
   ): Promise<KeptAnswer> {
     // Set only once this request holds the key: refusals of the claim itself must not overwrite the kept answer.
     const held: { claim: IdempotencyClaim | null } = { claim: null }
     try {
-      const rendered = await run(request, rawParams, info, async (caller, bodyInput) => {
+      const rendered = await run(request, rawParams, info, charges, async (caller, bodyInput) => {
         const claim = { caller: `${caller?.user.id ?? 'anonymous'}|${caller?.token?.id ?? 'session'}`, key }
         const fingerprint = fingerprintOf(request.method, new URL(request.url).pathname, bodyInput)
         const kept = await claimIdempotencyKey(runtime.store, {
@@ -400,17 +490,22 @@ export function compileRoute(
     request: Request,
     rawParams: Record<string, string>,
     info: RequestInfo,
-    headers?: Readonly<Record<string, string>>,
   ): Promise<Response> {
+    const charges: Charges = { headers: undefined }
     try {
       const key = route.idempotent ? idempotencyKeyOf(request) : null
       const rendered =
         key === null
-          ? await run(request, rawParams, info, null)
-          : await answerIdempotently(request, rawParams, info, key)
-      return toResponse(rendered, headers)
+          ? await run(request, rawParams, info, charges, null)
+          : await answerIdempotently(request, rawParams, info, charges, key)
+      return toResponse(rendered, charges.headers)
     } catch (error) {
-      throw checks ? checks.undeclared(error, declared, label) : error
+      const response = errorResponse(
+        checks ? checks.undeclared(error, declared, label) : error,
+        info.requestId,
+      )
+      for (const [name, value] of Object.entries(charges.headers ?? {})) response.headers.set(name, value)
+      return response
     }
   }
 

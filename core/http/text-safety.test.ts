@@ -5,7 +5,9 @@ import { unstorableQueryItems, unstorableTextItems } from './text-safety.ts'
 
 describe('unstorableTextItems', () => {
   test('finds NUL and unpaired surrogates in values and keys, at their location', () => {
-    const body = JSON.parse('{"name":"Sec\\ud800x","tags":["ok","a\\u0000b"],"nested":{"\\udc00":1},"pair":"\\ud83d\\ude00"}')
+    const body = JSON.parse(
+      '{"name":"Sec\\ud800x","tags":["ok","a\\u0000b"],"nested":{"\\udc00":1},"pair":"\\ud83d\\ude00"}',
+    )
     expect(unstorableTextItems(body, 'body')).toEqual([
       { location: 'body.name', message: expect.any(String), code: 'invalid_characters' },
       { location: 'body.tags.1', message: expect.any(String), code: 'invalid_characters' },

@@ -13,7 +13,11 @@ export function isStorableText(text: string): boolean {
  * An item for every string of a parsed JSON value (object keys too) that holds NUL or a lone surrogate, at its
  * location (`body.name`); at most 50, as validation's own.
  */
-export function unstorableTextItems(value: unknown, location: string, found: ProblemItem[] = []): ProblemItem[] {
+export function unstorableTextItems(
+  value: unknown,
+  location: string,
+  found: ProblemItem[] = [],
+): ProblemItem[] {
   if (found.length >= 50) return found
   if (typeof value === 'string') {
     if (!isStorableText(value)) found.push({ location, message, code: 'invalid_characters' })
@@ -23,7 +27,8 @@ export function unstorableTextItems(value: unknown, location: string, found: Pro
     })
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      if (!isStorableText(key)) found.push({ location: `${location}.${key}`, message, code: 'invalid_characters' })
+      if (!isStorableText(key))
+        found.push({ location: `${location}.${key}`, message, code: 'invalid_characters' })
       else unstorableTextItems(item, `${location}.${key}`, found)
     }
   }

@@ -4,10 +4,10 @@
 import { sha256 } from '@oslojs/crypto/sha2'
 import { encodeHexLowerCase } from '@oslojs/encoding'
 import type { SecretBox } from '../crypto/secret-box.ts'
-import type { IdempotencyTables } from './idempotency-tables.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { Store } from '../store/store.ts'
+import type { IdempotencyTables } from './idempotency-tables.ts'
 
 /** An answer as kept for replay. */
 export interface KeptAnswer {

@@ -23,6 +23,7 @@ export const tokenRequestProblems = defineProblems({
   lifetime_too_long: {
     status: 422,
     detail: 'The requested expiry is further away than the longest lifetime (one year by default).',
-    description: 'An item of a refused token request: `expiresAt` is past the installation’s longest lifetime.',
+    description:
+      'An item of a refused token request: `expiresAt` is past the installation’s longest lifetime.',
   },
 })

@@ -41,14 +41,22 @@ export function checkTokenRequest(
     }
   })
   if (request.customerId !== null && !customerVisible) {
-    items.push({ location: 'body.customerId', code: kernelProblems.unknown_customer.code, message: 'no such customer' })
+    items.push({
+      location: 'body.customerId',
+      code: kernelProblems.unknown_customer.code,
+      message: 'no such customer',
+    })
   }
   if (request.expiresAt !== null) {
     const expires = Date.parse(request.expiresAt)
     if (Number.isNaN(expires)) {
       items.push({ location: 'body.expiresAt', code: 'invalid_format', message: 'must be an ISO 8601 time' })
     } else if (expires <= now) {
-      items.push({ location: 'body.expiresAt', code: tokenRequestProblems.expiry_in_past.code, message: 'must be in the future' })
+      items.push({
+        location: 'body.expiresAt',
+        code: tokenRequestProblems.expiry_in_past.code,
+        message: 'must be in the future',
+      })
     } else if (expires > now + policy.maxDays * dayMs) {
       items.push({
         location: 'body.expiresAt',
@@ -59,7 +67,6 @@ export function checkTokenRequest(
   }
   return items
 }
-
 
 /**
  * The refusals of `request` made by `caller` (empty when the token may be issued): the customer must exist inside

@@ -3,8 +3,8 @@ import { idPattern, newId, ulid } from './ids.ts'
 
 describe('ids', () => {
   test('carry their prefix and match the pattern for it', () => {
-    const id = newId('site')
-    expect(id).toMatch(new RegExp(idPattern('site')))
+    const id = newId('gadget')
+    expect(id).toMatch(new RegExp(idPattern('gadget')))
     expect(id).not.toMatch(new RegExp(idPattern('cus')))
   })
 

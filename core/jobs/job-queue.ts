@@ -2,11 +2,11 @@
 // whose worker died is claimed again once its lease has run out.
 
 import { sql } from 'kysely'
-import type { JobTables, JobsTable } from './job-tables.ts'
 import { newId } from '../ids/ids.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { JobRequest, JobStatus } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
+import type { JobsTable, JobTables } from './job-tables.ts'
 
 const jobs = (db: Db) => db.withTables<JobTables>()
 

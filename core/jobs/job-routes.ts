@@ -7,11 +7,11 @@ import { defineProblems } from '../problem/problem-code.ts'
 import type { Db, Store } from '../store/store.ts'
 import { findVisible } from '../tenancy/find-visible.ts'
 import { selectVisible, type TenantView } from '../tenancy/tenant-view.ts'
-import type { JobsTable, JobTables } from './job-tables.ts'
 import { jobStatuses } from './job-definition.ts'
 import { cancelQueuedJob, findJobRow, requestCancel, toJob } from './job-queue.ts'
 import { emitJobFinished, jobRunOf, type RegisteredJob } from './job-runner.ts'
 import { Job } from './job-schema.ts'
+import type { JobsTable, JobTables } from './job-tables.ts'
 
 const hostingRoles = ['owner', 'admin', 'developer'] as const
 
@@ -38,7 +38,7 @@ const ListJobsQuery = t.Object({
       { description: 'Only jobs in this state.' },
     ),
   ),
-  kind: t.Optional(t.String({ maxLength: 64, description: 'Only jobs of this kind: `site.provision`.' })),
+  kind: t.Optional(t.String({ maxLength: 64, description: 'Only jobs of this kind (`resource.verb`).' })),
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s jobs.' })),
   subjectId: t.Optional(t.String({ maxLength: 64, description: 'Only jobs working on this resource.' })),
 })
@@ -60,7 +60,12 @@ export function jobRoutes(
       description: 'Jobs of customers the caller may see (staff work only for staff), newest first.',
       scope: 'job:read',
       query: ListJobsQuery,
-      list: { item: Job, key: 'jobs.id', order: 'desc', toItem: (row: JobsTable) => toJob(row, cancellable(row.kind)) },
+      list: {
+        item: Job,
+        key: 'jobs.id',
+        order: 'desc',
+        toItem: (row: JobsTable) => toJob(row, cancellable(row.kind)),
+      },
       handler({ query: filters, view }) {
         let jobsQuery = visibleJobs(view)
         if (filters.status !== undefined) jobsQuery = jobsQuery.where('jobs.status', '=', filters.status)

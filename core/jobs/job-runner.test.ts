@@ -13,17 +13,17 @@ import { join } from 'node:path'
 import { Type as t } from '@sinclair/typebox'
 import type { OutboxEvent } from '../events/event-consumer.ts'
 import type { OutboxTables } from '../events/outbox-tables.ts'
-import type { JobTables } from './job-tables.ts'
 import { newId } from '../ids/ids.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { definePlugin, type PluginContext, type PluginDefinition } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
+import { deferred, waitFor } from '../testing/async.ts'
 import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { customerA } from '../testing/tenancy-fixture.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
-import { deferred, waitFor } from '../testing/async.ts'
+import type { JobTables } from './job-tables.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test-only helpers: a gadgets plugin whose jobs run scripts the tests control, deferreds and polling.
@@ -176,8 +176,6 @@ const jobTimings = {
 const eventTimings = { pollIntervalMs: 20 }
 const secret = 'test-secret-test-secret-test-secret-!'
 
-
-
 /** A promise that rejects with the signal's reason once it aborts. */
 function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => {
@@ -270,7 +268,11 @@ describe('retries and failures', () => {
   let token: string
 
   beforeAll(async () => {
-    tp = await createKernelTestPanel({ plugins: [gadgetsPlugin(harness)], jobs: jobTimings, events: eventTimings })
+    tp = await createKernelTestPanel({
+      plugins: [gadgetsPlugin(harness)],
+      jobs: jobTimings,
+      events: eventTimings,
+    })
     token = await tp.token()
     tp.panel.start()
   })
@@ -450,7 +452,11 @@ describe('a dead worker’s job is taken over once its lease ran out', () => {
   let token: string
 
   beforeAll(async () => {
-    tp = await createKernelTestPanel({ plugins: [gadgetsPlugin(harness)], jobs: jobTimings, events: eventTimings })
+    tp = await createKernelTestPanel({
+      plugins: [gadgetsPlugin(harness)],
+      jobs: jobTimings,
+      events: eventTimings,
+    })
     token = await tp.token()
   })
   afterAll(() => tp.panel.close())

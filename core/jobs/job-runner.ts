@@ -4,12 +4,12 @@
 
 import { writeAudit } from '../audit/audit-log.ts'
 import { writeEvent } from '../events/outbox.ts'
-import type { JobsTable } from './job-tables.ts'
 import { ulid } from '../ids/ids.ts'
 import type { EventInput } from '../plugin/route.ts'
 import type { Store, Trx } from '../store/store.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
 import { claimNextJob, findJobRow, finishRun, type JobOutcome, renewLease, toJob } from './job-queue.ts'
+import type { JobsTable } from './job-tables.ts'
 
 /** How the pool runs. */
 export interface JobRunnerOptions {

@@ -6,7 +6,7 @@ import { jobStatuses } from './job-definition.ts'
 export const Job = t.Object(
   {
     id: t.String({ description: 'Identifier, `job_…`.', examples: ['job_01JDQ3V6Y4T1ZK0M2N5P7R9S8W'] }),
-    kind: t.String({ description: 'What the job does, `resource.verb`: `site.provision`.' }),
+    kind: t.String({ description: 'What the job does, `resource.verb`: one of the kinds the plugins run.' }),
     status: t.Union(
       jobStatuses.map((status) => t.Literal(status)),
       { description: '`queued` and `running` are live; `succeeded`, `failed` and `cancelled` are final.' },
@@ -18,7 +18,7 @@ export const Job = t.Object(
     }),
     subject: t.Object(
       { type: t.String(), id: t.String() },
-      { description: 'The resource the job works on: `{ type: "site", id: "site_…" }`.' },
+      { description: 'The resource the job works on: its type and id.' },
     ),
     attempts: t.Integer({ minimum: 0, description: 'Runs started so far (retries and resumed runs count).' }),
     maxAttempts: t.Integer({ minimum: 1 }),

@@ -6,20 +6,20 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type as t } from '@sinclair/typebox'
 import type { OutboxEvent } from '../events/event-consumer.ts'
 import type { OutboxTables } from '../events/outbox-tables.ts'
-import type { JobTables } from './job-tables.ts'
 import type { User } from '../identity/users.ts'
 import { newId } from '../ids/ids.ts'
 import type { Page } from '../pagination/paginate.ts'
 import { definePlugin, type PluginDefinition } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
 import { addMember } from '../tenancy/tenants.ts'
+import { deferred, waitFor } from '../testing/async.ts'
 import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { expectProblem } from '../testing/problems.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
 import { createTestUser } from '../testing/users.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
-import { deferred, waitFor } from '../testing/async.ts'
+import type { JobTables } from './job-tables.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test-only helpers: a gadgets plugin whose jobs run scripts the tests control, deferreds and polling.
@@ -164,8 +164,6 @@ const timings = {
   jobs: { pollIntervalMs: 20, leaseMs: 300, retryBaseMs: 20, retryMaxMs: 100, shutdownGraceMs: 200 },
   events: { pollIntervalMs: 20 },
 }
-
-
 
 /** A promise that rejects with the signal's reason once it aborts. */
 function aborted(signal: AbortSignal): Promise<never> {

@@ -44,7 +44,7 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
       properties: {
         location: {
           type: 'string',
-          description: 'Path to the faulty part: `body.limits.diskMB`, `query.limit`.',
+          description: 'Path to the faulty part: `body.name`, `body.scopes.0`, `query.limit`.',
         },
         message: { type: 'string' },
         code: { type: 'string', enum: unique([...Object.keys(fieldCodes), ...problems.map((p) => p.code)]) },
@@ -88,7 +88,7 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
           type: 'string',
           description: 'With a refused state change: the state asked for.',
         },
-        metric: { type: 'string', description: 'With a limit reached: the limited metric (`sites`).' },
+        metric: { type: 'string', description: 'With a limit reached: the limited metric.' },
         limit: { type: 'integer', description: 'With a limit reached: the customer’s limit.' },
         used: { type: 'integer', description: 'With a limit reached: what the customer holds.' },
         requested: { type: 'integer', description: 'With a limit reached: what the request would add.' },

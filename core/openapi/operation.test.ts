@@ -5,7 +5,7 @@ import { type TObject, Type as t } from '@sinclair/typebox'
 import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
 import { operationOf, schemaRef } from './operation.ts'
 
-const Limits = t.Object({ diskMB: t.Integer({ minimum: 0 }) }, { $id: 'Limits' })
+const Limits = t.Object({ sizeMB: t.Integer({ minimum: 0 }) }, { $id: 'Limits' })
 const Plan = t.Object({ name: t.String(), limits: Limits }, { $id: 'Plan' })
 
 function route(overrides: {
@@ -34,7 +34,7 @@ describe('schemaRef', () => {
       items: { $ref: '#/components/schemas/Plan' },
     })
     expect(components.Plan).toMatchObject({ properties: { limits: { $ref: '#/components/schemas/Limits' } } })
-    expect(components.Limits).toMatchObject({ type: 'object', required: ['diskMB'] })
+    expect(components.Limits).toMatchObject({ type: 'object', required: ['sizeMB'] })
     expect(JSON.stringify(components)).not.toContain('$id')
   })
 
@@ -55,14 +55,14 @@ describe('schemaRef', () => {
 
   test('describes in place a schema whose name another schema already took', () => {
     const components: Record<string, unknown> = { Limits: { type: 'string' } }
-    expect(schemaRef(Limits, components)).toMatchObject({ type: 'object', required: ['diskMB'] })
+    expect(schemaRef(Limits, components)).toMatchObject({ type: 'object', required: ['sizeMB'] })
     expect(components.Limits).toEqual({ type: 'string' })
   })
 })
 
 /** The path and query parameters of an operation (conditional-request headers left out). */
 const pathAndQuery = (operation: Record<string, unknown>) =>
-  (operation.parameters as { in: string }[]).filter((parameter) => parameter.in !== 'header')
+  (operation.parameters as Record<string, unknown>[]).filter((parameter) => parameter.in !== 'header')
 
 describe('operationOf', () => {
   test('declares each path parameter as required, with its description beside the schema, not in it', () => {

@@ -86,14 +86,18 @@ export const responseHeaders: JsonObject = {
     schema: { type: 'string' },
   },
   RateLimit: {
-    description: 'What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (IETF draft).',
+    description:
+      'What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (IETF draft).',
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
     description: 'The allowance: `"default";q=<requests>;w=60` (IETF draft).',
     schema: { type: 'string' },
   },
-  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
   'Idempotent-Replayed': {
     description: '`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.',
     schema: { type: 'string', enum: ['true'] },
@@ -104,6 +108,10 @@ export const responseHeaders: JsonObject = {
     schema: { type: 'string' },
   },
   Location: { description: 'URL of the resource the answer is about.', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: '`no-store`: the answer shows a secret once, which no cache may keep.',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
   'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } },
 }
 
@@ -188,8 +196,9 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
       name: 'If-None-Match',
       in: 'header',
       required: false,
-      description: 'The `ETag` of the copy the client holds: answered 304 without a body while it is current.',
-      schema: { type: 'string' },
+      description:
+        'The `ETag` of the copy the client holds: answered 304 without a body while it is current.',
+      schema: { type: 'string', maxLength: 1024 },
     })
   if (route.params && (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'))
     list.push({
@@ -198,7 +207,7 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
       required: false,
       description:
         'The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes.',
-      schema: { type: 'string' },
+      schema: { type: 'string', maxLength: 1024 },
     })
   if (route.idempotent) {
     list.push({
@@ -242,7 +251,12 @@ export function operationOf(
     const tagged = route.method === 'GET' && !route.list && status === '200'
     responses[status] = {
       description: response.description,
-      headers: { ...commonHeaders(route), ...(tagged ? { ETag: header('ETag') } : {}), ...declared },
+      headers: {
+        ...commonHeaders(route),
+        ...(tagged ? { ETag: header('ETag') } : {}),
+        ...(route.showsSecret ? { 'Cache-Control': header('Cache-Control') } : {}),
+        ...declared,
+      },
       ...(response.schema
         ? { content: { 'application/json': { schema: schemaRef(response.schema, components) } } }
         : {}),

@@ -1,7 +1,7 @@
 // The panel's background work: the job registry and workers, the outbox dispatcher, and every plugin's `start`.
 
-import type { EventConsumer } from '../events/event-consumer.ts'
 import { createDispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../events/dispatcher.ts'
+import type { EventConsumer } from '../events/event-consumer.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import { insertJob, type JobRequester } from '../jobs/job-queue.ts'
 import {
@@ -22,7 +22,11 @@ export interface BackgroundOptions {
 }
 
 /** The background work of one panel. The registry is filled by {@link Background.registerJobs} after setup. */
-export function createBackground(store: Store, consumers: readonly EventConsumer[], options: BackgroundOptions) {
+export function createBackground(
+  store: Store,
+  consumers: readonly EventConsumer[],
+  options: BackgroundOptions,
+) {
   const registry = new Map<string, RegisteredJob>()
   const dispatcher = createDispatcher(store, consumers, { ...defaultDispatcherOptions, ...options.events })
   const runner = createJobRunner(

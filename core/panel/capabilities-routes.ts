@@ -23,45 +23,46 @@ export interface Installation {
   readonly limitedMetrics: readonly { readonly name: string; readonly description: string }[]
 }
 
-const capabilitiesSchema = (quotas: Quotas, limited: Installation['limitedMetrics']) => t.Object(
-  {
-    installation: t.Object({
-      version: t.String(),
-      plugins: t.Array(
-        t.Object({
-          name: t.String(),
-          version: t.String(),
-          capabilities: t.Record(t.String(), t.Unknown(), {
-            description: 'What the plugin adds, e.g. `siteTypes` for sites.',
+const capabilitiesSchema = (quotas: Quotas, limited: Installation['limitedMetrics']) =>
+  t.Object(
+    {
+      installation: t.Object({
+        version: t.String(),
+        plugins: t.Array(
+          t.Object({
+            name: t.String(),
+            version: t.String(),
+            capabilities: t.Record(t.String(), t.Unknown(), {
+              description: 'What the plugin adds (the kinds of resource it offers, …).',
+            }),
           }),
+        ),
+        eventKinds: t.Array(t.String(), { description: 'Every event kind the installation can emit.' }),
+      }),
+      caller: t.Object({
+        kind: t.Union([t.Literal('platform'), t.Literal('brand'), t.Literal('member')]),
+        userId: t.String(),
+        brandId: t.Union([t.String(), t.Null()]),
+        scopes: t.Array(t.String(), { description: 'Effective scopes of this credential.' }),
+        customerId: t.Union([t.String(), t.Null()], { description: 'The customer a token is limited to.' }),
+        quota: t.Union([quotaSchema(limited), t.Null()], {
+          description:
+            'When the caller sees exactly one customer (a member of one team, or a token limited to one customer): that customer’s limits beside its use. Null for staff and members of several teams, who ask `GET /usage?customerId=`.',
         }),
-      ),
-      eventKinds: t.Array(t.String(), { description: 'Every event kind the installation can emit.' }),
-    }),
-    caller: t.Object({
-      kind: t.Union([t.Literal('platform'), t.Literal('brand'), t.Literal('member')]),
-      userId: t.String(),
-      brandId: t.Union([t.String(), t.Null()]),
-      scopes: t.Array(t.String(), { description: 'Effective scopes of this credential.' }),
-      customerId: t.Union([t.String(), t.Null()], { description: 'The customer a token is limited to.' }),
-      quota: t.Union([quotaSchema(limited), t.Null()], {
-        description:
-          'When the caller sees exactly one customer (a member of one team, or a token limited to one customer): that customer’s limits beside its use. Null for staff and members of several teams, who ask `GET /usage?customerId=`.',
       }),
-    }),
-    limits: t.Object({
-      pageSize: t.Object({ default: t.Integer(), max: t.Integer() }),
-      bodyBytes: t.Integer(),
-      tokenLifetimeDays: t.Object({ default: t.Integer(), max: t.Integer() }),
-      idempotencyWindowHours: t.Integer(),
-      rateLimitPerMinute: t.Integer({
-        description: 'Requests a minute per token (per address without one).',
+      limits: t.Object({
+        pageSize: t.Object({ default: t.Integer(), max: t.Integer() }),
+        bodyBytes: t.Integer(),
+        tokenLifetimeDays: t.Object({ default: t.Integer(), max: t.Integer() }),
+        idempotencyWindowHours: t.Integer(),
+        rateLimitPerMinute: t.Integer({
+          description: 'Requests a minute per token (per address without one).',
+        }),
+        defaultCustomerLimits: quotas.limitsSchema,
       }),
-      defaultCustomerLimits: quotas.limitsSchema,
-    }),
-  },
-  { $id: 'Capabilities' },
-)
+    },
+    { $id: 'Capabilities' },
+  )
 
 /** The capabilities operation. */
 export function capabilitiesRoutes(

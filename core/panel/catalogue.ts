@@ -5,7 +5,12 @@
 import type { ScopeHolding } from '../auth/caller.ts'
 import { defaultScopeRoles, type TeamRole, teamRoles } from '../auth/roles.ts'
 import type { KnownEvent } from '../events/event-consumer.ts'
-import type { PluginDefinition, ScopeDefinition, UsageMetricDefinition, UsageSection } from '../plugin/define-plugin.ts'
+import type {
+  PluginDefinition,
+  ScopeDefinition,
+  UsageMetricDefinition,
+  UsageSection,
+} from '../plugin/define-plugin.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { LimitedMetric } from '../quotas/quotas.ts'
 

@@ -1,16 +1,20 @@
 // createPanel: resolve the plugins (the kernel's own areas first), migrate, set up, read the catalogue, wire the
 // routes and the background work. Each stage has its own file; this one says in which order they run.
 
-import { buildCaller, type Caller } from '../auth/caller.ts'
-import { createLoginThrottle, defaultLoginThrottle, type LoginThrottlePolicy } from '../auth/login-throttle.ts'
 import { writeAudit } from '../audit/audit-log.ts'
+import { buildCaller, type Caller } from '../auth/caller.ts'
+import {
+  createLoginThrottle,
+  defaultLoginThrottle,
+  type LoginThrottlePolicy,
+} from '../auth/login-throttle.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { writeEvent } from '../events/outbox.ts'
 import { createContractChecks } from '../http/contract-checks.ts'
 import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
 import type { User } from '../identity/users.ts'
-import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
 import type { PluginDefinition } from '../plugin/define-plugin.ts'
+import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
 import { resolvePlugins } from '../plugin/resolve-plugins.ts'
 import type { ServiceRef } from '../plugin/service.ts'
 import { customerLimitsService } from '../quotas/customer-limits.ts'
@@ -142,7 +146,9 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const usageFor = (plugin: string) =>
     usageCountersFor(
       plugin,
-      late(catalogue, 'catalogue').usageMetrics.filter((metric) => metric.plugin === plugin).map((m) => m.name),
+      late(catalogue, 'catalogue')
+        .usageMetrics.filter((metric) => metric.plugin === plugin)
+        .map((m) => m.name),
       metricNames,
     )
   quotas = createQuotas(catalogue.limitedMetrics, options.defaultCustomerLimits ?? {}, () =>
@@ -203,9 +209,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     store,
     limits,
     secret: options.secret,
-    plugins: plugins.filter((plugin) => !kernelAreaNames.has(plugin.name)).map(({ name, version }) => ({ name, version })),
+    plugins: plugins
+      .filter((plugin) => !kernelAreaNames.has(plugin.name))
+      .map(({ name, version }) => ({ name, version })),
     catalogue,
-    callerOf: (user) => buildCaller(store.db, user, { session: { id: 'cli' } }, late(catalogue, 'catalogue').holdings),
+    callerOf: (user) =>
+      buildCaller(store.db, user, { session: { id: 'cli' } }, late(catalogue, 'catalogue').holdings),
     service: (ref) => runtime.service(ref),
     start: () => background.start(plugins, runtime.contextFor),
     async close() {

@@ -1,4 +1,4 @@
-// Renders whatever went wrong as problem+json: our own Problems, the router's misses, and anything unexpected.
+// The router's misses as problem+json: 405 with `Allow` when the path exists under other methods, else 404.
 
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
@@ -28,11 +28,4 @@ export function notFoundProblem(request: Request, routes: readonly KnownRoute[])
     })
   }
   return new Problem(kernelProblems.route_not_found)
-}
-
-/** The response for an error thrown while handling a request. Unexpected errors are logged, never shown. */
-export function errorResponse(error: unknown, requestId: string): Response {
-  if (error instanceof Problem) return error.toResponse(requestId)
-  console.error(`[plinth] request ${requestId} failed:`, error)
-  return new Problem(kernelProblems.internal_error).toResponse(requestId)
 }

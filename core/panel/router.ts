@@ -1,21 +1,19 @@
-// Wiring: every compiled route on one router, rate limits, the document and its reference page, and the one
+// Wiring: every compiled route on one router, the document and its reference page, and the one
 // `handle` every host calls. A router that cannot be built fails here, at start-up, never at a request.
 
 import { Elysia } from 'elysia'
-import { newId } from '../ids/ids.ts'
-import { type RateLimiter } from '../http/rate-limiter.ts'
+import { errorResponse } from '../http/render-error.ts'
 import type { CompiledRoute, RequestInfo, RequestTrace } from '../http/route-pipeline.ts'
+import { newId } from '../ids/ids.ts'
 import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
-import { errorResponse, type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
+import { type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
 
 /** A compiled route with where it is mounted. */
 export interface MountedCompiledRoute {
   readonly compiled: CompiledRoute
   readonly fullPath: string
-  /** Not rate limited: health checks a load balancer polls. */
-  readonly unlimited?: boolean
 }
 
 /** What one finished request looked like, for the request log and metrics. */
@@ -62,7 +60,6 @@ function secured(response: Response): Response {
 /** Builds the router; `document` is made from the mounted routes by `describe`, once they are mounted. */
 export function createRouter(input: {
   readonly routes: readonly MountedCompiledRoute[]
-  readonly limiter: RateLimiter
   readonly docsPath: string
   readonly basePath: string
   readonly describe: (app: Elysia) => string
@@ -72,7 +69,10 @@ export function createRouter(input: {
   const infos = new WeakMap<Request, RequestInfo>()
   const known: KnownRoute[] = []
   /** Routes without path parameters, by `METHOD /path`: most requests, answered without the router. */
-  const direct = new Map<string, (request: Request, params: Record<string, string>, info: RequestInfo) => Promise<Response>>()
+  const direct = new Map<
+    string,
+    (request: Request, params: Record<string, string>, info: RequestInfo) => Promise<Response>
+  >()
 
   const infoOf = (request: Request): RequestInfo => {
     let info = infos.get(request)
@@ -83,21 +83,16 @@ export function createRouter(input: {
     return info
   }
 
-  for (const { compiled, fullPath, unlimited } of input.routes) {
+  for (const { compiled, fullPath } of input.routes) {
     const { route } = compiled
-    const serve = async (request: Request, params: Record<string, string>, info: RequestInfo): Promise<Response> => {
+    const serve = async (
+      request: Request,
+      params: Record<string, string>,
+      info: RequestInfo,
+    ): Promise<Response> => {
       if (info.trace) info.trace.route = fullPath
       try {
-        // Anonymous calls count against their address, and may not make the panel read bodies without limit.
-        const rate = unlimited ? null : input.limiter.take(request, info.address, route.strictRateLimit === true)
-        if (rate?.refusal) return rate.refusal.toResponse(info.requestId)
-        try {
-          return await compiled.answer(request, params, info, rate?.headers)
-        } catch (error) {
-          const response = errorResponse(error, info.requestId)
-          for (const [name, value] of Object.entries(rate?.headers ?? {})) response.headers.set(name, value)
-          return response
-        }
+        return await compiled.answer(request, params, info)
       } catch (error) {
         return errorResponse(error, info.requestId)
       }

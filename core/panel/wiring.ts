@@ -33,7 +33,11 @@ export function mountPanel(input: {
     plugin: plugin.name,
     routes: plugin.routes?.(input.contextFor(plugin.name)) ?? [],
   }))
-  checkRoutes(routesByPlugin, { problemCodes: [], scopes: [], routes: input.health, basePath: options.basePath }, catalogue.scopeNames)
+  checkRoutes(
+    routesByPlugin,
+    { problemCodes: [], scopes: [], routes: input.health, basePath: options.basePath },
+    catalogue.scopeNames,
+  )
 
   const staffScopes = new Set(catalogue.holdings.filter((scope) => scope.staff).map((scope) => scope.name))
   const runtime: PipelineRuntime = {
@@ -47,16 +51,26 @@ export function mountPanel(input: {
     audit: writeAudit,
     committed: (work) => background.committed(work),
     contractChecks: input.contractChecks,
+    limiter: input.limiter,
   }
   const mounted: (MountedCompiledRoute & { readonly tag: string })[] = []
   const readsByPath = new Map<string, CompiledRoute>()
-  const mount = (declared: RouteDefinition, tag: string, fullPath: string, eventKinds: ReadonlySet<string>, unlimited = false) => {
+  const mount = (
+    declared: RouteDefinition,
+    tag: string,
+    fullPath: string,
+    eventKinds: ReadonlySet<string>,
+    unlimited = false,
+  ) => {
     // A route needing a staff scope is a staff area whether or not it says so: no plugin can forget it.
     const route = declared.scope && staffScopes.has(declared.scope) ? { ...declared, staff: true } : declared
     // If-Match on a change compares with the single-resource read of the same path, found once all are compiled.
-    const compiled = compileRoute(route, tag, runtime, eventKinds, () => readsByPath.get(fullPath))
+    const compiled = compileRoute(route, tag, runtime, eventKinds, {
+      sibling: () => readsByPath.get(fullPath),
+      unlimited,
+    })
     if (route.method === 'GET' && !route.list) readsByPath.set(fullPath, compiled)
-    mounted.push({ compiled, fullPath, tag, unlimited })
+    mounted.push({ compiled, fullPath, tag })
   }
   for (const route of input.health) mount(route, 'kernel', route.path, new Set(), true)
   for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
@@ -67,7 +81,6 @@ export function mountPanel(input: {
   let document: Readonly<Record<string, unknown>> = {}
   const router = createRouter({
     routes: mounted,
-    limiter: input.limiter,
     docsPath: options.docsPath ?? '/api/docs',
     basePath: options.basePath,
     observe: options.observe,

@@ -20,7 +20,9 @@ export function idParamsSchema(params: TObject | IdParams): TObject {
     Object.fromEntries(
       Object.entries(params).map(([name, prefix]) => {
         if (!/^[a-z][a-z0-9]*$/.test(prefix))
-          throw new Error(`Path parameter ${name}: id prefix "${prefix}" must be lower-case letters and digits`)
+          throw new Error(
+            `Path parameter ${name}: id prefix "${prefix}" must be lower-case letters and digits`,
+          )
         return [name, t.String({ pattern: idPattern(prefix), description: `Identifier, \`${prefix}_…\`.` })]
       }),
     ),

@@ -107,7 +107,8 @@ export function createPluginRuntime(
       onEvent(kind, handler) {
         if (sealed) throw new PluginResolutionError(`"${plugin}" follows ${kind} after setup`)
         const owner = ownerOfEvent(kind)
-        if (owner === undefined) throw new PluginResolutionError(`"${plugin}" follows ${kind}, which no plugin declares`)
+        if (owner === undefined)
+          throw new PluginResolutionError(`"${plugin}" follows ${kind}, which no plugin declares`)
         if (!mayReach(plugin, owner))
           throw new PluginResolutionError(`"${plugin}" follows ${kind} without requiring "${owner}"`)
         consumers.push({

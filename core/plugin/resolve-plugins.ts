@@ -49,7 +49,7 @@ function replaceOverrides(
   const byName = new Map<string, PluginDefinition>()
   for (const plugin of plugins) {
     if (!pluginNamePattern.test(plugin.name)) {
-      throw new PluginResolutionError(`Plugin name "${plugin.name}" must be kebab-case (e.g. "sites")`)
+      throw new PluginResolutionError(`Plugin name "${plugin.name}" must be kebab-case (e.g. "billing")`)
     }
     const existing = byName.get(plugin.name)
     if (existing) {
@@ -174,7 +174,9 @@ export function resolvePlugins(
         throw new PluginResolutionError(`Scope "${scope.name}" of "${plugin.name}" must read resource:action`)
       }
       if (scope.staff && scope.roles)
-        throw new PluginResolutionError(`Staff scope "${scope.name}" of "${plugin.name}" cannot name team roles`)
+        throw new PluginResolutionError(
+          `Staff scope "${scope.name}" of "${plugin.name}" cannot name team roles`,
+        )
       if (scope.roles && !scope.roles.includes('owner'))
         throw new PluginResolutionError(
           `Scope "${scope.name}" of "${plugin.name}" leaves out owner, who holds every customer scope`,
@@ -190,6 +192,14 @@ export function resolvePlugins(
           `Usage metric "${metric.name}" of "${plugin.name}" refuses with "${metric.quota.problem.code}", which it does not declare in its problems`,
         )
       claimMetric(metric.name, plugin.name)
+    }
+    // Sections of /usage share its keys with the metrics; `quota` is the kernel's.
+    for (const section of plugin.usageSections ?? []) {
+      if (!usageNamePattern.test(section.name) || section.name === 'quota')
+        throw new PluginResolutionError(
+          `Usage section "${section.name}" of "${plugin.name}" must be camelCase, not quota`,
+        )
+      claimMetric(section.name, plugin.name)
     }
     for (const event of plugin.events ?? []) {
       if (!eventKindPattern.test(event.kind)) {

@@ -1,5 +1,7 @@
 // Every refusal a route can answer: the kernel's for a route of its shape, and the route's own.
 
+import type { TSchema } from '@sinclair/typebox'
+import { formatProblem } from '../problem/formats.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { RouteDefinition } from './route.ts'
@@ -19,7 +21,8 @@ export function implicitProblems(route: RouteDefinition): ProblemRef[] {
     if (route.scope) problems.push(kernelProblems.insufficient_scope)
     if (route.staff) problems.push(kernelProblems.staff_only)
     if (route.wildcardOnly) problems.push(kernelProblems.wildcard_token_required)
-    if (changesState(route)) problems.push(kernelProblems.csrf_token_invalid, kernelProblems.cross_origin_request)
+    if (changesState(route))
+      problems.push(kernelProblems.csrf_token_invalid, kernelProblems.cross_origin_request)
   }
   if (route.params) problems.push(kernelProblems.not_found)
   // Every route validates its query, and one that declares none refuses unknown parameters.
@@ -34,9 +37,28 @@ export function implicitProblems(route: RouteDefinition): ProblemRef[] {
       kernelProblems.idempotency_request_in_flight,
     )
   }
-  if (route.body)
-    problems.push(kernelProblems.malformed_json, kernelProblems.unsupported_media_type, kernelProblems.body_too_large)
+  if (route.body) {
+    problems.push(
+      kernelProblems.malformed_json,
+      kernelProblems.unsupported_media_type,
+      kernelProblems.body_too_large,
+    )
+    problems.push(...formatProblemsOf(route.body))
+  }
   return problems
+}
+
+/** The refusals of the declared string formats a schema uses (`defineFormat`), at any depth. */
+function formatProblemsOf(schema: TSchema): ProblemRef[] {
+  const found: ProblemRef[] = []
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return
+    const problem = formatProblem((node as { format?: unknown }).format)
+    if (problem) found.push(problem)
+    for (const value of Object.values(node)) walk(value)
+  }
+  walk(schema)
+  return found
 }
 
 /** Every refusal of `route`, each code once, the kernel's first. */

@@ -1,7 +1,7 @@
 // A route as data: what it needs (scope, schemas, problems, paging) is declared once and enforced and documented
 // from there.
 
-import type { Static, TObject, TSchema } from '@sinclair/typebox'
+import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Caller } from '../auth/caller.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
@@ -64,6 +64,23 @@ export interface ListDeclaration {
   readonly order?: 'asc' | 'desc'
   /** Turns a row into an item; default: the row as it is. */
   readonly toItem?: (row: never) => unknown
+}
+
+/**
+ * A change the kernel records for the route: the handler runs inside one transaction (its input's `trx`) and
+ * returns the resource it changed (an object with `id`, and `customerId` or `brandId` when it has them); in that
+ * same transaction the kernel writes the audit entry (`action`, subject type from the action, subject id from the
+ * resource) and puts `event` (one of the plugin's kinds) in the outbox with the resource as its data. Then it
+ * answers as the route's responses say: 204 without a body, 201 with the resource and `Location` (the request
+ * path and the id), else 200 with the resource; a handler that returns a `Reply` answers that instead (its body is
+ * the resource recorded).
+ * @example change: { action: 'cron.create', event: 'cron.created' }
+ */
+export interface ChangeDeclaration {
+  /** `<resource>.<verb>`: `cron.create`. */
+  readonly action: string
+  /** An event kind of the plugin: `cron.created`. None: only the audit entry. */
+  readonly event?: string
 }
 
 /** What a handler receives. */
@@ -146,7 +163,8 @@ interface RouteCommon<B extends TObject | undefined, Q extends TObject | undefin
   readonly path: string
   /** Unique across the panel, camelCase: `createSite`. */
   readonly operationId: string
-  readonly summary: string
+  /** One line for the reference; default the operation id in words (`listCronJobs`: "List cron jobs"). */
+  readonly summary?: string
   readonly description?: string
   /** Path parameters: a schema, or ids by prefix (`{ id: 'site' }`). */
   readonly params?: P
@@ -155,8 +173,11 @@ interface RouteCommon<B extends TObject | undefined, Q extends TObject | undefin
   readonly body?: B
   /** A list operation (see {@link ListDeclaration}); its 200 response is the page, so `responses` may be left out. */
   readonly list?: ListDeclaration
-  /** Success responses by status. Required except on list routes. */
-  readonly responses?: Readonly<Record<number, RouteResponse>>
+  /**
+   * Success responses by status: a response, or just the body's named schema (`{ 200: Site }`, described as "The
+   * Site."; a 201 also documents `Location`). Required except on list routes.
+   */
+  readonly responses?: Readonly<Record<number, RouteResponse | TSchema>>
   /**
    * Every refusal specific to this operation (the kernel adds the ones every operation of its shape can give).
    * Test panels fail a request that answers with a code the route does not list.
@@ -191,6 +212,7 @@ export interface PublicRoute<B extends TObject | undefined, Q extends TObject | 
   readonly scope?: undefined
   readonly staff?: undefined
   readonly authenticated?: undefined
+  readonly change?: undefined
   handler(
     input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, false, Principal>,
   ): Promise<unknown> | unknown
@@ -206,6 +228,7 @@ export interface AuthenticatedRoute<B extends TObject | undefined, Q extends TOb
   readonly public?: undefined
   readonly staff?: undefined
   readonly credential?: undefined
+  readonly change?: undefined
   handler(input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true>): Promise<unknown> | unknown
 }
 
@@ -216,27 +239,51 @@ export interface ScopedRoute<B extends TObject | undefined, Q extends TObject | 
   readonly public?: undefined
   readonly authenticated?: undefined
   readonly credential?: undefined
+  readonly change?: undefined
   /** A staff area: tokens limited to one customer are refused with 403 `staff_only`. */
   readonly staff?: boolean
   handler(input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true>): Promise<unknown> | unknown
 }
 
+/** A scoped route whose change the kernel records and makes transactional (see {@link ChangeDeclaration}). */
+export interface ChangeRoute<B extends TObject | undefined, Q extends TObject | undefined, P>
+  extends Omit<ScopedRoute<B, Q, P>, 'change' | 'handler'> {
+  readonly change: ChangeDeclaration
+  handler(
+    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true> & { readonly trx: Trx },
+  ): Promise<unknown> | unknown
+}
+
 /** Any route, as the kernel stores it: inputs are checked against the schemas before the handler sees them. */
-export interface RouteDefinition extends Omit<RouteCommon<TObject | undefined, TObject | undefined, never>, 'params'> {
+export interface RouteDefinition
+  extends Omit<
+    RouteCommon<TObject | undefined, TObject | undefined, never>,
+    'params' | 'responses' | 'summary'
+  > {
+  readonly summary: string
   readonly params?: TObject
+  readonly responses?: Readonly<Record<number, RouteResponse>>
   readonly public?: true
   readonly credential?: RouteCredential
   readonly authenticated?: true
   readonly wildcardOnly?: boolean
   readonly scope?: string
   readonly staff?: boolean
-  handler(input: HandlerInput<unknown, unknown, unknown, boolean, unknown>): Promise<unknown> | unknown
+  readonly change?: ChangeDeclaration
+  handler(
+    input: HandlerInput<unknown, unknown, unknown, boolean, unknown> & { readonly trx?: Trx },
+  ): Promise<unknown> | unknown
 }
 
 /**
  * Declares a route; the schemas type the handler's input.
- * @example defineRoute({ method: 'GET', path: '/sites/:id', operationId: 'getSite', scope: 'gadget:read', params: { id: 'site' }, ... })
+ * @example defineRoute({ method: 'GET', path: '/sites/:id', operationId: 'getSite', scope: 'site:read', params: { id: 'site' }, ... })
  */
+export function defineRoute<
+  B extends TObject | undefined = undefined,
+  Q extends TObject | undefined = undefined,
+  P extends TObject | IdParams | undefined = undefined,
+>(route: ChangeRoute<B, Q, P>): RouteDefinition
 export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
@@ -244,9 +291,43 @@ export function defineRoute<
   Principal = undefined,
 >(
   route: PublicRoute<B, Q, P, Principal> | ScopedRoute<B, Q, P> | AuthenticatedRoute<B, Q, P>,
+): RouteDefinition
+export function defineRoute(
+  route: RouteCommon<TObject | undefined, TObject | undefined, unknown>,
 ): RouteDefinition {
   // The kernel validates body, query and params against these very schemas before calling the handler.
   const params = route.params as TObject | IdParams | undefined
-  const declared = params === undefined ? route : { ...route, params: idParamsSchema(params) }
-  return declared as unknown as RouteDefinition
+  return {
+    ...route,
+    summary: route.summary ?? summaryOf(route.operationId),
+    ...(params === undefined ? {} : { params: idParamsSchema(params) }),
+    ...(route.responses === undefined ? {} : { responses: describedResponses(route.responses) }),
+  } as unknown as RouteDefinition
+}
+
+/** An operation id in words: `listCronJobs` reads "List cron jobs". */
+function summaryOf(operationId: string): string {
+  const words = operationId.replace(/([A-Z])/g, ' $1').toLowerCase()
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}`
+}
+
+/** Responses given as bare schemas, described: `{ 200: Site }` is "The Site."; a 201 says where it lives. */
+function describedResponses(
+  responses: Readonly<Record<number, RouteResponse | TSchema>>,
+): Record<number, RouteResponse> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      if (!(Kind in response)) return [status, response]
+      const name = (response as { $id?: string }).$id ?? 'answer'
+      const created = status === '201'
+      return [
+        status,
+        {
+          description: created ? `The new ${name}.` : `The ${name}.`,
+          schema: response,
+          ...(created ? { headers: { Location: `URL of the ${name}.` } } : {}),
+        },
+      ]
+    }),
+  )
 }

@@ -7,7 +7,7 @@ export const nonBlankPattern = '\\S'
 
 /**
  * A string that must hold something besides spaces: `"   "` is refused as `too_short` ("must not be blank") with
- * the body's other failures, before the handler runs. Trim it in the handler (`body.name.trim()`).
+ * the body's other failures, before the handler runs, and the handler receives it trimmed.
  * @example name: nonBlankText({ maxLength: 100, description: 'Name of the site.' })
  */
 export function nonBlankText(options: StringOptions = {}): TString {

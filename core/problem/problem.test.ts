@@ -8,7 +8,12 @@ describe('Problem', () => {
   test('keeps the HTTP status in `status` whatever extensions it carries', async () => {
     const problem = new Problem(kernelProblems.not_found, { extensions: { currentStatus: 'suspended' } })
     const body = (await problem.toResponse('req_1').json()) as Record<string, unknown>
-    expect(body).toMatchObject({ status: 404, currentStatus: 'suspended', type: 'about:blank', requestId: 'req_1' })
+    expect(body).toMatchObject({
+      status: 404,
+      currentStatus: 'suspended',
+      type: 'about:blank',
+      requestId: 'req_1',
+    })
   })
 
   test('refuses an extension named like a standard member, so none can be overwritten (it once answered "status": "suspended")', () => {

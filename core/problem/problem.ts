@@ -30,7 +30,16 @@ export interface ProblemOptions {
 export const problemMediaType = 'application/problem+json'
 
 /** Members every problem object has or may have; extensions take other names. */
-const reservedMembers = new Set(['type', 'title', 'status', 'detail', 'instance', 'code', 'errors', 'requestId'])
+const reservedMembers = new Set([
+  'type',
+  'title',
+  'status',
+  'detail',
+  'instance',
+  'code',
+  'errors',
+  'requestId',
+])
 
 /**
  * A refusal with a status, a stable code and a readable detail.

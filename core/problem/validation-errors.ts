@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { TypeCheck } from '@sinclair/typebox/compiler'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import { nonBlankPattern } from './field-checks.ts'
+import { formatRefusal } from './formats.ts'
 import type { FieldCode } from './kernel-problems.ts'
 import type { ProblemItem } from './problem.ts'
 
@@ -18,7 +19,9 @@ function fieldCodeOf(error: ValueError): FieldCode {
     case ValueErrorType.StringMaxLength:
       return 'too_long'
     case ValueErrorType.StringPattern:
-      return (error.schema as { pattern?: string }).pattern === nonBlankPattern ? 'too_short' : 'invalid_format'
+      return (error.schema as { pattern?: string }).pattern === nonBlankPattern
+        ? 'too_short'
+        : 'invalid_format'
     case ValueErrorType.StringFormat:
     case ValueErrorType.StringFormatUnknown:
       return 'invalid_format'
@@ -132,12 +135,18 @@ export function validationItems(check: TypeCheck<TSchema>, value: unknown, prefi
   const items: ProblemItem[] = []
   const seen = new Set<string>()
   for (const error of check.Errors(value)) {
-    const code = fieldCodeOf(error)
     // TypeBox reports an unknown property at its own path, so every failure's location is its path.
     const location = locationOf(prefix, error)
     if (seen.has(location)) continue
     seen.add(location)
-    items.push({ location, message: messageOf(code, error), code })
+    const declared =
+      error.type === ValueErrorType.StringFormat ? formatRefusal(error.schema.format) : undefined
+    if (declared) {
+      items.push({ location, ...declared })
+    } else {
+      const code = fieldCodeOf(error)
+      items.push({ location, message: messageOf(code, error), code })
+    }
     if (items.length >= 50) break // a hostile body must not make a huge answer
   }
   return items

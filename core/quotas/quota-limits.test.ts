@@ -7,7 +7,12 @@ const metrics = ['gadgets', 'sprockets', 'sizeMB']
 
 describe('combineLimits', () => {
   test('adds each limit up, and a plan without one lifts it', () => {
-    expect(combineLimits(metrics, [{ gadgets: 2, sizeMB: 100 }, { gadgets: 3, sizeMB: 50, sprockets: 1 }])).toEqual({
+    expect(
+      combineLimits(metrics, [
+        { gadgets: 2, sizeMB: 100 },
+        { gadgets: 3, sizeMB: 50, sprockets: 1 },
+      ]),
+    ).toEqual({
       gadgets: 5,
       sizeMB: 150,
     })
@@ -21,7 +26,11 @@ describe('combineLimits', () => {
 
 describe('parseQuotaLimits', () => {
   test('reads comma-separated metric=value pairs; empty means no limit', () => {
-    expect(parseQuotaLimits('gadgets=1, sprockets = 2,sizeMB=1024')).toEqual({ gadgets: 1, sprockets: 2, sizeMB: 1024 })
+    expect(parseQuotaLimits('gadgets=1, sprockets = 2,sizeMB=1024')).toEqual({
+      gadgets: 1,
+      sprockets: 2,
+      sizeMB: 1024,
+    })
     expect(parseQuotaLimits('')).toEqual({})
     expect(parseQuotaLimits(' , ')).toEqual({})
   })

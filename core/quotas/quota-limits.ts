@@ -52,11 +52,16 @@ export function combineLimits(metrics: readonly string[], list: readonly QuotaLi
 }
 
 /** Refuses limits that are not whole numbers ≥ 0 of known metrics (settings; the API has its schema). */
-export function checkQuotaLimits(metrics: readonly string[], limits: Readonly<Record<string, unknown>>): QuotaLimits {
+export function checkQuotaLimits(
+  metrics: readonly string[],
+  limits: Readonly<Record<string, unknown>>,
+): QuotaLimits {
   const checked: Record<string, number> = {}
   for (const [name, value] of Object.entries(limits)) {
     if (!metrics.includes(name))
-      throw new Error(`Unknown limit "${name}"; limits are ${metrics.join(', ') || 'none (no plugin declares one)'}`)
+      throw new Error(
+        `Unknown limit "${name}"; limits are ${metrics.join(', ') || 'none (no plugin declares one)'}`,
+      )
     if (value === undefined) continue
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
       throw new Error(`Limit ${name} must be a whole number of at least 0, not ${String(value)}`)

@@ -6,10 +6,10 @@ import { Type as t } from '@sinclair/typebox'
 import { definePlugin } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
+import { defineProblems } from '../problem/problem-code.ts'
 import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { expectProblem } from '../testing/problems.ts'
 import { customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
-import { defineProblems } from '../problem/problem-code.ts'
 import { type CustomerStanding, customerLimitsService } from './customer-limits.ts'
 import type { CustomerQuota } from './quotas.ts'
 
@@ -33,7 +33,10 @@ const gadgets = fixturePlugin({
     {
       name: 'gadgets',
       description: 'Gadgets of the customer.',
-      quota: { description: 'How many gadgets the customer may have.', problem: gadgetProblems.gadget_limit_reached },
+      quota: {
+        description: 'How many gadgets the customer may have.',
+        problem: gadgetProblems.gadget_limit_reached,
+      },
     },
   ],
   tenants: twoTenants,
@@ -178,7 +181,11 @@ test('a limited metric must refuse with a problem its plugin declares', async ()
   const stray = fixturePlugin({
     name: 'stray',
     description: 'Refuses with a problem of another plugin.',
-    usage: [{ name: 'gadgets', description: 'x', quota: { description: 'x', problem: kernelProblems.not_found } }],
+    usage: [
+      { name: 'gadgets', description: 'x', quota: { description: 'x', problem: kernelProblems.not_found } },
+    ],
   })
-  await expect(createKernelTestPanel({ plugins: [stray] })).rejects.toThrow(/does not declare in its problems/)
+  await expect(createKernelTestPanel({ plugins: [stray] })).rejects.toThrow(
+    /does not declare in its problems/,
+  )
 })

@@ -74,7 +74,11 @@ export interface Quotas {
 }
 
 /** The customer's usage counters of `metrics`. */
-async function usedBy(db: Db, customerId: string, metrics: readonly string[]): Promise<Record<string, number>> {
+async function usedBy(
+  db: Db,
+  customerId: string,
+  metrics: readonly string[],
+): Promise<Record<string, number>> {
   const used: Record<string, number> = Object.fromEntries(metrics.map((metric) => [metric, 0]))
   if (metrics.length === 0) return used
   const rows = await db

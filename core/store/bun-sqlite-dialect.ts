@@ -2,7 +2,6 @@
 // expects, transactions that take the write lock up front, and reads run at once when the connection is free.
 
 import type { Database, Statement } from 'bun:sqlite'
-import type { Store } from './store.ts'
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -15,6 +14,7 @@ import {
   SqliteQueryCompiler,
   type SqliteStatement,
 } from 'kysely'
+import type { Store } from './store.ts'
 
 type Binding = string | number | bigint | boolean | null | Uint8Array
 

@@ -3,9 +3,9 @@
 import { sql } from 'kysely'
 import type { TeamRole } from '../auth/roles.ts'
 import type { IdentityTables } from '../identity/identity-tables.ts'
-import type { TenancyTables } from './tenancy-tables.ts'
 import { nowIso } from '../ids/ids.ts'
 import type { Db } from '../store/store.ts'
+import type { TenancyTables } from './tenancy-tables.ts'
 
 const kernel = (db: Db) => db.withTables<TenancyTables & IdentityTables>()
 

@@ -1,7 +1,11 @@
 // Waiting in tests: for a condition to hold, or for a promise the test resolves itself.
 
 /** Polls `probe` until it answers something truthy; fails the test after `timeoutMs`, naming `what`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T> | T, timeoutMs = 5_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T> | T,
+  timeoutMs = 5_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

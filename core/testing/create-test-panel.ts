@@ -3,7 +3,7 @@
 // plugins; the kernel's own tests mount fixtures instead, since core/ may not import plugins.
 
 import { issueApiToken } from '../identity/api-tokens.ts'
-import { createUser, type User } from '../identity/users.ts'
+import { createUser, findUserByEmail, type User } from '../identity/users.ts'
 import { createPanel, type Panel, type PanelOptions } from '../panel/create-panel.ts'
 import { defaultLimits } from '../panel/limits.ts'
 import type { PluginDefinition } from '../plugin/define-plugin.ts'
@@ -50,12 +50,14 @@ export interface KernelTestPanelOptions {
    * not list). Default true: a test panel holds every route to its contract.
    */
   readonly contractChecks?: boolean
+  /** The SQLite file to keep the store in (to reopen it, as an upgrade would). Default in memory. */
+  readonly storePath?: string
 }
 
 /** Builds a test panel with `plugins` (and `overrides`), on a fresh in-memory store. */
 export async function createKernelTestPanel(options: KernelTestPanelOptions): Promise<TestPanel> {
   const panel = await createPanel({
-    store: openSqliteStore({ path: ':memory:' }),
+    store: openSqliteStore({ path: options.storePath ?? ':memory:' }),
     contractChecks: options.contractChecks ?? true,
     plugins: options.plugins,
     overrides: options.overrides ?? [],
@@ -69,11 +71,16 @@ export async function createKernelTestPanel(options: KernelTestPanelOptions): Pr
   })
   let staffUser: Promise<User> | undefined
   const staff = () => {
-    staffUser ??= createUser(panel.store.db, {
-      email: 'staff@example.test',
-      password: testPassword,
-      staffRole: 'platform',
-    })
+    // A store reopened from a file (an upgrade test) already has the staff user.
+    staffUser ??= findUserByEmail(panel.store.db, 'staff@example.test').then(
+      (found) =>
+        found ??
+        createUser(panel.store.db, {
+          email: 'staff@example.test',
+          password: testPassword,
+          staffRole: 'platform',
+        }),
+    )
     return staffUser
   }
   return {

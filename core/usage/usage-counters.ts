@@ -50,7 +50,11 @@ function inKeys(column: string, count: number) {
 const counterSums = new QueryShapes()
 
 /** Every counter summed over `view`: a handful of indexed rows whatever the size of the installation. */
-async function countersOf(db: Db, view: TenantView, metrics: readonly string[]): Promise<Record<string, number>> {
+async function countersOf(
+  db: Db,
+  view: TenantView,
+  metrics: readonly string[],
+): Promise<Record<string, number>> {
   const keys = usageScopesOfView(view)
   const params: Record<string, string> = {}
   keys.forEach((key, i) => {
@@ -74,7 +78,11 @@ async function countersOf(db: Db, view: TenantView, metrics: readonly string[]):
 }
 
 /** The counters of one panel, as the plugin `owner` (declaring `owned`) sees them; `metrics` are all declared. */
-export function usageCountersFor(owner: string, owned: readonly string[], metrics: readonly string[]): UsageCounters {
+export function usageCountersFor(
+  owner: string,
+  owned: readonly string[],
+  metrics: readonly string[],
+): UsageCounters {
   return {
     async adjust(db, customerId, metric, delta) {
       if (!owned.includes(metric))

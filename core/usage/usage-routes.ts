@@ -33,7 +33,11 @@ export interface UsageReport {
 
 /** The usage operation. */
 export function usageRoutes(store: Store, report: UsageReport): RouteDefinition[] {
-  const counters = usageCountersFor('kernel', [], report.metrics.map((metric) => metric.name))
+  const counters = usageCountersFor(
+    'kernel',
+    [],
+    report.metrics.map((metric) => metric.name),
+  )
   const Usage = t.Object(
     {
       ...Object.fromEntries(
@@ -57,10 +61,11 @@ export function usageRoutes(store: Store, report: UsageReport): RouteDefinition[
       operationId: 'getUsage',
       summary: 'Counts for dashboards within the caller’s view',
       description:
-        'Every usage counter the installation’s plugins keep, summed over the customers the caller can see, and the sections they add (recent traffic). Kept up to date as rows change, so it costs the same at any size. For one customer (`customerId`, or a caller who sees only one) `quota` shows its limits beside its use.',
+        'Every usage counter the installation’s plugins keep, summed over the customers the caller can see, and the sections they add. Kept up to date as rows change, so it costs the same at any size. For one customer (`customerId`, or a caller who sees only one) `quota` shows its limits beside its use.',
       authenticated: true,
       query: UsageQuery,
       responses: { 200: { description: 'The usage.', schema: Usage } },
+      problems: [kernelProblems.not_found],
       async handler({ caller, query }) {
         let view: TenantView = caller.view
         if (query.customerId !== undefined) {

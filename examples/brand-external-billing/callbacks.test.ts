@@ -2,20 +2,16 @@
 // undated callbacks refused or acknowledged, references checked, and announced plans sent as events.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { OutboxEvent } from '../../core/index.ts'
-import type { Plan } from '../../plugins/billing/contract.ts'
+import { createTestPanel, expectProblem, type Page, type TestPanel } from '../../hosts/testing/index.ts'
+import type { Plan, Subscription } from '../../plugins/billing/contract.ts'
 import { billingSystem, planUpdate, subscriptionUpdate } from './billing-system.ts'
-import { brandPlugins } from './deployment.ts'
 import { eventRecorder } from './event-recorder.ts'
+import { externalBillingPlugin } from './index.ts'
 import { signCallback } from './signature.ts'
-import { createTestPanel, type TestPanel, expectProblem, type Page } from '../../hosts/testing/index.ts'
 
 const secret = 'shared-with-the-billing-system-0123456789'
 const checkoutUrl = 'https://shop.brand.example/plans'
-const dataDir = mkdtempSync(join(tmpdir(), 'plinth-brand-callbacks-'))
 const recorder = eventRecorder()
 const { events } = recorder
 
@@ -24,11 +20,9 @@ let staffToken: string
 let system: ReturnType<typeof billingSystem>
 
 beforeAll(async () => {
-  const { plugins, overrides } = brandPlugins({ dataDir, billingSecret: secret, checkoutUrl })
   tp = await createTestPanel({
-    standard: false,
-    plugins: [...plugins, recorder.plugin],
-    overrides,
+    plugins: [recorder.plugin],
+    overrides: [externalBillingPlugin({ secret, checkoutUrl })],
     events: { pollIntervalMs: 10 },
   })
   tp.panel.start()
@@ -184,6 +178,34 @@ describe('what callbacks change', () => {
       422,
       'unknown_callback_reference',
     )
+  })
+
+  test('a callback repeating a subscription’s state sends no event, and orders later callbacks after it', async () => {
+    await ok(await system.send(planUpdate('pkg-again', { sites: 1 })))
+    const customerId = await newCustomer()
+    const state = (status: string, secondsAgo: number) => ({
+      ...subscriptionUpdate({ externalId: 'svc-again', customerId, planExternalId: 'pkg-again', status }),
+      occurredAt: new Date(Date.now() - secondsAgo * 1000).toISOString(),
+    })
+    expect(await ok(await system.send(state('active', 30)))).toMatchObject({ stale: false })
+    expect(await ok(await system.send(state('active', 10)))).toMatchObject({ stale: false })
+    // Sent between the two, received after both: older than the newest word on it, so ignored.
+    expect(await ok(await system.send(state('suspended', 20)))).toMatchObject({ stale: true })
+    const subscriptions = await ok<Page<Subscription>>(
+      await tp.request('GET', `/api/v1/subscriptions?limit=100`, { token: staffToken }),
+    )
+    const subscription = subscriptions.items.find((item) => item.externalId === 'svc-again')
+    expect(subscription?.status).toBe('active')
+    const audit = await ok<Page<{ action: string }>>(
+      await tp.request('GET', `/api/v1/audit?subject=${subscription?.id}`, { token: staffToken }),
+    )
+    expect(audit.items.map((entry) => entry.action)).toEqual(['subscription.confirm', 'subscription.create'])
+    // Events leave in outbox order: once a later one is out, any of the subscription's would be too.
+    await ok(await system.send(planUpdate('pkg-again', { sites: 2 })))
+    await eventually('plan.updated', subscription?.planId ?? '')
+    expect(events.filter((event) => event.data.id === subscription?.id).map((event) => event.kind)).toEqual([
+      'subscription.created',
+    ])
   })
 
   test('announced plans are sent as plan.created, then plan.updated, carrying the plan', async () => {

@@ -3,18 +3,19 @@
 // callback says when it happened, so one retried late never undoes a newer one.
 
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { ValueErrorType } from '@sinclair/typebox/errors'
 import {
   type AuditActor,
   type AuditInput,
-  brandOfCustomer,
   type EventInput,
   type JobRequest,
   kernelProblems,
   newId,
   nowIso,
+  type PluginContext,
   Problem,
-  QuotaLimitsSchema,
   type Static,
+  type TObject,
   type Trx,
   t,
 } from '../../core/index.ts'
@@ -43,59 +44,60 @@ const OccurredAt = t.String({
     'When the change happened in the billing system, ISO 8601 with a zone (`2025-01-31T12:00:00.000Z`). Per plan and per subscription, a callback older than the newest one applied is ignored (`stale: true`).',
 })
 
-/** A callback body, once its signature is good. */
-export const Callback = t.Union([
-  t.Object({
-    id: ExternalId,
-    type: t.Literal('plan.updated'),
-    occurredAt: OccurredAt,
-    data: t.Object({
-      externalId: ExternalId,
-      name: t.String({ minLength: 1, maxLength: 100 }),
-      limits: QuotaLimitsSchema,
+/** A callback body, once its signature is good; plans' `limits` are the installation's (`context.quotas`). */
+const callbackSchema = (limits: TObject) =>
+  t.Union([
+    t.Object({
+      id: ExternalId,
+      type: t.Literal('plan.updated'),
+      occurredAt: OccurredAt,
+      data: t.Object({ externalId: ExternalId, name: t.String({ minLength: 1, maxLength: 100 }), limits }),
     }),
-  }),
-  t.Object({
-    id: ExternalId,
-    type: t.Literal('subscription.updated'),
-    occurredAt: OccurredAt,
-    data: t.Object({
-      externalId: ExternalId,
-      customerId: t.String({ minLength: 1, maxLength: 64 }),
-      planExternalId: ExternalId,
-      status: t.Union([
-        t.Literal('active'),
-        t.Literal('past_due'),
-        t.Literal('suspended'),
-        t.Literal('cancelled'),
-      ]),
-      reason: t.Optional(t.String({ maxLength: 500 })),
+    t.Object({
+      id: ExternalId,
+      type: t.Literal('subscription.updated'),
+      occurredAt: OccurredAt,
+      data: t.Object({
+        externalId: ExternalId,
+        customerId: t.String({ minLength: 1, maxLength: 64 }),
+        planExternalId: ExternalId,
+        status: t.Union([
+          t.Literal('active'),
+          t.Literal('past_due'),
+          t.Literal('suspended'),
+          t.Literal('cancelled'),
+        ]),
+        reason: t.Optional(t.String({ maxLength: 500 })),
+      }),
     }),
-  }),
-])
-export type Callback = Static<typeof Callback>
-const check = TypeCompiler.Compile(Callback)
+  ])
+export type Callback = Static<ReturnType<typeof callbackSchema>>
 
 /** Strict UTF-8 (the MAC covered the bytes; text that is not UTF-8 is not JSON); a leading BOM is dropped. */
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-/** The callback in the raw `body`, or a 400 (not UTF-8 JSON) or 422 naming what is wrong with it. */
-export function parseCallback(body: Uint8Array): Callback {
-  let value: unknown
-  try {
-    value = JSON.parse(utf8.decode(body))
-  } catch {
-    throw new Problem(kernelProblems.malformed_json)
+/** Reads callbacks whose plans' `limits` are `limits`: the raw `body` as a callback, or a 400 (not UTF-8 JSON) or 422. */
+export function callbackParser(limits: TObject): (body: Uint8Array) => Callback {
+  const check = TypeCompiler.Compile(callbackSchema(limits))
+  const refuse = (location: string, message: string, code: string) =>
+    new Problem(kernelProblems.validation_failed, { errors: [{ location, message, code }] })
+  return (body) => {
+    let value: unknown
+    try {
+      value = JSON.parse(utf8.decode(body))
+    } catch {
+      throw new Problem(kernelProblems.malformed_json)
+    }
+    if (!check.Check(value)) {
+      const first = check.Errors(value).First()
+      const missing = first?.type === ValueErrorType.ObjectRequiredProperty
+      const location = `body${(first?.path ?? '').replaceAll('/', '.')}`
+      throw refuse(location, first?.message ?? 'is invalid', missing ? 'required' : 'invalid_value')
+    }
+    if (!/([zZ]|[+-]\d\d:\d\d)$/.test(value.occurredAt) || Number.isNaN(Date.parse(value.occurredAt)))
+      throw refuse('body.occurredAt', 'must be an ISO 8601 date-time with a zone', 'invalid_format')
+    return value
   }
-  const refuse = (location: string, message: string) =>
-    new Problem(kernelProblems.validation_failed, { errors: [{ location, message, code: 'invalid' }] })
-  if (!check.Check(value)) {
-    const first = check.Errors(value).First()
-    throw refuse(`body${(first?.path ?? '').replaceAll('/', '.')}`, first?.message ?? 'is invalid')
-  }
-  if (!/([zZ]|[+-]\d\d:\d\d)$/.test(value.occurredAt) || Number.isNaN(Date.parse(value.occurredAt)))
-    throw refuse('body.occurredAt', 'must be an ISO 8601 date-time with a zone')
-  return value
 }
 
 /** What applying a callback needs of the route that received it. */
@@ -128,7 +130,11 @@ export async function applyCallback(
   trx: Trx,
   callback: Callback,
   writers: Writers,
-  services: { readonly suspensions: CustomerSuspensions; readonly brandId: string },
+  services: {
+    readonly suspensions: CustomerSuspensions
+    readonly brandId: string
+    readonly context: Pick<PluginContext, 'tenancy' | 'quotas'>
+  },
 ): Promise<{ readonly stale: boolean }> {
   const now = nowIso()
   if (callback.type === 'plan.updated') {
@@ -153,6 +159,7 @@ export async function applyCallback(
       action: existing ? 'plan.update' : 'plan.create',
       subject: { type: 'plan', id: plan.id },
       customerId: null,
+      brandId: plan.brand_id,
       details: { plan: toPlan(plan), callback: callback.id },
     })
     await writers.emit(trx, {
@@ -165,7 +172,7 @@ export async function applyCallback(
 
   const { data } = callback
   const plan = await planByExternalId(trx, data.planExternalId)
-  const brandId = await brandOfCustomer(trx, data.customerId)
+  const brandId = await services.context.tenancy.brandOf(trx, data.customerId)
   if (!plan || brandId === null || plan.brand_id !== brandId)
     throw new Problem(externalBillingProblems.unknown_callback_reference)
   const existing = await subscriptionByExternalId(trx, data.externalId)
@@ -191,19 +198,23 @@ export async function applyCallback(
     created_at: existing?.created_at ?? now,
     updated_at: now,
   }
+  const audit = (action: string) =>
+    writers.audit(trx, {
+      action,
+      subject: { type: 'subscription', id: row.id },
+      customerId: row.customer_id,
+      details: { from: existing?.status ?? null, to: row.status, callback: callback.id },
+    })
+  // Nothing changes but when the billing system last spoke of it, which later callbacks are ordered against.
   if (existing && existing.status === row.status && existing.plan_id === row.plan_id) {
     await updateSubscription(trx, row.id, { occurred_at: row.occurred_at })
+    await audit('subscription.confirm')
     return { stale: false }
   }
   if (existing) await updateSubscription(trx, row.id, row)
   else await insertSubscription(trx, row)
   const { kind, action } = eventOf(existing?.status ?? null, row.status)
-  await writers.audit(trx, {
-    action,
-    subject: { type: 'subscription', id: row.id },
-    customerId: row.customer_id,
-    details: { from: existing?.status ?? null, to: row.status, callback: callback.id },
-  })
+  await audit(action)
   await writers.emit(trx, { kind, customerId: row.customer_id, data: toSubscription(row) })
 
   // The billing system runs its own grace period: a cancellation it sends is final, so the sites go at once.
@@ -218,7 +229,7 @@ export async function applyCallback(
     await services.suspensions.remove(trx, request)
     return { stale: false }
   }
-  if ((await standingOf(trx, row.customer_id)).kind === 'suspended')
+  if ((await standingOf(trx, row.customer_id, services.context.quotas)).kind === 'suspended')
     await services.suspensions.hold(trx, request)
   else await services.suspensions.release(trx, request)
   return { stale: false }

@@ -1,52 +1,24 @@
-// The brand's deployment: the standard plugins, with the brand's billing in place of the standard one. Built only
-// from what an outside author can import (the kernel's contract and the plugins' factories).
+// The brand's deployment: the standard installation, with the brand's billing in place of the standard one. Built
+// only from what an outside author can import (the standard installation's API, the kernel's contract, plugins').
 
-import { createPanel, type Panel, type Store } from '../../core/index.ts'
-import { billingPlugin } from '../../plugins/billing/index.ts'
-import { brandsPlugin } from '../../plugins/brands/index.ts'
-import { customersPlugin } from '../../plugins/customers/index.ts'
-import { nodesPlugin } from '../../plugins/nodes/index.ts'
-import { sitesPlugin } from '../../plugins/sites/index.ts'
-import { externalBillingPlugin } from './index.ts'
+import { openStandardPanel, settingsFromEnv, standardPlugins } from '../../hosts/index.ts'
+import { type ExternalBillingOptions, externalBillingPlugin } from './index.ts'
 
 /** What the brand configures. */
 export interface BrandDeployment {
-  readonly store: Store
-  /** Where the local node keeps sites. */
+  /** The installation's directory (`DATA_DIR`): its store, and where the local node keeps sites. */
   readonly dataDir: string
-  /** The panel's own secret (cursors, sessions). */
-  readonly secret: string
-  /** The secret shared with the billing system. */
-  readonly billingSecret: string
-  /** Where customers buy plans. */
-  readonly checkoutUrl: string
-  /** The brand this billing system bills for (`brd_…`); plans land in it. Default: the installation's default brand. */
-  readonly brandId?: string
+  /** The panel's own secret (`PLINTH_SECRET`: cursors, sessions); default one kept in `dataDir`. */
+  readonly secret?: string
+  /** The brand's billing: the secret shared with its billing system, where customers buy plans, its brand. */
+  readonly billing: ExternalBillingOptions
 }
 
-/** The plugins of the brand's panel and the override that swaps billing. */
-export function brandPlugins(
-  settings: Pick<BrandDeployment, 'dataDir' | 'billingSecret' | 'checkoutUrl' | 'brandId'>,
-) {
-  return {
-    plugins: [
-      brandsPlugin(),
-      customersPlugin(),
-      nodesPlugin({ dataDir: settings.dataDir }),
-      sitesPlugin(),
-      billingPlugin(),
-    ],
-    overrides: [
-      externalBillingPlugin({
-        secret: settings.billingSecret,
-        checkoutUrl: settings.checkoutUrl,
-        ...(settings.brandId ? { brandId: settings.brandId } : {}),
-      }),
-    ],
-  }
-}
-
-/** Opens the brand's panel. */
-export function openBrandPanel(settings: BrandDeployment): Promise<Panel> {
-  return createPanel({ store: settings.store, secret: settings.secret, ...brandPlugins(settings) })
+/** Opens the brand's installation: the standard plugins, billing swapped for the brand's own. */
+export function openBrandPanel(deployment: BrandDeployment) {
+  const settings = settingsFromEnv({ DATA_DIR: deployment.dataDir, PLINTH_SECRET: deployment.secret })
+  const plugins = standardPlugins(settings).map((plugin) =>
+    plugin.name === 'billing' ? externalBillingPlugin(deployment.billing) : plugin,
+  )
+  return openStandardPanel(settings, plugins)
 }

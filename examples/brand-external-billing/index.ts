@@ -25,8 +25,8 @@ export interface ExternalBillingOptions {
 }
 
 /**
- * The brand's billing plugin. Mount it as an override of the standard one:
- * @example createPanel({ plugins: [...standard, billingPlugin()], overrides: [externalBillingPlugin({ secret, checkoutUrl })], ... })
+ * The brand's billing plugin, mounted in place of the standard one (deployment.ts). It honours the standard
+ * billing's contract, which the kernel checks when it is given as an override (`overrides`, as the tests do).
  */
 export const externalBillingPlugin = (options: ExternalBillingOptions) => {
   if (options.secret.length < 32)
@@ -41,7 +41,9 @@ export const externalBillingPlugin = (options: ExternalBillingOptions) => {
     problems: externalBillingProblems,
     migrations: brandBillingMigrations,
     async setup(context) {
-      context.provide(customerLimitsService, { standingOf })
+      context.provide(customerLimitsService, {
+        standingOf: (db, customerId) => standingOf(db, customerId, context.quotas),
+      })
       const brandId = options.brandId
       if (brandId !== undefined && !(await context.use(brandDirectoryService).findBrand(brandId)))
         throw new Error(`The billing plugin's brandId ${brandId} names no brand of this installation`)

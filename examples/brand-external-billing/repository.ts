@@ -2,9 +2,11 @@
 
 import {
   type CustomerStanding,
-  combineLimits,
   type Db,
+  findVisible,
+  orNotFound,
   type QuotaLimits,
+  type Quotas,
   selectVisible,
   type TenantView,
 } from '../../core/index.ts'
@@ -51,9 +53,23 @@ export function visiblePlans(db: Db, view: TenantView) {
   return plans.where('brand_id', '=', view.kind === 'brand' ? view.brandId : '')
 }
 
+/** The plan with this id inside a staff view, or 404. */
+export async function findVisiblePlan(db: Db, view: TenantView, id: string): Promise<BrandPlansTable> {
+  return orNotFound(await visiblePlans(db, view).where('id', '=', id).executeTakeFirst())
+}
+
 /** Subscriptions of customers inside a view. */
 export function visibleSubscriptions(db: Db, view: TenantView) {
   return selectVisible(tables(db), 'brand_billing_subscriptions', view).selectAll()
+}
+
+/** The subscription with this id inside a view, or 404. */
+export function findVisibleSubscription(
+  db: Db,
+  view: TenantView,
+  id: string,
+): Promise<BrandSubscriptionsTable> {
+  return findVisible(tables(db), 'brand_billing_subscriptions', view, id)
 }
 
 /** The plan the billing system knows as `externalId`, or undefined. */
@@ -98,14 +114,22 @@ export async function updateSubscription(
   await tables(db).updateTable('brand_billing_subscriptions').set(changes).where('id', '=', id).execute()
 }
 
-/** Records a callback id; false when it was applied before (a replay). */
-export async function firstDelivery(db: Db, id: string): Promise<boolean> {
-  const result = await tables(db)
+/** Whether a callback with this id was applied before (a replay). */
+export async function delivered(db: Db, id: string): Promise<boolean> {
+  const row = await tables(db)
+    .selectFrom('brand_billing_callbacks')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Records that the callback with this id was applied. */
+export async function recordDelivery(db: Db, id: string): Promise<void> {
+  await tables(db)
     .insertInto('brand_billing_callbacks')
     .values({ id, received_at: new Date().toISOString() })
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .executeTakeFirst()
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
+    .execute()
 }
 
 /** The customer's subscriptions with their plans' limits. */
@@ -119,13 +143,17 @@ function subscriptionsOf(db: Db, customerId: string) {
 }
 
 /** The rule the kernel's quota check and the holds follow: live plans bind, any suspension suspends. */
-export async function standingOf(db: Db, customerId: string): Promise<CustomerStanding> {
+export async function standingOf(
+  db: Db,
+  customerId: string,
+  quotas: Pick<Quotas, 'combine'>,
+): Promise<CustomerStanding> {
   const rows = await subscriptionsOf(db, customerId)
   const live = rows.filter((row) => row.status === 'active' || row.status === 'past_due')
   if (live.length > 0)
     return {
       kind: 'subscribed',
-      limits: combineLimits(live.map((row) => JSON.parse(row.limits) as QuotaLimits)),
+      limits: quotas.combine(live.map((row) => JSON.parse(row.limits) as QuotaLimits)),
     }
   return rows.some((row) => row.status === 'suspended') ? { kind: 'suspended' } : { kind: 'none' }
 }

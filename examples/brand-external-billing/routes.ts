@@ -4,20 +4,26 @@
 import {
   brandDirectoryService,
   defineRoute,
-  idPattern,
   kernelProblems,
   type PluginContext,
   Problem,
-  pageOf,
-  pageQuery,
   type RouteDefinition,
   t,
 } from '../../core/index.ts'
-import { billingScopes, Plan, Subscription } from '../../plugins/billing/contract.ts'
+import { billingScopes, planSchema, Subscription } from '../../plugins/billing/contract.ts'
 import { customerSuspensions } from '../../plugins/customers/contract.ts'
-import { applyCallback, parseCallback } from './callbacks.ts'
+import { applyCallback, callbackParser } from './callbacks.ts'
 import { externalBillingProblems } from './problems.ts'
-import { firstDelivery, toPlan, toSubscription, visiblePlans, visibleSubscriptions } from './repository.ts'
+import {
+  delivered,
+  findVisiblePlan,
+  findVisibleSubscription,
+  recordDelivery,
+  toPlan,
+  toSubscription,
+  visiblePlans,
+  visibleSubscriptions,
+} from './repository.ts'
 import { signatureHeader, verifyCallback } from './signature.ts'
 
 /** What the routes need to know of the deployment. */
@@ -49,7 +55,8 @@ const CallbackAck = t.Object(
 export function brandBillingRoutes(context: PluginContext, settings: RouteSettings): RouteDefinition[] {
   const suspensions = context.use(customerSuspensions)
   const brands = context.use(brandDirectoryService)
-  const byId = (prefix: string) => t.Object({ id: t.String({ pattern: idPattern(prefix) }) })
+  const Plan = planSchema(context.quotas)
+  const parseCallback = callbackParser(context.quotas.limitsSchema)
 
   return [
     defineRoute({
@@ -58,15 +65,8 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
       operationId: 'listPlans',
       summary: 'List plans (mirrored from the brand’s billing system)',
       scope: billingScopes.planRead,
-      query: t.Object({ ...pageQuery }),
-      responses: { 200: { description: 'A page of plans.', schema: pageOf(Plan, 'PlanPage') } },
-      async handler({ view, page }) {
-        const { rows, nextCursor } = await page(visiblePlans(context.db, view), {
-          keyColumn: 'brand_billing_plans.id',
-          keyOf: (row) => row.id,
-        })
-        return { items: rows.map(toPlan), nextCursor }
-      },
+      list: { item: Plan, key: 'brand_billing_plans.id', toItem: toPlan },
+      handler: ({ view }) => visiblePlans(context.db, view),
     }),
     defineRoute({
       method: 'GET',
@@ -74,13 +74,9 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
       operationId: 'getPlan',
       summary: 'Read a plan',
       scope: billingScopes.planRead,
-      params: byId('pln'),
+      params: { id: 'pln' },
       responses: { 200: { description: 'The plan.', schema: Plan } },
-      async handler({ params, view }) {
-        const row = await visiblePlans(context.db, view).where('id', '=', params.id).executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toPlan(row)
-      },
+      handler: async ({ params, view }) => toPlan(await findVisiblePlan(context.db, view, params.id)),
     }),
     defineRoute({
       method: 'GET',
@@ -88,17 +84,8 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
       operationId: 'listSubscriptions',
       summary: 'List subscriptions',
       scope: billingScopes.read,
-      query: t.Object({ ...pageQuery }),
-      responses: {
-        200: { description: 'A page of subscriptions.', schema: pageOf(Subscription, 'SubscriptionPage') },
-      },
-      async handler({ view, page }) {
-        const { rows, nextCursor } = await page(visibleSubscriptions(context.db, view), {
-          keyColumn: 'brand_billing_subscriptions.id',
-          keyOf: (row) => row.id,
-        })
-        return { items: rows.map(toSubscription), nextCursor }
-      },
+      list: { item: Subscription, key: 'brand_billing_subscriptions.id', toItem: toSubscription },
+      handler: ({ view }) => visibleSubscriptions(context.db, view),
     }),
     defineRoute({
       method: 'GET',
@@ -106,15 +93,10 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
       operationId: 'getSubscription',
       summary: 'Read a subscription',
       scope: billingScopes.read,
-      params: byId('sub'),
+      params: { id: 'sub' },
       responses: { 200: { description: 'The subscription.', schema: Subscription } },
-      async handler({ params, view }) {
-        const row = await visibleSubscriptions(context.db, view)
-          .where('brand_billing_subscriptions.id', '=', params.id)
-          .executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toSubscription(row)
-      },
+      handler: async ({ params, view }) =>
+        toSubscription(await findVisibleSubscription(context.db, view, params.id)),
     }),
     defineRoute({
       method: 'POST',
@@ -142,6 +124,8 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
       public: true,
       responses: { 200: { description: 'Applied (or already applied).', schema: CallbackAck } },
       problems: [
+        kernelProblems.body_too_large,
+        kernelProblems.malformed_json,
         externalBillingProblems.invalid_callback_signature,
         externalBillingProblems.stale_callback,
         externalBillingProblems.unknown_callback_reference,
@@ -164,10 +148,11 @@ export function brandBillingRoutes(context: PluginContext, settings: RouteSettin
         // Read before the transaction: the brands plugin reads outside it, on the store's one connection.
         const brandId = settings.brandId ?? (await brands.defaultBrandId())
         return context.transaction(async (trx) => {
-          if (!(await firstDelivery(trx, callback.id)))
-            return { id: callback.id, duplicate: true, stale: false }
+          // A replay, or a stale callback, changes nothing; only a callback applied is recorded (and audited).
+          if (await delivered(trx, callback.id)) return { id: callback.id, duplicate: true, stale: false }
           const writers = { actor, audit, emit, enqueueJob }
-          const { stale } = await applyCallback(trx, callback, writers, { suspensions, brandId })
+          const { stale } = await applyCallback(trx, callback, writers, { suspensions, brandId, context })
+          if (!stale) await recordDelivery(trx, callback.id)
           return { id: callback.id, duplicate: false, stale }
         })
       },

@@ -5,30 +5,39 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createPanel, createUser, defaultLimits, issueApiToken, type OutboxEvent, openSqliteStore, type Panel } from '../../core/index.ts'
+import type { OutboxEvent } from '../../core/index.ts'
+import {
+  cookieOf,
+  createTestPanel,
+  createTestUser,
+  expectProblem,
+  type LoginBody,
+  type Page,
+  sameOrigin,
+  type TestPanel,
+  testPassword,
+} from '../../hosts/testing/index.ts'
 import type { Plan, Subscription } from '../../plugins/billing/contract.ts'
 import type { Site } from '../../plugins/sites/contract.ts'
 import { billingSystem, planUpdate, subscriptionUpdate } from './billing-system.ts'
-import { brandPlugins } from './deployment.ts'
+import { openBrandPanel } from './deployment.ts'
 import { eventRecorder } from './event-recorder.ts'
-import { createTestPanel, type TestPanel, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
+import { externalBillingPlugin } from './index.ts'
 
 const secret = 'shared-with-the-billing-system-0123456789'
 const checkoutUrl = 'https://shop.brand.example/plans'
-const dataDir = mkdtempSync(join(tmpdir(), 'plinth-brand-swap-jobs-'))
 const recorder = eventRecorder()
 const { events } = recorder
 
 let tp: TestPanel
 let staffToken: string
 let system: ReturnType<typeof billingSystem>
+type Panel = Awaited<ReturnType<typeof openBrandPanel>>
 
 beforeAll(async () => {
-  const { plugins, overrides } = brandPlugins({ dataDir, billingSecret: secret, checkoutUrl })
   tp = await createTestPanel({
-    standard: false,
-    plugins: [...plugins, recorder.plugin],
-    overrides,
+    plugins: [recorder.plugin],
+    overrides: [externalBillingPlugin({ secret, checkoutUrl })],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
     events: { pollIntervalMs: 10 },
   })
@@ -188,37 +197,30 @@ describe('under the swap', () => {
 
 describe('the brand a deployment bills for', () => {
   test('plans land in the brand the deployment names, not the default one, and only its customers subscribe to them', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'plinth-brand-of-billing-')), 'plinth.sqlite')
+    const dataDir = mkdtempSync(join(tmpdir(), 'plinth-brand-of-billing-'))
     const open = (brandId?: string) =>
-      createPanel({
-        store: openSqliteStore({ path }),
-        secret: 'brand-panel-secret-brand-panel-secret!',
-        ...brandPlugins({ dataDir, billingSecret: secret, checkoutUrl, ...(brandId ? { brandId } : {}) }),
-      })
+      openBrandPanel({ dataDir, billing: { secret, checkoutUrl, ...(brandId ? { brandId } : {}) } })
     // The operator makes the brand first, then names it in the deployment.
     const first = await open()
-    const user = await createUser(first.store.db, {
-      email: 'ops@brand.example',
-      password: 'correct horse battery',
-      staffRole: 'platform',
-    })
-    const policy = {
-      defaultDays: defaultLimits.tokenDefaultLifetimeDays,
-      maxDays: defaultLimits.tokenMaxLifetimeDays,
-    }
-    const token = (
-      await first.store.transaction((trx) =>
-        issueApiToken(trx, user, { name: 'ops', scopes: ['*'], customerId: null, expiresAt: null }, policy),
-      )
-    ).token
-    const api = (panel: Panel, method: string, url: string, body?: unknown) =>
+    const user = await createTestUser(first.store.db, { email: 'ops@brand.example', staffRole: 'platform' })
+    const send = (
+      panel: Panel,
+      method: string,
+      url: string,
+      headers: Record<string, string>,
+      body?: unknown,
+    ) =>
       panel.handle(
         new Request(`http://localhost/api/v1${url}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...headers },
           body: body === undefined ? undefined : JSON.stringify(body),
         }),
       )
+    const login = await send(first, 'POST', '/auth/login', {}, { email: user.email, password: testPassword })
+    const session = { cookie: cookieOf(login), csrfToken: ((await login.json()) as LoginBody).csrfToken }
+    const api = (panel: Panel, method: string, url: string, body?: unknown) =>
+      send(panel, method, url, sameOrigin(session), body)
     const brand = (await (await api(first, 'POST', '/brands', { name: 'Reseller' })).json()) as { id: string }
     await first.close()
 

@@ -1,28 +1,12 @@
 // The example plugin works from outside: mounted beside the standard plugins, `static` sites can be created.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { brandsPlugin } from '../../plugins/brands/index.ts'
-import { customersPlugin } from '../../plugins/customers/index.ts'
-import { nodesPlugin } from '../../plugins/nodes/index.ts'
-import { sitesPlugin } from '../../plugins/sites/index.ts'
-import { staticSiteTypePlugin } from './index.ts'
 import { createTestPanel, type TestPanel } from '../../hosts/testing/index.ts'
+import { staticSiteTypePlugin } from './index.ts'
 
 let tp: TestPanel
 beforeAll(async () => {
-  tp = await createTestPanel({
-    standard: false,
-    plugins: [
-      staticSiteTypePlugin(),
-      brandsPlugin(),
-      customersPlugin(),
-      nodesPlugin({ dataDir: mkdtempSync(join(tmpdir(), 'plinth-test-')) }),
-      sitesPlugin(),
-    ],
-  })
+  tp = await createTestPanel({ plugins: [staticSiteTypePlugin()] })
 })
 afterAll(() => tp.panel.close())
 

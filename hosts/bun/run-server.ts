@@ -23,7 +23,9 @@ export interface StandardServer {
  * SIGTERM or SIGINT once in-flight requests are done. A bad setting, PLINTH_CONFIG or plugin list is reported on
  * stderr, a line each, and the process exits 2. `plugins` replaces the installation's list (PLINTH_CONFIG).
  */
-export async function runStandardServer(plugins?: (settings: StandardSettings) => PluginList): Promise<StandardServer> {
+export async function runStandardServer(
+  plugins?: (settings: StandardSettings) => PluginList,
+): Promise<StandardServer> {
   const startedAt = performance.now()
   let opened: { settings: StandardSettings; panel: Panel }
   try {
@@ -34,7 +36,11 @@ export async function runStandardServer(plugins?: (settings: StandardSettings) =
     return reportStartupFailure(error)
   }
   const { settings, panel } = opened
-  const server = servePanel(panel, { hostname: settings.host, port: settings.port, trustProxy: settings.trustProxy })
+  const server = servePanel(panel, {
+    hostname: settings.host,
+    port: settings.port,
+    trustProxy: settings.trustProxy,
+  })
   // Job workers, the event dispatcher and webhook delivery run beside the server.
   panel.start()
   console.log(

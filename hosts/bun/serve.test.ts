@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { once } from 'node:events'
 import { connect } from 'node:net'
-import { openStandardPanel, settingsFromEnv } from '../standard-panel.ts'
+import { installationPlugins } from '../plinth-config.ts'
+import { settingsFromEnv } from '../settings.ts'
+import { openStandardPanel } from '../standard-panel.ts'
 import { createProcessTracker, type Standalone, tokenPattern } from '../testing/host-process.ts'
 import { servePanel } from './serve.ts'
 
@@ -215,9 +217,15 @@ describe('the standalone server on SIGTERM', () => {
   })
 })
 
+/** The standard installation in `dataDir`, as `npm start` opens it. */
+async function openIn(dataDir: string) {
+  const settings = settingsFromEnv({ DATA_DIR: dataDir })
+  return openStandardPanel(settings, await installationPlugins(settings))
+}
+
 describe('servePanel', () => {
   test('serves a standard panel on a free port when asked for port 0', async () => {
-    const panel = await openStandardPanel(settingsFromEnv({ DATA_DIR: tempDataDir() }))
+    const panel = await openIn(tempDataDir())
     const server = servePanel(panel, { hostname: '127.0.0.1', port: 0 })
     try {
       expect(server.url.port).not.toBe('0')
@@ -229,7 +237,7 @@ describe('servePanel', () => {
   })
 
   test('stop() resolves, closes the store and frees the port; calling it again is harmless', async () => {
-    const panel = await openStandardPanel(settingsFromEnv({ DATA_DIR: tempDataDir() }))
+    const panel = await openIn(tempDataDir())
     const server = servePanel(panel, { hostname: '127.0.0.1', port: 0 })
     expect((await fetch(new URL('/healthz', server.url))).status).toBe(200)
     await server.stop()
@@ -242,7 +250,7 @@ describe('servePanel', () => {
   test('stop() waits for a request in flight before it closes the store', async () => {
     const dataDir = tempDataDir()
     const token = await staffToken(dataDir)
-    const panel = await openStandardPanel(settingsFromEnv({ DATA_DIR: dataDir }))
+    const panel = await openIn(dataDir)
     const server = servePanel(panel, { hostname: '127.0.0.1', port: 0 })
     const request = await startSlowPost(server.url.href, '/api/v1/customers', token, '{"name":"Acme"}')
     expect(await request.interim).toBe(100)

@@ -27,7 +27,9 @@ function clientAddress(request: Request, socketAddress: string | null, trustProx
  * a problem+json 500 that names nothing internal, never Bun's error page.
  */
 function failure(error: unknown): Response {
-  console.error(JSON.stringify({ level: 'error', msg: 'request failed outside the panel', error: String(error) }))
+  console.error(
+    JSON.stringify({ level: 'error', msg: 'request failed outside the panel', error: String(error) }),
+  )
   return new Response(
     JSON.stringify({
       type: 'about:blank',

@@ -2,8 +2,8 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type AnyElysia, Elysia } from 'elysia'
-import { mountPanel } from './mount.ts'
 import { createTestPanel, type TestPanel } from '../testing/index.ts'
+import { mountPanel } from './mount.ts'
 
 describe('mountPanel', () => {
   let tp: TestPanel

@@ -1,8 +1,8 @@
 // toFetchHandler: the panel as a plain (Request) => Promise<Response>, the way fetch-speaking hosts call it.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { toFetchHandler } from './handler.ts'
 import { createTestPanel, type TestPanel } from '../testing/index.ts'
+import { toFetchHandler } from './handler.ts'
 
 describe('toFetchHandler', () => {
   let tp: TestPanel

@@ -21,7 +21,8 @@ export function hostEnv(
   extra: Record<string, string> = {},
 ): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env }
-  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'BODY_LIMIT_BYTES', 'PLINTH_SECRET']) delete env[name]
+  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'BODY_LIMIT_BYTES', 'PLINTH_SECRET', 'PLINTH_CONFIG'])
+    delete env[name]
   return { ...env, DATA_DIR: dataDir, ...extra }
 }
 
@@ -99,8 +100,8 @@ export interface ProcessTracker {
   tempDataDir(): string
   /** Spawns `bun ...args` in the repository root with piped output; killed at cleanup if still running. */
   spawnTracked(args: readonly string[], env: Record<string, string | undefined>): HostProcess
-  /** Runs `bun hosts/cli/main.ts ...args` on `dataDir`; returns its exit code and output. */
-  runCli(dataDir: string, args: readonly string[]): Promise<CliResult>
+  /** Runs `bun hosts/cli/main.ts ...args` on `dataDir` (with `extra` settings); returns its exit code and output. */
+  runCli(dataDir: string, args: readonly string[], extra?: Record<string, string>): Promise<CliResult>
   /**
    * Spawns the real entry point (`entry`, default `hosts/bun/main.ts`; a test host such as
    * `hosts/testing/slow-node-host.ts` must print the same line) on a free port and waits for the line that says
@@ -134,8 +135,12 @@ export function createProcessTracker(prefix: string): ProcessTracker {
     return proc
   }
 
-  const runCli = async (dataDir: string, args: readonly string[]): Promise<CliResult> => {
-    const proc = spawnTracked(['hosts/cli/main.ts', ...args], hostEnv(dataDir))
+  const runCli = async (
+    dataDir: string,
+    args: readonly string[],
+    extra: Record<string, string> = {},
+  ): Promise<CliResult> => {
+    const proc = spawnTracked(['hosts/cli/main.ts', ...args], hostEnv(dataDir, extra))
     const [stdout, stderr, exitCode] = await Promise.all([
       new Response(proc.stdout).text(),
       new Response(proc.stderr).text(),

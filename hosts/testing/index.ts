@@ -8,14 +8,20 @@ import {
   type KernelTestPanelOptions,
   type TestPanel,
 } from '../../core/testing/create-test-panel.ts'
-import { standardPlugins } from '../standard-plugins.ts'
 import { temporaryDataDir } from './temporary-data-dir.ts'
 
+export type { Page } from '../../core/host.ts'
 export { deferred, waitFor } from '../../core/testing/async.ts'
-export type { Page } from '../../core/pagination/paginate.ts'
 export type { TestPanel } from '../../core/testing/create-test-panel.ts'
 export { expectFieldProblem, expectProblem, type ProblemBody } from '../../core/testing/problems.ts'
-export { cookieOf, type LoginBody, login, type Session, sameOrigin, signIn } from '../../core/testing/sessions.ts'
+export {
+  cookieOf,
+  type LoginBody,
+  login,
+  type Session,
+  sameOrigin,
+  signIn,
+} from '../../core/testing/sessions.ts'
 export {
   brandA,
   brandB,
@@ -32,6 +38,16 @@ export {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../../core/testing/webhook-receiver.ts'
+export {
+  apiClient,
+  type CliResult,
+  cliStaffToken,
+  createProcessTracker,
+  killHard,
+  type ProcessTracker,
+  type Standalone,
+  tokenPattern,
+} from './host-process.ts'
 export { temporaryDataDir } from './temporary-data-dir.ts'
 
 /** What {@link createTestPanel} mounts and how; every panel option has a default fit for tests. */
@@ -55,9 +71,20 @@ export interface TestPanelOptions extends Omit<KernelTestPanelOptions, 'plugins'
  * @example const tp = await createTestPanel({ plugins: [cronJobsPlugin()] })
  */
 export async function createTestPanel(options: TestPanelOptions = {}): Promise<TestPanel> {
-  const { standard = true, plugins = [], webhookAllowedHosts = [], billingCheckout = 'open', ...rest } = options
+  const {
+    standard = true,
+    plugins = [],
+    webhookAllowedHosts = [],
+    billingCheckout = 'open',
+    ...rest
+  } = options
+  // Loaded only when mounted: a test of one plugin does not depend on every standard plugin loading.
   const base = standard
-    ? standardPlugins({ dataDir: temporaryDataDir(), webhookAllowedHosts, billingCheckout })
+    ? (await import('../standard-plugins.ts')).standardPlugins({
+        dataDir: temporaryDataDir(),
+        webhookAllowedHosts,
+        billingCheckout,
+      })
     : []
   return createKernelTestPanel({ ...rest, plugins: [...base, ...plugins] })
 }

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PluginDefinition } from '../../core/index.ts'
+import { createTestPanel, expectProblem, type Page, type TestPanel } from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -14,7 +15,6 @@ import { sitesPlugin } from '../sites/index.ts'
 import type { Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, ok } from './testing/billing-calls.ts'
-import { createTestPanel, type TestPanel, expectProblem, type Page } from '../../hosts/testing/index.ts'
 
 /** Grace between cancelling and removal: long enough to act in between, short enough to wait for. */
 const graceMs = 2_000

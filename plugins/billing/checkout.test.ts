@@ -6,6 +6,14 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CustomerQuota } from '../../core/index.ts'
+import {
+  createTestPanel,
+  createTestUser,
+  expectFieldProblem,
+  expectProblem,
+  type Page,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -13,7 +21,6 @@ import { sitesPlugin } from '../sites/index.ts'
 import type { Plan, Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, ok } from './testing/billing-calls.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-checkout-'))
 let tp: TestPanel
@@ -115,7 +122,7 @@ describe('checkout subscribes a customer once', () => {
       )
       expect(refused).toMatchObject({ subscriptionId: first.id })
     }
-    expect((await quotaOf(customerId)).limits.sites.limit).toBe(1)
+    expect((await quotaOf(customerId)).limits.sites?.limit).toBe(1)
     // A past-due subscription is live too; a bigger plan goes through the provider.
     await ok<Subscription>(await calls.patch(first.id, { status: 'past_due' }))
     await expectProblem(await calls.checkout(token, customerId, plan.id), 409, 'already_subscribed')
@@ -176,10 +183,7 @@ describe('checkout never lifts a suspension', () => {
 
 describe('checkout closed by the operator', () => {
   test('billingPlugin({ checkout: "closed" }) answers 403 checkout_closed; staff and billing systems still subscribe customers', async () => {
-    const closed = await createTestPanel({
-      standard: false,
-      plugins: [brandsPlugin(), customersPlugin(), billingPlugin({ checkout: 'closed' })],
-    })
+    const closed = await createTestPanel({ billingCheckout: 'closed' })
     try {
       const token = await closed.token()
       const shop = billingCalls(closed, token)

@@ -1,30 +1,40 @@
 // The billing plugin's public contract: plans, subscriptions and their states, the scopes and the events. A brand's
 // own billing plugin that replaces this one declares the same, so clients and integrations see no seam.
 
-import { type EventDefinition, QuotaLimitsSchema, type Static, t } from '../../core/index.ts'
+import {
+  type EventDefinition,
+  type QuotaLimits,
+  type Quotas,
+  type Static,
+  type TObject,
+  t,
+} from '../../core/index.ts'
 
 /** States of a plan: archived plans keep their subscriptions but take no new ones. */
 export const planStatuses = ['active', 'archived'] as const
 export type PlanStatus = (typeof planStatuses)[number]
 
-/** A plan as the API returns it. */
-export const Plan = t.Object(
-  {
-    id: t.String({ description: 'Identifier, `pln_…`.', examples: ['pln_01JDQ3V6Y4T1ZK0M2N5P7R9S8W'] }),
-    brandId: t.String({ description: 'The brand that offers it, `brd_…`; only its customers subscribe.' }),
-    name: t.String({ description: 'Display name: `Starter`.' }),
-    description: t.Union([t.String(), t.Null()], { description: 'What the plan is for, if given.' }),
-    limits: QuotaLimitsSchema,
-    status: t.Union(
-      planStatuses.map((status) => t.Literal(status)),
-      { description: '`active` plans take new subscriptions; `archived` ones only keep theirs.' },
-    ),
-    createdAt: t.String({ format: 'date-time' }),
-    updatedAt: t.String({ format: 'date-time' }),
-  },
-  { $id: 'Plan' },
-)
-export type Plan = Static<typeof Plan>
+const planFields = {
+  id: t.String({ description: 'Identifier, `pln_…`.', examples: ['pln_01JDQ3V6Y4T1ZK0M2N5P7R9S8W'] }),
+  brandId: t.String({ description: 'The brand that offers it, `brd_…`; only its customers subscribe.' }),
+  name: t.String({ description: 'Display name: `Starter`.' }),
+  description: t.Union([t.String(), t.Null()], { description: 'What the plan is for, if given.' }),
+  status: t.Union(
+    planStatuses.map((status) => t.Literal(status)),
+    { description: '`active` plans take new subscriptions; `archived` ones only keep theirs.' },
+  ),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+}
+
+/**
+ * A plan as the API returns it. Its `limits` are the metrics the installation's plugins declare
+ * (`context.quotas.limitsSchema`, `QuotaLimits`), so the schema is made in `routes(context)`.
+ */
+export function planSchema(quotas: Pick<Quotas, 'limitsSchema'>) {
+  return t.Object({ ...planFields, limits: quotas.limitsSchema }, { $id: 'Plan' })
+}
+export type Plan = Static<TObject<typeof planFields>> & { limits: QuotaLimits }
 
 /**
  * States of a subscription (docs/billing.md has the transitions). `active` and `past_due` are live: their plans'
@@ -86,20 +96,31 @@ export const billingScopes = {
 export const billingScopeDefinitions = [
   { name: billingScopes.planRead, description: 'Read plans', staff: true },
   { name: billingScopes.planManage, description: 'Create and change plans', staff: true },
-  { name: billingScopes.read, description: 'Read billing and subscriptions' },
-  { name: billingScopes.manage, description: 'Change billing and subscriptions' },
+  {
+    name: billingScopes.read,
+    description: 'Read billing and subscriptions',
+    roles: ['owner', 'admin', 'billing'],
+  },
+  {
+    name: billingScopes.manage,
+    description: 'Change billing and subscriptions',
+    roles: ['owner', 'billing'],
+  },
 ] as const
+
+/** What plan events carry: the `Plan` the plan routes document (its limits are known only to `routes`). */
+const PlanPayload = t.Ref('Plan')
 
 /**
  * The event kinds, each carrying the plan or subscription after the change; a replacement declares the same. Plan
  * events let an external system that mirrors plans stay in sync.
  */
 export const billingEvents: readonly EventDefinition[] = [
-  { kind: 'plan.created', description: 'Staff created a plan.', payload: Plan },
+  { kind: 'plan.created', description: 'Staff created a plan.', payload: PlanPayload },
   {
     kind: 'plan.updated',
     description: 'A plan changed: its name, description, limits, or status (archived or active again).',
-    payload: Plan,
+    payload: PlanPayload,
   },
   { kind: 'subscription.created', description: 'A customer subscribed to a plan.', payload: Subscription },
   {

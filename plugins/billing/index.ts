@@ -48,7 +48,9 @@ export const billingPlugin = (options: BillingOptions = {}) => {
     problems: billingProblems,
     migrations: billingMigrations,
     setup(context) {
-      context.provide(customerLimitsService, { standingOf })
+      context.provide(customerLimitsService, {
+        standingOf: (db, customerId) => standingOf(db, customerId, context.quotas),
+      })
     },
     jobs: (context) => billingJobs(context),
     routes: (context) => {

@@ -2,12 +2,16 @@
 // members and customer tokens are kept out, limits are checked and change in place, and every change is an event.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { brandsPlugin } from '../brands/index.ts'
-import { customersPlugin } from '../customers/index.ts'
+import {
+  createTestPanel,
+  createTestUser,
+  expectFieldProblem,
+  expectProblem,
+  type Page,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import type { Plan } from './contract.ts'
-import { billingPlugin } from './index.ts'
-import { eventRecorder } from './testing/billing-calls.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
+import { databasesStandIn, eventRecorder } from './testing/billing-calls.ts'
 
 const recorder = eventRecorder()
 
@@ -27,9 +31,9 @@ function createPlan(token: string, body: Record<string, unknown>): Promise<Respo
 }
 
 beforeAll(async () => {
+  // The standard plugins, and a stand-in declaring `databases`: plans limit whatever metrics plugins declare.
   tp = await createTestPanel({
-    standard: false,
-    plugins: [brandsPlugin(), customersPlugin(), billingPlugin(), recorder.plugin],
+    plugins: [databasesStandIn(), recorder.plugin],
     events: { pollIntervalMs: 10 },
   })
   tp.panel.start()
@@ -109,6 +113,11 @@ describe('plans', () => {
       await createPlan(brandToken, { name: 'Brand basic', limits: { sites: 3 } }),
     )
     expect(own.brandId).toBe(ownBrand)
+    // A plan belongs to a brand and to no customer: its audit entries are the brand's, so its staff see them.
+    const trail = (await (
+      await tp.request('GET', `/api/v1/audit?subject=${own.id}`, { token: brandToken })
+    ).json()) as Page<{ action: string }>
+    expect(trail.items.map((entry) => entry.action)).toEqual(['plan.create'])
     await expectFieldProblem(
       await createPlan(brandToken, { name: 'Elsewhere', brandId: otherBrand }),
       422,

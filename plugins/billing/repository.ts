@@ -1,6 +1,14 @@
 // Reads and writes of the plans and subscriptions tables; the only file that knows their columns.
 
-import { type Db, type QuotaLimits, selectVisible, sql, type TenantView } from '../../core/index.ts'
+import {
+  type Db,
+  findVisible,
+  orNotFound,
+  type QuotaLimits,
+  selectVisible,
+  sql,
+  type TenantView,
+} from '../../core/index.ts'
 import type { Plan, PlanStatus, Subscription, SubscriptionStatus } from './contract.ts'
 import type { BillingTables, PlansTable, SubscriptionsTable } from './migrations.ts'
 
@@ -53,6 +61,11 @@ export function visiblePlans(db: Db, view: TenantView) {
   return plans
 }
 
+/** The plan with this id inside a staff view, or 404 `not_found` (missing and invisible alike). */
+export async function findVisiblePlan(db: Db, view: TenantView, id: string): Promise<PlansTable> {
+  return orNotFound(await visiblePlans(db, view).where('id', '=', id).executeTakeFirst())
+}
+
 /** The active plans a brand offers its customers, as a query keyed by `plans.id`. */
 export function offeredPlans(db: Db, brandId: string) {
   return billing(db)
@@ -93,7 +106,12 @@ export function visibleSubscriptions(db: Db, view: TenantView) {
   return selectVisible(billing(db), 'subscriptions', view).selectAll()
 }
 
-/** The subscription row with this id, or undefined (no tenancy: for jobs). */
+/** The subscription with this id inside a view, or 404 `not_found` (missing and invisible alike). */
+export function findVisibleSubscription(db: Db, view: TenantView, id: string): Promise<SubscriptionsTable> {
+  return findVisible(billing(db), 'subscriptions', view, id)
+}
+
+/** The subscription row with this id, or undefined (no tenancy). */
 export function findSubscriptionRow(db: Db, id: string): Promise<SubscriptionsTable | undefined> {
   return billing(db).selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -1,7 +1,7 @@
 // A customer's standing from its subscriptions: the limits that bind it (the kernel's `kernel.customerLimits`
 // slot), and whether its resources are on hold (`customers.suspensions`). One rule for both, so they never disagree.
 
-import { type CustomerStanding, combineLimits, type Db, type Trx } from '../../core/index.ts'
+import type { CustomerStanding, Db, Quotas, Trx } from '../../core/index.ts'
 import type { CustomerSuspensions, SuspensionRequest } from '../customers/contract.ts'
 import { billingHolder } from './contract.ts'
 import { limitsOf, subscriptionsOfCustomer } from './repository.ts'
@@ -10,10 +10,14 @@ import { limitsOf, subscriptionsOfCustomer } from './repository.ts'
  * `subscribed` with the combined limits of its live (`active`, `past_due`) subscriptions; else `suspended` while a
  * subscription is suspended or cancelled with its removal still pending; else `none` (the installation's defaults).
  */
-export async function standingOf(db: Db, customerId: string): Promise<CustomerStanding> {
+export async function standingOf(
+  db: Db,
+  customerId: string,
+  quotas: Pick<Quotas, 'combine'>,
+): Promise<CustomerStanding> {
   const rows = await subscriptionsOfCustomer(db, customerId)
   const live = rows.filter((row) => row.status === 'active' || row.status === 'past_due')
-  if (live.length > 0) return { kind: 'subscribed', limits: combineLimits(live.map(limitsOf)) }
+  if (live.length > 0) return { kind: 'subscribed', limits: quotas.combine(live.map(limitsOf)) }
   const held = rows.some(
     (row) => row.status === 'suspended' || (row.status === 'cancelled' && row.removed_at === null),
   )
@@ -26,11 +30,11 @@ export async function standingOf(db: Db, customerId: string): Promise<CustomerSt
  */
 export async function applyStanding(
   trx: Trx,
-  suspensions: CustomerSuspensions,
+  services: { readonly suspensions: CustomerSuspensions; readonly quotas: Pick<Quotas, 'combine'> },
   request: SuspensionRequest,
 ): Promise<void> {
-  const standing = await standingOf(trx, request.customerId)
+  const standing = await standingOf(trx, request.customerId, services.quotas)
   const hold = { ...request, holder: billingHolder }
-  if (standing.kind === 'suspended') await suspensions.hold(trx, hold)
-  else await suspensions.release(trx, hold)
+  if (standing.kind === 'suspended') await services.suspensions.hold(trx, hold)
+  else await services.suspensions.release(trx, hold)
 }

@@ -4,12 +4,9 @@
 import {
   type AuditActor,
   type AuditInput,
-  brandOfCustomer,
-  customerInView,
   type EventInput,
   fieldProblem,
   type JobRequest,
-  kernelProblems,
   newId,
   nowIso,
   type PluginContext,
@@ -23,11 +20,11 @@ import type { SubscriptionsTable } from './migrations.ts'
 import { billingProblems } from './problems.ts'
 import {
   findPlanRow,
+  findVisibleSubscription,
   insertSubscription,
   subscriptionsOfCustomer,
   toSubscription,
   updateSubscription,
-  visibleSubscriptions,
 } from './repository.ts'
 import { applyStanding } from './standing.ts'
 
@@ -74,23 +71,16 @@ export type SubscriptionChanges = ReturnType<typeof subscriptionChanges>
 /** The subscription changes of one panel. */
 export function subscriptionChanges(context: PluginContext, options: { readonly removalGraceMs: number }) {
   const customers = context.use(customerDirectory)
-  const suspensions = context.use(customerSuspensions)
+  const standing = { suspensions: context.use(customerSuspensions), quotas: context.quotas }
 
   /** The plan `planId` if the customer's brand offers it and it takes subscriptions (422 otherwise). */
   async function offeredPlan(trx: Trx, customerId: string, planId: string, location: string) {
     const plan = await findPlanRow(trx, planId)
-    if (!plan || plan.brand_id !== (await brandOfCustomer(trx, customerId))) {
+    if (!plan || plan.brand_id !== (await context.tenancy.brandOf(trx, customerId))) {
       throw fieldProblem(billingProblems.unknown_plan, location)
     }
     if (plan.status !== 'active') throw fieldProblem(billingProblems.plan_archived, location)
     return plan
-  }
-
-  /** The subscription if the caller may see it with the route's scope, read inside `trx` (404 otherwise). */
-  async function visibleSubscription(trx: Trx, view: TenantView, id: string): Promise<SubscriptionsTable> {
-    const row = await visibleSubscriptions(trx, view).where('subscriptions.id', '=', id).executeTakeFirst()
-    if (!row) throw new Problem(kernelProblems.not_found)
-    return row
   }
 
   /** Writes a changed subscription's audit entry and event, then follows the customer's standing. */
@@ -108,7 +98,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
       details: change.details ?? {},
     })
     await input.emit(trx, { kind: change.event, customerId: row.customer_id, data: subscription })
-    await applyStanding(trx, suspensions, {
+    await applyStanding(trx, standing, {
       customerId: row.customer_id,
       reason: change.reason,
       actor: actorOf(input),
@@ -145,12 +135,9 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
       body: { customerId: string; planId: string; externalId?: string | undefined },
       via: 'api' | 'checkout',
     ): Promise<Subscription> {
-      // Read before the transaction: the customers plugin reads outside it, on the store's one connection.
-      const customer = (await customerInView(context.db, input.view, body.customerId))
-        ? await customers.find(body.customerId)
-        : null
-      if (!customer) throw fieldProblem(billingProblems.unknown_billing_customer, 'body.customerId')
       return context.transaction(async (trx) => {
+        const customer = await customers.find(trx, input.view, body.customerId)
+        if (!customer) throw fieldProblem(billingProblems.unknown_billing_customer, 'body.customerId')
         // Inside the transaction: two checkouts at once cannot both find the customer unsubscribed.
         if (via === 'checkout') await assertMayCheckOut(trx, customer.id)
         const plan = await offeredPlan(trx, customer.id, body.planId, 'body.planId')
@@ -189,7 +176,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
       body: { planId?: string; status?: 'active' | 'past_due'; externalId?: string | null },
     ): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await visibleSubscription(trx, input.view, id)
+        const row = await findVisibleSubscription(trx, input.view, id)
         const from = row.status as SubscriptionStatus
         if (from === 'cancelled')
           throw new Problem(billingProblems.illegal_subscription_transition, {
@@ -228,7 +215,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
     /** Suspends a live subscription; the customer's resources are suspended when none of its subscriptions is live. */
     async suspend(input: ChangeInput, id: string, reason: string): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await visibleSubscription(trx, input.view, id)
+        const row = await findVisibleSubscription(trx, input.view, id)
         assertTransition(row.status as SubscriptionStatus, 'suspended')
         const updated = await updateSubscription(trx, row.id, {
           status: 'suspended',
@@ -247,7 +234,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
     /** Makes a suspended subscription active again; what its suspension suspended is restored. */
     async unsuspend(input: ChangeInput, id: string): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await visibleSubscription(trx, input.view, id)
+        const row = await findVisibleSubscription(trx, input.view, id)
         assertTransition(row.status as SubscriptionStatus, 'active')
         const updated = await updateSubscription(trx, row.id, {
           status: 'active',
@@ -269,7 +256,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
      */
     async cancel(input: ChangeInput, id: string): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await visibleSubscription(trx, input.view, id)
+        const row = await findVisibleSubscription(trx, input.view, id)
         assertTransition(row.status as SubscriptionStatus, 'cancelled')
         const now = new Date()
         const removalAt = new Date(now.getTime() + options.removalGraceMs)

@@ -2,12 +2,16 @@
 // audit entries, Idempotency-Key, and lists that never widen the caller's view.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { brandsPlugin } from '../brands/index.ts'
-import { customersPlugin } from '../customers/index.ts'
+import {
+  createTestPanel,
+  createTestUser,
+  expectFieldProblem,
+  expectProblem,
+  type Page,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import type { Plan, Subscription } from './contract.ts'
-import { billingPlugin } from './index.ts'
 import { billingCalls, created, eventRecorder, ok } from './testing/billing-calls.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 const recorder = eventRecorder()
 let tp: TestPanel
@@ -23,11 +27,7 @@ function subscribe(token: string, body: Record<string, unknown>, headers?: Recor
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({
-    standard: false,
-    plugins: [brandsPlugin(), customersPlugin(), billingPlugin(), recorder.plugin],
-    events: { pollIntervalMs: 10 },
-  })
+  tp = await createTestPanel({ plugins: [recorder.plugin], events: { pollIntervalMs: 10 } })
   tp.panel.start()
   staffToken = await tp.token()
   calls = billingCalls(tp, staffToken)

@@ -6,6 +6,15 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
+import {
+  createTestPanel,
+  createTestUser,
+  expectProblem,
+  type Page,
+  startWebhookReceiver,
+  type TestPanel,
+  type WebhookReceiver,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -14,7 +23,6 @@ import { webhooksPlugin } from '../webhooks/index.ts'
 import type { Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
 import { billingCalls, created, eventRecorder, ok } from './testing/billing-calls.ts'
-import { createTestPanel, type TestPanel, expectProblem, createTestUser, startWebhookReceiver, type WebhookReceiver, type Page } from '../../hosts/testing/index.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-walk-'))
 const recorder = eventRecorder()

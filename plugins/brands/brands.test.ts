@@ -1,9 +1,16 @@
 // POST, GET and PATCH /api/v1/brands as clients see them: platform staff manage all, brand staff only their own.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  createTestPanel,
+  createTestUser,
+  expectFieldProblem,
+  expectProblem,
+  type Page,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import type { Brand } from './contract.ts'
 import { brandsPlugin } from './index.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let staffToken: string

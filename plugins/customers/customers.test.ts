@@ -1,11 +1,18 @@
 // POST and GET /api/v1/customers as a client sees them.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  createTestPanel,
+  createTestUser,
+  expectFieldProblem,
+  expectProblem,
+  type Page,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import type { Brand } from '../brands/contract.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import type { Customer } from './contract.ts'
 import { customersPlugin } from './index.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let token: string

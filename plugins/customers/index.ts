@@ -28,7 +28,11 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
     version: '0.1.0',
     description: 'Customers: the owners of sites, databases and subscriptions.',
     scopes: [
-      { name: customerScopes.read, description: 'Read customer details', roles: ['owner', 'admin', 'billing'] },
+      {
+        name: customerScopes.read,
+        description: 'Read customer details',
+        roles: ['owner', 'admin', 'billing'],
+      },
       { name: customerScopes.manage, description: 'Change customer details' },
       { name: customerScopes.membersManage, description: "Manage a customer's team" },
       { name: customerScopes.create, description: 'Create customers', staff: true },

@@ -5,12 +5,19 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TeamRole, User } from '../../core/index.ts'
+import {
+  createTestPanel,
+  createTestUser,
+  expectFieldProblem,
+  expectProblem,
+  type Page,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { Member } from './contract.ts'
 import { customersPlugin } from './index.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let staffToken: string

@@ -1,11 +1,6 @@
 // Reads and writes of the customers table; the only file that knows its columns.
 
-import {
-  type Db,
-  findVisible,
-  selectVisible,
-  type TenantView,
-} from '../../core/index.ts'
+import { type Db, findVisible, selectVisible, type TenantView } from '../../core/index.ts'
 import type { Customer } from './contract.ts'
 import type { CustomersTable, CustomersTables } from './migrations.ts'
 

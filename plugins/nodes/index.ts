@@ -9,6 +9,7 @@ import { nodesProblems } from './problems.ts'
 import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { nodeRoutes } from './routes/nodes.ts'
+import { trafficSection } from './traffic.ts'
 
 /** Options of {@link nodesPlugin}. */
 export interface NodesOptions {
@@ -40,6 +41,8 @@ export const nodesPlugin = (options: NodesOptions) => {
     ],
     problems: nodesProblems,
     migrations: nodesMigrations({ seedLocal: local }),
+    // The traffic nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
+    usageSections: [trafficSection],
     extensionPoints: [nodeDrivers, siteLocators],
     setup(context) {
       const drivers = context.extensionPoint(nodeDrivers)

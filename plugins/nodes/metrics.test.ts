@@ -1,17 +1,27 @@
 // POST /api/v1/nodes/{id}/metrics as a node agent sees it: its own token only, all-or-nothing, counted in usage.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { definePlugin, type Usage } from '../../core/index.ts'
+import { definePlugin } from '../../core/index.ts'
+import {
+  brandB,
+  createTestPanel,
+  createTestUser,
+  customerA,
+  customerB,
+  expectFieldProblem,
+  expectProblem,
+  fixturePlugin,
+  type TestPanel,
+  temporaryDataDir,
+  twoTenants,
+} from '../../hosts/testing/index.ts'
 import { type LocatedSite, type Node, siteLocators } from './contract.ts'
 import { nodesPlugin } from './index.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, brandB, customerA, customerB, fixturePlugin, twoTenants } from '../../hosts/testing/index.ts'
+import type { RecentTraffic } from './traffic.ts'
 
 type NodeWithToken = Node & { agentToken: string }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'plinth-metrics-'))
+const dataDir = temporaryDataDir()
 /** Where the fake sites live: site id → customer and node, filled once the nodes exist. */
 const wordpressSites = new Map<string, LocatedSite>()
 const staticSites = new Map<string, LocatedSite>()
@@ -59,10 +69,10 @@ function report(node: Node, agentToken: string | null, samples: unknown) {
   })
 }
 
-async function traffic(token = staffToken): Promise<Usage['traffic']> {
+async function traffic(token = staffToken): Promise<RecentTraffic> {
   const response = await tp.request('GET', '/api/v1/usage', { token })
   expect(response.status).toBe(200)
-  return ((await response.json()) as Usage).traffic
+  return ((await response.json()) as { traffic: RecentTraffic }).traffic
 }
 
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString()
@@ -84,10 +94,7 @@ beforeAll(async () => {
   wordpressSites.set(site.elsewhere, { customerId: customerA, nodeId: nodeY.id })
   staticSites.set(site.a2, { customerId: customerA, nodeId: nodeX.id })
 })
-afterAll(async () => {
-  await tp.panel.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+afterAll(() => tp.panel.close())
 
 describe('a node reporting with its own agent token', () => {
   test('records every sample, and GET /api/v1/usage sums them within each caller’s view', async () => {
@@ -226,6 +233,52 @@ describe('credentials', () => {
     const { agentToken } = (await rotated.json()) as NodeWithToken
     await refusedAsInvalid(await report(node, node.agentToken, ownSamples))
     expect((await report(node, agentToken, ownSamples)).status).toBe(200)
+  })
+})
+
+describe('anonymous callers', () => {
+  const metricsRequest = (nodeId: string, body: string, headers: Record<string, string> = {}) =>
+    new Request(`http://localhost/api/v1/nodes/${nodeId}/metrics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    })
+  // Past the 1 MiB body limit, and not JSON either: read, it would be 413 or 400.
+  const huge = `{"samples": [${'9'.repeat(2 * 1024 * 1024)}`
+
+  test('are refused with 401 before the body is read: never 400, 413 or 422 for what they send', async () => {
+    for (const body of [huge, 'not json', '{"samples": []}', JSON.stringify({ samples: [{ siteId: 1 }] })]) {
+      const anonymous = metricsRequest(nodeX.id, body)
+      await expectProblem(await tp.panel.handle(anonymous), 401, 'unauthenticated')
+      expect(anonymous.bodyUsed).toBe(false)
+      const wrong = metricsRequest(nodeX.id, body, { authorization: `Bearer ${nodeY.agentToken}` })
+      await expectProblem(await tp.panel.handle(wrong), 401, 'invalid_agent_token')
+      expect(wrong.bodyUsed).toBe(false)
+    }
+    // The node itself gets the refusals of what it sent.
+    const own = { authorization: `Bearer ${nodeX.agentToken}` }
+    await expectProblem(await tp.panel.handle(metricsRequest(nodeX.id, huge, own)), 413, 'body_too_large')
+    await expectProblem(
+      await tp.panel.handle(metricsRequest(nodeX.id, 'not json', own)),
+      400,
+      'malformed_json',
+    )
+  })
+
+  test('are rate limited per address', async () => {
+    const limited = await createTestPanel({
+      standard: false,
+      plugins: [nodesPlugin({ dataDir: temporaryDataDir() })],
+      rateLimits: { perMinute: 3 },
+    })
+    try {
+      const send = (address: string) => limited.panel.handle(metricsRequest(nodeX.id, huge), { address })
+      for (let i = 0; i < 3; i++) await expectProblem(await send('203.0.113.9'), 401, 'unauthenticated')
+      await expectProblem(await send('203.0.113.9'), 429, 'rate_limited')
+      await expectProblem(await send('198.51.100.7'), 401, 'unauthenticated')
+    } finally {
+      await limited.panel.close()
+    }
   })
 })
 

@@ -1,4 +1,4 @@
-// The nodes plugin's table, and the `local` node of a fresh install.
+// The nodes plugin's tables, the `local` node of a fresh install, and the traffic the kernel used to keep.
 
 import { type Migration, newId, nowIso, sql } from '../../core/index.ts'
 
@@ -15,8 +15,20 @@ export interface NodesTable {
   updated_at: string
 }
 
+/** Row of `node_traffic`: what nodes reported in one usage scope (`all`, `brand:<id>`, `customer:<id>`) and hour. */
+export interface NodeTrafficTable {
+  scope_key: string
+  /** `2026-11-22T05`, UTC. */
+  hour: string
+  requests: number
+  bytes: number
+}
+
 /** The plugin's tables, for `db.withTables<NodesTables>()`. */
-export type NodesTables = { nodes: NodesTable }
+export type NodesTables = { nodes: NodesTable; node_traffic: NodeTrafficTable }
+
+/** The kernel's traffic table of installations made before 0.2, which `0002_node_traffic` takes over. */
+type KernelTrafficTables = { traffic_buckets: NodeTrafficTable }
 
 /** Options of {@link nodesMigrations}. */
 export interface NodesMigrationOptions {
@@ -66,6 +78,30 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
             updated_at: now,
           })
           .execute()
+      },
+    },
+    {
+      id: '0002_node_traffic',
+      async up(db) {
+        // Wide columns: a busy installation sends more than 2^31 bytes in an hour (Postgres' `integer`).
+        await db.schema
+          .createTable('node_traffic')
+          .addColumn('scope_key', 'text', (c) => c.notNull())
+          .addColumn('hour', 'text', (c) => c.notNull())
+          .addColumn('requests', 'bigint', (c) => c.notNull())
+          .addColumn('bytes', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('node_traffic_pk', ['scope_key', 'hour'])
+          .execute()
+        // Traffic was the kernel's before 0.2: its rows move here. Fresh installs never had the table.
+        const tables = await db.introspection.getTables()
+        if (!tables.some((table) => table.name === 'traffic_buckets')) return
+        const old = db.withTables<NodesTables & KernelTrafficTables>()
+        await old
+          .insertInto('node_traffic')
+          .columns(['scope_key', 'hour', 'requests', 'bytes'])
+          .expression(old.selectFrom('traffic_buckets').select(['scope_key', 'hour', 'requests', 'bytes']))
+          .execute()
+        await db.schema.dropTable('traffic_buckets').execute()
       },
     },
   ]

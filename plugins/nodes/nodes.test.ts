@@ -1,20 +1,30 @@
 // The nodes area as clients see it: platform staff list, read, add and change nodes; nobody else gets in.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { addMember, definePlugin } from '../../core/index.ts'
+import { definePlugin, type Tenancy } from '../../core/index.ts'
+import {
+  brandA,
+  createTestPanel,
+  createTestUser,
+  customerA,
+  expectFieldProblem,
+  expectProblem,
+  fixturePlugin,
+  type Page,
+  type TestPanel,
+  temporaryDataDir,
+  twoTenants,
+} from '../../hosts/testing/index.ts'
 import { type Node, type NodeDirectory, nodeDirectory, nodeDrivers } from './contract.ts'
 import { nodesPlugin } from './index.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, brandA, customerA, fixturePlugin, twoTenants, type Page } from '../../hosts/testing/index.ts'
 
 type NodeWithToken = Node & { agentToken: string }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'plinth-nodes-'))
+const dataDir = temporaryDataDir()
 let tp: TestPanel
 let staffToken: string
 let directory: NodeDirectory
+let tenancy: Tenancy
 
 /** A plugin that adds a driver, as a remote-agent plugin would, and keeps the node directory for the tests. */
 const agentDriverPlugin = definePlugin({
@@ -35,6 +45,7 @@ const agentDriverPlugin = definePlugin({
       report: async () => ({ state: 'absent', diskBytes: 0 }),
     })
     directory = context.use(nodeDirectory)
+    tenancy = context.tenancy
   },
 })
 
@@ -64,10 +75,7 @@ beforeAll(async () => {
   })
   staffToken = await tp.token()
 })
-afterAll(async () => {
-  await tp.panel.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+afterAll(() => tp.panel.close())
 
 describe('a fresh installation', () => {
   test('has one active node named local, on the local driver, so sites can be placed at once', async () => {
@@ -135,6 +143,7 @@ describe('adding a node', () => {
       agentToken: expect.stringMatching(/^plinth_node_[0-9A-Za-z]{46}$/),
     })
     expect(response.headers.get('location')).toBe(`/api/v1/nodes/${node.id}`)
+    expect(response.headers.get('cache-control')).toBe('no-store')
     // Shown once: neither the read nor the list carries it.
     const { agentToken: _shown, ...stored } = node
     const read = await tp.request('GET', `/api/v1/nodes/${node.id}`, { token: staffToken })
@@ -431,6 +440,7 @@ describe('rotating the agent token', () => {
       token: staffToken,
     })
     expect(response.status).toBe(200)
+    expect(response.headers.get('cache-control')).toBe('no-store')
     const rotated = (await response.json()) as NodeWithToken
     const { agentToken, ...rest } = rotated
     expect(agentToken).toMatch(/^plinth_node_[0-9A-Za-z]{46}$/)
@@ -478,7 +488,7 @@ describe('who may use the nodes area', () => {
 
   test('a team member, even an owner, is refused with 403 staff_only', async () => {
     const owner = await createTestUser(tp.panel.store.db, { email: 'owner@example.test', staffRole: null })
-    await addMember(tp.panel.store.db, customerA, owner.id, 'owner')
+    await tenancy.members.add(tp.panel.store.db, customerA, owner.id, 'owner')
     const token = await tp.token({ user: owner })
     const local = (await listNodes()).items[0]?.id ?? ''
     for (const [method, path, body] of attempts(local)) {

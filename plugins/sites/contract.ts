@@ -1,6 +1,13 @@
 // The sites plugin's public contract: the site schema, its scopes and events, and the site types extension point.
 
-import { type Db, defineExtensionPoint, defineService, type Static, t, type TenantView } from '../../core/index.ts'
+import {
+  type Db,
+  defineExtensionPoint,
+  defineService,
+  type Static,
+  type TenantView,
+  t,
+} from '../../core/index.ts'
 
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
 export const siteStatuses = ['provisioning', 'active', 'suspended', 'failed', 'deleting'] as const

@@ -54,7 +54,10 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       {
         name: 'sites',
         description: 'Sites.',
-        quota: { description: 'How many sites the customer may have.', problem: sitesProblems.site_limit_reached },
+        quota: {
+          description: 'How many sites the customer may have.',
+          problem: sitesProblems.site_limit_reached,
+        },
       },
       {
         name: 'domains',
@@ -68,7 +71,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
         name: 'diskMB',
         description: 'Disk quota given to sites, in MB (sites without one count 0).',
         quota: {
-          description: 'Disk, in MB, the customer’s sites may be given in total (the sum of their `limits.diskMB`).',
+          description:
+            'Disk, in MB, the customer’s sites may be given in total (the sum of their `limits.diskMB`).',
           problem: sitesProblems.disk_limit_reached,
         },
       },

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createTestPanel, type TestPanel } from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import type { Site } from './contract.ts'
 import { sitesPlugin } from './index.ts'
-import { createTestPanel, type TestPanel } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let token: string

@@ -2,21 +2,9 @@
 // counter existed are counted once, so lowering or deleting them never drives the counter below 0.
 
 import { expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  adjustUsage,
-  createPanel,
-  createUser,
-  defaultLimits,
-  issueApiToken,
-  nowIso,
-  openSqliteStore,
-  type Panel,
-  type PluginDefinition,
-  usageOf,
-} from '../../core/index.ts'
+import { nowIso, type PluginDefinition, sql } from '../../core/index.ts'
+import { createTestPanel, type TestPanel, temporaryDataDir } from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -26,52 +14,48 @@ import { type SitesTable, type SitesTables, sitesMigrations } from './migrations
 /** The sites table before staff suspensions were recorded. */
 type OldSitesTables = { sites: Omit<SitesTable, 'suspended_by_staff'> }
 
-const dir = mkdtempSync(join(tmpdir(), 'plinth-sites-upgrade-'))
-const secret = 'upgrade-test-secret-upgrade-test-secret'
+const dir = temporaryDataDir()
 let path = join(dir, 'plinth.sqlite')
 
-function open(sites: PluginDefinition): Promise<Panel> {
-  return createPanel({
-    store: openSqliteStore({ path }),
+/** The panel on the store at `path`, with this version of the sites plugin. */
+function open(sites: PluginDefinition): Promise<TestPanel> {
+  return createTestPanel({
+    standard: false,
     plugins: [brandsPlugin(), customersPlugin(), nodesPlugin({ dataDir: join(dir, 'node') }), sites],
-    secret,
+    storePath: path,
   })
 }
 
-async function staffToken(panel: Panel, email: string): Promise<string> {
-  const user = await createUser(panel.store.db, {
-    email,
-    password: 'correct horse battery',
-    staffRole: 'platform',
-  })
-  const policy = {
-    defaultDays: defaultLimits.tokenDefaultLifetimeDays,
-    maxDays: defaultLimits.tokenMaxLifetimeDays,
-  }
-  const request = { name: 'upgrade', scopes: ['*'], customerId: null, expiresAt: null }
-  return (await panel.store.transaction((trx) => issueApiToken(trx, user, request, policy))).token
+/** What an older version left in the usage counters: `delta` more of `metric` for the customer and the whole. */
+async function countedByOldVersion(tp: TestPanel, customerId: string, metric: string, delta: number) {
+  for (const scope of ['all', `customer:${customerId}`])
+    await sql`insert into usage_counters (scope_key, metric, value) values (${scope}, ${metric}, ${delta})
+      on conflict (scope_key, metric) do update set value = usage_counters.value + excluded.value`.execute(
+      tp.panel.store.db,
+    )
 }
 
-function call(panel: Panel, token: string, method: string, path: string, body?: unknown) {
-  return panel.handle(
-    new Request(`http://localhost/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  )
+/** The customer's (or the installation's) disk counter, as `GET /usage` answers it. */
+async function diskOf(tp: TestPanel, token: string, customerId?: string): Promise<number> {
+  const query = customerId ? `?customerId=${customerId}` : ''
+  return ((await (await tp.request('GET', `/api/v1/usage${query}`, { token })).json()) as { diskMB: number })
+    .diskMB
 }
 
 test('upgrading counts disk quotas set before the diskMB counter existed, once, so lowering them never drives it below 0', async () => {
   // The old schema (sites migrations 0001 and 0002), with sites whose quotas PATCH set without counting them.
   const old = await open({ ...sitesPlugin(), migrations: sitesMigrations.slice(0, 2) })
-  const token = await staffToken(old, 'old@upgrade.example')
+  const token = await old.token()
   const customer = async () =>
-    ((await (await call(old, token, 'POST', '/customers', { name: 'Old' })).json()) as { id: string }).id
+    (
+      (await (await old.request('POST', '/api/v1/customers', { token, body: { name: 'Old' } })).json()) as {
+        id: string
+      }
+    ).id
   const [before, counted] = [await customer(), await customer()]
   const site = async (customerId: string, n: number, diskMB: number | null) => {
     const id = `site_01JDQ3V6Y4T1ZK0M2N5P7R9S${n}0`
-    await old.store.db
+    await old.panel.store.db
       .withTables<OldSitesTables>()
       .insertInto('sites')
       .values({
@@ -89,8 +73,8 @@ test('upgrading counts disk quotas set before the diskMB counter existed, once, 
         updated_at: nowIso(),
       })
       .execute()
-    await adjustUsage(old.store.db, customerId, 'sites', 1)
-    await adjustUsage(old.store.db, customerId, 'domains', 1)
+    await countedByOldVersion(old, customerId, 'sites', 1)
+    await countedByOldVersion(old, customerId, 'domains', 1)
     return id
   }
   const lowered = await site(before, 1, 300)
@@ -98,22 +82,23 @@ test('upgrading counts disk quotas set before the diskMB counter existed, once, 
   await site(before, 3, null)
   // A store the billing release already ran: this customer's quota was counted when it was set.
   await site(counted, 4, 400)
-  await adjustUsage(old.store.db, counted, 'diskMB', 400)
-  await old.close()
+  await countedByOldVersion(old, counted, 'diskMB', 400)
+  await old.panel.close()
 
   const upgraded = await open(sitesPlugin())
   try {
-    const diskOf = async (customerId: string) =>
-      (await usageOf(upgraded.store.db, { kind: 'customers', customerIds: [customerId] })).diskMB
-    expect(await diskOf(before)).toBe(500)
-    expect(await diskOf(counted)).toBe(400)
-    expect((await usageOf(upgraded.store.db, { kind: 'all' })).diskMB).toBe(900)
-    const newToken = await staffToken(upgraded, 'new@upgrade.example')
-    const patched = await call(upgraded, newToken, 'PATCH', `/sites/${lowered}`, { limits: { diskMB: 0 } })
+    const newToken = await upgraded.token()
+    expect(await diskOf(upgraded, newToken, before)).toBe(500)
+    expect(await diskOf(upgraded, newToken, counted)).toBe(400)
+    expect(await diskOf(upgraded, newToken)).toBe(900)
+    const patched = await upgraded.request('PATCH', `/api/v1/sites/${lowered}`, {
+      token: newToken,
+      body: { limits: { diskMB: 0 } },
+    })
     expect(patched.status).toBe(200)
-    expect(await diskOf(before)).toBe(200)
+    expect(await diskOf(upgraded, newToken, before)).toBe(200)
   } finally {
-    await upgraded.close()
+    await upgraded.panel.close()
   }
 })
 
@@ -121,14 +106,18 @@ test('upgrading counts the sites each node already holds, so placement keeps cho
   path = join(dir, 'placement.sqlite')
   // The schema before per-node counts (sites migrations 0001 to 0004), with sites already on the local node.
   const old = await open({ ...sitesPlugin(), migrations: sitesMigrations.slice(0, 4) })
-  const token = await staffToken(old, 'nodes@upgrade.example')
+  const token = await old.token()
   const customerId = (
-    (await (await call(old, token, 'POST', '/customers', { name: 'Old' })).json()) as { id: string }
+    (await (await old.request('POST', '/api/v1/customers', { token, body: { name: 'Old' } })).json()) as {
+      id: string
+    }
   ).id
-  const nodes = (await (await call(old, token, 'GET', '/nodes')).json()) as { items: { id: string }[] }
+  const nodes = (await (await old.request('GET', '/api/v1/nodes', { token })).json()) as {
+    items: { id: string }[]
+  }
   const local = nodes.items[0]?.id ?? ''
   for (let n = 1; n <= 3; n++) {
-    await old.store.db
+    await old.panel.store.db
       .withTables<{ sites: Omit<SitesTable, never> }>()
       .insertInto('sites')
       .values({
@@ -149,32 +138,30 @@ test('upgrading counts the sites each node already holds, so placement keeps cho
       .execute()
   }
   const second = (await (
-    await call(old, token, 'POST', '/nodes', {
-      name: 'web-2',
-      driver: 'local',
-      hostname: 'web-2.example.net',
+    await old.request('POST', '/api/v1/nodes', {
+      token,
+      body: { name: 'web-2', driver: 'local', hostname: 'web-2.example.net' },
     })
   ).json()) as { id: string }
-  await old.close()
+  await old.panel.close()
 
   const upgraded = await open(sitesPlugin())
   try {
-    const counts = await upgraded.store.db
+    const newToken = await upgraded.token()
+    const counts = await upgraded.panel.store.db
       .withTables<SitesTables>()
       .selectFrom('node_site_counts')
       .selectAll()
       .execute()
     expect(counts).toEqual([{ node_id: local, sites: 3 }])
     const created = (await (
-      await call(upgraded, token, 'POST', '/sites', {
-        customerId,
-        name: 'New',
-        type: 'wordpress',
-        domain: 'new.example.com',
+      await upgraded.request('POST', '/api/v1/sites', {
+        token: newToken,
+        body: { customerId, name: 'New', type: 'wordpress', domain: 'new.example.com' },
       })
     ).json()) as { nodeId: string }
     expect(created.nodeId).toBe(second.id)
   } finally {
-    await upgraded.close()
+    await upgraded.panel.close()
   }
 })

@@ -1,9 +1,6 @@
 // The sites plugin's tables. Owners are referenced by id only: the customers plugin may be swapped.
 
-import {
-  type Migration,
-  sql,
-} from '../../core/index.ts'
+import { type Migration, sql } from '../../core/index.ts'
 
 /** Row of `sites`. */
 export interface SitesTable {
@@ -90,7 +87,8 @@ export const sitesMigrations: readonly Migration[] = [
         .groupBy('customer_id')
         .execute()
       for (const row of held) {
-        const counted = (await usage.of(db, { kind: 'customers', customerIds: [row.customer_id] })).diskMB ?? 0
+        const counted =
+          (await usage.of(db, { kind: 'customers', customerIds: [row.customer_id] })).diskMB ?? 0
         const delta = Number(row.disk) - counted
         if (delta !== 0) await usage.adjust(db, row.customer_id, 'diskMB', delta)
       }

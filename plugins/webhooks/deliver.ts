@@ -1,7 +1,7 @@
 // One attempt of one delivery: check the endpoint's URL again, sign, POST to the checked address, and record the
 // outcome (success, a retry by the schedule, failure for good, or the endpoint disabled by a 410).
 
-import type { AuditInput, Db, SecretBox, Trx } from '../../core/index.ts'
+import type { AuditInput, Db, PluginContext, Trx } from '../../core/index.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './migrations.ts'
 import type { WebhookSettings } from './options.ts'
 import {
@@ -22,7 +22,7 @@ export interface DeliveryDeps {
   readonly db: Db
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
   readonly settings: WebhookSettings
-  readonly secrets: SecretBox
+  readonly secrets: PluginContext['secrets']
   /** Audits changes the panel makes on its own (disabling an endpoint). */
   audit(trx: Trx, entry: AuditInput): Promise<void>
 }
@@ -170,6 +170,7 @@ async function record(
         action: 'webhook.disable',
         subject: { type: 'webhook', id: endpoint.id },
         customerId: null,
+        brandId: endpoint.brand_id,
         details: { reason, deliveryId: row.id },
       })
       return

@@ -1,18 +1,22 @@
 // At least once across crashes: a dead worker's claimed delivery is taken over when its lease runs out, a stopping
 // panel gives back the attempts it abandons, and a panel restarted on the same store sends what was still queued.
 
+import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
-import { createPanel, createUser, issueApiToken, openSqliteStore, type Panel } from '../../core/index.ts'
-import { temporaryDataDir } from '../../hosts/testing/test-plugins.ts'
+import {
+  createTestPanel,
+  startWebhookReceiver,
+  type TestPanel,
+  temporaryDataDir,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
-import type { WebhooksTables } from './migrations.ts'
+import type { WebhookDeliveriesTable, WebhooksTables } from './migrations.ts'
 import type { WebhooksOptions } from './options.ts'
-import { createTestPanel, startWebhookReceiver } from '../../hosts/testing/index.ts'
 
 const receivers: { stop(): void }[] = []
 afterAll(() => {
@@ -30,16 +34,6 @@ const plugins = (options: WebhooksOptions = {}) => [
   customersPlugin(),
   webhooksPlugin({ allowedHosts: ['127.0.0.1'], pollIntervalMs: 10, ...options }),
 ]
-
-async function staffRequest(panel: Panel, token: string, method: string, path: string, body?: unknown) {
-  return panel.handle(
-    new Request(`http://localhost/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  )
-}
 
 describe('claims', () => {
   test('a delivery claimed by a worker that died is taken over once the claim runs out, and sent', async () => {
@@ -84,41 +78,28 @@ describe('claims', () => {
   })
 })
 
-/** A panel on the SQLite file `path`, as a restarted server would open it. */
-function openPanel(path: string, options: WebhooksOptions = {}): Promise<Panel> {
-  return createPanel({
-    store: openSqliteStore({ path }),
+/** A panel on the SQLite file `path`, as a restarted server would open it (the same panel secret each time). */
+function openPanel(path: string, options: WebhooksOptions = {}): Promise<TestPanel> {
+  return createTestPanel({
+    standard: false,
     plugins: plugins(options),
-    secret: 'restart-secret-restart-secret-restart!',
+    storePath: path,
     events: { pollIntervalMs: 10 },
   })
 }
 
-/** A platform staff token on `panel`, with every scope. */
-async function staffToken(panel: Panel): Promise<string> {
-  const staff = await createUser(panel.store.db, {
-    email: 'staff@example.test',
-    password: 'correct horse battery',
-    staffRole: 'platform',
-  })
-  const issued = await panel.store.transaction((trx) =>
-    issueApiToken(
-      trx,
-      staff,
-      { name: 'test', scopes: ['*'], customerId: null, expiresAt: null },
-      { defaultDays: 90, maxDays: 365 },
-    ),
-  )
-  return issued.token
+/** Sends a staff request to `tp` at `path` below the API base. */
+function staffRequest(tp: TestPanel, token: string, method: string, path: string, body?: unknown) {
+  return tp.request(method, `/api/v1${path}`, { token, body })
 }
 
 /** The delivery rows in the SQLite file `path`, read after every panel on it has closed. */
-async function deliveryRows(path: string) {
-  const store = openSqliteStore({ path })
+function deliveryRows(path: string): WebhookDeliveriesTable[] {
+  const file = new Database(path, { readonly: true })
   try {
-    return await store.db.withTables<WebhooksTables>().selectFrom('webhook_deliveries').selectAll().execute()
+    return file.query('select * from webhook_deliveries order by id').all() as WebhookDeliveriesTable[]
   } finally {
-    await store.close()
+    file.close()
   }
 }
 
@@ -129,33 +110,33 @@ describe('restarts', () => {
     // The first panel cannot reach the receiver yet: it answers 503, and the retry is far off.
     hooks.answer(503)
     const first = await openPanel(path, { retryScheduleMs: [60_000] })
-    const token = await staffToken(first)
+    const token = await first.token()
     const endpoint = (await (
       await staffRequest(first, token, 'POST', '/webhooks', { url: hooks.url, events: ['customer.created'] })
     ).json()) as WebhookWithSecret
-    first.start()
+    first.panel.start()
     await staffRequest(first, token, 'POST', '/customers', { name: 'Before the restart' })
     const original = await hooks.waitFor(() => true)
-    await first.close()
+    await first.panel.close()
     expect(hooks.received).toHaveLength(1)
-    const [queued] = await deliveryRows(path)
+    const [queued] = deliveryRows(path)
     expect(queued).toMatchObject({ status: 'pending', attempts: 1, claim_owner: null })
 
     // The receiver recovers; a new panel on the same file sends the delivery once it is due.
     hooks.answer(204)
     const second = await openPanel(path)
-    await second.store.db
+    await second.panel.store.db
       .withTables<WebhooksTables>()
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: new Date().toISOString() })
       .where('status', '=', 'pending')
       .execute()
-    second.start()
+    second.panel.start()
     const resent = await hooks.waitFor((hook) => hook !== original)
     expect(resent.headers['webhook-id']).toBe(original.headers['webhook-id'])
     expect(new StandardWebhook(endpoint.secret).verify(resent.body, resent.headers)).toEqual(resent.json)
-    await second.close()
-    expect((await deliveryRows(path))[0]).toMatchObject({ status: 'succeeded', attempts: 2 })
+    await second.panel.close()
+    expect(deliveryRows(path)[0]).toMatchObject({ status: 'succeeded', attempts: 2 })
   })
 
   test('an attempt still running when the grace period ends is given back, due at once, not counted', async () => {
@@ -165,17 +146,17 @@ describe('restarts', () => {
       await Bun.sleep(3_000)
       return new Response(null, { status: 204 })
     })
-    const panel = await openPanel(path, { shutdownGraceMs: 50, timeoutMs: 10_000 })
-    const token = await staffToken(panel)
-    await staffRequest(panel, token, 'POST', '/webhooks', { url: hooks.url, events: ['customer.created'] })
-    await staffRequest(panel, token, 'POST', '/customers', { name: 'Slow' })
-    panel.start()
+    const tp = await openPanel(path, { shutdownGraceMs: 50, timeoutMs: 10_000 })
+    const token = await tp.token()
+    await staffRequest(tp, token, 'POST', '/webhooks', { url: hooks.url, events: ['customer.created'] })
+    await staffRequest(tp, token, 'POST', '/customers', { name: 'Slow' })
+    tp.panel.start()
     await hooks.waitFor(() => true)
     const stopping = performance.now()
-    await panel.close()
+    await tp.panel.close()
     // The grace period, not the receiver's 3 s, decided when the panel stopped.
     expect(performance.now() - stopping).toBeLessThan(2_000)
-    const [row] = await deliveryRows(path)
+    const [row] = deliveryRows(path)
     expect(row).toMatchObject({ status: 'pending', attempts: 0, claim_owner: null, claimed_until: null })
   })
 })

@@ -3,7 +3,16 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
-import { temporaryDataDir } from '../../hosts/testing/test-plugins.ts'
+import {
+  createTestPanel,
+  createTestUser,
+  expectProblem,
+  type Page,
+  startWebhookReceiver,
+  type TestPanel,
+  temporaryDataDir,
+  type WebhookReceiver,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -11,7 +20,6 @@ import { sitesPlugin } from '../sites/index.ts'
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
 import type { WebhooksTables } from './migrations.ts'
-import { createTestPanel, type TestPanel, expectProblem, createTestUser, startWebhookReceiver, type WebhookReceiver, type Page } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let token: string
@@ -258,7 +266,8 @@ describe('delivery to a real receiver', () => {
 })
 
 describe('brands', () => {
-  test('a brand’s endpoint receives only events of that brand’s customers; platform endpoints receive all', async () => {
+  /** A new brand and a token of one of its staff. */
+  async function brandWithStaff(): Promise<{ brand: { id: string }; brandToken: string }> {
     const brand = (await (
       await tp.request('POST', '/api/v1/brands', { token, body: { name: `Reseller ${crypto.randomUUID()}` } })
     ).json()) as { id: string }
@@ -267,7 +276,11 @@ describe('brands', () => {
       staffRole: 'brand',
       brandId: brand.id,
     })
-    const brandToken = await tp.token({ user: brandStaff })
+    return { brand, brandToken: await tp.token({ user: brandStaff }) }
+  }
+
+  test('a brand’s endpoint receives only events of that brand’s customers; platform endpoints receive all', async () => {
+    const { brand, brandToken } = await brandWithStaff()
     const brandReceiver = startWebhookReceiver()
     const platformReceiver = startWebhookReceiver()
     const brandEndpoint = await createEndpoint(
@@ -285,6 +298,49 @@ describe('brands', () => {
     expect(brandReceiver.received.map((hook) => hook.json.data.id)).toEqual([ours])
     brandReceiver.stop()
     platformReceiver.stop()
+  })
+
+  test('the brand’s staff see its endpoint’s redeliveries and the panel’s own webhook.disable after a 410', async () => {
+    const { brand, brandToken } = await brandWithStaff()
+    const brandReceiver = startWebhookReceiver()
+    const endpoint = await createEndpoint(
+      { url: brandReceiver.url, events: ['customer.created'] },
+      brandToken,
+    )
+    await createCustomer('Brand customer', brand.id)
+    const [original] = await eventually(
+      () => deliveries(endpoint.id),
+      (items) => items[0]?.status === 'succeeded',
+    )
+    const redelivered = await tp.request(
+      'POST',
+      `/api/v1/webhooks/${endpoint.id}/deliveries/${original?.id}/redeliver`,
+      { token: brandToken },
+    )
+    expect(redelivered.status).toBe(201)
+    await eventually(
+      () => deliveries(endpoint.id),
+      (items) => items.length === 2 && items.every((item) => item.status === 'succeeded'),
+    )
+    brandReceiver.answer(410)
+    await createCustomer('Brand customer gone', brand.id)
+    await eventually(
+      async () =>
+        (await (await tp.request('GET', `/api/v1/webhooks/${endpoint.id}`, { token })).json()) as Webhook,
+      (item) => item.enabled === false,
+    )
+    const audit = (await (
+      await tp.request('GET', `/api/v1/audit?subject=${endpoint.id}`, { token: brandToken })
+    ).json()) as Page<{ action: string; brandId: string | null; actor: { userId: string | null } }>
+    expect(audit.items.map((entry) => entry.action)).toEqual([
+      'webhook.disable',
+      'webhook.redeliver',
+      'webhook.create',
+    ])
+    expect(audit.items.every((entry) => entry.brandId === brand.id)).toBe(true)
+    // The panel disabled it, not a person.
+    expect(audit.items[0]?.actor.userId).toBeNull()
+    brandReceiver.stop()
   })
 })
 

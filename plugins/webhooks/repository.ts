@@ -1,6 +1,6 @@
 // Reads and writes of the webhooks tables; the only file that knows their columns.
 
-import type { Db, OutboxEvent, TenantView } from '../../core/index.ts'
+import { type Db, type OutboxEvent, orNotFound, type TenantView } from '../../core/index.ts'
 import type { DeliveryStatus, Webhook, WebhookDelivery } from './contract.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksTables } from './migrations.ts'
 import { retiredSecretsExpireAt } from './secrets.ts'
@@ -59,13 +59,15 @@ export function visibleEndpoints(db: Db, view: TenantView) {
   }
 }
 
-/** The endpoint with this id if it is inside the view, else undefined (missing and invisible look alike). */
-export function findVisibleEndpoint(
+/** The endpoint with this id inside the view, or 404 `not_found` (missing and invisible alike). */
+export async function findVisibleEndpoint(
   db: Db,
   view: TenantView,
   id: string,
-): Promise<WebhookEndpointsTable | undefined> {
-  return visibleEndpoints(db, view).where('webhook_endpoints.id', '=', id).executeTakeFirst()
+): Promise<WebhookEndpointsTable> {
+  return orNotFound(
+    await visibleEndpoints(db, view).where('webhook_endpoints.id', '=', id).executeTakeFirst(),
+  )
 }
 
 /** The endpoint row with this id, or undefined (no tenancy: for the delivery loop). */
@@ -165,13 +167,9 @@ export function deliveriesOf(db: Db, endpointId: string) {
   return tables(db).selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
 }
 
-/** One delivery to one endpoint, or undefined. */
-export function findDelivery(
-  db: Db,
-  endpointId: string,
-  id: string,
-): Promise<WebhookDeliveriesTable | undefined> {
-  return deliveriesOf(db, endpointId).where('id', '=', id).executeTakeFirst()
+/** One delivery to one endpoint, or 404 `not_found`. */
+export async function findDelivery(db: Db, endpointId: string, id: string): Promise<WebhookDeliveriesTable> {
+  return orNotFound(await deliveriesOf(db, endpointId).where('id', '=', id).executeTakeFirst())
 }
 
 /**

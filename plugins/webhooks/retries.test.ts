@@ -5,13 +5,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { FetchInterceptor } from '@mswjs/interceptors/fetch/web'
 import { delay, HttpResponse, http } from 'msw'
 import { defineNetwork, InterceptorSource } from 'msw/experimental'
+import { createTestPanel, type Page, type TestPanel } from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { WebhookDelivery, WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
 import type { WebhooksTables } from './migrations.ts'
 import { defaultRetryScheduleMs } from './retry.ts'
-import { createTestPanel, type TestPanel, type Page } from '../../hosts/testing/index.ts'
 
 /** The receiver's public address: the guard resolves `hooks.example.com` to it, and delivery connects to it. */
 const address = '93.184.216.34'

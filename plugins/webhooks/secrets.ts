@@ -1,7 +1,7 @@
 // An endpoint's signing secrets over rotations: the current one, and those replaced within the last 24 hours, which
 // keep signing beside it so a receiver still on an older secret accepts every message while it switches over.
 
-import type { SecretBox } from '../../core/index.ts'
+import type { PluginContext } from '../../core/index.ts'
 import type { WebhookEndpointsTable } from './migrations.ts'
 
 /** How long a replaced secret keeps signing beside its successor. */
@@ -42,7 +42,7 @@ export function rotatedSecrets(
 /** The secrets that sign at `now`, opened: the current one first, then the replaced ones still within their day. */
 export function signingSecrets(
   row: Pick<WebhookEndpointsTable, 'secret_sealed' | 'retired_secrets'>,
-  box: SecretBox,
+  box: PluginContext['secrets'],
   now: Date,
 ): string[] {
   return [box.open(row.secret_sealed), ...retiredSecrets(row, now).map((secret) => box.open(secret.sealed))]

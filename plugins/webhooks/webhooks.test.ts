@@ -2,12 +2,19 @@
 // list, read, change, delete, rotate; brand staff confined to their brand; customers kept out.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  createTestPanel,
+  createTestUser,
+  expectFieldProblem,
+  expectProblem,
+  type Page,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import type { Webhook, WebhookWithSecret } from './contract.ts'
 import { webhooksPlugin } from './index.ts'
 import type { HostResolver } from './url-guard.ts'
-import { createTestPanel, type TestPanel, expectFieldProblem, expectProblem, createTestUser, type Page } from '../../hosts/testing/index.ts'
 
 /** A DNS of our own: names that resolve to a public address, to a private one, to both, and to nothing. */
 const resolve: HostResolver = async (hostname) => {
@@ -131,10 +138,27 @@ describe('creating an endpoint', () => {
     const second = await create(body, token, headers)
     expect(second.status).toBe(201)
     expect(second.headers.get('idempotent-replayed')).toBe('true')
+    // The replay shows the secret again: no cache may keep it either.
+    expect(second.headers.get('cache-control')).toBe('no-store')
     expect(await second.json()).toEqual(await first.json())
     expect((await list(token)).filter((item) => item.url === 'https://hooks.example.com/once')).toHaveLength(
       1,
     )
+  })
+})
+
+describe('answers that show a secret', () => {
+  test('creation and rotation are sent with Cache-Control: no-store; a plain read is not', async () => {
+    const response = await create({ url: 'https://hooks.example.com/no-store', events: ['*'] })
+    expect(response.status).toBe(201)
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    const { id } = (await response.json()) as WebhookWithSecret
+    const rotated = await tp.request('POST', `/api/v1/webhooks/${id}/rotate-secret`, { token })
+    expect(rotated.status).toBe(200)
+    expect(rotated.headers.get('cache-control')).toBe('no-store')
+    const read = await tp.request('GET', `/api/v1/webhooks/${id}`, { token })
+    expect(read.status).toBe(200)
+    expect(read.headers.get('cache-control')).toBeNull()
   })
 })
 
@@ -367,6 +391,46 @@ describe('who may', () => {
       'insufficient_scope',
     )
     expect(refused.scope).toBe('webhook:manage')
+  })
+})
+
+describe('the audit log', () => {
+  /** The audit entries `as` sees, newest first. */
+  async function auditSeenBy(as: string, query: string) {
+    const response = await tp.request('GET', `/api/v1/audit?limit=100&${query}`, { token: as })
+    expect(response.status).toBe(200)
+    return (
+      (await response.json()) as Page<{ action: string; subject: { id: string }; brandId: string | null }>
+    ).items
+  }
+
+  test('brand staff see the webhook.create entry of their brand’s endpoint, and not one of another brand’s', async () => {
+    const ours = await created({ url: 'https://hooks.example.com/audit-ours', events: ['*'] }, brandToken)
+    const theirs = await created(
+      { url: 'https://hooks.example.com/audit-theirs', events: ['*'] },
+      otherBrandToken,
+    )
+    const seen = await auditSeenBy(brandToken, 'action=webhook.create')
+    expect(seen.find((entry) => entry.subject.id === ours.id)?.brandId).toBe(brandId)
+    expect(seen.map((entry) => entry.subject.id)).not.toContain(theirs.id)
+    expect(
+      (await auditSeenBy(otherBrandToken, 'action=webhook.create')).map((entry) => entry.subject.id),
+    ).toContain(theirs.id)
+  })
+
+  test('every change of a brand’s endpoint is its brand’s entry, whoever made it', async () => {
+    const endpoint = await created({ url: 'https://hooks.example.com/audit-all', events: ['*'], brandId })
+    const path = `/api/v1/webhooks/${endpoint.id}`
+    expect((await tp.request('PATCH', path, { token, body: { description: 'Changed' } })).status).toBe(200)
+    expect((await tp.request('POST', `${path}/rotate-secret`, { token })).status).toBe(200)
+    expect((await tp.request('DELETE', path, { token })).status).toBe(204)
+    expect((await auditSeenBy(brandToken, `subject=${endpoint.id}`)).map((entry) => entry.action)).toEqual([
+      'webhook.delete',
+      'webhook.rotateSecret',
+      'webhook.update',
+      'webhook.create',
+    ])
+    expect(await auditSeenBy(otherBrandToken, `subject=${endpoint.id}`)).toEqual([])
   })
 })
 

@@ -1,14 +1,14 @@
 // POST, GET and DELETE /api/v1/api-tokens as a client sees them, and the list cursors they hand out.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { tenancy } from '../../tenancy/tenancy.ts'
-import type { User } from '../users.ts'
 import type { Page } from '../../pagination/paginate.ts'
+import { tenancy } from '../../tenancy/tenancy.ts'
 import { createKernelTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
 import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
 import { login, sameOrigin } from '../../testing/sessions.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../../testing/tenancy-fixture.ts'
 import { createTestUser, testPassword } from '../../testing/users.ts'
+import type { User } from '../users.ts'
 
 /** Two brands with one customer each, standing in for the brands and customers plugins. */
 const tenancyPlugin = fixturePlugin({
@@ -123,7 +123,11 @@ describe('creating a token', () => {
 
   test('a token without * can neither create nor revoke tokens: 403 wildcard_token_required', async () => {
     const narrow = await tp.token({ scopes: ['gadget:read', 'gadget:create'] })
-    await expectProblem(await createToken(narrow, { scopes: ['gadget:read'] }), 403, 'wildcard_token_required')
+    await expectProblem(
+      await createToken(narrow, { scopes: ['gadget:read'] }),
+      403,
+      'wildcard_token_required',
+    )
     const victim = await created(await createToken(staffToken, { scopes: ['gadget:read'] }))
     const revoke = await tp.request('DELETE', `/api/v1/api-tokens/${victim.id}`, { token: narrow })
     await expectProblem(revoke, 403, 'wildcard_token_required')
@@ -132,13 +136,13 @@ describe('creating a token', () => {
 
   test('a scope the creator does not hold is 422 scope_not_held at its index', async () => {
     const brandToken = await tp.token({ user: brandStaff })
-    expect(await refusals(await createToken(brandToken, { scopes: ['gadget:read', 'widget:create'] }))).toEqual(
-      [['body.scopes.1', 'scope_not_held']],
-    )
+    expect(
+      await refusals(await createToken(brandToken, { scopes: ['gadget:read', 'widget:create'] })),
+    ).toEqual([['body.scopes.1', 'scope_not_held']])
     const memberToken = await tp.token({ user: member })
-    expect(await refusals(await createToken(memberToken, { scopes: ['widget:admin', 'gadget:read'] }))).toEqual(
-      [['body.scopes.0', 'scope_not_held']],
-    )
+    expect(
+      await refusals(await createToken(memberToken, { scopes: ['widget:admin', 'gadget:read'] })),
+    ).toEqual([['body.scopes.0', 'scope_not_held']])
   })
 
   test('a scope no plugin declares is 422 unknown_scope at its index', async () => {

@@ -9,8 +9,8 @@ import { orNotFound } from '../../tenancy/find-visible.ts'
 import { apiTokensQuery, issueApiToken, revokeApiToken, toApiToken } from '../api-tokens.ts'
 import type { ApiTokensTable } from '../identity-tables.ts'
 import { ApiToken, CreatedApiToken } from '../schemas.ts'
-import { tokenRequestProblems } from '../token-request-problems.ts'
 import { reviewTokenRequest } from '../token-request.ts'
+import { tokenRequestProblems } from '../token-request-problems.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
 const CreateTokenBody = t.Object(

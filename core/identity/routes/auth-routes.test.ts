@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { defineRoute } from '../../plugin/route.ts'
 import { tenancy } from '../../tenancy/tenancy.ts'
-import type { User } from '../users.ts'
 import { createKernelTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
 import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
 import { cookieOf, type LoginBody, login, type Session, sameOrigin, signIn } from '../../testing/sessions.ts'
 import { customerA, customerB, fixturePlugin } from '../../testing/tenancy-fixture.ts'
 import { createTestUser, testPassword } from '../../testing/users.ts'
+import type { User } from '../users.ts'
 
 /** Scopes shaped like the standard plugins' ones, and a state-changing route to try cookies on. */
 const fixturesPlugin = fixturePlugin({
@@ -168,8 +168,8 @@ describe('the session cookie', () => {
   })
 
   test('a change with the CSRF token but Sec-Fetch-Site: cross-site or same-site is 403 cross_origin_request', async () => {
-    for (const site of ['cross-site', 'same-site', 'none']) {
-      const headers = sameOrigin(staffSession, { 'sec-fetch-site': site })
+    for (const fetchSite of ['cross-site', 'same-site', 'none']) {
+      const headers = sameOrigin(staffSession, { 'sec-fetch-site': fetchSite })
       await expectProblem(await tp.request('POST', '/api/v1/pings', { headers }), 403, 'cross_origin_request')
     }
   })
@@ -372,7 +372,10 @@ describe('login throttling', () => {
   })
 
   test('failures from one address are refused for every account from it, not from other addresses', async () => {
-    const throttled = await createKernelTestPanel({ plugins: [], loginThrottle: { stepDelayMs: 1, perAddress: 2 } })
+    const throttled = await createKernelTestPanel({
+      plugins: [],
+      loginThrottle: { stepDelayMs: 1, perAddress: 2 },
+    })
     const attempt = (email: string, address: string) =>
       throttled.panel.handle(
         new Request('http://localhost/api/v1/auth/login', {

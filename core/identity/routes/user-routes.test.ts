@@ -1,9 +1,8 @@
 // POST and GET /api/v1/users as staff see them: who may create whom, and who sees which users.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { tenancy } from '../../tenancy/tenancy.ts'
-import type { User } from '../users.ts'
 import type { Page } from '../../pagination/paginate.ts'
+import { tenancy } from '../../tenancy/tenancy.ts'
 import { createKernelTestPanel, type TestPanel } from '../../testing/create-test-panel.ts'
 import { expectFieldProblem, expectProblem } from '../../testing/problems.ts'
 import {
@@ -15,6 +14,7 @@ import {
   twoTenants,
 } from '../../testing/tenancy-fixture.ts'
 import { createTestUser, testPassword } from '../../testing/users.ts'
+import type { User } from '../users.ts'
 
 /** Two brands with one customer each, standing in for the brands and customers plugins. */
 const tenancyPlugin = fixturePlugin({

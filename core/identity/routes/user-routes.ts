@@ -8,8 +8,8 @@ import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { fieldProblem, Problem } from '../../problem/problem.ts'
 import { defineProblems } from '../../problem/problem-code.ts'
 import { orNotFound } from '../../tenancy/find-visible.ts'
-import { User } from '../schemas.ts'
 import type { IdentityTables } from '../identity-tables.ts'
+import { User } from '../schemas.ts'
 import { insertUser, prepareUser, toUser, UserError } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
@@ -149,7 +149,9 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
       responses: { 200: { description: 'The user.', schema: User } },
       async handler({ params, caller }) {
         return toUser(
-          orNotFound(await users().where(visibleUsers(caller)).where('users.id', '=', params.id).executeTakeFirst()),
+          orNotFound(
+            await users().where(visibleUsers(caller)).where('users.id', '=', params.id).executeTakeFirst(),
+          ),
         )
       },
     }),

@@ -1,19 +1,17 @@
 // Checkout, for customers: the plans their brand offers, and subscribing to one.
 
 import {
-  brandOfCustomer,
   customerInView,
   defineRoute,
   kernelProblems,
+  orNotFound,
   type PluginContext,
   Problem,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { billingScopes, Plan, Subscription } from '../contract.ts'
+import { billingScopes, planSchema, Subscription } from '../contract.ts'
 import type { CheckoutMode } from '../index.ts'
 import { billingProblems } from '../problems.ts'
 import { offeredPlans, toPlan } from '../repository.ts'
@@ -32,7 +30,6 @@ const CheckoutBody = t.Object(
 )
 
 const OfferedPlansQuery = t.Object({
-  ...pageQuery,
   customerId: t.String({
     minLength: 1,
     maxLength: 64,
@@ -46,6 +43,7 @@ export function checkoutRoutes(
   changes: SubscriptionChanges,
   settings: { readonly checkout: CheckoutMode },
 ): RouteDefinition[] {
+  const Plan = planSchema(context.quotas)
   return [
     defineRoute({
       method: 'POST',
@@ -87,18 +85,14 @@ export function checkoutRoutes(
         'The active plans of the customer’s brand, oldest first. A customer outside the caller’s view is 404.',
       scope: billingScopes.read,
       query: OfferedPlansQuery,
-      responses: { 200: { description: 'A page of plans.', schema: pageOf(Plan, 'OfferedPlanPage') } },
-      async handler({ query, view, page }) {
-        if (!(await customerInView(context.db, view, query.customerId)))
-          throw new Problem(kernelProblems.not_found)
-        const brandId = await brandOfCustomer(context.db, query.customerId)
-        if (brandId === null) throw new Problem(kernelProblems.not_found)
-        const { rows, nextCursor } = await page(offeredPlans(context.db, brandId), {
-          keyColumn: 'plans.id',
-          keyOf: (row) => row.id,
-          filters: { customerId: query.customerId },
-        })
-        return { items: rows.map(toPlan), nextCursor }
+      list: { item: Plan, key: 'plans.id', toItem: toPlan },
+      problems: [kernelProblems.not_found],
+      async handler({ query, view }) {
+        const visible = await customerInView(context.db, view, query.customerId)
+        const brandId = orNotFound(
+          visible ? await context.tenancy.brandOf(context.db, query.customerId) : null,
+        )
+        return offeredPlans(context.db, brandId)
       },
     }),
   ]

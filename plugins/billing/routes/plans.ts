@@ -3,94 +3,83 @@
 import {
   brandDirectoryService,
   brandForRecord,
-  checkQuotaLimits,
   defineRoute,
-  idPattern,
   kernelProblems,
   newId,
-  nonBlank,
+  nonBlankText,
   nowIso,
   type PluginContext,
-  Problem,
-  pageOf,
-  pageQuery,
-  type QuotaLimits,
-  QuotaLimitsSchema,
-  quotaMetrics,
+  type Quotas,
   Reply,
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { billingScopes, Plan, planStatuses } from '../contract.ts'
+import { billingScopes, planSchema, planStatuses } from '../contract.ts'
 import type { PlansTable } from '../migrations.ts'
-import { insertPlan, limitsOf, toPlan, updatePlan, visiblePlans } from '../repository.ts'
+import { findVisiblePlan, insertPlan, limitsOf, toPlan, updatePlan, visiblePlans } from '../repository.ts'
 
-const Name = t.String({
-  minLength: 1,
-  maxLength: 100,
-  description: 'Display name; surrounding spaces are trimmed.',
-})
+const Name = nonBlankText({ maxLength: 100, description: 'Display name; surrounding spaces are trimmed.' })
 const Description = t.String({ maxLength: 1000, description: 'What the plan is for.' })
 
-const CreatePlanBody = t.Object(
-  {
-    name: Name,
-    description: t.Optional(Description),
-    brandId: t.Optional(
-      t.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'The brand offering it. Default: the caller’s brand (brand staff) or the default brand.',
+/** The bodies of create and change: their `limits` are the installation's metrics. */
+function planBodies(quotas: Pick<Quotas, 'limitsSchema' | 'metrics'>) {
+  const limitChange = (metric: string) =>
+    t.Optional(
+      t.Union([t.Integer({ minimum: 0, maximum: 1_000_000_000 }), t.Null()], {
+        description: `New ${metric} limit; null removes it.`,
       }),
-    ),
-    limits: t.Optional(QuotaLimitsSchema),
-  },
-  { $id: 'CreatePlanBody' },
-)
-
-const limitChange = (description: string) =>
-  t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 1_000_000_000 }), t.Null()], { description }))
-
-const UpdatePlanBody = t.Object(
-  {
-    name: t.Optional(Name),
-    description: t.Optional(
-      t.Union([Description, t.Null()], { description: 'null removes the description.' }),
-    ),
-    limits: t.Optional(
-      t.Object(
-        {
-          sites: limitChange('New sites limit; null removes it.'),
-          databases: limitChange('New databases limit; null removes it.'),
-          domains: limitChange('New domains limit; null removes it.'),
-          diskMB: limitChange('New disk limit in MB; null removes it.'),
-        },
-        { description: 'Limits to change; omitted members stay as they are, null ones become unlimited.' },
+    )
+  const CreatePlanBody = t.Object(
+    {
+      name: Name,
+      description: t.Optional(Description),
+      brandId: t.Optional(
+        t.String({
+          minLength: 1,
+          maxLength: 64,
+          description:
+            'The brand offering it. Default: the caller’s brand (brand staff) or the default brand.',
+        }),
       ),
-    ),
-    status: t.Optional(
-      t.Union(
-        planStatuses.map((status) => t.Literal(status)),
-        { description: '`archived` stops new subscriptions; `active` takes them again.' },
+      limits: t.Optional(quotas.limitsSchema),
+    },
+    { $id: 'CreatePlanBody' },
+  )
+  const UpdatePlanBody = t.Object(
+    {
+      name: t.Optional(Name),
+      description: t.Optional(
+        t.Union([Description, t.Null()], { description: 'null removes the description.' }),
       ),
-    ),
-  },
-  { $id: 'UpdatePlanBody' },
-)
+      limits: t.Optional(
+        t.Object(Object.fromEntries(quotas.metrics.map((metric) => [metric, limitChange(metric)])), {
+          description: 'Limits to change; omitted members stay as they are, null ones become unlimited.',
+        }),
+      ),
+      status: t.Optional(
+        t.Union(
+          planStatuses.map((status) => t.Literal(status)),
+          { description: '`archived` stops new subscriptions; `active` takes them again.' },
+        ),
+      ),
+    },
+    { $id: 'UpdatePlanBody' },
+  )
+  return { CreatePlanBody, UpdatePlanBody }
+}
 
 const ListPlansQuery = t.Object({
-  ...pageQuery,
   brandId: t.Optional(
     t.String({ maxLength: 64, description: 'Only this brand’s plans (narrows, never widens).' }),
   ),
   status: t.Optional(t.Union(planStatuses.map((status) => t.Literal(status)))),
 })
 
-const PlanParams = t.Object({ id: t.String({ pattern: idPattern('pln'), description: 'Plan id, `pln_…`.' }) })
-
 /** The plans routes. */
 export function planRoutes(context: PluginContext): RouteDefinition[] {
   const brands = context.use(brandDirectoryService)
+  const Plan = planSchema(context.quotas)
+  const { CreatePlanBody, UpdatePlanBody } = planBodies(context.quotas)
 
   return [
     defineRoute({
@@ -100,7 +89,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       idempotent: true,
       summary: 'Create a plan',
       description:
-        'Staff only: a plan names the limits its subscribers get (`sites`, `databases`, `domains`, `diskMB`; an absent limit is unlimited). It is offered to the customers of one brand. `plan.created` is sent with it.',
+        'Staff only: a plan names the limits its subscribers get, one per metric the installation’s plugins declare (`sites`, `domains`, `diskMB` in the standard installation; an absent limit is unlimited). It is offered to the customers of one brand. `plan.created` is sent with it.',
       scope: billingScopes.planManage,
       body: CreatePlanBody,
       responses: {
@@ -108,9 +97,9 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       },
       problems: [kernelProblems.unknown_brand],
       async handler({ body, caller, audit, emit }) {
-        const name = nonBlank(body.name, 'body.name')
+        const name = body.name.trim()
         const brandId = await brandForRecord(caller, body.brandId, () => brands, 'default')
-        const limits = checkQuotaLimits(body.limits ?? {})
+        const limits = body.limits ?? {}
         const now = nowIso()
         const row: PlansTable = {
           id: newId('pln'),
@@ -128,6 +117,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
             action: 'plan.create',
             subject: { type: 'plan', id: row.id },
             customerId: null,
+            brandId,
             details: { name, brandId, limits },
           })
           await emit(trx, { kind: 'plan.created', customerId: null, data: toPlan(row) })
@@ -143,18 +133,12 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       description: 'Every plan for platform staff, their brand’s for brand staff; oldest first.',
       scope: billingScopes.planRead,
       query: ListPlansQuery,
-      responses: { 200: { description: 'A page of plans.', schema: pageOf(Plan, 'PlanPage') } },
-      async handler({ query, view, page }) {
-        const { cursor: _cursor, limit: _limit, ...filters } = query
+      list: { item: Plan, key: 'plans.id', toItem: toPlan },
+      handler({ query, view }) {
         let plans = visiblePlans(context.db, view)
-        if (filters.brandId !== undefined) plans = plans.where('brand_id', '=', filters.brandId)
-        if (filters.status !== undefined) plans = plans.where('status', '=', filters.status)
-        const { rows, nextCursor } = await page(plans, {
-          keyColumn: 'plans.id',
-          keyOf: (row) => row.id,
-          filters,
-        })
-        return { items: rows.map(toPlan), nextCursor }
+        if (query.brandId !== undefined) plans = plans.where('brand_id', '=', query.brandId)
+        if (query.status !== undefined) plans = plans.where('status', '=', query.status)
+        return plans
       },
     }),
     defineRoute({
@@ -163,12 +147,10 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'getPlan',
       summary: 'Read a plan',
       scope: billingScopes.planRead,
-      params: PlanParams,
+      params: { id: 'pln' },
       responses: { 200: { description: 'The plan.', schema: Plan } },
       async handler({ params, view }) {
-        const row = await visiblePlans(context.db, view).where('id', '=', params.id).executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toPlan(row)
+        return toPlan(await findVisiblePlan(context.db, view, params.id))
       },
     }),
     defineRoute({
@@ -179,24 +161,23 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       description:
         'Changes the name, description, limits or status, and sends `plan.updated`. New limits bind every live subscription to the plan from now on (resources already beyond them stay; creating more is refused).',
       scope: billingScopes.planManage,
-      params: PlanParams,
+      params: { id: 'pln' },
       body: UpdatePlanBody,
       responses: { 200: { description: 'The plan after the change.', schema: Plan } },
       async handler({ params, body, view, audit, emit }) {
         return context.transaction(async (trx) => {
-          const row = await visiblePlans(trx, view).where('id', '=', params.id).executeTakeFirst()
-          if (!row) throw new Problem(kernelProblems.not_found)
+          const row = await findVisiblePlan(trx, view, params.id)
           const changes: Partial<PlansTable> = {}
-          if (body.name !== undefined) changes.name = nonBlank(body.name, 'body.name')
+          if (body.name !== undefined) changes.name = body.name.trim()
           if (body.description !== undefined) changes.description = body.description?.trim() || null
           if (body.status !== undefined) changes.status = body.status
           if (body.limits !== undefined) {
-            const limits: { -readonly [M in keyof QuotaLimits]: number | undefined } = { ...limitsOf(row) }
-            for (const metric of quotaMetrics) {
-              const value = body.limits[metric]
-              if (value !== undefined) limits[metric] = value ?? undefined
+            const limits: Record<string, number> = { ...limitsOf(row) }
+            for (const [metric, value] of Object.entries(body.limits)) {
+              if (value === null) delete limits[metric]
+              else if (typeof value === 'number') limits[metric] = value
             }
-            changes.limits = JSON.stringify(checkQuotaLimits(limits))
+            changes.limits = JSON.stringify(limits)
           }
           if (Object.keys(changes).length === 0) return toPlan(row)
           const updated = await updatePlan(trx, row.id, changes)
@@ -204,6 +185,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
             action: 'plan.update',
             subject: { type: 'plan', id: row.id },
             customerId: null,
+            brandId: row.brand_id,
             details: {
               ...(changes.name !== undefined ? { name: changes.name } : {}),
               ...(changes.status !== undefined ? { status: changes.status } : {}),

@@ -3,19 +3,15 @@
 
 import {
   defineRoute,
-  idPattern,
-  kernelProblems,
+  nonBlankText,
   type PluginContext,
-  Problem,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
 import { billingScopes, Subscription, subscriptionStatuses } from '../contract.ts'
 import { billingProblems } from '../problems.ts'
-import { toSubscription, visibleSubscriptions } from '../repository.ts'
+import { findVisibleSubscription, toSubscription, visibleSubscriptions } from '../repository.ts'
 import type { SubscriptionChanges } from '../subscription-changes.ts'
 
 const ExternalId = t.String({
@@ -54,8 +50,7 @@ const UpdateSubscriptionBody = t.Object(
 
 const SuspendSubscriptionBody = t.Object(
   {
-    reason: t.String({
-      minLength: 1,
+    reason: nonBlankText({
       maxLength: 500,
       description: 'Why, in words (`invoice 1042 unpaid`); shown on the subscription and in audit entries.',
     }),
@@ -64,7 +59,6 @@ const SuspendSubscriptionBody = t.Object(
 )
 
 const ListSubscriptionsQuery = t.Object({
-  ...pageQuery,
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s subscriptions.' })),
   status: t.Optional(t.Union(subscriptionStatuses.map((status) => t.Literal(status)))),
   planId: t.Optional(t.String({ maxLength: 64, description: 'Only subscriptions to this plan.' })),
@@ -73,9 +67,7 @@ const ListSubscriptionsQuery = t.Object({
   ),
 })
 
-const SubscriptionParams = t.Object({
-  id: t.String({ pattern: idPattern('sub'), description: 'Subscription id, `sub_…`.' }),
-})
+const SubscriptionParams = { id: 'sub' }
 
 const transition = [billingProblems.illegal_subscription_transition]
 
@@ -91,18 +83,14 @@ export function subscriptionRoutes(context: PluginContext, changes: Subscription
         'Only subscriptions of customers the caller may see, oldest first. Every filter narrows the list.',
       scope: billingScopes.read,
       query: ListSubscriptionsQuery,
-      responses: {
-        200: { description: 'A page of subscriptions.', schema: pageOf(Subscription, 'SubscriptionPage') },
-      },
-      async handler({ query, view, page }) {
-        const { cursor: _cursor, limit: _limit, ...filters } = query
+      list: { item: Subscription, key: 'subscriptions.id', toItem: toSubscription },
+      handler({ query, view }) {
         let rows = visibleSubscriptions(context.db, view)
-        if (filters.customerId !== undefined) rows = rows.where('customer_id', '=', filters.customerId)
-        if (filters.status !== undefined) rows = rows.where('status', '=', filters.status)
-        if (filters.planId !== undefined) rows = rows.where('plan_id', '=', filters.planId)
-        if (filters.externalId !== undefined) rows = rows.where('external_id', '=', filters.externalId)
-        const result = await page(rows, { keyColumn: 'subscriptions.id', keyOf: (row) => row.id, filters })
-        return { items: result.rows.map(toSubscription), nextCursor: result.nextCursor }
+        if (query.customerId !== undefined) rows = rows.where('customer_id', '=', query.customerId)
+        if (query.status !== undefined) rows = rows.where('status', '=', query.status)
+        if (query.planId !== undefined) rows = rows.where('plan_id', '=', query.planId)
+        if (query.externalId !== undefined) rows = rows.where('external_id', '=', query.externalId)
+        return rows
       },
     }),
     defineRoute({
@@ -114,11 +102,7 @@ export function subscriptionRoutes(context: PluginContext, changes: Subscription
       params: SubscriptionParams,
       responses: { 200: { description: 'The subscription.', schema: Subscription } },
       async handler({ params, view }) {
-        const row = await visibleSubscriptions(context.db, view)
-          .where('subscriptions.id', '=', params.id)
-          .executeTakeFirst()
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toSubscription(row)
+        return toSubscription(await findVisibleSubscription(context.db, view, params.id))
       },
     }),
     defineRoute({

@@ -14,7 +14,13 @@ import {
   t,
 } from '../../../core/index.ts'
 import { Customer, customerScopes } from '../contract.ts'
-import { findVisibleCustomer, insertCustomer, toCustomer, updateCustomer, visibleCustomers } from '../repository.ts'
+import {
+  findVisibleCustomer,
+  insertCustomer,
+  toCustomer,
+  updateCustomer,
+  visibleCustomers,
+} from '../repository.ts'
 
 const Email = t.String({
   format: 'email',

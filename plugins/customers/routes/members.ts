@@ -11,11 +11,11 @@ import {
   Problem,
   Reply,
   type RouteDefinition,
-  t,
   type TeamRole,
   TeamRoleSchema,
   type TenantView,
   type Trx,
+  t,
 } from '../../../core/index.ts'
 import { customerScopes, Member } from '../contract.ts'
 import { customersProblems } from '../problems.ts'

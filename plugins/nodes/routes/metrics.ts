@@ -8,14 +8,14 @@ import {
   Problem,
   type ProblemRef,
   type RouteDefinition,
-  recordTraffic,
   t,
 } from '../../../core/index.ts'
-import { agentTokenMatches } from '../agent-token.ts'
+import { agentTokens } from '../agent-token.ts'
 import { type LocatedSite, siteLocators } from '../contract.ts'
 import type { NodesTable } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
 import { findNodeRow } from '../repository.ts'
+import { recordTraffic } from '../traffic.ts'
 
 /** How far back a sample may be dated: usage sums at most the last 7 days. */
 export const sampleMaxAgeMs = 7 * 24 * 3_600_000
@@ -66,12 +66,6 @@ const MetricsReceipt = t.Object(
   { $id: 'NodeMetricsReceipt' },
 )
 
-// Not the `nod_` pattern of the staff routes: a malformed id answers 401 like every other failure, so nothing
-// about which nodes exist can be learnt here.
-const MetricsParams = t.Object({
-  id: t.String({ minLength: 1, maxLength: 64, description: 'Node id, `nod_…`.' }),
-})
-
 /** The bearer token of a request, `''` for a malformed Authorization header, or null when it sends none. */
 function bearerTokenOf(request: Request): string | null {
   const header = request.headers.get('authorization')
@@ -95,7 +89,10 @@ function sampleTime(text: string): number | null {
 export function metricsRoutes(context: PluginContext): RouteDefinition[] {
   const locators = context.extensionPoint(siteLocators)
 
-  /** The node the request's agent token belongs to; 401 otherwise, alike whether the node exists or not. */
+  /**
+   * The node the request's agent token belongs to; 401 otherwise, alike whether the node exists or not (a
+   * malformed id included: this runs before the path is checked). The kernel calls it before reading the body.
+   */
   async function reportingNode(request: Request, nodeId: string): Promise<NodesTable> {
     const token = bearerTokenOf(request)
     if (token === null) {
@@ -105,7 +102,7 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
       })
     }
     const row = await findNodeRow(context.db, nodeId)
-    if (!row || !agentTokenMatches(token, row.agent_token_hash)) {
+    if (!row || !agentTokens.matches(token, row.agent_token_hash)) {
       throw new Problem(nodesProblems.invalid_agent_token, {
         headers: { 'www-authenticate': `${realm}, error="invalid_token"` },
       })
@@ -141,20 +138,21 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
           description:
             'A node’s agent token (`plinth_node_…`), shown once when the node is created or its token rotated; valid only for that node’s own reports.',
         },
+        authenticate: (request, params) => reportingNode(request, params.id ?? ''),
       },
-      params: MetricsParams,
+      params: { id: 'nod' },
+      // Traffic counters, not a change anyone audits: a node reports every few minutes.
+      audited: false,
       body: MetricsBody,
       responses: { 200: { description: 'The samples were recorded.', schema: MetricsReceipt } },
       problems: [
-        kernelProblems.unauthenticated,
         nodesProblems.invalid_agent_token,
         nodesProblems.node_disabled,
         nodesProblems.unknown_site,
         nodesProblems.sample_too_old,
         nodesProblems.sample_in_future,
       ],
-      async handler({ params, body, request }) {
-        const node = await reportingNode(request, params.id)
+      async handler({ principal: node, body }) {
         if (node.status === 'disabled') throw new Problem(nodesProblems.node_disabled)
         const now = Date.now()
         const times = body.samples.map((sample) => (sample.at === undefined ? now : sampleTime(sample.at)))
@@ -194,20 +192,16 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
           return site?.customerId ?? ''
         })
         if (refused > 0) throw refusals.toProblem()
-        // One write per customer and hour, however many samples fall in it.
-        const buckets = new Map<string, { customerId: string; at: Date; requests: number; bytes: number }>()
-        body.samples.forEach((sample, index) => {
-          const at = new Date(times[index] ?? now)
-          const customerId = customers[index] ?? ''
-          const key = `${customerId}|${at.toISOString().slice(0, 13)}`
-          const bucket = buckets.get(key) ?? { customerId, at, requests: 0, bytes: 0 }
-          bucket.requests += sample.requests
-          bucket.bytes += sample.bytes
-          buckets.set(key, bucket)
-        })
         await context.transaction(async (trx) => {
-          for (const { customerId, ...sample } of buckets.values())
-            await recordTraffic(trx, customerId, sample)
+          const scopes = new Map<string, readonly string[]>()
+          for (const id of new Set(customers)) scopes.set(id, await context.usage.scopesOf(trx, id))
+          const samples = body.samples.map(({ requests, bytes }, index) => ({
+            scopes: scopes.get(customers[index] ?? '') ?? [],
+            at: new Date(times[index] ?? now),
+            requests,
+            bytes,
+          }))
+          await recordTraffic(trx, samples)
         })
         return { recorded: body.samples.length }
       },

@@ -1,23 +1,18 @@
 // Node operations for platform staff: list, read, create (with its agent token), change, rotate the agent token.
 
 import {
-  type Db,
   defineRoute,
   FieldErrors,
   fieldProblem,
-  idPattern,
-  kernelProblems,
   newId,
   nowIso,
+  orNotFound,
   type PluginContext,
-  Problem,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { generateAgentToken, hashAgentToken } from '../agent-token.ts'
+import { agentTokens } from '../agent-token.ts'
 import { Node, nodeDrivers, nodeScopes, nodeStatuses } from '../contract.ts'
 import { normaliseHostname } from '../hostname.ts'
 import type { NodesTable } from '../migrations.ts'
@@ -81,27 +76,12 @@ const NodeWithAgentToken = t.Object(
   { $id: 'NodeWithAgentToken' },
 )
 
-const ListNodesQuery = t.Object({
-  ...pageQuery,
-  status: t.Optional(statusSchema('Only nodes in this state.')),
-})
-
-/** Path parameters of one node. */
-export const NodeParams = t.Object({
-  id: t.String({ pattern: idPattern('nod'), description: 'Node id, `nod_…`.' }),
-})
+const ListNodesQuery = t.Object({ status: t.Optional(statusSchema('Only nodes in this state.')) })
 
 /** The node administration routes. */
 export function nodeRoutes(context: PluginContext): RouteDefinition[] {
   const { db, transaction } = context
   const drivers = context.extensionPoint(nodeDrivers)
-
-  /** The node's row read through `from` (the store, or a transaction), or 404. */
-  const existingNode = async (from: Db, id: string): Promise<NodesTable> => {
-    const row = await findNodeRow(from, id)
-    if (!row) throw new Problem(kernelProblems.not_found)
-    return row
-  }
 
   return [
     defineRoute({
@@ -113,14 +93,9 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
       scope: nodeScopes.read,
       staff: true,
       query: ListNodesQuery,
-      responses: { 200: { description: 'A page of nodes.', schema: pageOf(Node, 'NodePage') } },
-      async handler({ query, page }) {
-        const { cursor: _cursor, limit: _limit, ...filters } = query
-        let nodes = nodesQuery(db)
-        if (filters.status !== undefined) nodes = nodes.where('status', '=', filters.status)
-        const { rows, nextCursor } = await page(nodes, { keyColumn: 'id', keyOf: (row) => row.id, filters })
-        return { items: rows.map(toNode), nextCursor }
-      },
+      list: { item: Node, toItem: toNode },
+      handler: ({ query }) =>
+        query.status === undefined ? nodesQuery(db) : nodesQuery(db).where('status', '=', query.status),
     }),
     defineRoute({
       method: 'GET',
@@ -129,15 +104,16 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
       summary: 'Read a node',
       scope: nodeScopes.read,
       staff: true,
-      params: NodeParams,
+      params: { id: 'nod' },
       responses: { 200: { description: 'The node.', schema: Node } },
-      handler: async ({ params }) => toNode(await existingNode(db, params.id)),
+      handler: async ({ params }) => toNode(orNotFound(await findNodeRow(db, params.id))),
     }),
     defineRoute({
       method: 'POST',
       path: '/nodes',
       operationId: 'createNode',
       idempotent: true,
+      showsSecret: true,
       summary: 'Add a node',
       description:
         'Platform staff only. Registers a server that sites can be placed on, run by one of the installed node drivers. The answer carries the node’s agent token, shown this once.',
@@ -165,7 +141,7 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
         const hostname = normaliseHostname(body.hostname)
         if (!hostname) refusals.add(nodesProblems.invalid_hostname, 'body.hostname')
         if (!driver || !hostname) throw refusals.toProblem()
-        const agentToken = generateAgentToken()
+        const agentToken = agentTokens.generate()
         const now = nowIso()
         const row: NodesTable = {
           id: newId('nod'),
@@ -173,7 +149,7 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
           driver: driver.name,
           hostname,
           status: body.status ?? 'active',
-          agent_token_hash: hashAgentToken(agentToken),
+          agent_token_hash: agentTokens.hash(agentToken),
           created_at: now,
           updated_at: now,
         }
@@ -199,7 +175,7 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
         'Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused.',
       scope: nodeScopes.manage,
       staff: true,
-      params: NodeParams,
+      params: { id: 'nod' },
       body: UpdateNodeBody,
       responses: { 200: { description: 'The node after the change.', schema: Node } },
       problems: [nodesProblems.invalid_hostname, nodesProblems.node_name_taken],
@@ -207,7 +183,7 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
         const hostname = body.hostname === undefined ? undefined : normaliseHostname(body.hostname)
         if (hostname === null) throw fieldProblem(nodesProblems.invalid_hostname, 'body.hostname')
         return transaction(async (trx) => {
-          const row = await existingNode(trx, params.id)
+          const row = orNotFound(await findNodeRow(trx, params.id))
           const changes: Partial<NodesTable> = {}
           if (body.name !== undefined && body.name !== row.name) {
             if (await nameTaken(trx, body.name, row.id))
@@ -239,15 +215,16 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
         'Platform staff only. Issues a new agent token, shown this once; the old one stops working at once. Give the new token to the node’s agent.',
       scope: nodeScopes.manage,
       staff: true,
-      params: NodeParams,
+      params: { id: 'nod' },
+      showsSecret: true,
       responses: {
         200: { description: 'The node, with its new agent token (shown once).', schema: NodeWithAgentToken },
       },
       async handler({ params, audit }) {
-        const agentToken = generateAgentToken()
+        const agentToken = agentTokens.generate()
         const node = await transaction(async (trx) => {
-          const row = await existingNode(trx, params.id)
-          const changes = { agent_token_hash: hashAgentToken(agentToken), updated_at: nowIso() }
+          const row = orNotFound(await findNodeRow(trx, params.id))
+          const changes = { agent_token_hash: agentTokens.hash(agentToken), updated_at: nowIso() }
           await updateNode(trx, row.id, changes)
           await audit(trx, {
             action: 'node.rotateAgentToken',

@@ -10,8 +10,8 @@ import {
   Problem,
   Reply,
   type RouteDefinition,
-  t,
   type Trx,
+  t,
 } from '../../../core/index.ts'
 import { customerSuspensions } from '../../customers/contract.ts'
 import { Site, siteScopes } from '../contract.ts'

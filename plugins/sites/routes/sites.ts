@@ -9,13 +9,13 @@ import {
   nonBlankText,
   nowIso,
   type PluginContext,
-  preparedList,
   Problem,
+  preparedList,
   Reply,
   type RouteDefinition,
   type Static,
-  t,
   type Trx,
+  t,
 } from '../../../core/index.ts'
 import { customerDirectory } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
@@ -72,16 +72,14 @@ const ListSitesQuery = t.Object({
 })
 
 /** The sites list, compiled once per shape (which filters are set, the caller's kind of view). */
-const sitesList = preparedList(
-  (db, view, filters: Static<typeof ListSitesQuery>) => {
-    let sites = visibleSites(db, view)
-    if (filters.customerId !== undefined) sites = sites.where('sites.customer_id', '=', filters.customerId)
-    if (filters.status !== undefined) sites = sites.where('sites.status', '=', filters.status)
-    if (filters.type !== undefined) sites = sites.where('sites.type', '=', filters.type)
-    if (filters.domain !== undefined) sites = sites.where('sites.domain', '=', filters.domain)
-    return sites
-  },
-)
+const sitesList = preparedList((db, view, filters: Static<typeof ListSitesQuery>) => {
+  let sites = visibleSites(db, view)
+  if (filters.customerId !== undefined) sites = sites.where('sites.customer_id', '=', filters.customerId)
+  if (filters.status !== undefined) sites = sites.where('sites.status', '=', filters.status)
+  if (filters.type !== undefined) sites = sites.where('sites.type', '=', filters.type)
+  if (filters.domain !== undefined) sites = sites.where('sites.domain', '=', filters.domain)
+  return sites
+})
 
 /** The sites routes. */
 export function siteRoutes(context: PluginContext): RouteDefinition[] {
@@ -219,7 +217,9 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       handler({ query, view }) {
         // Normalised before the list sees it: the list binds values, it cannot compute with them.
         const filters =
-          query.domain === undefined ? query : { ...query, domain: normaliseDomain(query.domain) ?? query.domain }
+          query.domain === undefined
+            ? query
+            : { ...query, domain: normaliseDomain(query.domain) ?? query.domain }
         return sitesList.of(context.db, view, filters)
       },
     }),

@@ -2,30 +2,28 @@
 
 import {
   defineRoute,
-  idPattern,
-  kernelProblems,
   newId,
   nowIso,
   type PluginContext,
   Problem,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
 import { deliveryStatuses, WebhookDelivery, webhookScopes } from '../contract.ts'
 import { webhooksProblems } from '../problems.ts'
-import { deliveriesOf, findDelivery, insertDelivery, newDeliveryRow, toDelivery } from '../repository.ts'
-import { visibleEndpoint, WebhookParams } from './visible-endpoint.ts'
+import {
+  deliveriesOf,
+  findDelivery,
+  findVisibleEndpoint,
+  insertDelivery,
+  newDeliveryRow,
+  toDelivery,
+} from '../repository.ts'
 
-const DeliveryParams = t.Object({
-  ...WebhookParams.properties,
-  deliveryId: t.String({ pattern: idPattern('whd'), description: 'Delivery id, `whd_…`.' }),
-})
+const DeliveryParams = { id: 'whk', deliveryId: 'whd' } as const
 
 const ListDeliveriesQuery = t.Object({
-  ...pageQuery,
   status: t.Optional(
     t.Union(
       deliveryStatuses.map((status) => t.Literal(status)),
@@ -50,29 +48,16 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
         'Newest first: each event sent (or to be sent) to the endpoint, with its state, attempts, and the status code, error and duration of its latest attempt.',
       scope: webhookScopes.read,
       staff: true,
-      params: WebhookParams,
+      params: { id: 'whk' },
       query: ListDeliveriesQuery,
-      responses: {
-        200: {
-          description: 'A page of deliveries.',
-          schema: pageOf(WebhookDelivery, 'WebhookDeliveryPage'),
-        },
-      },
-      async handler({ params, query, view, page }) {
-        const endpoint = await visibleEndpoint(db, view, params.id)
-        const { cursor: _cursor, limit: _limit, ...filters } = query
+      list: { item: WebhookDelivery, key: 'webhook_deliveries.id', order: 'desc', toItem: toDelivery },
+      async handler({ params, query, view }) {
+        const endpoint = await findVisibleEndpoint(db, view, params.id)
         let deliveries = deliveriesOf(db, endpoint.id)
-        if (filters.status !== undefined) deliveries = deliveries.where('status', '=', filters.status)
-        if (filters.eventType !== undefined)
-          deliveries = deliveries.where('event_type', '=', filters.eventType)
-        if (filters.eventId !== undefined) deliveries = deliveries.where('event_id', '=', filters.eventId)
-        const { rows, nextCursor } = await page(deliveries, {
-          keyColumn: 'webhook_deliveries.id',
-          keyOf: (row) => row.id,
-          order: 'desc',
-          filters,
-        })
-        return { items: rows.map(toDelivery), nextCursor }
+        if (query.status !== undefined) deliveries = deliveries.where('status', '=', query.status)
+        if (query.eventType !== undefined) deliveries = deliveries.where('event_type', '=', query.eventType)
+        if (query.eventId !== undefined) deliveries = deliveries.where('event_id', '=', query.eventId)
+        return deliveries
       },
     }),
     defineRoute({
@@ -85,10 +70,8 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       params: DeliveryParams,
       responses: { 200: { description: 'The delivery.', schema: WebhookDelivery } },
       async handler({ params, view }) {
-        const endpoint = await visibleEndpoint(db, view, params.id)
-        const row = await findDelivery(db, endpoint.id, params.deliveryId)
-        if (!row) throw new Problem(kernelProblems.not_found)
-        return toDelivery(row)
+        const endpoint = await findVisibleEndpoint(db, view, params.id)
+        return toDelivery(await findDelivery(db, endpoint.id, params.deliveryId))
       },
     }),
     defineRoute({
@@ -98,7 +81,7 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       idempotent: true,
       summary: 'Send a delivery again',
       description:
-        'Queues a new delivery of the same event with the same body and the same `webhook-id` (receivers deduplicate on it), signed afresh; it is tried at once and retried on failure like any delivery. The endpoint must be enabled.',
+        'Queues a new delivery of the same event with the same body and the same `webhook-id` (receivers deduplicate on it), signed afresh; it is tried at once and retried on failure like any delivery. The endpoint must be enabled (409 `webhook_disabled`).',
       scope: webhookScopes.manage,
       staff: true,
       params: DeliveryParams,
@@ -112,9 +95,8 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       problems: [webhooksProblems.webhook_disabled],
       async handler({ params, view, audit }) {
         const delivery = await transaction(async (trx) => {
-          const endpoint = await visibleEndpoint(trx, view, params.id)
+          const endpoint = await findVisibleEndpoint(trx, view, params.id)
           const original = await findDelivery(trx, endpoint.id, params.deliveryId)
-          if (!original) throw new Problem(kernelProblems.not_found)
           if (endpoint.enabled !== 1) throw new Problem(webhooksProblems.webhook_disabled)
           const row = newDeliveryRow(
             {
@@ -132,6 +114,7 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
             action: 'webhook.redeliver',
             subject: { type: 'webhook', id: endpoint.id },
             customerId: null,
+            brandId: endpoint.brand_id,
             details: { deliveryId: row.id, redeliveryOf: original.id, eventId: original.event_id },
           })
           return toDelivery(row)

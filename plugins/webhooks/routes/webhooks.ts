@@ -11,8 +11,6 @@ import {
   newId,
   nowIso,
   type PluginContext,
-  pageOf,
-  pageQuery,
   Reply,
   type RouteDefinition,
   t,
@@ -24,6 +22,7 @@ import { webhooksProblems } from '../problems.ts'
 import {
   deleteEndpoint,
   failPendingDeliveries,
+  findVisibleEndpoint,
   insertEndpoint,
   toWebhook,
   updateEndpoint,
@@ -31,7 +30,8 @@ import {
 } from '../repository.ts'
 import { generateSecret } from '../signing.ts'
 import { checkWebhookUrl, maxUrlLength } from '../url-guard.ts'
-import { visibleEndpoint, WebhookParams } from './visible-endpoint.ts'
+
+const WebhookParams = { id: 'whk' } as const
 
 const Url = t.String({
   minLength: 1,
@@ -84,7 +84,6 @@ const UpdateWebhookBody = t.Object(
 )
 
 const ListWebhooksQuery = t.Object({
-  ...pageQuery,
   enabled: t.Optional(t.Boolean({ description: 'Only enabled (true) or disabled (false) endpoints.' })),
 })
 
@@ -134,10 +133,11 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
       idempotent: true,
       summary: 'Add a webhook endpoint',
       description:
-        'Staff only. Events of the chosen kinds are POSTed to the URL, signed per Standard Webhooks with the secret in this answer (shown this once). Brand staff’s endpoints receive only their brand’s events; platform staff’s receive every event unless `brandId` narrows them.',
+        'Staff only. Events of the chosen kinds are POSTed to the URL, signed per Standard Webhooks with the secret in this answer (shown this once, sent with `Cache-Control: no-store`). Brand staff’s endpoints receive only their brand’s events; platform staff’s receive every event unless `brandId` narrows them.',
       scope: webhookScopes.manage,
       staff: true,
       body: CreateWebhookBody,
+      showsSecret: true,
       responses: {
         201: {
           description: 'The new endpoint, with its signing secret (shown once).',
@@ -177,6 +177,7 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
             action: 'webhook.create',
             subject: { type: 'webhook', id: row.id },
             customerId: null,
+            brandId,
             details: { url, events, enabled: row.enabled === 1, brandId },
           })
         })
@@ -192,18 +193,11 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
       scope: webhookScopes.read,
       staff: true,
       query: ListWebhooksQuery,
-      responses: { 200: { description: 'A page of endpoints.', schema: pageOf(Webhook, 'WebhookPage') } },
-      async handler({ query, view, page }) {
-        const { cursor: _cursor, limit: _limit, ...filters } = query
-        let endpoints = visibleEndpoints(db, view)
-        if (filters.enabled !== undefined)
-          endpoints = endpoints.where('webhook_endpoints.enabled', '=', filters.enabled ? 1 : 0)
-        const { rows, nextCursor } = await page(endpoints, {
-          keyColumn: 'webhook_endpoints.id',
-          keyOf: (row) => row.id,
-          filters,
-        })
-        return { items: rows.map(toWebhook), nextCursor }
+      list: { item: Webhook, key: 'webhook_endpoints.id', toItem: toWebhook },
+      handler({ query, view }) {
+        const endpoints = visibleEndpoints(db, view)
+        if (query.enabled === undefined) return endpoints
+        return endpoints.where('webhook_endpoints.enabled', '=', query.enabled ? 1 : 0)
       },
     }),
     defineRoute({
@@ -215,7 +209,7 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
       staff: true,
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint (never its secret).', schema: Webhook } },
-      handler: async ({ params, view }) => toWebhook(await visibleEndpoint(db, view, params.id)),
+      handler: async ({ params, view }) => toWebhook(await findVisibleEndpoint(db, view, params.id)),
     }),
     defineRoute({
       method: 'PATCH',
@@ -234,7 +228,7 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
         const events = body.events === undefined ? undefined : checkedEvents(body.events)
         const url = body.url === undefined ? undefined : await checkedUrl(body.url)
         return transaction(async (trx) => {
-          const row = await visibleEndpoint(trx, view, params.id)
+          const row = await findVisibleEndpoint(trx, view, params.id)
           const changes: Partial<WebhookEndpointsTable> = {}
           if (url !== undefined && url !== row.url) changes.url = url
           if (events !== undefined && JSON.stringify(events) !== row.events)
@@ -254,6 +248,7 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
             action: 'webhook.update',
             subject: { type: 'webhook', id: row.id },
             customerId: null,
+            brandId: row.brand_id,
             details: {
               ...(changes.url !== undefined ? { url: changes.url } : {}),
               ...(events !== undefined && changes.events !== undefined ? { events } : {}),
@@ -277,12 +272,13 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
       responses: { 204: { description: 'Deleted.' } },
       async handler({ params, view, audit }) {
         await transaction(async (trx) => {
-          const row = await visibleEndpoint(trx, view, params.id)
+          const row = await findVisibleEndpoint(trx, view, params.id)
           await deleteEndpoint(trx, row.id)
           await audit(trx, {
             action: 'webhook.delete',
             subject: { type: 'webhook', id: row.id },
             customerId: null,
+            brandId: row.brand_id,
             details: { url: row.url },
           })
         })
