@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPanel, openSqliteStore } from '../core/host.ts'
-import { standardPlugins } from '../hosts/standard-plugins.ts'
+import { benchInstallation } from './installation.ts'
 import { ceilingHandler } from './ceiling.ts'
 import { seed } from './seed.ts'
 
@@ -15,7 +15,7 @@ try {
   const seeded = await seed(dataDir, { customers: 1_000, sites: 10_000, bigCustomerSites: 2_000 })
   const panel = await createPanel({
     store: openSqliteStore({ path: join(dataDir, 'plinth.sqlite') }),
-    plugins: standardPlugins({ dataDir, webhookAllowedHosts: [] }),
+    ...(await benchInstallation(dataDir)),
     secret: seeded.secret,
     rateLimits: { perMinute: 1_000_000_000 },
   })

@@ -3,7 +3,7 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { createPanel, createUser, issueApiToken, newId, openSqliteStore } from '../core/host.ts'
-import { standardPlugins } from '../hosts/standard-plugins.ts'
+import { benchInstallation } from './installation.ts'
 
 /** What a seeded store holds that the benchmark needs. */
 export interface Seeded {
@@ -24,7 +24,7 @@ export async function seed(
   // Migrate and make the staff user and tokens through the kernel, then bulk-load rows the way the plugins store them.
   const panel = await createPanel({
     store: openSqliteStore({ path }),
-    plugins: standardPlugins({ dataDir, webhookAllowedHosts: [] }),
+    ...(await benchInstallation(dataDir)),
     secret,
   })
   const brandId = (

@@ -10,11 +10,24 @@ import { standardPlugins } from './standard-plugins.ts'
 export type PluginList = readonly PluginDefinition[]
 
 /**
- * What a PLINTH_CONFIG module exports by default: the list itself, or a function of the standard list (made from
- * the settings) and the settings.
- * @example export default definePlinthConfig((standard) => [...standard, cronJobsPlugin()])
+ * An installation's plugins, and replacements of some of them: an override takes the place of the plugin of the same
+ * name and must honour its contract (scopes, events, extension points), which the kernel checks at start-up.
  */
-export type PlinthConfig = PluginList | ((standard: PluginList, settings: StandardSettings) => PluginList)
+export interface Installation {
+  readonly plugins: PluginList
+  readonly overrides?: PluginList
+}
+
+/**
+ * What a PLINTH_CONFIG module exports by default: the plugin list (or an {@link Installation}), or a function of the
+ * standard list (made from the settings) and the settings that returns one.
+ * @example export default definePlinthConfig((standard) => [...standard, cronJobsPlugin()])
+ * @example export default definePlinthConfig((standard) => ({ plugins: standard, overrides: [myBilling()] }))
+ */
+export type PlinthConfig =
+  | PluginList
+  | Installation
+  | ((standard: PluginList, settings: StandardSettings) => PluginList | Installation)
 
 /** Types a PLINTH_CONFIG module's default export. */
 export function definePlinthConfig(config: PlinthConfig): PlinthConfig {

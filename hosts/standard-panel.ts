@@ -3,13 +3,8 @@
 
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import {
-  createPanel,
-  openSqliteStore,
-  type Panel,
-  type PanelOptions,
-  type PluginDefinition,
-} from '../core/host.ts'
+import { createPanel, openSqliteStore, type Panel, type PanelOptions } from '../core/host.ts'
+import type { Installation, PluginList } from './plinth-config.ts'
 import { SettingsError, type StandardSettings } from './settings.ts'
 
 /** The store file of an installation in `dataDir`. */
@@ -53,12 +48,13 @@ export interface OpenOptions {
   readonly observe?: PanelOptions['observe']
 }
 
-/** Opens the installation in `settings.dataDir` with `plugins`. */
+/** Opens the installation in `settings.dataDir` with `plugins` (and the overrides an {@link Installation} names). */
 export async function openStandardPanel(
   settings: StandardSettings,
-  plugins: readonly PluginDefinition[],
+  installation: PluginList | Installation,
   options: OpenOptions = {},
 ): Promise<Panel> {
+  const { plugins, overrides = [] } = 'plugins' in installation ? installation : { plugins: installation }
   const storePath = storePathOf(settings.dataDir)
   if (options.existingOnly && !existsSync(storePath))
     throw new SettingsError([
@@ -70,6 +66,7 @@ export async function openStandardPanel(
     return await createPanel({
       store,
       plugins,
+      overrides,
       secret,
       limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
       rateLimits: settings.rateLimitPerMinute ? { perMinute: settings.rateLimitPerMinute } : {},

@@ -14,11 +14,14 @@ export interface BrandDeployment {
   readonly billing: ExternalBillingOptions
 }
 
-/** Opens the brand's installation: the standard plugins, billing swapped for the brand's own. */
+/**
+ * Opens the brand's installation: the standard plugins, with the brand's billing overriding the standard one (the
+ * kernel checks at start-up that it honours billing's contract: its scopes, events and extension points).
+ */
 export function openBrandPanel(deployment: BrandDeployment) {
   const settings = settingsFromEnv({ DATA_DIR: deployment.dataDir, PLINTH_SECRET: deployment.secret })
-  const plugins = standardPlugins(settings).map((plugin) =>
-    plugin.name === 'billing' ? externalBillingPlugin(deployment.billing) : plugin,
-  )
-  return openStandardPanel(settings, plugins)
+  return openStandardPanel(settings, {
+    plugins: standardPlugins(settings),
+    overrides: [externalBillingPlugin(deployment.billing)],
+  })
 }

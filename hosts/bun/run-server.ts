@@ -2,7 +2,7 @@
 // runs it; an embedder's own entry point may too, with a plugin list of its own.
 
 import type { Panel } from '../../core/host.ts'
-import { installationPlugins, type PluginList } from '../plinth-config.ts'
+import { type Installation, installationPlugins, type PluginList } from '../plinth-config.ts'
 import { type StandardSettings, settingsFromEnv } from '../settings.ts'
 import { openStandardPanel } from '../standard-panel.ts'
 import { reportStartupFailure } from '../startup-failure.ts'
@@ -21,7 +21,7 @@ export interface StandardServer {
 /**
  * Serves the installation the environment describes (docs/operators.md): prints its URL, and exits 0 after
  * SIGTERM or SIGINT once in-flight requests are done. A bad setting, PLINTH_CONFIG or plugin list is reported on
- * stderr, a line each, and the process exits 2. `plugins` replaces the installation's list (PLINTH_CONFIG).
+ * stderr, a line each, and the process exits 2. `plugins` gives the installation's plugins instead of PLINTH_CONFIG.
  */
 export async function runStandardServer(
   plugins?: (settings: StandardSettings) => PluginList,
