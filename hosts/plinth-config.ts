@@ -40,21 +40,30 @@ function isPluginList(value: unknown): value is PluginList {
   )
 }
 
+/** A plugin list or an installation, as an installation; null for anything else. */
+function asInstallation(value: unknown): Installation | null {
+  if (isPluginList(value)) return { plugins: value }
+  if (value === null || typeof value !== 'object' || !('plugins' in value)) return null
+  const { plugins, overrides = [] } = value as { plugins: unknown; overrides?: unknown }
+  return isPluginList(plugins) && isPluginList(overrides) ? { plugins, overrides } : null
+}
+
 /** The installation's plugins: the standard ones, or what PLINTH_CONFIG makes of them. */
-export async function installationPlugins(settings: StandardSettings): Promise<PluginDefinition[]> {
+export async function installationPlugins(settings: StandardSettings): Promise<Installation> {
   const standard = standardPlugins(settings)
   const path = settings.configPath
-  if (path === null) return standard
+  if (path === null) return { plugins: standard }
   if (!existsSync(path)) throw new SettingsError([`PLINTH_CONFIG: no file at ${path}`])
   const loaded: { default?: unknown } = await import(path)
   const config = loaded.default
-  const list =
+  const made =
     typeof config === 'function'
-      ? (config as (s: PluginList, t: StandardSettings) => unknown)(standard, settings)
+      ? (config as (standard: PluginList, settings: StandardSettings) => unknown)(standard, settings)
       : config
-  if (!isPluginList(list))
+  const installation = asInstallation(made)
+  if (!installation)
     throw new SettingsError([
-      `PLINTH_CONFIG: ${path} must export by default a plugin list, or a function of the standard list returning one`,
+      `PLINTH_CONFIG: ${path} must export by default a plugin list (or { plugins, overrides }), or a function of the standard list returning one`,
     ])
-  return [...list]
+  return installation
 }

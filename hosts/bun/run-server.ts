@@ -24,7 +24,7 @@ export interface StandardServer {
  * stderr, a line each, and the process exits 2. `plugins` gives the installation's plugins instead of PLINTH_CONFIG.
  */
 export async function runStandardServer(
-  plugins?: (settings: StandardSettings) => PluginList,
+  plugins?: (settings: StandardSettings) => PluginList | Installation,
 ): Promise<StandardServer> {
   const startedAt = performance.now()
   let opened: { settings: StandardSettings; panel: Panel }
