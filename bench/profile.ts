@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPanel, openSqliteStore } from '../core/host.ts'
-import { benchInstallation } from './installation.ts'
 import { ceilingHandler } from './ceiling.ts'
+import { benchInstallation } from './installation.ts'
 import { seed } from './seed.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-profile-'))

@@ -4,6 +4,14 @@
 export { type AuditActor, writeAudit } from './audit/audit-log.ts'
 export type { Caller } from './auth/caller.ts'
 export { teamRoleDescriptions } from './auth/roles.ts'
+export {
+  cliActor,
+  type DisabledChange,
+  listApiTokensOf,
+  listUsers,
+  revokeApiTokenById,
+  setUserDisabled,
+} from './identity/account-controls.ts'
 export { type ApiToken, issueApiToken } from './identity/api-tokens.ts'
 export { reviewTokenRequest } from './identity/token-request.ts'
 export {
@@ -19,8 +27,10 @@ export type { Page } from './pagination/paginate.ts'
 export type { Catalogue } from './panel/catalogue.ts'
 export { createPanel, type Panel, type PanelOptions } from './panel/create-panel.ts'
 export { defaultLimits, type PanelLimits } from './panel/limits.ts'
+export { jsonLinesLogger, type LogLevel, logLevels } from './panel/logger.ts'
+export type { MetricsOptions } from './panel/metrics.ts'
 export type { RequestRecord } from './panel/router.ts'
-export type { PluginDefinition } from './plugin/define-plugin.ts'
+export type { LogFields, Logger, PluginDefinition } from './plugin/define-plugin.ts'
 export { PluginResolutionError } from './plugin/resolve-plugins.ts'
 export { fieldCodes, kernelProblems } from './problem/kernel-problems.ts'
 export { parseQuotaLimits, type QuotaLimits } from './quotas/quota-limits.ts'

@@ -1,6 +1,8 @@
-// The served OpenAPI document, fetched over HTTP: valid 3.1, clean under Spectral, complete per operation, negotiated.
+// The served OpenAPI document, fetched over HTTP: valid 3.1, clean under Redocly and Spectral, complete per operation,
+// negotiated.
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
+import { BaseResolver, createConfig, lintFromString, type Source } from '@redocly/openapi-core'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { type RulesetDefinition, Spectral } from '@stoplight/spectral-core'
 import { oas } from '@stoplight/spectral-rulesets'
@@ -46,6 +48,26 @@ const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login']
 const ownCredentialPaths: Readonly<Record<string, string>> = {
   '/api/v1/nodes/{id}/metrics': 'nodeAgentToken',
 }
+/** Spectral warnings the document keeps, each with the reason it is not fixed. */
+const spectralWarningsLeft: Readonly<Record<string, string>> = {
+  'info-contact':
+    'The document describes one installation: whom its clients contact is its operator’s to say, and the panel has no setting for it yet.',
+  'license-url':
+    'OpenAPI 3.1 makes `license.url` and `license.identifier` mutually exclusive; the document names its licence by SPDX identifier.',
+  'oas3-operation-security-defined':
+    'OpenAPI 3.1 lets the requirement of an `http` or `apiKey` scheme list role names: there they name the scope an operation needs (listed in `x-scopes` and the description). Spectral looks for them among OAuth2 flows only.',
+}
+
+/** A Redocly resolver that loads nothing: any reference out of the document is recorded and fails. */
+class LocalOnlyResolver extends BaseResolver {
+  readonly attempted: string[] = []
+
+  override async loadExternalRef(absoluteRef: string): Promise<Source> {
+    this.attempted.push(absoluteRef)
+    throw new Error(`The document refers to ${absoluteRef}, outside itself`)
+  }
+}
+
 const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 const problemJson = 'application/problem+json'
 
@@ -90,16 +112,54 @@ describe('the OpenAPI document', () => {
     expect({ valid: result.valid, errors: result.errors }).toEqual({ valid: true, errors: undefined })
   })
 
-  test('has no errors under Spectral’s OpenAPI rules', async () => {
+  test('has no problem, error or warning, under Redocly’s recommended rules, without reaching the network', async () => {
+    // No rule is turned off: the document passes `recommended` as Redocly ships it.
+    const config = await createConfig({ extends: ['recommended'] })
+    // The document refers to nothing outside itself; a reference that did would be reported, never fetched.
+    const resolver = new LocalOnlyResolver()
+    const refuse = async (input: string | URL | Request): Promise<Response> => {
+      throw new Error(`The lint tried to fetch ${String(input)}`)
+    }
+    const fetchSpy = spyOn(globalThis, 'fetch').mockImplementation(
+      Object.assign(refuse, { preconnect: globalThis.fetch.preconnect }),
+    )
+    try {
+      const problems = await lintFromString({
+        source: text,
+        absoluteRef: 'http://plinth.test/api/docs',
+        config,
+        externalRefResolver: resolver,
+      })
+      expect(
+        problems.map(
+          (problem) =>
+            `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`,
+        ),
+      ).toEqual([])
+      expect(fetchSpy).not.toHaveBeenCalled()
+      expect(resolver.attempted).toEqual([])
+    } finally {
+      fetchSpy.mockRestore()
+    }
+  })
+
+  test('has no errors under Spectral’s OpenAPI rules, and no warnings but the ones left on purpose', async () => {
     const spectral = new Spectral()
     // The published type of `oas` widens one rule's severity to string, so it is cast to what it is.
     spectral.setRuleset({ extends: [[oas as RulesetDefinition, 'all']] })
     // A string is parsed as YAML, of which JSON is a subset: the served bytes are linted as they are.
     const results = await spectral.run(text)
-    const errors = results
-      .filter((result) => result.severity === 0)
-      .map((result) => `${result.code} at ${result.path.join('.')}: ${result.message}`)
-    expect(errors).toEqual([])
+    const describe = (result: (typeof results)[number]) =>
+      `${result.code} at ${result.path.join('.')}: ${result.message}`
+    expect(results.filter((result) => result.severity === 0).map(describe)).toEqual([])
+    const warnings = results.filter((result) => result.severity === 1)
+    expect(warnings.filter((result) => !(String(result.code) in spectralWarningsLeft)).map(describe)).toEqual(
+      [],
+    )
+    // The list stays exact: a warning that no longer occurs is taken off it.
+    expect([...new Set(warnings.map((result) => String(result.code)))].toSorted()).toEqual(
+      Object.keys(spectralWarningsLeft).toSorted(),
+    )
   })
 
   test('lists the operations of the kernel and the standard plugins, each under a unique operationId', () => {
@@ -159,11 +219,13 @@ describe('the OpenAPI document', () => {
     expect(open.map(({ operation }) => operation.operationId).sort()).toEqual([
       'changePassword',
       'createApiToken',
+      'deleteSession',
       'getApiToken',
       'getCapabilities',
       'getMe',
       'getUsage',
       'listApiTokens',
+      'listSessions',
       'logout',
       'revokeApiToken',
     ])

@@ -9,6 +9,8 @@ afterAll(cleanup)
 
 test('of 12 creates racing across two server processes for a plan’s last two sites, two are created', async () => {
   const dataDir = tempDataDir()
+  // The CLI refuses a DATA_DIR without an installation: make it first, as the servers would.
+  expect((await runCli(dataDir, ['init'])).exitCode).toBe(0)
   expect(
     (
       await runCli(dataDir, [

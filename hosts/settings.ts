@@ -2,7 +2,7 @@
 // each, so an operator fixes them in one go instead of one start-up per mistake.
 
 import { resolve } from 'node:path'
-import { parseQuotaLimits, type QuotaLimits } from '../core/host.ts'
+import { type LogLevel, logLevels, parseQuotaLimits, type QuotaLimits } from '../core/host.ts'
 
 /** Whether customers subscribe themselves to a plan (`open`) or only staff and billing systems do (`closed`). */
 export type CheckoutMode = 'open' | 'closed'
@@ -39,6 +39,8 @@ export interface StandardSettings {
   readonly metricsToken: string | null
   /** `LOG_REQUESTS`: `0`/`false`/`no` turns the per-request log lines off. Default on. */
   readonly logRequests: boolean
+  /** `LOG_LEVEL`: `debug`, `info` (default), `warn` or `error`; lines below it are not written. */
+  readonly logLevel: LogLevel
 }
 
 /** Settings the environment got wrong: every one of them, a line each. */
@@ -89,6 +91,9 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
   const checkout = env.BILLING_CHECKOUT ?? 'open'
   if (checkout !== 'open' && checkout !== 'closed')
     problems.push(`BILLING_CHECKOUT must be "open" or "closed", not "${checkout}"`)
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase()
+  if (!Object.hasOwn(logLevels, logLevel))
+    problems.push(`LOG_LEVEL must be debug, info, warn or error, not "${env.LOG_LEVEL}"`)
   const metricsToken = env.METRICS_TOKEN || null
   if (metricsToken !== null && metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters long (or unset, for loopback callers only)')
@@ -109,6 +114,7 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     configPath: env.PLINTH_CONFIG ? resolve(env.PLINTH_CONFIG) : null,
     metricsToken,
     logRequests: flag('LOG_REQUESTS', true),
+    logLevel: Object.hasOwn(logLevels, logLevel) ? (logLevel as LogLevel) : 'info',
   }
   if (problems.length > 0) throw new SettingsError(problems)
   return settings

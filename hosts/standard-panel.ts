@@ -15,7 +15,7 @@ export function storePathOf(dataDir: string): string {
 /** The installation's secret: PLINTH_SECRET, or one made on first start and kept (mode 0600) in the data dir. */
 function loadSecret(dataDir: string, fromEnv: string | undefined): string {
   if (fromEnv) return fromEnv
-  const path = join(dataDir, 'secret.key')
+  const path = secretPathOf(dataDir)
   if (!existsSync(path)) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 })
     // Written whole under a temporary name, then linked into place: two first starts at once agree on one
@@ -37,6 +37,28 @@ function loadSecret(dataDir: string, fromEnv: string | undefined): string {
   return readFileSync(path, 'utf8').trim()
 }
 
+/** The secret file of an installation in `dataDir`. */
+export function secretPathOf(dataDir: string): string {
+  return join(dataDir, 'secret.key')
+}
+
+/**
+ * Why `settings.dataDir` holds no usable installation, a line each (none when it does): no store, or a store
+ * without its secret (neither `secret.key` nor PLINTH_SECRET), which a new secret would not open.
+ */
+export function installationProblems(settings: Pick<StandardSettings, 'dataDir' | 'secret'>): string[] {
+  const { dataDir } = settings
+  if (!existsSync(storePathOf(dataDir)))
+    return [
+      `DATA_DIR: no Plinth installation in ${dataDir} (no plinth.sqlite there); start the server once with this DATA_DIR, or run \`npm run panel -- init\``,
+    ]
+  if (!settings.secret && !existsSync(secretPathOf(dataDir)))
+    return [
+      `DATA_DIR: ${dataDir} holds plinth.sqlite but not its secret.key, and PLINTH_SECRET is unset: put back the secret.key it was made with (a backup's FILE.secret.key), or set PLINTH_SECRET to it`,
+    ]
+  return []
+}
+
 /** How a host opens the installation besides its settings. */
 export interface OpenOptions {
   /**
@@ -44,8 +66,12 @@ export interface OpenOptions {
    * quietly become a second, empty installation).
    */
   readonly existingOnly?: boolean
-  /** Called once per finished request (the request log, metrics). */
+  /** Called once per finished request (the request log). */
   readonly observe?: PanelOptions['observe']
+  /** Where the kernel and plugins log; default JSON lines of warnings and errors on stderr. */
+  readonly logger?: PanelOptions['logger']
+  /** `/metrics` also shows the process's own series (CPU, memory, event loop lag): servers, not the CLI. */
+  readonly processMetrics?: boolean
 }
 
 /** Opens the installation in `settings.dataDir` with `plugins` (and the overrides an {@link Installation} names). */
@@ -56,10 +82,8 @@ export async function openStandardPanel(
 ): Promise<Panel> {
   const { plugins, overrides = [] } = 'plugins' in installation ? installation : { plugins: installation }
   const storePath = storePathOf(settings.dataDir)
-  if (options.existingOnly && !existsSync(storePath))
-    throw new SettingsError([
-      `DATA_DIR: no Plinth installation in ${settings.dataDir} (no plinth.sqlite there); start the server once with this DATA_DIR, or run \`npm run panel -- init\``,
-    ])
+  const missing = options.existingOnly ? installationProblems(settings) : []
+  if (missing.length > 0) throw new SettingsError(missing)
   const secret = loadSecret(settings.dataDir, settings.secret)
   const store = openSqliteStore({ path: storePath })
   try {
@@ -76,6 +100,9 @@ export async function openStandardPanel(
       },
       defaultCustomerLimits: settings.defaultCustomerLimits,
       observe: options.observe,
+      ...(options.logger ? { logger: options.logger } : {}),
+      // METRICS_TOKEN, else loopback callers only (docs/operators.md).
+      metrics: { token: settings.metricsToken, processMetrics: options.processMetrics === true },
     })
   } catch (error) {
     await store.close()

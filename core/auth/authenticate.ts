@@ -56,12 +56,17 @@ async function callerOfToken(token: string, context: AuthenticationContext): Pro
   if (!row || row.revoked_at !== null) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
   const now = Date.now()
   if (Date.parse(row.expires_at) <= now) throw unauthorized(kernelProblems.token_expired, 'invalid_token')
-  await noteUse(row, now, context)
+  // A kept caller was made while its user was enabled; disabling the user writes `users`, which ends it.
   const kept = callers.get(row, stamp)
-  if (kept) return kept
+  if (kept) {
+    await noteUse(row, now, context)
+    return kept
+  }
   const record = toApiToken(row)
   const user = await findUserById(context.db, record.userId)
   if (!user) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
+  if (user.disabledAt !== null) throw unauthorized(kernelProblems.account_disabled, 'invalid_token')
+  await noteUse(row, now, context)
   const callerToken = {
     id: record.id,
     scopes: record.scopes,
@@ -118,6 +123,8 @@ async function callerOfSession(
   checkCsrf(request, session.id, context.secret)
   const user = await findUserById(context.db, session.userId)
   if (!user) throw unauthorized(kernelProblems.session_expired)
+  // Disabling a user deletes their sessions; one made by a login racing the disabling is refused here.
+  if (user.disabledAt !== null) throw unauthorized(kernelProblems.account_disabled)
   return buildCaller(context.db, user, { session: { id: session.id } }, context.scopes)
 }
 

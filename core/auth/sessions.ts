@@ -37,8 +37,43 @@ export interface Session {
   readonly expiresAt: string
 }
 
-/** Creates a session for `userId`; returns it with the cookie value (`<id>.<secret>`), never stored whole. */
-export async function createSession(db: Db, userId: string): Promise<{ session: Session; token: string }> {
+/** What a session id looks like: 24 lower-case base32 characters (the cookie's first half). */
+export const sessionIdPattern = '^[a-z2-7]{24}$'
+
+/** Where a session was created from, kept (truncated) so its user can tell their sessions apart. */
+export interface SessionOrigin {
+  /** The client address as the host saw it, or null when unknown. */
+  readonly address: string | null
+  /** The `User-Agent` header, or null when none was sent. */
+  readonly userAgent: string | null
+}
+
+/** Longest address and user agent kept with a session. */
+const maxAddressLength = 64
+const maxUserAgentLength = 256
+
+/** `text` cut to `max` characters, never splitting a surrogate pair; null for nothing. */
+function truncated(text: string | null, max: number): string | null {
+  if (!text) return null
+  if (text.length <= max) return text
+  const cut = text.slice(0, max)
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut
+}
+
+/** The origin of a session made by `request`, from `address` (as the host saw it). */
+export function sessionOriginOf(request: Request, address: string | null): SessionOrigin {
+  return { address, userAgent: request.headers.get('user-agent') }
+}
+
+/**
+ * Creates a session for `userId` (from `origin`, when known); returns it with the cookie value (`<id>.<secret>`),
+ * never stored whole.
+ */
+export async function createSession(
+  db: Db,
+  userId: string,
+  origin: SessionOrigin = { address: null, userAgent: null },
+): Promise<{ session: Session; token: string }> {
   const id = randomString()
   const secret = randomString()
   const now = Date.now()
@@ -52,6 +87,8 @@ export async function createSession(db: Db, userId: string): Promise<{ session: 
       user_id: userId,
       created_at: new Date(now).toISOString(),
       expires_at: session.expiresAt,
+      created_address: truncated(origin.address, maxAddressLength),
+      user_agent: truncated(origin.userAgent, maxUserAgentLength),
     })
     .execute()
   return { session, token: `${id}.${secret}` }
@@ -85,9 +122,27 @@ export async function invalidateSession(db: Db, id: string): Promise<void> {
   await db.withTables<IdentityTables>().deleteFrom('sessions').where('id', '=', id).execute()
 }
 
-/** Ends every session of a user (password change). */
+/** Ends every session of a user (password change, disabling the user). */
 export async function invalidateUserSessions(db: Db, userId: string): Promise<void> {
   await db.withTables<IdentityTables>().deleteFrom('sessions').where('user_id', '=', userId).execute()
+}
+
+/** A user's sessions that have not expired, as a query for `page()`: keyed by `id` (random, so in no time order). */
+export function userSessionsQuery(db: Db, userId: string) {
+  return db
+    .withTables<IdentityTables>()
+    .selectFrom('sessions')
+    .select(['id', 'user_id', 'created_at', 'expires_at', 'created_address', 'user_agent'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', new Date().toISOString())
+}
+
+/** Ends one of a user's sessions; false when the user has no such live session. */
+export async function endUserSession(db: Db, userId: string, id: string): Promise<boolean> {
+  const found = await userSessionsQuery(db, userId).where('id', '=', id).executeTakeFirst()
+  if (!found) return false
+  await invalidateSession(db, id)
+  return true
 }
 
 /** The CSRF token of a session: an HMAC of its id under the panel secret, so it cannot be made without both. */

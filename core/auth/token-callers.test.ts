@@ -1,11 +1,12 @@
-// Kept token callers never outlive a change: revocation, expiry, team and role changes and deleted users count on
-// the very next request, whether this process made the change or another one on the same database file did.
+// Kept token callers never outlive a change: revocation, expiry, team and role changes, disabled and deleted users
+// count on the very next request, whether this process made the change or another one on the same database file did.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
+import { setUserDisabled } from '../identity/account-controls.ts'
 import { issueApiToken, revokeApiToken } from '../identity/api-tokens.ts'
 import type { IdentityTables } from '../identity/identity-tables.ts'
 import type { User } from '../identity/users.ts'
@@ -155,6 +156,25 @@ describe('a kept token caller', () => {
     const none = await meBody(token)
     expect(none.memberships).toEqual([])
     expect(none.scopes).toEqual([])
+  })
+
+  test('is refused (account_disabled) on the very next request once its user is disabled, here or by another process', async () => {
+    const user = await member(customerA, 'owner')
+    const { token } = await tokenOf(user)
+    await meBody(token)
+    await meBody(token)
+
+    // The CLI disables the user on its own connection, as `npm run panel -- user disable` does beside the server.
+    expect((await setUserDisabled(cli, user.id, true))?.changed).toBe(true)
+    await expectProblem(await me(token), 401, 'account_disabled')
+    await expectProblem(await me(token), 401, 'account_disabled')
+    expect((await setUserDisabled(cli, user.id, false))?.changed).toBe(true)
+    await meBody(token)
+
+    await setUserDisabled(panel.store, user.id, true)
+    await expectProblem(await me(token), 401, 'account_disabled')
+    await setUserDisabled(panel.store, user.id, false)
+    await meBody(token)
   })
 
   test('is refused on the next request once its user is deleted by another process', async () => {

@@ -272,7 +272,17 @@ describe('the dispatcher', () => {
       // The first consumer took 11 and 12, the second 11, before the throw: none of it was kept.
       expect((await receipts()).filter((row) => ids.has(row.event_id))).toEqual([])
       expect(afterCommit.length).toBe(before.dispatched)
-      expect(spy.mock.calls.some((call) => call[0] === 'events: dispatching failed')).toBe(true)
+      // Logged as a JSON line naming the event and the consumer that threw.
+      const logged = spy.mock.calls.map((call) => JSON.parse(String(call[0])) as Record<string, unknown>)
+      expect(logged).toContainEqual(
+        expect.objectContaining({
+          level: 'error',
+          msg: 'dispatching events failed; the batch is offered again',
+          kind: 'thing.happened',
+          eventId: expect.stringMatching(/^evt_/),
+          consumer: expect.any(String),
+        }),
+      )
 
       poison = null
       await allDispatched()

@@ -1,6 +1,7 @@
 // Hands outbox events to the consumers (webhooks, ...) after their transaction committed: in outbox order, each
 // batch in one transaction with marking it dispatched, so an event is handed over once, or again after a crash.
 
+import type { Logger } from '../plugin/define-plugin.ts'
 import type { Store } from '../store/store.ts'
 import type { EventConsumer, OutboxEvent } from './event-consumer.ts'
 import type { OutboxTables } from './outbox-tables.ts'
@@ -15,13 +16,16 @@ export interface DispatcherOptions {
 
 export const defaultDispatcherOptions: DispatcherOptions = { pollIntervalMs: 250, batchSize: 100 }
 
-/** The dispatcher of one panel. */
+/** The dispatcher of one panel; a failed batch is logged with the event and the consumer that threw. */
 export function createDispatcher(
   store: Store,
   consumers: readonly EventConsumer[],
   options: DispatcherOptions,
+  log: Logger,
 ) {
   let started = false
+  /** Where the batch being dispatched is: the event and consumer a failure is logged with. */
+  let at: { event: OutboxEvent; consumer: string } | null = null
   let timer: ReturnType<typeof setTimeout> | undefined
   let running: Promise<void> | null = null
   let again = false
@@ -46,8 +50,12 @@ export function createDispatcher(
           brandId: row.brand_id,
           data: JSON.parse(row.payload) as Record<string, unknown>,
         }
-        for (const consumer of consumers) await consumer.receive(trx, event)
+        for (const consumer of consumers) {
+          at = { event, consumer: consumer.name }
+          await consumer.receive(trx, event)
+        }
       }
+      at = null
       if (rows.length > 0) {
         await trx
           .withTables<OutboxTables>()
@@ -73,7 +81,9 @@ export function createDispatcher(
         while (started && (await dispatchBatch()) === options.batchSize) {}
       } catch (error) {
         // The batch rolled back; it is offered again at the next tick.
-        console.error('events: dispatching failed', error)
+        const where = at ? { eventId: at.event.id, kind: at.event.kind, consumer: at.consumer } : {}
+        at = null
+        log.error({ ...where, err: error }, 'dispatching events failed; the batch is offered again')
         return
       }
     } while (again && started)

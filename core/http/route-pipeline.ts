@@ -18,6 +18,7 @@ import {
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { JobRequester } from '../jobs/job-queue.ts'
 import { pageQuery } from '../pagination/paginate.ts'
+import type { Logger } from '../plugin/define-plugin.ts'
 import { type AuditInput, Reply, type RouteDefinition } from '../plugin/route.ts'
 import { changesState, routeProblems } from '../plugin/route-problems.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
@@ -59,6 +60,10 @@ export interface PipelineRuntime {
   readonly contractChecks: ContractChecks | null
   /** Requests a minute per credential, per address for anonymous callers and failed credentials. */
   readonly limiter: RateLimiter
+  /** Told of every request refused by the limiter, with whose allowance it went over (for the metrics). */
+  rateLimited?(key: RateKey): void
+  /** Where unexpected failures are logged, under the request id. */
+  readonly log: Logger
 }
 
 /** Whose key it is: keys are scoped to the caller, so two callers may use the same one. */
@@ -204,7 +209,10 @@ export function compileRoute(
     const decision: RateDecision | null = runtime.limiter.take(key)
     if (!decision) return
     charges.headers = decision.headers
-    if (decision.refusal) throw decision.refusal
+    if (decision.refusal) {
+      runtime.rateLimited?.(key)
+      throw decision.refusal
+    }
   }
 
   /**
@@ -503,6 +511,8 @@ export function compileRoute(
       const response = errorResponse(
         checks ? checks.undeclared(error, declared, label) : error,
         info.requestId,
+        runtime.log,
+        { plugin, operationId: route.operationId },
       )
       for (const [name, value] of Object.entries(charges.headers ?? {})) response.headers.set(name, value)
       return response

@@ -9,6 +9,8 @@ export interface UsersTable {
   brand_id: string | null
   created_at: string
   updated_at: string
+  /** When staff disabled the user (sessions ended, tokens refused), or null while enabled. */
+  disabled_at: string | null
 }
 
 export interface ApiTokensTable {
@@ -32,6 +34,10 @@ export interface SessionsTable {
   user_id: string
   created_at: string
   expires_at: string
+  /** The client address the session was created from (truncated), when known. */
+  created_address: string | null
+  /** The `User-Agent` it was created with (truncated), when sent. */
+  user_agent: string | null
 }
 
 /** For `db.withTables<IdentityTables>()` (a type alias: Kysely needs an index-compatible type). */

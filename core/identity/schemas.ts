@@ -21,6 +21,10 @@ export const User = t.Object(
     }),
     brandId: t.Union([t.String(), t.Null()], { description: 'The brand of brand staff.' }),
     createdAt: t.String({ format: 'date-time' }),
+    disabledAt: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+      description:
+        'When staff disabled the user (`POST /users/{id}/disable`): they cannot sign in and their tokens are refused with 401 `account_disabled` until enabled again. Null while enabled.',
+    }),
   },
   { $id: 'User' },
 )
@@ -36,6 +40,24 @@ export const ApiToken = t.Object(
     lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   },
   { $id: 'ApiToken' },
+)
+
+export const Session = t.Object(
+  {
+    id: t.String({
+      description: 'The session’s id: the random first half of its cookie (not a secret on its own).',
+    }),
+    createdAt: t.String({ format: 'date-time', description: 'When it was created (signed in).' }),
+    expiresAt: t.String({ format: 'date-time', description: 'When it ends unless used (it slides).' }),
+    address: t.Union([t.String(), t.Null()], {
+      description: 'The client address it was created from, when known (at most 64 characters).',
+    }),
+    userAgent: t.Union([t.String(), t.Null()], {
+      description: 'The `User-Agent` it was created with, when sent (at most 256 characters).',
+    }),
+    current: t.Boolean({ description: 'Whether this is the session of the request.' }),
+  },
+  { $id: 'Session' },
 )
 
 export const CreatedApiToken = t.Object(

@@ -13,6 +13,8 @@ export interface User {
   readonly staffRole: 'platform' | 'brand' | null
   readonly brandId: string | null
   readonly createdAt: string
+  /** When staff disabled the user, or null: a disabled user cannot sign in and their tokens are refused. */
+  readonly disabledAt: string | null
 }
 
 /** Refusal of a user operation, with a message fit for a CLI or a problem detail. */
@@ -41,6 +43,7 @@ export function toUser(row: UsersTable): User {
     staffRole: row.staff_role === 'platform' || row.staff_role === 'brand' ? row.staff_role : null,
     brandId: row.brand_id,
     createdAt: row.created_at,
+    disabledAt: row.disabled_at ?? null,
   }
 }
 
@@ -73,6 +76,7 @@ export async function prepareUser(input: NewUser): Promise<UsersTable> {
     brand_id: input.brandId ?? null,
     created_at: now,
     updated_at: now,
+    disabled_at: null,
   }
 }
 

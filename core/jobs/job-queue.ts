@@ -3,6 +3,7 @@
 
 import { sql } from 'kysely'
 import { newId } from '../ids/ids.ts'
+import { isPostgres } from '../store/engine.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { JobRequest, JobStatus } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
@@ -59,7 +60,8 @@ export async function insertJob(
 
 /**
  * Claims the next runnable job for `owner` until `leaseUntil`: a queued job whose time has come, or a running one
- * whose lease ran out (its worker died). Counts the attempt. Null when there is none.
+ * whose lease ran out (its worker died). Counts the attempt. Null when there is none. Run it in a `read committed`
+ * transaction: on PostgreSQL the row is locked and skipped by other instances' claims.
  */
 export async function claimNextJob(
   trx: Trx,
@@ -70,7 +72,7 @@ export async function claimNextJob(
 ): Promise<JobsTable | null> {
   if (kinds.length === 0) return null
   const at = now.toISOString()
-  const next = await jobs(trx)
+  const runnable = jobs(trx)
     .selectFrom('jobs')
     .select('id')
     .where((eb) =>
@@ -83,7 +85,8 @@ export async function claimNextJob(
     .orderBy('run_after')
     .orderBy('id')
     .limit(1)
-    .executeTakeFirst()
+  // Instances claiming at once each lock the row they take and pass over the others' (SQLite has one writer).
+  const next = await (isPostgres(trx) ? runnable.forUpdate().skipLocked() : runnable).executeTakeFirst()
   if (!next) return null
   await jobs(trx)
     .updateTable('jobs')

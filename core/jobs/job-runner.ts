@@ -5,6 +5,7 @@
 import { writeAudit } from '../audit/audit-log.ts'
 import { writeEvent } from '../events/outbox.ts'
 import { ulid } from '../ids/ids.ts'
+import type { Logger } from '../plugin/define-plugin.ts'
 import type { EventInput } from '../plugin/route.ts'
 import type { Store, Trx } from '../store/store.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
@@ -94,13 +95,24 @@ function errorOf(error: unknown): { code: string; message: string } {
   return { code: 'job_error', message: error instanceof Error ? error.message : String(error) }
 }
 
+/** How a run ended, as the metrics count it: `retried` is a failed run with attempts left. */
+export type RunOutcome = 'succeeded' | 'retried' | 'failed' | 'cancelled'
+
+/** What the pool tells the panel: a job reached a final state, a run ended (metrics), and where it logs. */
+export interface JobRunnerHooks {
+  finished(): void
+  ran?(kind: string, outcome: RunOutcome, seconds: number): void
+  readonly log: Logger
+}
+
 /** The pool. `start()` begins claiming; `stop()` stops claiming and waits for (then abandons) running jobs. */
 export function createJobRunner(
   store: Store,
   jobs: ReadonlyMap<string, RegisteredJob>,
   options: JobRunnerOptions,
-  hooks: { readonly finished: () => void },
+  hooks: JobRunnerHooks,
 ) {
+  const { log } = hooks
   const owner = `wrk_${ulid()}`
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>()
   let started = false
@@ -135,7 +147,7 @@ export function createJobRunner(
         }
       } while (again && started && !stopping)
     } catch (error) {
-      console.error('jobs: claiming failed', error)
+      log.error({ err: error }, 'claiming jobs failed')
     } finally {
       claiming = false
     }
@@ -150,13 +162,14 @@ export function createJobRunner(
     }, options.pollIntervalMs)
   }
 
-  async function finish(row: JobsTable, registered: RegisteredJob, outcome: JobOutcome): Promise<void> {
+  /** Records how a run ended; answers false when the lease was lost meanwhile (another worker's run counts). */
+  async function finish(row: JobsTable, registered: RegisteredJob, outcome: JobOutcome): Promise<boolean> {
     const final = outcome.status !== 'queued'
-    await store.transaction(async (trx) => {
-      if (!(await finishRun(trx, row.id, owner, outcome, new Date()))) return
-      if (!final) return
+    const recorded = await store.transaction(async (trx) => {
+      if (!(await finishRun(trx, row.id, owner, outcome, new Date()))) return false
+      if (!final) return true
       const finished = await findJobRow(trx, row.id)
-      if (!finished) return
+      if (!finished) return true
       if (outcome.status !== 'succeeded') {
         const view = jobRunOf(finished, registered, store, {
           signal: AbortSignal.abort(),
@@ -165,8 +178,35 @@ export function createJobRunner(
         await registered.definition.onGivenUp?.(trx, view, outcome.status)
       }
       await emitJobFinished(trx, finished, registered.definition.cancellable === true)
+      return true
     })
-    if (final) hooks.finished()
+    if (final && recorded) hooks.finished()
+    return recorded
+  }
+
+  /** Counts and logs a recorded run: failures with the job's ids and why, never its input. */
+  function report(row: JobsTable, outcome: JobOutcome, seconds: number, error: unknown): void {
+    const run: RunOutcome =
+      outcome.status === 'queued' ? 'retried' : (outcome.status as Exclude<RunOutcome, 'retried'>)
+    hooks.ran?.(row.kind, run, seconds)
+    if (outcome.status === 'succeeded') return
+    const fields = {
+      jobId: row.id,
+      kind: row.kind,
+      attempt: row.attempts,
+      maxAttempts: row.max_attempts,
+      customerId: row.customer_id,
+      subjectId: row.subject_id,
+      requestId: row.request_id,
+      code: outcome.error.code,
+      error: outcome.error.message,
+      // A plugin's own refusal (JobFailure) says all there is; anything else is a fault, logged with its stack.
+      ...(error instanceof JobFailure || error === undefined ? {} : { err: error }),
+    }
+    if (run === 'cancelled') log.info(fields, 'job cancelled')
+    else if (run === 'failed') log.error(fields, 'job failed')
+    else if (outcome.status === 'queued')
+      log.warn({ ...fields, retryAt: outcome.runAfter.toISOString() }, 'job run failed; retrying')
   }
 
   function run(row: JobsTable, registered: RegisteredJob): void {
@@ -197,15 +237,24 @@ export function createJobRunner(
         await keep({ percent: clamped, step: step.slice(0, 200) })
       },
     })
+    const began = performance.now()
     const done = (async () => {
       let outcome: JobOutcome
+      let thrown: unknown
       try {
         const result = await definition.run(view)
         if (controller.signal.aborted && (cancelled || leaseLost || stopping)) throw controller.signal.reason
         outcome = { status: 'succeeded', result: result ?? {} }
       } catch (error) {
+        thrown = error
         if (stopping && !cancelled) return // abandoned on shutdown: the lease runs out and a later start resumes it
-        if (leaseLost) return // another worker holds it now
+        if (leaseLost) {
+          log.warn(
+            { jobId: row.id, kind: row.kind, attempt: row.attempts },
+            'job lease lost; its run is abandoned',
+          )
+          return // another worker holds it now
+        }
         // A cancel accepted before this run noticed it still ends the job, rather than a retry.
         if (!cancelled && definition.cancellable) {
           const current = await findJobRow(store.db, row.id)
@@ -227,10 +276,14 @@ export function createJobRunner(
         clearTimeout(timeout)
       }
       try {
-        await finish(row, registered, outcome)
+        if (await finish(row, registered, outcome))
+          report(row, outcome, (performance.now() - began) / 1000, thrown)
       } catch (error) {
         // The lease runs out and the job is taken up again: nothing is lost.
-        console.error(`jobs: recording the end of ${row.id} failed`, error)
+        log.error(
+          { jobId: row.id, kind: row.kind, attempt: row.attempts, status: outcome.status, err: error },
+          'recording the end of a job run failed',
+        )
       }
     })().finally(() => {
       running.delete(row.id)

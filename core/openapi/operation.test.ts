@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { type TObject, Type as t } from '@sinclair/typebox'
 import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
-import { operationOf, schemaRef } from './operation.ts'
+import { operationOf, responseHeaders, schemaRef } from './operation.ts'
 
 const Limits = t.Object({ sizeMB: t.Integer({ minimum: 0 }) }, { $id: 'Limits' })
 const Plan = t.Object({ name: t.String(), limits: Limits }, { $id: 'Plan' })
@@ -133,6 +133,32 @@ describe('conditional requests and response headers', () => {
       expect.arrayContaining(['X-Request-Id', 'RateLimit', 'RateLimit-Policy']),
     )
     expect(responses['429']?.headers).toHaveProperty('Retry-After')
+  })
+
+  test('references a header only where the answer always carries it; elsewhere describes it in place, not required', () => {
+    const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
+    const create = operationOf(
+      { ...route({}), method: 'POST', idempotent: true, responses: { 201: { description: 'Made.' } } },
+      'plans',
+      '/api/v1/plans',
+      {},
+    )
+    const responses = create.responses as Record<string, { headers: Record<string, Record<string, unknown>> }>
+    const made = responses['201']?.headers ?? {}
+    expect(made['X-Request-Id']).toEqual(ref('X-Request-Id'))
+    expect(made.RateLimit).toEqual(ref('RateLimit'))
+    // Only a replay carries it; generators type a referenced header as always present.
+    expect(made['Idempotent-Replayed']).toMatchObject({ required: false, schema: { enum: ['true'] } })
+    expect(responses['429']?.headers['Retry-After']).toEqual(ref('Retry-After'))
+    // 409 also answers codes that send no Retry-After.
+    expect(responses['409']?.headers['Retry-After']).toMatchObject({ required: false })
+    for (const described of Object.values(responseHeaders))
+      expect(described).toMatchObject({ required: true })
+
+    const open = operationOf({ ...route({}), public: true, scope: undefined }, 'plans', '/api/v1/plans', {})
+    const answered = (open.responses as Record<string, { headers: Record<string, unknown> }>)['200']?.headers
+    // Public operations are counted by address, which an embedding host may not know.
+    expect(answered?.RateLimit).toMatchObject({ required: false })
   })
 })
 

@@ -78,65 +78,112 @@ export function schemaRef(schema: TSchema, components: JsonObject): JsonObject {
   return hoist(JSON.parse(JSON.stringify(schema)), components) as JsonObject
 }
 
-/** Response headers the panel sends, described once in `components.headers`. */
+/**
+ * Response headers the panel sends, described once in `components.headers`. Each is `required`: an answer lists it
+ * by reference only where it always carries it. Where an answer carries a header only sometimes, the header is
+ * described in place as not required (see {@link sometimes}): a `$ref` cannot say so, and client generators
+ * (openapi-typescript among them) type every referenced header as present.
+ */
 export const responseHeaders: JsonObject = {
   'X-Request-Id': {
     description:
       'The id of this request (`req_…`, or the `X-Request-Id` the client sent when well-formed): in the server log, the audit log and every problem’s `requestId`.',
+    required: true,
     schema: { type: 'string' },
   },
   RateLimit: {
     description:
-      'What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (IETF draft).',
+      'What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft.',
+    required: true,
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
-    description: 'The allowance: `"default";q=<requests>;w=60` (IETF draft).',
+    description: 'The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft.',
+    required: true,
     schema: { type: 'string' },
   },
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
+    required: true,
     schema: { type: 'integer', minimum: 1 },
-  },
-  'Idempotent-Replayed': {
-    description: '`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.',
-    schema: { type: 'string', enum: ['true'] },
   },
   ETag: {
     description:
       'The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile).',
+    required: true,
     schema: { type: 'string' },
   },
-  Location: { description: 'URL of the resource the answer is about.', schema: { type: 'string' } },
+  Location: {
+    description: 'URL of the resource the answer is about.',
+    required: true,
+    schema: { type: 'string' },
+  },
   'Cache-Control': {
     description: '`no-store`: the answer shows a secret once, which no cache may keep.',
+    required: true,
     schema: { type: 'string', enum: ['no-store'] },
   },
-  'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } },
+  'WWW-Authenticate': {
+    description: 'The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed.',
+    required: true,
+    schema: { type: 'string' },
+  },
 }
 
+/** Headers that are never always there, so only ever described in place. */
+const occasionalHeaders: Readonly<Record<string, JsonObject>> = {
+  'Idempotent-Replayed': {
+    description:
+      'Only on the kept answer of an earlier request with the same `Idempotency-Key`: `true`. Absent on a first answer.',
+    required: false,
+    schema: { type: 'string', enum: ['true'] },
+  },
+}
+
+/** A header this answer always carries: a reference to its description. */
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
-/** The headers every answer of `route` carries. */
+/** A header this answer carries only sometimes: its description in place, not required. */
+function sometimes(name: string): JsonObject {
+  const described = responseHeaders[name] ?? occasionalHeaders[name]
+  if (!isObject(described)) throw new Error(`No description of the response header ${name}`)
+  return { ...described, required: false }
+}
+
+/**
+ * The rate limit headers of `route`'s answers. An authenticated route is charged to the caller's credential, so
+ * every answer past authentication carries them; a public one is charged to the client's address, which a host
+ * may not know (an embedding fetch handler), and the health checks are never limited.
+ */
+function rateLimitHeaders(route: RouteDefinition): JsonObject {
+  const pick = route.public ? sometimes : header
+  return { RateLimit: pick('RateLimit'), 'RateLimit-Policy': pick('RateLimit-Policy') }
+}
+
+/** The headers every success of `route` carries. */
 function commonHeaders(route: RouteDefinition): JsonObject {
   return {
     'X-Request-Id': header('X-Request-Id'),
-    RateLimit: header('RateLimit'),
-    'RateLimit-Policy': header('RateLimit-Policy'),
-    ...(route.idempotent ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {}),
+    ...rateLimitHeaders(route),
+    ...(route.idempotent ? { 'Idempotent-Replayed': sometimes('Idempotent-Replayed') } : {}),
   }
 }
 
 /** Headers a problem response of `status` carries, by the codes it lists. */
-function problemHeaders(status: number, problems: readonly ProblemRef[]): JsonObject {
+function problemHeaders(route: RouteDefinition, status: number, problems: readonly ProblemRef[]): JsonObject {
+  const codes = new Set(problems.map((problem) => problem.code))
+  // Every 401 challenges (the kernel's, and routes' own credentials); a 403 only for a missing scope.
   if (status === 401) return { 'WWW-Authenticate': header('WWW-Authenticate') }
-  if (status === 429) return { 'Retry-After': header('Retry-After') }
-  if (problems.some((problem) => problem.code === kernelProblems.idempotency_request_in_flight.code))
-    return { 'Retry-After': header('Retry-After') }
-  if (problems.some((problem) => problem.code === kernelProblems.insufficient_scope.code))
-    return { 'WWW-Authenticate': header('WWW-Authenticate') }
+  if (status === 429) return { 'Retry-After': header('Retry-After'), ...rateLimitHeaders(route) }
   if (status === 412) return { ETag: header('ETag') }
-  return {}
+  return {
+    ...(codes.has(kernelProblems.idempotency_request_in_flight.code)
+      ? { 'Retry-After': sometimes('Retry-After') }
+      : {}),
+    ...(codes.has(kernelProblems.insufficient_scope.code)
+      ? { 'WWW-Authenticate': sometimes('WWW-Authenticate') }
+      : {}),
+  }
 }
 
 function problemResponses(route: RouteDefinition): Record<string, JsonObject> {
@@ -151,7 +198,7 @@ function problemResponses(route: RouteDefinition): Record<string, JsonObject> {
     const codes = problems.map((problem) => `\`${problem.code}\``).join(', ')
     responses[String(status)] = {
       description: `${statusTitle(status)}: ${codes}.`,
-      headers: { 'X-Request-Id': header('X-Request-Id'), ...problemHeaders(status, problems) },
+      headers: { 'X-Request-Id': header('X-Request-Id'), ...problemHeaders(route, status, problems) },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     }
   }
@@ -265,7 +312,7 @@ export function operationOf(
   if (route.method === 'GET' && !route.list)
     responses['304'] = {
       description: 'Not Modified: the copy named in `If-None-Match` is current.',
-      headers: { 'X-Request-Id': header('X-Request-Id'), ETag: header('ETag') },
+      headers: { 'X-Request-Id': header('X-Request-Id'), ...rateLimitHeaders(route), ETag: header('ETag') },
     }
   const params = parameters(route, path, components)
   return {

@@ -11,9 +11,10 @@ import {
   type JobRunnerOptions,
   type RegisteredJob,
 } from '../jobs/job-runner.ts'
-import type { BackgroundTask, PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
+import type { BackgroundTask, Logger, PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
 import { PluginResolutionError } from '../plugin/plugin-resolution-error.ts'
 import type { Store, Trx } from '../store/store.ts'
+import type { PanelMetrics } from './metrics.ts'
 
 /** How the background work runs: the job workers and the outbox dispatcher. */
 export interface BackgroundOptions {
@@ -26,14 +27,25 @@ export function createBackground(
   store: Store,
   consumers: readonly EventConsumer[],
   options: BackgroundOptions,
+  observability: { readonly log: Logger; readonly metrics: PanelMetrics },
 ) {
+  const { log, metrics } = observability
   const registry = new Map<string, RegisteredJob>()
-  const dispatcher = createDispatcher(store, consumers, { ...defaultDispatcherOptions, ...options.events })
+  const dispatcher = createDispatcher(
+    store,
+    consumers,
+    { ...defaultDispatcherOptions, ...options.events },
+    log.child({ component: 'events' }),
+  )
   const runner = createJobRunner(
     store,
     registry,
     { ...defaultJobRunnerOptions, ...options.jobs },
-    { finished: () => dispatcher.nudge() },
+    {
+      finished: () => dispatcher.nudge(),
+      ran: (kind, outcome, seconds) => metrics.jobRan(kind, outcome, seconds),
+      log: log.child({ component: 'jobs' }),
+    },
   )
   const tasks: BackgroundTask[] = []
   let started = false

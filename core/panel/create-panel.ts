@@ -13,7 +13,7 @@ import { writeEvent } from '../events/outbox.ts'
 import { createContractChecks } from '../http/contract-checks.ts'
 import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
 import type { User } from '../identity/users.ts'
-import type { PluginDefinition } from '../plugin/define-plugin.ts'
+import type { Logger, PluginDefinition } from '../plugin/define-plugin.ts'
 import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
 import { resolvePlugins } from '../plugin/resolve-plugins.ts'
 import type { ServiceRef } from '../plugin/service.ts'
@@ -21,6 +21,7 @@ import { customerLimitsService } from '../quotas/customer-limits.ts'
 import { createQuotas, type Quotas } from '../quotas/quotas.ts'
 import { migrate, migrationsApplied } from '../store/migrations.ts'
 import type { Store } from '../store/store.ts'
+import { outsideTransactions } from '../store/transaction-context.ts'
 import { tenancy } from '../tenancy/tenancy.ts'
 import { usageCountersFor } from '../usage/usage-counters.ts'
 import { type BackgroundOptions, createBackground } from './background.ts'
@@ -28,6 +29,8 @@ import { buildCatalogue, type Catalogue } from './catalogue.ts'
 import { kernelAreaNames, kernelAreas } from './kernel-areas.ts'
 import { kernelRoutes } from './kernel-routes.ts'
 import { type PanelLimits, resolveLimits } from './limits.ts'
+import { jsonLinesLogger } from './logger.ts'
+import { createPanelMetrics, type MetricsOptions, registerStoreGauges } from './metrics.ts'
 import type { RequestRecord } from './router.ts'
 import { mountPanel } from './wiring.ts'
 
@@ -64,8 +67,18 @@ export interface PanelOptions extends BackgroundOptions {
    * that wrote no audit entry, a refusal with a code the route does not list. Default false.
    */
   readonly contractChecks?: boolean
-  /** Called once per finished request (the request log, metrics). */
+  /** Called once per finished request, with its route template, status, duration and caller (the request log). */
   readonly observe?: (record: RequestRecord) => void
+  /**
+   * Where the kernel and plugins log failures (a job's failed run, a webhook delivery given up, an unexpected error
+   * under its request id), as `context.log`. A pino logger fits. Default: JSON lines of warnings and errors on stderr.
+   */
+  readonly logger?: Logger
+  /**
+   * Prometheus metrics at `/metrics`: who may read them (`token`, else loopback callers only) and whether the
+   * process's own series are included; `false` serves no `/metrics`. Default: loopback only, panel series only.
+   */
+  readonly metrics?: MetricsOptions | false
 }
 
 /** A built panel. */
@@ -100,6 +113,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const basePath = options.basePath ?? '/api/v1'
   const limits = resolveLimits(options.limits)
   const rateLimits = { ...defaultRateLimits, ...options.rateLimits }
+  const log = options.logger ?? jsonLinesLogger()
+  const metrics = createPanelMetrics({
+    log,
+    processMetrics: options.metrics !== false && options.metrics?.processMetrics === true,
+  })
+  const version = options.version ?? '0.2.0'
   let catalogue: Catalogue | undefined
   let quotas: Quotas | undefined
   const late = <T>(value: T | undefined, what: string): T => {
@@ -111,7 +130,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     store,
     secret: options.secret,
     limits,
-    version: options.version ?? '0.2.0',
+    version,
     rateLimitPerMinute: rateLimits.perMinute,
     throttle: createLoginThrottle({ ...defaultLoginThrottle, ...options.loginThrottle }),
     catalogue: () => late(catalogue, 'catalogue'),
@@ -159,7 +178,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   const migrationSets = plugins.map((plugin) => ({
     owner: plugin.name,
     migrations: plugin.migrations ?? [],
-    context: { usage: usageFor(plugin.name) },
+    usage: usageFor(plugin.name),
   }))
   await migrate(store, migrationSets)
 
@@ -172,22 +191,25 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     enqueueJob: async (trx, job) => {
       const id = await background.enqueueJob(trx, job, system)
       // Started outside a request: wake the workers once the caller's transaction has likely committed.
-      setTimeout(() => background.committed({ jobs: true, events: false }), 0)
+      setTimeout(() => outsideTransactions(() => background.committed({ jobs: true, events: false })), 0)
       return id
     },
     audit: (trx, entry) => writeAudit(trx, system, entry),
     writeEvent: async (trx, event) => {
       await writeEvent(trx, event)
-      setTimeout(() => background.committed({ jobs: false, events: true }), 0)
+      setTimeout(() => outsideTransactions(() => background.committed({ jobs: false, events: true })), 0)
     },
     quotas,
     tenancy,
     usageFor,
+    log,
+    metricsFor: (plugin) => metrics.forPlugin(plugin),
   })
-  const background = createBackground(store, runtime.consumers, options)
+  const background = createBackground(store, runtime.consumers, options, { log, metrics })
   for (const plugin of plugins) await plugin.setup?.(runtime.contextFor(plugin.name))
   runtime.seal()
   background.registerJobs(plugins, runtime.contextFor)
+  registerStoreGauges(metrics, store, () => background.registry.keys(), version)
 
   // Wire: every route through the pipeline onto one router, and the document made from them.
   const wired = mountPanel({
@@ -198,6 +220,8 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     background,
     limiter: createRateLimiter(rateLimits),
     contractChecks: options.contractChecks ? createContractChecks(store) : null,
+    log,
+    metrics,
     options: { ...options, basePath, limits },
   })
 

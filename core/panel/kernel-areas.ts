@@ -13,6 +13,7 @@ import { usageRoutes } from '../usage/usage-routes.ts'
 import { capabilitiesRoutes } from './capabilities-routes.ts'
 import type { KernelInternals } from './kernel-internals.ts'
 import { kernelMigrations } from './kernel-migrations.ts'
+import { metricsProblems } from './metrics.ts'
 
 const version = '0.2.0'
 
@@ -23,7 +24,7 @@ export function kernelAreas(kernel: KernelInternals): PluginDefinition[] {
       name: 'kernel',
       version,
       description: 'Health, readiness and the refusals every operation can give.',
-      problems: kernelProblems,
+      problems: { ...kernelProblems, ...metricsProblems },
       migrations: kernelMigrations,
     }),
     definePlugin({

@@ -193,4 +193,14 @@ export const kernelMigrations: readonly Migration[] = [
       await db.schema.createIndex('audit_brand_idx').on('audit_entries').columns(['brand_id', 'id']).execute()
     },
   },
+  {
+    id: '0007_disabled_users_session_origin',
+    async up(db) {
+      // Staff disable a user (their sessions end, their tokens are refused until enabled again); a session keeps
+      // the address and user agent it was created from, so its user can tell their sessions apart.
+      await db.schema.alterTable('users').addColumn('disabled_at', 'text').execute()
+      await db.schema.alterTable('sessions').addColumn('created_address', 'text').execute()
+      await db.schema.alterTable('sessions').addColumn('user_agent', 'text').execute()
+    },
+  },
 ]

@@ -6,6 +6,7 @@ import { errorResponse } from '../http/render-error.ts'
 import type { CompiledRoute, RequestInfo, RequestTrace } from '../http/route-pipeline.ts'
 import { newId } from '../ids/ids.ts'
 import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
+import type { Logger } from '../plugin/define-plugin.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import { type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
@@ -14,6 +15,15 @@ import { type KnownRoute, notFoundProblem, routePattern } from './error-response
 export interface MountedCompiledRoute {
   readonly compiled: CompiledRoute
   readonly fullPath: string
+}
+
+/**
+ * A GET answered beside the API and its document (`/metrics`): outside the pipeline, so never rate limited nor
+ * described; it answers refusals itself.
+ */
+export interface PlainEndpoint {
+  readonly path: string
+  answer(request: Request, info: RequestInfo): Promise<Response>
 }
 
 /** What one finished request looked like, for the request log and metrics. */
@@ -64,7 +74,11 @@ export function createRouter(input: {
   readonly basePath: string
   readonly describe: (app: Elysia) => string
   readonly observe?: (record: RequestRecord) => void
+  /** Where unexpected failures are logged, with their request id. */
+  readonly log: Logger
+  readonly endpoints?: readonly PlainEndpoint[]
 }) {
+  const { log } = input
   const app = new Elysia({ name: 'plinth' })
   const infos = new WeakMap<Request, RequestInfo>()
   const known: KnownRoute[] = []
@@ -82,6 +96,12 @@ export function createRouter(input: {
     }
     return info
   }
+  /** The info of a request answered by one of the router's own routes, which names its template for the log. */
+  const routed = (request: Request, template: string): RequestInfo => {
+    const info = infoOf(request)
+    if (info.trace) info.trace.route = template
+    return info
+  }
 
   for (const { compiled, fullPath } of input.routes) {
     const { route } = compiled
@@ -94,7 +114,7 @@ export function createRouter(input: {
       try {
         return await compiled.answer(request, params, info)
       } catch (error) {
-        return errorResponse(error, info.requestId)
+        return errorResponse(error, info.requestId, log, { route: fullPath })
       }
     }
     app.route(
@@ -109,6 +129,18 @@ export function createRouter(input: {
     known.push({ method: route.method, pattern: routePattern(fullPath) })
   }
 
+  for (const endpoint of input.endpoints ?? []) {
+    const { path } = endpoint
+    app.get(path, ({ request }) => endpoint.answer(request, routed(request, path)), {
+      detail: { hide: true },
+    })
+    direct.set(`GET ${path}`, (request, _params, info) => {
+      if (info.trace) info.trace.route = path
+      return endpoint.answer(request, info)
+    })
+    known.push({ method: 'GET', pattern: routePattern(path) })
+  }
+
   const documentJson = input.describe(app)
   const { docsPath } = input
   const docsPage = docsPageHtmlFor(docsPath)
@@ -121,11 +153,26 @@ export function createRouter(input: {
     detail: `The API lives under ${input.basePath}; its OpenAPI 3.1 document and reference are at ${docsPath}.`,
   })
   app
-    .get('/', () => json(index), { detail: { hide: true } })
-    .get(input.basePath, () => json(index), { detail: { hide: true } })
+    .get(
+      '/',
+      ({ request }) => {
+        routed(request, '/')
+        return json(index)
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      input.basePath,
+      ({ request }) => {
+        routed(request, input.basePath)
+        return json(index)
+      },
+      { detail: { hide: true } },
+    )
     .get(
       docsPath,
       ({ request }) => {
+        routed(request, docsPath)
         // The page's links are relative to the docs path; with a trailing slash they would resolve one level down.
         if (new URL(request.url).pathname.endsWith('/')) {
           return new Response(null, { status: 308, headers: { location: docsPath.split('/').at(-1) ?? '' } })
@@ -137,17 +184,26 @@ export function createRouter(input: {
       },
       { detail: { hide: true } },
     )
-    .get(`${docsPath}/openapi.json`, () => json(documentJson), { detail: { hide: true } })
+    .get(
+      `${docsPath}/openapi.json`,
+      ({ request }) => {
+        routed(request, `${docsPath}/openapi.json`)
+        return json(documentJson)
+      },
+      { detail: { hide: true } },
+    )
     .get(
       `${docsPath}/assets/:name`,
-      ({ params, request }) =>
-        docsAsset(params.name) ?? new Problem(kernelProblems.not_found).toResponse(infoOf(request).requestId),
+      ({ params, request }) => {
+        const { requestId } = routed(request, `${docsPath}/assets/:name`)
+        return docsAsset(params.name) ?? new Problem(kernelProblems.not_found).toResponse(requestId)
+      },
       { detail: { hide: true } },
     )
     .onError(({ code, error, request }) => {
       const { requestId } = infoOf(request)
       if (code === 'NOT_FOUND') return notFoundProblem(request, known).toResponse(requestId)
-      return errorResponse(error, requestId)
+      return errorResponse(error, requestId, log)
     })
   for (const path of ['/', input.basePath, docsPath, `${docsPath}/openapi.json`])
     known.push({ method: 'GET', pattern: routePattern(path) })
@@ -171,7 +227,7 @@ export function createRouter(input: {
           response = await app.handle(request)
         }
       } catch (error) {
-        response = errorResponse(error, info.requestId)
+        response = errorResponse(error, info.requestId, log)
       }
       if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', info.requestId)
       input.observe?.({

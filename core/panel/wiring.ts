@@ -7,14 +7,15 @@ import type { ContractChecks } from '../http/contract-checks.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
 import { type CompiledRoute, compileRoute, type PipelineRuntime } from '../http/route-pipeline.ts'
 import { buildDocument } from '../openapi/build-document.ts'
-import type { PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
+import type { Logger, PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
 import { checkRoutes } from '../plugin/resolve-plugins.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import type { Background } from './background.ts'
 import type { Catalogue } from './catalogue.ts'
 import type { PanelOptions } from './create-panel.ts'
 import type { PanelLimits } from './limits.ts'
-import { createRouter, type MountedCompiledRoute } from './router.ts'
+import { metricsEndpoint, type PanelMetrics } from './metrics.ts'
+import { createRouter, type MountedCompiledRoute, type PlainEndpoint, type RequestRecord } from './router.ts'
 
 /** Mounts every route; returns the panel's `handle`, its router and its document. */
 export function mountPanel(input: {
@@ -26,9 +27,11 @@ export function mountPanel(input: {
   readonly background: Background
   readonly limiter: RateLimiter
   readonly contractChecks: ContractChecks | null
+  readonly log: Logger
+  readonly metrics: PanelMetrics
   readonly options: PanelOptions & { readonly basePath: string; readonly limits: PanelLimits }
 }) {
-  const { options, catalogue, background } = input
+  const { options, catalogue, background, metrics } = input
   const routesByPlugin = input.plugins.map((plugin) => ({
     plugin: plugin.name,
     routes: plugin.routes?.(input.contextFor(plugin.name)) ?? [],
@@ -52,6 +55,9 @@ export function mountPanel(input: {
     committed: (work) => background.committed(work),
     contractChecks: input.contractChecks,
     limiter: input.limiter,
+    rateLimited: (key) =>
+      metrics.rateLimited('credential' in key ? 'credential' : 'login' in key ? 'login' : 'address'),
+    log: input.log,
   }
   const mounted: (MountedCompiledRoute & { readonly tag: string })[] = []
   const readsByPath = new Map<string, CompiledRoute>()
@@ -78,12 +84,29 @@ export function mountPanel(input: {
     for (const route of routes) mount(route, plugin, `${options.basePath}${route.path}`, eventKinds)
   }
 
+  // `/metrics` (unless the embedder turned it off) and the request series behind it; then the host's own observer.
+  const served = options.metrics !== false
+  const endpoints: PlainEndpoint[] = served
+    ? [{ path: '/metrics', answer: metricsEndpoint(metrics, options.metrics?.token ?? null) }]
+    : []
+  const hostObserve = options.observe
+  const observe: ((record: RequestRecord) => void) | undefined = !served
+    ? hostObserve
+    : hostObserve
+      ? (record) => {
+          metrics.observeRequest(record)
+          hostObserve(record)
+        }
+      : metrics.observeRequest
+
   let document: Readonly<Record<string, unknown>> = {}
   const router = createRouter({
     routes: mounted,
     docsPath: options.docsPath ?? '/api/docs',
     basePath: options.basePath,
-    observe: options.observe,
+    observe,
+    log: input.log,
+    endpoints,
     describe: (app) => {
       document = buildDocument({
         app,

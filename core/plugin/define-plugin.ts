@@ -119,6 +119,93 @@ export interface PluginContext {
   readonly usage: UsageCounters
   /** Customers' limits (plans, or the installation's defaults) beside their use; the check creating routes make. */
   readonly quotas: Quotas
+  /**
+   * The panel's logger, bound to `{ plugin }`: JSON lines with the fields given. Log ids (`deliveryId`,
+   * `endpointId`, `jobId`), never secrets, tokens, passwords, URLs with credentials or request bodies.
+   * @example context.log.warn({ deliveryId, endpointId, attempt }, 'webhook delivery failed; retrying')
+   */
+  readonly log: Logger
+  /**
+   * The panel's Prometheus registry, served at `/metrics`: counters, gauges and histograms named `plinth_…`,
+   * declared once (during setup or in `routes`/`jobs`/`start`) and updated as things happen.
+   * @example const sent = context.metrics.counter({ name: 'plinth_notes_sent_total', help: 'Notes sent.' })
+   */
+  readonly metrics: PluginMetrics
+}
+
+/** Fields of a log line: ids, counts, codes; never secrets or request bodies. An `err` is logged with its stack. */
+export type LogFields = Readonly<Record<string, unknown>>
+
+/**
+ * Where the kernel and plugins write what happened (fields first, as pino takes them, so a pino logger is one).
+ * Hosts give the panel theirs (`PanelOptions.logger`); the default writes JSON lines of warnings and errors to
+ * stderr.
+ */
+export interface Logger {
+  error(fields: LogFields, message: string): void
+  warn(fields: LogFields, message: string): void
+  info(fields: LogFields, message: string): void
+  debug(fields: LogFields, message: string): void
+  /** A logger that adds `bindings` to every line. */
+  child(bindings: LogFields): Logger
+}
+
+/** The label values of one series; labels left out are empty. */
+export type MetricLabels<L extends string> = Readonly<Partial<Record<L, string | number>>>
+
+/** What every metric declares. */
+export interface MetricDefinition<L extends string> {
+  /**
+   * `plinth_` and snake_case, unique in the panel (a second declaration of a name fails the start-up, naming both
+   * plugins); a counter's ends in `_total`, a measure's names its unit (`_seconds`, `_bytes`).
+   */
+  readonly name: string
+  /** One sentence: what is counted or measured (Prometheus `# HELP`). */
+  readonly help: string
+  /**
+   * The labels its series are told apart by. Keep their values few (an outcome, a kind, a route template): never
+   * an id, an address or a user's text, each of which makes a series of its own.
+   */
+  readonly labelNames?: readonly L[]
+}
+
+/** A gauge: a value that goes up and down; `collect` reads it at each scrape instead (from the store). */
+export interface GaugeDefinition<L extends string> extends MetricDefinition<L> {
+  /**
+   * Called at each scrape of `/metrics`: the value, or one value per label set (series not listed are dropped). A
+   * failure is logged; that scrape shows the gauge as NaN (without labels) or with no series (with labels).
+   */
+  collect?(): Promise<number | readonly { readonly labels: MetricLabels<L>; readonly value: number }[]>
+}
+
+/** A histogram: how often values fell at or below each bucket (seconds by default: 5 ms to 10 s). */
+export interface HistogramDefinition<L extends string> extends MetricDefinition<L> {
+  /** Upper bounds, ascending. */
+  readonly buckets?: readonly number[]
+}
+
+/** A counter: only goes up (restarts at 0 with the process). */
+export interface CounterMetric<L extends string> {
+  inc(labels?: MetricLabels<L>, by?: number): void
+}
+
+/** A gauge set as things happen (or read at scrape time through `collect`). */
+export interface GaugeMetric<L extends string> {
+  set(value: number, labels?: MetricLabels<L>): void
+  inc(labels?: MetricLabels<L>, by?: number): void
+  dec(labels?: MetricLabels<L>, by?: number): void
+}
+
+/** A histogram of observed values. */
+export interface HistogramMetric<L extends string> {
+  observe(value: number, labels?: MetricLabels<L>): void
+}
+
+/** Declares a plugin's metrics on the panel's registry (`context.metrics`). */
+export interface PluginMetrics {
+  counter<const L extends string = never>(definition: MetricDefinition<L>): CounterMetric<L>
+  gauge<const L extends string = never>(definition: GaugeDefinition<L>): GaugeMetric<L>
+  histogram<const L extends string = never>(definition: HistogramDefinition<L>): HistogramMetric<L>
 }
 
 /** A background task a plugin runs while the panel is started; returns how to stop it. */

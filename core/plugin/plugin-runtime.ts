@@ -7,13 +7,16 @@ import type { Quotas } from '../quotas/quotas.ts'
 import type { Store, Trx } from '../store/store.ts'
 import type { Tenancy } from '../tenancy/tenancy.ts'
 import type { UsageCounters } from '../usage/usage-counters.ts'
-import type { PluginContext, PluginDefinition } from './define-plugin.ts'
+import type { Logger, PluginContext, PluginDefinition, PluginMetrics } from './define-plugin.ts'
 import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
 import { PluginResolutionError } from './plugin-resolution-error.ts'
 import type { AuditInput, EventInput } from './route.ts'
 import type { ServiceRef } from './service.ts'
 
-/** What the kernel lends plugin contexts: jobs, events, the audit log, tenancy, usage, quotas and the secret box. */
+/**
+ * What the kernel lends plugin contexts: jobs, events, the audit log, tenancy, usage, quotas, the secret box, the
+ * logger and the metrics registry.
+ */
 export interface KernelFacilities {
   readonly secrets: SecretBox
   /** The kernel's own areas (`identity`, `jobs`, …): every plugin may reach what they own. */
@@ -27,6 +30,10 @@ export interface KernelFacilities {
   readonly tenancy: Tenancy
   /** The usage counters as `plugin` sees them (it adjusts only the metrics it declares). */
   usageFor(plugin: string): UsageCounters
+  /** The panel's logger; each plugin's lines carry `plugin`. */
+  readonly log: Logger
+  /** The panel's metrics registry as `plugin` declares on it (a name declared twice names both plugins). */
+  metricsFor(plugin: string): PluginMetrics
 }
 
 /** Services and extension points of one panel, and the contexts that reach them. */
@@ -57,11 +64,23 @@ export function createPluginRuntime(
     )
   }
 
+  /** Each plugin's logger and metrics, made once: contexts are made again for every phase (and capabilities). */
+  const observability = new Map<string, { log: Logger; metrics: PluginMetrics }>()
+  const observabilityOf = (plugin: string) => {
+    let found = observability.get(plugin)
+    if (!found) {
+      found = { log: kernel.log.child({ plugin }), metrics: kernel.metricsFor(plugin) }
+      observability.set(plugin, found)
+    }
+    return found
+  }
+
   /** Who declares each event kind: `onEvent` may follow only its own plugin's, its requirements' and the kernel's. */
   const ownerOfEvent = (kind: string) => kernel.knownEvents().find((event) => event.kind === kind)?.owner
 
   function contextFor(plugin: string): PluginContext {
     const usage = kernel.usageFor(plugin)
+    const { log, metrics } = observabilityOf(plugin)
     return {
       plugin,
       store,
@@ -130,6 +149,8 @@ export function createPluginRuntime(
       usage,
       quotas: kernel.quotas,
       secrets: kernel.secrets,
+      log,
+      metrics,
     }
   }
 

@@ -213,7 +213,7 @@ describe('declared fields', () => {
     const before = (await (await tp.request('GET', '/api/v1/widgets?limit=100', { token })).json()) as {
       items: []
     }
-    const body = '{"customerId":"' + customerA + '","colour":"#112233","name":"Sec\\ud800x"}'
+    const body = `{"customerId":"${customerA}","colour":"#112233","name":"Sec\\ud800x"}`
     const refused = await expectProblem(
       await tp.request('POST', '/api/v1/widgets', {
         token,

@@ -17,7 +17,7 @@ export function implicitProblems(route: RouteDefinition): ProblemRef[] {
   if (route.credential) problems.push(kernelProblems.unauthenticated)
   if (!route.public) {
     problems.push(kernelProblems.unauthenticated, kernelProblems.invalid_token, kernelProblems.token_expired)
-    problems.push(kernelProblems.session_expired)
+    problems.push(kernelProblems.session_expired, kernelProblems.account_disabled)
     if (route.scope) problems.push(kernelProblems.insufficient_scope)
     if (route.staff) problems.push(kernelProblems.staff_only)
     if (route.wildcardOnly) problems.push(kernelProblems.wildcard_token_required)

@@ -97,6 +97,12 @@ export const kernelProblems = defineProblems({
     detail: 'The session has ended; sign in again.',
     description: 'The session cookie is unknown, expired, or was ended by logout or a password change.',
   },
+  account_disabled: {
+    status: 401,
+    detail: 'This account is disabled; ask the provider’s staff to enable it again.',
+    description:
+      'Staff disabled the user: their sessions were ended, their API tokens are refused (they work again, unless expired or revoked, once the user is enabled), and signing in is refused once the password is right (a wrong one is still `invalid_credentials`).',
+  },
   invalid_credentials: {
     status: 401,
     detail: 'The e-mail address or password is wrong.',

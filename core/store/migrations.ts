@@ -2,11 +2,15 @@
 
 import { type Kysely, sql } from 'kysely'
 import type { UsageCounters } from '../usage/usage-counters.ts'
-import type { BaseDatabase, Store } from './store.ts'
+import { isPostgres } from './engine.ts'
+import type { BaseDatabase, Store, Trx } from './store.ts'
 
-/** What a migration may use besides the database: the owner's usage counters (to count what it moves in). */
+/** What a migration may use besides the database. */
 export interface MigrationContext {
+  /** The owner's usage counters, to count what it moves in. */
   readonly usage: UsageCounters
+  /** Whether the store holds a table of this name (an older version's, to move its rows), on any engine. */
+  hasTable(name: string): Promise<boolean>
 }
 
 /** One schema change of one owner (the kernel or a plugin). Touch only your own tables. */
@@ -25,7 +29,7 @@ type MigrationsTable = {
 export interface MigrationSet {
   readonly owner: string
   readonly migrations: readonly Migration[]
-  readonly context: MigrationContext
+  readonly usage: UsageCounters
 }
 
 function checkOrder(set: MigrationSet): void {
@@ -35,22 +39,59 @@ function checkOrder(set: MigrationSet): void {
   if (ids.join() !== sorted.join()) throw new Error(`Migrations of "${set.owner}" are not listed in id order`)
 }
 
-/** Applies every pending migration; returns how many were applied. Safe to run from several processes. */
+/**
+ * Serializes migrations across processes: on PostgreSQL an advisory lock held until the transaction ends (instances
+ * starting at once apply each migration once); SQLite's transactions already take the one write lock. The
+ * transaction must be `read committed`, so what it reads after the lock includes what the holder before it committed
+ * (a serializable one would read the snapshot taken before it waited).
+ */
+async function lockMigrations(trx: Trx): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(hashtext('plinth_migrations'))`.execute(trx)
+}
+
+/**
+ * Refuses a store a newer version migrated: a mounted owner with applied migrations this code does not know would
+ * run on tables it does not understand.
+ */
+async function refuseNewerSchema(trx: Trx, sets: readonly MigrationSet[]): Promise<void> {
+  const rows = await trx
+    .withTables<MigrationsTable>()
+    .selectFrom('plinth_migrations')
+    .select(['owner', 'id'])
+    .execute()
+  const known = new Map(
+    sets.map((set) => [set.owner, new Set(set.migrations.map((migration) => migration.id))]),
+  )
+  const unknown = rows.filter((row) => known.get(row.owner)?.has(row.id) === false)
+  if (unknown.length === 0) return
+  const names = unknown.map((row) => `${row.owner}/${row.id}`).join(', ')
+  throw new Error(
+    `The store was migrated by a newer version of Plinth (${names} are unknown to this one): run that version, or restore a backup made before the upgrade`,
+  )
+}
+
+const lockedOnce = { isolation: 'read committed' } as const
+
+/** Applies every pending migration; returns how many were applied. Safe to run from several processes at once. */
 export async function migrate(store: Store, sets: readonly MigrationSet[]): Promise<number> {
   for (const set of sets) checkOrder(set)
-  const db = store.db.withTables<MigrationsTable>()
-  await db.schema
-    .createTable('plinth_migrations')
-    .ifNotExists()
-    .addColumn('owner', 'text', (column) => column.notNull())
-    .addColumn('id', 'text', (column) => column.notNull())
-    .addColumn('applied_at', 'text', (column) => column.notNull())
-    .addPrimaryKeyConstraint('plinth_migrations_pk', ['owner', 'id'])
-    .execute()
+  await store.transaction(async (trx) => {
+    await lockMigrations(trx)
+    await trx.schema
+      .createTable('plinth_migrations')
+      .ifNotExists()
+      .addColumn('owner', 'text', (column) => column.notNull())
+      .addColumn('id', 'text', (column) => column.notNull())
+      .addColumn('applied_at', 'text', (column) => column.notNull())
+      .addPrimaryKeyConstraint('plinth_migrations_pk', ['owner', 'id'])
+      .execute()
+    await refuseNewerSchema(trx, sets)
+  }, lockedOnce)
   let applied = 0
   for (const set of sets) {
     for (const migration of set.migrations) {
       const done = await store.transaction(async (trx) => {
+        await lockMigrations(trx)
         const tx = trx.withTables<MigrationsTable>()
         const existing = await tx
           .selectFrom('plinth_migrations')
@@ -59,13 +100,16 @@ export async function migrate(store: Store, sets: readonly MigrationSet[]): Prom
           .where('id', '=', migration.id)
           .executeTakeFirst()
         if (existing) return false
-        await migration.up(trx, set.context)
+        await migration.up(trx, {
+          usage: set.usage,
+          hasTable: async (name) => (await store.tables(trx)).includes(name),
+        })
         await tx
           .insertInto('plinth_migrations')
           .values({ owner: set.owner, id: migration.id, applied_at: new Date().toISOString() })
           .execute()
         return true
-      })
+      }, lockedOnce)
       if (done) applied++
     }
   }

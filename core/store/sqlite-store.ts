@@ -3,7 +3,7 @@
 import { Database } from 'bun:sqlite'
 import { chmodSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Kysely } from 'kysely'
+import { Kysely, sql } from 'kysely'
 import { bunSqliteDialect, type StatementListeners } from './bun-sqlite-dialect.ts'
 import type { BaseDatabase, Store } from './store.ts'
 
@@ -32,6 +32,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     dialect: 'sqlite',
     db,
     transaction: (work) => db.transaction().execute(work),
+    async tables(on = db) {
+      const rows = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(
+        on,
+      )
+      return rows.rows.map((row) => row.name)
+    },
     observeStatements(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)

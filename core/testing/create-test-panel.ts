@@ -7,7 +7,7 @@ import { createUser, findUserByEmail, type User } from '../identity/users.ts'
 import { createPanel, type Panel, type PanelOptions } from '../panel/create-panel.ts'
 import { defaultLimits } from '../panel/limits.ts'
 import type { PluginDefinition } from '../plugin/define-plugin.ts'
-import { openSqliteStore } from '../store/sqlite-store.ts'
+import { openTestStore } from './test-store.ts'
 import { testPassword } from './users.ts'
 
 /** A panel for tests, with helpers. */
@@ -57,7 +57,7 @@ export interface KernelTestPanelOptions {
 /** Builds a test panel with `plugins` (and `overrides`), on a fresh in-memory store. */
 export async function createKernelTestPanel(options: KernelTestPanelOptions): Promise<TestPanel> {
   const panel = await createPanel({
-    store: openSqliteStore({ path: options.storePath ?? ':memory:' }),
+    store: await openTestStore(options.storePath),
     contractChecks: options.contractChecks ?? true,
     plugins: options.plugins,
     overrides: options.overrides ?? [],

@@ -2,6 +2,7 @@
 // runs it; an embedder's own entry point may too, with a plugin list of its own.
 
 import type { Panel } from '../../core/host.ts'
+import { createHostLogger, type HostLogger, requestLogObserver } from '../observability.ts'
 import { type Installation, installationPlugins, type PluginList } from '../plinth-config.ts'
 import { type StandardSettings, settingsFromEnv } from '../settings.ts'
 import { openStandardPanel } from '../standard-panel.ts'
@@ -16,45 +17,61 @@ export interface StandardServer {
   readonly panel: Panel
   readonly server: RunningServer
   readonly settings: StandardSettings
+  /** The JSON-lines logger on stdout every log line of the server goes through. */
+  readonly log: HostLogger
 }
 
 /**
- * Serves the installation the environment describes (docs/operators.md): prints its URL, and exits 0 after
- * SIGTERM or SIGINT once in-flight requests are done. A bad setting, PLINTH_CONFIG or plugin list is reported on
- * stderr, a line each, and the process exits 2. `plugins` gives the installation's plugins instead of PLINTH_CONFIG.
+ * Serves the installation the environment describes (docs/operators.md): logs JSON lines on stdout (its URL first,
+ * then a line per request unless LOG_REQUESTS=0, and every failure with its ids), and exits 0 after SIGTERM or
+ * SIGINT once in-flight requests are done. A bad setting, PLINTH_CONFIG or plugin list is reported on stderr, a
+ * line each, and the process exits 2. `plugins` gives the installation's plugins instead of PLINTH_CONFIG.
  */
 export async function runStandardServer(
   plugins?: (settings: StandardSettings) => PluginList | Installation,
 ): Promise<StandardServer> {
   const startedAt = performance.now()
-  let opened: { settings: StandardSettings; panel: Panel }
+  let opened: { settings: StandardSettings; panel: Panel; log: HostLogger }
   try {
     const settings = settingsFromEnv()
+    const log = createHostLogger({ level: settings.logLevel })
     const list = plugins ? plugins(settings) : await installationPlugins(settings)
-    opened = { settings, panel: await openStandardPanel(settings, list) }
+    const panel = await openStandardPanel(settings, list, {
+      logger: log,
+      ...(settings.logRequests ? { observe: requestLogObserver(log) } : {}),
+      processMetrics: true,
+    })
+    opened = { settings, panel, log }
   } catch (error) {
     return reportStartupFailure(error)
   }
-  const { settings, panel } = opened
+  const { settings, panel, log } = opened
   const server = servePanel(panel, {
     hostname: settings.host,
     port: settings.port,
     trustProxy: settings.trustProxy,
+    log,
   })
   // Job workers, the event dispatcher and webhook delivery run beside the server.
   panel.start()
-  console.log(
-    `Plinth panel listening on ${server.url.href.replace(/\/$/, '')} (data in ${settings.dataDir}, ready in ${Math.round(performance.now() - startedAt)} ms)`,
+  const url = server.url.href.replace(/\/$/, '')
+  const readyMs = Math.round(performance.now() - startedAt)
+  // A log line like the others, whose message still says where the panel listens (scripts wait for it).
+  log.info(
+    { url, dataDir: settings.dataDir, readyMs, metrics: settings.metricsToken ? 'token' : 'loopback' },
+    `Plinth panel listening on ${url} (data in ${settings.dataDir}, ready in ${readyMs} ms)`,
   )
   const shutdown = async (signal: string) => {
-    console.log(`${signal} received: finishing in-flight requests`)
+    log.info({ signal }, `${signal} received: finishing in-flight requests`)
     const deadline = setTimeout(() => server.forceClose(), shutdownGraceMs)
     await server.stop()
     clearTimeout(deadline)
-    console.log('Plinth panel stopped')
+    log.info({}, 'Plinth panel stopped')
+    // Lines still buffered are written before the process ends.
+    await new Promise<void>((resolve) => log.flush(() => resolve()))
     process.exit(0)
   }
   process.once('SIGTERM', () => void shutdown('SIGTERM'))
   process.once('SIGINT', () => void shutdown('SIGINT'))
-  return { panel, server, settings }
+  return { panel, server, settings, log }
 }

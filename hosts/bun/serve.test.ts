@@ -249,6 +249,8 @@ describe('servePanel', () => {
 
   test('stop() waits for a request in flight before it closes the store', async () => {
     const dataDir = tempDataDir()
+    // The CLI refuses a DATA_DIR without an installation: make it first.
+    expect((await runCli(dataDir, ['init'])).exitCode).toBe(0)
     const token = await staffToken(dataDir)
     const panel = await openIn(dataDir)
     const server = servePanel(panel, { hostname: '127.0.0.1', port: 0 })

@@ -1,7 +1,7 @@
 // Serves a panel with Bun.serve in production mode, and stops it gracefully: no new connections, in-flight
 // requests finished.
 
-import { kernelProblems, type Panel } from '../../core/host.ts'
+import { jsonLinesLogger, kernelProblems, type Logger, type Panel } from '../../core/host.ts'
 
 /** A running server. */
 export interface RunningServer {
@@ -26,10 +26,8 @@ function clientAddress(request: Request, socketAddress: string | null, trustProx
  * What a failure the panel did not answer itself (a body stream that broke after the route returned) looks like:
  * a problem+json 500 that names nothing internal, never Bun's error page.
  */
-function failure(error: unknown): Response {
-  console.error(
-    JSON.stringify({ level: 'error', msg: 'request failed outside the panel', error: String(error) }),
-  )
+function failure(error: unknown, log: Logger): Response {
+  log.error({ err: error }, 'request failed outside the panel')
   return new Response(
     JSON.stringify({
       type: 'about:blank',
@@ -48,8 +46,9 @@ function failure(error: unknown): Response {
 /** Starts serving `panel` on `hostname:port` (port 0 picks a free one). */
 export function servePanel(
   panel: Panel,
-  options: { hostname: string; port: number; trustProxy?: boolean },
+  options: { hostname: string; port: number; trustProxy?: boolean; log?: Logger },
 ): RunningServer {
+  const log = options.log ?? jsonLinesLogger()
   const server = Bun.serve({
     hostname: options.hostname,
     port: options.port,
@@ -65,7 +64,7 @@ export function servePanel(
           options.trustProxy ?? false,
         ),
       }),
-    error: failure,
+    error: (error) => failure(error, log),
   })
   let stopping: Promise<void> | undefined
   return {

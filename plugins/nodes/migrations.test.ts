@@ -31,8 +31,7 @@ async function traffic(tp: TestPanel, token: string): Promise<RecentTraffic> {
   return ((await response.json()) as { traffic: RecentTraffic }).traffic
 }
 
-const tableNames = async (tp: TestPanel) =>
-  (await tp.panel.store.db.introspection.getTables()).map((table) => table.name)
+const tableNames = async (tp: TestPanel) => await tp.panel.store.tables()
 
 test('upgrading moves the traffic the kernel kept into node_traffic, and drops the kernel’s table', async () => {
   const storePath = join(dir, 'upgrade.sqlite')

@@ -82,7 +82,7 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
     },
     {
       id: '0002_node_traffic',
-      async up(db) {
+      async up(db, { hasTable }) {
         // Wide columns: a busy installation sends more than 2^31 bytes in an hour (Postgres' `integer`).
         await db.schema
           .createTable('node_traffic')
@@ -93,8 +93,7 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
           .addPrimaryKeyConstraint('node_traffic_pk', ['scope_key', 'hour'])
           .execute()
         // Traffic was the kernel's before 0.2: its rows move here. Fresh installs never had the table.
-        const tables = await db.introspection.getTables()
-        if (!tables.some((table) => table.name === 'traffic_buckets')) return
+        if (!(await hasTable('traffic_buckets'))) return
         const old = db.withTables<NodesTables & KernelTrafficTables>()
         await old
           .insertInto('node_traffic')

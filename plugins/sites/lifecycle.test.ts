@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestPanel, type TestPanel } from '../../hosts/testing/index.ts'
+import { createTestPanel, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -68,10 +68,14 @@ async function code(response: Response): Promise<string> {
 describe('site lifecycle', () => {
   test('a new site is provisioned on the local node by its job and becomes active', async () => {
     const active = await activeSite()
-    const job = (await (await tp.request('GET', `/api/v1/jobs/${active.jobId}`, { token })).json()) as {
-      status: string
-      progress: number
-    }
+    // The site turns active in the job's last step; the job records its own end just after.
+    const job = await waitFor('the provisioning job to finish', async () => {
+      const read = (await (await tp.request('GET', `/api/v1/jobs/${active.jobId}`, { token })).json()) as {
+        status: string
+        progress: number
+      }
+      return read.status === 'running' ? null : read
+    })
     expect(job).toMatchObject({ status: 'succeeded', progress: 100 })
     expect(existsSync(join(dataDir, 'sites', active.id, 'htdocs'))).toBe(true)
   })

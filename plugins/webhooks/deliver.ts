@@ -3,6 +3,7 @@
 
 import type { AuditInput, Db, PluginContext, Trx } from '../../core/index.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './migrations.ts'
+import type { AttemptOutcome, DeliveryObserver } from './observability.ts'
 import type { WebhookSettings } from './options.ts'
 import {
   disableGoneEndpoint,
@@ -25,6 +26,8 @@ export interface DeliveryDeps {
   readonly secrets: PluginContext['secrets']
   /** Audits changes the panel makes on its own (disabling an endpoint). */
   audit(trx: Trx, entry: AuditInput): Promise<void>
+  /** Counts attempts by outcome and logs the failed ones. */
+  readonly observer: DeliveryObserver
 }
 
 /** The longest wait a receiver's Retry-After can ask for. */
@@ -57,11 +60,15 @@ export async function deliverOnce(
 ): Promise<void> {
   const endpoint = await findEndpointRow(deps.db, row.endpoint_id)
   if (endpoint?.enabled !== 1) {
-    await finishAttempt(deps.db, row.id, owner, {
-      status: 'failed',
-      next_attempt_at: null,
-      last_error: 'the endpoint is disabled',
-    })
+    const error = 'the endpoint is disabled'
+    if (
+      await finishAttempt(deps.db, row.id, owner, {
+        status: 'failed',
+        next_attempt_at: null,
+        last_error: error,
+      })
+    )
+      deps.observer.attempted(row, 'failed', { attempt: row.attempts, error, endpointDisabled: true })
     return
   }
   const attemptAt = new Date()
@@ -129,7 +136,15 @@ async function attempt(
   return outcome
 }
 
-/** Records how the attempt ended, in one transaction; nothing when the claim was lost meanwhile. */
+/** What a recorded attempt is reported as, once its transaction committed. */
+interface Recorded {
+  readonly outcome: AttemptOutcome
+  readonly error: string | null
+  readonly nextAttemptAt: string | null
+  readonly endpointGone?: boolean
+}
+
+/** Records how the attempt ended, in one transaction, then reports it; nothing when the claim was lost meanwhile. */
 async function record(
   deps: DeliveryDeps,
   row: WebhookDeliveriesTable,
@@ -145,26 +160,29 @@ async function record(
     last_status_code: outcome.kind === 'answered' ? outcome.status : null,
     last_response_ms: outcome.durationMs,
   }
-  await deps.transaction(async (trx) => {
+  const recorded = await deps.transaction(async (trx): Promise<Recorded | null> => {
     if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
-      await finishAttempt(trx, row.id, owner, {
+      const finished = await finishAttempt(trx, row.id, owner, {
         ...common,
         status: 'succeeded',
         next_attempt_at: null,
         last_error: null,
       })
-      return
+      return finished ? { outcome: 'succeeded', error: null, nextAttemptAt: null } : null
     }
     if (outcome.kind === 'answered' && outcome.status === 410) {
       const reason = `the endpoint answered 410 Gone on ${attemptAt.toISOString()}`
+      const error = 'the endpoint answered 410 Gone: it was disabled'
       const finished = await finishAttempt(trx, row.id, owner, {
         ...common,
         status: 'failed',
         next_attempt_at: null,
-        last_error: 'the endpoint answered 410 Gone: it was disabled',
+        last_error: error,
       })
+      if (!finished) return null
+      const failed: Recorded = { outcome: 'failed', error, nextAttemptAt: null }
       // Only the endpoint as it was attempted: staff may have changed its URL (or disabled it) meanwhile.
-      if (!finished || !(await disableGoneEndpoint(trx, endpoint.id, endpoint.url, reason))) return
+      if (!(await disableGoneEndpoint(trx, endpoint.id, endpoint.url, reason))) return failed
       await failPendingDeliveries(trx, endpoint.id, 'the endpoint answered 410 Gone: it was disabled')
       await deps.audit(trx, {
         action: 'webhook.disable',
@@ -173,18 +191,29 @@ async function record(
         brandId: endpoint.brand_id,
         details: { reason, deliveryId: row.id },
       })
-      return
+      return { ...failed, endpointGone: true }
     }
     const error = outcome.kind === 'answered' ? answerError(outcome.status) : outcome.message
     const scheduled = retryDelayMs(deps.settings.retryScheduleMs, attempts)
     // A receiver that asks for time (429 or 503 with Retry-After) gets it, up to a day; never less than the schedule.
     const asked = outcome.kind === 'answered' ? (outcome.retryAfterMs ?? 0) : 0
     const delay = scheduled === null ? null : Math.max(scheduled, Math.min(asked, maxRetryAfterMs))
-    await finishAttempt(trx, row.id, owner, {
+    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay).toISOString()
+    const finished = await finishAttempt(trx, row.id, owner, {
       ...common,
       status: delay === null ? 'failed' : 'pending',
-      next_attempt_at: delay === null ? null : new Date(Date.now() + delay).toISOString(),
+      next_attempt_at: nextAttemptAt,
       last_error: error,
     })
+    return finished ? { outcome: delay === null ? 'failed' : 'retrying', error, nextAttemptAt } : null
+  })
+  if (!recorded) return
+  deps.observer.attempted(row, recorded.outcome, {
+    attempt: attempts,
+    durationMs: outcome.durationMs,
+    statusCode: common.last_status_code,
+    error: recorded.error,
+    nextAttemptAt: recorded.nextAttemptAt,
+    ...(recorded.endpointGone ? { endpointGone: true } : {}),
   })
 }

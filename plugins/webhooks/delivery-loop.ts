@@ -34,7 +34,12 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
     if (running.has(row.id)) return
     const controller = new AbortController()
     const done = deliverOnce(deps, row, owner, controller.signal)
-      .catch((error) => console.error(`webhooks: delivery ${row.id} failed unexpectedly`, error))
+      .catch((error) =>
+        deps.observer.log.error(
+          { deliveryId: row.id, endpointId: row.endpoint_id, eventId: row.event_id, err: error },
+          'webhook delivery failed unexpectedly; its claim runs out and it is tried again',
+        ),
+      )
       .finally(() => {
         running.delete(row.id)
         // A slot is free: take the next due delivery now rather than at the next poll.
@@ -72,7 +77,7 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
       return claiming
     }
     claiming = claimRound()
-      .catch((error) => console.error('webhooks: claiming deliveries failed', error))
+      .catch((error) => deps.observer.log.error({ err: error }, 'claiming webhook deliveries failed'))
       .finally(() => {
         claiming = null
       })

@@ -6,6 +6,7 @@ import { webhookScopes } from './contract.ts'
 import { createDeliveryLoop, type DeliveryLoop } from './delivery-loop.ts'
 import { webhookFanOut } from './fan-out.ts'
 import { webhooksMigrations } from './migrations.ts'
+import { deliveryObserver } from './observability.ts'
 import { resolveSettings, type WebhooksOptions } from './options.ts'
 import { webhooksProblems } from './problems.ts'
 import { deliveryRoutes } from './routes/deliveries.ts'
@@ -47,6 +48,7 @@ export const webhooksPlugin = (options: WebhooksOptions = {}) => {
         settings,
         secrets: context.secrets,
         audit: (trx, entry) => context.audit(trx, entry),
+        observer: deliveryObserver(context),
       })
       loops.set(context.store, loop)
       context.consumeEvents(webhookFanOut(() => loop.nudge()))

@@ -288,3 +288,24 @@ export async function releaseClaim(db: Db, id: string, owner: string): Promise<v
     .where('claim_owner', '=', owner)
     .execute()
 }
+
+/** For the metrics: how many deliveries are pending, and when the longest-waiting due one became due. */
+export async function pendingDeliveryStats(
+  db: Db,
+  now: string,
+): Promise<{ pending: number; oldestDue: string | null }> {
+  const pending = await tables(db)
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('next_attempt_at', 'is not', null)
+    .where('status', '=', 'pending')
+    .executeTakeFirst()
+  const due = await deliveriesDue(db, now)
+    .clearSelect()
+    .select((eb) => eb.fn.min('next_attempt_at').as('oldest'))
+    .executeTakeFirst()
+  return {
+    pending: Number(pending?.count ?? 0),
+    oldestDue: (due?.oldest as string | null | undefined) ?? null,
+  }
+}

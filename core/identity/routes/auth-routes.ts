@@ -8,10 +8,12 @@ import {
   csrfTokenOf,
   invalidateSession,
   sessionCookie,
+  sessionOriginOf,
 } from '../../auth/sessions.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { Problem } from '../../problem/problem.ts'
+import type { IdentityTables } from '../identity-tables.ts'
 import { Login } from '../schemas.ts'
 import { findUserForLogin } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
@@ -29,6 +31,11 @@ const decoyHash = Bun.password.hash('decoy password that never matches', { algor
 
 /** Every 401 says how to authenticate. */
 export const bearerChallenge = { 'www-authenticate': 'Bearer realm="plinth"' }
+
+/** 401 `account_disabled`: the user was disabled by staff. */
+export function accountDisabled(): Problem {
+  return new Problem(kernelProblems.account_disabled, { headers: bearerChallenge })
+}
 
 /** 429 with how long to wait. */
 export function tooManyAttempts(seconds: number): Problem {
@@ -49,13 +56,17 @@ export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
       strictRateLimit: true,
       summary: 'Sign in with e-mail and password',
       description:
-        'Sets the `plinth_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and returns the CSRF token to send as `X-CSRF-Token` with every change made with it. Repeated failures are slowed, then refused with 429.',
+        'Sets the `plinth_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and returns the CSRF token to send as `X-CSRF-Token` with every change made with it. Repeated failures are slowed, then refused with 429. A disabled user is refused with 401 `account_disabled`, only once the password is right (a wrong one is `invalid_credentials` as for anyone), and the attempt counts as a failure.',
       public: true,
       body: LoginBody,
       responses: {
         200: { description: 'Signed in.', schema: Login, headers: { 'Set-Cookie': 'The session cookie.' } },
       },
-      problems: [kernelProblems.invalid_credentials, kernelProblems.too_many_attempts],
+      problems: [
+        kernelProblems.invalid_credentials,
+        kernelProblems.account_disabled,
+        kernelProblems.too_many_attempts,
+      ],
       async handler({ body, request, address, requestId }) {
         const email = body.email.trim().toLowerCase()
         const attempt = throttle.attempt(email, address)
@@ -65,9 +76,21 @@ export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
         const valid = await Bun.password.verify(body.password, found?.passwordHash ?? (await decoyHash))
         if (!found || !valid)
           throw new Problem(kernelProblems.invalid_credentials, { headers: bearerChallenge })
+        // Said only to whoever knows the password, after the same work as any other answer; the attempt stays
+        // counted as a failure, so a disabled account is no faster an oracle for guessing than an enabled one.
+        if (found.user.disabledAt !== null) throw accountDisabled()
         attempt.succeeded()
         const { session, token } = await store.transaction(async (trx) => {
-          const created = await createSession(trx, found.user.id)
+          // Read again in the transaction: staff disabling the user meanwhile leave no session behind.
+          const current = await trx
+            .withTables<IdentityTables>()
+            .selectFrom('users')
+            .select('disabled_at')
+            .where('id', '=', found.user.id)
+            .executeTakeFirst()
+          if (!current) throw new Problem(kernelProblems.invalid_credentials, { headers: bearerChallenge })
+          if (current.disabled_at !== null) throw accountDisabled()
+          const created = await createSession(trx, found.user.id, sessionOriginOf(request, address))
           const actor = { userId: found.user.id, tokenId: null, requestId, sourceAddress: address }
           await writeAudit(trx, actor, {
             action: 'session.create',

@@ -1,7 +1,13 @@
 // The caller's own account: who am I and what may I do, and changing one's password.
 
 import { Type as t } from '@sinclair/typebox'
-import { createSession, csrfTokenOf, invalidateUserSessions, sessionCookie } from '../../auth/sessions.ts'
+import {
+  createSession,
+  csrfTokenOf,
+  invalidateUserSessions,
+  sessionCookie,
+  sessionOriginOf,
+} from '../../auth/sessions.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { Problem } from '../../problem/problem.ts'
@@ -68,7 +74,7 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
         },
       },
       problems: [kernelProblems.wildcard_token_required, kernelProblems.too_many_attempts],
-      async handler({ body, caller, request, audit }) {
+      async handler({ body, caller, request, address, audit }) {
         // Guessing the current password through a stolen token or session is throttled like a login.
         const attempt = context.throttle.attempt(`user:${caller.user.id}`, null)
         if ('refuseForSeconds' in attempt) throw tooManyAttempts(attempt.refuseForSeconds)
@@ -96,7 +102,7 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
             subject: { type: 'user', id: caller.user.id },
             customerId: null,
           })
-          return caller.session ? createSession(trx, caller.user.id) : null
+          return caller.session ? createSession(trx, caller.user.id, sessionOriginOf(request, address)) : null
         })
         if (!renewed) return null
         return new Reply(

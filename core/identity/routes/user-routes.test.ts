@@ -70,6 +70,7 @@ describe('creating users', () => {
       staffRole: null,
       brandId: null,
       createdAt: expect.any(String),
+      disabledAt: null,
     })
     expect(response.headers.get('location')).toBe(`/api/v1/users/${user.id}`)
     const read = await tp.request('GET', `/api/v1/users/${user.id}`, { token: staffToken })

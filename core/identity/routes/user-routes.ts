@@ -1,14 +1,16 @@
 // Users as staff manage them: platform staff make anyone; brand staff make plain users and their own brand's staff.
 
 import { Type as t } from '@sinclair/typebox'
-import { type Expression, type SqlBool, sql } from 'kysely'
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Caller } from '../../auth/caller.ts'
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { fieldProblem, Problem } from '../../problem/problem.ts'
 import { defineProblems } from '../../problem/problem-code.ts'
+import type { Db } from '../../store/store.ts'
 import { orNotFound } from '../../tenancy/find-visible.ts'
-import type { IdentityTables } from '../identity-tables.ts'
+import { setDisabledIn } from '../account-controls.ts'
+import type { IdentityTables, UsersTable } from '../identity-tables.ts'
 import { User } from '../schemas.ts'
 import { insertUser, prepareUser, toUser, UserError } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
@@ -25,12 +27,29 @@ export const userProblems = defineProblems({
     detail: 'You cannot give this staff role.',
     description: 'Brand staff can make plain users and staff of their own brand, never platform staff.',
   },
+  cannot_disable_self: {
+    status: 409,
+    detail: 'You cannot disable your own account.',
+    description:
+      'Staff disable other users, never themselves (so an installation cannot lose its last staff member by a slip); ask another staff member, or use `npm run panel -- user disable`.',
+  },
+  user_outside_brand: {
+    status: 403,
+    detail:
+      'This user is also on teams of another brand’s customers; only platform staff may disable or enable them.',
+    description:
+      'Brand staff disable and enable only users wholly of their brand: its staff, and members of its customers only. For a user who is also on another brand’s teams, remove them from your customers’ teams instead (that takes effect at once, for their tokens too).',
+  },
 })
 
 /** Scopes of the user operations (staff areas). */
 export const userScopes = [
-  { name: 'user:read', description: 'Read users (staff)', staff: true },
-  { name: 'user:manage', description: 'Create users and staff (staff)', staff: true },
+  { name: 'user:read', description: 'Read users and their API tokens (staff)', staff: true },
+  {
+    name: 'user:manage',
+    description: 'Create, disable and enable users and staff, and revoke their API tokens (staff)',
+    staff: true,
+  },
 ] as const
 
 const CreateUserBody = t.Object(
@@ -50,13 +69,73 @@ const CreateUserBody = t.Object(
 )
 
 /** The users a staff caller may see: platform staff all; brand staff their brand's staff and its customers' members. */
-function visibleUsers(caller: Caller): Expression<SqlBool> {
+export function visibleUsers(caller: Caller): Expression<SqlBool> {
   if (caller.kind === 'platform') return sql<SqlBool>`1 = 1`
   const brandId = caller.user.brandId ?? ''
   return sql<SqlBool>`(users.brand_id = ${brandId} or users.id in (select user_id from memberships where customer_id in (select customer_id from tenants where brand_id = ${brandId})))`
 }
 
-/** POST, GET /users and GET /users/{id}. */
+/**
+ * The users a staff caller holds wholly, whose whole account it may act on: platform staff all; brand staff their
+ * brand's staff, and members of their brand's customers who are on no other brand's teams.
+ */
+export function wholeUsers(caller: Caller): RawBuilder<SqlBool> {
+  if (caller.kind === 'platform') return sql<SqlBool>`1 = 1`
+  const brandId = caller.user.brandId ?? ''
+  const brandCustomers = sql`(select customer_id from tenants where brand_id = ${brandId})`
+  return sql<SqlBool>`(users.brand_id = ${brandId} or (users.staff_role is null and users.id in (select user_id from memberships where customer_id in ${brandCustomers}) and not exists (select 1 from memberships as other where other.user_id = users.id and other.customer_id not in ${brandCustomers})))`
+}
+
+/** The user `id` as `caller` may see it (404 otherwise), and whether the caller holds the whole account. */
+export async function userInView(
+  db: Db,
+  caller: Caller,
+  id: string,
+): Promise<{ readonly user: UsersTable; readonly whole: boolean }> {
+  const row = orNotFound(
+    await db
+      .withTables<IdentityTables>()
+      .selectFrom('users')
+      .selectAll()
+      .select(wholeUsers(caller).as('whole'))
+      .where(visibleUsers(caller))
+      .where('users.id', '=', id)
+      .executeTakeFirst(),
+  )
+  const { whole, ...user } = row
+  return { user, whole: Boolean(whole) }
+}
+
+/** POST /users/{id}/disable and /enable: the same checks, opposite changes. */
+function disablingRoute(context: KernelRouteContext, disabled: boolean): RouteDefinition {
+  const { store } = context
+  return defineRoute({
+    method: 'POST',
+    path: disabled ? '/users/:id/disable' : '/users/:id/enable',
+    operationId: disabled ? 'disableUser' : 'enableUser',
+    summary: disabled ? 'Disable a user' : 'Enable a disabled user',
+    description: disabled
+      ? 'At once: every session of the user ends, their API tokens are refused with 401 `account_disabled` (from the very next request, in every panel process), and signing in is refused with the same code. Tokens are not revoked: enabling the user lets the unexpired ones work again (revoke them with `DELETE /users/{id}/api-tokens/{tokenId}` to end them for good). Staff cannot disable themselves; brand staff disable only users wholly of their brand. Disabling a disabled user changes nothing.'
+      : 'The user may sign in again, and their API tokens that have not expired or been revoked work again; sessions ended by disabling stay ended. Enabling an enabled user changes nothing.',
+    scope: 'user:manage',
+    staff: true,
+    params: { id: 'usr' },
+    responses: { 200: { description: 'The user, with `disabledAt`.', schema: User } },
+    problems: disabled
+      ? [userProblems.cannot_disable_self, userProblems.user_outside_brand]
+      : [userProblems.user_outside_brand],
+    handler: ({ params, caller, audit }) =>
+      store.transaction(async (trx) => {
+        const { user, whole } = await userInView(trx, caller, params.id)
+        if (disabled && user.id === caller.user.id) throw new Problem(userProblems.cannot_disable_self)
+        if (!whole) throw new Problem(userProblems.user_outside_brand)
+        const done = await setDisabledIn(trx, user.id, disabled, audit)
+        return orNotFound(done).user
+      }),
+  })
+}
+
+/** POST, GET /users, GET /users/{id}, and disabling and enabling users. */
 export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
   const { store } = context
   const users = () => store.db.withTables<IdentityTables>().selectFrom('users').selectAll()
@@ -155,5 +234,7 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
         )
       },
     }),
+    disablingRoute(context, true),
+    disablingRoute(context, false),
   ]
 }

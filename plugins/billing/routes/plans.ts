@@ -72,7 +72,15 @@ const ListPlansQuery = t.Object({
   brandId: t.Optional(
     t.String({ maxLength: 64, description: 'Only this brand’s plans (narrows, never widens).' }),
   ),
-  status: t.Optional(t.Union(planStatuses.map((status) => t.Literal(status)))),
+  status: t.Optional(
+    t.Union(
+      planStatuses.map((status) => t.Literal(status)),
+      {
+        description:
+          'Only plans in this state: `active` (offered) or `archived` (taking no new subscriptions).',
+      },
+    ),
+  ),
 })
 
 /** The plans routes. */
