@@ -52,7 +52,8 @@ async function start(
 ): Promise<{ url: string; process: Bun.Subprocess<'ignore', 'pipe', 'inherit'> }> {
   const child = Bun.spawn([process.execPath, script], {
     cwd: root,
-    env: { ...process.env, ...env },
+    // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md).
+    env: { ...process.env, LOG_REQUESTS: '0', ...env },
     stdout: 'pipe',
     stderr: 'inherit',
   })

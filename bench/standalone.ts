@@ -10,7 +10,8 @@ export const root = join(import.meta.dir, '..')
 export async function runBun(args: string[], env: Record<string, string>): Promise<string> {
   const child = Bun.spawn([process.execPath, ...args], {
     cwd: root,
-    env: { ...process.env, ...env },
+    // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md).
+    env: { ...process.env, LOG_REQUESTS: '0', ...env },
     stdout: 'pipe',
     stderr: 'inherit',
   })
@@ -29,7 +30,8 @@ export interface BenchServer {
 export async function startServer(env: Record<string, string>): Promise<BenchServer> {
   const child = Bun.spawn([process.execPath, 'hosts/bun/main.ts'], {
     cwd: root,
-    env: { ...process.env, ...env },
+    // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md).
+    env: { ...process.env, LOG_REQUESTS: '0', ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'inherit',

@@ -17,7 +17,6 @@ export { reviewTokenRequest } from './identity/token-request.ts'
 export {
   createUser,
   findUserByEmail,
-  insertUser,
   prepareUser,
   type User,
   UserError,

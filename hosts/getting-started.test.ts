@@ -162,7 +162,8 @@ function startCommand(block: Block): { settings: Record<string, string>; printed
       ]),
   )
   // The comment shows the line the server prints: `…` stands for anything, a number for any number.
-  const shown = lines.find((line) => line.startsWith('# Plinth panel listening on'))?.slice(2) ?? ''
+  const shown =
+    lines.find((line) => line.startsWith('# ') && line.includes('Plinth panel listening on'))?.slice(2) ?? ''
   expect(shown).not.toBe('')
   const pattern = shown
     .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -1,6 +1,7 @@
 // The standard installation's settings, read from the environment: every malformed one reported at once, one line
 // each, so an operator fixes them in one go instead of one start-up per mistake.
 
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type LogLevel, logLevels, parseQuotaLimits, type QuotaLimits } from '../core/host.ts'
 
@@ -97,6 +98,8 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
   const metricsToken = env.METRICS_TOKEN || null
   if (metricsToken !== null && metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters long (or unset, for loopback callers only)')
+  const configPath = env.PLINTH_CONFIG ? resolve(env.PLINTH_CONFIG) : null
+  if (configPath !== null && !existsSync(configPath)) problems.push(`PLINTH_CONFIG: no file at ${configPath}`)
   const settings: StandardSettings = {
     port: wholeNumber('PORT', 0, 65535) ?? 3000,
     host: env.HOST || '127.0.0.1',
@@ -111,7 +114,7 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     defaultCustomerLimits,
     billingCheckout: checkout === 'closed' ? 'closed' : 'open',
     trustProxy: flag('TRUST_PROXY', false),
-    configPath: env.PLINTH_CONFIG ? resolve(env.PLINTH_CONFIG) : null,
+    configPath,
     metricsToken,
     logRequests: flag('LOG_REQUESTS', true),
     logLevel: Object.hasOwn(logLevels, logLevel) ? (logLevel as LogLevel) : 'info',

@@ -90,11 +90,9 @@ async function noteUse(row: ApiTokensTable, now: number, context: Authentication
   }
 }
 
-/** The panel's origin as the browser sees it: behind a TLS-terminating proxy the scheme comes from X-Forwarded-Proto. */
+/** The panel's origin as the browser sees it: the request URL's (a host behind a trusted proxy puts its scheme there). */
 function originOf(request: Request): string {
-  const url = new URL(request.url)
-  const forwarded = request.headers.get('x-forwarded-proto')
-  return `${forwarded === 'https' || forwarded === 'http' ? forwarded : url.protocol.slice(0, -1)}://${url.host}`
+  return new URL(request.url).origin
 }
 
 /**

@@ -170,9 +170,12 @@ export function sessionCookieOf(request: Request): string | null {
   return null
 }
 
-/** Whether the request reached us over HTTPS (directly, or through a proxy that says so). */
+/**
+ * Whether the request reached us over HTTPS. Only the URL counts: a host behind a trusted TLS-terminating proxy
+ * puts the proxy's scheme there (hosts/bun/serve.ts with TRUST_PROXY); a header anyone can send is never read.
+ */
 function isHttps(request: Request): boolean {
-  return new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https'
+  return request.url.startsWith('https:')
 }
 
 /** `Set-Cookie` for a new session: HttpOnly, SameSite=Lax, Secure over HTTPS. */

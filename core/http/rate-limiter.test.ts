@@ -73,6 +73,15 @@ describe('rate limits', () => {
       await login()
       await expectProblem(await login(), 429, 'rate_limited')
       expect((await tp.request('GET', '/healthz')).headers.get('ratelimit')).toBeNull()
+      // ...and the document promises no 429 and no RateLimit headers for the probes.
+      const document = (await (await tp.request('GET', '/api/docs/openapi.json')).json()) as {
+        paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, unknown> }> } }>
+      }
+      for (const probe of ['/healthz', '/readyz']) {
+        const { responses } = document.paths[probe]?.get ?? { responses: {} }
+        expect(Object.keys(responses)).not.toContain('429')
+        expect(Object.keys(responses['200']?.headers ?? {})).not.toContain('RateLimit')
+      }
     } finally {
       await tp.panel.close()
     }

@@ -173,8 +173,6 @@ function querySchemaOf(route: RouteDefinition): TObject {
 export interface MountOptions {
   /** The single-resource read of the same path, whose representation an `If-Match` on a change compares with. */
   readonly sibling?: () => CompiledRoute | undefined
-  /** Not rate limited: the health checks a load balancer polls. */
-  readonly unlimited?: boolean
 }
 
 /** What one request was charged to: the headers of the last allowance it counted against. */
@@ -205,7 +203,7 @@ export function compileRoute(
 
   /** Counts the request against `key`'s allowance, keeping its headers; throws 429 past it. */
   function charge(charges: Charges, key: RateKey): void {
-    if (mounting.unlimited) return
+    if (route.rateLimited === false) return
     const decision: RateDecision | null = runtime.limiter.take(key)
     if (!decision) return
     charges.headers = decision.headers

@@ -55,11 +55,16 @@ export interface NewUser {
   readonly brandId?: string | null
 }
 
+/** A new user checked and with its password hashed, ready for `createUser`. */
+export interface PreparedUser {
+  readonly prepared: UsersTable
+}
+
 /**
- * Checks a new user and hashes its password: the slow part, done before any transaction so the single SQLite
- * connection is not held while argon2id runs.
+ * Checks a new user and hashes its password: the slow part, done before any transaction so no store connection
+ * is held while argon2id runs. Pass the result to `createUser` inside the transaction.
  */
-export async function prepareUser(input: NewUser): Promise<UsersTable> {
+export async function prepareUser(input: NewUser): Promise<PreparedUser> {
   if ((input.staffRole === 'brand') !== Boolean(input.brandId)) {
     throw new Error('Brand staff need a brandId, and only brand staff have one')
   }
@@ -69,29 +74,30 @@ export async function prepareUser(input: NewUser): Promise<UsersTable> {
   checkPassword(input.password)
   const now = nowIso()
   return {
-    id: newId('usr'),
-    email,
-    password_hash: await hashPassword(input.password),
-    staff_role: input.staffRole,
-    brand_id: input.brandId ?? null,
-    created_at: now,
-    updated_at: now,
-    disabled_at: null,
+    prepared: {
+      id: newId('usr'),
+      email,
+      password_hash: await hashPassword(input.password),
+      staff_role: input.staffRole,
+      brand_id: input.brandId ?? null,
+      created_at: now,
+      updated_at: now,
+      disabled_at: null,
+    },
   }
 }
 
-/** Stores a prepared user; refuses an e-mail already in use. */
-export async function insertUser(db: Db, row: UsersTable): Promise<User> {
+/**
+ * Creates a user: platform staff, a brand's staff (`staffRole: 'brand'` with `brandId`), or a plain user; refuses an
+ * e-mail already in use. Given a `NewUser` it prepares it first; inside a transaction, pass a `PreparedUser`.
+ */
+export async function createUser(db: Db, user: NewUser | PreparedUser): Promise<User> {
+  const { prepared: row } = 'prepared' in user ? user : await prepareUser(user)
   const users = db.withTables<IdentityTables>()
   const taken = await users.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst()
   if (taken) throw new UserError('email_taken', `A user with e-mail ${row.email} already exists`)
   await users.insertInto('users').values(row).execute()
   return toUser(row)
-}
-
-/** Creates a user: platform staff, a brand's staff (`staffRole: 'brand'` with `brandId`), or a plain user. */
-export async function createUser(db: Db, input: NewUser): Promise<User> {
-  return insertUser(db, await prepareUser(input))
 }
 
 /** An argon2id hash of a password. */

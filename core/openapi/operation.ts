@@ -156,6 +156,7 @@ function sometimes(name: string): JsonObject {
  * may not know (an embedding fetch handler), and the health checks are never limited.
  */
 function rateLimitHeaders(route: RouteDefinition): JsonObject {
+  if (route.rateLimited === false) return {}
   const pick = route.public ? sometimes : header
   return { RateLimit: pick('RateLimit'), 'RateLimit-Policy': pick('RateLimit-Policy') }
 }

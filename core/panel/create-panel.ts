@@ -24,6 +24,7 @@ import type { Store } from '../store/store.ts'
 import { outsideTransactions } from '../store/transaction-context.ts'
 import { tenancy } from '../tenancy/tenancy.ts'
 import { usageCountersFor } from '../usage/usage-counters.ts'
+import { kernelVersion } from '../version.ts'
 import { type BackgroundOptions, createBackground } from './background.ts'
 import { buildCatalogue, type Catalogue } from './catalogue.ts'
 import { kernelAreaNames, kernelAreas } from './kernel-areas.ts'
@@ -118,7 +119,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     log,
     processMetrics: options.metrics !== false && options.metrics?.processMetrics === true,
   })
-  const version = options.version ?? '0.2.0'
+  const version = options.version ?? kernelVersion
   let catalogue: Catalogue | undefined
   let quotas: Quotas | undefined
   const late = <T>(value: T | undefined, what: string): T => {

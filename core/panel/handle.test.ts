@@ -80,3 +80,27 @@ describe('cursors', () => {
     await tp.panel.close()
   })
 })
+
+describe('short host names', () => {
+  test('a host of one to three characters (a container named `api`) is routed by its own path, parameters and body included', async () => {
+    const tp = await createKernelTestPanel({ plugins: [] })
+    const token = await tp.token()
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    for (const origin of ['http://a', 'http://api', 'https://ab', 'http://a:8']) {
+      const created = await tp.panel.handle(
+        new Request(`${origin}/api/v1/api-tokens`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: `from ${origin}`, scopes: ['*'] }),
+        }),
+      )
+      expect({ origin, status: created.status }).toEqual({ origin, status: 201 })
+      const { id } = (await created.json()) as { id: string }
+      const read = await tp.panel.handle(new Request(`${origin}/api/v1/api-tokens/${id}?`, { headers }))
+      expect({ origin, status: read.status }).toEqual({ origin, status: 200 })
+      expect(((await read.json()) as { name: string }).name).toBe(`from ${origin}`)
+      const docs = await tp.panel.handle(new Request(`${origin}/api/docs/openapi.json`))
+      expect({ origin, status: docs.status }).toEqual({ origin, status: 200 })
+    }
+  })
+})

@@ -10,12 +10,13 @@ import { definePlugin, type PluginDefinition } from '../plugin/define-plugin.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { brandDirectoryService, tenantDirectoryService } from '../tenancy/tenant-view.ts'
 import { usageRoutes } from '../usage/usage-routes.ts'
+import { kernelVersion } from '../version.ts'
 import { capabilitiesRoutes } from './capabilities-routes.ts'
 import type { KernelInternals } from './kernel-internals.ts'
 import { kernelMigrations } from './kernel-migrations.ts'
 import { metricsProblems } from './metrics.ts'
 
-const version = '0.2.0'
+const version = kernelVersion
 
 /** The kernel's areas, in the order they are mounted, before every plugin. */
 export function kernelAreas(kernel: KernelInternals): PluginDefinition[] {

@@ -16,6 +16,7 @@ export function kernelRoutes(isReady: () => Promise<boolean>): RouteDefinition[]
       operationId: 'getHealth',
       summary: 'Liveness: the process answers',
       public: true,
+      rateLimited: false,
       responses: { 200: { description: 'The process is alive.', schema: HealthStatus } },
       handler: () => ({ status: 'ok' }),
     }),
@@ -25,6 +26,7 @@ export function kernelRoutes(isReady: () => Promise<boolean>): RouteDefinition[]
       operationId: 'getReadiness',
       summary: 'Readiness: the store is open and every migration applied',
       public: true,
+      rateLimited: false,
       responses: { 200: { description: 'Ready to serve.', schema: HealthStatus } },
       problems: [kernelProblems.not_ready],
       handler: async () => {

@@ -61,6 +61,19 @@ function staticPathOf(url: string): string | null {
   return path.length > 1 && !path.endsWith('/') && !path.includes('%') ? path : null
 }
 
+/**
+ * The request Elysia's router can read. It finds the path by searching for '/' from the 12th character on, which
+ * skips the start of the path when the host is one to three characters (`http://api/v1/...` from a container
+ * named `api`): such a request is routed through a body-less stand-in with a longer host, and the routes answer
+ * the client's own request.
+ */
+function forRouting(request: Request): Request {
+  const url = request.url
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start >= 11 || start < 0) return request
+  return new Request(`http://routing.invalid${url.slice(start)}`, { method: request.method, headers: request.headers })
+}
+
 /** Headers on every answer: browsers must not guess a content type the panel did not send. */
 function secured(response: Response): Response {
   response.headers.set('x-content-type-options', 'nosniff')
@@ -81,6 +94,9 @@ export function createRouter(input: {
   const { log } = input
   const app = new Elysia({ name: 'plinth' })
   const infos = new WeakMap<Request, RequestInfo>()
+  /** The client's request behind a stand-in made only for routing (see `forRouting`). */
+  const originals = new WeakMap<Request, Request>()
+  const originalOf = (request: Request): Request => originals.get(request) ?? request
   const known: KnownRoute[] = []
   /** Routes without path parameters, by `METHOD /path`: most requests, answered without the router. */
   const direct = new Map<
@@ -122,7 +138,8 @@ export function createRouter(input: {
       fullPath,
       // Elysia gives routes without path parameters `undefined`; the direct path gives `{}`. One value, so a cursor
       // (bound to the parameters) works whichever way the request came.
-      ({ request, params }) => serve(request, (params ?? {}) as Record<string, string>, infoOf(request)),
+      ({ request, params }) =>
+        serve(originalOf(request), (params ?? {}) as Record<string, string>, infoOf(request)),
       { parse: 'none', detail: { operationId: route.operationId } },
     )
     if (!fullPath.includes(':')) direct.set(`${route.method} ${fullPath}`, serve)
@@ -131,7 +148,7 @@ export function createRouter(input: {
 
   for (const endpoint of input.endpoints ?? []) {
     const { path } = endpoint
-    app.get(path, ({ request }) => endpoint.answer(request, routed(request, path)), {
+    app.get(path, ({ request }) => endpoint.answer(originalOf(request), routed(request, path)), {
       detail: { hide: true },
     })
     direct.set(`GET ${path}`, (request, _params, info) => {
@@ -178,7 +195,7 @@ export function createRouter(input: {
           return new Response(null, { status: 308, headers: { location: docsPath.split('/').at(-1) ?? '' } })
         }
         const headers = { vary: 'Accept' }
-        return prefersHtml(request.headers.get('accept'))
+        return prefersHtml(originalOf(request).headers.get('accept'))
           ? new Response(docsPage, { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } })
           : new Response(documentJson, { headers: { ...headers, 'content-type': 'application/json' } })
       },
@@ -223,8 +240,10 @@ export function createRouter(input: {
       try {
         if (serve) response = await serve(request, {}, info)
         else {
-          infos.set(request, info)
-          response = await app.handle(request)
+          const routing = forRouting(request)
+          infos.set(routing, info)
+          if (routing !== request) originals.set(routing, request)
+          response = await app.handle(routing)
         }
       } catch (error) {
         response = errorResponse(error, info.requestId, log)

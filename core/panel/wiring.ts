@@ -10,6 +10,7 @@ import { buildDocument } from '../openapi/build-document.ts'
 import type { Logger, PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
 import { checkRoutes } from '../plugin/resolve-plugins.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
+import { kernelVersion } from '../version.ts'
 import type { Background } from './background.ts'
 import type { Catalogue } from './catalogue.ts'
 import type { PanelOptions } from './create-panel.ts'
@@ -66,19 +67,17 @@ export function mountPanel(input: {
     tag: string,
     fullPath: string,
     eventKinds: ReadonlySet<string>,
-    unlimited = false,
   ) => {
     // A route needing a staff scope is a staff area whether or not it says so: no plugin can forget it.
     const route = declared.scope && staffScopes.has(declared.scope) ? { ...declared, staff: true } : declared
     // If-Match on a change compares with the single-resource read of the same path, found once all are compiled.
     const compiled = compileRoute(route, tag, runtime, eventKinds, {
       sibling: () => readsByPath.get(fullPath),
-      unlimited,
     })
     if (route.method === 'GET' && !route.list) readsByPath.set(fullPath, compiled)
     mounted.push({ compiled, fullPath, tag })
   }
-  for (const route of input.health) mount(route, 'kernel', route.path, new Set(), true)
+  for (const route of input.health) mount(route, 'kernel', route.path, new Set())
   for (const [index, { plugin, routes }] of routesByPlugin.entries()) {
     const eventKinds = new Set((input.plugins[index]?.events ?? []).map((event) => event.kind))
     for (const route of routes) mount(route, plugin, `${options.basePath}${route.path}`, eventKinds)
@@ -110,7 +109,7 @@ export function mountPanel(input: {
     describe: (app) => {
       document = buildDocument({
         app,
-        version: options.version ?? '0.2.0',
+        version: options.version ?? kernelVersion,
         serverUrl: options.serverUrl ?? '/',
         routes: mounted.map(({ compiled, fullPath, tag }) => ({ route: compiled.route, fullPath, tag })),
         tags: input.plugins.map((plugin) => ({ name: plugin.name, description: plugin.description })),

@@ -74,6 +74,14 @@ describe('createPanel refuses to start', () => {
     expect(await refusal([original], [plugin({ version: '9.0.0' })])).toContain('missing thing:read')
   })
 
+  test('when a usage metric or section is named quota, the key /usage gives the kernel’s quotas', async () => {
+    expect(await refusal([plugin({ usage: [{ name: 'quota', description: 'Quotas' }] })])).toContain(
+      'Usage metric "quota" of "things" must be camelCase, not quota',
+    )
+    const section = { name: 'quota', description: 'Quotas', schema: t.Object({}), read: async () => ({}) }
+    expect(await refusal([plugin({ usageSections: [section] })])).toContain('Usage section "quota"')
+  })
+
   test('when two plugins declare the same scope, naming both', async () => {
     const scopes = [{ name: 'thing:read', description: 'Read things' }]
     const message = await refusal([plugin({ scopes }), plugin({ name: 'other', scopes })])

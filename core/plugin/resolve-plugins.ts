@@ -184,16 +184,18 @@ export function resolvePlugins(
       claimScope(scope.name, plugin.name)
     }
     const problems = new Set(Object.values(plugin.problems ?? {}).map((problem) => problem.code))
+    // Metrics and sections share the keys of /usage; `quota` is the kernel's.
     for (const metric of plugin.usage ?? []) {
-      if (!usageNamePattern.test(metric.name))
-        throw new PluginResolutionError(`Usage metric "${metric.name}" of "${plugin.name}" must be camelCase`)
+      if (!usageNamePattern.test(metric.name) || metric.name === 'quota')
+        throw new PluginResolutionError(
+          `Usage metric "${metric.name}" of "${plugin.name}" must be camelCase, not quota`,
+        )
       if (metric.quota && !problems.has(metric.quota.problem.code))
         throw new PluginResolutionError(
           `Usage metric "${metric.name}" of "${plugin.name}" refuses with "${metric.quota.problem.code}", which it does not declare in its problems`,
         )
       claimMetric(metric.name, plugin.name)
     }
-    // Sections of /usage share its keys with the metrics; `quota` is the kernel's.
     for (const section of plugin.usageSections ?? []) {
       if (!usageNamePattern.test(section.name) || section.name === 'quota')
         throw new PluginResolutionError(

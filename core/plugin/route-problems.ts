@@ -26,7 +26,8 @@ export function implicitProblems(route: RouteDefinition): ProblemRef[] {
   }
   if (route.params) problems.push(kernelProblems.not_found)
   // Every route validates its query, and one that declares none refuses unknown parameters.
-  problems.push(kernelProblems.validation_failed, kernelProblems.rate_limited)
+  problems.push(kernelProblems.validation_failed)
+  if (route.rateLimited !== false) problems.push(kernelProblems.rate_limited)
   if (route.list) problems.push(kernelProblems.invalid_cursor)
   if (route.params && (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'))
     problems.push(kernelProblems.precondition_failed)

@@ -209,6 +209,11 @@ export interface PublicRoute<B extends TObject | undefined, Q extends TObject | 
   readonly public: true
   /** The credential it checks, before the body is read; documented as the operation's security. */
   readonly credential?: RouteCredential<Principal>
+  /**
+   * False for a probe a load balancer polls (the health checks): never counted against any allowance, so never
+   * 429, and documented without rate limit headers. Public routes only.
+   */
+  readonly rateLimited?: false
   readonly scope?: undefined
   readonly staff?: undefined
   readonly authenticated?: undefined
@@ -265,6 +270,7 @@ export interface RouteDefinition
   readonly responses?: Readonly<Record<number, RouteResponse>>
   readonly public?: true
   readonly credential?: RouteCredential
+  readonly rateLimited?: false
   readonly authenticated?: true
   readonly wildcardOnly?: boolean
   readonly scope?: string

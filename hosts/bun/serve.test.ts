@@ -271,3 +271,46 @@ describe('servePanel', () => {
     expect(panel.store.isOpen).toBe(false)
   })
 })
+
+describe('behind a TLS-terminating proxy', () => {
+  /** Signs in over plain HTTP with `X-Forwarded-Proto: https`, then tries a session write from the https origin. */
+  async function signInThroughProxy(trustProxy: boolean) {
+    const dataDir = tempDataDir()
+    expect((await runCli(dataDir, ['init'])).exitCode).toBe(0)
+    await staffToken(dataDir)
+    const panel = await openIn(dataDir)
+    const server = servePanel(panel, { hostname: '127.0.0.1', port: 0, trustProxy })
+    try {
+      const login = await fetch(new URL('/api/v1/auth/login', server.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+        body: JSON.stringify({ email: 'staff@example.com', password: 'correct horse battery' }),
+      })
+      expect(login.status).toBe(200)
+      const cookie = login.headers.get('set-cookie') ?? ''
+      const { csrfToken } = (await login.json()) as { csrfToken: string }
+      const write = await fetch(new URL('/api/v1/customers', server.url), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-proto': 'https',
+          origin: `https://${server.url.host}`,
+          cookie: cookie.split(';')[0] ?? '',
+          'x-csrf-token': csrfToken,
+        },
+        body: JSON.stringify({ name: 'Acme' }),
+      })
+      return { secure: cookie.split('; ').includes('Secure'), writeStatus: write.status }
+    } finally {
+      await server.stop()
+    }
+  }
+
+  test('with TRUST_PROXY, X-Forwarded-Proto: https makes the cookie Secure and the https origin the panel’s own', async () => {
+    expect(await signInThroughProxy(true)).toEqual({ secure: true, writeStatus: 201 })
+  })
+
+  test('without TRUST_PROXY the header is anyone’s: ignored, so the cookie is not Secure and https is another origin', async () => {
+    expect(await signInThroughProxy(false)).toEqual({ secure: false, writeStatus: 403 })
+  })
+})

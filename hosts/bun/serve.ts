@@ -23,6 +23,20 @@ function clientAddress(request: Request, socketAddress: string | null, trustProx
 }
 
 /**
+ * The request as the browser made it: behind one trusted proxy that terminates TLS, `X-Forwarded-Proto` says the
+ * scheme, and the panel (Secure cookies, the Origin check on session writes) reads it from the URL. Without
+ * `trustProxy` the header is ignored, since anyone connecting directly could send it.
+ */
+function asSeenByBrowser(request: Request, trustProxy: boolean): Request {
+  if (!trustProxy) return request
+  const scheme = request.headers.get('x-forwarded-proto')
+  if ((scheme !== 'https' && scheme !== 'http') || request.url.startsWith(`${scheme}:`)) return request
+  const url = new URL(request.url)
+  url.protocol = `${scheme}:`
+  return new Request(url, request)
+}
+
+/**
  * What a failure the panel did not answer itself (a body stream that broke after the route returned) looks like:
  * a problem+json 500 that names nothing internal, never Bun's error page.
  */
@@ -57,7 +71,7 @@ export function servePanel(
     // Generous transport cap; the panel itself answers 413 problem+json past its own (smaller) limit.
     maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, 16 * 1024 * 1024),
     fetch: (request, bunServer) =>
-      panel.handle(request, {
+      panel.handle(asSeenByBrowser(request, options.trustProxy ?? false), {
         address: clientAddress(
           request,
           bunServer.requestIP(request)?.address ?? null,

@@ -5,8 +5,8 @@ import { parseArgs } from 'node:util'
 import {
   brandDirectoryService,
   cliActor,
+  createUser,
   findUserByEmail,
-  insertUser,
   issueApiToken,
   listApiTokensOf,
   listUsers,
@@ -92,7 +92,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 async function createAuditedUser(panel: Panel, input: Parameters<typeof prepareUser>[0]): Promise<User> {
   const prepared = await prepareUser(input)
   return panel.store.transaction(async (trx) => {
-    const user = await insertUser(trx, prepared)
+    const user = await createUser(trx, prepared)
     const details = { email: user.email, staffRole: user.staffRole, brandId: user.brandId }
     await writeAudit(trx, cliActor, {
       action: 'user.create',

@@ -3,7 +3,7 @@
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { type Installation, installationPlugins } from '../plinth-config.ts'
 import { SettingsError, type StandardSettings, settingsFromEnv } from '../settings.ts'
 import { installationProblems, openStandardPanel, storePathOf } from '../standard-panel.ts'
@@ -29,9 +29,6 @@ export async function checkConfiguration(
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error
     problems.push(...error.problems)
-    // PLINTH_CONFIG is read only with good settings; a missing file is worth saying now all the same.
-    if (env.PLINTH_CONFIG && !existsSync(resolve(env.PLINTH_CONFIG)))
-      problems.push(`PLINTH_CONFIG: no file at ${resolve(env.PLINTH_CONFIG)}`)
   }
   const notes: string[] = []
   if (settings) {

@@ -12,7 +12,7 @@ import { orNotFound } from '../../tenancy/find-visible.ts'
 import { setDisabledIn } from '../account-controls.ts'
 import type { IdentityTables, UsersTable } from '../identity-tables.ts'
 import { User } from '../schemas.ts'
-import { insertUser, prepareUser, toUser, UserError } from '../users.ts'
+import { createUser, prepareUser, toUser, UserError } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
 /** Refusals of the user operations. */
@@ -187,7 +187,7 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
         })
         const user = await store.transaction(async (trx) => {
           try {
-            const created = await insertUser(trx, prepared)
+            const created = await createUser(trx, prepared)
             await audit(trx, {
               action: 'user.create',
               subject: { type: 'user', id: created.id },
