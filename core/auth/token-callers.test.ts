@@ -1,5 +1,6 @@
 // Kept token callers never outlive a change: revocation, expiry, team and role changes, disabled and deleted users
-// count on the very next request, whether this process made the change or another one on the same database file did.
+// count on the very next request, whether this process made the change or another one on the same database did (the
+// same SQLite file, or the same PostgreSQL schema: another instance).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,12 +13,12 @@ import type { IdentityTables } from '../identity/identity-tables.ts'
 import type { User } from '../identity/users.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { defineRoute } from '../plugin/route.ts'
-import { openSqliteStore } from '../store/sqlite-store.ts'
 import type { Store } from '../store/store.ts'
 import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
 import { addMember, changeMemberRole, removeMember } from '../tenancy/tenants.ts'
 import { expectProblem } from '../testing/problems.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
+import { openTestStore } from '../testing/test-store.ts'
 import { createTestUser } from '../testing/users.ts'
 
 const secret = 'token-callers-test-secret-token-callers'
@@ -37,7 +38,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'plinth-token-callers-'))
   const path = join(dataDir, 'plinth.sqlite')
   panel = await createPanel({
-    store: openSqliteStore({ path }),
+    store: await openTestStore(path),
     plugins: [
       fixturePlugin({
         description: 'Customers and scopes for the kept-caller tests.',
@@ -58,7 +59,7 @@ beforeAll(async () => {
     ],
     secret,
   })
-  cli = openSqliteStore({ path })
+  cli = await openTestStore(path)
 })
 
 afterAll(async () => {
@@ -94,6 +95,25 @@ async function meBody(token: string): Promise<MeBody> {
 }
 
 describe('a kept token caller', () => {
+  test('is kept: a later request of the same token reads the token row and nothing else, in one statement', async () => {
+    const user = await member(customerA, 'developer')
+    const { token } = await tokenOf(user)
+    const view = () =>
+      panel.handle(
+        new Request('http://localhost/api/v1/view', { headers: { authorization: `Bearer ${token}` } }),
+      )
+    expect((await view()).status).toBe(200)
+    const statements: string[] = []
+    const stop = panel.store.observeStatements((statement) => statements.push(statement))
+    try {
+      expect((await view()).status).toBe(200)
+    } finally {
+      stop()
+    }
+    expect(statements).toHaveLength(1)
+    expect(statements[0]).toContain('api_tokens')
+  })
+
   test('is refused on the very next request once the token is revoked, here or by another process', async () => {
     const user = await member(customerA, 'owner')
     const here = await tokenOf(user)

@@ -27,6 +27,7 @@ import { usageCountersFor } from '../usage/usage-counters.ts'
 import { kernelVersion } from '../version.ts'
 import { type BackgroundOptions, createBackground } from './background.ts'
 import { buildCatalogue, type Catalogue } from './catalogue.ts'
+import { checkInstallationSecret } from './installation-secret.ts'
 import { kernelAreaNames, kernelAreas } from './kernel-areas.ts'
 import { kernelRoutes } from './kernel-routes.ts'
 import { type PanelLimits, resolveLimits } from './limits.ts'
@@ -182,6 +183,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     usage: usageFor(plugin.name),
   }))
   await migrate(store, migrationSets)
+  await checkInstallationSecret(store, options.secret)
 
   // Set up: services and extension points, then the job kinds every plugin runs.
   const system = { userId: null, tokenId: null, requestId: null, sourceAddress: null }

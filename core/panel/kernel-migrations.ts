@@ -1,6 +1,8 @@
 // The kernel's migrations, applied before any plugin's: recorded under the owner `kernel`, ids never change.
 
+import { isPostgres } from '../store/engine.ts'
 import { type Migration, sql } from '../store/migrations.ts'
+import { versionedTables } from '../store/table-watch.ts'
 
 /** The kernel's migrations, applied before any plugin's. */
 export const kernelMigrations: readonly Migration[] = [
@@ -201,6 +203,37 @@ export const kernelMigrations: readonly Migration[] = [
       await db.schema.alterTable('users').addColumn('disabled_at', 'text').execute()
       await db.schema.alterTable('sessions').addColumn('created_address', 'text').execute()
       await db.schema.alterTable('sessions').addColumn('user_agent', 'text').execute()
+    },
+  },
+  {
+    id: '0008_installation_caller_versions',
+    async up(db) {
+      // What the installation knows of itself: a check of the secret it was made with, so an instance started with
+      // another secret refuses to start instead of sealing what no other instance can open.
+      await db.schema
+        .createTable('installation')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute()
+      if (!isPostgres(db)) return
+      // PostgreSQL has no `data_version`: a version per watched table, bumped by a statement trigger in the writing
+      // transaction, so it becomes visible exactly when the write does (core/store/table-watch.ts).
+      await db.schema
+        .createTable('change_versions')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('version', 'bigint', (c) => c.notNull())
+        .execute()
+      await sql`create function plinth_bump_change_version() returns trigger language plpgsql as $$
+        begin
+          insert into change_versions (name, version) values (tg_table_name, 1)
+            on conflict (name) do update set version = change_versions.version + 1;
+          return null;
+        end $$`.execute(db)
+      for (const table of versionedTables) {
+        await sql`insert into change_versions (name, version) values (${table}, 0)`.execute(db)
+        await sql`create trigger ${sql.raw(`${table}_change_version`)} after insert or update or delete or truncate
+          on ${sql.table(table)} for each statement execute function plinth_bump_change_version()`.execute(db)
+      }
     },
   },
 ]

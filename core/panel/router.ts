@@ -71,7 +71,10 @@ function forRouting(request: Request): Request {
   const url = request.url
   const start = url.indexOf('/', url.indexOf('//') + 2)
   if (start >= 11 || start < 0) return request
-  return new Request(`http://routing.invalid${url.slice(start)}`, { method: request.method, headers: request.headers })
+  return new Request(`http://routing.invalid${url.slice(start)}`, {
+    method: request.method,
+    headers: request.headers,
+  })
 }
 
 /** Headers on every answer: browsers must not guess a content type the panel did not send. */

@@ -50,8 +50,13 @@ export interface KernelTestPanelOptions {
    * not list). Default true: a test panel holds every route to its contract.
    */
   readonly contractChecks?: boolean
-  /** The SQLite file to keep the store in (to reopen it, as an upgrade would). Default in memory. */
+  /**
+   * The SQLite file to keep the store in (to reopen it, as an upgrade would; on PostgreSQL, a schema named after
+   * it). Two panels given the same path share one store, as two instances of one installation do. Default fresh.
+   */
   readonly storePath?: string
+  /** The panel secret; default a fixed test secret. */
+  readonly secret?: string
 }
 
 /** Builds a test panel with `plugins` (and `overrides`), on a fresh in-memory store. */
@@ -61,7 +66,7 @@ export async function createKernelTestPanel(options: KernelTestPanelOptions): Pr
     contractChecks: options.contractChecks ?? true,
     plugins: options.plugins,
     overrides: options.overrides ?? [],
-    secret: 'test-secret-test-secret-test-secret-!',
+    secret: options.secret ?? 'test-secret-test-secret-test-secret-!',
     limits: options.limits ?? {},
     loginThrottle: options.loginThrottle ?? {},
     rateLimits: options.rateLimits ?? {},
