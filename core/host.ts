@@ -34,6 +34,7 @@ export type { LogFields, Logger, PluginDefinition } from './plugin/define-plugin
 export { PluginResolutionError } from './plugin/resolve-plugins.ts'
 export { fieldCodes, kernelProblems } from './problem/kernel-problems.ts'
 export { parseQuotaLimits, type QuotaLimits } from './quotas/quota-limits.ts'
+export { openPostgresStore, type PostgresStoreOptions } from './store/postgres-store.ts'
 export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite-store.ts'
 export type { Store } from './store/store.ts'
 export { brandDirectoryService, tenantDirectoryService } from './tenancy/tenant-view.ts'

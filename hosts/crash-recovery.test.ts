@@ -1,7 +1,6 @@
 // SIGKILL in the middle of provisioning, black-box: the real server process (with the `slow` node driver) is killed
 // at chosen points of a site's provisioning and started again on the same DATA_DIR; the job must finish once.
 
-import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,6 +13,7 @@ import {
   killHard,
   type Standalone,
 } from './testing/host-process.ts'
+import { installationRows } from './testing/installation-rows.ts'
 import type { HoldPoint } from './testing/slow-node-driver.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-crash-')
@@ -100,25 +100,16 @@ function siteFiles(scenario: Scenario): string[] {
 
 const siteFile = (scenario: Scenario, path: string) => join(scenario.dataDir, 'sites', scenario.site.id, path)
 
-/** Reads the store's file directly (read-only), as an operator would after the fact. */
-function readStore<T>(scenario: Scenario, read: (db: Database) => T): T {
-  const db = new Database(join(scenario.dataDir, 'plinth.sqlite'), { readonly: true })
-  try {
-    return read(db)
-  } finally {
-    db.close()
-  }
-}
-
 interface OutboxRow {
   kind: string
   payload: string
 }
 
 /** The outbox events about the scenario's site or its job, oldest first, with parsed data. */
-function eventsOf(scenario: Scenario): { kind: string; data: Record<string, unknown> }[] {
-  const rows = readStore(scenario, (db) =>
-    db.query<OutboxRow, []>('SELECT kind, payload FROM event_outbox ORDER BY id').all(),
+async function eventsOf(scenario: Scenario): Promise<{ kind: string; data: Record<string, unknown> }[]> {
+  const rows = await installationRows<OutboxRow>(
+    scenario.dataDir,
+    'SELECT kind, payload FROM event_outbox ORDER BY id',
   )
   return rows
     .map((row) => ({ kind: row.kind, data: JSON.parse(row.payload) as Record<string, unknown> }))
@@ -126,14 +117,14 @@ function eventsOf(scenario: Scenario): { kind: string; data: Record<string, unkn
 }
 
 /** The job row as the store holds it. */
-function jobRow(scenario: Scenario) {
-  return readStore(scenario, (db) =>
-    db
-      .query<{ status: string; attempts: number; progress: number; step: string | null }, [string]>(
-        'SELECT status, attempts, progress, step FROM jobs WHERE id = ?',
-      )
-      .get(scenario.jobId),
-  )
+async function jobRow(scenario: Scenario) {
+  const [row] = await installationRows<{
+    status: string
+    attempts: number
+    progress: number
+    step: string | null
+  }>(scenario.dataDir, 'SELECT status, attempts, progress, step FROM jobs WHERE id = ?', [scenario.jobId])
+  return row
 }
 
 /**
@@ -172,11 +163,13 @@ async function expectFinishedOnce(server: Standalone, scenario: Scenario, attemp
   })
 
   // The store: one job for the site, one finish, one activation, one creation, and the audit log says so once.
-  const jobs = readStore(scenario, (db) =>
-    db.query<{ id: string }, [string]>('SELECT id FROM jobs WHERE subject_id = ?').all(scenario.site.id),
+  const jobs = await installationRows<{ id: string }>(
+    scenario.dataDir,
+    'SELECT id FROM jobs WHERE subject_id = ?',
+    [scenario.site.id],
   )
   expect(jobs.map((row) => row.id)).toEqual([scenario.jobId])
-  const events = eventsOf(scenario)
+  const events = await eventsOf(scenario)
   expect(events.map(({ kind, data }) => `${kind} ${String(data.status)}`)).toEqual([
     'site.created provisioning',
     'site.updated active',
@@ -207,7 +200,7 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
     await killHard(first)
     // Nothing was written on the node yet; the store still says the dead worker runs it.
     expect(existsSync(join(scenario.dataDir, 'sites', scenario.site.id))).toBe(false)
-    expect(jobRow(scenario)).toMatchObject({ status: 'running', attempts: 1 })
+    expect(await jobRow(scenario)).toMatchObject({ status: 'running', attempts: 1 })
 
     // Second life: the dead worker's lease runs out, the job is taken up again, the node's files are written,
     // and the process dies before the job can record it.
@@ -243,7 +236,7 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
     // The crash left a temporary file beside a final one not yet in place, and a job still marked running.
     expect(siteFiles(scenario)).toContain(temporary)
     expect(siteFiles(scenario)).not.toContain(temporary.replace(/\.\d+\.[0-9a-f]+\.tmp$/, ''))
-    expect(jobRow(scenario)).toMatchObject({
+    expect(await jobRow(scenario)).toMatchObject({
       status: 'running',
       attempts: 1,
       progress: 10,

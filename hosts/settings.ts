@@ -42,6 +42,37 @@ export interface StandardSettings {
   readonly logRequests: boolean
   /** `LOG_LEVEL`: `debug`, `info` (default), `warn` or `error`; lines below it are not written. */
   readonly logLevel: LogLevel
+  /** `DATABASE_URL` (`postgres://…`): the PostgreSQL database to keep the installation in; null for SQLite in DATA_DIR. */
+  readonly databaseUrl: string | null
+  /** `DATABASE_POOL_SIZE`, default 10: connections each instance opens to PostgreSQL (LISTEN takes one more). */
+  readonly databasePoolSize: number | undefined
+  /** `DATABASE_SCHEMA`: the PostgreSQL schema to keep the tables in, made if missing; default the user's (`public`). */
+  readonly databaseSchema: string | null
+}
+
+/** A database URL fit for messages and logs: its password replaced. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.href
+  } catch {
+    return '(a malformed URL)'
+  }
+}
+
+/** Why `value` is no PostgreSQL URL, or null when it is one. */
+function databaseUrlProblem(value: string): string | null {
+  let parsed: URL
+  try {
+    parsed = new URL(value)
+  } catch {
+    return 'DATABASE_URL must be a URL like postgres://user:password@host:5432/database'
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
+    return `DATABASE_URL must start with postgres:// or postgresql:// (PostgreSQL is the only other store), not ${parsed.protocol}//`
+  if (parsed.pathname.length <= 1) return `DATABASE_URL names no database: ${redactedUrl(value)}`
+  return null
 }
 
 /** Settings the environment got wrong: every one of them, a line each. */
@@ -100,6 +131,16 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     problems.push('METRICS_TOKEN must be at least 16 characters long (or unset, for loopback callers only)')
   const configPath = env.PLINTH_CONFIG ? resolve(env.PLINTH_CONFIG) : null
   if (configPath !== null && !existsSync(configPath)) problems.push(`PLINTH_CONFIG: no file at ${configPath}`)
+  const databaseUrl = env.DATABASE_URL || null
+  const urlProblem = databaseUrl === null ? null : databaseUrlProblem(databaseUrl)
+  if (urlProblem) problems.push(urlProblem)
+  const databaseSchema = env.DATABASE_SCHEMA || null
+  if (databaseSchema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema))
+    problems.push(
+      `DATABASE_SCHEMA must be a plain PostgreSQL name (lower case letters, digits, _; 63 at most), not "${databaseSchema}"`,
+    )
+  if (databaseSchema !== null && databaseUrl === null)
+    problems.push('DATABASE_SCHEMA names a PostgreSQL schema, but DATABASE_URL is unset')
   const settings: StandardSettings = {
     port: wholeNumber('PORT', 0, 65535) ?? 3000,
     host: env.HOST || '127.0.0.1',
@@ -118,6 +159,9 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     metricsToken,
     logRequests: flag('LOG_REQUESTS', true),
     logLevel: Object.hasOwn(logLevels, logLevel) ? (logLevel as LogLevel) : 'info',
+    databaseUrl,
+    databasePoolSize: wholeNumber('DATABASE_POOL_SIZE', 1, 1000),
+    databaseSchema,
   }
   if (problems.length > 0) throw new SettingsError(problems)
   return settings

@@ -1,16 +1,14 @@
-// The panel as `npm start` and the CLI open it: the installation's plugins on the SQLite store under DATA_DIR, with
-// the secret kept beside it.
+// The panel as `npm start` and the CLI open it: the installation's plugins on its store (SQLite in DATA_DIR, or the
+// PostgreSQL database of DATABASE_URL), with the secret PLINTH_SECRET or kept in DATA_DIR.
 
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createPanel, openSqliteStore, type Panel, type PanelOptions } from '../core/host.ts'
+import { createPanel, type Panel, type PanelOptions } from '../core/host.ts'
+import { installationStoreOf, storePathOf } from './installation-store.ts'
 import type { Installation, PluginList } from './plinth-config.ts'
 import { SettingsError, type StandardSettings } from './settings.ts'
 
-/** The store file of an installation in `dataDir`. */
-export function storePathOf(dataDir: string): string {
-  return join(dataDir, 'plinth.sqlite')
-}
+export { storePathOf }
 
 /** The installation's secret: PLINTH_SECRET, or one made on first start and kept (mode 0600) in the data dir. */
 function loadSecret(dataDir: string, fromEnv: string | undefined): string {
@@ -43,18 +41,30 @@ export function secretPathOf(dataDir: string): string {
 }
 
 /**
- * Why `settings.dataDir` holds no usable installation, a line each (none when it does): no store, or a store
- * without its secret (neither `secret.key` nor PLINTH_SECRET), which a new secret would not open.
+ * Why the settings name no usable installation, a line each (none when they do): no store where they point, or a
+ * store without its secret (neither `secret.key` nor PLINTH_SECRET), which a new secret would not open.
  */
-export function installationProblems(settings: Pick<StandardSettings, 'dataDir' | 'secret'>): string[] {
+export async function installationProblems(
+  settings: Pick<
+    StandardSettings,
+    'dataDir' | 'secret' | 'databaseUrl' | 'databasePoolSize' | 'databaseSchema'
+  >,
+): Promise<string[]> {
   const { dataDir } = settings
-  if (!existsSync(storePathOf(dataDir)))
-    return [
-      `DATA_DIR: no Plinth installation in ${dataDir} (no plinth.sqlite there); start the server once with this DATA_DIR, or run \`npm run panel -- init\``,
-    ]
+  const store = installationStoreOf(settings)
+  if (!(await store.exists()))
+    return settings.databaseUrl === null
+      ? [
+          `DATA_DIR: no Plinth installation in ${dataDir} (no plinth.sqlite there); start the server once with this DATA_DIR, or run \`npm run panel -- init\``,
+        ]
+      : [
+          `${store.where} holds no Plinth installation; start the server once with it, or run \`npm run panel -- init\``,
+        ]
   if (!settings.secret && !existsSync(secretPathOf(dataDir)))
     return [
-      `DATA_DIR: ${dataDir} holds plinth.sqlite but not its secret.key, and PLINTH_SECRET is unset: put back the secret.key it was made with (a backup's FILE.secret.key), or set PLINTH_SECRET to it`,
+      settings.databaseUrl === null
+        ? `DATA_DIR: ${dataDir} holds plinth.sqlite but not its secret.key, and PLINTH_SECRET is unset: put back the secret.key it was made with (a backup's FILE.secret.key), or set PLINTH_SECRET to it`
+        : `${store.where} holds an installation, but PLINTH_SECRET is unset and DATA_DIR ${dataDir} has no secret.key: set PLINTH_SECRET to the secret it was made with (every instance needs the same one)`,
     ]
   return []
 }
@@ -81,11 +91,12 @@ export async function openStandardPanel(
   options: OpenOptions = {},
 ): Promise<Panel> {
   const { plugins, overrides = [] } = 'plugins' in installation ? installation : { plugins: installation }
-  const storePath = storePathOf(settings.dataDir)
-  const missing = options.existingOnly ? installationProblems(settings) : []
+  const located = installationStoreOf(settings)
+  // A store already made is opened only with a secret: a new one would open none of what it sealed.
+  const missing = options.existingOnly || (await located.exists()) ? await installationProblems(settings) : []
   if (missing.length > 0) throw new SettingsError(missing)
   const secret = loadSecret(settings.dataDir, settings.secret)
-  const store = openSqliteStore({ path: storePath })
+  const store = await located.open()
   try {
     return await createPanel({
       store,

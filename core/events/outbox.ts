@@ -2,11 +2,15 @@
 
 import { newId, nowIso } from '../ids/ids.ts'
 import type { EventInput } from '../plugin/route.ts'
+import { noticeOnCommit } from '../store/notices.ts'
 import type { Trx } from '../store/store.ts'
 import { brandOfCustomer } from '../tenancy/tenants.ts'
 import type { OutboxTables } from './outbox-tables.ts'
 
-/** Puts an event in the outbox in `trx`; returns its id (`evt_…`). */
+/** The channel every instance's dispatcher listens on: events were written (`store.listen`). */
+export const eventsChannel = 'events'
+
+/** Puts an event in the outbox in `trx`, and tells every instance's dispatcher once `trx` commits; returns its id. */
 export async function writeEvent(trx: Trx, event: EventInput): Promise<string> {
   const id = newId('evt')
   await trx
@@ -22,5 +26,6 @@ export async function writeEvent(trx: Trx, event: EventInput): Promise<string> {
       brand_id: event.customerId === null ? null : await brandOfCustomer(trx, event.customerId),
     })
     .execute()
+  await noticeOnCommit(trx, eventsChannel)
   return id
 }

@@ -201,10 +201,8 @@ export function compileRoute(
   const tagged = route.method === 'GET' && !route.list
   const checks = runtime.contractChecks
 
-  /** Counts the request against `key`'s allowance, keeping its headers; throws 429 past it. */
-  function charge(charges: Charges, key: RateKey): void {
-    if (route.rateLimited === false) return
-    const decision: RateDecision | null = runtime.limiter.take(key)
+  /** Keeps a decision's headers; throws its 429 past the allowance. */
+  function settle(charges: Charges, key: RateKey, decision: RateDecision | null): void {
     if (!decision) return
     charges.headers = decision.headers
     if (decision.refusal) {
@@ -214,24 +212,40 @@ export function compileRoute(
   }
 
   /**
+   * Counts the request against `key`'s allowance, keeping its headers; throws 429 past it. Answers a promise only
+   * when the limiter does (the shared one on PostgreSQL): the in-memory limiter's path stays synchronous.
+   */
+  function charge(charges: Charges, key: RateKey): Promise<void> | undefined {
+    if (route.rateLimited === false) return
+    const decision = runtime.limiter.take(key)
+    if (decision instanceof Promise) return decision.then((settled) => settle(charges, key, settled))
+    settle(charges, key, decision)
+  }
+
+  /**
    * The caller, charged to its credential once authenticated; a credential that fails is charged to the address,
    * so sending junk tokens never escapes the address's allowance. Public routes are charged to the address (login
    * to its stricter one) before anything else.
    */
   async function authorise(request: Request, info: RequestInfo, charges: Charges): Promise<Caller | null> {
-    if (route.strictRateLimit) charge(charges, { login: info.address })
-    else if (route.public) charge(charges, { address: info.address })
+    const before = route.strictRateLimit
+      ? charge(charges, { login: info.address })
+      : route.public
+        ? charge(charges, { address: info.address })
+        : undefined
+    if (before) await before
     if (route.public) return null
     let caller: Caller
     try {
       caller = await authenticate(request, runtime.auth)
     } catch (error) {
-      if (error instanceof Problem && error.status === 401) charge(charges, { address: info.address })
+      if (error instanceof Problem && error.status === 401) await charge(charges, { address: info.address })
       throw error
     }
-    charge(charges, {
+    const pending = charge(charges, {
       credential: caller.token ? `token:${caller.token.id}` : `session:${caller.session?.id}`,
     })
+    if (pending) await pending
     // Minting, revoking and password changes are for the whole account: a token narrowed by scope or customer
     // could otherwise mint itself a wider one.
     if (

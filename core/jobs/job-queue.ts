@@ -3,13 +3,17 @@
 
 import { sql } from 'kysely'
 import { newId } from '../ids/ids.ts'
-import { isPostgres } from '../store/engine.ts'
+import { noticeOnCommit } from '../store/notices.ts'
+import { claimRows } from '../store/row-locks.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { JobRequest, JobStatus } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
 import type { JobsTable, JobTables } from './job-tables.ts'
 
 const jobs = (db: Db) => db.withTables<JobTables>()
+
+/** The channel every instance's workers listen on: a job was enqueued (`store.listen`). */
+export const jobsChannel = 'jobs'
 
 /** Who asked for a job: recorded for the audit entries its run writes. */
 export interface JobRequester {
@@ -18,7 +22,7 @@ export interface JobRequester {
   readonly requestId: string | null
 }
 
-/** Inserts a queued job in `trx`; returns its id. */
+/** Inserts a queued job in `trx`, and tells every instance's workers once `trx` commits; returns its id. */
 export async function insertJob(
   trx: Trx,
   job: JobRequest,
@@ -55,6 +59,7 @@ export async function insertJob(
       finished_at: null,
     })
     .execute()
+  await noticeOnCommit(trx, jobsChannel)
   return id
 }
 
@@ -86,7 +91,7 @@ export async function claimNextJob(
     .orderBy('id')
     .limit(1)
   // Instances claiming at once each lock the row they take and pass over the others' (SQLite has one writer).
-  const next = await (isPostgres(trx) ? runnable.forUpdate().skipLocked() : runnable).executeTakeFirst()
+  const next = await claimRows(trx, runnable).executeTakeFirst()
   if (!next) return null
   await jobs(trx)
     .updateTable('jobs')

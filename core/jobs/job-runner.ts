@@ -7,9 +7,17 @@ import { writeEvent } from '../events/outbox.ts'
 import { ulid } from '../ids/ids.ts'
 import type { Logger } from '../plugin/define-plugin.ts'
 import type { EventInput } from '../plugin/route.ts'
-import type { Store, Trx } from '../store/store.ts'
+import type { StopListening, Store, Trx } from '../store/store.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
-import { claimNextJob, findJobRow, finishRun, type JobOutcome, renewLease, toJob } from './job-queue.ts'
+import {
+  claimNextJob,
+  findJobRow,
+  finishRun,
+  type JobOutcome,
+  jobsChannel,
+  renewLease,
+  toJob,
+} from './job-queue.ts'
 import type { JobsTable } from './job-tables.ts'
 
 /** How the pool runs. */
@@ -18,7 +26,10 @@ export interface JobRunnerOptions {
   readonly concurrency: number
   /** How long a claim lasts without renewal; a dead worker's job is taken over after it. Default 30 s. */
   readonly leaseMs: number
-  /** How often idle workers look for work (they are also woken when a request starts a job). Default 500 ms. */
+  /**
+   * How often idle workers look for work: retries whose time came, leases that ran out. A job enqueued on any
+   * instance wakes them at once besides (`store.listen`), so this is the safety net. Default 500 ms.
+   */
   readonly pollIntervalMs: number
   /** First retry delay; each further retry doubles it (with jitter), up to `retryMaxMs`. Default 5 s. */
   readonly retryBaseMs: number
@@ -114,18 +125,26 @@ export function createJobRunner(
 ) {
   const { log } = hooks
   const owner = `wrk_${ulid()}`
-  const running = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  const running = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; abandon: () => void }
+  >()
   let started = false
   let stopping = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let claiming = false
   let again = false
+  let listening: Promise<StopListening | null> | null = null
 
   async function claim(): Promise<JobsTable | null> {
     const now = new Date()
-    return store.transaction((trx) =>
-      // The kinds are read at each claim: the registry is filled once plugins are set up, after the pool is made.
-      claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), [...jobs.keys()]),
+    return store.transaction(
+      (trx) =>
+        // The kinds are read at each claim: the registry is filled once plugins are set up, after the pool is made.
+        claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), [...jobs.keys()]),
+      // The claim locks the row it takes and skips the others' (claimRows): instances claiming at once neither
+      // wait for nor fail each other, as they would under serializable isolation.
+      { isolation: 'read committed' },
     )
   }
 
@@ -289,7 +308,13 @@ export function createJobRunner(
       running.delete(row.id)
       void fill()
     })
-    running.set(row.id, { controller, done })
+    // Given up on shutdown while its handler still runs: its lease is no longer renewed, so it runs out and
+    // another instance (or a later start) takes the job over.
+    const abandon = () => {
+      clearInterval(renewal)
+      clearTimeout(timeout)
+    }
+    running.set(row.id, { controller, done, abandon })
   }
 
   return {
@@ -300,6 +325,15 @@ export function createJobRunner(
     start(): void {
       if (started) return
       started = true
+      // A job enqueued on any instance wakes the pool when its transaction commits.
+      listening = store
+        .listen(jobsChannel, () => {
+          if (started && !stopping) void fill()
+        })
+        .catch((error) => {
+          log.error({ err: error }, 'listening for new jobs failed; polling alone finds them')
+          return null
+        })
       void fill()
       schedule()
     },
@@ -307,12 +341,15 @@ export function createJobRunner(
       if (!started || stopping) return
       stopping = true
       clearTimeout(timer)
+      // Not listening any more is all that matters here: the store may be closing.
+      await (await listening)?.().catch(() => {})
       const all = Promise.all([...running.values()].map((entry) => entry.done))
       const grace = new Promise((resolve) => setTimeout(resolve, options.shutdownGraceMs))
       await Promise.race([all, grace])
       for (const entry of running.values()) entry.controller.abort(new Error('The panel is shutting down'))
       // A handler that ignores its signal must not hold the shutdown: its job stays leased and is resumed later.
       await Promise.race([all, new Promise((resolve) => setTimeout(resolve, 100))])
+      for (const entry of running.values()) entry.abandon()
     },
   }
 }

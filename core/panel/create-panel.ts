@@ -3,15 +3,13 @@
 
 import { writeAudit } from '../audit/audit-log.ts'
 import { buildCaller, type Caller } from '../auth/caller.ts'
-import {
-  createLoginThrottle,
-  defaultLoginThrottle,
-  type LoginThrottlePolicy,
-} from '../auth/login-throttle.ts'
+import { defaultLoginThrottle, type LoginThrottlePolicy } from '../auth/login-throttle.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { writeEvent } from '../events/outbox.ts'
 import { createContractChecks } from '../http/contract-checks.ts'
-import { createRateLimiter, defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
+import { defaultRateLimits, type RateLimitPolicy } from '../http/rate-limiter.ts'
+import { rateLimiterFor } from '../http/shared-rate-limiter.ts'
+import { loginThrottleFor } from '../identity/shared-login-throttle.ts'
 import type { User } from '../identity/users.ts'
 import type { Logger, PluginDefinition } from '../plugin/define-plugin.ts'
 import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
@@ -134,7 +132,8 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     limits,
     version,
     rateLimitPerMinute: rateLimits.perMinute,
-    throttle: createLoginThrottle({ ...defaultLoginThrottle, ...options.loginThrottle }),
+    // Counted in memory on SQLite, in the store on PostgreSQL (shared by the instances serving it).
+    throttle: loginThrottleFor(store, { ...defaultLoginThrottle, ...options.loginThrottle }),
     catalogue: () => late(catalogue, 'catalogue'),
     quotas: () => late(quotas, 'quota service'),
     service: <T>(ref: ServiceRef<T>) => runtime.service(ref),
@@ -221,7 +220,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     contextFor: runtime.contextFor,
     catalogue,
     background,
-    limiter: createRateLimiter(rateLimits),
+    limiter: rateLimiterFor(store, rateLimits, log),
     contractChecks: options.contractChecks ? createContractChecks(store) : null,
     log,
     metrics,

@@ -1,7 +1,7 @@
 // What the kernel's own areas (identity, audit, jobs, usage, capabilities) need of the panel, beyond what plugin
 // contexts give every plugin. Parts are known only once the plugins are resolved and set up, hence the functions.
 
-import type { LoginThrottle } from '../auth/login-throttle.ts'
+import type { LoginThrottling } from '../identity/shared-login-throttle.ts'
 import type { RegisteredJob } from '../jobs/job-runner.ts'
 import type { ServiceRef } from '../plugin/service.ts'
 import type { Quotas } from '../quotas/quotas.ts'
@@ -17,7 +17,7 @@ export interface KernelInternals {
   /** Reported by capabilities and the OpenAPI document. */
   readonly version: string
   readonly rateLimitPerMinute: number
-  readonly throttle: LoginThrottle
+  readonly throttle: LoginThrottling
   /** Every job kind the plugins run, filled once they are set up. */
   readonly jobs: ReadonlyMap<string, RegisteredJob>
   /** Every declaration, with its owner. */

@@ -236,4 +236,18 @@ export const kernelMigrations: readonly Migration[] = [
       }
     },
   },
+  {
+    id: '0009_rate_windows',
+    async up(db) {
+      // Rate windows and failed-login counts shared by the instances on one PostgreSQL store (SQLite's single
+      // process keeps them in memory). Unlogged: a count lost in a crash costs at most one window's allowance,
+      // and its commits then wait for no WAL flush. Half-full pages let each count's update stay on its page.
+      if (!isPostgres(db)) return
+      await sql`create unlogged table rate_windows (
+        key text primary key,
+        resets_at bigint not null,
+        used integer not null
+      ) with (fillfactor = 50)`.execute(db)
+    },
+  },
 ]

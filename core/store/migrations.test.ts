@@ -36,6 +36,8 @@ test('two instances starting at once on one store apply each migration once', as
       {
         stdout: 'pipe',
         stderr: 'inherit',
+        // On PostgreSQL the children open this process's schema for `path`.
+        env: { ...process.env, PLINTH_TEST_STORE_OWNER: String(process.pid) },
       },
     ),
   )

@@ -17,6 +17,7 @@ import {
 } from 'kysely'
 import { PostgresJSDialect, PostgresJSDriver } from 'kysely-postgres-js'
 import postgres from 'postgres'
+import { checkChannel, collectNotices, noticeOnCommit } from './notices.ts'
 import type { BaseDatabase, Store, TransactionOptions, Trx } from './store.ts'
 import { openTransaction } from './transaction-context.ts'
 
@@ -84,6 +85,16 @@ class GuardedDialect extends PostgresJSDialect {
   }
 }
 
+/**
+ * The server's name of a store's channel: PostgreSQL channels are global to the database, so a channel is named
+ * within the store's schema, and two installations (or two test panels) in one database do not wake each other.
+ */
+function channelName(schema: string, channel: string): string {
+  const name = `plinth.${schema}.${checkChannel(channel)}`
+  // A channel name is an identifier: at most 63 bytes.
+  return name.length <= 63 ? name : `plinth.${Bun.hash(name).toString(36)}`
+}
+
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && retryable.has(code)
@@ -114,6 +125,12 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
       for (const listener of listeners) listener(event.query.sql)
     },
   })
+  const schema = options.schema ?? 'public'
+  /** Sends the notices of one transaction through `on` (delivered when it commits, at once outside one). */
+  const send = async (on: Trx | typeof db, channels: Iterable<string>) => {
+    const names = [...channels].map((channel) => sql`pg_notify(${channelName(schema, channel)}, '')`)
+    if (names.length > 0) await sql`select ${sql.join(names)}`.execute(on)
+  }
   let isOpen = true
   return {
     dialect: 'postgres',
@@ -132,7 +149,12 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
             .execute(async (trx) => {
               const state = { open: true }
               try {
-                return await openTransaction.run(state, () => work(trx))
+                const { result, channels } = await collectNotices(trx, () =>
+                  openTransaction.run(state, () => work(trx)),
+                )
+                // Inside the transaction: the server delivers them when it commits, and drops them if it fails.
+                await send(trx, channels)
+                return result
               } finally {
                 // Work it started that outlives it (a timer, a nudge) is not inside it any more.
                 state.open = false
@@ -153,6 +175,25 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
     observeStatements(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
+    },
+    async notify(on, channel) {
+      if (!(await noticeOnCommit(on, channel))) await send(on, [channel])
+    },
+    async listen(channel, listener) {
+      // postgres.js listens on one connection of its own and listens again after it reconnects, calling the
+      // second function each time it (re)starts listening: notices sent meanwhile are lost, so that wakes too.
+      const name = channelName(schema, channel)
+      const wake = () => {
+        try {
+          listener()
+        } catch {
+          // A wake-up that failed is made good by the listener's own polling; the connection must read on.
+        }
+      }
+      const { unlisten } = await connection.listen(name, wake, wake)
+      return async () => {
+        if (isOpen) await unlisten()
+      }
     },
     get isOpen() {
       return isOpen

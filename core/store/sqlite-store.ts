@@ -2,9 +2,11 @@
 
 import { Database } from 'bun:sqlite'
 import { chmodSync, mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { Kysely, sql } from 'kysely'
 import { bunSqliteDialect, type StatementListeners } from './bun-sqlite-dialect.ts'
+import { localNotifications } from './local-notifications.ts'
+import { checkChannel, collectNotices, noticeOnCommit } from './notices.ts'
 import type { BaseDatabase, Store } from './store.ts'
 
 export interface SqliteStoreOptions {
@@ -27,11 +29,27 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   database.exec('PRAGMA synchronous = NORMAL')
   const listeners: StatementListeners = new Set()
   const db = new Kysely<BaseDatabase>({ dialect: bunSqliteDialect(database, listeners) })
+  // One process is the whole audience SQLite has: every store of this process on the same file hears a notice.
+  const notices = localNotifications(onDisk ? resolve(options.path) : `memory:${crypto.randomUUID()}`)
   let isOpen = true
   return {
     dialect: 'sqlite',
     db,
-    transaction: (work) => db.transaction().execute(work),
+    async transaction(work) {
+      const { result, channels } = await db
+        .transaction()
+        .execute((trx) => collectNotices(trx, () => work(trx)))
+      // Committed: what the notices announce is there for whoever they wake.
+      for (const channel of channels) notices.deliver(channel)
+      return result
+    },
+    async notify(on, channel) {
+      if (!(await noticeOnCommit(on, channel))) notices.deliver(channel)
+    },
+    async listen(channel, listener) {
+      const stop = notices.listen(checkChannel(channel), listener)
+      return async () => stop()
+    },
     async tables(on = db) {
       const rows = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(
         on,

@@ -15,15 +15,20 @@ export type Db<Tables = BaseDatabase> = Kysely<Tables>
 /** A query builder inside a transaction. */
 export type Trx<Tables = BaseDatabase> = Transaction<Tables>
 
-/** How the kernel runs a transaction besides the default. Plugins never need it. */
+/** How a transaction runs besides the default: only claims of queued work need it. */
 export interface TransactionOptions {
   /**
-   * `read committed` for the kernel's queue claims, which lock the rows they take (`FOR UPDATE SKIP LOCKED`)
-   * instead of relying on serializable isolation, so instances claiming at once take different rows without
-   * failing each other. Default `serializable`.
+   * `read committed` for claims of queued work (the kernel's jobs, a plugin's delivery queue), which lock what
+   * they read (`claimRows`, `lockRows`) instead of relying on serializable isolation: instances claiming at once
+   * then take different rows, or wait for each other's lock and read what the other committed, without failing
+   * each other and running again. SQLite ignores it (its transactions hold the one write lock). Default
+   * `serializable`.
    */
   readonly isolation?: 'serializable' | 'read committed'
 }
+
+/** Stops a {@link Store.listen}ing listener. */
+export type StopListening = () => Promise<void>
 
 /** An open store. The embedded default is SQLite; PostgreSQL implements the same contract. */
 export interface Store {
@@ -43,6 +48,23 @@ export interface Store {
    * panels check which requests wrote). Returns how to stop listening.
    */
   observeStatements(listener: (sql: string) => void): () => void
+  /**
+   * Tells every panel instance on this store that there is new work on `channel` once `db`'s transaction commits,
+   * and nothing if it rolls back; outside a transaction, at once. A wake-up, not a message: listeners read what
+   * is there (it may have been taken already), and polling remains the safety net. Notices of one channel in one
+   * transaction are one. PostgreSQL: `pg_notify` inside the transaction, which the server delivers on commit to
+   * every instance listening (this one included); SQLite: the listeners of this process on the same file, after
+   * the commit (a CLI process beside the server is not told; the server polls).
+   * @example await store.notify(trx, 'webhooks.deliveries')
+   */
+  notify(db: Db, channel: string): Promise<void>
+  /**
+   * Calls `listener` after every committed notice on `channel`, from any instance, and once more whenever the
+   * listening connection was made again (notices sent while it was down are lost, so look for work then). Resolves
+   * once listening. PostgreSQL listens on a connection of its own, beside the pool. Channels are named
+   * `<owner>.<name>` (`jobs`, `events` for the kernel; `webhooks.deliveries`): lower case, digits, `.` and `_`.
+   */
+  listen(channel: string, listener: () => void): Promise<StopListening>
   /**
    * The names of the tables the store holds, read through `db` (inside a migration, its transaction): its own, not
    * another schema's of the same PostgreSQL database.

@@ -4,7 +4,7 @@
 import type { Panel } from '../../core/host.ts'
 import { createHostLogger, type HostLogger, requestLogObserver } from '../observability.ts'
 import { type Installation, installationPlugins, type PluginList } from '../plinth-config.ts'
-import { type StandardSettings, settingsFromEnv } from '../settings.ts'
+import { redactedUrl, type StandardSettings, settingsFromEnv } from '../settings.ts'
 import { openStandardPanel } from '../standard-panel.ts'
 import { reportStartupFailure } from '../startup-failure.ts'
 import { type RunningServer, servePanel } from './serve.ts'
@@ -58,8 +58,15 @@ export async function runStandardServer(
   const readyMs = Math.round(performance.now() - startedAt)
   // A log line like the others, whose message still says where the panel listens (scripts wait for it).
   log.info(
-    { url, dataDir: settings.dataDir, readyMs, metrics: settings.metricsToken ? 'token' : 'loopback' },
-    `Plinth panel listening on ${url} (data in ${settings.dataDir}, ready in ${readyMs} ms)`,
+    {
+      url,
+      dataDir: settings.dataDir,
+      ...(settings.databaseUrl ? { database: redactedUrl(settings.databaseUrl) } : {}),
+      ...(settings.databaseSchema ? { schema: settings.databaseSchema } : {}),
+      readyMs,
+      metrics: settings.metricsToken ? 'token' : 'loopback',
+    },
+    `Plinth panel listening on ${url} (data in ${settings.databaseUrl ? `${redactedUrl(settings.databaseUrl)}${settings.databaseSchema ? ` schema ${settings.databaseSchema}` : ''}` : settings.dataDir}, ready in ${readyMs} ms)`,
   )
   const shutdown = async (signal: string) => {
     log.info({ signal }, `${signal} received: finishing in-flight requests`)

@@ -6,7 +6,12 @@ import { connect } from 'node:net'
 import { installationPlugins } from '../plinth-config.ts'
 import { settingsFromEnv } from '../settings.ts'
 import { openStandardPanel } from '../standard-panel.ts'
-import { createProcessTracker, type Standalone, tokenPattern } from '../testing/host-process.ts'
+import {
+  createProcessTracker,
+  type Standalone,
+  testDatabaseSettings,
+  tokenPattern,
+} from '../testing/host-process.ts'
 import { servePanel } from './serve.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-serve-')
@@ -219,7 +224,7 @@ describe('the standalone server on SIGTERM', () => {
 
 /** The standard installation in `dataDir`, as `npm start` opens it. */
 async function openIn(dataDir: string) {
-  const settings = settingsFromEnv({ DATA_DIR: dataDir })
+  const settings = settingsFromEnv({ DATA_DIR: dataDir, ...testDatabaseSettings(dataDir) })
   return openStandardPanel(settings, await installationPlugins(settings))
 }
 

@@ -95,13 +95,13 @@ function plinthStoreProblem(path: string): string | null {
  * snapshot, so writes meanwhile are either wholly in it or not at all), written to FILE with mode 0600, and the
  * secret to FILE.secret.key (0600) unless it is PLINTH_SECRET. Never replaces an existing file.
  */
-export function backup(
+export async function backup(
   settings: StandardSettings,
   env: Readonly<Record<string, string | undefined>>,
   to: string,
 ) {
   refusePostgres(env, 'backup')
-  const missing = installationProblems(settings)
+  const missing = await installationProblems(settings)
   if (missing.length > 0) throw new StartupFailure(new SettingsError(missing))
   const target = resolve(to)
   const secretTarget = backupSecretPathOf(target)

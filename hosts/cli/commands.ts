@@ -25,6 +25,7 @@ import { CliError } from './cli-error.ts'
 import { checkConfiguration, initInstallation } from './config-check.ts'
 import { parseDuration } from './duration.ts'
 import { passwordHelp, passwordOptions, readPassword } from './password.ts'
+import { copyStore, copyTargetOf } from './store-copy.ts'
 
 export { CliError } from './cli-error.ts'
 
@@ -359,6 +360,18 @@ const restoreCommand: Command = {
     restore(context.settings(), context.env, required(values, 'from'), values.force === true),
 }
 
+const storeCopy: Command = {
+  words: ['store', 'copy'],
+  synopsis: 'store copy --to postgres://… [--schema NAME]',
+  summary:
+    'Copy the installation in DATA_DIR (SQLite) into an empty PostgreSQL database, every table’s rows counted on both sides.',
+  details:
+    'Makes the tables with the same migrations (PLINTH_CONFIG’s plugins too), then copies every table’s rows as they\nare, so sealed secrets stay sealed. Reads DATA_DIR’s store in one read transaction (a consistent snapshot; safe\nwhile the server runs, but what it writes afterwards is not copied: stop it before the final copy). Refuses a\ntarget schema that holds any table, writing nothing; a failed copy puts the target back as it was found.\n--schema fills that schema (made if missing), as DATABASE_SCHEMA would name it. The instances on PostgreSQL need\nthis installation’s secret (DATA_DIR/secret.key or PLINTH_SECRET): the report says which.',
+  options: { to: { type: 'string' }, schema: { type: 'string' } },
+  run: async (context, values) =>
+    copyStore(context.settings(), copyTargetOf(text(values, 'to'), text(values, 'schema'))),
+}
+
 const configCheck: Command = {
   words: ['config', 'check'],
   synopsis: 'config check',
@@ -397,6 +410,7 @@ export const commands: readonly Command[] = [
   tokenRevoke,
   backupCommand,
   restoreCommand,
+  storeCopy,
   configCheck,
   version,
 ]
@@ -406,6 +420,7 @@ export const standalone: ReadonlySet<Command> = new Set([
   init,
   backupCommand,
   restoreCommand,
+  storeCopy,
   configCheck,
   version,
 ])

@@ -1,12 +1,13 @@
 // `config check` and `init`: the configuration as `npm start` would read it, every problem at once; and making
 // the installation on purpose.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { installationStoreOf } from '../installation-store.ts'
 import { type Installation, installationPlugins } from '../plinth-config.ts'
 import { SettingsError, type StandardSettings, settingsFromEnv } from '../settings.ts'
-import { installationProblems, openStandardPanel, storePathOf } from '../standard-panel.ts'
+import { installationProblems, openStandardPanel } from '../standard-panel.ts'
 import { startupProblems } from '../startup-failure.ts'
 import { CliError, StartupFailure } from './cli-error.ts'
 
@@ -44,11 +45,18 @@ export async function checkConfiguration(
       )
     }
     if (installation) problems.push(...(await buildProblems(settings, installation)))
-    const missing = installationProblems(settings)
-    if (!existsSync(storePathOf(settings.dataDir)))
-      notes.push(`DATA_DIR ${settings.dataDir} holds no installation yet: npm start or \`init\` makes one`)
-    else if (missing.length > 0) problems.push(...missing)
-    else notes.push(`DATA_DIR ${settings.dataDir} holds an installation`)
+    const located = installationStoreOf(settings)
+    try {
+      if (!(await located.exists()))
+        notes.push(`${located.where} holds no installation yet: npm start or \`init\` makes one`)
+      else {
+        const missing = await installationProblems(settings)
+        if (missing.length > 0) problems.push(...missing)
+        else notes.push(`${located.where} holds an installation`)
+      }
+    } catch (error) {
+      problems.push(...startupProblems(error))
+    }
   }
   if (problems.length > 0)
     throw new CliError(
@@ -66,7 +74,11 @@ async function buildProblems(settings: StandardSettings, installation: Installat
   try {
     const secret =
       settings.secret ?? Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
-    const panel = await openStandardPanel({ ...settings, dataDir: scratch, secret }, installation)
+    // On a scratch SQLite store whatever DATABASE_URL says: checking changes nothing anywhere.
+    const panel = await openStandardPanel(
+      { ...settings, dataDir: scratch, secret, databaseUrl: null },
+      installation,
+    )
     await panel.close()
     return []
   } catch (error) {
@@ -78,9 +90,15 @@ async function buildProblems(settings: StandardSettings, installation: Installat
 
 /** `init`: makes the installation in DATA_DIR (store, migrations, secret), or applies pending migrations to it. */
 export async function initInstallation(settings: StandardSettings): Promise<string[]> {
-  const existed = existsSync(storePathOf(settings.dataDir))
+  const located = installationStoreOf(settings)
+  let existed: boolean
+  try {
+    existed = await located.exists()
+  } catch (error) {
+    throw new StartupFailure(error)
+  }
   if (existed) {
-    const missing = installationProblems(settings)
+    const missing = await installationProblems(settings)
     if (missing.length > 0) throw new StartupFailure(new SettingsError(missing))
   }
   try {
@@ -89,10 +107,14 @@ export async function initInstallation(settings: StandardSettings): Promise<stri
   } catch (error) {
     throw new StartupFailure(error)
   }
-  if (existed)
-    return [`DATA_DIR ${settings.dataDir} already holds a Plinth installation; its migrations are applied`]
+  if (existed) return [`${located.where} already holds a Plinth installation; its migrations are applied`]
+  const secret = settings.secret
+    ? 'the secret is PLINTH_SECRET'
+    : `the secret is ${join(settings.dataDir, 'secret.key')} (mode 0600)`
   return [
-    `Created a Plinth installation in ${settings.dataDir}: plinth.sqlite${settings.secret ? ' (the secret is PLINTH_SECRET)' : ' and secret.key (mode 0600)'}`,
+    settings.databaseUrl === null
+      ? `Created a Plinth installation in ${settings.dataDir}: plinth.sqlite${settings.secret ? ' (the secret is PLINTH_SECRET)' : ' and secret.key (mode 0600)'}`
+      : `Created a Plinth installation in ${located.where}; ${secret}: every instance needs it`,
     'Next: npm run panel -- admin create --email you@example.com',
   ]
 }

@@ -5,6 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { postgresSettingsFor, testDatabaseSettings } from '../../core/testing/test-store.ts'
+
+export { postgresSettingsFor, testDatabaseSettings }
 
 /** The repository root: the working directory of every spawned host. */
 export const repoRoot = join(import.meta.dir, '..', '..')
@@ -21,9 +24,20 @@ export function hostEnv(
   extra: Record<string, string> = {},
 ): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env }
-  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'BODY_LIMIT_BYTES', 'PLINTH_SECRET', 'PLINTH_CONFIG'])
+  for (const name of [
+    'PORT',
+    'HOST',
+    'DATA_DIR',
+    'BODY_LIMIT_BYTES',
+    'PLINTH_SECRET',
+    'PLINTH_CONFIG',
+    'DATABASE_URL',
+    'DATABASE_SCHEMA',
+    'DATABASE_POOL_SIZE',
+  ])
     delete env[name]
-  return { ...env, DATA_DIR: dataDir, ...extra }
+  // On a PostgreSQL test run, the hosts keep the installation in a schema of its own for this DATA_DIR.
+  return { ...env, DATA_DIR: dataDir, ...testDatabaseSettings(dataDir), ...extra }
 }
 
 /** Everything a stream has produced so far, and a way to wait for a pattern in it. */

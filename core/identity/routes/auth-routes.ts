@@ -69,7 +69,7 @@ export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
       ],
       async handler({ body, request, address, requestId }) {
         const email = body.email.trim().toLowerCase()
-        const attempt = throttle.attempt(email, address)
+        const attempt = await throttle.attempt(email, address)
         if ('refuseForSeconds' in attempt) throw tooManyAttempts(attempt.refuseForSeconds)
         if (attempt.delayMs > 0) await Bun.sleep(attempt.delayMs)
         const found = await findUserForLogin(store.db, email)
@@ -79,7 +79,7 @@ export function authRoutes(context: KernelRouteContext): RouteDefinition[] {
         // Said only to whoever knows the password, after the same work as any other answer; the attempt stays
         // counted as a failure, so a disabled account is no faster an oracle for guessing than an enabled one.
         if (found.user.disabledAt !== null) throw accountDisabled()
-        attempt.succeeded()
+        await attempt.succeeded()
         const { session, token } = await store.transaction(async (trx) => {
           // Read again in the transaction: staff disabling the user meanwhile leave no session behind.
           const current = await trx

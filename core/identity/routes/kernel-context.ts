@@ -1,9 +1,9 @@
 // What the kernel's own identity routes need of the panel.
 
-import type { LoginThrottle } from '../../auth/login-throttle.ts'
 import type { PanelLimits } from '../../panel/limits.ts'
 import type { Store } from '../../store/store.ts'
 import type { BrandDirectory, TenantDirectory } from '../../tenancy/tenant-view.ts'
+import type { LoginThrottling } from '../shared-login-throttle.ts'
 
 /** The panel as the identity routes see it. */
 export interface KernelRouteContext {
@@ -12,7 +12,8 @@ export interface KernelRouteContext {
   readonly limits: PanelLimits
   /** Every scope the panel declares. */
   readonly scopes: ReadonlySet<string>
-  readonly throttle: LoginThrottle
+  /** Failed logins and password changes, counted across instances on PostgreSQL. */
+  readonly throttle: LoginThrottling
   /** The customers plugin's directory, when one is mounted. */
   tenantDirectory(): TenantDirectory | null
   /** The brands plugin's directory, when one is mounted. */

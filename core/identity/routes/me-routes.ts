@@ -76,7 +76,7 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
       problems: [kernelProblems.wildcard_token_required, kernelProblems.too_many_attempts],
       async handler({ body, caller, request, address, audit }) {
         // Guessing the current password through a stolen token or session is throttled like a login.
-        const attempt = context.throttle.attempt(`user:${caller.user.id}`, null)
+        const attempt = await context.throttle.attempt(`user:${caller.user.id}`, null)
         if ('refuseForSeconds' in attempt) throw tooManyAttempts(attempt.refuseForSeconds)
         if (attempt.delayMs > 0) await Bun.sleep(attempt.delayMs)
         const found = await findUserForLogin(store.db, caller.user.email)
@@ -92,7 +92,7 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
             ],
           })
         }
-        attempt.succeeded()
+        await attempt.succeeded()
         const passwordHash = await hashPassword(body.newPassword)
         const renewed = await store.transaction(async (trx) => {
           await setPasswordHash(trx, caller.user.id, passwordHash)

@@ -1,0 +1,48 @@
+// `npm test`'s test step: the whole suite on the embedded SQLite store, then again on PostgreSQL (the kernel's and
+// every plugin's store-dependent tests, and the real server and CLI with DATABASE_URL). Each run writes its own
+// JUnit report; .ci/run adds them up. A PostgreSQL that cannot be reached fails the run, saying so: never skipped.
+
+import postgres from 'postgres'
+
+const databaseUrl = process.env.PLINTH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const runs = [
+  { engine: 'sqlite', report: 'test-results.xml' },
+  { engine: 'postgres', report: 'test-results-postgres.xml' },
+] as const
+
+/** Why PostgreSQL cannot be used for the tests, or null when it can. */
+async function postgresProblem(): Promise<string | null> {
+  const sql = postgres(databaseUrl, { max: 1, connect_timeout: 10, onnotice: () => {} })
+  try {
+    await sql`select 1`
+    return null
+  } catch (error) {
+    return (error as Error).message
+  } finally {
+    await sql.end({ timeout: 1 })
+  }
+}
+
+let failed = false
+for (const { engine, report } of runs) {
+  console.log(`\n=== bun test on ${engine} (report: ${report}) ===\n`)
+  if (engine === 'postgres') {
+    const problem = await postgresProblem()
+    if (problem) {
+      console.error(
+        `The PostgreSQL test run needs a server at ${databaseUrl} (PLINTH_TEST_DATABASE_URL): ${problem}. .ci/run sets one up on Debian (.ci/ensure-postgres); see the README.`,
+      )
+      failed = true
+      continue
+    }
+  }
+  const run = Bun.spawn(
+    [process.execPath, 'test', '--timeout', '20000', '--reporter=junit', `--reporter-outfile=${report}`],
+    {
+      env: { ...process.env, PLINTH_TEST_STORE: engine },
+      stdio: ['inherit', 'inherit', 'inherit'],
+    },
+  )
+  if ((await run.exited) !== 0) failed = true
+}
+process.exit(failed ? 1 : 0)
