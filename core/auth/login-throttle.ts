@@ -37,7 +37,8 @@ export type LoginAttempt =
 /**
  * An in-process login throttle. Each attempt is counted as a failure *before* the password is checked and given
  * back on success, so parallel guesses cannot all slip through before the first failure is counted. Kept in
- * memory: it protects one instance (documented for operators). Without a known client address only the account
+ * memory, for the SQLite store's one instance; on PostgreSQL the instances share one count instead
+ * (`loginThrottleFor`). Without a known client address only the account
  * is counted, so one shared bucket never locks every user out.
  */
 export function createLoginThrottle(policy: LoginThrottlePolicy = defaultLoginThrottle) {

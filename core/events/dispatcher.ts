@@ -1,14 +1,25 @@
 // Hands outbox events to the consumers (webhooks, ...) after their transaction committed: in outbox order, each
 // batch in one transaction with marking it dispatched, so an event is handed over once, or again after a crash.
+// Across instances one dispatcher works at a time (a lock each batch tries to take, in a read committed
+// transaction), so consumers still get events in outbox order, each once; the others wait for the next wake-up.
 
 import type { Logger } from '../plugin/define-plugin.ts'
+import { tryExclusiveLock } from '../store/advisory-lock.ts'
+import { type Listening, listenWhileRunning } from '../store/listening.ts'
 import type { Store } from '../store/store.ts'
 import type { EventConsumer, OutboxEvent } from './event-consumer.ts'
+import { eventsChannel } from './outbox.ts'
 import type { OutboxTables } from './outbox-tables.ts'
+
+/** The lock only one instance's dispatcher holds at a time. */
+const dispatcherLock = 'plinth.outbox.dispatcher'
 
 /** How the dispatcher runs. */
 export interface DispatcherOptions {
-  /** How often it looks for events written by other processes (requests of this one wake it). Default 250 ms. */
+  /**
+   * How often it looks for events it was not told of: events written by any instance wake it when their
+   * transaction commits (`store.listen`), so this is the safety net. Default 250 ms.
+   */
   readonly pollIntervalMs: number
   /** Events per transaction. Default 100. */
   readonly batchSize: number
@@ -29,47 +40,57 @@ export function createDispatcher(
   let timer: ReturnType<typeof setTimeout> | undefined
   let running: Promise<void> | null = null
   let again = false
+  let listening: Listening | null = null
 
-  /** Dispatches one batch; returns how many events it handed over. */
+  /** Dispatches one batch; returns how many events it handed over (none while another instance dispatches). */
   async function dispatchBatch(): Promise<number> {
-    const count = await store.transaction(async (trx) => {
-      const rows = await trx
-        .withTables<OutboxTables>()
-        .selectFrom('event_outbox')
-        .selectAll()
-        .where('dispatched_at', 'is', null)
-        .orderBy('id')
-        .limit(options.batchSize)
-        .execute()
-      for (const row of rows) {
-        const event: OutboxEvent = {
-          id: row.id,
-          kind: row.kind,
-          occurredAt: row.occurred_at,
-          customerId: row.customer_id,
-          brandId: row.brand_id,
-          data: JSON.parse(row.payload) as Record<string, unknown>,
-        }
-        for (const consumer of consumers) {
-          at = { event, consumer: consumer.name }
-          await consumer.receive(trx, event)
-        }
-      }
-      at = null
-      if (rows.length > 0) {
-        await trx
+    const count = await store.transaction(
+      async (trx) => {
+        // Another instance is dispatching: it was told of the same events and takes them, in order.
+        if (!(await tryExclusiveLock(trx, dispatcherLock))) return 0
+        // Read after the lock, so it sees every mark the last holder committed.
+        const rows = await trx
           .withTables<OutboxTables>()
-          .updateTable('event_outbox')
-          .set({ dispatched_at: new Date().toISOString() })
-          .where(
-            'id',
-            'in',
-            rows.map((row) => row.id),
-          )
+          .selectFrom('event_outbox')
+          .selectAll()
+          .where('dispatched_at', 'is', null)
+          .orderBy('id')
+          .limit(options.batchSize)
           .execute()
-      }
-      return rows.length
-    })
+        for (const row of rows) {
+          const event: OutboxEvent = {
+            id: row.id,
+            kind: row.kind,
+            occurredAt: row.occurred_at,
+            customerId: row.customer_id,
+            brandId: row.brand_id,
+            data: JSON.parse(row.payload) as Record<string, unknown>,
+          }
+          for (const consumer of consumers) {
+            at = { event, consumer: consumer.name }
+            await consumer.receive(trx, event)
+          }
+        }
+        at = null
+        if (rows.length > 0) {
+          await trx
+            .withTables<OutboxTables>()
+            .updateTable('event_outbox')
+            .set({ dispatched_at: new Date().toISOString() })
+            .where(
+              'id',
+              'in',
+              rows.map((row) => row.id),
+            )
+            .execute()
+        }
+        return rows.length
+      },
+      // The lock makes dispatchers take turns, and each statement after it sees what the last one committed.
+      // Serializable isolation would add nothing to that, but fail a batch (and run its consumers again) whenever
+      // a transaction writing new events conflicted with it, which under load is often.
+      { isolation: 'read committed' },
+    )
     if (count > 0) for (const consumer of consumers) consumer.dispatched?.()
     return count
   }
@@ -83,6 +104,7 @@ export function createDispatcher(
         // The batch rolled back; it is offered again at the next tick.
         const where = at ? { eventId: at.event.id, kind: at.event.kind, consumer: at.consumer } : {}
         at = null
+        again = false
         log.error({ ...where, err: error }, 'dispatching events failed; the batch is offered again')
         return
       }
@@ -96,6 +118,8 @@ export function createDispatcher(
     }
     running = drain().finally(() => {
       running = null
+      // Woken after the drain last looked: look again, or what woke it waits for the next poll.
+      if (again && started) void wake()
     })
     return running
   }
@@ -127,12 +151,23 @@ export function createDispatcher(
     start(): void {
       if (started) return
       started = true
+      // Events written on any instance wake it when their transaction commits.
+      listening = listenWhileRunning(
+        store,
+        eventsChannel,
+        () => {
+          if (started) void wake()
+        },
+        (error) => log.error({ err: error }, 'listening for new events failed; polling alone finds them'),
+      )
       void wake()
       schedule()
     },
     async stop(): Promise<void> {
       started = false
       clearTimeout(timer)
+      await listening?.stop()
+      listening = null
       await running
     },
   }

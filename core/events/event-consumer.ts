@@ -25,7 +25,10 @@ export interface EventConsumer {
   readonly name: string
   /**
    * Takes the event over in `trx` (e.g. stores a delivery per subscribed endpoint). Throwing rolls the batch back;
-   * it is offered again later. Must not do slow work (no network): queue it and do it after `dispatched`.
+   * it is offered again later. Must not do slow work (no network): queue it and do it after `dispatched`. On
+   * PostgreSQL `trx` is `read committed` (one instance dispatches at a time, under a lock, so it never fails for
+   * another's sake): each statement sees what was committed before it, and a check and the write that depends on
+   * it hold together only under `lockRows`.
    */
   receive(trx: Trx, event: OutboxEvent): Promise<void>
   /** Called after a batch committed: wake whatever delivers what `receive` queued. */

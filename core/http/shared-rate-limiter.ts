@@ -26,9 +26,10 @@ const clock = (n: number) =>
 /**
  * Counts one request in one round trip, outside any transaction: a key's window opens with its first request (as
  * the in-memory limiter's does) and a closed window starts again at 1. The row lock `on conflict do update` takes
- * orders concurrent requests for one key, so no two of them read the same count.
+ * orders concurrent requests for one key (on any instance), so no two of them read the same count. Parameters: the
+ * key, the time in ms or null (the database's clock), the window in ms. (Exported for bench/rate-limit-cost.ts.)
  */
-const countSql = `insert into rate_windows as w (key, resets_at, used) values ($1, ${clock(2)} + $3::bigint, 1)
+export const countSql = `insert into rate_windows as w (key, resets_at, used) values ($1, ${clock(2)} + $3::bigint, 1)
   on conflict (key) do update set
     used = case when w.resets_at <= ${clock(2)} then 1 else w.used + 1 end,
     resets_at = case when w.resets_at <= ${clock(2)} then excluded.resets_at else w.resets_at end

@@ -7,7 +7,8 @@ import { writeEvent } from '../events/outbox.ts'
 import { ulid } from '../ids/ids.ts'
 import type { Logger } from '../plugin/define-plugin.ts'
 import type { EventInput } from '../plugin/route.ts'
-import type { StopListening, Store, Trx } from '../store/store.ts'
+import { type Listening, listenWhileRunning } from '../store/listening.ts'
+import type { Store, Trx } from '../store/store.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
 import {
   claimNextJob,
@@ -125,16 +126,13 @@ export function createJobRunner(
 ) {
   const { log } = hooks
   const owner = `wrk_${ulid()}`
-  const running = new Map<
-    string,
-    { controller: AbortController; done: Promise<void>; abandon: () => void }
-  >()
+  const running = new Map<string, { controller: AbortController; done: Promise<void>; abandon: () => void }>()
   let started = false
   let stopping = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let claiming = false
   let again = false
-  let listening: Promise<StopListening | null> | null = null
+  let listening: Listening | null = null
 
   async function claim(): Promise<JobsTable | null> {
     const now = new Date()
@@ -184,21 +182,30 @@ export function createJobRunner(
   /** Records how a run ended; answers false when the lease was lost meanwhile (another worker's run counts). */
   async function finish(row: JobsTable, registered: RegisteredJob, outcome: JobOutcome): Promise<boolean> {
     const final = outcome.status !== 'queued'
-    const recorded = await store.transaction(async (trx) => {
-      if (!(await finishRun(trx, row.id, owner, outcome, new Date()))) return false
-      if (!final) return true
-      const finished = await findJobRow(trx, row.id)
-      if (!finished) return true
-      if (outcome.status !== 'succeeded') {
-        const view = jobRunOf(finished, registered, store, {
-          signal: AbortSignal.abort(),
-          progress: async () => {},
-        })
-        await registered.definition.onGivenUp?.(trx, view, outcome.status)
-      }
-      await emitJobFinished(trx, finished, registered.definition.cancellable === true)
-      return true
-    })
+    const givingUp = outcome.status === 'failed' || outcome.status === 'cancelled'
+    const { onGivenUp } = registered.definition
+    const recorded = await store.transaction(
+      async (trx) => {
+        if (!(await finishRun(trx, row.id, owner, outcome, new Date()))) return false
+        if (!final) return true
+        const finished = await findJobRow(trx, row.id)
+        if (!finished) return true
+        if (givingUp && onGivenUp) {
+          const view = jobRunOf(finished, registered, store, {
+            signal: AbortSignal.abort(),
+            progress: async () => {},
+          })
+          await onGivenUp(trx, view, outcome.status)
+        }
+        await emitJobFinished(trx, finished, registered.definition.cancellable === true)
+        return true
+      },
+      // The kernel's own writes here hold under any isolation: the update is conditional on this worker's lease.
+      // Serializable isolation would only fail the finishes of jobs ending at once against each other (recent
+      // jobs share index pages), again and again under load, leaving them to their leases; a plugin's onGivenUp
+      // keeps the serializable transaction every plugin's code runs in.
+      givingUp && onGivenUp ? {} : { isolation: 'read committed' },
+    )
     if (final && recorded) hooks.finished()
     return recorded
   }
@@ -326,14 +333,14 @@ export function createJobRunner(
       if (started) return
       started = true
       // A job enqueued on any instance wakes the pool when its transaction commits.
-      listening = store
-        .listen(jobsChannel, () => {
+      listening = listenWhileRunning(
+        store,
+        jobsChannel,
+        () => {
           if (started && !stopping) void fill()
-        })
-        .catch((error) => {
-          log.error({ err: error }, 'listening for new jobs failed; polling alone finds them')
-          return null
-        })
+        },
+        (error) => log.error({ err: error }, 'listening for new jobs failed; polling alone finds them'),
+      )
       void fill()
       schedule()
     },
@@ -341,8 +348,7 @@ export function createJobRunner(
       if (!started || stopping) return
       stopping = true
       clearTimeout(timer)
-      // Not listening any more is all that matters here: the store may be closing.
-      await (await listening)?.().catch(() => {})
+      await listening?.stop()
       const all = Promise.all([...running.values()].map((entry) => entry.done))
       const grace = new Promise((resolve) => setTimeout(resolve, options.shutdownGraceMs))
       await Promise.race([all, grace])

@@ -126,8 +126,10 @@ export function createQuotas(
   }
 
   /**
-   * Two creates racing for the last slot cannot both pass: on SQLite every transaction takes the write lock when
-   * it begins (BEGIN IMMEDIATE), so the second one reads the counter only after the first committed.
+   * Two creates racing for the last slot cannot both pass, on either engine: on SQLite every transaction takes the
+   * write lock when it begins (BEGIN IMMEDIATE), so the second one reads the counter only after the first
+   * committed; on PostgreSQL both run serializable, the one that would not serialize is run again by the store and
+   * then reads the counter the first one raised (hosts/multi-instance.test.ts races two instances for it).
    */
   async function reserve(trx: Trx, request: QuotaRequest): Promise<CustomerQuota> {
     for (const metric of Object.keys(request.amounts))

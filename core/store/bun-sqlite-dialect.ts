@@ -2,6 +2,7 @@
 // expects, transactions that take the write lock up front, and reads run at once when the connection is free.
 
 import type { Database, Statement } from 'bun:sqlite'
+import { resolve } from 'node:path'
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -54,6 +55,37 @@ class ConnectionLock {
     this.#held = null
     this.#release = null
     release?.()
+  }
+}
+
+/**
+ * The connection locks of the files this process has open, by path. Two stores on one file in one process (two
+ * test panels standing in for two instances of an installation) take turns through one lock, waiting without
+ * blocking: with a lock each, the second would wait for the first's write lock in SQLite's busy handler, which
+ * sleeps on the only thread, so the first could never finish and the second fails after the busy timeout.
+ */
+const fileLocks = new Map<string, { readonly lock: ConnectionLock; users: number }>()
+
+/** The lock of `database`'s connection (shared with this process's other stores on its file), and its release. */
+function lockOf(database: Database): { readonly lock: ConnectionLock; release(): void } {
+  const file = database.filename
+  if (!file || file === ':memory:') return { lock: new ConnectionLock(), release() {} }
+  const key = resolve(file)
+  let entry = fileLocks.get(key)
+  if (!entry) {
+    entry = { lock: new ConnectionLock(), users: 0 }
+    fileLocks.set(key, entry)
+  }
+  entry.users++
+  const shared = entry
+  let released = false
+  return {
+    lock: shared.lock,
+    release() {
+      if (released) return
+      released = true
+      if (--shared.users === 0 && fileLocks.get(key) === shared) fileLocks.delete(key)
+    },
   }
 }
 
@@ -187,8 +219,12 @@ export function bunSqliteDialect(database: Database, listeners: StatementListene
   // bun's `query` caches statements by SQL; what we know of each is kept beside it, so it is worked out once.
   const known = new WeakMap<Statement, KnownStatement>()
   const writes = new WriteCounter()
+  const { lock, release } = lockOf(database)
   const adapter: SqliteDatabase = {
-    close: () => database.close(),
+    close: () => {
+      release()
+      database.close()
+    },
     // Every statement, through Kysely or run now, is prepared here just before it runs.
     prepare: (sql) => {
       const statement = database.query(sql)
@@ -202,7 +238,6 @@ export function bunSqliteDialect(database: Database, listeners: StatementListene
       return kept.adapted
     },
   }
-  const lock = new ConnectionLock()
   return {
     createAdapter: () => new BunSqliteAdapter(adapter, lock, writes),
     createDriver: () => new ImmediateSqliteDriver(adapter, lock),

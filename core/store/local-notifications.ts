@@ -4,7 +4,8 @@
 /** Listeners by channel, of every store open on one database (a file, or one in-memory store). */
 type Channels = Map<string, Set<() => void>>
 
-const databases = new Map<string, Channels>()
+/** By store key: the file, or one in-memory store. */
+const stores = new Map<string, Channels>()
 
 /** The notices of the stores open on one database in this process. */
 export interface LocalNotifications {
@@ -17,16 +18,16 @@ export interface LocalNotifications {
 /** The notices of database `key` (a file's absolute path; a key of its own for an in-memory store). */
 export function localNotifications(key: string): LocalNotifications {
   const channelsOf = (): Channels => {
-    let channels = databases.get(key)
+    let channels = stores.get(key)
     if (!channels) {
       channels = new Map()
-      databases.set(key, channels)
+      stores.set(key, channels)
     }
     return channels
   }
   return {
     deliver(channel) {
-      for (const listener of [...(databases.get(key)?.get(channel) ?? [])]) {
+      for (const listener of [...(stores.get(key)?.get(channel) ?? [])]) {
         try {
           listener()
         } catch {
@@ -47,7 +48,7 @@ export function localNotifications(key: string): LocalNotifications {
       return () => {
         if (!listeners.delete(entry) || listeners.size > 0) return
         if (channels.get(channel) === listeners) channels.delete(channel)
-        if (channels.size === 0 && databases.get(key) === channels) databases.delete(key)
+        if (channels.size === 0 && stores.get(key) === channels) stores.delete(key)
       }
     },
   }

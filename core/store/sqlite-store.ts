@@ -48,6 +48,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     },
     async listen(channel, listener) {
       const stop = notices.listen(checkChannel(channel), listener)
+      // Listening has begun: look once, for what was notified before.
+      listener()
       return async () => stop()
     },
     async tables(on = db) {

@@ -15,14 +15,14 @@ export type Db<Tables = BaseDatabase> = Kysely<Tables>
 /** A query builder inside a transaction. */
 export type Trx<Tables = BaseDatabase> = Transaction<Tables>
 
-/** How a transaction runs besides the default: only claims of queued work need it. */
+/** How a transaction runs besides the default: only claims of queued work, and records of their ends, need it. */
 export interface TransactionOptions {
   /**
    * `read committed` for claims of queued work (the kernel's jobs, a plugin's delivery queue), which lock what
    * they read (`claimRows`, `lockRows`) instead of relying on serializable isolation: instances claiming at once
    * then take different rows, or wait for each other's lock and read what the other committed, without failing
-   * each other and running again. SQLite ignores it (its transactions hold the one write lock). Default
-   * `serializable`.
+   * each other and running again. Also for recording how claimed work ended, with writes conditional on the claim.
+   * SQLite ignores it (its transactions hold the one write lock). Default `serializable`.
    */
   readonly isolation?: 'serializable' | 'read committed'
 }
@@ -40,7 +40,8 @@ export interface Store {
    * it writes against: a check and the write that depends on it cannot interleave with another transaction's
    * (SQLite takes the write lock when the transaction begins; PostgreSQL runs it serializable and runs it again,
    * from the start, when it would not serialize or lost a deadlock, so `work` may run more than once and must only
-   * touch the store).
+   * touch the store). With `isolation: 'read committed'`, only what `work` locks holds still (see
+   * {@link TransactionOptions}).
    */
   transaction<T>(work: (trx: Trx) => Promise<T>, options?: TransactionOptions): Promise<T>
   /**
@@ -59,10 +60,11 @@ export interface Store {
    */
   notify(db: Db, channel: string): Promise<void>
   /**
-   * Calls `listener` after every committed notice on `channel`, from any instance, and once more whenever the
-   * listening connection was made again (notices sent while it was down are lost, so look for work then). Resolves
-   * once listening. PostgreSQL listens on a connection of its own, beside the pool. Channels are named
-   * `<owner>.<name>` (`jobs`, `events` for the kernel; `webhooks.deliveries`): lower case, digits, `.` and `_`.
+   * Calls `listener` after every committed notice on `channel`, from any instance; and once as soon as it listens,
+   * and again whenever the listening connection was made again, since notices sent while not listening are lost:
+   * look for work then. Resolves once listening. PostgreSQL listens on a connection of its own, beside the pool.
+   * Channels are named `<owner>.<name>` (`jobs`, `events` for the kernel; `webhooks.deliveries`): lower case,
+   * digits, `.` and `_`.
    */
   listen(channel: string, listener: () => void): Promise<StopListening>
   /**

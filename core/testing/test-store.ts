@@ -15,11 +15,11 @@ export const testDatabaseUrl =
   process.env.PLINTH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
 const schemas = new Set<string>()
-const databases = new Set<string>()
+const madeDatabases = new Set<string>()
 let admin: postgres.Sql | undefined
 
 /**
- * Names of this process's schemas and databases carry its pid, so a later run can drop those of processes that
+ * Names of this process's schemas and PostgreSQL databases carry its pid, so a later run can drop those of processes that
  * died without cleaning up (a killed test run) while leaving a concurrent run's alone.
  */
 const owner = Number(process.env.PLINTH_TEST_STORE_OWNER ?? process.pid)
@@ -36,7 +36,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Drops the schemas and databases left by test processes of this machine that are gone. */
+/** Drops the schemas and PostgreSQL databases left by test processes of this machine that are gone. */
 async function sweepLeftovers(sql: postgres.Sql): Promise<void> {
   const ownerOf = (name: string) => Number(/^(?:plinth_)?t(\d+)_/.exec(name)?.[1] ?? Number.NaN)
   const schemaRows = await sql<
@@ -71,7 +71,7 @@ async function adminConnection(): Promise<postgres.Sql> {
   await sweepLeftovers(sql)
   process.once('beforeExit', async () => {
     for (const schema of schemas) await sql.unsafe(`drop schema if exists "${schema}" cascade`)
-    for (const database of databases) await sql.unsafe(`drop database if exists "${database}" with (force)`)
+    for (const database of madeDatabases) await sql.unsafe(`drop database if exists "${database}" with (force)`)
     await sql.end()
   })
   return sql
@@ -99,7 +99,7 @@ export async function createTestDatabase(): Promise<string> {
   const sql = await adminConnection()
   const name = `plinth_${prefix}${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
   await sql.unsafe(`create database "${name}"`)
-  databases.add(name)
+  madeDatabases.add(name)
   const url = new URL(testDatabaseUrl)
   url.pathname = `/${name}`
   return url.href

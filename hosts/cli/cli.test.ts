@@ -228,7 +228,7 @@ describe('the CLI (hosts/cli/main.ts)', () => {
 
 describe('a DATA_DIR without an installation', () => {
   test('every command that needs one refuses it naming the directory, exit 2, and creates nothing', async () => {
-    const empty = tempDataDir()
+    const empty = tempDataDir({ engine: 'sqlite' })
     for (const args of [
       ['admin', 'create', '--email', 'x@example.com', '--password-stdin'],
       ['user', 'list'],
@@ -247,7 +247,7 @@ describe('a DATA_DIR without an installation', () => {
   })
 
   test('a store whose secret.key is missing is refused, not given a new secret', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = tempDataDir({ engine: 'sqlite' })
     await init(dataDir)
     const secret = readFileSync(join(dataDir, 'secret.key'))
     Bun.spawnSync(['rm', join(dataDir, 'secret.key')])
@@ -260,7 +260,7 @@ describe('a DATA_DIR without an installation', () => {
   })
 
   test('init creates the store and its secret (0600); run again it changes nothing', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = tempDataDir({ engine: 'sqlite' })
     const first = await runCli(dataDir, ['init'])
     expect(first.exitCode).toBe(0)
     expect(first.stdout).toContain(`Created a Plinth installation in ${dataDir}`)
@@ -618,11 +618,11 @@ describe('backup and restore', () => {
   }
 
   beforeAll(async () => {
-    dataDir = tempDataDir()
+    dataDir = tempDataDir({ engine: 'sqlite' })
     server = await startStandalone(dataDir)
     expect((await adminCreate(dataDir, 'backup@example.com')).exitCode).toBe(0)
     token = await createToken(dataDir, 'backup@example.com', '--scopes', '*')
-    backupFile = join(tempDataDir(), 'nested', 'plinth-backup.db')
+    backupFile = join(tempDataDir({ engine: 'sqlite' }), 'nested', 'plinth-backup.db')
   })
 
   afterAll(async () => {
@@ -666,7 +666,7 @@ describe('backup and restore', () => {
   })
 
   test('restore into an empty DATA_DIR: a server there serves the snapshot, and the old token works', async () => {
-    const target = tempDataDir()
+    const target = tempDataDir({ engine: 'sqlite' })
     const result = await runCli(target, ['restore', '--from', backupFile])
     expect(result.stderr).toBe('')
     expect(result.exitCode).toBe(0)
@@ -701,7 +701,7 @@ describe('backup and restore', () => {
   })
 
   test('restore --force replaces a stopped installation', async () => {
-    const target = tempDataDir()
+    const target = tempDataDir({ engine: 'sqlite' })
     await init(target)
     const result = await runCli(target, ['restore', '--from', backupFile, '--force'])
     expect(result.exitCode).toBe(0)
@@ -711,7 +711,7 @@ describe('backup and restore', () => {
   })
 
   test('restore refuses a file that is not a Plinth store, and a snapshot without its secret', async () => {
-    const folder = tempDataDir()
+    const folder = tempDataDir({ engine: 'sqlite' })
     const notSqlite = join(folder, 'notes.txt')
     writeFileSync(notSqlite, 'hello, this is not a database at all')
     const plainSqlite = join(folder, 'other.db')
@@ -724,13 +724,13 @@ describe('backup and restore', () => {
       [plainSqlite, 'not a Plinth store'],
       [join(folder, 'missing.db'), 'no file'],
     ] as const) {
-      const result = await runCli(tempDataDir(), ['restore', '--from', file])
+      const result = await runCli(tempDataDir({ engine: 'sqlite' }), ['restore', '--from', file])
       expect(result.exitCode).toBe(1)
       expect(result.stderr).toContain(reason)
     }
     const lonely = join(folder, 'lonely.db')
     writeFileSync(lonely, readFileSync(backupFile))
-    const target = tempDataDir()
+    const target = tempDataDir({ engine: 'sqlite' })
     const noSecret = await runCli(target, ['restore', '--from', lonely])
     expect(noSecret.exitCode).toBe(1)
     expect(noSecret.stderr).toContain('secret')

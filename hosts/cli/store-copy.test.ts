@@ -11,7 +11,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks'
 import { createPanel, openPostgresStore, type Panel } from '../../core/host.ts'
 import { installationPlugins } from '../plinth-config.ts'
 import { settingsFromEnv } from '../settings.ts'
-import { repoRoot } from '../testing/host-process.ts'
+import { createTestDatabase, repoRoot } from '../testing/host-process.ts'
 import {
   apiClient,
   type CliResult,
@@ -27,36 +27,13 @@ const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('
 const receiver = startWebhookReceiver()
 
 /** The machine's PostgreSQL, where each test makes (and this file drops) databases of its own. */
-const serverUrl = process.env.PLINTH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const admin = postgres(serverUrl, { max: 1, onnotice: () => {} })
-const databases: string[] = []
-
 afterAll(async () => {
   await cleanup()
   receiver.stop()
-  for (const name of databases) await admin.unsafe(`drop database if exists "${name}" with (force)`)
-  await admin.end()
 })
 
-/**
- * A fresh, empty database; its URL. Named `plinth_t<pid>_…` like the kit's, so a later run drops it should this one
- * be killed before its `afterAll`.
- */
-async function emptyDatabase(): Promise<string> {
-  try {
-    await admin`select 1`
-  } catch (error) {
-    throw new Error(
-      `store copy is tested against PostgreSQL at ${serverUrl} (PLINTH_TEST_DATABASE_URL), which cannot be reached: ${(error as Error).message}`,
-    )
-  }
-  const name = `plinth_t${process.pid}_copy_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-  await admin.unsafe(`create database "${name}"`)
-  databases.push(name)
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  return url.href
-}
+/** A fresh, empty database, dropped when the run ends; its URL. Fails saying so when PostgreSQL is not there. */
+const emptyDatabase = createTestDatabase
 
 /** A connection to one of the test's databases (`schema` on its search path), closed by `use`'s end. */
 async function inDatabase<T>(url: string, use: (sql: postgres.Sql) => Promise<T>, schema?: string) {
@@ -129,7 +106,17 @@ function reportedCounts(stdout: string): Record<string, [number | null, number]>
 }
 
 const config = join(repoRoot, 'examples', 'cron-jobs', 'plinth.config.ts')
-const settingsEnv = { PLINTH_CONFIG: config, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', LOG_REQUESTS: '0' }
+/**
+ * The hosts' settings. The store copied from is the embedded SQLite one, so on the PostgreSQL test run too the server
+ * and CLI keep the installation in DATA_DIR (an empty DATABASE_URL is unset).
+ */
+const settingsEnv = {
+  PLINTH_CONFIG: config,
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  LOG_REQUESTS: '0',
+  DATABASE_URL: '',
+  DATABASE_SCHEMA: '',
+}
 
 /** `store copy` on `dataDir` with the installation's settings. */
 function storeCopy(dataDir: string, ...args: string[]): Promise<CliResult> {
@@ -432,7 +419,7 @@ describe('store copy', () => {
     const intoPublic = await storeCopy(strayDir, '--to', target)
     expect(intoPublic.exitCode).toBe(1)
     expect(intoPublic.stderr).toMatch(
-      /^plinth: the copy failed: the SQLite store holds tables no migration of this installation makes: stray .*; the target was put back as it was found, nothing copied\n$/,
+      /^plinth: the copy failed: the SQLite store holds tables no migration of this installation makes: stray .*; nothing was copied, the target was put back as it was found\n$/,
     )
     expect(await schemaObjects(target)).toEqual([])
     // A schema the copy made is dropped again.
@@ -443,6 +430,38 @@ describe('store copy', () => {
       (sql) => sql`select 1 from pg_namespace where nspname = 'plinth'`,
     )
     expect(schemas.length).toBe(0)
+  })
+
+  test('an installation on PLINTH_SECRET is told to carry PLINTH_SECRET over, and its check of it is copied', async () => {
+    const secretDir = tempDataDir()
+    const withSecret = { ...settingsEnv, PLINTH_SECRET: 'a-secret-the-operator-keeps-in-a-vault-0123' }
+    expect((await runCli(secretDir, ['init'], withSecret)).exitCode).toBe(0)
+    const target = await emptyDatabase()
+    const result = await runCli(secretDir, ['store', 'copy', '--to', target], withSecret)
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toContain(
+      'The secret is PLINTH_SECRET: set the same PLINTH_SECRET on every instance that uses this database.',
+    )
+    expect(result.stdout).not.toContain(withSecret.PLINTH_SECRET)
+    const store = new Database(join(secretDir, 'plinth.sqlite'), { readonly: true })
+    const inSqlite = store
+      .query<{ key: string; value: string }, []>('select key, value from installation')
+      .all()
+    store.close()
+    const inPostgres = await inDatabase(
+      target,
+      (sql) => sql<{ key: string; value: string }[]>`select key, value from installation`,
+    )
+    expect([...inPostgres]).toEqual(inSqlite)
+    // Another secret is refused before anything is copied, as at any start.
+    const other = await emptyDatabase()
+    const refused = await runCli(secretDir, ['store', 'copy', '--to', other], {
+      ...withSecret,
+      PLINTH_SECRET: 'not-the-secret-this-installation-was-made-with',
+    })
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toStartWith('plinth: The secret is not the one this installation was made with')
+    expect(await schemaObjects(other)).toEqual([])
   })
 
   test('refuses a DATA_DIR without an installation before touching the target', async () => {

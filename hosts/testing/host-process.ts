@@ -5,9 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { postgresSettingsFor, testDatabaseSettings } from '../../core/testing/test-store.ts'
+import {
+  createTestDatabase,
+  postgresSettingsFor,
+  testDatabaseSettings,
+} from '../../core/testing/test-store.ts'
 
-export { postgresSettingsFor, testDatabaseSettings }
+export { createTestDatabase, postgresSettingsFor, testDatabaseSettings }
 
 /** The repository root: the working directory of every spawned host. */
 export const repoRoot = join(import.meta.dir, '..', '..')
@@ -17,6 +21,9 @@ export const bunBin = join(repoRoot, 'node_modules', '.bin', 'bun')
 
 /** What an API token looks like when printed. */
 export const tokenPattern = /^plinth_[0-9A-Za-z]{36}$/
+
+/** Data folders whose hosts keep the embedded SQLite store whatever engine the run tests (backup, restore). */
+const sqliteOnly = new Set<string>()
 
 /** The environment of a spawned host: this process's, without settings that would change what is tested. */
 export function hostEnv(
@@ -37,7 +44,8 @@ export function hostEnv(
   ])
     delete env[name]
   // On a PostgreSQL test run, the hosts keep the installation in a schema of its own for this DATA_DIR.
-  return { ...env, DATA_DIR: dataDir, ...testDatabaseSettings(dataDir), ...extra }
+  const database = sqliteOnly.has(dataDir) ? {} : testDatabaseSettings(dataDir)
+  return { ...env, DATA_DIR: dataDir, ...database, ...extra }
 }
 
 /** Everything a stream has produced so far, and a way to wait for a pattern in it. */
@@ -110,8 +118,11 @@ export interface Standalone {
 
 /** Temporary data folders and spawned hosts of one test file, and the way to get rid of them all. */
 export interface ProcessTracker {
-  /** A fresh, empty temporary folder, removed at cleanup. */
-  tempDataDir(): string
+  /**
+   * A fresh, empty temporary folder, removed at cleanup. Hosts started on it use this run's engine, or with
+   * `engine: 'sqlite'` the embedded store in it always (what only SQLite has: backup, restore, plinth.sqlite).
+   */
+  tempDataDir(options?: { readonly engine?: 'sqlite' }): string
   /** Spawns `bun ...args` in the repository root with piped output; killed at cleanup if still running. */
   spawnTracked(args: readonly string[], env: Record<string, string | undefined>): HostProcess
   /** Runs `bun hosts/cli/main.ts ...args` on `dataDir` (with `extra` settings); returns its exit code and output. */
@@ -131,9 +142,10 @@ export function createProcessTracker(prefix: string): ProcessTracker {
   const tempDirs: string[] = []
   const processes = new Set<Subprocess>()
 
-  const tempDataDir = (): string => {
+  const tempDataDir = (options: { readonly engine?: 'sqlite' } = {}): string => {
     const dir = mkdtempSync(join(tmpdir(), prefix))
     tempDirs.push(dir)
+    if (options.engine === 'sqlite') sqliteOnly.add(dir)
     return dir
   }
 

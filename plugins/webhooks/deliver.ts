@@ -1,7 +1,7 @@
 // One attempt of one delivery: check the endpoint's URL again, sign, POST to the checked address, and record the
 // outcome (success, a retry by the schedule, failure for good, or the endpoint disabled by a 410).
 
-import type { AuditInput, Db, PluginContext, Trx } from '../../core/index.ts'
+import type { AuditInput, Db, PluginContext, Store, Trx } from '../../core/index.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './migrations.ts'
 import type { AttemptOutcome, DeliveryObserver } from './observability.ts'
 import type { WebhookSettings } from './options.ts'
@@ -17,11 +17,13 @@ import { signingSecrets } from './secrets.ts'
 import { signedHeaders } from './signing.ts'
 import { type PostOutcome, postPinned } from './transport.ts'
 import { checkWebhookUrl } from './url-guard.ts'
+import { deliveriesQueued } from './wake-ups.ts'
 
 /** What an attempt needs from the plugin. */
 export interface DeliveryDeps {
+  /** The store: claims and records of attempts (read committed), wake-ups (`notify`, `listen`). */
+  readonly store: Store
   readonly db: Db
-  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
   readonly settings: WebhookSettings
   readonly secrets: PluginContext['secrets']
   /** Audits changes the panel makes on its own (disabling an endpoint). */
@@ -87,6 +89,8 @@ export async function deliverOnce(
   }
   if (outcome.kind === 'failed' && outcome.reason === 'aborted') {
     await releaseClaim(deps.db, row.id, owner)
+    // This instance is stopping: another one sends it now rather than once its poll comes round.
+    await deliveriesQueued(deps.store, deps.db)
     return
   }
   await record(deps, row, owner, endpoint, attemptAt, outcome)
@@ -160,53 +164,60 @@ async function record(
     last_status_code: outcome.kind === 'answered' ? outcome.status : null,
     last_response_ms: outcome.durationMs,
   }
-  const recorded = await deps.transaction(async (trx): Promise<Recorded | null> => {
-    if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
+  const recorded = await deps.store.transaction(
+    async (trx): Promise<Recorded | null> => {
+      if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
+        const finished = await finishAttempt(trx, row.id, owner, {
+          ...common,
+          status: 'succeeded',
+          next_attempt_at: null,
+          last_error: null,
+        })
+        return finished ? { outcome: 'succeeded', error: null, nextAttemptAt: null } : null
+      }
+      if (outcome.kind === 'answered' && outcome.status === 410) {
+        const reason = `the endpoint answered 410 Gone on ${attemptAt.toISOString()}`
+        const error = 'the endpoint answered 410 Gone: it was disabled'
+        const finished = await finishAttempt(trx, row.id, owner, {
+          ...common,
+          status: 'failed',
+          next_attempt_at: null,
+          last_error: error,
+        })
+        if (!finished) return null
+        const failed: Recorded = { outcome: 'failed', error, nextAttemptAt: null }
+        // Only the endpoint as it was attempted: staff may have changed its URL (or disabled it) meanwhile.
+        if (!(await disableGoneEndpoint(trx, endpoint.id, endpoint.url, reason))) return failed
+        await failPendingDeliveries(trx, endpoint.id, 'the endpoint answered 410 Gone: it was disabled')
+        await deps.audit(trx, {
+          action: 'webhook.disable',
+          subject: { type: 'webhook', id: endpoint.id },
+          customerId: null,
+          brandId: endpoint.brand_id,
+          details: { reason, deliveryId: row.id },
+        })
+        return { ...failed, endpointGone: true }
+      }
+      const error = outcome.kind === 'answered' ? answerError(outcome.status) : outcome.message
+      const scheduled = retryDelayMs(deps.settings.retryScheduleMs, attempts)
+      // A receiver that asks for time (429 or 503 with Retry-After) gets it, up to a day; never less than the schedule.
+      const asked = outcome.kind === 'answered' ? (outcome.retryAfterMs ?? 0) : 0
+      const delay = scheduled === null ? null : Math.max(scheduled, Math.min(asked, maxRetryAfterMs))
+      const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay).toISOString()
       const finished = await finishAttempt(trx, row.id, owner, {
         ...common,
-        status: 'succeeded',
-        next_attempt_at: null,
-        last_error: null,
-      })
-      return finished ? { outcome: 'succeeded', error: null, nextAttemptAt: null } : null
-    }
-    if (outcome.kind === 'answered' && outcome.status === 410) {
-      const reason = `the endpoint answered 410 Gone on ${attemptAt.toISOString()}`
-      const error = 'the endpoint answered 410 Gone: it was disabled'
-      const finished = await finishAttempt(trx, row.id, owner, {
-        ...common,
-        status: 'failed',
-        next_attempt_at: null,
+        status: delay === null ? 'failed' : 'pending',
+        next_attempt_at: nextAttemptAt,
         last_error: error,
       })
-      if (!finished) return null
-      const failed: Recorded = { outcome: 'failed', error, nextAttemptAt: null }
-      // Only the endpoint as it was attempted: staff may have changed its URL (or disabled it) meanwhile.
-      if (!(await disableGoneEndpoint(trx, endpoint.id, endpoint.url, reason))) return failed
-      await failPendingDeliveries(trx, endpoint.id, 'the endpoint answered 410 Gone: it was disabled')
-      await deps.audit(trx, {
-        action: 'webhook.disable',
-        subject: { type: 'webhook', id: endpoint.id },
-        customerId: null,
-        brandId: endpoint.brand_id,
-        details: { reason, deliveryId: row.id },
-      })
-      return { ...failed, endpointGone: true }
-    }
-    const error = outcome.kind === 'answered' ? answerError(outcome.status) : outcome.message
-    const scheduled = retryDelayMs(deps.settings.retryScheduleMs, attempts)
-    // A receiver that asks for time (429 or 503 with Retry-After) gets it, up to a day; never less than the schedule.
-    const asked = outcome.kind === 'answered' ? (outcome.retryAfterMs ?? 0) : 0
-    const delay = scheduled === null ? null : Math.max(scheduled, Math.min(asked, maxRetryAfterMs))
-    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay).toISOString()
-    const finished = await finishAttempt(trx, row.id, owner, {
-      ...common,
-      status: delay === null ? 'failed' : 'pending',
-      next_attempt_at: nextAttemptAt,
-      last_error: error,
-    })
-    return finished ? { outcome: delay === null ? 'failed' : 'retrying', error, nextAttemptAt } : null
-  })
+      return finished ? { outcome: delay === null ? 'failed' : 'retrying', error, nextAttemptAt } : null
+      // Every write here is conditional on what it changes (this claim, the endpoint's URL as attempted), which holds
+      // under any isolation. Serializable isolation would only fail the records of attempts ending at once on
+      // several instances against each other (recent deliveries share index pages), and a record given up after its
+      // retries is an attempt made again.
+    },
+    { isolation: 'read committed' },
+  )
   if (!recorded) return
   deps.observer.attempted(row, recorded.outcome, {
     attempt: attempts,

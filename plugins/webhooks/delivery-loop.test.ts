@@ -1,7 +1,6 @@
 // At least once across crashes: a dead worker's claimed delivery is taken over when its lease runs out, a stopping
 // panel gives back the attempts it abandons, and a panel restarted on the same store sends what was still queued.
 
-import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
@@ -78,7 +77,10 @@ describe('claims', () => {
   })
 })
 
-/** A panel on the SQLite file `path`, as a restarted server would open it (the same panel secret each time). */
+/**
+ * A panel on the store at `path` (a SQLite file, or on PostgreSQL a schema named after it), as a restarted server
+ * would open it (the same panel secret each time).
+ */
 function openPanel(path: string, options: WebhooksOptions = {}): Promise<TestPanel> {
   return createTestPanel({
     standard: false,
@@ -93,13 +95,21 @@ function staffRequest(tp: TestPanel, token: string, method: string, path: string
   return tp.request(method, `/api/v1${path}`, { token, body })
 }
 
-/** The delivery rows in the SQLite file `path`, read after every panel on it has closed. */
-function deliveryRows(path: string): WebhookDeliveriesTable[] {
-  const file = new Database(path, { readonly: true })
+/**
+ * The delivery rows in the store at `path`, read after every panel on it has closed: through a panel opened on it
+ * and never started, as the next start would see them (on either engine).
+ */
+async function deliveryRows(path: string): Promise<WebhookDeliveriesTable[]> {
+  const reader = await openPanel(path)
   try {
-    return file.query('select * from webhook_deliveries order by id').all() as WebhookDeliveriesTable[]
+    return await reader.panel.store.db
+      .withTables<WebhooksTables>()
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .orderBy('id')
+      .execute()
   } finally {
-    file.close()
+    await reader.panel.close()
   }
 }
 
@@ -119,7 +129,7 @@ describe('restarts', () => {
     const original = await hooks.waitFor(() => true)
     await first.panel.close()
     expect(hooks.received).toHaveLength(1)
-    const [queued] = deliveryRows(path)
+    const [queued] = await deliveryRows(path)
     expect(queued).toMatchObject({ status: 'pending', attempts: 1, claim_owner: null })
 
     // The receiver recovers; a new panel on the same file sends the delivery once it is due.
@@ -136,7 +146,7 @@ describe('restarts', () => {
     expect(resent.headers['webhook-id']).toBe(original.headers['webhook-id'])
     expect(new StandardWebhook(endpoint.secret).verify(resent.body, resent.headers)).toEqual(resent.json)
     await second.panel.close()
-    expect(deliveryRows(path)[0]).toMatchObject({ status: 'succeeded', attempts: 2 })
+    expect((await deliveryRows(path))[0]).toMatchObject({ status: 'succeeded', attempts: 2 })
   })
 
   test('an attempt still running when the grace period ends is given back, due at once, not counted', async () => {
@@ -156,7 +166,7 @@ describe('restarts', () => {
     await tp.panel.close()
     // The grace period, not the receiver's 3 s, decided when the panel stopped.
     expect(performance.now() - stopping).toBeLessThan(2_000)
-    const [row] = deliveryRows(path)
+    const [row] = await deliveryRows(path)
     expect(row).toMatchObject({ status: 'pending', attempts: 0, claim_owner: null, claimed_until: null })
   })
 })

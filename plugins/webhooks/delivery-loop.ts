@@ -1,9 +1,11 @@
 // The delivery loop inside the server process: claims due deliveries with a lease, runs up to `concurrency`
 // attempts at once, and on shutdown gives running attempts a grace period before abandoning them to the next start.
+// Every instance sharing the store runs one: claims lock what they take, so each attempt is made by one of them.
 
-import { newId } from '../../core/index.ts'
+import { type Listening, listenWhileRunning, newId } from '../../core/index.ts'
 import { type DeliveryDeps, deliverOnce } from './deliver.ts'
 import { claimDue } from './repository.ts'
+import { deliveriesChannel } from './wake-ups.ts'
 
 /** A running loop. */
 export interface DeliveryLoop {
@@ -28,6 +30,7 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
   let timer: ReturnType<typeof setTimeout> | undefined
   let claiming: Promise<void> | null = null
   let again = false
+  let listening: Listening | null = null
 
   function launch(row: Parameters<typeof deliverOnce>[1]): void {
     // A claim of ours whose lease ran out could come back while its attempt still runs: never run it twice.
@@ -54,17 +57,18 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
       const room = settings.concurrency - running.size
       if (!started || room <= 0) return
       const now = Date.now()
-      const busy = new Map<string, number>()
-      for (const { endpointId } of running.values()) busy.set(endpointId, (busy.get(endpointId) ?? 0) + 1)
-      const claimed = await deps.transaction((trx) =>
-        claimDue(trx, {
-          owner,
-          now: new Date(now).toISOString(),
-          leaseUntil: new Date(now + settings.leaseMs).toISOString(),
-          limit: room,
-          busy,
-          perEndpoint: settings.perEndpointConcurrency,
-        }),
+      const claimed = await deps.store.transaction(
+        (trx) =>
+          claimDue(trx, {
+            owner,
+            now: new Date(now).toISOString(),
+            leaseUntil: new Date(now + settings.leaseMs).toISOString(),
+            limit: room,
+            perEndpoint: settings.perEndpointConcurrency,
+          }),
+        // The claim locks what it counts and takes (see claimDue): no need for serializable isolation, under
+        // which instances claiming at once would fail each other and run again.
+        { isolation: 'read committed' },
       )
       for (const row of claimed) launch(row)
       if (claimed.length === room) again = true
@@ -77,9 +81,14 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
       return claiming
     }
     claiming = claimRound()
-      .catch((error) => deps.observer.log.error({ err: error }, 'claiming webhook deliveries failed'))
+      .catch((error) => {
+        again = false
+        deps.observer.log.error({ err: error }, 'claiming webhook deliveries failed')
+      })
       .finally(() => {
         claiming = null
+        // Woken after the round last looked: look again, or what woke it waits for the next poll.
+        if (again && started) void fill()
       })
     return claiming
   }
@@ -96,6 +105,19 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
     start() {
       if (started) return
       started = true
+      // Deliveries queued on any instance (an event fanned out, an attempt given back) wake the loop.
+      listening = listenWhileRunning(
+        deps.store,
+        deliveriesChannel,
+        () => {
+          if (started) void fill()
+        },
+        (error) =>
+          deps.observer.log.error(
+            { err: error },
+            'listening for due deliveries failed; polling alone finds them',
+          ),
+      )
       void fill()
       schedule()
     },
@@ -105,6 +127,8 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
     async stop() {
       started = false
       clearTimeout(timer)
+      await listening?.stop()
+      listening = null
       await claiming
       const attempts = [...running.values()]
       const settled = Promise.all(attempts.map((attempt) => attempt.done))

@@ -43,15 +43,15 @@ export const webhooksPlugin = (options: WebhooksOptions = {}) => {
     migrations: webhooksMigrations,
     setup(context) {
       const loop = createDeliveryLoop({
+        store: context.store,
         db: context.db,
-        transaction: (work) => context.transaction(work),
         settings,
         secrets: context.secrets,
         audit: (trx, entry) => context.audit(trx, entry),
         observer: deliveryObserver(context),
       })
       loops.set(context.store, loop)
-      context.consumeEvents(webhookFanOut(() => loop.nudge()))
+      context.consumeEvents(webhookFanOut(context.store, () => loop.nudge()))
     },
     start(context) {
       const loop = loopOf(context.store)

@@ -1,6 +1,6 @@
 // The webhooks plugin's tables: endpoints and their deliveries (a durable queue with a lease per attempt).
 
-import type { Migration } from '../../core/index.ts'
+import { type Migration, sql } from '../../core/index.ts'
 
 /** Row of `webhook_endpoints`. */
 export interface WebhookEndpointsTable {
@@ -109,6 +109,25 @@ export const webhooksMigrations: readonly Migration[] = [
         .createIndex('webhook_deliveries_endpoint_idx')
         .on('webhook_deliveries')
         .columns(['endpoint_id', 'id'])
+        .execute()
+    },
+  },
+  {
+    // Claims count an endpoint's attempts in flight and take its due deliveries on every instance, often: both
+    // read only the few rows that are pending or claimed, not the endpoint's whole history.
+    id: '0002_claim_indexes',
+    async up(db) {
+      await db.schema
+        .createIndex('webhook_deliveries_pending_idx')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'next_attempt_at'])
+        .where(sql.ref('status'), '=', 'pending')
+        .execute()
+      await db.schema
+        .createIndex('webhook_deliveries_claimed_idx')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'claimed_until'])
+        .where('claimed_until', 'is not', null)
         .execute()
     },
   },

@@ -1,6 +1,13 @@
 // Reads and writes of the webhooks tables; the only file that knows their columns.
 
-import { type Db, type OutboxEvent, orNotFound, type TenantView } from '../../core/index.ts'
+import {
+  claimRows,
+  type Db,
+  lockRows,
+  type OutboxEvent,
+  orNotFound,
+  type TenantView,
+} from '../../core/index.ts'
 import type { DeliveryStatus, Webhook, WebhookDelivery } from './contract.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksTables } from './migrations.ts'
 import { retiredSecretsExpireAt } from './secrets.ts'
@@ -175,8 +182,10 @@ export async function findDelivery(db: Db, endpointId: string, id: string): Prom
 /**
  * Claims up to `limit` due deliveries for `owner` until `leaseUntil`: pending ones whose time has come and that
  * nobody holds, or whose holder's claim ran out (a worker that died mid-attempt). An endpoint never has more than
- * `perEndpoint` attempts in flight (`busy` counts the ones running now), so one that hangs cannot hold every worker
- * while other endpoints wait. Run it in a transaction.
+ * `perEndpoint` attempts in flight across every instance sharing the store, so one that hangs cannot hold every
+ * worker while other endpoints wait: the endpoints' rows are locked (in id order, so two claims never wait for
+ * each other in a circle), their live claims counted, and only the rest of their share taken. Run it in a
+ * `read committed` transaction: the count, made after the lock, then sees every claim committed before it.
  */
 export async function claimDue(
   db: Db,
@@ -185,40 +194,91 @@ export async function claimDue(
     now: string
     leaseUntil: string
     limit: number
-    busy: ReadonlyMap<string, number>
     perEndpoint: number
   },
 ): Promise<WebhookDeliveriesTable[]> {
-  const due = await deliveriesDue(db, options.now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', options.now)]))
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    // Read past the limit: some of the first may belong to endpoints already at their share.
-    .limit(options.limit * 8)
+  const { now } = options
+  // Endpoints with a delivery to claim and room for it (as far as can be told before locking), longest waiting first.
+  const waiting = await tables(db)
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('webhook_endpoints as endpoint')
+        .select('endpoint.id')
+        .select((inner) =>
+          inner
+            .selectFrom('webhook_deliveries as due')
+            .select((agg) => agg.fn.min('due.next_attempt_at').as('at'))
+            .whereRef('due.endpoint_id', '=', 'endpoint.id')
+            .where('due.status', '=', 'pending')
+            .where('due.next_attempt_at', '<=', now)
+            .where((free) =>
+              free.or([free('due.claimed_until', 'is', null), free('due.claimed_until', '<', now)]),
+            )
+            .as('due_at'),
+        )
+        .select((inner) =>
+          inner
+            .selectFrom('webhook_deliveries as flight')
+            .select((agg) => agg.fn.countAll().as('count'))
+            .whereRef('flight.endpoint_id', '=', 'endpoint.id')
+            .where('flight.status', '=', 'pending')
+            .where('flight.claimed_until', '>=', now)
+            .as('in_flight'),
+        )
+        .as('waiting'),
+    )
+    .select('waiting.id')
+    .where('waiting.due_at', 'is not', null)
+    .where('waiting.in_flight', '<', options.perEndpoint)
+    .orderBy('waiting.due_at')
+    .orderBy('waiting.id')
+    .limit(options.limit)
     .execute()
-  const inFlight = new Map(options.busy)
-  const candidates = due.filter((row) => {
-    const count = inFlight.get(row.endpoint_id) ?? 0
-    if (count >= options.perEndpoint) return false
-    inFlight.set(row.endpoint_id, count + 1)
-    return true
-  })
+  if (waiting.length === 0) return []
+  const ids = waiting.map((row) => row.id)
+  // Claims of the same endpoints on other instances wait here until this one commits, and then count its claims.
+  await lockRows(
+    db,
+    tables(db).selectFrom('webhook_endpoints').select('id').where('id', 'in', ids).orderBy('id'),
+  ).execute()
+  const flying = await tables(db)
+    .selectFrom('webhook_deliveries')
+    .select('endpoint_id')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('endpoint_id', 'in', ids)
+    .where('status', '=', 'pending')
+    .where('claimed_until', '>=', now)
+    .groupBy('endpoint_id')
+    .execute()
+  const inFlight = new Map(flying.map((row) => [row.endpoint_id, Number(row.count)]))
   const claimed: WebhookDeliveriesTable[] = []
-  for (const candidate of candidates.slice(0, options.limit)) {
-    // Conditional on the claim read, so two panels sharing a store (PostgreSQL) never both take one attempt.
-    const result = await tables(db)
+  for (const endpointId of ids) {
+    const room = Math.min(
+      options.perEndpoint - (inFlight.get(endpointId) ?? 0),
+      options.limit - claimed.length,
+    )
+    if (room <= 0) continue
+    const rows = await claimRows(
+      db,
+      deliveriesDue(db, now)
+        .where('endpoint_id', '=', endpointId)
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(room),
+    ).execute()
+    if (rows.length === 0) continue
+    await tables(db)
       .updateTable('webhook_deliveries')
       .set({ claim_owner: options.owner, claimed_until: options.leaseUntil })
-      .where('id', '=', candidate.id)
-      .where('status', '=', 'pending')
-      .where((eb) =>
-        candidate.claimed_until === null
-          ? eb('claimed_until', 'is', null)
-          : eb('claimed_until', '=', candidate.claimed_until),
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
       )
-      .executeTakeFirst()
-    if (Number(result.numUpdatedRows) === 1)
-      claimed.push({ ...candidate, claim_owner: options.owner, claimed_until: options.leaseUntil })
+      .execute()
+    for (const row of rows)
+      claimed.push({ ...row, claim_owner: options.owner, claimed_until: options.leaseUntil })
   }
   return claimed
 }
