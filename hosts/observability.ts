@@ -8,8 +8,12 @@ import type { Logger, LogLevel, RequestRecord } from '../core/host.ts'
 /** How much the logger keeps while stdout is not read (a stalled pipe): past it, lines are dropped, not waited on. */
 export const logBacklogBytes = 16 * 1024 * 1024
 
-/** The host's logger: pino, as the panel's `logger`, with `flush` for shutdown. */
-export type HostLogger = Logger & { flush(done?: (error?: Error) => void): void }
+/** The host's logger: pino, as the panel's `logger`, with `flush` and `flushSync` for shutdown. */
+export type HostLogger = Logger & {
+  flush(done?: (error?: Error) => void): void
+  /** Writes every buffered line now, before a `process.exit` that would not wait for them. */
+  flushSync(): void
+}
 
 /** Options of {@link createHostLogger}. */
 export interface HostLoggerOptions {
@@ -27,7 +31,7 @@ export interface HostLoggerOptions {
 export function createHostLogger(options: HostLoggerOptions = {}): HostLogger {
   const destination =
     options.destination ?? pino.destination({ dest: 1, sync: false, maxLength: logBacklogBytes })
-  return pino(
+  const logger = pino(
     {
       level: options.level ?? 'info',
       base: null,
@@ -36,6 +40,12 @@ export function createHostLogger(options: HostLoggerOptions = {}): HostLogger {
     },
     destination,
   )
+  return Object.assign(logger, {
+    flushSync() {
+      const stream = destination as { flushSync?: () => void }
+      stream.flushSync?.()
+    },
+  })
 }
 
 /**

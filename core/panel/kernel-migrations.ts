@@ -2,7 +2,7 @@
 
 import { isPostgres } from '../store/engine.ts'
 import { type Migration, sql } from '../store/migrations.ts'
-import { versionedTables } from '../store/table-watch.ts'
+import { changeVersionShards, versionedTables } from '../store/table-watch.ts'
 
 /** The kernel's migrations, applied before any plugin's. */
 export const kernelMigrations: readonly Migration[] = [
@@ -216,21 +216,30 @@ export const kernelMigrations: readonly Migration[] = [
         .addColumn('value', 'text', (c) => c.notNull())
         .execute()
       if (!isPostgres(db)) return
-      // PostgreSQL has no `data_version`: a version per watched table, bumped by a statement trigger in the writing
-      // transaction, so it becomes visible exactly when the write does (core/store/table-watch.ts).
+      // PostgreSQL has no `data_version`: versions per watched table, bumped by a statement trigger in the writing
+      // transaction, so they become visible exactly when the write does (core/store/table-watch.ts). Each table
+      // has `changeVersionShards` rows and a write bumps one at random: concurrent writers (customers created at
+      // once) then seldom update the same row, which serializable transactions would have to retry.
       await db.schema
         .createTable('change_versions')
-        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
         .addColumn('version', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('change_versions_pk', ['name', 'shard'])
         .execute()
+      // The shard is drawn once: `random()` in the WHERE clause would be drawn per row, bumping none or several.
       await sql`create function plinth_bump_change_version() returns trigger language plpgsql as $$
+        declare
+          picked integer := floor(random() * ${sql.lit(changeVersionShards)})::integer;
         begin
-          insert into change_versions (name, version) values (tg_table_name, 1)
-            on conflict (name) do update set version = change_versions.version + 1;
+          update change_versions set version = version + 1 where name = tg_table_name and shard = picked;
           return null;
         end $$`.execute(db)
       for (const table of versionedTables) {
-        await sql`insert into change_versions (name, version) values (${table}, 0)`.execute(db)
+        for (let shard = 0; shard < changeVersionShards; shard++)
+          await sql`insert into change_versions (name, shard, version) values (${table}, ${shard}, 0)`.execute(
+            db,
+          )
         await sql`create trigger ${sql.raw(`${table}_change_version`)} after insert or update or delete or truncate
           on ${sql.table(table)} for each statement execute function plinth_bump_change_version()`.execute(db)
       }
@@ -248,6 +257,26 @@ export const kernelMigrations: readonly Migration[] = [
         resets_at bigint not null,
         used integer not null
       ) with (fillfactor = 50)`.execute(db)
+    },
+  },
+  {
+    id: '0010_usage_counter_shards',
+    async up(db) {
+      // The installation's and each brand's counters are written by every change of their customers: on PostgreSQL
+      // each is spread over shards (a change adds to one at random), so concurrent changes seldom update one row
+      // and serializable transactions seldom have to run again. Reads sum the shards, as they summed scopes.
+      await db.schema
+        .createTable('usage_counters_sharded')
+        .addColumn('scope_key', 'text', (c) => c.notNull())
+        .addColumn('metric', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('value', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_counters_sharded_pk', ['scope_key', 'metric', 'shard'])
+        .execute()
+      await sql`insert into usage_counters_sharded (scope_key, metric, shard, value)
+        select scope_key, metric, 0, value from usage_counters`.execute(db)
+      await db.schema.dropTable('usage_counters').execute()
+      await db.schema.alterTable('usage_counters_sharded').renameTo('usage_counters').execute()
     },
   },
 ]

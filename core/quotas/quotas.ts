@@ -88,7 +88,7 @@ async function usedBy(
     .where('scope_key', '=', `customer:${customerId}`)
     .where(sql<SqlBool>`metric in (${sql.join([...metrics])})`)
     .execute()
-  for (const row of rows) used[row.metric] = Number(row.value)
+  for (const row of rows) used[row.metric] = (used[row.metric] ?? 0) + Number(row.value)
   return used
 }
 

@@ -46,7 +46,9 @@ function checkOrder(set: MigrationSet): void {
  * (a serializable one would read the snapshot taken before it waited).
  */
 async function lockMigrations(trx: Trx): Promise<void> {
-  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(hashtext('plinth_migrations'))`.execute(trx)
+  // Per schema: installations (and test panels) sharing one database migrate at the same time.
+  if (isPostgres(trx))
+    await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.plinth_migrations'))`.execute(trx)
 }
 
 /**

@@ -37,8 +37,14 @@ export interface PostgresStoreOptions {
 const retryable = new Set(['40001', '40P01'])
 /** How long `close()` lets queries still running finish before closing their connections. */
 const closeTimeoutSeconds = 2
-/** Attempts of one transaction before its serialization failure reaches the caller. */
-const maxAttempts = 12
+/**
+ * Attempts of one transaction before its serialization failure reaches the caller. Serializable isolation lets at
+ * least one of the colliding transactions commit each time, so under a burst of writes to shared rows every one
+ * gets through within a few rounds; the pauses grow so that a burst spreads out instead of colliding again.
+ */
+const maxAttempts = 30
+/** The longest pause between two attempts, in ms: with `maxAttempts`, a few seconds in all at worst. */
+const maxPauseMs = 250
 
 /**
  * `integer` in a migration means a 64-bit integer, as it does on SQLite: counters and sizes (disk in MB summed over
@@ -165,7 +171,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
         } catch (error) {
           if (!isRetryable(error) || attempt >= maxAttempts) throw error
           // Jittered, growing pauses: the transactions that collided do not collide again in lockstep.
-          await Bun.sleep(Math.random() * Math.min(100, 2 ** attempt))
+          await Bun.sleep(Math.random() * Math.min(maxPauseMs, 2 ** attempt))
         }
       }
     },

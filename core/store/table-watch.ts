@@ -11,6 +11,9 @@ import type { Db } from './store.ts'
  */
 export const versionedTables: readonly string[] = ['users', 'memberships', 'tenants']
 
+/** Rows each versioned table's version is spread over, so concurrent writers seldom bump the same one. */
+export const changeVersionShards = 8
+
 /**
  * Watches a few tables of one store. A value derived from them is kept under a stamp: select {@link version} in
  * the first statement the value is derived from, read {@link writes} just before running it, and make the stamp

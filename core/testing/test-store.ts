@@ -71,7 +71,8 @@ async function adminConnection(): Promise<postgres.Sql> {
   await sweepLeftovers(sql)
   process.once('beforeExit', async () => {
     for (const schema of schemas) await sql.unsafe(`drop schema if exists "${schema}" cascade`)
-    for (const database of madeDatabases) await sql.unsafe(`drop database if exists "${database}" with (force)`)
+    for (const database of madeDatabases)
+      await sql.unsafe(`drop database if exists "${database}" with (force)`)
     await sql.end()
   })
   return sql

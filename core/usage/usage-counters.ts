@@ -2,6 +2,7 @@
 // whole installation, adjusted in the transaction of the change by the plugin that declares each metric.
 
 import { type SqlBool, sql } from 'kysely'
+import { isPostgres } from '../store/engine.ts'
 import { placeholder, QueryShapes } from '../store/prepared-query.ts'
 import type { Db } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
@@ -26,6 +27,13 @@ export interface UsageCounters {
   /** The usage scopes that add up to a view: one for the installation or a brand, one per customer otherwise. */
   scopesOfView(view: TenantView): string[]
 }
+
+/**
+ * Rows the installation's and each brand's counters are spread over on PostgreSQL, where every change of their
+ * customers adds to them: concurrent serializable transactions then seldom update the same row. SQLite, with one
+ * writer, keeps one.
+ */
+const counterShards = 16
 
 /** The counter rows one customer's change touches: its own, its brand's and the installation's. */
 export async function usageScopesOf(db: Db, customerId: string): Promise<string[]> {
@@ -88,13 +96,17 @@ export function usageCountersFor(
       if (!owned.includes(metric))
         throw new Error(`"${owner}" adjusts the usage metric "${metric}", which it does not declare`)
       const counters = db.withTables<UsageTables>()
+      const spread = isPostgres(db)
       for (const scope_key of await usageScopesOf(db, customerId)) {
+        // A customer's own counter stays one row: its changes seldom race, and its quota reads it.
+        const shard =
+          spread && !scope_key.startsWith('customer:') ? Math.floor(Math.random() * counterShards) : 0
         await counters
           .insertInto('usage_counters')
-          .values({ scope_key, metric, value: delta })
+          .values({ scope_key, metric, shard, value: delta })
           .onConflict((conflict) =>
             conflict
-              .columns(['scope_key', 'metric'])
+              .columns(['scope_key', 'metric', 'shard'])
               .doUpdateSet({ value: sql`usage_counters.value + excluded.value` }),
           )
           .execute()

@@ -4,6 +4,8 @@
 export interface UsageCountersTable {
   scope_key: string
   metric: string
+  /** Which of a scope's rows: 0, or on PostgreSQL one of `counterShards` for the installation and brands. */
+  shard: number
   value: number
 }
 

@@ -74,8 +74,16 @@ export async function runStandardServer(
     await server.stop()
     clearTimeout(deadline)
     log.info({}, 'Plinth panel stopped')
-    // Lines still buffered are written before the process ends.
-    await new Promise<void>((resolve) => log.flush(() => resolve()))
+    // Lines still buffered are written before the process ends. With the store closed nothing else keeps the
+    // process alive while an asynchronous write finishes, so a timer does; a synchronous flush is refused while
+    // an asynchronous write is under way, and then the process waits for that write instead.
+    const keepAlive = setTimeout(() => process.exit(0), 2_000)
+    try {
+      log.flushSync()
+    } catch {
+      await new Promise<void>((resolve) => log.flush(() => resolve()))
+    }
+    clearTimeout(keepAlive)
     process.exit(0)
   }
   process.once('SIGTERM', () => void shutdown('SIGTERM'))

@@ -30,7 +30,7 @@ function open(sites: PluginDefinition): Promise<TestPanel> {
 async function countedByOldVersion(tp: TestPanel, customerId: string, metric: string, delta: number) {
   for (const scope of ['all', `customer:${customerId}`])
     await sql`insert into usage_counters (scope_key, metric, value) values (${scope}, ${metric}, ${delta})
-      on conflict (scope_key, metric) do update set value = usage_counters.value + excluded.value`.execute(
+      on conflict (scope_key, metric, shard) do update set value = usage_counters.value + excluded.value`.execute(
       tp.panel.store.db,
     )
 }
