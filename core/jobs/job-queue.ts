@@ -151,6 +151,22 @@ export type JobOutcome =
   | { readonly status: 'queued'; readonly error: { code: string; message: string }; readonly runAfter: Date }
 
 /**
+ * Ends `owner`'s lease of a job it gave up without finishing (shutdown), so any worker may claim it at once.
+ * Returns whether it still held the job.
+ */
+export async function releaseLease(db: Db, id: string, owner: string): Promise<boolean> {
+  // Long past, not now: a claim on another instance a moment later (or with its clock behind) must see it lapsed.
+  const result = await jobs(db)
+    .updateTable('jobs')
+    .set({ lease_until: new Date(0).toISOString(), updated_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'running')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/**
  * Records the end of a run in `trx`, only if `owner` still holds the job (a worker that lost its lease must not
  * overwrite the run that took over). Returns whether it did.
  */

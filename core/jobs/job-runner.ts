@@ -16,6 +16,7 @@ import {
   finishRun,
   type JobOutcome,
   jobsChannel,
+  releaseLease,
   renewLease,
   toJob,
 } from './job-queue.ts'
@@ -273,7 +274,16 @@ export function createJobRunner(
         outcome = { status: 'succeeded', result: result ?? {} }
       } catch (error) {
         thrown = error
-        if (stopping && !cancelled) return // abandoned on shutdown: the lease runs out and a later start resumes it
+        if (stopping && !cancelled) {
+          // Given up on shutdown, and the handler has returned: nothing of this run goes on, so the lease is given
+          // back and another instance takes the job over at once, not when the lease would have run out (a rolling
+          // deploy). A handler that ignores its signal never gets here; its lease runs out instead.
+          const givingBack = giveBack(row)
+          givingBack.finally(() => givingBacks.delete(givingBack))
+          givingBacks.add(givingBack)
+          await givingBack
+          return
+        }
         if (leaseLost) {
           log.warn(
             { jobId: row.id, kind: row.kind, attempt: row.attempts },
@@ -324,6 +334,19 @@ export function createJobRunner(
     running.set(row.id, { controller, done, abandon })
   }
 
+  /** Give-backs under way: `stop()` lets them finish before the store closes. */
+  const givingBacks = new Set<Promise<void>>()
+
+  /** Ends this instance's lease of a job whose run it gave up, and wakes the instances that may take it. */
+  async function giveBack(row: JobsTable): Promise<void> {
+    try {
+      if (await releaseLease(store.db, row.id, owner)) await store.notify(store.db, jobsChannel)
+    } catch (error) {
+      // Then the lease runs out as it would have: nothing is lost.
+      log.warn({ jobId: row.id, kind: row.kind, err: error }, 'giving back a job on shutdown failed')
+    }
+  }
+
   return {
     /** Wakes idle workers: a request just committed a job. */
     nudge(): void {
@@ -356,6 +379,8 @@ export function createJobRunner(
       // A handler that ignores its signal must not hold the shutdown: its job stays leased and is resumed later.
       await Promise.race([all, new Promise((resolve) => setTimeout(resolve, 100))])
       for (const entry of running.values()) entry.abandon()
+      // The jobs whose handlers stopped are being given back: a moment more, or their leases run out instead.
+      await Promise.race([Promise.all(givingBacks), new Promise((resolve) => setTimeout(resolve, 2_000))])
     },
   }
 }

@@ -113,16 +113,15 @@ describe('two instances on one store', () => {
     expect(new Set(runs.map((run) => run.instance))).toEqual(new Set(['a', 'b']))
   })
 
-  test('a job whose instance stopped without finishing it is finished by the other once its lease ran out', async () => {
+  test('a job whose instance let go of it without finishing it is finished by the other once its lease ran out', async () => {
     const leaseMs = 400
     const [a, b] = await twoInstances({ leaseMs, pollIntervalMs: 20, shutdownGraceMs: 50 })
     const holding = deferred()
-    // On a, the job runs until a stops; then it is abandoned, unfinished, and nobody renews its lease.
-    a.handler = (job) => {
+    // On a, the job runs on even after a stops (a handler deaf to its signal, as good as a dead instance): it is
+    // abandoned, unfinished, and nobody renews its lease.
+    a.handler = () => {
       holding.resolve()
-      return new Promise((_resolve, reject) =>
-        job.signal.addEventListener('abort', () => reject(job.signal.reason)),
-      )
+      return new Promise(() => {})
     }
     a.tp.panel.start()
     const jobId = await enqueue(a)
@@ -146,6 +145,40 @@ describe('two instances on one store', () => {
     // Not before the lease a last renewed ran out.
     expect(Date.parse(done.updated_at) - Date.parse(abandoned?.lease_until ?? '')).toBeGreaterThanOrEqual(0)
   })
+
+  test('a job given up on a graceful stop is given back: the other instance takes it over at once, not after the lease', async () => {
+    const leaseMs = 30_000
+    const [a, b] = await twoInstances({ leaseMs, pollIntervalMs: 60_000, shutdownGraceMs: 50 })
+    const holding = deferred()
+    // On a, the job runs until a stops, and honours its signal then.
+    a.handler = (job) => {
+      holding.resolve()
+      return new Promise((_resolve, reject) =>
+        job.signal.addEventListener('abort', () => reject(job.signal.reason)),
+      )
+    }
+    a.tp.panel.start()
+    const jobId = await enqueue(a)
+    await holding.promise
+    b.tp.panel.start()
+    const stoppedAt = Date.now()
+    await a.tp.panel.close()
+    const done = await waitFor(
+      'b to finish the job',
+      async () => {
+        const [row] = await jobRows(b)
+        return row?.status === 'succeeded' ? row : undefined
+      },
+      15_000,
+    )
+    expect(done).toMatchObject({ attempts: 2, result: JSON.stringify({ ranOn: 'b' }) })
+    // Long before the 30 s lease, and b polls once a minute: a's notice woke it.
+    expect(Date.parse(done.updated_at) - stoppedAt).toBeLessThan(5_000)
+    expect(runs).toEqual([
+      { instance: 'a', jobId, attempt: 1 },
+      { instance: 'b', jobId, attempt: 2 },
+    ])
+  }, 20_000)
 
   test('a job enqueued on one instance is started by the other at once, though it polls once a minute', async () => {
     const [a, b] = await twoInstances({ pollIntervalMs: 60_000 })
