@@ -1,32 +1,42 @@
 // Seeds a benchmark store: 100k customers and 1M sites (one customer with 50k, for deep pages), written in bulk.
+// This is the SQLite store; bench/seed-postgres.ts seeds the same rows into PostgreSQL.
 
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { createPanel, createUser, issueApiToken, newId, openSqliteStore } from '../core/host.ts'
+import {
+  createPanel,
+  createUser,
+  issueApiToken,
+  newId,
+  openSqliteStore,
+  type Store,
+  type User,
+} from '../core/host.ts'
 import { benchInstallation } from './installation.ts'
+import {
+  benchSecret,
+  nodeSiteCountsSql,
+  type SeedCounts,
+  type Seeded,
+  siteOwner,
+  usageCountersSql,
+} from './seed-shape.ts'
 
-/** What a seeded store holds that the benchmark needs. */
-export interface Seeded {
-  readonly dataDir: string
-  readonly staffToken: string
-  readonly limitedToken: string
-  readonly bigCustomerId: string
-  readonly secret: string
+export type { Seeded } from './seed-shape.ts'
+
+/** What the panel's own start made that the bulk rows refer to, and the bench's platform staff user. */
+export interface Prepared {
+  readonly brandId: string
+  readonly nodeId: string
+  readonly staff: User
 }
 
-/** Seeds `dataDir` with `customers` customers and `sites` sites; `bigCustomerSites` of them belong to one customer. */
-export async function seed(
-  dataDir: string,
-  counts = { customers: 100_000, sites: 1_000_000, bigCustomerSites: 50_000 },
-): Promise<Seeded> {
-  const secret = 'bench-secret-bench-secret-bench-secret-!!'
-  const path = join(dataDir, 'plinth.sqlite')
-  // Migrate and make the staff user and tokens through the kernel, then bulk-load rows the way the plugins store them.
-  const panel = await createPanel({
-    store: openSqliteStore({ path }),
-    ...(await benchInstallation(dataDir)),
-    secret,
-  })
+/**
+ * Opens the installation's panel once on `store` (the kernel's and every plugin's migrations, the default brand and
+ * the local node, as `npm start` makes them), adds the bench's staff user, and closes it.
+ */
+export async function prepareStore(store: Store, dataDir: string): Promise<Prepared> {
+  const panel = await createPanel({ store, ...(await benchInstallation(dataDir)), secret: benchSecret })
   const brandId = (
     await panel.store.db
       .withTables<{ brands: { id: string; is_default: number } }>()
@@ -50,6 +60,31 @@ export async function seed(
     staffRole: 'platform',
   })
   await panel.close()
+  return { brandId, nodeId, staff }
+}
+
+/** Mints the staff user's `*` tokens: one for the platform, one limited to `bigCustomerId`. */
+export async function mintTokens(
+  store: Store,
+  staff: User,
+  bigCustomerId: string,
+): Promise<{ staffToken: string; limitedToken: string }> {
+  const policy = { defaultDays: 30, maxDays: 365 }
+  const mint = (customerId: string | null) =>
+    store.transaction((trx) =>
+      issueApiToken(trx, staff, { name: 'bench', scopes: ['*'], customerId, expiresAt: null }, policy),
+    )
+  return { staffToken: (await mint(null)).token, limitedToken: (await mint(bigCustomerId)).token }
+}
+
+/** Seeds `dataDir` with `customers` customers and `sites` sites; `bigCustomerSites` of them belong to one customer. */
+export async function seed(
+  dataDir: string,
+  counts: SeedCounts = { customers: 100_000, sites: 1_000_000, bigCustomerSites: 50_000 },
+): Promise<Seeded> {
+  const path = join(dataDir, 'plinth.sqlite')
+  // Migrate and make the staff user and tokens through the kernel, then bulk-load rows the way the plugins store them.
+  const { brandId, nodeId, staff } = await prepareStore(openSqliteStore({ path }), dataDir)
 
   const db = new Database(path)
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF')
@@ -73,14 +108,9 @@ export async function seed(
       'INSERT INTO sites (id, customer_id, handle, name, type, domain, status, node_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     )
     for (let i = 0; i < counts.sites; i++) {
-      // The big customer's sites are spread through the id range, as they would be in a live installation.
-      const owner =
-        i % Math.ceil(counts.sites / counts.bigCustomerSites) === 0
-          ? bigCustomerId
-          : (customerIds[1 + (i % (counts.customers - 1))] ?? '')
       site.run(
         newId('site'),
-        owner,
+        siteOwner(i, counts, customerIds),
         `s${i}`,
         `Site ${i}`,
         'wordpress',
@@ -92,30 +122,13 @@ export async function seed(
       )
     }
   })()
-  // Usage counters as the plugins would have kept them.
-  db.exec(`INSERT INTO usage_counters (scope_key, metric, value)
-    SELECT 'customer:' || id, 'customers', 1 FROM customers
-    UNION ALL SELECT 'all', 'customers', count(*) FROM customers
-    UNION ALL SELECT 'brand:' || brand_id, 'customers', count(*) FROM customers GROUP BY brand_id
-    UNION ALL SELECT 'customer:' || customer_id, 'sites', count(*) FROM sites GROUP BY customer_id
-    UNION ALL SELECT 'all', 'sites', count(*) FROM sites
-    UNION ALL SELECT 'customer:' || customer_id, 'domains', count(*) FROM sites GROUP BY customer_id
-    UNION ALL SELECT 'all', 'domains', count(*) FROM sites`)
-  // The per-node counts placement reads, as the sites plugin keeps them.
-  db.exec(
-    'INSERT INTO node_site_counts (node_id, sites) SELECT node_id, count(*) FROM sites GROUP BY node_id',
-  )
+  db.exec(usageCountersSql)
+  db.exec(nodeSiteCountsSql)
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
   db.close()
 
   const store = openSqliteStore({ path })
-  const policy = { defaultDays: 30, maxDays: 365 }
-  const mint = (customerId: string | null) =>
-    store.transaction((trx) =>
-      issueApiToken(trx, staff, { name: 'bench', scopes: ['*'], customerId, expiresAt: null }, policy),
-    )
-  const staffToken = (await mint(null)).token
-  const limitedToken = (await mint(bigCustomerId)).token
+  const tokens = await mintTokens(store, staff, bigCustomerId)
   await store.close()
-  return { dataDir, staffToken, limitedToken, bigCustomerId, secret }
+  return { dataDir, ...tokens, bigCustomerId, secret: benchSecret }
 }
