@@ -8,11 +8,13 @@ import type { Logger, LogLevel, RequestRecord } from '../core/host.ts'
 /** How much the logger keeps while stdout is not read (a stalled pipe): past it, lines are dropped, not waited on. */
 export const logBacklogBytes = 16 * 1024 * 1024
 
-/** The host's logger: pino, as the panel's `logger`, with `flush` and `flushSync` for shutdown. */
+/** The host's logger: pino, as the panel's `logger`, with `end` for shutdown. */
 export type HostLogger = Logger & {
-  flush(done?: (error?: Error) => void): void
-  /** Writes every buffered line now, before a `process.exit` that would not wait for them. */
-  flushSync(): void
+  /**
+   * Writes every line logged so far, the one being written asynchronously included, then closes the stream:
+   * what must be done before a `process.exit`, which would not wait for them. Nothing is logged after it.
+   */
+  end(): Promise<void>
 }
 
 /** Options of {@link createHostLogger}. */
@@ -41,9 +43,19 @@ export function createHostLogger(options: HostLoggerOptions = {}): HostLogger {
     destination,
   )
   return Object.assign(logger, {
-    flushSync() {
-      const stream = destination as { flushSync?: () => void }
-      stream.flushSync?.()
+    end() {
+      const stream = destination as pino.DestinationStream & {
+        end?: () => void
+        once?: (event: string, listener: () => void) => void
+      }
+      if (!stream.end || !stream.once) return Promise.resolve()
+      const { end, once } = stream
+      return new Promise<void>((resolve) => {
+        // sonic-boom closes only once its write in flight is done; a flushSync would not wait for that one.
+        once.call(stream, 'close', resolve)
+        once.call(stream, 'error', resolve)
+        end.call(stream)
+      })
     },
   })
 }

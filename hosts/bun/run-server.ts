@@ -70,19 +70,14 @@ export async function runStandardServer(
   )
   const shutdown = async (signal: string) => {
     log.info({ signal }, `${signal} received: finishing in-flight requests`)
+    // Held from the start: once the store's connections are closed nothing else may keep the process alive, and
+    // it would end quietly in the middle of the shutdown, before its last line is written.
+    const keepAlive = setTimeout(() => process.exit(0), shutdownGraceMs + 5_000)
     const deadline = setTimeout(() => server.forceClose(), shutdownGraceMs)
     await server.stop()
     clearTimeout(deadline)
     log.info({}, 'Plinth panel stopped')
-    // Lines still buffered are written before the process ends. With the store closed nothing else keeps the
-    // process alive while an asynchronous write finishes, so a timer does; a synchronous flush is refused while
-    // an asynchronous write is under way, and then the process waits for that write instead.
-    const keepAlive = setTimeout(() => process.exit(0), 2_000)
-    try {
-      log.flushSync()
-    } catch {
-      await new Promise<void>((resolve) => log.flush(() => resolve()))
-    }
+    await log.end()
     clearTimeout(keepAlive)
     process.exit(0)
   }
