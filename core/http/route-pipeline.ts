@@ -10,9 +10,12 @@ import { writeEvent } from '../events/outbox.ts'
 import {
   claimIdempotencyKey,
   fingerprintOf,
+  type IdempotencyClaim,
   idempotencyKeyOf,
   type KeptAnswer,
   keepAnswer,
+  keepAnswerWith,
+  keptAnswerOf,
   releaseIdempotencyKey,
 } from '../idempotency/idempotency-keys.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
@@ -67,9 +70,29 @@ export interface PipelineRuntime {
 }
 
 /** Whose key it is: keys are scoped to the caller, so two callers may use the same one. */
-interface IdempotencyClaim {
+interface HeldKey {
   readonly caller: string
   readonly key: string
+}
+
+/** The caller's half of an Idempotency-Key: keys are scoped to who sent them. */
+function keyHolderOf(caller: Caller | null): string {
+  return `${caller?.user.id ?? 'anonymous'}|${caller?.token?.id ?? 'session'}`
+}
+
+/** Thrown inside a change's transaction whose key already holds an answer: rolls it back, and that answer is sent. */
+class KeptAlready {
+  constructor(readonly answer: KeptAnswer) {}
+}
+
+/**
+ * An Idempotency-Key on a route whose change the kernel runs: the claim, the change and the kept answer are one
+ * transaction. `claimed` says the key was found free (so a refusal afterwards is the request's, and is kept).
+ */
+interface KeyInChange {
+  readonly key: string
+  claim: IdempotencyClaim | null
+  claimed: boolean
 }
 
 /** What a host knows of a request beyond the Request itself. */
@@ -321,10 +344,22 @@ export function compileRoute(
     throw new Error(`${label} records the event "${change.event}", which its plugin does not declare`)
   const subjectType = change?.action.split('.')[0] ?? ''
 
-  /** The handler of a route declaring `change`: in one transaction with its audit entry and event. */
-  function recorded(input: ReturnType<typeof handlerInput>): Promise<unknown> {
+  /**
+   * The handler of a route declaring `change`: in one transaction with its audit entry and event, and with an
+   * Idempotency-Key, its claim and kept answer (`render` makes the answer the client gets, inside the transaction).
+   */
+  function recorded(
+    input: ReturnType<typeof handlerInput>,
+    keyed: { held: KeyInChange; render: (result: unknown) => KeptAnswer } | null,
+  ): Promise<unknown> {
     if (!change) return Promise.resolve(route.handler(input))
     return runtime.store.transaction(async (trx) => {
+      const claim = keyed?.held.claim
+      if (keyed && claim) {
+        const kept = await keptAnswerOf(trx, claim)
+        if (kept) throw new KeptAlready(kept)
+        keyed.held.claimed = true
+      }
       const returned = await route.handler({ ...input, trx })
       const resource = (returned instanceof Reply ? returned.body : returned) as Record<string, unknown>
       if (typeof resource?.id !== 'string')
@@ -336,9 +371,13 @@ export function compileRoute(
         subject: { type: subjectType, id: resource.id },
         customerId,
         brandId,
+        ...(change.details ? { details: change.details(resource) } : {}),
       })
       if (change.event) await input.emit(trx, { kind: change.event, customerId, data: resource })
-      return returned
+      if (!keyed || !claim) return returned
+      const answer = keyed.render(returned)
+      await keepAnswerWith(trx, claim, answer)
+      return answer
     })
   }
 
@@ -352,9 +391,13 @@ export function compileRoute(
   }
 
   /** Runs the handler, under the contract checks in test panels. */
-  async function handle(input: ReturnType<typeof handlerInput>, info: RequestInfo): Promise<unknown> {
-    if (!checks || !changesState(route) || route.audited === false) return recorded(input)
-    const { result, wrote } = await checks.tracking(async () => recorded(input))
+  async function handle(
+    input: ReturnType<typeof handlerInput>,
+    info: RequestInfo,
+    keyed: Parameters<typeof recorded>[1],
+  ): Promise<unknown> {
+    if (!checks || !changesState(route) || route.audited === false) return recorded(input, keyed)
+    const { result, wrote } = await checks.tracking(async () => recorded(input, keyed))
     if (wrote && !(await checks.audited(info.requestId)))
       throw new Error(`${label} changed the store without writing an audit entry (or declare audited: false)`)
     return result
@@ -385,6 +428,7 @@ export function compileRoute(
     info: RequestInfo,
     charges: Charges,
     beforeHandler: ((caller: Caller | null, body: unknown) => Promise<KeptAnswer | null>) | null,
+    keyInChange: KeyInChange | null = null,
   ): Promise<KeptAnswer> {
     const caller = await authorise(request, info, charges)
     if (caller && info.trace) {
@@ -422,12 +466,7 @@ export function compileRoute(
     }
     await checkPrecondition(request, caller, rawParams, info)
     const replay = beforeHandler ? await beforeHandler(caller, bodyInput) : null
-    if (replay) {
-      return {
-        ...replay,
-        headers: { ...replay.headers, 'x-request-id': info.requestId, 'idempotent-replayed': 'true' },
-      }
-    }
+    if (replay) return replayed(replay, info)
     const { cursor, limit, ...filters } = queryInput as { cursor?: string; limit?: number }
     const started = { jobs: false, events: false }
     const input = handlerInput(
@@ -438,7 +477,29 @@ export function compileRoute(
       { params: rawParams, query: route.list ? filters : queryInput, body: bodyInput, principal },
       started,
     )
-    let result = changeReply(await handle(input, info), rawParams)
+    if (keyInChange) {
+      keyInChange.claim = {
+        caller: keyHolderOf(caller),
+        key: keyInChange.key,
+        fingerprint: fingerprintOf(request.method, new URL(request.url).pathname, bodyInput),
+        windowMs: runtime.idempotencyWindowMs,
+        box: runtime.idempotencyBox,
+      }
+      // Read first outside any transaction: a replay takes no write lock. Checked again inside the change's.
+      const early = await keptAnswerOf(runtime.store.db, keyInChange.claim)
+      if (early) return replayed(early, info)
+      const render = (result: unknown) => rendered(changeReply(result, rawParams), request, info)
+      let answer: KeptAnswer
+      try {
+        answer = (await handle(input, info, { held: keyInChange, render })) as KeptAnswer
+      } catch (error) {
+        if (error instanceof KeptAlready) return replayed(error.answer, info)
+        throw error
+      }
+      if (started.jobs || started.events) runtime.committed(started)
+      return answer
+    }
+    let result = changeReply(await handle(input, info, null), rawParams)
     if (started.jobs || started.events) runtime.committed(started)
     if (route.list) {
       const who = caller ? `${caller.user.id}|${caller.token?.id ?? 'session'}` : 'anonymous'
@@ -447,6 +508,19 @@ export function compileRoute(
       const page = { cursor, limit: limit ?? 20, binding, secret: runtime.auth.secret }
       result = await listAnswer(route.list, result, page, label)
     }
+    return rendered(result, request, info)
+  }
+
+  /** A kept answer sent again, saying so. */
+  function replayed(answer: KeptAnswer, info: RequestInfo): KeptAnswer {
+    return {
+      ...answer,
+      headers: { ...answer.headers, 'x-request-id': info.requestId, 'idempotent-replayed': 'true' },
+    }
+  }
+
+  /** The answer as data: a Reply's status, headers and `Location`, else 200 (with its ETag on a tagged read). */
+  function rendered(result: unknown, request: Request, info: RequestInfo): KeptAnswer {
     const headers: Record<string, string> = { 'x-request-id': info.requestId }
     if (route.showsSecret) headers['cache-control'] = 'no-store'
     if (result instanceof Reply) {
@@ -475,11 +549,12 @@ export function compileRoute(
     charges: Charges,
     key: string,
   ): Promise<KeptAnswer> {
+    if (change) return answerChangeIdempotently(request, rawParams, info, charges, key)
     // Set only once this request holds the key: refusals of the claim itself must not overwrite the kept answer.
-    const held: { claim: IdempotencyClaim | null } = { claim: null }
+    const held: { claim: HeldKey | null } = { claim: null }
     try {
-      const rendered = await run(request, rawParams, info, charges, async (caller, bodyInput) => {
-        const claim = { caller: `${caller?.user.id ?? 'anonymous'}|${caller?.token?.id ?? 'session'}`, key }
+      const answered = await run(request, rawParams, info, charges, async (caller, bodyInput) => {
+        const claim = { caller: keyHolderOf(caller), key }
         const fingerprint = fingerprintOf(request.method, new URL(request.url).pathname, bodyInput)
         const kept = await claimIdempotencyKey(runtime.store, {
           ...claim,
@@ -491,8 +566,8 @@ export function compileRoute(
         return kept
       })
       if (held.claim)
-        await keepAnswer(runtime.store, held.claim.caller, held.claim.key, rendered, runtime.idempotencyBox)
-      return rendered
+        await keepAnswer(runtime.store, held.claim.caller, held.claim.key, answered, runtime.idempotencyBox)
+      return answered
     } catch (error) {
       const { claim } = held
       if (claim === null) throw error
@@ -506,6 +581,36 @@ export function compileRoute(
     }
   }
 
+  /**
+   * An Idempotency-Key on a route whose change the kernel runs: claim, change and kept answer in one transaction. A
+   * refusal of the request (after the key was found free) rolls the change back and is kept in a transaction of its
+   * own; a failure on the server's side keeps nothing.
+   */
+  async function answerChangeIdempotently(
+    request: Request,
+    rawParams: Record<string, string>,
+    info: RequestInfo,
+    charges: Charges,
+    key: string,
+  ): Promise<KeptAnswer> {
+    const held: KeyInChange = { key, claim: null, claimed: false }
+    try {
+      return await run(request, rawParams, info, charges, null, held)
+    } catch (error) {
+      const { claim } = held
+      if (!claim || !held.claimed || !(error instanceof Problem) || error.status >= 500) throw error
+      const refusal = renderedProblem(error, info.requestId)
+      const kept = await runtime.store.transaction(async (trx) => {
+        const first = await keptAnswerOf(trx, claim)
+        if (!first) await keepAnswerWith(trx, claim, refusal)
+        return first
+      })
+      // Another request with the same key finished first: its answer is this key's.
+      if (kept) return replayed(kept, info)
+      throw error
+    }
+  }
+
   async function answer(
     request: Request,
     rawParams: Record<string, string>,
@@ -514,11 +619,11 @@ export function compileRoute(
     const charges: Charges = { headers: undefined }
     try {
       const key = route.idempotent ? idempotencyKeyOf(request) : null
-      const rendered =
+      const answered =
         key === null
           ? await run(request, rawParams, info, charges, null)
           : await answerIdempotently(request, rawParams, info, charges, key)
-      return toResponse(rendered, charges.headers)
+      return toResponse(answered, charges.headers)
     } catch (error) {
       const response = errorResponse(
         checks ? checks.undeclared(error, declared, label) : error,

@@ -6,8 +6,9 @@ import { encodeHexLowerCase } from '@oslojs/encoding'
 import type { SecretBox } from '../crypto/secret-box.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
-import type { Store } from '../store/store.ts'
-import type { IdempotencyTables } from './idempotency-tables.ts'
+import { preparedQuery } from '../store/prepared-query.ts'
+import type { Db, Store, Trx } from '../store/store.ts'
+import type { IdempotencyKeysTable, IdempotencyTables } from './idempotency-tables.ts'
 
 /** An answer as kept for replay. */
 export interface KeptAnswer {
@@ -68,70 +69,118 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
   return encodeHexLowerCase(sha256(new TextEncoder().encode(`${method} ${path}\n${canonical(body ?? null)}`)))
 }
 
+/** Whose key it is and what the request was: keys are scoped to the caller, so two callers may use the same one. */
+export interface IdempotencyClaim {
+  readonly caller: string
+  readonly key: string
+  readonly fingerprint: string
+  readonly windowMs: number
+  readonly box: SecretBox
+}
+
+const keys = (db: Db) => db.withTables<IdempotencyTables>()
+
+const keyRow = preparedQuery<{ caller: string; key: string }, IdempotencyKeysTable>((db, p) =>
+  keys(db).selectFrom('idempotency_keys').selectAll().where('caller', '=', p.caller).where('key', '=', p.key),
+)
+const deleteKey = preparedQuery<{ caller: string; key: string }, never>((db, p) =>
+  keys(db).deleteFrom('idempotency_keys').where('caller', '=', p.caller).where('key', '=', p.key),
+)
+const insertKey = preparedQuery<IdempotencyKeysTable & Record<string, unknown>, never>((db, p) =>
+  keys(db).insertInto('idempotency_keys').values({
+    caller: p.caller,
+    key: p.key,
+    fingerprint: p.fingerprint,
+    state: p.state,
+    response_status: p.response_status,
+    response_headers: p.response_headers,
+    response_body: p.response_body,
+    created_at: p.created_at,
+    expires_at: p.expires_at,
+  }),
+)
+
+/** How often at most one process sweeps expired keys: a few at a time as new ones come, never on every claim. */
+const sweepIntervalMs = 10_000
+let lastSweep = 0
+
+/** Deletes up to 100 expired keys, at most once per {@link sweepIntervalMs} in this process. */
+async function sweepExpired(db: Db, now: number): Promise<void> {
+  if (now - lastSweep < sweepIntervalMs) return
+  lastSweep = now
+  const expired = await keys(db)
+    .selectFrom('idempotency_keys')
+    .select(['caller', 'key'])
+    .where('expires_at', '<=', new Date(now).toISOString())
+    .limit(100)
+    .execute()
+  for (const old of expired) await deleteKey(db, { caller: old.caller, key: old.key })
+}
+
 /**
- * Claims `key` for `caller`: null when this request is the first (go ahead, then `keep` or `release`), or the kept
- * answer to replay. Throws 422 `idempotency_key_reused` for another request under the same key, and 409
- * `idempotency_request_in_flight` while the first one still runs.
+ * What a key already holds for `claim`, read through `db` (a transaction's `trx` for an answer that counts): the
+ * kept answer to replay, or null when the key is free (an expired or abandoned claim is deleted then). Throws 422
+ * `idempotency_key_reused` for another request under the same key, 409 `idempotency_request_in_flight` while the
+ * first one still runs.
  */
-export async function claimIdempotencyKey(
-  store: Store,
-  claim: { caller: string; key: string; fingerprint: string; windowMs: number; box: SecretBox },
-): Promise<KeptAnswer | null> {
+export async function keptAnswerOf(db: Db, claim: IdempotencyClaim): Promise<KeptAnswer | null> {
+  const now = Date.now()
+  const [row] = await keyRow(db, { caller: claim.caller, key: claim.key })
+  if (!row) return null
+  const abandoned = row.state === 'in_flight' && now - Date.parse(row.created_at) > inFlightLeaseMs
+  if (Date.parse(row.expires_at) <= now || abandoned) {
+    await deleteKey(db, { caller: claim.caller, key: claim.key })
+    return null
+  }
+  if (row.fingerprint !== claim.fingerprint) throw new Problem(kernelProblems.idempotency_key_reused)
+  if (row.state !== 'done' || row.response_status === null) {
+    throw new Problem(kernelProblems.idempotency_request_in_flight, { headers: { 'retry-after': '1' } })
+  }
+  return {
+    status: row.response_status,
+    headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>,
+    body: openBody(claim.box, row.response_body),
+  }
+}
+
+/** The key's row: `in_flight` while the first request runs elsewhere, or `done` with its answer. */
+function rowOf(claim: IdempotencyClaim, answer: KeptAnswer | null, now: number): IdempotencyKeysTable {
+  return {
+    caller: claim.caller,
+    key: claim.key,
+    fingerprint: claim.fingerprint,
+    state: answer ? 'done' : 'in_flight',
+    response_status: answer?.status ?? null,
+    response_headers: answer ? JSON.stringify(answer.headers) : null,
+    response_body: answer ? sealBody(claim.box, answer.body) : null,
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + claim.windowMs).toISOString(),
+  }
+}
+
+/**
+ * Keeps `answer` under a key {@link keptAnswerOf} found free in the same transaction `trx`: the claim, the change
+ * and its answer then commit together, and a client never sees the key in flight. On PostgreSQL a concurrent
+ * request that kept the same key first makes this transaction fail to serialize; run again, it replays that answer.
+ */
+export async function keepAnswerWith(trx: Trx, claim: IdempotencyClaim, answer: KeptAnswer): Promise<void> {
+  const now = Date.now()
+  await insertKey(trx, { ...rowOf(claim, answer, now) })
+  await sweepExpired(trx, now)
+}
+
+/**
+ * Claims `key` for `caller` in a transaction of its own: null when this request is the first (go ahead, then
+ * `keep` or `release`), or the kept answer to replay; refuses as {@link keptAnswerOf} does. For a route whose
+ * change the kernel runs, {@link keepAnswerWith} does the same in the change's own transaction.
+ */
+export async function claimIdempotencyKey(store: Store, claim: IdempotencyClaim): Promise<KeptAnswer | null> {
   return store.transaction(async (trx) => {
-    const keys = trx.withTables<IdempotencyTables>()
+    const kept = await keptAnswerOf(trx, claim)
+    if (kept) return kept
     const now = Date.now()
-    const row = await keys
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('caller', '=', claim.caller)
-      .where('key', '=', claim.key)
-      .executeTakeFirst()
-    const abandoned = row?.state === 'in_flight' && now - Date.parse(row.created_at) > inFlightLeaseMs
-    if (row && Date.parse(row.expires_at) > now && !abandoned) {
-      if (row.fingerprint !== claim.fingerprint) throw new Problem(kernelProblems.idempotency_key_reused)
-      if (row.state !== 'done' || row.response_status === null) {
-        throw new Problem(kernelProblems.idempotency_request_in_flight, { headers: { 'retry-after': '1' } })
-      }
-      return {
-        status: row.response_status,
-        headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>,
-        body: openBody(claim.box, row.response_body),
-      }
-    }
-    if (row)
-      await keys
-        .deleteFrom('idempotency_keys')
-        .where('caller', '=', claim.caller)
-        .where('key', '=', claim.key)
-        .execute()
-    // Expired keys go as new ones come, a few at a time, so the table never needs a sweeper of its own.
-    const expired = await keys
-      .selectFrom('idempotency_keys')
-      .select(['caller', 'key'])
-      .where('expires_at', '<=', new Date(now).toISOString())
-      .limit(20)
-      .execute()
-    for (const old of expired) {
-      await keys
-        .deleteFrom('idempotency_keys')
-        .where('caller', '=', old.caller)
-        .where('key', '=', old.key)
-        .execute()
-    }
-    await keys
-      .insertInto('idempotency_keys')
-      .values({
-        caller: claim.caller,
-        key: claim.key,
-        fingerprint: claim.fingerprint,
-        state: 'in_flight',
-        response_status: null,
-        response_headers: null,
-        response_body: null,
-        created_at: new Date(now).toISOString(),
-        expires_at: new Date(now + claim.windowMs).toISOString(),
-      })
-      .execute()
+    await insertKey(trx, { ...rowOf(claim, null, now) })
+    await sweepExpired(trx, now)
     return null
   })
 }

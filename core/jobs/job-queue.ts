@@ -4,6 +4,7 @@
 import { sql } from 'kysely'
 import { newId } from '../ids/ids.ts'
 import { noticeOnCommit } from '../store/notices.ts'
+import { preparedInsert } from '../store/prepared-query.ts'
 import { claimRows } from '../store/row-locks.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { JobRequest, JobStatus } from './job-definition.ts'
@@ -11,6 +12,33 @@ import type { Job } from './job-schema.ts'
 import type { JobsTable, JobTables } from './job-tables.ts'
 
 const jobs = (db: Db) => db.withTables<JobTables>()
+
+const insertJobRow = preparedInsert<JobsTable>('jobs', [
+  'id',
+  'kind',
+  'status',
+  'customer_id',
+  'subject_type',
+  'subject_id',
+  'input',
+  'result',
+  'error',
+  'progress',
+  'step',
+  'attempts',
+  'max_attempts',
+  'run_after',
+  'lease_owner',
+  'lease_until',
+  'cancel_requested',
+  'requested_by_user_id',
+  'requested_by_token_id',
+  'request_id',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'finished_at',
+])
 
 /** The channel every instance's workers listen on: a job was enqueued (`store.listen`). */
 export const jobsChannel = 'jobs'
@@ -30,35 +58,32 @@ export async function insertJob(
 ): Promise<string> {
   const id = newId('job')
   const at = options.now.toISOString()
-  await jobs(trx)
-    .insertInto('jobs')
-    .values({
-      id,
-      kind: job.kind,
-      status: 'queued',
-      customer_id: job.customerId,
-      subject_type: job.subject.type,
-      subject_id: job.subject.id,
-      input: JSON.stringify(job.input ?? {}),
-      result: null,
-      error: null,
-      progress: 0,
-      step: null,
-      attempts: 0,
-      max_attempts: options.maxAttempts,
-      run_after: job.runAt && job.runAt > options.now ? job.runAt.toISOString() : at,
-      lease_owner: null,
-      lease_until: null,
-      cancel_requested: 0,
-      requested_by_user_id: options.requester.userId,
-      requested_by_token_id: options.requester.tokenId,
-      request_id: options.requester.requestId,
-      created_at: at,
-      updated_at: at,
-      started_at: null,
-      finished_at: null,
-    })
-    .execute()
+  await insertJobRow(trx, {
+    id,
+    kind: job.kind,
+    status: 'queued',
+    customer_id: job.customerId,
+    subject_type: job.subject.type,
+    subject_id: job.subject.id,
+    input: JSON.stringify(job.input ?? {}),
+    result: null,
+    error: null,
+    progress: 0,
+    step: null,
+    attempts: 0,
+    max_attempts: options.maxAttempts,
+    run_after: job.runAt && job.runAt > options.now ? job.runAt.toISOString() : at,
+    lease_owner: null,
+    lease_until: null,
+    cancel_requested: 0,
+    requested_by_user_id: options.requester.userId,
+    requested_by_token_id: options.requester.tokenId,
+    request_id: options.requester.requestId,
+    created_at: at,
+    updated_at: at,
+    started_at: null,
+    finished_at: null,
+  })
   await noticeOnCommit(trx, jobsChannel)
   return id
 }

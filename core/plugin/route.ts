@@ -73,7 +73,8 @@ export interface ListDeclaration {
  * resource) and puts `event` (one of the plugin's kinds) in the outbox with the resource as its data. Then it
  * answers as the route's responses say: 204 without a body, 201 with the resource and `Location` (the request
  * path and the id), else 200 with the resource; a handler that returns a `Reply` answers that instead (its body is
- * the resource recorded).
+ * the resource recorded). With an `Idempotency-Key` (on an `idempotent` route), the key's claim and its kept answer
+ * are written in that same transaction: one commit a create.
  * @example change: { action: 'cron.create', event: 'cron.created' }
  */
 export interface ChangeDeclaration {
@@ -81,6 +82,8 @@ export interface ChangeDeclaration {
   readonly action: string
   /** An event kind of the plugin: `cron.created`. None: only the audit entry. */
   readonly event?: string
+  /** What the audit entry says of the change besides its subject (without secrets): made from the resource. */
+  readonly details?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
 }
 
 /** What a handler receives. */

@@ -43,7 +43,10 @@ export interface CustomerQuota {
 /** What a creating operation is about to add for a customer: `{ sites: 1, domains: 1, diskMB: 500 }`. */
 export interface QuotaRequest {
   readonly customerId: string
-  readonly amounts: Readonly<Record<string, number>>
+  /** The amounts, or how to work them out from the customer's quota as read for the check (one read, not two). */
+  readonly amounts:
+    | Readonly<Record<string, number>>
+    | ((quota: CustomerQuota) => Readonly<Record<string, number>>)
 }
 
 /** A metric plans may limit, with the refusal past it (declared by the plugin that keeps its counter). */
@@ -132,14 +135,15 @@ export function createQuotas(
    * then reads the counter the first one raised (hosts/multi-instance.test.ts races two instances for it).
    */
   async function reserve(trx: Trx, request: QuotaRequest): Promise<CustomerQuota> {
-    for (const metric of Object.keys(request.amounts))
-      if (!problems.has(metric)) throw new Error(`No plugin declares the quota metric "${metric}"`)
     const quota = await of(trx, request.customerId)
-    const asked = metrics.filter((metric) => (request.amounts[metric] ?? 0) > 0)
+    const amounts = typeof request.amounts === 'function' ? request.amounts(quota) : request.amounts
+    for (const metric of Object.keys(amounts))
+      if (!problems.has(metric)) throw new Error(`No plugin declares the quota metric "${metric}"`)
+    const asked = metrics.filter((metric) => (amounts[metric] ?? 0) > 0)
     if (asked.length === 0) return quota
     if (quota.source === 'suspended') throw new Problem(kernelProblems.customer_suspended)
     for (const metric of asked) {
-      const requested = request.amounts[metric] ?? 0
+      const requested = amounts[metric] ?? 0
       const { limit, used } = quota.limits[metric] ?? { limit: null, used: 0 }
       const problem = problems.get(metric)
       if (problem && limit !== null && used + requested > limit)

@@ -112,3 +112,30 @@ export function preparedQuery<Params extends Record<string, unknown>, Row>(
   return (db, params) =>
     shapes.run(db, '', (placeholders: Placeholders<Params>) => build(db, placeholders), params)
 }
+
+/**
+ * An insert of one row into `table`, compiled once per dialect: every column listed is bound from the row given
+ * (a column left `undefined` is refused at the call; give `null`; a column of the row not listed is refused too). For rows written on every change (audit
+ * entries, jobs), where building and compiling the insert would cost more than SQLite takes to store it.
+ * @example
+ * const insertSite = preparedInsert<SitesTable>('sites', ['id', 'customer_id', 'name'])
+ * await insertSite(trx, row)
+ */
+export function preparedInsert<Row extends object>(
+  table: string,
+  columns: readonly (keyof Row & string)[],
+): (db: Db, row: Row) => Promise<void> {
+  const insert = preparedQuery<Record<string, unknown>, never>((db, p) =>
+    db
+      .withTables<Record<string, Record<string, unknown>>>()
+      .insertInto(table)
+      .values(Object.fromEntries(columns.map((column) => [column, p[column]]))),
+  )
+  const listed = new Set<string>(columns)
+  return async (db, row) => {
+    // A column the row has and the list lacks would be dropped silently: refused instead.
+    for (const key in row)
+      if (!listed.has(key)) throw new Error(`preparedInsert into ${table}: the column "${key}" is not listed`)
+    await insert(db, row as Record<string, unknown>)
+  }
+}

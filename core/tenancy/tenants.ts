@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import type { TeamRole } from '../auth/roles.ts'
 import type { IdentityTables } from '../identity/identity-tables.ts'
 import { nowIso } from '../ids/ids.ts'
+import { preparedQuery } from '../store/prepared-query.ts'
 import type { Db } from '../store/store.ts'
 import type { TenancyTables } from './tenancy-tables.ts'
 
@@ -14,14 +15,30 @@ export async function registerTenant(db: Db, customerId: string, brandId: string
   await kernel(db).insertInto('tenants').values({ customer_id: customerId, brand_id: brandId }).execute()
 }
 
+const brandRow = preparedQuery<{ customerId: string }, { brand_id: string }>((db, p) =>
+  kernel(db).selectFrom('tenants').select('brand_id').where('customer_id', '=', p.customerId),
+)
+
+/**
+ * Brands of customers seen by this process. A customer's brand is set when it is registered and never changes
+ * (no statement updates `tenants`), and ids are never reused, so a brand once read stays true, on every instance;
+ * every change a customer makes (usage, audit, events) asks for it. Bounded, oldest out first.
+ */
+const knownBrands = new Map<string, string>()
+const maxKnownBrands = 100_000
+
 /** The brand a customer belongs to, or null for an unknown customer. */
 export async function brandOfCustomer(db: Db, customerId: string): Promise<string | null> {
-  const row = await kernel(db)
-    .selectFrom('tenants')
-    .select('brand_id')
-    .where('customer_id', '=', customerId)
-    .executeTakeFirst()
-  return row?.brand_id ?? null
+  const known = knownBrands.get(customerId)
+  if (known !== undefined) return known
+  const [row] = await brandRow(db, { customerId })
+  if (!row) return null
+  if (knownBrands.size >= maxKnownBrands) {
+    const oldest = knownBrands.keys().next()
+    if (!oldest.done) knownBrands.delete(oldest.value)
+  }
+  knownBrands.set(customerId, row.brand_id)
+  return row.brand_id
 }
 
 /** A member of a customer's team. */

@@ -56,6 +56,8 @@ function inKeys(column: string, count: number) {
 
 // Compiled once per number of counter rows: every dashboard asks, so the query is not rebuilt per request.
 const counterSums = new QueryShapes()
+// Compiled once per number of scopes a change touches: every create and delete adjusts counters.
+const counterUpserts = new QueryShapes()
 
 /** Every counter summed over `view`: a handful of indexed rows whatever the size of the installation. */
 async function countersOf(
@@ -95,22 +97,38 @@ export function usageCountersFor(
     async adjust(db, customerId, metric, delta) {
       if (!owned.includes(metric))
         throw new Error(`"${owner}" adjusts the usage metric "${metric}", which it does not declare`)
-      const counters = db.withTables<UsageTables>()
       const spread = isPostgres(db)
-      for (const scope_key of await usageScopesOf(db, customerId)) {
+      const scopes = await usageScopesOf(db, customerId)
+      const params: Record<string, string | number> = { metric, delta }
+      scopes.forEach((scope, i) => {
+        params[`s${i}`] = scope
         // A customer's own counter stays one row: its changes seldom race, and its quota reads it.
-        const shard =
-          spread && !scope_key.startsWith('customer:') ? Math.floor(Math.random() * counterShards) : 0
-        await counters
-          .insertInto('usage_counters')
-          .values({ scope_key, metric, shard, value: delta })
-          .onConflict((conflict) =>
-            conflict
-              .columns(['scope_key', 'metric', 'shard'])
-              .doUpdateSet({ value: sql`usage_counters.value + excluded.value` }),
-          )
-          .execute()
-      }
+        params[`h${i}`] =
+          spread && !scope.startsWith('customer:') ? Math.floor(Math.random() * counterShards) : 0
+      })
+      // Every scope's row in one statement, compiled once per number of scopes.
+      await counterUpserts.run(
+        db,
+        String(scopes.length),
+        () =>
+          db
+            .withTables<UsageTables>()
+            .insertInto('usage_counters')
+            .values(
+              scopes.map((_, i) => ({
+                scope_key: placeholder(`s${i}`),
+                metric: placeholder('metric'),
+                shard: placeholder(`h${i}`) as unknown as number,
+                value: placeholder('delta') as unknown as number,
+              })),
+            )
+            .onConflict((conflict) =>
+              conflict
+                .columns(['scope_key', 'metric', 'shard'])
+                .doUpdateSet({ value: sql`usage_counters.value + excluded.value` }),
+            ),
+        params,
+      )
     },
     of: (db, view) => countersOf(db, view, metrics),
     scopesOf: usageScopesOf,

@@ -1,7 +1,7 @@
 // The nodes plugin's public contract: the node schema, the node driver interface and its registry, and the
 // directory other plugins (sites) use to place resources on nodes and run drivers.
 
-import { defineExtensionPoint, defineService, type Static, t } from '../../core/index.ts'
+import { type Db, defineExtensionPoint, defineService, type Static, t } from '../../core/index.ts'
 
 /** States of a node: only `active` nodes receive new sites. */
 export const nodeStatuses = ['active', 'draining', 'disabled'] as const
@@ -98,8 +98,8 @@ export const siteLocators = defineExtensionPoint<SiteLocator>({
 export interface NodeDirectory {
   /** The node with this id, or null. */
   find(id: string): Promise<Node | null>
-  /** Nodes that accept new sites (`active`), oldest first. */
-  activeNodes(): Promise<readonly Node[]>
+  /** Nodes that accept new sites (`active`), oldest first, read through `db` (a transaction's `trx` inside one). */
+  activeNodes(db?: Db): Promise<readonly Node[]>
   /** The driver of a node; throws if the node's driver is not installed. */
   driverOf(node: Node): NodeDriver
 }

@@ -52,7 +52,7 @@ export const nodesPlugin = (options: NodesOptions) => {
           const row = await findNodeRow(context.db, id)
           return row ? toNode(row) : null
         },
-        activeNodes: async () => (await activeNodeRows(context.db)).map(toNode),
+        activeNodes: async (db = context.db) => (await activeNodeRows(db)).map(toNode),
         driverOf(node) {
           // Read at call time: drivers other plugins add during their setup come after this one's.
           const driver = drivers.get(node.driver)

@@ -1,6 +1,14 @@
 // Reads and writes of the sites table; the only file that knows its columns.
 
-import { type Db, findVisible, selectVisible, sql, type TenantView } from '../../core/index.ts'
+import {
+  type Db,
+  findVisible,
+  preparedInsert,
+  preparedQuery,
+  selectVisible,
+  sql,
+  type TenantView,
+} from '../../core/index.ts'
 import type { Site, SiteRef } from './contract.ts'
 import type { SitesTable, SitesTables } from './migrations.ts'
 
@@ -48,38 +56,55 @@ export async function handlesLike(db: Db, base: string): Promise<Set<string>> {
   // A range on the unique index, not LIKE: SQLite's LIKE is case-insensitive and scans every site (measured at
   // 140 ms a create with 1M sites). Handles are [a-z0-9-], all below '~', so [prefix, prefix~) is every extension.
   const prefix = base.slice(0, 16)
-  const rows = await sites(db)
-    .selectFrom('sites')
-    .select('handle')
-    .where('handle', '>=', prefix)
-    .where('handle', '<', `${prefix}~`)
-    .execute()
+  const rows = await handlesBetween(db, { from: prefix, to: `${prefix}~` })
   return new Set(rows.map((row) => row.handle))
 }
 
+// Prepared once: every create runs these.
+const handlesBetween = preparedQuery<{ from: string; to: string }, { handle: string }>((db, p) =>
+  sites(db).selectFrom('sites').select('handle').where('handle', '>=', p.from).where('handle', '<', p.to),
+)
+const siteWithDomain = preparedQuery<{ domain: string }, { id: string }>((db, p) =>
+  sites(db).selectFrom('sites').select('id').where('domain', '=', p.domain),
+)
+const insertSiteRow = preparedInsert<SitesTable>('sites', [
+  'id',
+  'customer_id',
+  'handle',
+  'name',
+  'type',
+  'domain',
+  'status',
+  'node_id',
+  'job_id',
+  'disk_mb',
+  'suspended_by_staff',
+  'created_at',
+  'updated_at',
+])
+const countOnNodeUpsert = preparedQuery<{ nodeId: string; delta: number }, never>((db, p) =>
+  sites(db)
+    .insertInto('node_site_counts')
+    .values({ node_id: p.nodeId, sites: p.delta })
+    .onConflict((conflict) =>
+      conflict.column('node_id').doUpdateSet({ sites: sql`node_site_counts.sites + excluded.sites` }),
+    ),
+)
+
 /** Whether a site already has this domain. */
 export async function domainTaken(db: Db, domain: string): Promise<boolean> {
-  return (
-    (await sites(db).selectFrom('sites').select('id').where('domain', '=', domain).executeTakeFirst()) !==
-    undefined
-  )
+  return (await siteWithDomain(db, { domain })).length > 0
 }
 
 /** Inserts a site row, counting it on its node. Call it in the creating transaction. */
 export async function insertSite(db: Db, row: SitesTable): Promise<void> {
-  await sites(db).insertInto('sites').values(row).execute()
+  await insertSiteRow(db, row)
   if (row.node_id !== null) await countOnNode(db, row.node_id, 1)
 }
 
 /** Moves a node's site count by `delta`. */
 async function countOnNode(db: Db, nodeId: string, delta: number): Promise<void> {
-  await sites(db)
-    .insertInto('node_site_counts')
-    .values({ node_id: nodeId, sites: delta })
-    .onConflict((conflict) =>
-      conflict.column('node_id').doUpdateSet({ sites: sql`node_site_counts.sites + excluded.sites` }),
-    )
-    .execute()
+  await countOnNodeUpsert(db, { nodeId, delta })
 }
 
 /** The site row with this id, or undefined (no tenancy: for jobs and kernel callbacks). */

@@ -11,7 +11,6 @@ import {
   type PluginContext,
   Problem,
   preparedList,
-  Reply,
   type RouteDefinition,
   type Static,
   type Trx,
@@ -88,10 +87,10 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
   const nodes = context.use(nodeDirectory)
 
   /** The active node with the fewest sites (oldest first on a tie), or a 409 when none accepts sites. */
-  async function placement(): Promise<string> {
-    const active = await nodes.activeNodes()
+  async function placement(trx: Trx): Promise<string> {
+    const active = await nodes.activeNodes(trx)
     const counts = await siteCountsByNode(
-      context.db,
+      trx,
       active.map((node) => node.id),
     )
     const chosen = active.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
@@ -101,9 +100,16 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
 
   /** The disk quota of a new site (disk-quota.ts), checked with the rest of the customer's limits in `trx`. */
   async function reserveSite(trx: Trx, customerId: string, asked: number | null | undefined) {
-    const diskMB = newSiteDiskQuota(await context.quotas.of(trx, customerId), asked)
-    await context.quotas.reserve(trx, { customerId, amounts: { sites: 1, domains: 1, diskMB: diskMB ?? 0 } })
-    return diskMB
+    // Worked out from the quota as the check reads it: one read of the customer's limits and use.
+    const chosen: { diskMB: number | null } = { diskMB: null }
+    await context.quotas.reserve(trx, {
+      customerId,
+      amounts: (quota) => {
+        chosen.diskMB = newSiteDiskQuota(quota, asked)
+        return { sites: 1, domains: 1, diskMB: chosen.diskMB ?? 0 }
+      },
+    })
+    return chosen.diskMB
   }
 
   return [
@@ -132,11 +138,17 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         sitesProblems.disk_limit_reached,
         kernelProblems.customer_suspended,
       ],
-      async handler({ body, view, audit, emit, enqueueJob }) {
+      change: {
+        action: 'site.create',
+        event: 'site.created',
+        details: (site) => ({ name: site.name, type: site.type, domain: site.domain, handle: site.handle }),
+      },
+      // One transaction: the key's claim, the checks, the site, its job, usage, audit entry and event, the answer.
+      async handler({ trx, body, view, enqueueJob }) {
         const name = body.name.trim()
         const refusals = new FieldErrors()
         // Missing and invisible customers answer alike, so a limited token learns nothing about others.
-        const customer = await customers.find(context.db, view, body.customerId)
+        const customer = await customers.find(trx, view, body.customerId)
         if (!customer) refusals.add(kernelProblems.unknown_customer, 'body.customerId')
         const siteType = types.get(body.type)
         if (!siteType) {
@@ -149,48 +161,37 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         const domain = normaliseDomain(body.domain)
         if (!domain) refusals.add(sitesProblems.invalid_domain, 'body.domain')
         if (!customer || !siteType || !domain) throw refusals.toProblem()
-        const nodeId = await placement()
-        const site = await context.transaction(async (trx) => {
-          if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
-          // Inside the creating transaction: concurrent creates for the customer's last slot cannot both pass.
-          const diskMB = await reserveSite(trx, customer.id, body.limits?.diskMB)
-          const base = baseHandle(name)
-          const now = nowIso()
-          const row: SitesTable = {
-            id: newId('site'),
-            customer_id: customer.id,
-            handle: firstFreeHandle(base, await handlesLike(trx, base)),
-            name,
-            type: siteType.name,
-            domain,
-            status: 'provisioning',
-            node_id: nodeId,
-            job_id: null,
-            disk_mb: diskMB,
-            suspended_by_staff: 0,
-            created_at: now,
-            updated_at: now,
-          }
-          row.job_id = await enqueueJob(trx, {
-            kind: siteJobKinds.provision,
-            customerId: customer.id,
-            subject: { type: 'site', id: row.id },
-          })
-          await insertSite(trx, row)
-          await context.usage.adjust(trx, customer.id, 'sites', 1)
-          await context.usage.adjust(trx, customer.id, 'domains', 1)
-          if (diskMB) await context.usage.adjust(trx, customer.id, 'diskMB', diskMB)
-          const created = toSite(row)
-          await audit(trx, {
-            action: 'site.create',
-            subject: { type: 'site', id: row.id },
-            customerId: customer.id,
-            details: { name, type: row.type, domain, handle: row.handle },
-          })
-          await emit(trx, { kind: 'site.created', customerId: customer.id, data: created })
-          return created
+        const nodeId = await placement(trx)
+        if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
+        // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.
+        const diskMB = await reserveSite(trx, customer.id, body.limits?.diskMB)
+        const base = baseHandle(name)
+        const now = nowIso()
+        const row: SitesTable = {
+          id: newId('site'),
+          customer_id: customer.id,
+          handle: firstFreeHandle(base, await handlesLike(trx, base)),
+          name,
+          type: siteType.name,
+          domain,
+          status: 'provisioning',
+          node_id: nodeId,
+          job_id: null,
+          disk_mb: diskMB,
+          suspended_by_staff: 0,
+          created_at: now,
+          updated_at: now,
+        }
+        row.job_id = await enqueueJob(trx, {
+          kind: siteJobKinds.provision,
+          customerId: customer.id,
+          subject: { type: 'site', id: row.id },
         })
-        return Reply.created(site, `/sites/${site.id}`)
+        await insertSite(trx, row)
+        await context.usage.adjust(trx, customer.id, 'sites', 1)
+        await context.usage.adjust(trx, customer.id, 'domains', 1)
+        if (diskMB) await context.usage.adjust(trx, customer.id, 'diskMB', diskMB)
+        return toSite(row)
       },
     }),
     defineRoute({
