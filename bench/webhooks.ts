@@ -1,12 +1,14 @@
 // `npm run bench:webhooks`: how long an event takes from its commit to a receiver, on the standalone server with a
 // real receiver on loopback: `POST /api/v1/customers` (whose transaction writes `customer.created`) answering 201,
-// to the signed delivery arriving. Events one after another, then a burst from 16 clients at once. No pass/fail:
-// the figures go into docs/performance.md. `WEBHOOK_EVENTS` (1000) per run.
+// to the signed delivery arriving. Events one after another, then a burst from 16 clients at once, then the same
+// burst with no endpoint (the changes' own cost), each with the server's CPU per event. No pass/fail: the figures
+// go into docs/performance.md. `WEBHOOK_EVENTS` (1000) per run.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
+import { processCpuMicros } from './cpu.ts'
 import { staffToken, startServer, summary } from './standalone.ts'
 
 const count = Number(process.env.WEBHOOK_EVENTS ?? '1000')
@@ -73,7 +75,9 @@ try {
   })
   if (endpoint.status !== 201)
     throw new Error(`creating the endpoint: ${endpoint.status} ${await endpoint.text()}`)
-  verifier = new StandardWebhook(((await endpoint.json()) as { secret: string }).secret)
+  const created = (await endpoint.json()) as { id: string; secret: string }
+  const endpointId = created.id
+  verifier = new StandardWebhook(created.secret)
 
   let serial = 0
   /** Creates a customer; its 201 means the transaction with the event has committed. */
@@ -95,39 +99,64 @@ try {
     fromEvent: ids.map((id) => (deliveredAt.get(id) ?? Number.NaN) - (occurredAt.get(id) ?? Number.NaN)),
   })
 
+  const pid = server.process.pid
   // One after another: each event is delivered before the next change is made.
   const sequential: string[] = []
+  const sequentialCpuFrom = await processCpuMicros(pid)
   for (let i = 0; i < count; i++) {
     const id = await createCustomer()
     await delivered(id)
     sequential.push(id)
   }
+  const sequentialCpu = (await processCpuMicros(pid)) - sequentialCpuFrom
 
-  // A burst: 16 clients make changes as fast as they can; every event is measured on its own.
-  const burst: string[] = []
-  let claimed = 0
+  /** 16 clients make `count` changes as fast as they can; answers their ids. */
+  const burstOfChanges = async (): Promise<string[]> => {
+    const ids: string[] = []
+    let taken = 0
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        // Each client takes a number before it waits, so exactly `count` changes are made.
+        while (taken++ < count) ids.push(await createCustomer())
+      }),
+    )
+    return ids
+  }
+
+  // A burst: every event is measured on its own.
+  const burstCpuFrom = await processCpuMicros(pid)
   const started = performance.now()
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      // Each client takes a number before it waits, so exactly `count` changes are made.
-      while (claimed++ < count) burst.push(await createCustomer())
-    }),
-  )
+  const burst = await burstOfChanges()
   await Promise.all(burst.map(delivered))
   const burstSeconds = (performance.now() - started) / 1000
+  const burstCpu = (await processCpuMicros(pid)) - burstCpuFrom
+
+  // The same burst with the endpoint deleted: what the changes cost without webhooks, so the difference is the
+  // delivery's share (fan-out, claims, the POST, the records).
+  const deleted = await fetch(`${server.url}/api/v1/webhooks/${endpointId}`, { method: 'DELETE', headers })
+  if (deleted.status !== 204)
+    throw new Error(`deleting the endpoint: ${deleted.status} ${await deleted.text()}`)
+  const quietCpuFrom = await processCpuMicros(pid)
+  const quiet = await burstOfChanges()
+  const quietCpu = (await processCpuMicros(pid)) - quietCpuFrom
 
   console.log(`standalone server over HTTP, a receiver on loopback, ${count} events per run\n`)
-  for (const [name, ids] of [
-    ['one after another', sequential],
-    [`burst from ${clients} clients`, burst],
+  for (const [name, ids, cpu] of [
+    ['one after another', sequential, sequentialCpu],
+    [`burst from ${clients} clients`, burst, burstCpu],
   ] as const) {
     const { fromCommit, fromEvent } = latencies(ids)
     console.log(`${name}:`)
     console.log(summary('  201 (committed) to delivered', fromCommit))
     console.log(summary('  event timestamp to delivered', fromEvent))
+    // The server's CPU (every thread), the creating request included, per event made and delivered.
+    console.log(`  server CPU per event (request + delivery)  ${(cpu / ids.length).toFixed(0)} µs`)
   }
   console.log(
     `\nburst: ${burst.length} events made and delivered in ${burstSeconds.toFixed(2)} s (${(burst.length / burstSeconds).toFixed(0)} events/s)`,
+  )
+  console.log(
+    `the same burst with no endpoint: server CPU per event ${(quietCpu / quiet.length).toFixed(0)} µs, so delivery's share about ${((burstCpu - quietCpu) / burst.length).toFixed(0)} µs an event`,
   )
   console.log(`signatures refused by the standardwebhooks library: ${invalid}`)
 } finally {

@@ -269,7 +269,7 @@ describe('the dispatcher', () => {
       const pending = (await outbox()).slice(-3)
       expect(pending.map((row) => row.dispatched_at)).toEqual([null, null, null])
       const ids = new Set(pending.map((row) => row.id))
-      // The first consumer took 11 and 12, the second 11, before the throw: none of it was kept.
+      // The first consumer took 11, 12 and 13, the second 11, before the throw: none of it was kept.
       expect((await receipts()).filter((row) => ids.has(row.event_id))).toEqual([])
       expect(afterCommit.length).toBe(before.dispatched)
       // Logged as a JSON line naming the event and the consumer that threw.

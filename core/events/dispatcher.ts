@@ -35,17 +35,22 @@ export function createDispatcher(
   log: Logger,
 ) {
   let started = false
-  /** Where the batch being dispatched is: the event and consumer a failure is logged with. */
+  /** Where the batch being dispatched is: the event (the batch's first, for a batch consumer) and consumer a failure is logged with. */
   let at: { event: OutboxEvent; consumer: string } | null = null
   let timer: ReturnType<typeof setTimeout> | undefined
   let running: Promise<void> | null = null
-  let again = false
+  /** Wake-ups so far, and how many there had been when a batch last looked for events. */
+  let wakes = 0
+  let lookedAt = 0
   let listening: Listening | null = null
 
   /** Dispatches one batch; returns how many events it handed over (none while another instance dispatches). */
   async function dispatchBatch(): Promise<number> {
     const count = await store.transaction(
       async (trx) => {
+        // Events whose wake-up came before this look have committed, and this batch (or the instance dispatching
+        // now, told of the same events) takes them.
+        lookedAt = wakes
         // Another instance is dispatching: it was told of the same events and takes them, in order.
         if (!(await tryExclusiveLock(trx, dispatcherLock))) return 0
         // Read after the lock, so it sees every mark the last holder committed.
@@ -57,20 +62,30 @@ export function createDispatcher(
           .orderBy('id')
           .limit(options.batchSize)
           .execute()
-        for (const row of rows) {
-          const event: OutboxEvent = {
+        const events = rows.map(
+          (row): OutboxEvent => ({
             id: row.id,
             kind: row.kind,
             occurredAt: row.occurred_at,
             customerId: row.customer_id,
             brandId: row.brand_id,
             data: JSON.parse(row.payload) as Record<string, unknown>,
-          }
+          }),
+        )
+        const [first] = events
+        // Consumer by consumer: a batch consumer takes the whole batch at once (one query for it, not one an event).
+        if (first)
           for (const consumer of consumers) {
-            at = { event, consumer: consumer.name }
-            await consumer.receive(trx, event)
+            if (consumer.receiveBatch) {
+              at = { event: first, consumer: consumer.name }
+              await consumer.receiveBatch(trx, events)
+              continue
+            }
+            for (const event of events) {
+              at = { event, consumer: consumer.name }
+              await consumer.receive(trx, event)
+            }
           }
-        }
         at = null
         if (rows.length > 0) {
           await trx
@@ -97,29 +112,27 @@ export function createDispatcher(
 
   async function drain(): Promise<void> {
     do {
-      again = false
       try {
         while (started && (await dispatchBatch()) === options.batchSize) {}
       } catch (error) {
         // The batch rolled back; it is offered again at the next tick.
         const where = at ? { eventId: at.event.id, kind: at.event.kind, consumer: at.consumer } : {}
         at = null
-        again = false
+        lookedAt = wakes
         log.error({ ...where, err: error }, 'dispatching events failed; the batch is offered again')
         return
       }
-    } while (again && started)
+      // Woken after the batch looked: look again. Any number of wake-ups meanwhile make one more batch, not one each.
+    } while (wakes > lookedAt && started)
   }
 
   function wake(): Promise<void> {
-    if (running) {
-      again = true
-      return running
-    }
+    wakes++
+    if (running) return running
     running = drain().finally(() => {
       running = null
       // Woken after the drain last looked: look again, or what woke it waits for the next poll.
-      if (again && started) void wake()
+      if (wakes > lookedAt && started) void wake()
     })
     return running
   }

@@ -1,17 +1,12 @@
-// One attempt of one delivery: check the endpoint's URL again, sign, POST to the checked address, and record the
-// outcome (success, a retry by the schedule, failure for good, or the endpoint disabled by a 410).
+// One attempt of one delivery: check the endpoint's URL again, sign, POST to the checked address; then the outcome
+// (success, a retry by the schedule, failure for good, or the endpoint disabled by a 410) is recorded, most often
+// together with other attempts' in one transaction of the delivery loop (delivery-loop.ts).
 
 import type { AuditInput, Db, PluginContext, Store, Trx } from '../../core/index.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './migrations.ts'
 import type { AttemptOutcome, DeliveryObserver } from './observability.ts'
 import type { WebhookSettings } from './options.ts'
-import {
-  disableGoneEndpoint,
-  failPendingDeliveries,
-  findEndpointRow,
-  finishAttempt,
-  releaseClaim,
-} from './repository.ts'
+import { disableGoneEndpoint, failPendingDeliveries, finishAttempt, releaseClaim } from './repository.ts'
 import { retryDelayMs } from './retry.ts'
 import { signingSecrets } from './secrets.ts'
 import { signedHeaders } from './signing.ts'
@@ -49,30 +44,35 @@ function notSent(message: string, durationMs = 0): PostOutcome {
   return { kind: 'failed', reason: 'network', message, durationMs }
 }
 
+/** How an attempt went, before it is recorded. */
+export type AttemptResult =
+  /** The endpoint is disabled: nothing was sent, and the delivery fails. */
+  | { readonly kind: 'disabled' }
+  /** The panel is stopping: the claim is given back untried (the next start, or another instance, sends it). */
+  | { readonly kind: 'abandoned' }
+  /** Something was (or could not be) sent at `attemptAt`: the attempt counts. */
+  | { readonly kind: 'made'; readonly attemptAt: Date; readonly outcome: PostOutcome }
+
+/** An attempt that has ended, waiting to be recorded. */
+export interface FinishedAttempt {
+  /** The delivery as claimed. */
+  readonly row: WebhookDeliveriesTable
+  /** Its endpoint as the claim read it. */
+  readonly endpoint: WebhookEndpointsTable
+  readonly result: AttemptResult
+}
+
 /**
- * Makes one attempt of `row`, which `owner` has claimed: the DNS check and the POST together within the timeout, so
- * the attempt always ends before its claim does. A shutdown (`signal`) leaves the delivery pending and releases the
- * claim, so the next start sends it again (at least once).
+ * Makes one attempt of `row`, claimed with `endpoint`: the DNS check and the POST together within the timeout, so
+ * the attempt always ends before its claim does. Never throws; a shutdown (`signal`) makes it `abandoned`.
  */
-export async function deliverOnce(
+export async function makeAttempt(
   deps: DeliveryDeps,
   row: WebhookDeliveriesTable,
-  owner: string,
+  endpoint: WebhookEndpointsTable,
   signal: AbortSignal,
-): Promise<void> {
-  const endpoint = await findEndpointRow(deps.db, row.endpoint_id)
-  if (endpoint?.enabled !== 1) {
-    const error = 'the endpoint is disabled'
-    if (
-      await finishAttempt(deps.db, row.id, owner, {
-        status: 'failed',
-        next_attempt_at: null,
-        last_error: error,
-      })
-    )
-      deps.observer.attempted(row, 'failed', { attempt: row.attempts, error, endpointDisabled: true })
-    return
-  }
+): Promise<AttemptResult> {
+  if (endpoint.enabled !== 1) return { kind: 'disabled' }
   const attemptAt = new Date()
   const started = performance.now()
   let outcome: PostOutcome
@@ -87,13 +87,8 @@ export async function deliverOnce(
       Math.round(performance.now() - started),
     )
   }
-  if (outcome.kind === 'failed' && outcome.reason === 'aborted') {
-    await releaseClaim(deps.db, row.id, owner)
-    // This instance is stopping: another one sends it now rather than once its poll comes round.
-    await deliveriesQueued(deps.store, deps.db)
-    return
-  }
-  await record(deps, row, owner, endpoint, attemptAt, outcome)
+  if (outcome.kind === 'failed' && outcome.reason === 'aborted') return { kind: 'abandoned' }
+  return { kind: 'made', attemptAt, outcome }
 }
 
 /** Checks the URL again (DNS bounded by the timeout), signs, and POSTs to the checked address with what time is left. */
@@ -141,22 +136,50 @@ async function attempt(
 }
 
 /** What a recorded attempt is reported as, once its transaction committed. */
-interface Recorded {
+export interface Recorded {
   readonly outcome: AttemptOutcome
-  readonly error: string | null
-  readonly nextAttemptAt: string | null
-  readonly endpointGone?: boolean
+  readonly detail: Parameters<DeliveryObserver['attempted']>[2]
 }
 
-/** Records how the attempt ended, in one transaction, then reports it; nothing when the claim was lost meanwhile. */
-async function record(
+/**
+ * Whether the attempt's record needs a transaction of its own: a 410 Gone disables the endpoint, fails its other
+ * deliveries and audits that, locking rows other instances' claims lock too. Every other record writes only the
+ * delivery this instance holds, and shares a transaction with the records and claims of the loop's round.
+ */
+export function recordsAlone(finished: FinishedAttempt): boolean {
+  const { result } = finished
+  return result.kind === 'made' && result.outcome.kind === 'answered' && result.outcome.status === 410
+}
+
+/**
+ * Records how the attempt held by `owner` ended, in `trx` (read committed); answers what to report once it
+ * commits, or null when there is nothing to report (the claim was lost meanwhile, or given back).
+ */
+export async function recordAttempt(
   deps: DeliveryDeps,
-  row: WebhookDeliveriesTable,
+  trx: Trx,
   owner: string,
-  endpoint: WebhookEndpointsTable,
-  attemptAt: Date,
-  outcome: PostOutcome,
-): Promise<void> {
+  finished: FinishedAttempt,
+): Promise<Recorded | null> {
+  const { row, endpoint, result } = finished
+  if (result.kind === 'abandoned') {
+    await releaseClaim(trx, row.id, owner)
+    // This instance is stopping: another one sends it now rather than once its poll comes round.
+    await deliveriesQueued(deps.store, trx)
+    return null
+  }
+  if (result.kind === 'disabled') {
+    const error = 'the endpoint is disabled'
+    const done = await finishAttempt(trx, row.id, owner, {
+      status: 'failed',
+      next_attempt_at: null,
+      last_error: error,
+    })
+    return done
+      ? { outcome: 'failed', detail: { attempt: row.attempts, error, endpointDisabled: true } }
+      : null
+  }
+  const { attemptAt, outcome } = result
   const attempts = row.attempts + 1
   const common = {
     attempts,
@@ -164,67 +187,74 @@ async function record(
     last_status_code: outcome.kind === 'answered' ? outcome.status : null,
     last_response_ms: outcome.durationMs,
   }
-  const recorded = await deps.store.transaction(
-    async (trx): Promise<Recorded | null> => {
-      if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
-        const finished = await finishAttempt(trx, row.id, owner, {
-          ...common,
-          status: 'succeeded',
-          next_attempt_at: null,
-          last_error: null,
-        })
-        return finished ? { outcome: 'succeeded', error: null, nextAttemptAt: null } : null
-      }
-      if (outcome.kind === 'answered' && outcome.status === 410) {
-        const reason = `the endpoint answered 410 Gone on ${attemptAt.toISOString()}`
-        const error = 'the endpoint answered 410 Gone: it was disabled'
-        const finished = await finishAttempt(trx, row.id, owner, {
-          ...common,
-          status: 'failed',
-          next_attempt_at: null,
-          last_error: error,
-        })
-        if (!finished) return null
-        const failed: Recorded = { outcome: 'failed', error, nextAttemptAt: null }
-        // Only the endpoint as it was attempted: staff may have changed its URL (or disabled it) meanwhile.
-        if (!(await disableGoneEndpoint(trx, endpoint.id, endpoint.url, reason))) return failed
-        await failPendingDeliveries(trx, endpoint.id, 'the endpoint answered 410 Gone: it was disabled')
-        await deps.audit(trx, {
-          action: 'webhook.disable',
-          subject: { type: 'webhook', id: endpoint.id },
-          customerId: null,
-          brandId: endpoint.brand_id,
-          details: { reason, deliveryId: row.id },
-        })
-        return { ...failed, endpointGone: true }
-      }
-      const error = outcome.kind === 'answered' ? answerError(outcome.status) : outcome.message
-      const scheduled = retryDelayMs(deps.settings.retryScheduleMs, attempts)
-      // A receiver that asks for time (429 or 503 with Retry-After) gets it, up to a day; never less than the schedule.
-      const asked = outcome.kind === 'answered' ? (outcome.retryAfterMs ?? 0) : 0
-      const delay = scheduled === null ? null : Math.max(scheduled, Math.min(asked, maxRetryAfterMs))
-      const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay).toISOString()
-      const finished = await finishAttempt(trx, row.id, owner, {
-        ...common,
-        status: delay === null ? 'failed' : 'pending',
-        next_attempt_at: nextAttemptAt,
-        last_error: error,
-      })
-      return finished ? { outcome: delay === null ? 'failed' : 'retrying', error, nextAttemptAt } : null
-      // Every write here is conditional on what it changes (this claim, the endpoint's URL as attempted), which holds
-      // under any isolation. Serializable isolation would only fail the records of attempts ending at once on
-      // several instances against each other (recent deliveries share index pages), and a record given up after its
-      // retries is an attempt made again.
+  const reported = (
+    recorded: AttemptOutcome,
+    error: string | null,
+    nextAttemptAt: string | null,
+    endpointGone?: boolean,
+  ): Recorded => ({
+    outcome: recorded,
+    detail: {
+      attempt: attempts,
+      durationMs: outcome.durationMs,
+      statusCode: common.last_status_code,
+      error,
+      nextAttemptAt,
+      ...(endpointGone ? { endpointGone: true } : {}),
     },
-    { isolation: 'read committed' },
-  )
-  if (!recorded) return
-  deps.observer.attempted(row, recorded.outcome, {
-    attempt: attempts,
-    durationMs: outcome.durationMs,
-    statusCode: common.last_status_code,
-    error: recorded.error,
-    nextAttemptAt: recorded.nextAttemptAt,
-    ...(recorded.endpointGone ? { endpointGone: true } : {}),
   })
+  // Every write here is conditional on what it changes (this claim, the endpoint's URL as attempted), which holds
+  // under any isolation. Serializable isolation would only fail the records of attempts ending at once on several
+  // instances against each other (recent deliveries share index pages), and a record given up after its retries is
+  // an attempt made again.
+  if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
+    const done = await finishAttempt(trx, row.id, owner, {
+      ...common,
+      status: 'succeeded',
+      next_attempt_at: null,
+      last_error: null,
+    })
+    return done ? reported('succeeded', null, null) : null
+  }
+  if (outcome.kind === 'answered' && outcome.status === 410) {
+    const reason = `the endpoint answered 410 Gone on ${attemptAt.toISOString()}`
+    const error = 'the endpoint answered 410 Gone: it was disabled'
+    const done = await finishAttempt(trx, row.id, owner, {
+      ...common,
+      status: 'failed',
+      next_attempt_at: null,
+      last_error: error,
+    })
+    if (!done) return null
+    // Only the endpoint as it was attempted: staff may have changed its URL (or disabled it) meanwhile.
+    if (!(await disableGoneEndpoint(trx, endpoint.id, endpoint.url, reason)))
+      return reported('failed', error, null)
+    await failPendingDeliveries(trx, endpoint.id, 'the endpoint answered 410 Gone: it was disabled')
+    await deps.audit(trx, {
+      action: 'webhook.disable',
+      subject: { type: 'webhook', id: endpoint.id },
+      customerId: null,
+      brandId: endpoint.brand_id,
+      details: { reason, deliveryId: row.id },
+    })
+    return reported('failed', error, null, true)
+  }
+  const error = outcome.kind === 'answered' ? answerError(outcome.status) : outcome.message
+  const scheduled = retryDelayMs(deps.settings.retryScheduleMs, attempts)
+  // A receiver that asks for time (429 or 503 with Retry-After) gets it, up to a day; never less than the schedule.
+  const asked = outcome.kind === 'answered' ? (outcome.retryAfterMs ?? 0) : 0
+  const delay = scheduled === null ? null : Math.max(scheduled, Math.min(asked, maxRetryAfterMs))
+  const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay).toISOString()
+  const done = await finishAttempt(trx, row.id, owner, {
+    ...common,
+    status: delay === null ? 'failed' : 'pending',
+    next_attempt_at: nextAttemptAt,
+    last_error: error,
+  })
+  return done ? reported(delay === null ? 'failed' : 'retrying', error, nextAttemptAt) : null
+}
+
+/** Reports a recorded attempt (metrics, and a log line when it failed). */
+export function reportAttempt(deps: DeliveryDeps, finished: FinishedAttempt, recorded: Recorded): void {
+  deps.observer.attempted(finished.row, recorded.outcome, recorded.detail)
 }

@@ -38,6 +38,9 @@ beforeAll(async () => {
         retryScheduleMs: [30, 60],
         pollIntervalMs: 10,
         timeoutMs: 5_000,
+        // Small limits, so the fairness test below needs only a few events to fill them.
+        concurrency: 8,
+        perEndpointConcurrency: 2,
       }),
     ],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
@@ -372,7 +375,8 @@ describe('fairness and resilience', () => {
     const fast = await createEndpoint({ url: healthy.url, events: ['customer.created'] })
     const ids: string[] = []
     for (let i = 0; i < 12; i++) ids.push(await createCustomer(`Busy ${i}`))
-    // The hanging endpoint holds at most two workers: the rest deliver the healthy endpoint's events meanwhile.
+    // The hanging endpoint holds at most its two (perEndpointConcurrency) of the eight workers: the rest deliver the
+    // healthy endpoint's events meanwhile.
     for (const id of ids) await healthy.waitFor((hook) => hook.json.data.id === id, 2_000)
     expect(hanging.received.length).toBeLessThanOrEqual(2)
     for (const id of [slow.id, fast.id]) await tp.request('DELETE', `/api/v1/webhooks/${id}`, { token })

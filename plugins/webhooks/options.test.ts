@@ -5,12 +5,12 @@ import { resolveSettings } from './options.ts'
 import { retryAfterOf } from './transport.ts'
 
 describe('resolveSettings', () => {
-  test('defaults: 15 s timeout (DNS included), 8 attempts at once, 2 per endpoint, a lease 5 s past the timeout', () => {
+  test('defaults: 15 s timeout (DNS included), 64 attempts at once, 16 per endpoint, a lease 5 s past the timeout', () => {
     const settings = resolveSettings({})
     expect(settings).toMatchObject({
       timeoutMs: 15_000,
-      concurrency: 8,
-      perEndpointConcurrency: 2,
+      concurrency: 64,
+      perEndpointConcurrency: 16,
       leaseMs: 20_000,
     })
     expect(settings.policy.allowedHosts.size).toBe(0)

@@ -111,8 +111,8 @@ export function resolveSettings(options: WebhooksOptions): WebhookSettings {
     retryScheduleMs,
     timeoutMs,
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1_000),
-    concurrency: positiveWhole('concurrency', options.concurrency ?? 8),
-    perEndpointConcurrency: positiveWhole('perEndpointConcurrency', options.perEndpointConcurrency ?? 2),
+    concurrency: positiveWhole('concurrency', options.concurrency ?? 64),
+    perEndpointConcurrency: positiveWhole('perEndpointConcurrency', options.perEndpointConcurrency ?? 16),
     shutdownGraceMs: nonNegative('shutdownGraceMs', options.shutdownGraceMs ?? 5_000),
     // The attempt (bounded by the timeout) plus room to record its outcome: a killed server's attempt is made
     // again this long after it started.

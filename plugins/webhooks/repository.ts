@@ -120,29 +120,53 @@ export async function deleteEndpoint(db: Db, id: string): Promise<void> {
   await tables(db).deleteFrom('webhook_endpoints').where('id', '=', id).execute()
 }
 
-/** Whether an endpoint subscribed to `kind` (or to everything). */
-export function subscribes(row: WebhookEndpointsTable, kind: string): boolean {
-  const events = JSON.parse(row.events) as string[]
-  return events.includes('*') || events.includes(kind)
-}
-
 /**
- * Enabled endpoints that receive `event`: platform staff's endpoints (no brand) receive every event, a brand's
- * endpoints only the events of that brand's customers.
+ * For a batch of events, the enabled endpoints that receive each: platform staff's endpoints (no brand) receive
+ * every event, a brand's endpoints only the events of that brand's customers; each endpoint's subscription is
+ * `events` (kinds, or `*`). One query for the whole batch (the endpoints of the brands it concerns), in id order.
  */
-export async function endpointsFor(db: Db, event: OutboxEvent): Promise<WebhookEndpointsTable[]> {
-  let query = tables(db).selectFrom('webhook_endpoints').selectAll().where('enabled', '=', 1)
-  query =
-    event.brandId === null
-      ? query.where('brand_id', 'is', null)
-      : query.where((eb) => eb.or([eb('brand_id', 'is', null), eb('brand_id', '=', event.brandId)]))
-  const rows = await query.orderBy('id').execute()
-  return rows.filter((row) => subscribes(row, event.kind))
+export async function endpointsForEvents(
+  db: Db,
+  events: readonly OutboxEvent[],
+): Promise<(event: OutboxEvent) => WebhookEndpointsTable[]> {
+  const brands = [...new Set(events.flatMap((event) => (event.brandId === null ? [] : [event.brandId])))]
+  const rows = await tables(db)
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('enabled', '=', 1)
+    .where((eb) =>
+      brands.length === 0
+        ? eb('brand_id', 'is', null)
+        : eb.or([eb('brand_id', 'is', null), eb('brand_id', 'in', brands)]),
+    )
+    .orderBy('id')
+    .execute()
+  const endpoints = rows.map((row) => ({ row, events: new Set(JSON.parse(row.events) as string[]) }))
+  return (event) =>
+    endpoints
+      .filter(
+        (endpoint) =>
+          (endpoint.row.brand_id === null || endpoint.row.brand_id === event.brandId) &&
+          (endpoint.events.has('*') || endpoint.events.has(event.kind)),
+      )
+      .map((endpoint) => endpoint.row)
 }
 
 /** Stores a new delivery. */
 export async function insertDelivery(db: Db, row: WebhookDeliveriesTable): Promise<void> {
   await tables(db).insertInto('webhook_deliveries').values(row).execute()
+}
+
+/** Rows per insert of many deliveries: 15 columns each stays far below either engine's limit on parameters. */
+const insertChunk = 100
+
+/** Stores new deliveries, many rows per statement. */
+export async function insertDeliveries(db: Db, rows: readonly WebhookDeliveriesTable[]): Promise<void> {
+  for (let from = 0; from < rows.length; from += insertChunk)
+    await tables(db)
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(from, from + insertChunk))
+      .execute()
 }
 
 /** A new pending delivery, due now. */
@@ -179,8 +203,14 @@ export async function findDelivery(db: Db, endpointId: string, id: string): Prom
   return orNotFound(await deliveriesOf(db, endpointId).where('id', '=', id).executeTakeFirst())
 }
 
+/** A delivery claimed for an attempt, with its endpoint as the claim read it (locked, on PostgreSQL). */
+export interface ClaimedDelivery {
+  readonly delivery: WebhookDeliveriesTable
+  readonly endpoint: WebhookEndpointsTable
+}
+
 /**
- * Claims up to `limit` due deliveries for `owner` until `leaseUntil`: pending ones whose time has come and that
+ * Claims up to `limit` due deliveries for `owner` until `leaseUntil`, with their endpoints: pending ones whose time has come and that
  * nobody holds, or whose holder's claim ran out (a worker that died mid-attempt). An endpoint never has more than
  * `perEndpoint` attempts in flight across every instance sharing the store, so one that hangs cannot hold every
  * worker while other endpoints wait: the endpoints' rows are locked (in id order, so two claims never wait for
@@ -196,7 +226,7 @@ export async function claimDue(
     limit: number
     perEndpoint: number
   },
-): Promise<WebhookDeliveriesTable[]> {
+): Promise<ClaimedDelivery[]> {
   const { now } = options
   // Endpoints with a delivery to claim and room for it (as far as can be told before locking), longest waiting first.
   const waiting = await tables(db)
@@ -237,10 +267,12 @@ export async function claimDue(
   if (waiting.length === 0) return []
   const ids = waiting.map((row) => row.id)
   // Claims of the same endpoints on other instances wait here until this one commits, and then count its claims.
-  await lockRows(
+  // The rows are what the attempts use (URL, secrets, enabled), read here rather than once per attempt.
+  const locked = await lockRows(
     db,
-    tables(db).selectFrom('webhook_endpoints').select('id').where('id', 'in', ids).orderBy('id'),
+    tables(db).selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).orderBy('id'),
   ).execute()
+  const endpoints = new Map(locked.map((row) => [row.id, row]))
   const flying = await tables(db)
     .selectFrom('webhook_deliveries')
     .select('endpoint_id')
@@ -251,8 +283,11 @@ export async function claimDue(
     .groupBy('endpoint_id')
     .execute()
   const inFlight = new Map(flying.map((row) => [row.endpoint_id, Number(row.count)]))
-  const claimed: WebhookDeliveriesTable[] = []
+  const claimed: ClaimedDelivery[] = []
   for (const endpointId of ids) {
+    const endpoint = endpoints.get(endpointId)
+    // Deleted meanwhile, with its deliveries.
+    if (!endpoint) continue
     const room = Math.min(
       options.perEndpoint - (inFlight.get(endpointId) ?? 0),
       options.limit - claimed.length,
@@ -278,7 +313,10 @@ export async function claimDue(
       )
       .execute()
     for (const row of rows)
-      claimed.push({ ...row, claim_owner: options.owner, claimed_until: options.leaseUntil })
+      claimed.push({
+        delivery: { ...row, claim_owner: options.owner, claimed_until: options.leaseUntil },
+        endpoint,
+      })
   }
   return claimed
 }
