@@ -25,11 +25,15 @@ export interface WebhooksOptions {
   readonly timeoutMs?: number
   /** How often the delivery loop looks for due deliveries (it is also woken by new events). Default 1,000 ms. */
   readonly pollIntervalMs?: number
-  /** Attempts in flight at once. Default 8. */
+  /**
+   * Attempts in flight at once on this instance: as many as are due, up to this (an attempt is a promise, not a
+   * thread). Default 64.
+   */
   readonly concurrency?: number
   /**
-   * Attempts in flight at once to one endpoint, so an endpoint that hangs holds at most this many workers while
-   * the others deliver. Default 2.
+   * Attempts in flight at once to one endpoint, counted across every instance, so an endpoint that hangs holds at
+   * most this many workers while the others deliver, and no receiver gets more connections at once. Default 16 (a
+   * receiver answering in 100 ms then takes about 160 events a second; see docs/performance.md, "Webhook delivery").
    */
   readonly perEndpointConcurrency?: number
   /**
