@@ -5,8 +5,9 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { InstallationSecretMismatch } from '../core/host.ts'
+import { installationStoreOf } from './installation-store.ts'
 import { installationPlugins } from './plinth-config.ts'
-import { SettingsError, settingsFromEnv } from './settings.ts'
+import { redactedUrl, SettingsError, settingsFromEnv } from './settings.ts'
 import { installationProblems, openStandardPanel } from './standard-panel.ts'
 import { createProcessTracker, postgresSettingsFor } from './testing/host-process.ts'
 
@@ -51,6 +52,36 @@ describe('DATABASE_URL and its companions', () => {
       'DATABASE_SCHEMA names a PostgreSQL schema, but DATABASE_URL is unset',
     ])
   })
+
+  test('a password given as a URL parameter is never shown; system schemas are refused, naming DATABASE_SCHEMA', () => {
+    expect(redactedUrl('postgres://u@db/plinth?password=hunter22&sslmode=require')).toBe(
+      'postgres://u@db/plinth?password=***&sslmode=***',
+    )
+    const url = 'postgres://u@db/plinth'
+    for (const schema of ['information_schema', 'pg_catalog', 'pg_temp'])
+      expect(problemsOf({ DATABASE_URL: url, DATABASE_SCHEMA: schema })).toEqual([
+        `DATABASE_SCHEMA must not name a system schema ("${schema}"): pick a name of your own`,
+      ])
+  })
+
+  test('a server that accepts and never answers is a setting problem within bounded time, not a hang', async () => {
+    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {}, open() {} } })
+    try {
+      const settings = settingsFromEnv({
+        DATA_DIR: tempDataDir(),
+        DATABASE_URL: `postgres://u:hunter22@127.0.0.1:${silent.port}/plinth`,
+      })
+      const error = await installationStoreOf(settings)
+        .exists()
+        .then(() => null)
+        .catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(SettingsError)
+      expect((error as SettingsError).problems.join('\n')).toContain('DATABASE_URL: no PostgreSQL answered')
+      expect((error as SettingsError).problems.join('\n')).not.toContain('hunter22')
+    } finally {
+      silent.stop(true)
+    }
+  }, 30_000)
 })
 
 describe('an installation on PostgreSQL', () => {
@@ -76,8 +107,10 @@ describe('an installation on PostgreSQL', () => {
     )
 
     const wrong = settingsFromEnv({ DATA_DIR: tempDataDir(), ...database, PLINTH_SECRET: 'x'.repeat(40) })
+    // Said by the checks `config check` runs too, without writing anything.
+    expect(await installationProblems(wrong)).toEqual([new InstallationSecretMismatch().message])
     const mismatch = await openStandardPanel(wrong, await installationPlugins(wrong)).catch((error) => error)
-    expect(mismatch).toBeInstanceOf(InstallationSecretMismatch)
+    expect(String((mismatch as Error).message)).toContain(new InstallationSecretMismatch().message)
 
     const secret = (await Bun.file(join(first, 'secret.key')).text()).trim()
     const right = settingsFromEnv({ DATA_DIR: tempDataDir(), ...database, PLINTH_SECRET: secret })

@@ -45,8 +45,12 @@ export function installationStoreOf(
       if (schema) {
         const store = openOn(1)
         try {
-          await sql`create schema if not exists ${sql.id(schema)}`.execute(store.db)
+          await answeredInTime(
+            sql`create schema if not exists ${sql.id(schema)}`.execute(store.db),
+            databaseUrl,
+          )
         } catch (error) {
+          if (error instanceof SettingsError) throw error
           throw new SettingsError([
             `DATABASE_URL: cannot use ${redactedUrl(databaseUrl)}: ${(error as Error).message}`,
           ])
@@ -65,10 +69,35 @@ export function installationStoreOf(
  */
 async function holdsInstallation(store: Store, url: string): Promise<boolean> {
   try {
-    return (await store.tables()).includes('plinth_migrations')
+    return (await answeredInTime(store.tables(), url)).includes('plinth_migrations')
   } catch (error) {
+    if (error instanceof SettingsError) throw error
     throw new SettingsError([`DATABASE_URL: cannot use ${redactedUrl(url)}: ${(error as Error).message}`])
   } finally {
     await store.close()
+  }
+}
+
+/** How long the first answer of the database may take: a server that accepts and never speaks must not hang start-up. */
+const firstAnswerSeconds = 15
+
+/** `work`, or a settings error naming `DATABASE_URL` when nothing answered in {@link firstAnswerSeconds}. */
+async function answeredInTime<T>(work: Promise<T>, url: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new SettingsError([
+            `DATABASE_URL: no PostgreSQL answered at ${redactedUrl(url)} within ${firstAnswerSeconds} s (is it a PostgreSQL server?)`,
+          ]),
+        ),
+      firstAnswerSeconds * 1000,
+    )
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
   }
 }

@@ -55,7 +55,9 @@ export function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password) parsed.password = '***'
-    return parsed.href
+    // libpq takes `?password=` too; no query value is printed (others are harmless, but which are is libpq's list).
+    for (const name of [...parsed.searchParams.keys()]) parsed.searchParams.set(name, '***')
+    return parsed.href.replaceAll('%2A%2A%2A', '***')
   } catch {
     return '(a malformed URL)'
   }
@@ -138,6 +140,14 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
   if (databaseSchema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema))
     problems.push(
       `DATABASE_SCHEMA must be a plain PostgreSQL name (lower case letters, digits, _; 63 at most), not "${databaseSchema}"`,
+    )
+  // System schemas: PostgreSQL refuses most (blaming the URL), and `information_schema` is left out of pg_dump.
+  if (
+    databaseSchema !== null &&
+    (databaseSchema === 'information_schema' || databaseSchema.startsWith('pg_'))
+  )
+    problems.push(
+      `DATABASE_SCHEMA must not name a system schema ("${databaseSchema}"): pick a name of your own`,
     )
   if (databaseSchema !== null && databaseUrl === null)
     problems.push('DATABASE_SCHEMA names a PostgreSQL schema, but DATABASE_URL is unset')

@@ -3,7 +3,13 @@
 
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createPanel, type Panel, type PanelOptions } from '../core/host.ts'
+import {
+  createPanel,
+  InstallationSecretMismatch,
+  type Panel,
+  type PanelOptions,
+  secretMatchesInstallation,
+} from '../core/host.ts'
 import { installationStoreOf, storePathOf } from './installation-store.ts'
 import type { Installation, PluginList } from './plinth-config.ts'
 import { SettingsError, type StandardSettings } from './settings.ts'
@@ -66,6 +72,13 @@ export async function installationProblems(
         ? `DATA_DIR: ${dataDir} holds plinth.sqlite but not its secret.key, and PLINTH_SECRET is unset: put back the secret.key it was made with (a backup's FILE.secret.key), or set PLINTH_SECRET to it`
         : `${store.where} holds an installation, but PLINTH_SECRET is unset and DATA_DIR ${dataDir} has no secret.key: set PLINTH_SECRET to the secret it was made with (every instance needs the same one)`,
     ]
+  const opened = await store.open()
+  try {
+    if (!(await secretMatchesInstallation(opened, loadSecret(dataDir, settings.secret ?? undefined))))
+      return [new InstallationSecretMismatch().message]
+  } finally {
+    await opened.close()
+  }
   return []
 }
 

@@ -41,3 +41,18 @@ export async function checkInstallationSecret(store: Store, secret: string): Pro
   })
   if (kept !== check) throw new InstallationSecretMismatch()
 }
+
+/**
+ * Whether `secret` is the installation's, read without writing: false for another one, true for the same one or
+ * when none is recorded yet (a store from before the check, or a new one). For `config check`.
+ */
+export async function secretMatchesInstallation(store: Store, secret: string): Promise<boolean> {
+  if (!(await store.tables()).includes('installation')) return true
+  const row = await store.db
+    .withTables<InstallationTables>()
+    .selectFrom('installation')
+    .select('value')
+    .where('key', '=', 'secret_check')
+    .executeTakeFirst()
+  return row === undefined || row.value === checkOf(secret)
+}
