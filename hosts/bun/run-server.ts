@@ -4,7 +4,7 @@
 import type { Panel } from '../../core/host.ts'
 import { createHostLogger, type HostLogger, requestLogObserver } from '../observability.ts'
 import { type Installation, installationPlugins, type PluginList } from '../plinth-config.ts'
-import { redactedUrl, type StandardSettings, settingsFromEnv } from '../settings.ts'
+import { redactedUrl, SettingsError, type StandardSettings, settingsFromEnv } from '../settings.ts'
 import { openStandardPanel } from '../standard-panel.ts'
 import { reportStartupFailure } from '../startup-failure.ts'
 import { type RunningServer, servePanel } from './serve.ts'
@@ -46,12 +46,22 @@ export async function runStandardServer(
     return reportStartupFailure(error)
   }
   const { settings, panel, log } = opened
-  const server = servePanel(panel, {
-    hostname: settings.host,
-    port: settings.port,
-    trustProxy: settings.trustProxy,
-    log,
-  })
+  let server: RunningServer
+  try {
+    server = servePanel(panel, {
+      hostname: settings.host,
+      port: settings.port,
+      trustProxy: settings.trustProxy,
+      log,
+    })
+  } catch (error) {
+    await panel.close()
+    return reportStartupFailure(
+      new SettingsError([
+        `PORT: cannot listen on ${settings.host}:${settings.port} (${(error as Error).message.replace(/\s*Is port \d+ in use\?$/, '')}): is another program, or another panel, using it?`,
+      ]),
+    )
+  }
   // Job workers, the event dispatcher and webhook delivery run beside the server.
   panel.start()
   const url = server.url.href.replace(/\/$/, '')

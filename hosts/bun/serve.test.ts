@@ -7,7 +7,10 @@ import { installationPlugins } from '../plinth-config.ts'
 import { settingsFromEnv } from '../settings.ts'
 import { openStandardPanel } from '../standard-panel.ts'
 import {
+  bunBin,
   createProcessTracker,
+  hostEnv,
+  repoRoot,
   type Standalone,
   testDatabaseSettings,
   tokenPattern,
@@ -125,6 +128,21 @@ describe('the standalone server (hosts/bun/main.ts)', () => {
     const url = new URL(server.url)
     expect(url.hostname).toBe('127.0.0.1')
     expect(Number(url.port)).toBeGreaterThan(0)
+  })
+
+  test('a second panel asked for a port in use is refused, naming PORT, exit 2; the first keeps every request', async () => {
+    const port = new URL(server.url).port
+    const second = Bun.spawn([bunBin, 'hosts/bun/main.ts'], {
+      cwd: repoRoot,
+      env: hostEnv(tempDataDir(), { PORT: port }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [stderr, exitCode] = await Promise.all([new Response(second.stderr).text(), second.exited])
+    expect(exitCode).toBe(2)
+    expect(stderr.trim()).toStartWith(`plinth: PORT: cannot listen on 127.0.0.1:${port}`)
+    expect(stderr).not.toContain('    at ')
+    for (let i = 0; i < 20; i++) expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
   })
 
   test('answers /healthz and /readyz with 200 JSON over real HTTP', async () => {

@@ -68,6 +68,9 @@ export function servePanel(
     port: options.port,
     // Never Bun's development error page: it shows the working directory and source paths to anyone.
     development: false,
+    // Bun shares a port between processes unless told not to: a second panel started on a port in use must be
+    // refused, not silently answer half the traffic.
+    reusePort: false,
     // Generous transport cap; the panel itself answers 413 problem+json past its own (smaller) limit.
     maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, 16 * 1024 * 1024),
     fetch: (request, bunServer) =>
