@@ -4,6 +4,7 @@
 
 import postgres from 'postgres'
 import { decodeCursor, encodeCursor } from '../core/pagination/cursor.ts'
+import { int8AsNumber } from '../core/store/postgres-store.ts'
 import type { SitesTable } from '../plugins/sites/migrations.ts'
 import { toSite } from '../plugins/sites/repository.ts'
 
@@ -25,14 +26,7 @@ export function postgresCeilingHandler(options: {
   const sql = postgres(options.url, {
     max: options.poolSize ?? 10,
     // 64-bit integers as numbers, as the panel's store reads them (toSite compares `suspended_by_staff` with 1).
-    types: {
-      bigint: {
-        to: 20,
-        from: [20],
-        parse: (value: string) => Number(value),
-        serialize: (value: number | bigint) => value.toString(),
-      },
-    },
+    types: int8AsNumber,
     onnotice: () => {},
   })
 

@@ -6,7 +6,7 @@ import { encodeHexLowerCase } from '@oslojs/encoding'
 import type { SecretBox } from '../crypto/secret-box.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
-import { preparedQuery } from '../store/prepared-query.ts'
+import { preparedInsert, preparedQuery } from '../store/prepared-query.ts'
 import type { Db, Store, Trx } from '../store/store.ts'
 import type { IdempotencyKeysTable, IdempotencyTables } from './idempotency-tables.ts'
 
@@ -86,19 +86,17 @@ const keyRow = preparedQuery<{ caller: string; key: string }, IdempotencyKeysTab
 const deleteKey = preparedQuery<{ caller: string; key: string }, never>((db, p) =>
   keys(db).deleteFrom('idempotency_keys').where('caller', '=', p.caller).where('key', '=', p.key),
 )
-const insertKey = preparedQuery<IdempotencyKeysTable & Record<string, unknown>, never>((db, p) =>
-  keys(db).insertInto('idempotency_keys').values({
-    caller: p.caller,
-    key: p.key,
-    fingerprint: p.fingerprint,
-    state: p.state,
-    response_status: p.response_status,
-    response_headers: p.response_headers,
-    response_body: p.response_body,
-    created_at: p.created_at,
-    expires_at: p.expires_at,
-  }),
-)
+const insertKey = preparedInsert<IdempotencyKeysTable>('idempotency_keys', [
+  'caller',
+  'key',
+  'fingerprint',
+  'state',
+  'response_status',
+  'response_headers',
+  'response_body',
+  'created_at',
+  'expires_at',
+])
 
 /** How often at most one process sweeps expired keys: a few at a time as new ones come, never on every claim. */
 const sweepIntervalMs = 10_000
@@ -143,9 +141,13 @@ export async function keptAnswerOf(db: Db, claim: IdempotencyClaim): Promise<Kep
   }
 }
 
-/** The key's row: `in_flight` while the first request runs elsewhere, or `done` with its answer. */
-function rowOf(claim: IdempotencyClaim, answer: KeptAnswer | null, now: number): IdempotencyKeysTable {
-  return {
+/**
+ * Writes the key's row in `trx`: `in_flight` while the first request runs, or `done` with its answer; and sweeps
+ * expired keys now and then.
+ */
+async function writeKey(trx: Trx, claim: IdempotencyClaim, answer: KeptAnswer | null): Promise<void> {
+  const now = Date.now()
+  await insertKey(trx, {
     caller: claim.caller,
     key: claim.key,
     fingerprint: claim.fingerprint,
@@ -155,7 +157,8 @@ function rowOf(claim: IdempotencyClaim, answer: KeptAnswer | null, now: number):
     response_body: answer ? sealBody(claim.box, answer.body) : null,
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + claim.windowMs).toISOString(),
-  }
+  })
+  await sweepExpired(trx, now)
 }
 
 /**
@@ -164,9 +167,7 @@ function rowOf(claim: IdempotencyClaim, answer: KeptAnswer | null, now: number):
  * request that kept the same key first makes this transaction fail to serialize; run again, it replays that answer.
  */
 export async function keepAnswerWith(trx: Trx, claim: IdempotencyClaim, answer: KeptAnswer): Promise<void> {
-  const now = Date.now()
-  await insertKey(trx, { ...rowOf(claim, answer, now) })
-  await sweepExpired(trx, now)
+  await writeKey(trx, claim, answer)
 }
 
 /**
@@ -178,9 +179,7 @@ export async function claimIdempotencyKey(store: Store, claim: IdempotencyClaim)
   return store.transaction(async (trx) => {
     const kept = await keptAnswerOf(trx, claim)
     if (kept) return kept
-    const now = Date.now()
-    await insertKey(trx, { ...rowOf(claim, null, now) })
-    await sweepExpired(trx, now)
+    await writeKey(trx, claim, null)
     return null
   })
 }

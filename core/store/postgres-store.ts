@@ -108,21 +108,26 @@ function isRetryable(error: unknown): boolean {
   return typeof code === 'string' && retryable.has(code)
 }
 
+/**
+ * postgres.js types reading int8 (counts, sums, 64-bit integers) as numbers, as SQLite gives them; every value the
+ * panel keeps fits. For any other connection that must read the store's rows as the store does (the bench's ceiling).
+ */
+export const int8AsNumber = {
+  bigint: {
+    to: 20,
+    from: [20],
+    parse: (value: string) => Number(value),
+    serialize: (value: number | bigint) => value.toString(),
+  },
+}
+
 /** Opens a PostgreSQL store. Nothing connects until the first query. */
 export function openPostgresStore(options: PostgresStoreOptions): Store {
   const listeners = new Set<(sql: string) => void>()
   const connection = postgres(options.url, {
     max: options.poolSize ?? 10,
     ...(options.idleTimeoutSeconds ? { idle_timeout: options.idleTimeoutSeconds } : {}),
-    // int8 (counts, sums, 64-bit integers) as numbers, as SQLite gives them; every value the panel keeps fits.
-    types: {
-      bigint: {
-        to: 20,
-        from: [20],
-        parse: (value: string) => Number(value),
-        serialize: (value: number | bigint) => value.toString(),
-      },
-    },
+    types: int8AsNumber,
     onnotice: () => {},
     ...(options.schema ? { connection: { search_path: options.schema } } : {}),
   })
