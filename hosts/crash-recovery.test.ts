@@ -32,6 +32,7 @@ interface Job {
   readonly step: string | null
   readonly result: Record<string, unknown> | null
   readonly error: unknown
+  readonly finishedAt: string | null
 }
 
 /** Starts the slow-node host on `dataDir`, held at `hold` (or running through). */
@@ -133,13 +134,14 @@ async function jobRow(scenario: Scenario) {
  */
 async function expectFinishedOnce(server: Standalone, scenario: Scenario, attempts: number): Promise<void> {
   const call = apiClient(server, scenario.token)
-  const site = await eventually('the site to become active', async () => {
-    const current = await call<Site>('GET', `/sites/${scenario.site.id}`)
-    return current.body.status === 'active' ? current.body : undefined
+  // The site turns active in the job's last step; the job records its end just after, in its own transaction.
+  const job = await eventually('the job to end', async () => {
+    const current = await call<Job>('GET', `/jobs/${scenario.jobId}`)
+    return current.body.finishedAt === null ? undefined : current.body
   })
-  expect(site).toMatchObject({ nodeId: scenario.node.id, jobId: scenario.jobId })
-  const job = await call<Job>('GET', `/jobs/${scenario.jobId}`)
-  expect(job.body).toMatchObject({
+  const site = await call<Site>('GET', `/sites/${scenario.site.id}`)
+  expect(site.body).toMatchObject({ status: 'active', nodeId: scenario.node.id, jobId: scenario.jobId })
+  expect(job).toMatchObject({
     status: 'succeeded',
     attempts,
     progress: 100,
