@@ -112,16 +112,23 @@ export async function buildCaller(
     ]),
   )
   const scopes = new Set([...byCustomer.values()].flatMap((held) => [...held]))
+  const views = new Map<string, TenantView>()
   return {
     ...base,
     kind: 'member',
     memberships,
     scopes,
     view: { kind: 'customers', customerIds: [...byCustomer.keys()] },
-    viewFor: (scope) => ({
-      kind: 'customers',
-      customerIds: [...byCustomer].filter(([, held]) => held.has(scope)).map(([customerId]) => customerId),
-    }),
+    // Worked out once per scope: a kept caller answers many requests.
+    viewFor: (scope) => {
+      let scoped = views.get(scope)
+      if (!scoped) {
+        const customerIds = [...byCustomer].filter(([, held]) => held.has(scope)).map(([id]) => id)
+        scoped = { kind: 'customers', customerIds }
+        views.set(scope, scoped)
+      }
+      return scoped
+    },
   }
 }
 

@@ -27,6 +27,8 @@ export interface TokenRead {
 export interface TokenCallers {
   /** Reads the token with this hash, afresh on every request (revocation and expiry count at once). */
   read(tokenHash: string): Promise<TokenRead>
+  /** The same read done at once where the store can (SQLite with its connection free); null otherwise. */
+  readNow(tokenHash: string): TokenRead | null
   /** The caller kept for this token row under `stamp` (as read with it), if any. */
   get(row: ApiTokensTable, stamp: string | null): Caller | undefined
   /** Keeps `caller`, made from this token row and what was read after it. */
@@ -62,6 +64,17 @@ export function tokenCallers(db: Db): TokenCallers {
       if (!watch || !rowWithVersion) return { row: (await plainRow(db, { tokenHash }))[0], stamp: null }
       const writes = watch.writes()
       const [row] = await rowWithVersion(db, { tokenHash })
+      return { row, stamp: row ? stampOf(row.data_version, writes) : null }
+    },
+    readNow(tokenHash) {
+      if (!watch || !rowWithVersion) {
+        const rows = plainRow.now(db, { tokenHash })
+        return rows && { row: rows[0], stamp: null }
+      }
+      const writes = watch.writes()
+      const rows = rowWithVersion.now(db, { tokenHash })
+      if (rows === null) return null
+      const [row] = rows
       return { row, stamp: row ? stampOf(row.data_version, writes) : null }
     },
     get(row, stamp) {

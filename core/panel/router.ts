@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import { errorResponse } from '../http/render-error.ts'
 import type { CompiledRoute, RequestInfo, RequestTrace } from '../http/route-pipeline.ts'
-import { newId } from '../ids/ids.ts'
+import { newRequestId } from '../ids/request-ids.ts'
 import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
 import type { Logger } from '../plugin/define-plugin.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
@@ -46,7 +46,7 @@ const requestIdPattern = /^[A-Za-z0-9._:@-]{1,128}$/
 /** The request id of a request: the client's or proxy's `X-Request-Id` when well-formed, else a new one. */
 function requestIdOf(request: Request): string {
   const given = request.headers.get('x-request-id')
-  return given !== null && requestIdPattern.test(given) ? given : newId('req')
+  return given !== null && requestIdPattern.test(given) ? given : newRequestId()
 }
 
 /**

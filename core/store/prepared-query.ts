@@ -37,19 +37,28 @@ function compileWithSlots(built: Compilable<unknown>): Compiled {
   return { query, slots }
 }
 
-/** Runs a compiled form with `params`, without Kysely's executor when the dialect can (bun:sqlite). */
-async function execute<Row>(db: Db, compiled: Compiled, params: Record<string, unknown>): Promise<Row[]> {
-  const parameters = compiled.slots.map((slot) => {
+/** The values of a compiled form's parameter slots, from `params`. */
+function parametersOf(compiled: Compiled, params: Record<string, unknown>): unknown[] {
+  return compiled.slots.map((slot) => {
     if ('value' in slot) return slot.value
     const value = params[slot.name]
     if (value === undefined) throw new Error(`preparedQuery: no value for parameter "${slot.name}"`)
     return value
   })
+}
+
+/** Runs a compiled form now when the dialect can (bun:sqlite, its connection free or held by `db`); else null. */
+function executeNow<Row>(db: Db, compiled: Compiled, parameters: readonly unknown[]): Row[] | null {
   const executor = db.getExecutor()
-  if (runsNow(executor.adapter) && executor.plugins.length === 0) {
-    const rows = executor.adapter.runNow(compiled.query.sql, parameters, db.isTransaction)
-    if (rows !== null) return rows as Row[]
-  }
+  if (!runsNow(executor.adapter) || executor.plugins.length > 0) return null
+  return executor.adapter.runNow(compiled.query.sql, parameters, db.isTransaction) as Row[] | null
+}
+
+/** Runs a compiled form with `params`, without Kysely's executor when the dialect can (bun:sqlite). */
+async function execute<Row>(db: Db, compiled: Compiled, params: Record<string, unknown>): Promise<Row[]> {
+  const parameters = parametersOf(compiled, params)
+  const rows = executeNow<Row>(db, compiled, parameters)
+  if (rows !== null) return rows
   const result = await db.executeQuery<Row>({ ...compiled.query, parameters })
   return result.rows as Row[]
 }
@@ -78,6 +87,29 @@ export class QueryShapes {
     build: (placeholders: Placeholders<Params>) => Compilable<Row>,
     params: Params,
   ): Promise<Row[]> {
+    return await execute<Row>(db, this.#compiledFor(db, shape, build), params)
+  }
+
+  /**
+   * Runs the shape now and answers its rows, when the store can without waiting (bun:sqlite with its connection
+   * free, or held by `db`'s transaction); null otherwise, and then `run` must be used. For the few reads on every
+   * request, which would otherwise pay for the promises of a query that is already answered.
+   */
+  runNow<Params extends Record<string, unknown>, Row>(
+    db: Db,
+    shape: string,
+    build: (placeholders: Placeholders<Params>) => Compilable<Row>,
+    params: Params,
+  ): Row[] | null {
+    const compiled = this.#compiledFor(db, shape, build)
+    return executeNow<Row>(db, compiled, parametersOf(compiled, params))
+  }
+
+  #compiledFor<Params, Row>(
+    db: Db,
+    shape: string,
+    build: (placeholders: Placeholders<Params>) => Compilable<Row>,
+  ): Compiled {
     const adapter = db.getExecutor().adapter
     let shapes = this.#compiled.get(adapter)
     if (!shapes) {
@@ -89,8 +121,14 @@ export class QueryShapes {
       compiled = compileWithSlots(build(placeholdersFor<Params>()))
       if (shapes.size < maxShapes) shapes.set(shape, compiled)
     }
-    return await execute<Row>(db, compiled, params)
+    return compiled
   }
+}
+
+/** A prepared query: run it (awaiting the rows), or `now` for the rows at once where the store can (else null). */
+export interface PreparedQuery<Params extends Record<string, unknown>, Row> {
+  (db: Db, params: Params): Promise<Row[]>
+  now(db: Db, params: Params): Row[] | null
 }
 
 /**
@@ -107,10 +145,13 @@ export class QueryShapes {
  */
 export function preparedQuery<Params extends Record<string, unknown>, Row>(
   build: (db: Db, placeholders: Placeholders<Params>) => Compilable<Row>,
-): (db: Db, params: Params) => Promise<Row[]> {
+): PreparedQuery<Params, Row> {
   const shapes = new QueryShapes()
-  return (db, params) =>
-    shapes.run(db, '', (placeholders: Placeholders<Params>) => build(db, placeholders), params)
+  const builder = (db: Db) => (placeholders: Placeholders<Params>) => build(db, placeholders)
+  const run = (db: Db, params: Params) => shapes.run(db, '', builder(db), params)
+  return Object.assign(run, {
+    now: (db: Db, params: Params) => shapes.runNow<Params, Row>(db, '', builder(db), params),
+  })
 }
 
 /**
