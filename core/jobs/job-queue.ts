@@ -102,21 +102,21 @@ export async function claimNextJob(
 ): Promise<JobsTable | null> {
   if (kinds.length === 0) return null
   const at = now.toISOString()
-  const runnable = jobs(trx)
-    .selectFrom('jobs')
-    .select('id')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'queued'), eb('run_after', '<=', at)]),
-        eb.and([eb('status', '=', 'running'), eb('lease_until', '<', at)]),
-      ]),
-    )
-    .where('kind', 'in', kinds)
-    .orderBy('run_after')
-    .orderBy('id')
-    .limit(1)
-  // Instances claiming at once each lock the row they take and pass over the others' (SQLite has one writer).
-  const next = await claimRows(trx, runnable).executeTakeFirst()
+  // Two lookups, each along an index, where one with `or` between them scanned the whole table (every job ever
+  // run): first a job whose worker's lease ran out (started earlier, so resumed first), then the first due one.
+  const first = (status: 'running' | 'queued') => {
+    const candidates = jobs(trx).selectFrom('jobs').select('id').where('status', '=', status)
+    const due =
+      status === 'running'
+        ? candidates.where('lease_until', '<', at)
+        : candidates.where('run_after', '<=', at)
+    // Instances claiming at once each lock the row they take and pass over the others' (SQLite has one writer).
+    return claimRows(
+      trx,
+      due.where('kind', 'in', kinds).orderBy('run_after').orderBy('id').limit(1),
+    ).executeTakeFirst()
+  }
+  const next = (await first('running')) ?? (await first('queued'))
   if (!next) return null
   await jobs(trx)
     .updateTable('jobs')

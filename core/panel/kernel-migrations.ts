@@ -279,4 +279,13 @@ export const kernelMigrations: readonly Migration[] = [
       await db.schema.alterTable('usage_counters_sharded').renameTo('usage_counters').execute()
     },
   },
+  {
+    id: '0011_jobs_due_index',
+    async up(db) {
+      // A claim reads the first due job in (run_after, id) order: with `id` in the index it stops at that row,
+      // where ordering by `id` afterwards sorted every due job, and the backlog grew with each claim's cost.
+      await db.schema.createIndex('jobs_due_idx').on('jobs').columns(['status', 'run_after', 'id']).execute()
+      await db.schema.dropIndex('jobs_runnable_idx').execute()
+    },
+  },
 ]

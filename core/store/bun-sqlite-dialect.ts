@@ -214,20 +214,36 @@ export function runsNow(adapter: DialectAdapter): adapter is DialectAdapter & Ru
 /** Listeners of every statement run, for {@link Store.observeStatements}. */
 export type StatementListeners = Set<(sql: string) => void>
 
-/** Kysely's SQLite dialect running on a bun:sqlite database (statements are cached by bun's `query`). */
+/**
+ * How many prepared statements a connection keeps, by SQL. bun's own `query` cache keeps 20, fewer than the panel
+ * runs in turn (a create and its provisioning alone run more), so statements were prepared again on most runs.
+ * A bound on memory (a few kilobytes a statement), not a tuning knob.
+ */
+const maxStatements = 2000
+
+/** Kysely's SQLite dialect running on a bun:sqlite database, with its statements prepared once (see above). */
 export function bunSqliteDialect(database: Database, listeners: StatementListeners = new Set()): Dialect {
-  // bun's `query` caches statements by SQL; what we know of each is kept beside it, so it is worked out once.
+  const statements = new Map<string, Statement>()
+  // What we know of each statement is kept beside it, so it is worked out once.
   const known = new WeakMap<Statement, KnownStatement>()
   const writes = new WriteCounter()
   const { lock, release } = lockOf(database)
   const adapter: SqliteDatabase = {
     close: () => {
+      for (const statement of statements.values()) statement.finalize()
+      statements.clear()
       release()
       database.close()
     },
     // Every statement, through Kysely or run now, is prepared here just before it runs.
     prepare: (sql) => {
-      const statement = database.query(sql)
+      let statement = statements.get(sql)
+      if (!statement) {
+        // Past the bound, the oldest goes; bun finalizes it once nothing holds it.
+        if (statements.size >= maxStatements) statements.delete(statements.keys().next().value as string)
+        statement = database.prepare(sql)
+        statements.set(sql, statement)
+      }
       let kept = known.get(statement)
       if (!kept) {
         kept = { adapted: adaptStatement(statement), writes: [], checked: -1 }
