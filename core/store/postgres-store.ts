@@ -17,6 +17,7 @@ import {
 } from 'kysely'
 import { PostgresJSDialect, PostgresJSDriver } from 'kysely-postgres-js'
 import postgres from 'postgres'
+import { contentionGate } from './contention-gate.ts'
 import { checkChannel, collectNotices, noticeOnCommit } from './notices.ts'
 import type { BaseDatabase, Store, TransactionOptions, Trx } from './store.ts'
 import { openTransaction } from './transaction-context.ts'
@@ -145,6 +146,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
     if (names.length > 0) await sql`select ${sql.join(names)}`.execute(on)
   }
   let isOpen = true
+  const gate = contentionGate()
   return {
     dialect: 'postgres',
     db,
@@ -156,25 +158,30 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
       const isolation = options.isolation ?? 'serializable'
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db
-            .transaction()
-            .setIsolationLevel(isolation)
-            .execute(async (trx) => {
-              const state = { open: true }
-              try {
-                const { result, channels } = await collectNotices(trx, () =>
-                  openTransaction.run(state, () => work(trx)),
-                )
-                // Inside the transaction: the server delivers them when it commits, and drops them if it fails.
-                await send(trx, channels)
-                return result
-              } finally {
-                // Work it started that outlives it (a timer, a nudge) is not inside it any more.
-                state.open = false
-              }
-            })
+          // Read committed transactions lock what they depend on, and wait instead of colliding: never gated.
+          const gated = isolation === 'serializable'
+          const run = () =>
+            db
+              .transaction()
+              .setIsolationLevel(isolation)
+              .execute(async (trx) => {
+                const state = { open: true }
+                try {
+                  const { result, channels } = await collectNotices(trx, () =>
+                    openTransaction.run(state, () => work(trx)),
+                  )
+                  // Inside the transaction: the server delivers them when it commits, and drops them if it fails.
+                  await send(trx, channels)
+                  return result
+                } finally {
+                  // Work it started that outlives it (a timer, a nudge) is not inside it any more.
+                  state.open = false
+                }
+              })
+          return await (gated ? gate.run(attempt > 1, run) : run())
         } catch (error) {
           if (!isRetryable(error) || attempt >= maxAttempts) throw error
+          gate.collided()
           // Jittered, growing pauses: the transactions that collided do not collide again in lockstep.
           await Bun.sleep(Math.random() * Math.min(maxPauseMs, 2 ** attempt))
         }
