@@ -6,6 +6,7 @@ import type { ApiTokensTable, IdentityTables } from '../identity/identity-tables
 import { findUserById } from '../identity/users.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
+import { isPostgres } from '../store/engine.ts'
 import type { Db } from '../store/store.ts'
 import { apiTokens } from './api-token.ts'
 import { buildCaller, type Caller, type ScopeHolding } from './caller.ts'
@@ -107,6 +108,46 @@ async function callerOfTokenRow(read: TokenRead, context: AuthenticationContext)
   const caller = await buildCaller(context.db, user, { token: callerToken }, context.scopes)
   callers.keep(row, read.stamp, caller)
   return caller
+}
+
+/** Thrown by {@link GuessedCaller.confirm} when the request's caller is not the one guessed: authenticate afresh. */
+export class CallerChanged extends Error {
+  constructor() {
+    super('The caller guessed for this token changed since it was kept')
+  }
+}
+
+/** A caller guessed for a request before anything is read, and the read that confirms it. */
+export interface GuessedCaller {
+  readonly caller: Caller
+  /**
+   * Reads the token as {@link authenticate} would. Resolves when the request's caller is the one guessed; rejects
+   * with the request's refusal (401), or with {@link CallerChanged} when its caller is another.
+   */
+  confirm(): Promise<void>
+}
+
+/**
+ * The caller of a request's bearer token as last kept, guessed without reading the store, where reading costs a
+ * round trip (PostgreSQL); null without a kept caller. What the guess is used for must wait for `confirm()` before
+ * anything of it leaves the process: the pipeline runs a list's read beside the confirming read, so a request whose
+ * caller is kept takes one round trip instead of three in a row.
+ */
+export function guessCaller(request: Request, context: AuthenticationContext): GuessedCaller | null {
+  if (!isPostgres(context.db)) return null
+  const token = bearerTokenOf(request)
+  if (!token || !apiTokens.isWellFormed(token)) return null
+  const callers = tokenCallersOf(context)
+  const tokenHash = apiTokens.hash(token)
+  const caller = callers.peek(tokenHash)
+  if (!caller) return null
+  return {
+    caller,
+    async confirm() {
+      const confirmed = await callerOfTokenRow(await callers.read(tokenHash), context)
+      if (confirmed !== caller) throw new CallerChanged()
+    },
+  }
 }
 
 /** Records when a token was last used, at most once a minute: reads must not turn into writes. */

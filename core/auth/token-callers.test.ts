@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
 import { sql } from 'kysely'
 import { setUserDisabled } from '../identity/account-controls.ts'
 import { issueApiToken, revokeApiToken } from '../identity/api-tokens.ts'
@@ -14,11 +15,14 @@ import type { User } from '../identity/users.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { defineRoute } from '../plugin/route.ts'
 import type { Store } from '../store/store.ts'
+import { outsideTransactions } from '../store/transaction-context.ts'
 import type { TenancyTables } from '../tenancy/tenancy-tables.ts'
+import { selectVisible } from '../tenancy/tenant-view.ts'
 import { addMember, changeMemberRole, removeMember } from '../tenancy/tenants.ts'
+import { waitFor } from '../testing/async.ts'
 import { expectProblem } from '../testing/problems.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
-import { openTestStore } from '../testing/test-store.ts'
+import { openTestStore, testEngine } from '../testing/test-store.ts'
 import { createTestUser } from '../testing/users.ts'
 
 const secret = 'token-callers-test-secret-token-callers'
@@ -53,6 +57,24 @@ beforeAll(async () => {
             scope: 'gadget:read',
             responses: { 200: { description: 'The view.' } },
             handler: ({ view }) => view,
+          }),
+          // A list read: on PostgreSQL it is answered on the kept caller, beside the reads that confirm it.
+          defineRoute({
+            method: 'GET',
+            path: '/visible',
+            operationId: 'listVisible',
+            summary: 'The customers the caller may read gadgets of, as a list',
+            scope: 'gadget:read',
+            list: {
+              item: Type.Object({ id: Type.String() }, { $id: 'VisibleCustomer' }),
+              key: 'customer_id',
+              toItem: (row: { customer_id: string }) => ({ id: row.customer_id }),
+            },
+            responses: { 200: { description: 'The customers.' } },
+            handler: ({ view }) =>
+              selectVisible(panel.store.db.withTables<TenancyTables>(), 'tenants', view).select(
+                'tenants.customer_id',
+              ),
           }),
         ],
       }),
@@ -249,5 +271,85 @@ describe('a kept token caller', () => {
       await moveCustomerA(brandA)
     }
     expect(await view()).toEqual({ kind: 'customers', customerIds: [customerA] })
+  })
+})
+
+describe('a list read by a kept token caller', () => {
+  const visible = (token: string) =>
+    panel.handle(
+      new Request('http://localhost/api/v1/visible', { headers: { authorization: `Bearer ${token}` } }),
+      { address: '192.0.2.1' },
+    )
+  const ids = async (token: string) => {
+    const response = await visible(token)
+    expect(response.status).toBe(200)
+    return ((await response.json()) as { items: { id: string }[] }).items.map((item) => item.id)
+  }
+
+  test('reads the token, counts the request and reads the list: on PostgreSQL all at once, in one round trip', async () => {
+    const user = await member(customerA, 'developer')
+    const { token } = await tokenOf(user)
+    expect(await ids(token)).toEqual([customerA])
+    const started: string[] = []
+    const stop = panel.store.observeStatements((statement) => started.push(statement))
+    const kindOf = (statement: string) =>
+      statement.includes('rate_windows') ? 'rate' : statement.includes('api_tokens') ? 'token' : 'list'
+    try {
+      if (testEngine === 'sqlite') {
+        expect((await visible(token)).status).toBe(200)
+        expect(started.map(kindOf)).toEqual(['token', 'list'])
+        return
+      }
+      // Another process holds the tokens table: the token read waits, the list read does not, and no answer
+      // leaves before the token is confirmed.
+      let answer: Response | undefined
+      await cli.transaction(async (trx) => {
+        await sql`lock table api_tokens in access exclusive mode`.execute(trx)
+        // Sent as a client would, not from inside this test's transaction.
+        const pending = outsideTransactions(() => visible(token)).then((response) => {
+          answer = response
+        })
+        await waitFor('the list to be read beside the waiting token read', async () =>
+          started.map(kindOf).includes('list') ? true : undefined,
+        )
+        await Bun.sleep(50)
+        expect(answer).toBeUndefined()
+        void pending
+      })
+      await waitFor('the answer', async () => answer)
+      expect(answer?.status).toBe(200)
+      expect(started.map(kindOf).sort()).toEqual(['list', 'rate', 'token'])
+    } finally {
+      stop()
+    }
+  })
+
+  test('is refused, its rows never sent, once another process revoked the token', async () => {
+    const user = await member(customerA, 'owner')
+    const { token, record } = await tokenOf(user)
+    expect(await ids(token)).toEqual([customerA])
+    await revokeApiToken(cli.db, user.id, record.id)
+    const refused = await visible(token)
+    expect(await refused.clone().text()).not.toContain(customerA)
+    await expectProblem(refused, 401, 'invalid_token')
+  })
+
+  test('follows a team change made by another process on the very next request', async () => {
+    const user = await member(customerA, 'developer')
+    const { token } = await tokenOf(user)
+    expect(await ids(token)).toEqual([customerA])
+    await addMember(cli.db, customerB, user.id, 'developer')
+    expect((await ids(token)).sort()).toEqual([customerA, customerB].sort())
+    await removeMember(cli.db, customerA, user.id)
+    expect(await ids(token)).toEqual([customerB])
+  })
+
+  test('is 403 for a kept caller without the scope, and 401 once its token expired', async () => {
+    const user = await member(customerA, 'billing')
+    const { token } = await tokenOf(user, new Date(Date.now() + 1_500).toISOString())
+    await expectProblem(await visible(token), 403, 'insufficient_scope')
+    await expectProblem(await visible(token), 403, 'insufficient_scope')
+    await Bun.sleep(1_600)
+    await expectProblem(await visible(token), 401, 'token_expired')
   })
 })

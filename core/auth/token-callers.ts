@@ -33,6 +33,11 @@ export interface TokenCallers {
   get(row: ApiTokensTable, stamp: string | null): Caller | undefined
   /** Keeps `caller`, made from this token row and what was read after it. */
   keep(row: ApiTokensTable, stamp: string | null, caller: Caller): void
+  /**
+   * The caller last kept for the token with this hash, without reading anything: a guess, right unless the token or
+   * a table its caller is made of changed since. Only worth making where reading costs a round trip.
+   */
+  peek(tokenHash: string): Caller | undefined
 }
 
 function keyOf(row: ApiTokensTable): string {
@@ -49,6 +54,8 @@ type RowWithVersion = ApiTokensTable & { readonly data_version: number }
 export function tokenCallers(db: Db): TokenCallers {
   const watch = watchTables(db, callerTables)
   const kept = new Map<string, { readonly stamp: string; readonly caller: Caller }>()
+  /** The key of the caller kept for each token hash (bounded with `kept`: a hash whose caller went reads nothing). */
+  const keyByHash = new Map<string, string>()
   const tokens = (tables: Db) => tables.withTables<IdentityTables>().selectFrom('api_tokens').selectAll()
   const plainRow = preparedQuery<{ tokenHash: string }, ApiTokensTable>((on, p) =>
     tokens(on).where('token_hash', '=', p.tokenHash),
@@ -86,11 +93,21 @@ export function tokenCallers(db: Db): TokenCallers {
       if (stamp === null) return
       const key = keyOf(row)
       kept.delete(key)
+      keyByHash.delete(row.token_hash)
       if (kept.size >= maxKept) {
         const oldest = kept.keys().next()
         if (!oldest.done) kept.delete(oldest.value)
       }
+      if (keyByHash.size >= maxKept) {
+        const oldest = keyByHash.keys().next()
+        if (!oldest.done) keyByHash.delete(oldest.value)
+      }
       kept.set(key, { stamp, caller })
+      keyByHash.set(row.token_hash, key)
+    },
+    peek(tokenHash) {
+      const key = keyByHash.get(tokenHash)
+      return key === undefined ? undefined : kept.get(key)?.caller
     },
   }
 }

@@ -3,7 +3,7 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AuditActor } from '../audit/audit-log.ts'
-import { type AuthenticationContext, authenticate } from '../auth/authenticate.ts'
+import { type AuthenticationContext, authenticate, CallerChanged, guessCaller } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'
 import type { SecretBox } from '../crypto/secret-box.ts'
 import { writeEvent } from '../events/outbox.ts'
@@ -201,6 +201,8 @@ export interface MountOptions {
 /** What one request was charged to: the headers of the last allowance it counted against. */
 interface Charges {
   headers: Readonly<Record<string, string>> | undefined
+  /** The credential counted already, when the request was first answered on a guessed caller. */
+  credential?: string
 }
 
 /** Builds the request pipeline of one route. */
@@ -269,10 +271,18 @@ export function compileRoute(
       if (error instanceof Problem && error.status === 401) await charge(charges, { address: info.address })
       throw error
     }
-    const pending = charge(charges, {
-      credential: caller.token ? `token:${caller.token.id}` : `session:${caller.session?.id}`,
-    })
-    if (pending) await pending
+    const credential = caller.token ? `token:${caller.token.id}` : `session:${caller.session?.id}`
+    // Counted already when the request was first answered on a guess of this very caller (see `guessed`).
+    if (charges.credential !== credential) {
+      const pending = charge(charges, { credential })
+      if (pending) await pending
+    }
+    permit(caller)
+    return caller
+  }
+
+  /** Refuses a caller the route is not for (403). */
+  function permit(caller: Caller): void {
     // Minting, revoking and password changes are for the whole account: a token narrowed by scope or customer
     // could otherwise mint itself a wider one.
     if (
@@ -293,7 +303,45 @@ export function compileRoute(
         },
       })
     }
-    return caller
+  }
+
+  /** Whether a request may be answered on a guessed caller: a plain list read, which changes nothing. */
+  const guessable =
+    route.method === 'GET' &&
+    route.list !== undefined &&
+    !route.public &&
+    !route.credential &&
+    !route.strictRateLimit &&
+    !route.idempotent &&
+    !route.change
+
+  /**
+   * The caller guessed for a list read (PostgreSQL, a kept caller), and what confirms it: the token read, and the
+   * count against its allowance, both sent at once. The confirmation settles as `authorise` would answer: 401 (the
+   * address charged), 429, 403, or {@link CallerChanged} when the request must be answered afresh.
+   */
+  function guessed(
+    request: Request,
+    info: RequestInfo,
+    charges: Charges,
+  ): { caller: Caller; confirmation: Promise<void> } | null {
+    const guess = guessable ? guessCaller(request, runtime.auth) : null
+    if (!guess) return null
+    const { caller } = guess
+    const credential = `token:${caller.token?.id}`
+    charges.credential = credential
+    const counting = charge(charges, { credential }) ?? Promise.resolve()
+    const confirmation = Promise.allSettled([guess.confirm(), counting]).then(async ([token, counted]) => {
+      if (token.status === 'rejected') {
+        const { reason } = token
+        if (reason instanceof Problem && reason.status === 401)
+          await charge(charges, { address: info.address })
+        throw reason
+      }
+      if (counted.status === 'rejected') throw counted.reason
+      permit(caller)
+    })
+    return { caller, confirmation }
   }
 
   const viewOf = (caller: Caller | null): TenantView | null =>
@@ -444,7 +492,39 @@ export function compileRoute(
     beforeHandler: ((caller: Caller | null, body: unknown) => Promise<KeptAnswer | null>) | null,
     keyInChange: KeyInChange | null = null,
   ): Promise<KeptAnswer> {
-    const caller = await authorise(request, info, charges)
+    const guess = keyInChange || beforeHandler ? null : guessed(request, info, charges)
+    if (!guess) return proceed(await authorise(request, info, charges))
+    // The read runs beside the confirming one; its answer leaves only once the guess is confirmed.
+    const proceeding = proceed(guess.caller).then(
+      (answer) => ({ answer }),
+      (error: unknown) => ({ error }),
+    )
+    try {
+      await guess.confirmation
+    } catch (error) {
+      await proceeding
+      if (!(error instanceof CallerChanged)) throw error
+      return proceed(await authorise(request, info, charges))
+    }
+    const outcome = await proceeding
+    if ('error' in outcome) throw outcome.error
+    return outcome.answer
+
+    /** Everything after the caller is known: validate, handle, render. */
+    async function proceed(caller: Caller | null): Promise<KeptAnswer> {
+      return answerFor(caller, request, rawParams, info, beforeHandler, keyInChange)
+    }
+  }
+
+  /** Answers the request of `caller` (authorised): validate, then the handler; the answer as data. */
+  async function answerFor(
+    caller: Caller | null,
+    request: Request,
+    rawParams: Record<string, string>,
+    info: RequestInfo,
+    beforeHandler: ((caller: Caller | null, body: unknown) => Promise<KeptAnswer | null>) | null,
+    keyInChange: KeyInChange | null,
+  ): Promise<KeptAnswer> {
     if (caller && info.trace) {
       info.trace.userId = caller.user.id
       info.trace.tokenId = caller.token?.id ?? null

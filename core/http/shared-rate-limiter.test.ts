@@ -54,6 +54,27 @@ describe('several instances on one store', () => {
     }
   })
 
+  test('list reads, answered beside the reads that confirm their kept caller, are counted the same', async () => {
+    const [a, b] = await twoInstances({ perMinute: 4 })
+    const token = await a.token()
+    const jobs = (instance: TestPanel) => instance.request('GET', '/api/v1/jobs', { token })
+    const answers: Response[] = []
+    for (let i = 0; i < 10; i++) answers.push(await jobs(i % 2 === 0 ? a : b))
+    expect(answers.map((answer) => answer.status)).toEqual(
+      shared ? [200, 200, 200, 200, ...Array(6).fill(429)] : [...Array(8).fill(200), 429, 429],
+    )
+    if (shared)
+      expect(answers.slice(0, 4).map((answer) => answer.headers.get('ratelimit')?.split(';')[1])).toEqual([
+        'r=3',
+        'r=2',
+        'r=1',
+        'r=0',
+      ])
+    const refused = answers.at(-1) as Response
+    await expectProblem(refused, 429, 'rate_limited')
+    expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=4;w=60')
+  })
+
   test('requests at once, spread over both instances, get exactly the allowance between them', async () => {
     const [a, b] = await twoInstances({ perMinute: 5 })
     const token = await a.token()

@@ -147,7 +147,9 @@ export async function endpointsForEvents(
       .filter(
         (endpoint) =>
           (endpoint.row.brand_id === null || endpoint.row.brand_id === event.brandId) &&
-          (endpoint.events.has('*') || endpoint.events.has(event.kind)),
+          (endpoint.events.has('*') || endpoint.events.has(event.kind)) &&
+          // Events from the endpoint's creation on, whenever they are dispatched (docs/webhooks.md).
+          endpoint.row.created_at <= event.occurredAt,
       )
       .map((endpoint) => endpoint.row)
 }
