@@ -157,7 +157,8 @@ export async function runPostgres(
           method: 'POST',
           headers: { ...staff, 'content-type': 'application/json' },
           uniqueSites: seeded.bigCustomerId,
-          connections: 4,
+          // Issue 14's target is at 16 connections.
+          connections: 16,
         }
         created += results.add(`create:${target}`, await run(target, config, seconds, provisioned)).total
       }

@@ -116,7 +116,8 @@ export async function runSqlite({ counts, seconds, rounds, warmUp }: BenchOption
             method: 'POST',
             headers: { ...staff, 'content-type': 'application/json' },
             uniqueSites: seeded.bigCustomerId,
-            connections: 4,
+            // Issue 14's target is at 16 connections.
+            connections: 16,
           },
           on(panel),
           seconds,

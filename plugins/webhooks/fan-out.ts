@@ -24,6 +24,8 @@ export function payloadOf(event: OutboxEvent): string {
  * batch commits, and `queued` wakes this instance's at once.
  */
 export function webhookFanOut(store: Store, queued: () => void): EventConsumer {
+  /** Whether a batch queued deliveries since the loop was last woken: a batch that queued none wakes nothing. */
+  let queuedSome = false
   async function fanOut(trx: Trx, events: readonly OutboxEvent[]): Promise<void> {
     const endpointsOf = await endpointsForEvents(trx, events)
     const now = nowIso()
@@ -49,11 +51,16 @@ export function webhookFanOut(store: Store, queued: () => void): EventConsumer {
     if (rows.length === 0) return
     await insertDeliveries(trx, rows)
     await deliveriesQueued(store, trx)
+    queuedSome = true
   }
   return {
     name: 'webhooks',
     receive: (trx, event) => fanOut(trx, [event]),
     receiveBatch: fanOut,
-    dispatched: queued,
+    dispatched() {
+      if (!queuedSome) return
+      queuedSome = false
+      queued()
+    },
   }
 }
