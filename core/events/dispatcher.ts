@@ -23,18 +23,9 @@ export interface DispatcherOptions {
   readonly pollIntervalMs: number
   /** Events per transaction. Default 100. */
   readonly batchSize: number
-  /**
-   * How long a wake-up waits for more commits to join it, in ms. Default 2: under a burst of changes the events of
-   * many commits then go out in one batch (one transaction, one round of webhook deliveries) instead of one each.
-   */
-  readonly gatherMs?: number
 }
 
-export const defaultDispatcherOptions: DispatcherOptions = {
-  pollIntervalMs: 250,
-  batchSize: 100,
-  gatherMs: 2,
-}
+export const defaultDispatcherOptions: DispatcherOptions = { pollIntervalMs: 250, batchSize: 100 }
 
 /** The dispatcher of one panel; a failed batch is logged with the event and the consumer that threw. */
 export function createDispatcher(
@@ -146,21 +137,6 @@ export function createDispatcher(
     return running
   }
 
-  /** A wake-up after `gatherMs`, joined by every commit meanwhile. */
-  let gathering: ReturnType<typeof setTimeout> | undefined
-  function wakeSoon(): void {
-    if (!started) return
-    const gatherMs = options.gatherMs ?? 0
-    if (gatherMs <= 0) {
-      void wake()
-      return
-    }
-    gathering ??= setTimeout(() => {
-      gathering = undefined
-      if (started) void wake()
-    }, gatherMs)
-  }
-
   function schedule(): void {
     if (!started) return
     timer = setTimeout(async () => {
@@ -172,7 +148,7 @@ export function createDispatcher(
   return {
     /** Wakes the dispatcher: a transaction with events just committed. */
     nudge(): void {
-      wakeSoon()
+      if (started) void wake()
     },
     /** Dispatches everything pending now (tests, shutdown). */
     async flush(): Promise<void> {
@@ -189,8 +165,13 @@ export function createDispatcher(
       if (started) return
       started = true
       // Events written on any instance wake it when their transaction commits.
-      listening = listenWhileRunning(store, eventsChannel, wakeSoon, (error) =>
-        log.error({ err: error }, 'listening for new events failed; polling alone finds them'),
+      listening = listenWhileRunning(
+        store,
+        eventsChannel,
+        () => {
+          if (started) void wake()
+        },
+        (error) => log.error({ err: error }, 'listening for new events failed; polling alone finds them'),
       )
       void wake()
       schedule()
@@ -198,8 +179,6 @@ export function createDispatcher(
     async stop(): Promise<void> {
       started = false
       clearTimeout(timer)
-      clearTimeout(gathering)
-      gathering = undefined
       await listening?.stop()
       listening = null
       await running

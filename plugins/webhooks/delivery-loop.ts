@@ -156,7 +156,6 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
     const limit = room()
     const look = limit > 0 && mayBeDue
     if (finished.length === 0 && !look) return
-    const now = Date.now()
     let outcome: { recorded: (Recorded | null)[]; claimed: ClaimedDelivery[] }
     try {
       outcome = await deps.store.transaction(
@@ -165,8 +164,11 @@ export function createDeliveryLoop(deps: DeliveryDeps): DeliveryLoop {
           // Recorded first: the claim below then counts these attempts out of their endpoints' limits.
           for (const attempt of finished) recorded.push(await recordAttempt(deps, trx, owner, attempt))
           if (!look) return { recorded, claimed: [] }
-          // Deliveries whose wake-up came before this look have committed, and the claim sees them.
+          // Deliveries whose wake-up came before this look have committed, and the claim sees them. The time is
+          // taken here, not before the transaction: deliveries committed while the round waited for it carry a
+          // later `next_attempt_at` than a time read earlier, and would wait for the next poll.
           mayBeDue = false
+          const now = Date.now()
           const claimed = await claimDue(trx, {
             owner,
             now: new Date(now).toISOString(),
