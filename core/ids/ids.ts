@@ -1,15 +1,17 @@
 // Type-prefixed, time-sortable identifiers (`site_01JD…`): a ULID after the prefix, monotonic within a millisecond.
 
-const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+/** Crockford's base32 alphabet, the characters of every id. */
+export const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 const randomLength = 16 // 80 bits, in 5-bit characters
 
 let lastTime = -1
 let lastRandom: number[] = []
 
-function encodeTime(time: number): string {
+/** `value` as `length` base32 characters, most significant first (an id's time is `base32(ms, 10)`). */
+export function base32(value: number, length: number): string {
   let out = ''
-  let rest = time
-  for (let i = 0; i < 10; i++) {
+  let rest = value
+  for (let i = 0; i < length; i++) {
     out = crockford[rest % 32] + out
     rest = Math.floor(rest / 32)
   }
@@ -44,7 +46,7 @@ export function ulid(now: number = Date.now()): string {
     lastTime = now
     lastRandom = freshRandom()
   }
-  return encodeTime(lastTime) + lastRandom.map((digit) => crockford[digit]).join('')
+  return base32(lastTime, 10) + lastRandom.map((digit) => crockford[digit]).join('')
 }
 
 /**

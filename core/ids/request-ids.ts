@@ -1,17 +1,7 @@
 // Request ids: shaped like every other id (`req_` and 26 Crockford base32 characters, time first), but made for
 // every request, so without asking the system for randomness each time.
 
-const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
-
-function base32(value: number, length: number): string {
-  let out = ''
-  let rest = value
-  for (let i = 0; i < length; i++) {
-    out = crockford[rest % 32] + out
-    rest = Math.floor(rest / 32)
-  }
-  return out
-}
+import { base32, crockford } from './ids.ts'
 
 /** 50 random bits per process: two instances counting from the same millisecond still make different ids. */
 const processPart = Array.from(
