@@ -49,13 +49,6 @@ export function bearerTokenOf(request: Request): string | null {
   return match?.[1] ?? ''
 }
 
-/** The token row's refusal (revoked, expired), or null when it may be used at `now`. */
-function refusalOf(row: ApiTokensTable | undefined, now: number): Problem | null {
-  if (!row || row.revoked_at !== null) return unauthorized(kernelProblems.invalid_token, 'invalid_token')
-  if (Date.parse(row.expires_at) <= now) return unauthorized(kernelProblems.token_expired, 'invalid_token')
-  return null
-}
-
 /** Whether `lastUsedAt` is due to be written: at most once a minute, since reads must not turn into writes. */
 function useIsDue(row: ApiTokensTable, now: number): boolean {
   return !row.last_used_at || now - Date.parse(row.last_used_at) > lastUsedResolutionMs
@@ -63,7 +56,7 @@ function useIsDue(row: ApiTokensTable, now: number): boolean {
 
 /**
  * The caller of a token. Most requests come from a token whose caller is kept and whose use was noted within the
- * minute: on SQLite that is answered at once, one statement and no promise; everything else takes the slow path.
+ * minute: on SQLite that is answered at once, one statement and no promise.
  */
 function callerOfToken(token: string, context: AuthenticationContext): Caller | Promise<Caller> {
   if (!apiTokens.isWellFormed(token)) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
@@ -72,28 +65,31 @@ function callerOfToken(token: string, context: AuthenticationContext): Caller | 
   // The token is read on every request, so revocation and expiry take effect at once, in any process.
   const read = callers.readNow(tokenHash)
   if (read === null) return callers.read(tokenHash).then((later) => callerOfTokenRow(later, context))
-  const now = Date.now()
-  const refusal = refusalOf(read.row, now)
-  if (refusal) throw refusal
-  const row = read.row as ApiTokensTable
-  const kept = callers.get(row, read.stamp)
-  if (kept && !useIsDue(row, now)) return kept
   return callerOfTokenRow(read, context)
 }
 
-/** The caller of a token row as read (with its stamp): the kept one, or one made afresh. */
-async function callerOfTokenRow(read: TokenRead, context: AuthenticationContext): Promise<Caller> {
+/**
+ * The caller of a token row as read (with its stamp): the kept one (at once, unless its use is due to be noted),
+ * or one made afresh.
+ */
+function callerOfTokenRow(read: TokenRead, context: AuthenticationContext): Caller | Promise<Caller> {
   const now = Date.now()
-  const refusal = refusalOf(read.row, now)
-  if (refusal) throw refusal
-  const row = read.row as ApiTokensTable
-  const callers = tokenCallersOf(context)
+  const { row, stamp } = read
+  if (!row || row.revoked_at !== null) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
+  if (Date.parse(row.expires_at) <= now) throw unauthorized(kernelProblems.token_expired, 'invalid_token')
   // A kept caller was made while its user was enabled; disabling the user writes `users`, which ends it.
-  const kept = callers.get(row, read.stamp)
-  if (kept) {
-    await noteUse(row, now, context)
-    return kept
-  }
+  const kept = tokenCallersOf(context).get(row, stamp)
+  if (!kept) return freshCallerOfToken(row, stamp, now, context)
+  return useIsDue(row, now) ? noteUse(row, now, context).then(() => kept) : kept
+}
+
+/** Makes the caller of a token row afresh, and keeps it under `stamp`. */
+async function freshCallerOfToken(
+  row: ApiTokensTable,
+  stamp: string | null,
+  now: number,
+  context: AuthenticationContext,
+): Promise<Caller> {
   const record = toApiToken(row)
   const user = await findUserById(context.db, record.userId)
   if (!user) throw unauthorized(kernelProblems.invalid_token, 'invalid_token')
@@ -106,7 +102,7 @@ async function callerOfTokenRow(read: TokenRead, context: AuthenticationContext)
     expiresAt: record.expiresAt,
   }
   const caller = await buildCaller(context.db, user, { token: callerToken }, context.scopes)
-  callers.keep(row, read.stamp, caller)
+  tokenCallersOf(context).keep(row, stamp, caller)
   return caller
 }
 

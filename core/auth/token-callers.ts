@@ -47,6 +47,23 @@ function keyOf(row: ApiTokensTable): string {
 
 type RowWithVersion = ApiTokensTable & { readonly data_version: number }
 
+/** The read of a token from its statement's rows; `writes` is this process's side of the stamp (null: unwatched). */
+function readOf(rows: readonly ApiTokensTable[], writes: number | null): TokenRead {
+  const [row] = rows
+  const stamp = row && writes !== null ? stampOf((row as RowWithVersion).data_version, writes) : null
+  return { row, stamp }
+}
+
+/** Sets `key` in `map` as its newest entry, the oldest going past `maxKept`. */
+function keepNewest<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key)
+  if (map.size >= maxKept) {
+    const oldest = map.keys().next()
+    if (!oldest.done) map.delete(oldest.value)
+  }
+  map.set(key, value)
+}
+
 /**
  * Callers kept per token on `db`'s store. On a store that cannot watch its tables cheaply nothing is kept, and
  * every request makes its caller afresh.
@@ -68,21 +85,19 @@ export function tokenCallers(db: Db): TokenCallers {
     )
   return {
     async read(tokenHash) {
-      if (!watch || !rowWithVersion) return { row: (await plainRow(db, { tokenHash }))[0], stamp: null }
+      if (!watch || !rowWithVersion) return readOf(await plainRow(db, { tokenHash }), null)
+      // Counted before the statement: a write between the two makes the stamp older, never newer.
       const writes = watch.writes()
-      const [row] = await rowWithVersion(db, { tokenHash })
-      return { row, stamp: row ? stampOf(row.data_version, writes) : null }
+      return readOf(await rowWithVersion(db, { tokenHash }), writes)
     },
     readNow(tokenHash) {
       if (!watch || !rowWithVersion) {
         const rows = plainRow.now(db, { tokenHash })
-        return rows && { row: rows[0], stamp: null }
+        return rows && readOf(rows, null)
       }
       const writes = watch.writes()
       const rows = rowWithVersion.now(db, { tokenHash })
-      if (rows === null) return null
-      const [row] = rows
-      return { row, stamp: row ? stampOf(row.data_version, writes) : null }
+      return rows && readOf(rows, writes)
     },
     get(row, stamp) {
       if (stamp === null) return undefined
@@ -92,18 +107,8 @@ export function tokenCallers(db: Db): TokenCallers {
     keep(row, stamp, caller) {
       if (stamp === null) return
       const key = keyOf(row)
-      kept.delete(key)
-      keyByHash.delete(row.token_hash)
-      if (kept.size >= maxKept) {
-        const oldest = kept.keys().next()
-        if (!oldest.done) kept.delete(oldest.value)
-      }
-      if (keyByHash.size >= maxKept) {
-        const oldest = keyByHash.keys().next()
-        if (!oldest.done) keyByHash.delete(oldest.value)
-      }
-      kept.set(key, { stamp, caller })
-      keyByHash.set(row.token_hash, key)
+      keepNewest(kept, key, { stamp, caller })
+      keepNewest(keyByHash, row.token_hash, key)
     },
     peek(tokenHash) {
       const key = keyByHash.get(tokenHash)

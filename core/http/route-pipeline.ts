@@ -205,6 +205,11 @@ interface Charges {
   credential?: string
 }
 
+/** The allowance a caller's requests count against: its token's, or its session's. */
+function credentialOf(caller: Caller): string {
+  return caller.token ? `token:${caller.token.id}` : `session:${caller.session?.id}`
+}
+
 /** Builds the request pipeline of one route. */
 export function compileRoute(
   route: RouteDefinition,
@@ -271,7 +276,7 @@ export function compileRoute(
       if (error instanceof Problem && error.status === 401) await charge(charges, { address: info.address })
       throw error
     }
-    const credential = caller.token ? `token:${caller.token.id}` : `session:${caller.session?.id}`
+    const credential = credentialOf(caller)
     // Counted already when the request was first answered on a guess of this very caller (see `guessed`).
     if (charges.credential !== credential) {
       const pending = charge(charges, { credential })
@@ -328,7 +333,7 @@ export function compileRoute(
     const guess = guessable ? guessCaller(request, runtime.auth) : null
     if (!guess) return null
     const { caller } = guess
-    const credential = `token:${caller.token?.id}`
+    const credential = credentialOf(caller)
     charges.credential = credential
     const counting = charge(charges, { credential }) ?? Promise.resolve()
     const confirmation = Promise.allSettled([guess.confirm(), counting]).then(async ([token, counted]) => {

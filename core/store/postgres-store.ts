@@ -156,10 +156,10 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
      */
     async transaction<T>(work: (trx: Trx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       const isolation = options.isolation ?? 'serializable'
+      // Read committed transactions lock what they depend on, and wait instead of colliding: never gated.
+      const gated = isolation === 'serializable'
       for (let attempt = 1; ; attempt++) {
         try {
-          // Read committed transactions lock what they depend on, and wait instead of colliding: never gated.
-          const gated = isolation === 'serializable'
           const run = () =>
             db
               .transaction()
