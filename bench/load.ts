@@ -3,7 +3,9 @@
 
 import { readFileSync } from 'node:fs'
 import { type CpuScope, measureCpu } from './cpu.ts'
-import { root } from './standalone.ts'
+import { root, type Started } from './standalone.ts'
+
+export { type Started, start } from './standalone.ts'
 
 /** One run of autocannon against one or more URLs. */
 export interface Load {
@@ -33,39 +35,6 @@ export interface DriveConfig {
   readonly connections?: number
   /** Each request a new site of this customer, with its own Idempotency-Key. */
   readonly uniqueSites?: string
-}
-
-/** A started server. */
-export interface Started {
-  readonly url: string
-  readonly process: Bun.Subprocess<'ignore', 'pipe', 'inherit'>
-}
-
-/** Starts a Bun script with `env` added to this process's environment, and waits for the URL it prints. */
-export async function start(script: string, env: Record<string, string | undefined>): Promise<Started> {
-  // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md). A setting
-  // given as undefined is removed.
-  const merged = Object.entries({ ...process.env, LOG_REQUESTS: '0', ...env }).filter(
-    (entry): entry is [string, string] => entry[1] !== undefined,
-  )
-  const child = Bun.spawn([process.execPath, script], {
-    cwd: root,
-    env: Object.fromEntries(merged),
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  const reader = child.stdout.getReader()
-  let output = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`${script} exited: ${output}`)
-    output += new TextDecoder().decode(value)
-    const url = /listening on (\S+)/.exec(output)?.[1]
-    if (url) {
-      reader.releaseLock()
-      return { url, process: child as Bun.Subprocess<'ignore', 'pipe', 'inherit'> }
-    }
-  }
 }
 
 /** Stops servers with SIGTERM and waits for them. */

@@ -7,6 +7,7 @@ import { createPanel, type Store } from '../core/host.ts'
 import { installationPlugins, servePanel, settingsFromEnv } from '../hosts/index.ts'
 import { installationStoreOf } from '../hosts/installation-store.ts'
 import { createHostLogger } from '../hosts/observability.ts'
+import { panelOptionsOf } from '../hosts/standard-panel.ts'
 
 /**
  * The store, saying it is SQLite: createPanel then picks the in-memory limiter and login throttle, which is all
@@ -25,13 +26,7 @@ const panel = await createPanel({
   plugins,
   overrides,
   secret: settings.secret ?? '',
-  limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
-  rateLimits: settings.rateLimitPerMinute ? { perMinute: settings.rateLimitPerMinute } : {},
-  jobs: {
-    ...(settings.jobWorkers ? { concurrency: settings.jobWorkers } : {}),
-    ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
-  },
-  defaultCustomerLimits: settings.defaultCustomerLimits,
+  ...panelOptionsOf(settings),
   logger: log,
   metrics: { token: settings.metricsToken, processMetrics: true },
 })

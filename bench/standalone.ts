@@ -20,18 +20,22 @@ export async function runBun(args: string[], env: Record<string, string>): Promi
   return output
 }
 
-/** A spawned standalone server. */
-export interface BenchServer {
+/** A started server. */
+export interface Started {
   readonly url: string
   readonly process: Bun.Subprocess<'ignore', 'pipe', 'inherit'>
 }
 
-/** Starts `hosts/bun/main.ts` with `env` and waits for the URL it prints. */
-export async function startServer(env: Record<string, string>): Promise<BenchServer> {
-  const child = Bun.spawn([process.execPath, 'hosts/bun/main.ts'], {
+/** Starts a Bun script with `env` added to this process's environment, and waits for the URL it prints. */
+export async function start(script: string, env: Record<string, string | undefined>): Promise<Started> {
+  // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md). A setting
+  // given as undefined is removed.
+  const merged = Object.entries({ ...process.env, LOG_REQUESTS: '0', ...env }).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  )
+  const child = Bun.spawn([process.execPath, script], {
     cwd: root,
-    // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md).
-    env: { ...process.env, LOG_REQUESTS: '0', ...env },
+    env: Object.fromEntries(merged),
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'inherit',
@@ -40,7 +44,7 @@ export async function startServer(env: Record<string, string>): Promise<BenchSer
   let output = ''
   for (;;) {
     const { value, done } = await reader.read()
-    if (done) throw new Error(`the server exited: ${output}`)
+    if (done) throw new Error(`${script} exited: ${output}`)
     output += new TextDecoder().decode(value)
     const url = /listening on (\S+)/.exec(output)?.[1]
     if (url) {
@@ -48,6 +52,11 @@ export async function startServer(env: Record<string, string>): Promise<BenchSer
       return { url, process: child }
     }
   }
+}
+
+/** Starts `hosts/bun/main.ts` (the standalone server, as `npm start` runs it) with `env`. */
+export function startServer(env: Record<string, string>): Promise<Started> {
+  return start('hosts/bun/main.ts', env)
 }
 
 /** Makes a platform staff user with the CLI and answers a `*` token of theirs. */

@@ -97,6 +97,19 @@ export interface OpenOptions {
   readonly processMetrics?: boolean
 }
 
+/** The panel options the settings give (body, rate and customer limits, job workers), as `npm start` applies them. */
+export function panelOptionsOf(settings: StandardSettings) {
+  return {
+    limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
+    rateLimits: settings.rateLimitPerMinute ? { perMinute: settings.rateLimitPerMinute } : {},
+    jobs: {
+      ...(settings.jobWorkers ? { concurrency: settings.jobWorkers } : {}),
+      ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
+    },
+    defaultCustomerLimits: settings.defaultCustomerLimits,
+  }
+}
+
 /** Opens the installation in `settings.dataDir` with `plugins` (and the overrides an {@link Installation} names). */
 export async function openStandardPanel(
   settings: StandardSettings,
@@ -116,13 +129,7 @@ export async function openStandardPanel(
       plugins,
       overrides,
       secret,
-      limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
-      rateLimits: settings.rateLimitPerMinute ? { perMinute: settings.rateLimitPerMinute } : {},
-      jobs: {
-        ...(settings.jobWorkers ? { concurrency: settings.jobWorkers } : {}),
-        ...(settings.jobLeaseMs ? { leaseMs: settings.jobLeaseMs } : {}),
-      },
-      defaultCustomerLimits: settings.defaultCustomerLimits,
+      ...panelOptionsOf(settings),
       observe: options.observe,
       ...(options.logger ? { logger: options.logger } : {}),
       // METRICS_TOKEN, else loopback callers only (docs/operators.md).
