@@ -14,6 +14,7 @@ type Run =
   | 'panelFirst'
   | 'ceilingFirst'
   | 'plainFirst'
+  | 'besideFirst'
   | 'panelDeep'
   | 'ceilingDeep'
   | 'plainDeep'
@@ -56,6 +57,13 @@ export async function runSqlite({ counts, seconds, rounds, warmUp }: BenchOption
       PLINTH_SECRET: seeded.secret,
       CEILING_CURSOR: 'plain',
     })
+    // The same ceiling in a process holding an opened panel: what the panel's process weighs on the same work.
+    const besideCeiling = await start('bench/ceiling-in-panel.ts', {
+      ...env,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      PLINTH_SECRET: seeded.secret,
+    })
     const limited = { authorization: `Bearer ${seeded.limitedToken}` }
     const staff = { authorization: `Bearer ${seeded.staffToken}` }
     const deep = await deepCursor(panel.url, seeded.limitedToken, counts.bigCustomerSites)
@@ -85,6 +93,7 @@ export async function runSqlite({ counts, seconds, rounds, warmUp }: BenchOption
       await run({ url: `${panel.url}/api/v1/sites`, headers: limited }, on(panel), warmUp)
       await run({ url: `${ceiling.url}/`, headers: limited }, on(ceiling), warmUp)
       await run({ url: `${plainCeiling.url}/`, headers: limited }, on(plainCeiling), warmUp)
+      await run({ url: `${besideCeiling.url}/`, headers: limited }, on(besideCeiling), warmUp)
       await run({ url: `${panel.url}/api/v1/usage`, headers: staff }, on(panel), warmUp)
     }
 
@@ -99,6 +108,7 @@ export async function runSqlite({ counts, seconds, rounds, warmUp }: BenchOption
       await list('panelFirst', `${panel.url}/api/v1/sites`, panel)
       await list('ceilingFirst', `${ceiling.url}/`, ceiling)
       await list('plainFirst', `${plainCeiling.url}/`, plainCeiling)
+      await list('besideFirst', `${besideCeiling.url}/`, besideCeiling)
       await list('panelDeep', `${panel.url}/api/v1/sites?cursor=${deepCursorParam}`, panel)
       await list('ceilingDeep', `${ceiling.url}/?cursor=${deepCursorParam}`, ceiling)
       await list('plainDeep', `${plainCeiling.url}/?cursor=${deep.lastId}`, plainCeiling)
@@ -136,6 +146,7 @@ export async function runSqlite({ counts, seconds, rounds, warmUp }: BenchOption
     console.log(row('GET /api/v1/sites, first page (panel)', m('panelFirst')))
     console.log(row('  same query and JSON, bare Bun.serve ceiling', m('ceilingFirst')))
     console.log(row('  ceiling with the last id as cursor', m('plainFirst')))
+    console.log(row('  the ceiling in a process holding an opened panel', m('besideFirst')))
     console.log(row('GET /api/v1/sites, deep page (panel)', m('panelDeep')))
     console.log(row('  same query and JSON, bare Bun.serve ceiling', m('ceilingDeep')))
     console.log(row('  ceiling with the last id as cursor', m('plainDeep')))
@@ -154,13 +165,16 @@ export async function runSqlite({ counts, seconds, rounds, warmUp }: BenchOption
       `panel / plain-cursor ceiling: first page ${ratio(m('panelFirst'), m('plainFirst'))}%, deep page ${ratio(m('panelDeep'), m('plainDeep'))}%`,
     )
     console.log(
+      `the panel's process weight: ceiling beside a panel / bare ceiling ${ratio(m('besideFirst'), m('ceilingFirst'))}%, CPU ${(m('besideFirst').serverCpu / m('ceilingFirst').serverCpu).toFixed(2)}x; panel / ceiling beside a panel ${ratio(m('panelFirst'), m('besideFirst'))}%, CPU ${(m('panelFirst').serverCpu / m('besideFirst').serverCpu).toFixed(2)}x`,
+    )
+    console.log(
       `deep page / first page latency: p50 ${(m('panelDeep').p50 / Math.max(m('panelFirst').p50, 1)).toFixed(2)}x, mean ${(m('panelDeep').mean / m('panelFirst').mean).toFixed(2)}x; throughput ${ratio(m('panelDeep'), m('panelFirst'))}%`,
     )
     console.log(
       `throughput ranges over the rounds (req/s): panel first page ${results.range('panelFirst')}, ceiling ${results.range('ceilingFirst')}; panel deep ${results.range('panelDeep')}, ceiling ${results.range('ceilingDeep')}; usage ${results.range('usage')}; create ${results.range('create')}`,
     )
     console.log(`panel peak memory (VmHWM): ${peakMiB(panel.process.pid).toFixed(0)} MiB`)
-    await stop([panel, ceiling, plainCeiling])
+    await stop([panel, ceiling, plainCeiling, besideCeiling])
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }
