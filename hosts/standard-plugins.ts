@@ -4,14 +4,15 @@ import type { PluginDefinition } from '../core/host.ts'
 import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
+import { databasesPlugin } from '../plugins/databases/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
 import { webhooksPlugin } from '../plugins/webhooks/index.ts'
 import type { StandardSettings } from './settings.ts'
 
 /**
- * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, billing (checkout
- * `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and `webhookAllowedHosts`).
+ * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, billing
+ * (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and `webhookAllowedHosts`).
  */
 export function standardPlugins(
   settings: Pick<StandardSettings, 'dataDir' | 'webhookAllowedHosts'> &
@@ -22,6 +23,7 @@ export function standardPlugins(
     customersPlugin(),
     nodesPlugin({ dataDir: settings.dataDir }),
     sitesPlugin(),
+    databasesPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
   ]

@@ -16,6 +16,7 @@ type CallerKind = 'platform' | 'brand' | 'member'
 
 // The scope model, written out from the issue rather than read from the panel, so the two can disagree.
 const siteScopes = ['site:read', 'site:create', 'site:update', 'site:delete']
+const databaseScopes = ['database:read', 'database:manage']
 const jobScopes = ['job:read', 'job:cancel']
 const billingScopes = ['billing:read', 'billing:manage']
 // The audit log is a customer scope that no role but owner and admin holds (it belongs to no role's resources).
@@ -25,6 +26,7 @@ const teamScopes = [
   'members:manage',
   'audit:read',
   ...siteScopes,
+  ...databaseScopes,
   ...jobScopes,
   ...billingScopes,
 ]
@@ -41,11 +43,17 @@ const staffScopes = [
   // Suspending a site by hand is an administrative act (abuse): a staff scope, held by no team role.
   'site:suspend',
 ]
-const platformOnlyScopes = ['brand:create', 'node:read', 'node:manage']
+const platformOnlyScopes = [
+  'brand:create',
+  'node:read',
+  'node:manage',
+  'database-server:read',
+  'database-server:manage',
+]
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,
   admin: teamScopes.filter((scope) => scope !== 'billing:manage'),
-  developer: [...siteScopes, ...jobScopes],
+  developer: [...siteScopes, ...databaseScopes, ...jobScopes],
   billing: ['customer:read', ...billingScopes],
 }
 

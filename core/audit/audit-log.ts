@@ -30,7 +30,13 @@ const insertEntry = preparedInsert<AuditEntriesTable>('audit_entries', [
   'details',
 ])
 
-const actionPattern = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/
+/**
+ * What an audit action looks like: `<resource>.<verb>`, each part camelCase or with single underscores
+ * (`site.create`, `database_user.rotate_password`).
+ */
+export const auditActionPattern =
+  '^[a-z][a-zA-Z0-9]*(_[a-z0-9][a-zA-Z0-9]*)*\\.[a-z][a-zA-Z0-9]*(_[a-z0-9][a-zA-Z0-9]*)*$'
+const actionPattern = new RegExp(auditActionPattern)
 
 /**
  * Appends one entry to the audit log in `trx`. Its brand is the customer's (as the entry is written), or the one

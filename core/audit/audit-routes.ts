@@ -4,6 +4,7 @@ import { Type as t } from '@sinclair/typebox'
 import { defineRoute, type RouteDefinition } from '../plugin/route.ts'
 import type { Store } from '../store/store.ts'
 import { type TenantView, visibleTo } from '../tenancy/tenant-view.ts'
+import { auditActionPattern } from './audit-log.ts'
 import type { AuditEntriesTable, AuditTables } from './audit-tables.ts'
 
 /** The scope of the audit log: a customer scope (owners and admins), and every staff member's. */
@@ -47,7 +48,7 @@ const AuditQuery = t.Object({
   ),
   action: t.Optional(
     t.String({
-      pattern: '^[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*$',
+      pattern: auditActionPattern,
       maxLength: 100,
       description: '`customer.create`.',
     }),

@@ -8,7 +8,8 @@ export { PluginResolutionError }
 
 const pluginNamePattern = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 const scopeNamePattern = /^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*$/
-const eventKindPattern = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/
+// `resource.pastTenseVerb`; the resource camelCase or with single underscores (`database_user.created`).
+const eventKindPattern = /^[a-z][a-zA-Z0-9]*(_[a-z0-9][a-zA-Z0-9]*)*\.[a-z][a-zA-Z0-9]*$/
 
 /** `/sites/:id` and `/sites/:siteId` are the same route to a router. */
 function routeKey(method: string, path: string): string {

@@ -15,12 +15,12 @@ import {
 } from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
+import { databasesPlugin } from '../databases/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import type { Site } from '../sites/contract.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { Plan, Subscription } from './contract.ts'
 import { billingPlugin } from './index.ts'
-import { databasesStandIn } from './testing/billing-calls.ts'
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'plinth-billing-'))
 const plugins = (withBilling = true): PluginDefinition[] => [
@@ -28,9 +28,8 @@ const plugins = (withBilling = true): PluginDefinition[] => [
   customersPlugin(),
   nodesPlugin({ dataDir: dataDir() }),
   sitesPlugin(),
+  databasesPlugin({ checkIntervalMs: 0 }),
   ...(withBilling ? [billingPlugin()] : []),
-  // No databases plugin yet: a stand-in declares the metric, as one would.
-  databasesStandIn(),
 ]
 
 let tp: TestPanel

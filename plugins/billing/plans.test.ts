@@ -11,7 +11,7 @@ import {
   type TestPanel,
 } from '../../hosts/testing/index.ts'
 import type { Plan } from './contract.ts'
-import { databasesStandIn, eventRecorder } from './testing/billing-calls.ts'
+import { eventRecorder } from './testing/billing-calls.ts'
 
 const recorder = eventRecorder()
 
@@ -31,9 +31,9 @@ function createPlan(token: string, body: Record<string, unknown>): Promise<Respo
 }
 
 beforeAll(async () => {
-  // The standard plugins, and a stand-in declaring `databases`: plans limit whatever metrics plugins declare.
+  // The standard plugins (the databases plugin declares `databases`): plans limit whatever metrics plugins declare.
   tp = await createTestPanel({
-    plugins: [databasesStandIn(), recorder.plugin],
+    plugins: [recorder.plugin],
     events: { pollIntervalMs: 10 },
   })
   tp.panel.start()

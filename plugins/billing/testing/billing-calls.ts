@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { definePlugin, defineProblems, type OutboxEvent } from '../../../core/index.ts'
+import { definePlugin, type OutboxEvent } from '../../../core/index.ts'
 import type { Site } from '../../sites/contract.ts'
 import type { Plan, Subscription } from '../contract.ts'
 
@@ -56,36 +56,6 @@ export function eventRecorder() {
       }
     },
   }
-}
-
-/**
- * A plugin standing in for a databases plugin, which the standard installation does not have yet: it declares the
- * `databases` metric, so plans may limit it beside the sites plugin's `sites`, `domains` and `diskMB`.
- */
-export function databasesStandIn() {
-  const problems = defineProblems({
-    database_limit_reached: {
-      status: 422,
-      detail: 'The customer’s plan allows no more databases.',
-      description: 'Stands in for a databases plugin’s refusal.',
-    },
-  })
-  return definePlugin({
-    name: 'databases-stand-in',
-    version: '1.0.0',
-    description: 'Declares the databases metric plans may limit.',
-    problems,
-    usage: [
-      {
-        name: 'databases',
-        description: 'Databases.',
-        quota: {
-          description: 'How many databases the customer may have.',
-          problem: problems.database_limit_reached,
-        },
-      },
-    ],
-  })
 }
 
 /** A job as the tests read it. */

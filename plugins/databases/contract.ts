@@ -1,0 +1,162 @@
+// The databases plugin's public contract: its resources as the API shows them, its scopes and its events.
+
+import { type Static, t } from '../../core/index.ts'
+import { engineNames } from './engines/engine.ts'
+
+export { type EngineName, engineNames } from './engines/engine.ts'
+
+/** Scope names the plugin declares. */
+export const databaseScopes = {
+  read: 'database:read',
+  manage: 'database:manage',
+  /** Platform staff: the servers databases are placed on. */
+  serverRead: 'database-server:read',
+  serverManage: 'database-server:manage',
+} as const
+
+/** States of a database server: only `active` ones receive new databases. */
+export const serverStatuses = ['active', 'draining', 'disabled'] as const
+/** Lifecycle states of a database. */
+export const databaseStatuses = ['provisioning', 'active', 'failed', 'deleting'] as const
+/** Lifecycle states of a database user. */
+export const databaseUserStatuses = ['provisioning', 'active', 'failed', 'deleting'] as const
+
+const Engine = t.Union(
+  engineNames.map((name) => t.Literal(name)),
+  { description: 'The database engine: `mariadb` or `postgresql`.' },
+)
+
+export const DatabaseServer = t.Object(
+  {
+    id: t.String({ description: 'Identifier, `dbs_…`.' }),
+    name: t.String({ description: 'Name of the server, unique in the installation.' }),
+    engine: Engine,
+    host: t.String({ description: 'Host name or address the panel and the sites reach it at.' }),
+    port: t.Integer({ description: 'TCP port.' }),
+    username: t.String({
+      description: 'The administrator the panel connects as (its password is never shown).',
+    }),
+    status: t.Union(
+      serverStatuses.map((status) => t.Literal(status)),
+      {
+        description:
+          '`active` servers receive new databases; `draining` keeps its databases and receives none; `disabled` is out of use.',
+      },
+    ),
+    version: t.String({
+      description: 'The server’s version, as it said at the last successful connection test.',
+    }),
+    capacity: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+      description: 'How many databases it may hold; null for no limit. A full server receives no new ones.',
+    }),
+    databases: t.Integer({ description: 'How many databases it holds.' }),
+    createdAt: t.String({ format: 'date-time' }),
+    updatedAt: t.String({ format: 'date-time' }),
+  },
+  { $id: 'DatabaseServer' },
+)
+export type DatabaseServer = Static<typeof DatabaseServer>
+
+export const Database = t.Object(
+  {
+    id: t.String({ description: 'Identifier, `db_…`.' }),
+    customerId: t.String({ description: 'The owning customer, `cus_…`.' }),
+    siteId: t.Union([t.String(), t.Null()], {
+      description: 'The site it belongs to, `site_…`: deleting the site deletes the database.',
+    }),
+    engine: Engine,
+    name: t.String({
+      description:
+        'The real name on the server: the customer’s prefix, `_`, and the name asked for (docs/databases.md).',
+    }),
+    serverId: t.String({ description: 'The server it lives on, `dbs_…`.' }),
+    host: t.String({ description: 'Where clients connect.' }),
+    port: t.Integer({ description: 'TCP port clients connect to.' }),
+    status: t.Union(
+      databaseStatuses.map((status) => t.Literal(status)),
+      {
+        description:
+          '`provisioning` until its job made it on the server, then `active`; `deleting` while removed.',
+      },
+    ),
+    sizeBytes: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+      description:
+        'Its size on the server at the last measurement (`sizeMeasuredAt`); null before the first.',
+    }),
+    sizeMeasuredAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    jobId: t.Union([t.String(), t.Null()], { description: 'The latest job working on it, `job_…`.' }),
+    createdAt: t.String({ format: 'date-time' }),
+    updatedAt: t.String({ format: 'date-time' }),
+  },
+  { $id: 'Database' },
+)
+export type Database = Static<typeof Database>
+
+export const DatabaseGrant = t.Object(
+  {
+    databaseId: t.String({
+      maxLength: 64,
+      description: 'A database of the same customer on the same server, `db_…`.',
+    }),
+    access: t.Union([t.Literal('readwrite'), t.Literal('readonly')], {
+      description:
+        '`readwrite`: read, write and change the schema; `readonly`: read, including tables created later.',
+    }),
+  },
+  { $id: 'DatabaseGrant' },
+)
+export type DatabaseGrant = Static<typeof DatabaseGrant>
+
+export const DatabaseUser = t.Object(
+  {
+    id: t.String({ description: 'Identifier, `dbu_…`.' }),
+    customerId: t.String({ description: 'The owning customer, `cus_…`.' }),
+    engine: Engine,
+    serverId: t.String({ description: 'The server the login lives on, `dbs_…`.' }),
+    username: t.String({
+      description: 'The real login name on the server (the customer’s prefix, `_`, the name).',
+    }),
+    host: t.String({ description: 'Where clients connect.' }),
+    port: t.Integer({ description: 'TCP port clients connect to.' }),
+    allowedHosts: t.Array(t.String(), {
+      description:
+        'The client hosts the login is accepted from (MariaDB accounts; on PostgreSQL the server’s pg_hba.conf decides).',
+    }),
+    grants: t.Array(DatabaseGrant, { description: 'What it may do, database by database.' }),
+    status: t.Union(
+      databaseUserStatuses.map((status) => t.Literal(status)),
+      {
+        description:
+          '`provisioning` until its job made the login (and its password, grants and hosts) real on the server; `active` then.',
+      },
+    ),
+    locked: t.Boolean({ description: 'Whether the login is locked because its customer is suspended.' }),
+    drift: t.Union(
+      [
+        t.Object(
+          {
+            detectedAt: t.String({ format: 'date-time' }),
+            onServer: t.Array(DatabaseGrant, {
+              description: 'The grants the server holds on the customer’s own databases.',
+            }),
+            unknown: t.Integer({
+              description:
+                'How many databases that are not the customer’s (another customer’s, or ones the panel does not know) the server grants the login; never named, since they are not the customer’s to see.',
+            }),
+          },
+          { description: 'How the server’s grants differ from `grants`.' },
+        ),
+        t.Null(),
+      ],
+      {
+        description:
+          'Set when the periodic check found the server’s grants different from the panel’s; the next change of the user re-applies them. Null when they agree.',
+      },
+    ),
+    jobId: t.Union([t.String(), t.Null()], { description: 'The latest job working on it, `job_…`.' }),
+    createdAt: t.String({ format: 'date-time' }),
+    updatedAt: t.String({ format: 'date-time' }),
+  },
+  { $id: 'DatabaseUser' },
+)
+export type DatabaseUser = Static<typeof DatabaseUser>

@@ -1,0 +1,139 @@
+// The databases plugin: database servers (staff), and customers' databases and users on them, provisioned on real
+// MariaDB and PostgreSQL servers. docs/databases.md describes the model.
+
+import { definePlugin } from '../../core/index.ts'
+import { suspensionHandlers } from '../customers/contract.ts'
+import { checkJobRequest, checkSchedule } from './check-schedule.ts'
+import { Database, DatabaseUser, databaseScopes } from './contract.ts'
+import { closeEngines, engineFor } from './engines/engines.ts'
+import { databaseJobs } from './jobs.ts'
+import { startDatabaseDeletion } from './lifecycle.ts'
+import { databasesMigrations } from './migrations.ts'
+import { databasesProblems } from './problems.ts'
+import { databasesOfSite } from './repository.ts'
+import { databaseServerRoutes } from './routes/database-servers.ts'
+import { databaseUserRoutes } from './routes/database-users.ts'
+import { databaseRoutes } from './routes/databases.ts'
+import type { Engines } from './server-access.ts'
+import { databaseSuspensionHandler } from './suspension.ts'
+
+/** Who holds the database scopes on a customer: its hosting is the developers' work too. */
+const hostingRoles = ['owner', 'admin', 'developer'] as const
+
+/** Options of {@link databasesPlugin}. */
+export interface DatabasesOptions {
+  /**
+   * How often sizes are measured and grants compared on every server, in milliseconds. Default 15 minutes; 0
+   * turns the periodic check off.
+   */
+  readonly checkIntervalMs?: number
+  /** The engines by name. Default: the MariaDB and PostgreSQL engines of `engines/`. */
+  readonly engines?: Engines
+}
+
+/** Databases and database users of customers, on database servers staff add. */
+export const databasesPlugin = (options: DatabasesOptions = {}) => {
+  const engines = options.engines ?? engineFor
+  const intervalMs = options.checkIntervalMs ?? 15 * 60_000
+  return definePlugin({
+    name: 'databases',
+    version: '0.1.0',
+    description: 'Database servers, and customers’ MariaDB and PostgreSQL databases and users on them.',
+    requires: ['customers', 'sites', 'nodes'],
+    scopes: [
+      { name: databaseScopes.read, description: 'Read databases and database users', roles: hostingRoles },
+      {
+        name: databaseScopes.manage,
+        description: 'Create, change and delete databases and users',
+        roles: hostingRoles,
+      },
+      {
+        name: databaseScopes.serverRead,
+        description: 'Read database servers (platform staff only)',
+        staff: 'platform',
+      },
+      {
+        name: databaseScopes.serverManage,
+        description: 'Add and change database servers (platform staff only)',
+        staff: 'platform',
+      },
+    ],
+    events: [
+      {
+        kind: 'database.created',
+        description: 'A database was created (it is `provisioning`).',
+        payload: Database,
+      },
+      {
+        kind: 'database.updated',
+        description: 'A database changed state: `active` once on its server, `failed`, or `deleting`.',
+        payload: Database,
+      },
+      {
+        kind: 'database.deleted',
+        description: 'A database was dropped from its server and the panel.',
+        payload: Database,
+      },
+      {
+        kind: 'database_user.created',
+        description: 'A database user was created (it is `provisioning`).',
+        payload: DatabaseUser,
+      },
+      {
+        kind: 'database_user.updated',
+        description: 'A database user changed: its grants, hosts, password, lock or state.',
+        payload: DatabaseUser,
+      },
+      {
+        kind: 'database_user.deleted',
+        description: 'A database user was dropped from its server and the panel.',
+        payload: DatabaseUser,
+      },
+      {
+        kind: 'database_user.drifted',
+        description:
+          'The periodic check found the server’s grants of a user different from the panel’s (`drift`).',
+        payload: DatabaseUser,
+      },
+    ],
+    problems: databasesProblems,
+    usage: [
+      {
+        name: 'databases',
+        description: 'Databases.',
+        quota: {
+          description: 'How many databases the customer may have.',
+          problem: databasesProblems.database_limit_reached,
+        },
+      },
+      {
+        name: 'databaseBytes',
+        description: 'Size of the databases on their servers, in bytes, as last measured.',
+      },
+    ],
+    migrations: databasesMigrations,
+    setup(context) {
+      // A customer's logins are locked with it, and its databases removed with it.
+      context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
+      // A site's databases go with it.
+      context.onEvent('site.deleted', async (trx, event) => {
+        const writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }
+        for (const row of await databasesOfSite(trx, String(event.data.id)))
+          await startDatabaseDeletion(trx, writers, row, { reason: 'site deleted', siteId: row.site_id })
+      })
+    },
+    jobs: (context) => databaseJobs(context, engines),
+    start(context) {
+      const stopChecks = intervalMs > 0 ? checkSchedule(context, intervalMs, checkJobRequest) : () => {}
+      return async () => {
+        stopChecks()
+        if (!options.engines) await closeEngines()
+      }
+    },
+    routes: (context) => [
+      ...databaseServerRoutes(context, engines),
+      ...databaseRoutes(context),
+      ...databaseUserRoutes(context),
+    ],
+  })
+}

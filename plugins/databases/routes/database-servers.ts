@@ -1,0 +1,322 @@
+// Database servers for platform staff: add one (after a connection test), list, read, change.
+
+import {
+  defineRoute,
+  fieldProblem,
+  newId,
+  nowIso,
+  orNotFound,
+  type PluginContext,
+  Reply,
+  type RouteDefinition,
+  t,
+} from '../../../core/index.ts'
+import { DatabaseServer, databaseScopes, engineNames, serverStatuses } from '../contract.ts'
+import type { DatabaseServersTable } from '../migrations.ts'
+import { allowedHostOf } from '../naming.ts'
+import { databasesProblems } from '../problems.ts'
+import {
+  databaseCounts,
+  findServerRow,
+  insertServer,
+  type ServerListRow,
+  serverNameTaken,
+  serversWithCounts,
+  toServer,
+  updateServer,
+} from '../repository.ts'
+import { accessOf, type Engines, serverProblem } from '../server-access.ts'
+
+const ServerName = t.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$',
+  description:
+    'Name of the server: letters, digits, `.`, `_` and `-`, starting and ending with a letter or digit.',
+})
+const Host = t.String({
+  minLength: 1,
+  maxLength: 253,
+  description: 'Host name or IP address (`db-1.example.net`).',
+})
+const Port = t.Integer({
+  minimum: 1,
+  maximum: 65535,
+  description: 'TCP port (MariaDB 3306, PostgreSQL 5432).',
+})
+const Username = t.String({
+  minLength: 1,
+  maxLength: 128,
+  description: 'The administrator the panel connects as.',
+})
+const Password = t.String({
+  maxLength: 1024,
+  description: 'The administrator’s password (may be empty); sealed at rest and never returned.',
+})
+const Capacity = t.Union([t.Integer({ minimum: 0, maximum: 1_000_000 }), t.Null()], {
+  description: 'How many databases it may hold; null (the default) for no limit.',
+})
+const Status = t.Union(
+  serverStatuses.map((status) => t.Literal(status)),
+  {
+    description: '`active` (default) servers receive new databases; `draining` and `disabled` receive none.',
+  },
+)
+
+const CreateServerBody = t.Object(
+  {
+    name: ServerName,
+    engine: t.Union(
+      engineNames.map((name) => t.Literal(name)),
+      { description: '`mariadb` or `postgresql`.' },
+    ),
+    host: Host,
+    port: Port,
+    username: Username,
+    password: Password,
+    capacity: t.Optional(Capacity),
+    status: t.Optional(Status),
+  },
+  { $id: 'CreateDatabaseServerBody' },
+)
+
+const UpdateServerBody = t.Object(
+  {
+    name: t.Optional(ServerName),
+    host: t.Optional(Host),
+    port: t.Optional(Port),
+    username: t.Optional(Username),
+    password: t.Optional(Password),
+    capacity: t.Optional(Capacity),
+    status: t.Optional(Status),
+  },
+  {
+    $id: 'UpdateDatabaseServerBody',
+    description:
+      'Fields to change; omitted ones stay. A change of host, port, user name or password is tested before it is kept. The engine cannot change.',
+  },
+)
+
+const ListServersQuery = t.Object({
+  engine: t.Optional(
+    t.Union(
+      engineNames.map((name) => t.Literal(name)),
+      { description: 'Only servers of this engine.' },
+    ),
+  ),
+  status: t.Optional(
+    t.Union(
+      serverStatuses.map((status) => t.Literal(status)),
+      { description: 'Only servers in this state.' },
+    ),
+  ),
+})
+
+const ServerParams = { id: 'dbs' } as const
+const connectionProblems = [
+  databasesProblems.server_failed,
+  databasesProblems.server_unreachable,
+  databasesProblems.server_login_failed,
+  databasesProblems.server_privileges_missing,
+]
+
+/** The database server routes (platform staff). */
+export function databaseServerRoutes(context: PluginContext, engines: Engines): RouteDefinition[] {
+  const { db, transaction, secrets } = context
+
+  const withCount = async (row: DatabaseServersTable) =>
+    toServer(row, (await databaseCounts(db, [row.id])).get(row.id) ?? 0)
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/database-servers',
+      operationId: 'listDatabaseServers',
+      summary: 'List database servers',
+      description:
+        'Platform staff only. Every database server, oldest first; `engine` and `status` narrow the list.',
+      scope: databaseScopes.serverRead,
+      staff: true,
+      query: ListServersQuery,
+      list: {
+        item: DatabaseServer,
+        key: 'database_servers.id',
+        toItem: (row) => toServer(row as ServerListRow, Number((row as ServerListRow).database_count ?? 0)),
+      },
+      async handler({ query }) {
+        let servers = serversWithCounts(db)
+        if (query.engine !== undefined) servers = servers.where('database_servers.engine', '=', query.engine)
+        if (query.status !== undefined) servers = servers.where('database_servers.status', '=', query.status)
+        return servers
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/database-servers/:id',
+      operationId: 'getDatabaseServer',
+      summary: 'Read a database server',
+      scope: databaseScopes.serverRead,
+      staff: true,
+      params: ServerParams,
+      responses: { 200: { description: 'The server.', schema: DatabaseServer } },
+      async handler({ params }) {
+        return withCount(orNotFound(await findServerRow(db, params.id)))
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/database-servers',
+      operationId: 'createDatabaseServer',
+      idempotent: true,
+      summary: 'Add a database server',
+      description:
+        'Platform staff only. Connects to the server as the administrator given and checks it may create databases and users; only then is the server kept (the password sealed, never returned). 422 with the test’s code otherwise, and nothing is stored.',
+      scope: databaseScopes.serverManage,
+      staff: true,
+      body: CreateServerBody,
+      responses: {
+        201: {
+          description: 'The new server.',
+          schema: DatabaseServer,
+          headers: { Location: 'URL of the server.' },
+        },
+      },
+      problems: [
+        ...connectionProblems,
+        databasesProblems.invalid_allowed_host,
+        databasesProblems.database_server_name_taken,
+      ],
+      async handler({ body, audit }) {
+        const host = allowedHostOf(body.host)
+        if (!host)
+          throw fieldProblem(
+            databasesProblems.invalid_allowed_host,
+            'body.host',
+            'is not a host name or IP address',
+          )
+        if (await serverNameTaken(db, body.name))
+          throw fieldProblem(databasesProblems.database_server_name_taken, 'body.name')
+        const access = { host, port: body.port, username: body.username, password: body.password }
+        let version: string
+        try {
+          ;({ version } = await engines(body.engine).check(access))
+        } catch (error) {
+          throw serverProblem(error, 'body')
+        }
+        const now = nowIso()
+        const row: DatabaseServersTable = {
+          id: newId('dbs'),
+          name: body.name,
+          engine: body.engine,
+          host,
+          port: body.port,
+          username: body.username,
+          password_sealed: secrets.seal(body.password),
+          status: body.status ?? 'active',
+          version,
+          capacity: body.capacity ?? null,
+          created_at: now,
+          updated_at: now,
+        }
+        await transaction(async (trx) => {
+          if (await serverNameTaken(trx, row.name))
+            throw fieldProblem(databasesProblems.database_server_name_taken, 'body.name')
+          await insertServer(trx, row)
+          await audit(trx, {
+            action: 'database_server.create',
+            subject: { type: 'database_server', id: row.id },
+            customerId: null,
+            details: { name: row.name, engine: row.engine, host, port: row.port, status: row.status },
+          })
+        })
+        return Reply.created(toServer(row, 0), `/database-servers/${row.id}`)
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/database-servers/:id',
+      operationId: 'updateDatabaseServer',
+      summary: 'Change a database server',
+      description:
+        'Platform staff only. Renames it, changes its status or capacity, or how the panel reaches it; new connection details are tested before they are kept (422 with the test’s code otherwise, nothing changed).',
+      scope: databaseScopes.serverManage,
+      staff: true,
+      params: ServerParams,
+      body: UpdateServerBody,
+      responses: { 200: { description: 'The server.', schema: DatabaseServer } },
+      problems: [
+        ...connectionProblems,
+        databasesProblems.invalid_allowed_host,
+        databasesProblems.database_server_name_taken,
+      ],
+      async handler({ params, body, audit }) {
+        const current = orNotFound(await findServerRow(db, params.id))
+        let host = current.host
+        if (body.host !== undefined) {
+          const given = allowedHostOf(body.host)
+          if (!given)
+            throw fieldProblem(
+              databasesProblems.invalid_allowed_host,
+              'body.host',
+              'is not a host name or IP address',
+            )
+          host = given
+        }
+        const reached =
+          body.host !== undefined ||
+          body.port !== undefined ||
+          body.username !== undefined ||
+          body.password !== undefined
+        const access = {
+          ...accessOf(secrets, current),
+          host,
+          ...(body.port !== undefined ? { port: body.port } : {}),
+          ...(body.username !== undefined ? { username: body.username } : {}),
+          ...(body.password !== undefined ? { password: body.password } : {}),
+        }
+        let version = current.version
+        if (reached) {
+          try {
+            ;({ version } = await engines(current.engine as (typeof engineNames)[number]).check(access))
+          } catch (error) {
+            throw serverProblem(error, 'body')
+          }
+        }
+        const changes = {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.status !== undefined ? { status: body.status } : {}),
+          ...(body.capacity !== undefined ? { capacity: body.capacity } : {}),
+          ...(reached
+            ? {
+                host,
+                port: access.port,
+                username: access.username,
+                password_sealed: secrets.seal(access.password),
+                version,
+              }
+            : {}),
+          updated_at: nowIso(),
+        }
+        const row = await transaction(async (trx) => {
+          orNotFound(await findServerRow(trx, params.id))
+          if (body.name !== undefined && (await serverNameTaken(trx, body.name, params.id)))
+            throw fieldProblem(databasesProblems.database_server_name_taken, 'body.name')
+          await updateServer(trx, params.id, changes)
+          const { password_sealed: _sealed, ...shown } = changes
+          await audit(trx, {
+            action: 'database_server.update',
+            subject: { type: 'database_server', id: params.id },
+            customerId: null,
+            // What changed, never the password: only that it did.
+            details: { ...shown, ...(body.password !== undefined ? { password: 'changed' } : {}) },
+          })
+          return orNotFound(await findServerRow(trx, params.id))
+        })
+        // Old connections used the old credentials: the next use opens new ones.
+        if (reached)
+          await engines(current.engine as (typeof engineNames)[number]).close(accessOf(secrets, current))
+        return withCount(row)
+      },
+    }),
+  ]
+}

@@ -1,0 +1,31 @@
+// How the plugin reaches a server: its engine, and the administrator's credentials opened from their seal.
+
+import { fieldProblem, Problem, type SecretBox } from '../../core/index.ts'
+import { type DatabaseEngine, EngineError, type EngineName, type ServerAccess } from './engines/engine.ts'
+import type { DatabaseServersTable } from './migrations.ts'
+import { databasesProblems } from './problems.ts'
+
+/** The engines a panel provisions with, by name (tests may give their own). */
+export type Engines = (name: EngineName) => DatabaseEngine
+
+/** The administrator's access to a server row. */
+export function accessOf(secrets: SecretBox, row: DatabaseServersTable): ServerAccess {
+  return {
+    host: row.host,
+    port: row.port,
+    username: row.username,
+    password: secrets.open(row.password_sealed),
+  }
+}
+
+/**
+ * The problem a request answers for a failure of the server: its connection test's own code (422), or 502
+ * `server_failed` for anything else. Never the server's message, which may name the administrator.
+ */
+export function serverProblem(error: unknown, location?: string): Problem {
+  if (error instanceof EngineError && error.code !== 'server_error') {
+    const problem = databasesProblems[error.code]
+    return location ? fieldProblem(problem, location) : new Problem(problem)
+  }
+  return new Problem(databasesProblems.server_failed)
+}
