@@ -89,34 +89,33 @@ export async function changeUser(
   return changed
 }
 
-/** Puts `kind` with the user as the API shows it in the outbox. */
+/** Puts `kind` with the user as the API shows it (its server's host and port included) in the outbox. */
 export async function emitUser(
   trx: Trx,
   writers: Pick<Writers, 'emit'>,
   row: DatabaseUsersTable,
   kind: string,
 ): Promise<void> {
-  const server = await findServerRow(trx, row.server_id)
-  await writers.emit(trx, {
-    kind,
-    customerId: row.customer_id,
-    data: toUser(row, server ?? { host: '', port: 0 }),
-  })
+  await writers.emit(trx, { kind, customerId: row.customer_id, data: toUser(row, await serverOf(trx, row)) })
 }
 
-/** Puts `kind` with the database as the API shows it in the outbox. */
+/** Puts `kind` with the database as the API shows it (its server's host and port included) in the outbox. */
 export async function emitDatabase(
   trx: Trx,
   writers: Pick<Writers, 'emit'>,
   row: DatabasesTable,
   kind: string,
 ): Promise<void> {
-  const server = await findServerRow(trx, row.server_id)
   await writers.emit(trx, {
     kind,
     customerId: row.customer_id,
-    data: toDatabase(row, server ?? { host: '', port: 0 }),
+    data: toDatabase(row, await serverOf(trx, row)),
   })
+}
+
+/** Where the server of a database or user is (a server is never removed while it holds any). */
+async function serverOf(trx: Trx, row: { readonly server_id: string }) {
+  return (await findServerRow(trx, row.server_id)) ?? { host: '', port: 0 }
 }
 
 /**

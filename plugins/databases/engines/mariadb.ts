@@ -2,6 +2,7 @@
 
 import mysql, { type Pool, type PoolOptions, type RowDataPacket } from 'mysql2/promise'
 import { type Access, type DatabaseEngine, EngineError, type Grant, type ServerAccess } from './engine.ts'
+import { KeptConnections } from './kept-connections.ts'
 
 /** The privileges of each access, as `GRANT` spells them. */
 const privilegesOf: Record<Access, ReadonlySet<string>> = {
@@ -268,33 +269,14 @@ function connectionOptions(server: ServerAccess): PoolOptions {
   }
 }
 
-interface Kept {
-  readonly pool: Pool
-  readonly password: string
-}
-
+/** The MariaDB engine: databases, accounts and grants as docs/databases.md describes them. */
 export function mariadbEngine(): DatabaseEngine {
-  const pools = new Map<string, Kept>()
-
-  function keyOf(server: ServerAccess): string {
-    return `${server.host}:${server.port}:${server.username}`
-  }
-
-  /** The pool of `server`, made anew when its administrator's password changed since. */
-  function poolOf(server: ServerAccess): Pool {
-    const key = keyOf(server)
-    const kept = pools.get(key)
-    if (kept?.password === server.password) return kept.pool
-    if (kept) kept.pool.end().catch(() => {})
-    const pool = mysql.createPool({
-      ...connectionOptions(server),
-      connectionLimit: 2,
-      maxIdle: 1,
-      idleTimeout: 30_000,
-    })
-    pools.set(key, { pool, password: server.password })
-    return pool
-  }
+  const pools = new KeptConnections<Pool>(
+    (server) =>
+      mysql.createPool({ ...connectionOptions(server), connectionLimit: 2, maxIdle: 1, idleTimeout: 30_000 }),
+    (pool) => pool.end(),
+  )
+  const poolOf = (server: ServerAccess): Pool => pools.of(server)
 
   /** Runs one statement; `secret` names a statement that carries a password, kept out of any error. */
   async function run(server: ServerAccess, statement: string, values: unknown[] = [], secret?: string) {
@@ -673,15 +655,6 @@ export function mariadbEngine(): DatabaseEngine {
       if (locked) await killSessionsOf(server, username)
     },
 
-    async close(server) {
-      const keys = server ? [keyOf(server)] : [...pools.keys()]
-      await Promise.all(
-        keys.map(async (key) => {
-          const kept = pools.get(key)
-          pools.delete(key)
-          await kept?.pool.end().catch(() => {})
-        }),
-      )
-    },
+    close: (server) => pools.close(server),
   }
 }

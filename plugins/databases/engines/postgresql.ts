@@ -5,6 +5,7 @@ import { createHash, createHmac, pbkdf2, randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
 import postgres from 'postgres'
 import { type Access, type DatabaseEngine, EngineError, type Grant, type ServerAccess } from './engine.ts'
+import { KeptConnections } from './kept-connections.ts'
 
 /**
  * The group role every login the adapter makes is a member of (`IN ROLE`): `pg_hba.conf` can name the tenants as
@@ -177,28 +178,14 @@ interface RoleState {
   readonly hasMembers: boolean
 }
 
-interface Kept {
-  readonly sql: Sql
-  readonly password: string
-}
-
+/** The PostgreSQL engine: roles, databases and grants as docs/databases.md describes them. */
 export function postgresqlEngine(): DatabaseEngine {
-  const pools = new Map<string, Kept>()
-
-  function keyOf(server: ServerAccess): string {
-    return `${server.host}:${server.port}:${server.username}`
-  }
-
-  /** The connections to `server`'s maintenance database, made anew when the administrator's password changed. */
-  function adminOf(server: ServerAccess): Sql {
-    const key = keyOf(server)
-    const kept = pools.get(key)
-    if (kept?.password === server.password) return kept.sql
-    if (kept) kept.sql.end({ timeout: 5 }).catch(() => {})
-    const sql = connect(server, 'postgres', 2)
-    pools.set(key, { sql, password: server.password })
-    return sql
-  }
+  // The connections to each server's maintenance database.
+  const admins = new KeptConnections<Sql>(
+    (server) => connect(server, 'postgres', 2),
+    (sql) => sql.end({ timeout: 5 }),
+  )
+  const adminOf = (server: ServerAccess): Sql => admins.of(server)
 
   /** Runs `work` connected to `database` itself (schemas and default privileges are per database), then closes. */
   async function inDatabase<T>(
@@ -611,15 +598,6 @@ export function postgresqlEngine(): DatabaseEngine {
       })
     },
 
-    async close(server) {
-      const keys = server ? [keyOf(server)] : [...pools.keys()]
-      await Promise.all(
-        keys.map(async (key) => {
-          const kept = pools.get(key)
-          pools.delete(key)
-          await kept?.sql.end({ timeout: 5 }).catch(() => {})
-        }),
-      )
-    },
+    close: (server) => admins.close(server),
   }
 }
