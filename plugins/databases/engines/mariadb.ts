@@ -2,6 +2,7 @@
 
 import mysql, { type Pool, type PoolOptions, type RowDataPacket } from 'mysql2/promise'
 import { type Access, type DatabaseEngine, EngineError, type Grant, type ServerAccess } from './engine.ts'
+import { checkDatabaseName, checkGrants, checkName } from './identifiers.ts'
 import { KeptConnections } from './kept-connections.ts'
 
 /** The privileges of each access, as `GRANT` spells them. */
@@ -98,21 +99,11 @@ const privilegeErrnos = new Set([1044, 1142, 1227, 1095, 1410, 1211])
 /** `KILL` of a session that ended meanwhile. */
 const unknownThread = 1094
 
-const namePattern = /^[a-z][a-z0-9_]*$/
 /** What MariaDB's `Host` column accepts that an administrator would write: names, addresses, `%`/`_` patterns, masks. */
 const hostPattern = /^[A-Za-z0-9.:%_/-]{1,255}$/
 
-/** Refuses a name that skipped the plugin's validation: it is about to be quoted into a statement. */
-function checkName(name: string, what: string): string {
-  if (typeof name !== 'string' || name.length > 48 || !namePattern.test(name) || name.includes('__'))
-    throw new Error(`Invalid ${what} name ${JSON.stringify(name)}`)
-  return name
-}
-
 function checkDatabase(name: string): string {
-  checkName(name, 'database')
-  if (systemDatabases.has(name)) throw new Error(`${name} is a system database of MariaDB`)
-  return name
+  return checkDatabaseName(name, systemDatabases, 'MariaDB')
 }
 
 function checkHosts(hosts: readonly string[]): string[] {
@@ -137,18 +128,6 @@ const nativeHash = /^\*[0-9A-F]{40}$/
  */
 function identifiedBy(password: string): string {
   return nativeHash.test(password) ? 'IDENTIFIED BY PASSWORD ?' : 'IDENTIFIED BY ?'
-}
-
-function checkGrants(grants: readonly Grant[]): Map<string, Access> {
-  const wanted = new Map<string, Access>()
-  for (const grant of grants) {
-    checkDatabase(grant.database)
-    if (grant.access !== 'readwrite' && grant.access !== 'readonly')
-      throw new Error(`Invalid access ${JSON.stringify(grant.access)}`)
-    if (wanted.has(grant.database)) throw new Error(`${grant.database} is granted twice`)
-    wanted.set(grant.database, grant.access)
-  }
-  return wanted
 }
 
 /**
@@ -598,7 +577,7 @@ export function mariadbEngine(): DatabaseEngine {
 
     async setGrants(server, username, grants) {
       checkName(username, 'user')
-      const wanted = checkGrants(grants)
+      const wanted = checkGrants(grants, checkDatabase)
       const accounts = await existingAccounts(server, username)
       const wantedPatterns = new Map(
         [...wanted].map(([name, access]) => [grantPattern(name), privilegesOf[access]]),

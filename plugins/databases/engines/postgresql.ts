@@ -4,7 +4,8 @@
 import { createHash, createHmac, pbkdf2, randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
 import postgres from 'postgres'
-import { type Access, type DatabaseEngine, EngineError, type Grant, type ServerAccess } from './engine.ts'
+import { type Access, type DatabaseEngine, EngineError, type ServerAccess } from './engine.ts'
+import { checkDatabaseName, checkGrants, checkName, namePattern } from './identifiers.ts'
 import { KeptConnections } from './kept-connections.ts'
 
 /**
@@ -41,39 +42,17 @@ const minimumVersionNum = 140000
 /** How long ending one session may take before the adapter goes on without waiting (ms). */
 const terminateTimeoutMs = 5_000
 
-const namePattern = /^[a-z][a-z0-9_]*$/
 /** A database's roles, `<database>__owner` and `<database>__reader`, read back into the database and the access. */
 const databaseRolePattern = /^([a-z][a-z0-9_]*)__(owner|reader)$/
 
-/** Refuses a name that skipped the plugin's validation: it is about to be quoted into a statement. */
-function checkName(name: string, what: string): string {
-  if (typeof name !== 'string' || name.length > 48 || !namePattern.test(name) || name.includes('__'))
-    throw new Error(`Invalid ${what} name ${JSON.stringify(name)}`)
-  return name
-}
-
 function checkDatabase(name: string): string {
-  checkName(name, 'database')
-  if (systemDatabases.has(name)) throw new Error(`${name} is a system database of PostgreSQL`)
-  return name
+  return checkDatabaseName(name, systemDatabases, 'PostgreSQL')
 }
 
 function checkPassword(password: string): void {
   if (typeof password !== 'string' || password.length === 0)
     throw new Error('A database user needs a password')
   if (password.includes('\0')) throw new Error('A PostgreSQL password cannot hold a NUL character')
-}
-
-function checkGrants(grants: readonly Grant[]): Map<string, Access> {
-  const wanted = new Map<string, Access>()
-  for (const grant of grants) {
-    checkDatabase(grant.database)
-    if (grant.access !== 'readwrite' && grant.access !== 'readonly')
-      throw new Error(`Invalid access ${JSON.stringify(grant.access)}`)
-    if (wanted.has(grant.database)) throw new Error(`${grant.database} is granted twice`)
-    wanted.set(grant.database, grant.access)
-  }
-  return wanted
 }
 
 const ownerOf = (database: string) => `${database}__owner`
@@ -515,7 +494,7 @@ export function postgresqlEngine(): DatabaseEngine {
 
     async setGrants(server, username, grants) {
       checkName(username, 'user')
-      const wanted = checkGrants(grants)
+      const wanted = checkGrants(grants, checkDatabase)
       await attempt(async () => {
         const sql = adminOf(server)
         await existingState(sql, username)
