@@ -1,7 +1,7 @@
 // The databases plugin's public contract: its resources as the API shows them, its scopes and its events.
 
-import { type Static, t } from '../../core/index.ts'
-import { engineNames } from './engines/engine.ts'
+import { type Db, defineService, type Static, type Trx, t } from '../../core/index.ts'
+import { type EngineName, engineNames } from './engines/engine.ts'
 
 export { type EngineName, engineNames } from './engines/engine.ts'
 
@@ -160,3 +160,49 @@ export const DatabaseUser = t.Object(
   { $id: 'DatabaseUser' },
 )
 export type DatabaseUser = Static<typeof DatabaseUser>
+
+/** A site's own database and login, as another plugin (WordPress) has them made for a site it installs. */
+export interface SiteDatabase {
+  readonly databaseId: string
+  readonly userId: string
+  /** Where clients connect, the real database name and login. */
+  readonly host: string
+  readonly port: number
+  readonly name: string
+  readonly username: string
+  /** Whether both are made on the server and the login's latest password is set there. */
+  readonly ready: boolean
+  /** `failed` when either gave up (its job's `error` says why). */
+  readonly failed: boolean
+}
+
+/**
+ * Databases for plugins that install applications into sites: each call runs in the caller's transaction, with the
+ * installation as the actor, audited and sent as events like any change of a database or user.
+ */
+export interface SiteDatabases {
+  /**
+   * The site's database and readwrite login named `name` on an active server of `engine`, made now (their jobs
+   * started) unless the site has them already. Tied to the site: deleting the site deletes them.
+   */
+  ensure(
+    trx: Trx,
+    request: {
+      readonly customerId: string
+      readonly siteId: string
+      readonly name: string
+      readonly engine: EngineName
+    },
+  ): Promise<SiteDatabase>
+  /** Gives the login a new password (its job sets it on the server); `ready` turns true once it has. */
+  setPassword(trx: Trx, userId: string, password: string): Promise<void>
+  /** Where the site's database and login stand, or null when they are gone. */
+  find(db: Db, ids: { readonly databaseId: string; readonly userId: string }): Promise<SiteDatabase | null>
+}
+
+/** The databases plugin's service for site types. */
+export const siteDatabases = defineService<SiteDatabases>({
+  id: 'databases.siteDatabases',
+  owner: 'databases',
+  description: 'Makes a site’s own database and login for plugins that install applications (WordPress).',
+})

@@ -325,6 +325,17 @@ describe.each(['mariadb', 'postgresql'] as const)('on %s', (engine) => {
     expect((await settledUser(reader.id)).status).toBe('active')
     const read = await json<Record<string, unknown>>(await get(`/database-users/${writer.id}`), 200)
     expect(read.password).toBeUndefined()
+    // Nor do the events carry it: they go to webhooks and stay in the outbox.
+    const created = await tp.panel.store.db
+      .withTables<{ event_outbox: { kind: string; payload: string } }>()
+      .selectFrom('event_outbox')
+      .select('payload')
+      .where('kind', '=', 'database_user.created')
+      .execute()
+    const mine = created.filter((event) => event.payload.includes(writer.id))
+    expect(mine).toHaveLength(1)
+    expect(mine[0]?.payload).not.toContain(writer.password)
+    expect(JSON.parse(mine[0]?.payload ?? '{}').password).toBeUndefined()
     expect(read.grants).toEqual([{ databaseId: shop.id, access: 'readwrite' }])
   })
 
@@ -345,12 +356,18 @@ describe.each(['mariadb', 'postgresql'] as const)('on %s', (engine) => {
       'unknown_database',
       'body.grants.0.databaseId',
     )
-    await expectFieldProblem(
-      await post('/database-users', { customerId: acme, name: 'open', engine, allowedHosts: ['%'] }),
-      422,
-      'invalid_allowed_host',
-      'body.allowedHosts.0',
-    )
+    for (const host of ['%', 'fe80::1%eth0', '::%.1', 'a_b.example'])
+      await expectFieldProblem(
+        await post('/database-users', {
+          customerId: acme,
+          name: 'open',
+          engine,
+          allowedHosts: ['127.0.0.1', host],
+        }),
+        422,
+        'invalid_allowed_host',
+        'body.allowedHosts.1',
+      )
     await expectFieldProblem(
       await post('/database-users', { customerId: acme, name: 'writer', engine }),
       409,
@@ -446,6 +463,26 @@ describe.each(['mariadb', 'postgresql'] as const)('on %s', (engine) => {
       422,
       'database_limit_reached',
     )
+  })
+
+  test('a database deleted while it is still provisioning is gone from the server, and its name free again', async () => {
+    for (let round = 0; round < 3; round++) {
+      const quick = await json<Database>(
+        await post('/databases', { customerId: beta, engine, name: 'quick' }),
+        201,
+      )
+      const deleting = await json<Database>(
+        await tp.request('DELETE', `/api/v1/databases/${quick.id}`, { token: staff }),
+        202,
+      )
+      expect((await finished(deleting.jobId)).status).toBe('succeeded')
+      await waitFor(
+        'the database to be gone',
+        async () => (await get(`/databases/${quick.id}`)).status === 404 || null,
+        20_000,
+      )
+      expect((await onServer(engine, quick.name, 'nobody')).databases).toBe(0)
+    }
   })
 
   test('a suspended customer’s users cannot log in, and can again after the suspension ends', async () => {

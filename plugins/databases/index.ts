@@ -4,7 +4,7 @@
 import { definePlugin } from '../../core/index.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
-import { Database, DatabaseUser, databaseScopes } from './contract.ts'
+import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
 import { databaseJobs } from './jobs.ts'
 import { startDatabaseDeletion } from './lifecycle.ts'
@@ -15,6 +15,7 @@ import { databaseServerRoutes } from './routes/database-servers.ts'
 import { databaseUserRoutes } from './routes/database-users.ts'
 import { databaseRoutes } from './routes/databases.ts'
 import type { Engines } from './server-access.ts'
+import { siteDatabasesService } from './site-databases.ts'
 import { databaseSuspensionHandler } from './suspension.ts'
 
 /** Who holds the database scopes on a customer: its hosting is the developers' work too. */
@@ -113,6 +114,8 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
     ],
     migrations: databasesMigrations,
     setup(context) {
+      // Site types that install applications (WordPress) have their site's database made through it.
+      context.provide(siteDatabases, siteDatabasesService(context))
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
       // A site's databases go with it.

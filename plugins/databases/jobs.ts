@@ -5,7 +5,6 @@ import {
   type JobDefinition,
   JobFailure,
   type JobRun,
-  nowIso,
   type PluginContext,
   type Trx,
 } from '../../core/index.ts'
@@ -26,11 +25,10 @@ import {
   usersGrantedOn,
 } from './repository.ts'
 import { accessOf, type Engines } from './server-access.ts'
+import { claim, release } from './sync-claims.ts'
 
 /** How often a sync job reads the panel again after finding it changed while the server was being changed. */
 const maxRounds = 5
-/** How long a user sync job's claim on its user holds: its timeout, after which the kernel has given it up too. */
-const userClaimMs = 120_000
 
 /** The plugin's job definitions. */
 export function databaseJobs(context: PluginContext, engines: Engines): JobDefinition[] {
@@ -47,6 +45,21 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
     const server = await findServerRow(context.db, id)
     if (!server) throw new JobFailure(`The database server ${id} does not exist`, 'server_missing')
     return server
+  }
+
+  /** Runs `work` holding the claim on row `id` of `table`; a failed attempt lets go of it. */
+  async function claimed(
+    job: JobRun,
+    table: 'databases' | 'database_users',
+    work: () => Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
+    if (!(await claim(job, table, job.subject.id))) return { outcome: 'gone' }
+    try {
+      return await work()
+    } catch (error) {
+      await release(context.db, table, job.subject.id, job.id)
+      throw error
+    }
   }
 
   /** Makes database `id` exist on its server, or not once it is `deleting`; then records the outcome. */
@@ -76,6 +89,7 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
           await emitDatabase(trx, writersOf(job), now, 'database.deleted')
           return 'dropped'
         }
+        await release(trx, 'databases', id, job.id)
         if (now.status === 'provisioning' || now.status === 'failed') {
           const active = await updateDatabase(trx, id, { status: 'active' })
           await emitDatabase(trx, writersOf(job), active, 'database.updated')
@@ -118,31 +132,9 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
     })
   }
 
-  /**
-   * Takes the user for this job: waits while another live job holds it (that job applies what it finds, then
-   * lets go), takes it over once that job's claim ran out (it crashed). Answers false when the user is gone.
-   */
-  async function claimUser(job: JobRun, id: string): Promise<boolean> {
-    for (;;) {
-      const taken = await job.transaction(async (trx) => {
-        const row = await findUserRow(trx, id)
-        if (!row) return 'gone'
-        const now = nowIso()
-        if (row.sync_job !== null && row.sync_job !== job.id && (row.sync_until ?? '') > now) return 'held'
-        const until = new Date(Date.now() + userClaimMs).toISOString()
-        await updateUser(trx, id, { sync_job: job.id, sync_until: until })
-        return 'mine'
-      })
-      if (taken !== 'held') return taken === 'mine'
-      await Bun.sleep(50)
-      job.signal.throwIfAborted()
-    }
-  }
-
   /** Makes user `id`'s login match the panel (or drops it once `deleting`); then records the outcome. */
   async function runUserSync(job: JobRun): Promise<Record<string, unknown>> {
     const id = job.subject.id
-    if (!(await claimUser(job, id))) return { outcome: 'gone' }
     let lastUsername: string | null = null
     for (let round = 0; round < maxRounds; round++) {
       const row = await findUserRow(context.db, id)
@@ -157,11 +149,9 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
         await engine.dropUser(access, row.username, hosts)
       } else {
         await job.progress(20, 'setting the password')
-        if (row.pending_verifier !== null) {
-          const verifier = secrets.open(row.pending_verifier)
-          if (row.status === 'provisioning') await engine.createUser(access, row.username, verifier, hosts)
-          else await engine.setPassword(access, row.username, verifier, hosts)
-        }
+        // Made with the password when there is a new one (a login that failed to be made is made now), else set.
+        if (row.pending_verifier !== null)
+          await engine.createUser(access, row.username, secrets.open(row.pending_verifier), hosts)
         await job.progress(40, 'setting the hosts')
         await engine.setHosts(access, row.username, hosts)
         await job.progress(60, 'setting the grants')
@@ -208,10 +198,11 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
         'Creates a database on its server (closed to all but its users), or drops it once it is deleted.',
       maxAttempts: 5,
       timeoutMs: 120_000,
-      run: runDatabaseSync,
+      run: (job) => claimed(job, 'databases', () => runDatabaseSync(job)),
       async onGivenUp(trx, job) {
         const row = await findDatabaseRow(trx, job.subject.id)
-        if (row?.status !== 'provisioning') return
+        // A creation or a removal that gave up: `failed`, from where DELETE tries the removal again.
+        if (row?.status !== 'provisioning' && row?.status !== 'deleting') return
         const failed = await updateDatabase(trx, row.id, { status: 'failed' })
         await emitDatabase(trx, writersOf(job), failed, 'database.updated')
       },
@@ -222,13 +213,12 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
         'Makes a database login match the panel: created with its password, its hosts, its grants and lock; dropped once it is deleted.',
       maxAttempts: 5,
       timeoutMs: 120_000,
-      run: runUserSync,
+      run: (job) => claimed(job, 'database_users', () => runUserSync(job)),
       async onGivenUp(trx, job) {
         const row = await findUserRow(trx, job.subject.id)
-        if (!row) return
-        // Its claim goes with it, so the next change's job need not wait for it to run out.
-        if (row.sync_job === job.id) await updateUser(trx, row.id, { sync_job: null, sync_until: null })
-        if (row.status !== 'provisioning') return
+        // A creation or a removal that gave up: `failed`, from where rotating the password makes the login again
+        // and DELETE tries the removal again.
+        if (row?.status !== 'provisioning' && row?.status !== 'deleting') return
         const failed = await updateUser(trx, row.id, { status: 'failed' })
         await emitUser(trx, writersOf(job), failed, 'database_user.updated')
       },

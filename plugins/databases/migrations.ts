@@ -33,6 +33,9 @@ export interface DatabasesTable {
   size_bytes: number | null
   size_measured_at: string | null
   job_id: string | null
+  /** The sync job working on the database now, and until when its claim holds (see `database_users`). */
+  sync_job: string | null
+  sync_until: string | null
   created_at: string
   updated_at: string
 }
@@ -125,6 +128,8 @@ export const databasesMigrations: readonly Migration[] = [
         .addColumn('size_bytes', 'bigint')
         .addColumn('size_measured_at', 'text')
         .addColumn('job_id', 'text')
+        .addColumn('sync_job', 'text')
+        .addColumn('sync_until', 'text')
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute()

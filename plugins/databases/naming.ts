@@ -34,10 +34,13 @@ const hostLabel = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
 
 /**
  * `host` as a login's allowed host, lower-cased, or null when it is neither an IP address nor a host name. MariaDB
- * reads `%` and `_` in account hosts as wildcards: both are refused, so no login is opened wider than asked.
+ * reads `%` and `_` in account hosts as wildcards: both are refused (IPv6 zones, which carry a `%`, too), so no
+ * login is opened wider than asked.
  */
 export function allowedHostOf(host: string): string | null {
   const value = host.trim().toLowerCase()
+  // An IPv6 zone (`fe80::1%eth0`) would bring a `%` into the account's host, where MariaDB reads it as a wildcard.
+  if (value.includes('%')) return null
   if (isIP(value) !== 0) return value
   if (value.length === 0 || value.length > 253) return null
   return value.split('.').every((label) => hostLabel.test(label)) ? value : null

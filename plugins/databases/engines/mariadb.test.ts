@@ -431,14 +431,25 @@ describe('MariaDB: what the adapter refuses to touch', () => {
     await login(user, 'keep')
   })
 
-  test('a database the panel did not create is neither adopted nor dropped', async () => {
+  test('a database the panel did not create is not adopted', async () => {
     const name = `${prefix}_foreign`
     await root.query('CREATE DATABASE ??', [name])
     await expect(engine.createDatabase(admin, name)).rejects.toMatchObject({ code: 'server_error' })
-    await expect(engine.dropDatabase(admin, name)).rejects.toMatchObject({ code: 'server_error' })
     expect(
       await select(root, 'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [name]),
     ).toHaveLength(1)
+  })
+
+  test('a database its readwrite user dropped and made again (losing the panel’s mark) is still dropped', async () => {
+    // The tenant holds DROP and CREATE on its database; the panel's record, not the mark, says the name is its.
+    const name = `${prefix}_remade`
+    await engine.createDatabase(admin, name)
+    await root.query('DROP DATABASE ??', [name])
+    await root.query('CREATE DATABASE ??', [name])
+    await engine.dropDatabase(admin, name)
+    expect(
+      await select(root, 'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [name]),
+    ).toHaveLength(0)
   })
 
   test('names outside the pattern and system databases are refused before any statement', async () => {

@@ -464,13 +464,11 @@ export function mariadbEngine(): DatabaseEngine {
 
     async dropDatabase(server, name) {
       checkDatabase(name)
-      const ours = await isOurs(server, name)
-      if (ours === false)
-        throw new EngineError(
-          `The database ${name} was not created by the panel: not dropped`,
-          'server_error',
-        )
-      if (ours) {
+      // The panel's record of the database is what says it is the tenant's: its own users may have dropped and
+      // made it again (readwrite holds DROP and CREATE on it), losing the mark it was created with, and it must
+      // still go. The name carries the customer's prefix, which nothing outside the panel uses.
+      const exists = (await isOurs(server, name)) !== null
+      if (exists) {
         const sessions = await rows(
           server,
           'SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()',

@@ -131,6 +131,10 @@ describe('PostgreSQL: what the users can do', () => {
     await expect(ro`CREATE TABLE mine (id int)`).rejects.toMatchObject({ code: '42501' })
     await expect(ro`CREATE TEMPORARY TABLE mine (id int)`).rejects.toMatchObject({ code: '42501' })
     await expect(ro`CREATE SCHEMA mine`).rejects.toMatchObject({ code: '42501' })
+    // Large objects need no table privilege: without the panel's revocation a reader could store any amount.
+    await expect(ro`SELECT lo_from_bytea(0, 'x'::bytea)`).rejects.toMatchObject({ code: '42501' })
+    await expect(ro`SELECT lo_create(0)`).rejects.toMatchObject({ code: '42501' })
+    await rw`SELECT lo_unlink(lo_from_bytea(0, 'x'::bytea))`
   })
 
   test('neither can connect to another database', async () => {

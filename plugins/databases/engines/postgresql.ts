@@ -405,6 +405,13 @@ export function postgresqlEngine(): DatabaseEngine {
           await db`GRANT USAGE ON SCHEMA public TO ${db(reader)}`
           await db`ALTER DEFAULT PRIVILEGES FOR ROLE ${db(owner)} IN SCHEMA public GRANT SELECT ON TABLES TO ${db(reader)}`
           await db`ALTER DEFAULT PRIVILEGES FOR ROLE ${db(owner)} IN SCHEMA public GRANT SELECT ON SEQUENCES TO ${db(reader)}`
+          // Making a large object needs no privilege: anyone who may connect, a readonly login too, could store
+          // any amount. Only the owner role (readwrite) may. A non-superuser administrator cannot change
+          // pg_catalog's functions (docs/databases.md says so).
+          if (state?.superuser === true) {
+            await db`REVOKE EXECUTE ON FUNCTION pg_catalog.lo_create(oid), pg_catalog.lo_creat(integer), pg_catalog.lo_from_bytea(oid, bytea) FROM PUBLIC`
+            await db`GRANT EXECUTE ON FUNCTION pg_catalog.lo_create(oid), pg_catalog.lo_creat(integer), pg_catalog.lo_from_bytea(oid, bytea) TO ${db(owner)}`
+          }
         })
       })
     },

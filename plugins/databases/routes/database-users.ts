@@ -33,9 +33,9 @@ import { changeUser, startUserDeletion, startUserSync } from '../lifecycle.ts'
 import type { DatabaseServersTable, DatabaseUsersTable } from '../migrations.ts'
 import { allowedHostOf, loopbackHosts, realNameOf } from '../naming.ts'
 import { generatePassword, isStrongPassword, verifierFor } from '../passwords.ts'
+import { placementOn } from '../placement.ts'
 import { databasesProblems } from '../problems.ts'
 import {
-  activeServers,
   databaseRowsOf,
   findServerRow,
   insertUser,
@@ -251,6 +251,8 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
         action: 'database_user.create',
         event: 'database_user.created',
         details: (user) => ({ username: user.username, serverId: user.serverId, grants: user.grants }),
+        // The user without the password the answer shows once: events go to webhooks and stay in the outbox.
+        payload: ({ password: _shownOnce, ...user }) => user,
       },
       async handler({ trx, body, view, enqueueJob }) {
         const customer = await customers.find(trx, view, body.customerId)
@@ -270,16 +272,13 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
         }
         const checked = await checkedGrants(trx, view, customer.id, body.grants ?? [], server?.id ?? null)
         if (!server && checked.serverId) server = await findServerRow(trx, checked.serverId)
-        if (!server && body.engine !== undefined) server = (await activeServers(trx, body.engine))[0]
-        if (!server) {
-          if (body.engine === undefined)
-            throw fieldProblem(
-              databasesProblems.unknown_database_server,
-              'body.serverId',
-              'give `serverId`, `engine` or a grant',
-            )
-          throw new Problem(databasesProblems.no_database_server)
-        }
+        if (!server && body.engine !== undefined) server = await placementOn(trx, body.engine)
+        if (!server)
+          throw fieldProblem(
+            databasesProblems.unknown_database_server,
+            'body.serverId',
+            'give `serverId`, `engine` or a grant',
+          )
         const username = realNameOf(customer.id, body.name)
         if (await usernameTaken(trx, server.id, username))
           throw fieldProblem(databasesProblems.database_username_taken, 'body.name')

@@ -12,7 +12,6 @@ import {
   Problem,
   Reply,
   type RouteDefinition,
-  type Trx,
   t,
 } from '../../../core/index.ts'
 import { customerDirectory } from '../../customers/contract.ts'
@@ -20,13 +19,12 @@ import { siteDirectory } from '../../sites/contract.ts'
 import { Database, databaseScopes, databaseStatuses, engineNames } from '../contract.ts'
 import { ChosenName } from '../formats.ts'
 import { startDatabaseDeletion, startDatabaseSync } from '../lifecycle.ts'
-import type { DatabaseServersTable, DatabasesTable } from '../migrations.ts'
+import type { DatabasesTable } from '../migrations.ts'
 import { realNameOf } from '../naming.ts'
+import { placementOn } from '../placement.ts'
 import { databasesProblems } from '../problems.ts'
 import {
-  activeServers,
   type DatabaseListRow,
-  databaseCounts,
   databaseNameTakenOnEngine,
   findServerRow,
   insertDatabase,
@@ -80,21 +78,6 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
   const customers = context.use(customerDirectory)
   const sites = context.use(siteDirectory)
 
-  /** The active server of `engine` with room and the fewest databases (oldest on a tie), or 409. */
-  async function placement(trx: Trx, engine: string): Promise<DatabaseServersTable> {
-    const servers = await activeServers(trx, engine)
-    const counts = await databaseCounts(
-      trx,
-      servers.map((server) => server.id),
-    )
-    const roomy = servers.filter(
-      (server) => server.capacity === null || (counts.get(server.id) ?? 0) < server.capacity,
-    )
-    const chosen = roomy.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
-    if (!chosen) throw new Problem(databasesProblems.no_database_server)
-    return chosen
-  }
-
   const answerOf = async (row: DatabasesTable) =>
     toDatabase(row, orNotFound(await findServerRow(db, row.server_id)))
 
@@ -147,7 +130,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         const name = realNameOf(customer.id, body.name)
         if (await databaseNameTakenOnEngine(trx, body.engine, name))
           throw fieldProblem(databasesProblems.database_name_taken, 'body.name')
-        const server = await placement(trx, body.engine)
+        const server = await placementOn(trx, body.engine)
         await context.quotas.reserve(trx, { customerId: customer.id, amounts: { databases: 1 } })
         const now = nowIso()
         const row: DatabasesTable = {
@@ -161,6 +144,8 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
           size_bytes: null,
           size_measured_at: null,
           job_id: null,
+          sync_job: null,
+          sync_until: null,
           created_at: now,
           updated_at: now,
         }

@@ -1,0 +1,158 @@
+// The databases plugin's service for site types that install applications (WordPress): a site's own database and
+// readwrite login, made through the same rows, jobs, audit entries and events as the API's, by the installation.
+
+import { newId, nowIso, type PluginContext, Problem, type Trx } from '../../core/index.ts'
+import type { EngineName, SiteDatabase, SiteDatabases } from './contract.ts'
+import {
+  changeUser,
+  emitDatabase,
+  emitUser,
+  startDatabaseSync,
+  startUserSync,
+  type Writers,
+} from './lifecycle.ts'
+import type { DatabasesTable, DatabaseUsersTable } from './migrations.ts'
+import { loopbackHosts, realNameOf } from './naming.ts'
+import { generatePassword, verifierFor } from './passwords.ts'
+import { placementOn } from './placement.ts'
+import { databasesProblems } from './problems.ts'
+import {
+  databasesOfSite,
+  findDatabaseRow,
+  findServerRow,
+  findUserRow,
+  insertDatabase,
+  insertUser,
+  setGrantRows,
+  usernameTaken,
+} from './repository.ts'
+
+/** The service, acting as the installation. */
+export function siteDatabasesService(context: PluginContext): SiteDatabases {
+  const writers: Writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }
+
+  async function describe(
+    trx: Trx | PluginContext['db'],
+    database: DatabasesTable,
+    user: DatabaseUsersTable,
+  ): Promise<SiteDatabase> {
+    const server = await findServerRow(trx, database.server_id)
+    return {
+      databaseId: database.id,
+      userId: user.id,
+      host: server?.host ?? '',
+      port: server?.port ?? 0,
+      name: database.name,
+      username: user.username,
+      ready:
+        database.status === 'active' &&
+        user.status === 'active' &&
+        user.pending_verifier === null &&
+        user.sync_job === null,
+      failed: database.status === 'failed' || user.status === 'failed',
+    }
+  }
+
+  return {
+    async ensure(trx, request) {
+      const name = realNameOf(request.customerId, request.name)
+      const existing = (await databasesOfSite(trx, request.siteId)).find((row) => row.name === name)
+      if (existing) {
+        const user = await trx
+          .withTables<{ database_users: DatabaseUsersTable }>()
+          .selectFrom('database_users')
+          .selectAll()
+          .where('server_id', '=', existing.server_id)
+          .where('username', '=', name)
+          .executeTakeFirst()
+        if (user && user.status !== 'deleting') return describe(trx, existing, user)
+      }
+      const server = existing
+        ? await findServerRow(trx, existing.server_id)
+        : await placementOn(trx, request.engine)
+      if (!server) throw new Problem(databasesProblems.no_database_server)
+      let database = existing
+      if (!database) {
+        await context.quotas.reserve(trx, { customerId: request.customerId, amounts: { databases: 1 } })
+        const now = nowIso()
+        const row: DatabasesTable = {
+          id: newId('db'),
+          customer_id: request.customerId,
+          site_id: request.siteId,
+          server_id: server.id,
+          engine: request.engine,
+          name,
+          status: 'provisioning',
+          size_bytes: null,
+          size_measured_at: null,
+          job_id: null,
+          sync_job: null,
+          sync_until: null,
+          created_at: now,
+          updated_at: now,
+        }
+        await insertDatabase(trx, row)
+        database = await startDatabaseSync(trx, writers.enqueueJob, row)
+        await context.usage.adjust(trx, request.customerId, 'databases', 1)
+        await writers.audit(trx, {
+          action: 'database.create',
+          subject: { type: 'database', id: row.id },
+          customerId: request.customerId,
+          details: { name, engine: request.engine, serverId: server.id, siteId: request.siteId },
+        })
+        await emitDatabase(trx, writers, database, 'database.created')
+      }
+      if (await usernameTaken(trx, server.id, name))
+        throw new Error(`The login ${name} exists on ${server.name} without the site's database`)
+      const now = nowIso()
+      const user: DatabaseUsersTable = {
+        id: newId('dbu'),
+        customer_id: request.customerId,
+        server_id: server.id,
+        engine: request.engine,
+        username: name,
+        allowed_hosts: JSON.stringify([...loopbackHosts]),
+        grants: '[]',
+        status: 'provisioning',
+        locked: 0,
+        // A password nobody knows until the caller sets the site's own.
+        pending_verifier: context.secrets.seal(verifierFor(request.engine as EngineName, generatePassword())),
+        revision: 0,
+        drift: null,
+        job_id: null,
+        sync_job: null,
+        sync_until: null,
+        created_at: now,
+        updated_at: now,
+      }
+      await insertUser(trx, user)
+      await setGrantRows(trx, user.id, [{ databaseId: database.id, access: 'readwrite' }])
+      const created = await startUserSync(trx, writers.enqueueJob, user)
+      await writers.audit(trx, {
+        action: 'database_user.create',
+        subject: { type: 'database_user', id: user.id },
+        customerId: request.customerId,
+        details: { username: name, serverId: server.id, siteId: request.siteId },
+      })
+      await emitUser(trx, writers, created, 'database_user.created')
+      return describe(trx, database, created)
+    },
+
+    async setPassword(trx, userId, password) {
+      const user = await findUserRow(trx, userId)
+      if (!user || user.status === 'deleting') throw new Error(`The database user ${userId} is gone`)
+      await changeUser(trx, writers, user, {
+        changes: { pending_verifier: context.secrets.seal(verifierFor(user.engine as EngineName, password)) },
+        action: 'database_user.rotate_password',
+        details: { reason: 'set by the site’s application' },
+      })
+    },
+
+    async find(db, ids) {
+      const database = await findDatabaseRow(db, ids.databaseId)
+      const user = await findUserRow(db, ids.userId)
+      if (!database || !user || database.status === 'deleting' || user.status === 'deleting') return null
+      return describe(db, database, user)
+    },
+  }
+}
