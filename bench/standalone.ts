@@ -11,7 +11,7 @@ export async function runBun(args: string[], env: Record<string, string>): Promi
   const child = Bun.spawn([process.execPath, ...args], {
     cwd: root,
     // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md).
-    env: { ...process.env, LOG_REQUESTS: '0', ...env },
+    env: { ...process.env, LOG_REQUESTS: '0', LOCAL_SITES: 'files', ...env },
     stdout: 'pipe',
     stderr: 'inherit',
   })
@@ -30,7 +30,8 @@ export interface Started {
 export async function start(script: string, env: Record<string, string | undefined>): Promise<Started> {
   // Request log lines off, as in the earlier figures: their cost is measured apart (docs/performance.md). A setting
   // given as undefined is removed.
-  const merged = Object.entries({ ...process.env, LOG_REQUESTS: '0', ...env }).filter(
+  // The local node lays out files only: the bench measures the panel, not nginx and WordPress installs.
+  const merged = Object.entries({ ...process.env, LOG_REQUESTS: '0', LOCAL_SITES: 'files', ...env }).filter(
     (entry): entry is [string, string] => entry[1] !== undefined,
   )
   const child = Bun.spawn([process.execPath, script], {

@@ -38,3 +38,4 @@ export { openPostgresStore, type PostgresStoreOptions } from './store/postgres-s
 export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite-store.ts'
 export type { Store } from './store/store.ts'
 export { brandDirectoryService, tenantDirectoryService } from './tenancy/tenant-view.ts'
+export { kernelVersion } from './version.ts'

@@ -27,11 +27,19 @@ test('reports the installation, the caller’s effective permissions and the lim
     'nodes',
     'sites',
     'databases',
+    'wordpress',
     'billing',
     'webhooks',
   ])
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
-    siteTypes: [{ name: 'wordpress', description: 'A WordPress site.' }],
+    siteTypes: [
+      {
+        name: 'wordpress',
+        description:
+          'A WordPress site: Debian’s WordPress on nginx and PHP-FPM, with a MariaDB database of its own.',
+        requires: ['nginx', 'php', 'wordpress', 'mariadb'],
+      },
+    ],
   })
   expect(body.installation.eventKinds).toEqual([
     'job.finished',

@@ -100,6 +100,9 @@ function siteFiles(scenario: Scenario): string[] {
 }
 
 const siteFile = (scenario: Scenario, path: string) => join(scenario.dataDir, 'sites', scenario.site.id, path)
+/** The site's nginx server block, which the local driver keeps in `<dataDir>/nginx/sites/<site id>.conf`. */
+const serverBlockOf = (scenario: Scenario) =>
+  join(scenario.dataDir, 'nginx', 'sites', `${scenario.site.id}.conf`)
 
 interface OutboxRow {
   kind: string
@@ -151,16 +154,16 @@ async function expectFinishedOnce(server: Standalone, scenario: Scenario, attemp
 
   // The node: exactly the local driver's layout for this one site, no temporary or parked leftovers.
   expect(readdirSync(join(scenario.dataDir, 'sites'))).toEqual([scenario.site.id])
-  expect(siteFiles(scenario)).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
+  expect(siteFiles(scenario)).toEqual(['htdocs/index.html', 'state.json'])
+  expect(readdirSync(join(scenario.dataDir, 'nginx', 'sites'))).toEqual([`${scenario.site.id}.conf`])
   expect(lstatSync(siteFile(scenario, 'logs')).isDirectory()).toBe(true)
-  const config = readFileSync(siteFile(scenario, 'nginx.conf'), 'utf8')
+  const config = readFileSync(serverBlockOf(scenario), 'utf8')
   expect(config).toContain('server_name shop.example.com;')
   expect(config).toContain(`root "${siteFile(scenario, 'htdocs')}";`)
   expect(config).not.toContain('return 503')
   expect(JSON.parse(readFileSync(siteFile(scenario, 'state.json'), 'utf8'))).toMatchObject({
     siteId: scenario.site.id,
     domain: 'shop.example.com',
-    nodeId: scenario.node.id,
     state: 'active',
   })
 
@@ -214,7 +217,8 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
       (await apiClient(second, scenario.token)<Site>('GET', `/sites/${scenario.site.id}`)).body.status,
     ).toBe('provisioning')
     await killHard(second)
-    expect(siteFiles(scenario)).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
+    expect(siteFiles(scenario)).toEqual(['htdocs/index.html', 'state.json'])
+    expect(existsSync(serverBlockOf(scenario))).toBe(true)
     // The customer's own page, uploaded before the restart, must survive the repeated step.
     const index = siteFile(scenario, 'htdocs/index.html')
     expect(readFileSync(index, 'utf8')).toContain('<h1>shop.example.com</h1>')

@@ -47,6 +47,8 @@ const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login']
 /** Operations the kernel does not authenticate, whose handlers check a credential of their own. */
 const ownCredentialPaths: Readonly<Record<string, string>> = {
   '/api/v1/nodes/{id}/metrics': 'nodeAgentToken',
+  '/api/v1/agent/work': 'nodeAgentToken',
+  '/api/v1/agent/commands/{id}': 'nodeAgentToken',
 }
 /** Spectral warnings the document keeps, each with the reason it is not fixed. */
 const spectralWarningsLeft: Readonly<Record<string, string>> = {
@@ -248,12 +250,12 @@ describe('the OpenAPI document', () => {
     }
   })
 
-  test('describes the body of POST /api/v1/sites as a closed object of four required fields and optional limits', () => {
+  test('describes the body of POST /api/v1/sites as a closed object of four required fields, optional limits and the options site types add', () => {
     const body = document.paths['/api/v1/sites']?.post?.requestBody
     const schema = resolved(body?.content?.['application/json']?.schema)
     const fields = ['customerId', 'name', 'type', 'domain']
     expect(schema?.type).toBe('object')
-    expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual([...fields, 'limits'].toSorted())
+    expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual([...fields, 'limits', 'wordpress'].toSorted())
     expect([...(schema?.required ?? [])].toSorted()).toEqual(fields.toSorted())
     expect(schema?.additionalProperties).toBe(false)
   })

@@ -48,6 +48,21 @@ export interface StandardSettings {
   readonly databasePoolSize: number | undefined
   /** `DATABASE_SCHEMA`: the PostgreSQL schema to keep the tables in, made if missing; default the user's (`public`). */
   readonly databaseSchema: string | null
+  /**
+   * `LOCAL_SITES`: `serve` (default) runs the `local` node's sites with the machine's nginx and PHP-FPM when they
+   * are installed; `files` only lays out their files (what a machine without them does anyway, said so in the
+   * node's state).
+   */
+  readonly localSites: 'serve' | 'files'
+  /**
+   * `SITES_DATA_DIR`, default `<DATA_DIR>-sites` beside the data directory: the local node's nginx and PHP-FPM
+   * configuration and its sites' homes (a directory of their own: the panel's holds its secret).
+   */
+  readonly sitesDataDir: string
+  /** `SITES_HTTP_PORT`, default 80: where the local node's nginx serves sites. */
+  readonly sitesHttpPort: number
+  /** `SITES_HTTPS_PORT`, default 443. */
+  readonly sitesHttpsPort: number
 }
 
 /** A database URL fit for messages and logs: its password replaced. */
@@ -149,6 +164,13 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     problems.push(
       `DATABASE_SCHEMA must not name a system schema ("${databaseSchema}"): pick a name of your own`,
     )
+  if (
+    env.LOCAL_SITES !== undefined &&
+    env.LOCAL_SITES !== '' &&
+    env.LOCAL_SITES !== 'serve' &&
+    env.LOCAL_SITES !== 'files'
+  )
+    problems.push('LOCAL_SITES must be serve or files')
   if (databaseSchema !== null && databaseUrl === null)
     problems.push('DATABASE_SCHEMA names a PostgreSQL schema, but DATABASE_URL is unset')
   const settings: StandardSettings = {
@@ -172,6 +194,10 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     databaseUrl,
     databasePoolSize: wholeNumber('DATABASE_POOL_SIZE', 1, 1000),
     databaseSchema,
+    localSites: env.LOCAL_SITES === 'files' ? 'files' : 'serve',
+    sitesDataDir: resolve(env.SITES_DATA_DIR || `${resolve(env.DATA_DIR || './data')}-sites`),
+    sitesHttpPort: wholeNumber('SITES_HTTP_PORT', 1, 65535) ?? 80,
+    sitesHttpsPort: wholeNumber('SITES_HTTPS_PORT', 1, 65535) ?? 443,
   }
   if (problems.length > 0) throw new SettingsError(problems)
   return settings

@@ -8,22 +8,40 @@ import { databasesPlugin } from '../plugins/databases/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
 import { webhooksPlugin } from '../plugins/webhooks/index.ts'
+import { wordpressPlugin } from '../plugins/wordpress/index.ts'
 import type { StandardSettings } from './settings.ts'
 
 /**
- * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, billing
- * (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and `webhookAllowedHosts`).
+ * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, WordPress,
+ * billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
+ * `webhookAllowedHosts`).
  */
 export function standardPlugins(
   settings: Pick<StandardSettings, 'dataDir' | 'webhookAllowedHosts'> &
-    Partial<Pick<StandardSettings, 'billingCheckout'>>,
+    Partial<
+      Pick<
+        StandardSettings,
+        'billingCheckout' | 'localSites' | 'sitesDataDir' | 'sitesHttpPort' | 'sitesHttpsPort'
+      >
+    >,
 ): PluginDefinition[] {
+  // The local node serves its sites when the settings say so (`npm start` does by default); test panels do not.
+  const localServing =
+    settings.localSites === 'serve' && settings.sitesDataDir
+      ? {
+          dataDir: settings.sitesDataDir,
+          httpPort: settings.sitesHttpPort ?? 80,
+          httpsPort: settings.sitesHttpsPort ?? 443,
+        }
+      : undefined
   return [
     brandsPlugin(),
     customersPlugin(),
-    nodesPlugin({ dataDir: settings.dataDir }),
-    sitesPlugin(),
+    nodesPlugin({ dataDir: settings.dataDir, ...(localServing ? { localServing } : {}) }),
+    // WordPress comes from its own plugin, which installs it with a database of the site's own.
+    sitesPlugin({ wordpress: false }),
     databasesPlugin(),
+    wordpressPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
   ]

@@ -430,7 +430,10 @@ export function compileRoute(
         brandId,
         ...(change.details ? { details: change.details(resource) } : {}),
       })
-      if (change.event) await input.emit(trx, { kind: change.event, customerId, data: resource })
+      if (change.event) {
+        const data = change.payload ? change.payload(resource) : resource
+        await input.emit(trx, { kind: change.event, customerId, data })
+      }
       if (!keyed || !claim) return returned
       const answer = keyed.render(returned)
       await keepAnswerWith(trx, claim, answer)

@@ -84,6 +84,11 @@ export interface ChangeDeclaration {
   readonly event?: string
   /** What the audit entry says of the change besides its subject (without secrets): made from the resource. */
   readonly details?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
+  /**
+   * What the event carries, made from the resource the handler returned: for an answer that shows a secret once
+   * (a generated password), the resource without it. Default: the resource as returned.
+   */
+  readonly payload?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
 }
 
 /** What a handler receives. */

@@ -15,6 +15,11 @@ export class FieldErrors {
     this.refs.push(ref)
   }
 
+  /** Whether anything was recorded. */
+  hasAny(): boolean {
+    return this.items.length > 0
+  }
+
   /**
    * The refusal: one keeps its own code and status; several are a 422 `validation_failed` listing each.
    * Call it only after recording something, typically as `if (!a || !b) throw refusals.toProblem()`.

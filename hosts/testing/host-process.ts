@@ -41,11 +41,16 @@ export function hostEnv(
     'DATABASE_URL',
     'DATABASE_SCHEMA',
     'DATABASE_POOL_SIZE',
+    'LOCAL_SITES',
+    'SITES_HTTP_PORT',
+    'SITES_HTTPS_PORT',
   ])
     delete env[name]
   // On a PostgreSQL test run, the hosts keep the installation in a schema of its own for this DATA_DIR.
   const database = sqliteOnly.has(dataDir) ? {} : testDatabaseSettings(dataDir)
-  return { ...env, DATA_DIR: dataDir, ...database, ...extra }
+  // The local node lays out files only: serving would start nginx on port 80 for every test's panel. Tests of
+  // serving run the node agent, or say LOCAL_SITES=serve with ports of their own.
+  return { ...env, DATA_DIR: dataDir, LOCAL_SITES: 'files', ...database, ...extra }
 }
 
 /** Everything a stream has produced so far, and a way to wait for a pattern in it. */

@@ -7,10 +7,10 @@ import { checkJobRequest, checkSchedule } from './check-schedule.ts'
 import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
 import { databaseJobs } from './jobs.ts'
-import { startDatabaseDeletion } from './lifecycle.ts'
+import { startDatabaseDeletion, startUserDeletion } from './lifecycle.ts'
 import { databasesMigrations } from './migrations.ts'
 import { databasesProblems } from './problems.ts'
-import { databasesOfSite } from './repository.ts'
+import { databasesOfSite, usersOfSite } from './repository.ts'
 import { databaseServerRoutes } from './routes/database-servers.ts'
 import { databaseUserRoutes } from './routes/database-users.ts'
 import { databaseRoutes } from './routes/databases.ts'
@@ -118,11 +118,14 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
       context.provide(siteDatabases, siteDatabasesService(context))
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
-      // A site's databases go with it.
+      // A site's databases go with it, and the logins its application had made.
       context.onEvent('site.deleted', async (trx, event) => {
         const writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }
-        for (const row of await databasesOfSite(trx, String(event.data.id)))
-          await startDatabaseDeletion(trx, writers, row, { reason: 'site deleted', siteId: row.site_id })
+        const siteId = String(event.data.id)
+        for (const row of await usersOfSite(trx, siteId))
+          await startUserDeletion(trx, writers, row, { reason: 'site deleted', siteId })
+        for (const row of await databasesOfSite(trx, siteId))
+          await startDatabaseDeletion(trx, writers, row, { reason: 'site deleted', siteId })
       })
     },
     jobs: (context) => databaseJobs(context, engines),

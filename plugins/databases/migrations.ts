@@ -44,6 +44,8 @@ export interface DatabasesTable {
 export interface DatabaseUsersTable {
   id: string
   customer_id: string
+  /** The site whose application made it (WordPress's login): deleting the site deletes it. Null for the API's. */
+  site_id: string | null
   server_id: string
   engine: string
   /** The real login name on the server. */
@@ -141,6 +143,7 @@ export const databasesMigrations: readonly Migration[] = [
         .createTable('database_users')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('customer_id', 'text', (c) => c.notNull())
+        .addColumn('site_id', 'text')
         .addColumn('server_id', 'text', (c) => c.notNull())
         .addColumn('engine', 'text', (c) => c.notNull())
         .addColumn('username', 'text', (c) => c.notNull())

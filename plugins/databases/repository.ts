@@ -303,6 +303,16 @@ export function usersOfCustomer(db: Db, customerId: string, statuses: readonly s
     .execute()
 }
 
+/** Users a site's application had made that are not already on their way out. */
+export function usersOfSite(db: Db, siteId: string) {
+  return tables(db)
+    .selectFrom('database_users')
+    .selectAll()
+    .where('site_id', '=', siteId)
+    .where('status', 'in', ['provisioning', 'active', 'failed'])
+    .execute()
+}
+
 /** Active users on a server. */
 export function activeUsersOn(db: Db, serverId: string) {
   return tables(db)

@@ -108,6 +108,7 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
       const user: DatabaseUsersTable = {
         id: newId('dbu'),
         customer_id: request.customerId,
+        site_id: request.siteId,
         server_id: server.id,
         engine: request.engine,
         username: name,

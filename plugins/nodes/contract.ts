@@ -21,6 +21,35 @@ export const Node = t.Object(
           '`active` nodes receive new sites; `draining` keeps its sites; `disabled` is out of use.',
       },
     ),
+    agent: t.Object(
+      {
+        connected: t.Boolean({
+          description:
+            'Whether its agent asked for work within the last minute (always true for the `local` node, run in the panel’s process).',
+        }),
+        lastSeenAt: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+          description: 'When its agent last asked for work; null when none ever did.',
+        }),
+        version: t.Union([t.String(), t.Null()], { description: 'The agent’s version.' }),
+        capabilities: t.Union(
+          [
+            t.Object({
+              nginx: t.Union([t.String(), t.Null()]),
+              php: t.Union([t.String(), t.Null()]),
+              wordpress: t.Union([t.String(), t.Null()]),
+              unixUsers: t.Boolean(),
+              mode: t.Union([t.Literal('serving'), t.Literal('files-only')], {
+                description:
+                  '`serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.',
+              }),
+            }),
+            t.Null(),
+          ],
+          { description: 'What the node can run, as its agent last said; null before it said.' },
+        ),
+      },
+      { description: 'The node’s agent: connected or not, its version, what it can run.' },
+    ),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
   },
@@ -37,6 +66,37 @@ export interface SiteSpec {
   readonly customerId: string
   /** Disk quota in MB; null means unlimited. */
   readonly diskMB: number | null
+  /**
+   * What runs in the site, when its type installs an application (WordPress): given on provision (and repeated on
+   * later operations, where drivers ignore what they already did). Absent: a static placeholder site.
+   */
+  readonly app?: SiteApp
+}
+
+/** An application a site type has the node install into a site. */
+export type SiteApp = WordPressApp
+
+/**
+ * WordPress from the node's Debian `wordpress` package, installed into the site's document root, with its own
+ * `wp-config.php` (fresh salts), on the database given, and installed with `title` and the admin given.
+ */
+export interface WordPressApp {
+  readonly kind: 'wordpress'
+  /** The blog's title: the site's name. */
+  readonly title: string
+  /** The site's MariaDB database and login (the databases plugin made them); the password goes in wp-config.php. */
+  readonly database: {
+    readonly host: string
+    readonly port: number
+    readonly name: string
+    readonly user: string
+    readonly password: string
+  }
+  /**
+   * The administrator the installer creates. `passwordHash` is a bcrypt hash (`$2y$…`) of the password the panel
+   * showed once, which WordPress checks with PHP's `crypt()`: the panel never keeps the password, nor does the node.
+   */
+  readonly admin: { readonly user: string; readonly email: string; readonly passwordHash: string }
 }
 
 /** What a driver reports of a site on its node. */
@@ -47,6 +107,12 @@ export interface SiteReport {
   readonly diskBytes: number
 }
 
+/** The job attempt a driver operation runs in: remote drivers send it with the operation. */
+export interface DriverRun {
+  readonly jobId: string
+  readonly attempt: number
+}
+
 /**
  * Runs sites on a kind of node. Every operation is idempotent (provisioning an existing site, deleting a missing
  * one succeed), because jobs may repeat a step after a crash; each honours `signal`.
@@ -55,12 +121,12 @@ export interface NodeDriver {
   /** `local`, `agent`, ... */
   readonly name: string
   readonly description: string
-  provision(node: Node, site: SiteSpec, signal: AbortSignal): Promise<void>
+  provision(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
   /** Applies a changed domain or limits. */
-  update(node: Node, site: SiteSpec, signal: AbortSignal): Promise<void>
-  suspend(node: Node, site: SiteSpec, signal: AbortSignal): Promise<void>
-  unsuspend(node: Node, site: SiteSpec, signal: AbortSignal): Promise<void>
-  delete(node: Node, site: SiteSpec, signal: AbortSignal): Promise<void>
+  update(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
+  suspend(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
+  unsuspend(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
+  delete(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
   report(node: Node, site: SiteSpec): Promise<SiteReport>
 }
 

@@ -2,11 +2,15 @@
 // registry (with the built-in `local` driver), and the endpoint where nodes report traffic.
 
 import { definePlugin } from '../../core/index.ts'
-import { type NodeDriver, nodeDirectory, nodeDrivers, nodeScopes, siteLocators } from './contract.ts'
-import { createLocalDriver } from './drivers/local.ts'
+import { createAgentDriver } from './agent/agent-driver.ts'
+import { type CommandQueue, createCommandQueue } from './agent/command-queue.ts'
+import { type LocatedSite, nodeDirectory, nodeDrivers, nodeScopes, siteLocators } from './contract.ts'
+import { createLocalDriver, type LocalDriver } from './drivers/local.ts'
+import { startLocalNode } from './local-node.ts'
 import { nodesMigrations } from './migrations.ts'
 import { nodesProblems } from './problems.ts'
 import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
+import { agentRoutes } from './routes/agent.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { nodeRoutes } from './routes/nodes.ts'
 import { trafficSection } from './traffic.ts'
@@ -20,13 +24,21 @@ export interface NodesOptions {
    * for installations whose sites all run on remote nodes (their drivers come from other plugins).
    */
   readonly local?: boolean
+  /**
+   * Serve the local node's sites with the machine's nginx and PHP-FPM (when installed), from `dataDir` (one of its
+   * own, not the panel's) on `httpPort`. Absent: the local driver lays out the sites' files only.
+   */
+  readonly localServing?: { readonly dataDir: string; readonly httpPort: number; readonly httpsPort: number }
 }
 
 /** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
 export const nodesPlugin = (options: NodesOptions) => {
   const local = options.local !== false
   // Made here, not in setup, so a data directory the driver cannot use fails at once, naming the directory.
-  const localDriver: NodeDriver | null = local ? createLocalDriver({ dataDir: options.dataDir }) : null
+  const localDriver: LocalDriver | null = local
+    ? createLocalDriver(options.localServing ?? { dataDir: options.dataDir })
+    : null
+  let queue: CommandQueue | undefined
   return definePlugin({
     name: 'nodes',
     version: '0.1.0',
@@ -47,6 +59,9 @@ export const nodesPlugin = (options: NodesOptions) => {
     setup(context) {
       const drivers = context.extensionPoint(nodeDrivers)
       if (localDriver) drivers.add(localDriver)
+      // Remote nodes run the node agent, which dials in for the commands this driver queues.
+      queue = createCommandQueue(context)
+      drivers.add(createAgentDriver(queue))
       context.provide(nodeDirectory, {
         async find(id) {
           const row = await findNodeRow(context.db, id)
@@ -64,7 +79,23 @@ export const nodesPlugin = (options: NodesOptions) => {
         },
       })
     },
-    routes: (context) => [...nodeRoutes(context), ...metricsRoutes(context)],
+    start(context) {
+      if (!localDriver) return undefined
+      const locators = context.extensionPoint(siteLocators)
+      const locate = async (ids: readonly string[]) => {
+        const found = new Map<string, LocatedSite>()
+        for (const locator of locators.list())
+          for (const [id, site] of await locator.locate(ids.filter((id) => !found.has(id))))
+            found.set(id, site)
+        return found
+      }
+      return startLocalNode(context, localDriver, '0.1.0', locate)
+    },
+    routes: (context) => [
+      ...nodeRoutes(context),
+      ...metricsRoutes(context),
+      ...agentRoutes(context, queue ?? createCommandQueue(context)),
+    ],
     capabilities: (context) => ({
       drivers: context
         .extensionPoint(nodeDrivers)

@@ -11,8 +11,38 @@ export interface NodesTable {
   status: string
   /** SHA-256 (hex) of the node's agent token; null until one is issued (the seeded local node). */
   agent_token_hash: string | null
+  /** When the node's agent last asked for work; null when none ever did. */
+  agent_seen_at: string | null
+  /** The agent process that asked last (each run of the agent picks a new one), its version and what it can run. */
+  agent_session: string | null
+  agent_version: string | null
+  /** JSON of the agent's capabilities (nginx, PHP, WordPress, serving mode). */
+  agent_capabilities: string | null
   created_at: string
   updated_at: string
+}
+
+/** Row of `node_commands`: a driver operation for a node's agent, waiting, sent, or answered. */
+export interface NodeCommandsTable {
+  id: string
+  node_id: string
+  /** The job and attempt the command belongs to: a newer attempt's command supersedes an older one. */
+  job_id: string
+  attempt: number
+  /** `provision`, `update`, `suspend`, `unsuspend`, `delete`, `report`. */
+  operation: string
+  site_id: string
+  /** The site spec, sealed (it may carry a database password); cleared once answered. */
+  payload_sealed: string | null
+  /** `queued`, `sent`, `succeeded`, `failed`, `abandoned`. */
+  status: string
+  /** The agent session it was sent to. */
+  session: string | null
+  /** JSON of the answer (a report), or of the failure `{ message, code }`. */
+  result: string | null
+  created_at: string
+  sent_at: string | null
+  finished_at: string | null
 }
 
 /** Row of `node_traffic`: what nodes reported in one usage scope (`all`, `brand:<id>`, `customer:<id>`) and hour. */
@@ -25,7 +55,11 @@ export interface NodeTrafficTable {
 }
 
 /** The plugin's tables, for `db.withTables<NodesTables>()`. */
-export type NodesTables = { nodes: NodesTable; node_traffic: NodeTrafficTable }
+export type NodesTables = {
+  nodes: NodesTable
+  node_traffic: NodeTrafficTable
+  node_commands: NodeCommandsTable
+}
 
 /** The kernel's traffic table of installations made before 0.2, which `0002_node_traffic` takes over. */
 type KernelTrafficTables = { traffic_buckets: NodeTrafficTable }
@@ -101,6 +135,32 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
           .expression(old.selectFrom('traffic_buckets').select(['scope_key', 'hour', 'requests', 'bytes']))
           .execute()
         await db.schema.dropTable('traffic_buckets').execute()
+      },
+    },
+    {
+      id: '0003_node_agents',
+      async up(db) {
+        for (const column of ['agent_seen_at', 'agent_session', 'agent_version', 'agent_capabilities'])
+          await db.schema.alterTable('nodes').addColumn(column, 'text').execute()
+        // The agent is known by its token alone: it finds its node by the token's hash.
+        await sql`create index nodes_agent_token_idx on nodes (agent_token_hash)`.execute(db)
+        await db.schema
+          .createTable('node_commands')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('node_id', 'text', (c) => c.notNull())
+          .addColumn('job_id', 'text', (c) => c.notNull())
+          .addColumn('attempt', 'integer', (c) => c.notNull())
+          .addColumn('operation', 'text', (c) => c.notNull())
+          .addColumn('site_id', 'text', (c) => c.notNull())
+          .addColumn('payload_sealed', 'text')
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('session', 'text')
+          .addColumn('result', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('sent_at', 'text')
+          .addColumn('finished_at', 'text')
+          .execute()
+        await sql`create index node_commands_node_idx on node_commands (node_id, status, id)`.execute(db)
       },
     },
   ]

@@ -15,7 +15,7 @@ import {
   temporaryDataDir,
   twoTenants,
 } from '../../hosts/testing/index.ts'
-import { type Node, type NodeDirectory, nodeDirectory, nodeDrivers } from './contract.ts'
+import { type Node, type NodeDirectory, nodeDirectory } from './contract.ts'
 import { nodesPlugin } from './index.ts'
 
 type NodeWithToken = Node & { agentToken: string }
@@ -26,24 +26,13 @@ let staffToken: string
 let directory: NodeDirectory
 let tenancy: Tenancy
 
-/** A plugin that adds a driver, as a remote-agent plugin would, and keeps the node directory for the tests. */
+/** A plugin that keeps the node directory for the tests (the `agent` driver is the nodes plugin's own). */
 const agentDriverPlugin = definePlugin({
   name: 'agent-driver',
   version: '1.0.0',
-  description: 'Adds the `agent` node driver (a stand-in for a remote node agent plugin).',
+  description: 'Keeps the node directory and tenancy for the tests.',
   requires: ['nodes'],
   setup(context) {
-    const noop = async () => {}
-    context.extensionPoint(nodeDrivers).add({
-      name: 'agent',
-      description: 'Sites on a remote node, through its agent.',
-      provision: noop,
-      update: noop,
-      suspend: noop,
-      unsuspend: noop,
-      delete: noop,
-      report: async () => ({ state: 'absent', diskBytes: 0 }),
-    })
     directory = context.use(nodeDirectory)
     tenancy = context.tenancy
   },
@@ -87,6 +76,8 @@ describe('a fresh installation', () => {
         driver: 'local',
         hostname: 'localhost',
         status: 'active',
+        // Run in the panel's process: always connected.
+        agent: expect.objectContaining({ connected: true }),
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updatedAt: items[0]?.createdAt ?? '',
       },
@@ -102,7 +93,11 @@ describe('a fresh installation', () => {
     expect(body.installation.plugins.find((plugin) => plugin.name === 'nodes')?.capabilities).toEqual({
       drivers: [
         { name: 'local', description: expect.any(String) },
-        { name: 'agent', description: 'Sites on a remote node, through its agent.' },
+        {
+          name: 'agent',
+          description:
+            'A remote node running the Plinth node agent (`npm run agent`), which dials the panel for its commands.',
+        },
       ],
     })
   })
@@ -138,6 +133,8 @@ describe('adding a node', () => {
       driver: 'agent',
       hostname: 'web-east.example.net',
       status: 'active',
+      // No agent has dialled in yet.
+      agent: { connected: false, lastSeenAt: null, version: null, capabilities: null },
       createdAt: expect.any(String),
       updatedAt: node.createdAt,
       agentToken: expect.stringMatching(/^plinth_node_[0-9A-Za-z]{46}$/),
@@ -360,6 +357,7 @@ describe('changing a node', () => {
       driver: 'agent',
       hostname: 'new.example',
       status: 'active',
+      agent: node.agent,
       createdAt: node.createdAt,
       updatedAt: expect.any(String),
     })

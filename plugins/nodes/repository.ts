@@ -1,6 +1,7 @@
 // Reads and writes of the nodes table; the only file that knows its columns.
 
 import { type Db, sql } from '../../core/index.ts'
+import { agentSilenceMs } from './agent/protocol.ts'
 import type { Node } from './contract.ts'
 import type { NodesTable, NodesTables } from './migrations.ts'
 
@@ -12,6 +13,17 @@ export function toNode(row: NodesTable): Node {
     driver: row.driver,
     hostname: row.hostname,
     status: row.status as Node['status'],
+    agent: {
+      connected:
+        row.driver === 'local' ||
+        (row.agent_seen_at !== null && Date.now() - Date.parse(row.agent_seen_at) <= agentSilenceMs),
+      lastSeenAt: row.agent_seen_at,
+      version: row.agent_version,
+      capabilities:
+        row.agent_capabilities === null
+          ? null
+          : (JSON.parse(row.agent_capabilities) as Node['agent']['capabilities']),
+    },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }

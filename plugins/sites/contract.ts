@@ -4,10 +4,15 @@ import {
   type Db,
   defineExtensionPoint,
   defineService,
+  type JobRun,
+  type ProblemRef,
   type Static,
   type TenantView,
+  type TObject,
+  type Trx,
   t,
 } from '../../core/index.ts'
+import type { SiteApp } from '../nodes/contract.ts'
 
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
 export const siteStatuses = ['provisioning', 'active', 'suspended', 'failed', 'deleting'] as const
@@ -55,11 +60,51 @@ export const DeletedSite = t.Object(
   { $id: 'DeletedSite' },
 )
 
-/** A kind of site another plugin can add (`wordpress` is built in). */
+/** A kind of site another plugin can add (the `wordpress` plugin adds `wordpress`). */
 export interface SiteType {
   /** Lower-case name used in `type`: `wordpress`, `static`, `nodejs`. */
   readonly name: string
   readonly description: string
+  /** What a node and the installation need for it (`nginx`, `php`, `wordpress`, `mariadb`), for capabilities. */
+  readonly requires?: readonly string[]
+  /**
+   * A field of the create body only this type reads (`wordpress: { adminUser, … }`), optional, and its schema;
+   * the 201 answer carries what `created` answers under the same field.
+   */
+  readonly createOptions?: {
+    readonly field: string
+    readonly schema: TObject
+    readonly answer: TObject
+    /** The refusals `created` may answer with (listed on the create operation). */
+    readonly problems?: readonly ProblemRef[]
+  }
+  /**
+   * In the creating transaction, after the site row is written: keeps what the type needs (its own tables) and
+   * answers what the 201 shows under `createOptions.field` (a secret shown once is fine: events never carry it).
+   */
+  created?(
+    trx: Trx,
+    site: CreatedSite,
+    options: unknown,
+  ): Promise<Readonly<Record<string, unknown>> | undefined>
+  /**
+   * In the provisioning job, before the node's driver runs (again on every attempt): what the node installs into
+   * the site (its database made and ready first). Throwing fails the attempt.
+   */
+  app?(job: JobRun, site: CreatedSite): Promise<SiteApp | undefined>
+  /** In the transaction that makes a provisioned site `active`: forget what was only needed to install it. */
+  provisioned?(trx: Trx, site: CreatedSite): Promise<void>
+}
+
+/** A site as a site type's hooks see it. */
+export interface CreatedSite {
+  readonly id: string
+  readonly customerId: string
+  readonly name: string
+  readonly domain: string
+  readonly handle: string
+  /** The node it is placed on. */
+  readonly nodeId: string | null
 }
 
 /** The registry of site types: plugins that require `sites` add to it in their setup. */

@@ -17,7 +17,10 @@ const hostingRoles = ['owner', 'admin', 'developer'] as const
 
 /** Options of {@link sitesPlugin}. */
 export interface SitesOptions {
-  /** Register the built-in `wordpress` site type. Default true. */
+  /**
+   * Register a plain `wordpress` site type (a placeholder site, no application installed). Default true; the
+   * standard installation turns it off for the wordpress plugin's, which installs WordPress with its database.
+   */
   readonly wordpress?: boolean
 }
 
@@ -98,6 +101,6 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       siteTypes: context
         .extensionPoint(siteTypes)
         .list()
-        .map(({ name, description }) => ({ name, description })),
+        .map(({ name, description, requires }) => ({ name, description, requires: requires ?? [] })),
     }),
   })

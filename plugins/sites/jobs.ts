@@ -11,6 +11,7 @@ import {
 } from '../../core/index.ts'
 import { customerSuspensions } from '../customers/contract.ts'
 import { nodeDirectory, type SiteSpec } from '../nodes/contract.ts'
+import { type CreatedSite, siteTypes } from './contract.ts'
 import type { SitesTable } from './migrations.ts'
 import { deleteSiteRow, findSiteRow, toSite, updateSite } from './repository.ts'
 
@@ -35,9 +36,23 @@ export function specOf(row: SitesTable): SiteSpec {
   }
 }
 
+/** A site as its type's hooks see it. */
+const createdSiteOf = (row: SitesTable): CreatedSite => ({
+  id: row.id,
+  customerId: row.customer_id,
+  name: row.name,
+  domain: row.domain,
+  handle: row.handle,
+  nodeId: row.node_id,
+})
+
+/** The job attempt a driver call belongs to, which remote drivers send with the operation. */
+const runOf = (job: JobRun) => ({ jobId: job.id, attempt: job.attempt })
+
 /** The sites plugin's job definitions. */
 export function siteJobs(context: PluginContext): JobDefinition[] {
   const nodes = context.use(nodeDirectory)
+  const types = context.extensionPoint(siteTypes)
   const suspensions = context.use(customerSuspensions)
 
   /** Whether a reason keeps the site suspended: a hold on its customer that covers it, or staff. */
@@ -95,13 +110,23 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
           return handed ? { removed: true } : { skipped: true }
         }
         if (found?.row.status !== 'provisioning') return { skipped: true }
+        // What the site's type installs (WordPress), its database made first.
+        const type = types.get(found.row.type)
+        const created = createdSiteOf(found.row)
+        if (type?.app) await job.progress(5, `Preparing ${type.name}`)
+        const app = await type?.app?.(job, created)
         await job.progress(10, `Provisioning on node ${found.node.name}`)
-        await found.driver.provision(found.node, specOf(found.row), job.signal)
+        await found.driver.provision(
+          found.node,
+          { ...specOf(found.row), ...(app ? { app } : {}) },
+          job.signal,
+          runOf(job),
+        )
         // Held meanwhile: it must not serve for a moment. Suspending is idempotent, so a repeated run is safe.
         const suspendedOnNode = await kept(context.db, found.row)
         if (suspendedOnNode) {
           await job.progress(80, 'Suspending: its customer is on hold')
-          await found.driver.suspend(found.node, specOf(found.row), job.signal)
+          await found.driver.suspend(found.node, specOf(found.row), job.signal, runOf(job))
         }
         await job.progress(90, 'Activating')
         const status = await job.transaction(async (trx) => {
@@ -119,6 +144,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
                   subject: { type: 'site', id: current.id },
                 })
           const to = suspended ? 'suspended' : 'active'
+          await type?.provisioned?.(trx, created)
           await changed(trx, job, await updateSite(trx, current.id, { status: to, job_id: jobId }))
           return to
         })
@@ -139,7 +165,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (!found || (found.row.status !== 'active' && found.row.status !== 'suspended'))
           return { skipped: true }
         await job.progress(20, 'Updating the node')
-        await found.driver.update(found.node, specOf(found.row), job.signal)
+        await found.driver.update(found.node, specOf(found.row), job.signal, runOf(job))
         return {}
       },
     },
@@ -150,7 +176,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const found = await target(job)
         if (found?.row.status !== 'suspended') return { skipped: true }
         await job.progress(20, 'Suspending on the node')
-        await found.driver.suspend(found.node, specOf(found.row), job.signal)
+        await found.driver.suspend(found.node, specOf(found.row), job.signal, runOf(job))
         return {}
       },
     },
@@ -161,7 +187,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const found = await target(job)
         if (found?.row.status !== 'active') return { skipped: true }
         await job.progress(20, 'Unsuspending on the node')
-        await found.driver.unsuspend(found.node, specOf(found.row), job.signal)
+        await found.driver.unsuspend(found.node, specOf(found.row), job.signal, runOf(job))
         return {}
       },
     },
@@ -174,7 +200,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (!found) return { alreadyGone: true }
         if (found.row.status !== 'deleting') return { skipped: true }
         await job.progress(20, 'Removing from the node')
-        await found.driver.delete(found.node, specOf(found.row), job.signal)
+        await found.driver.delete(found.node, specOf(found.row), job.signal, runOf(job))
         await job.progress(90, 'Forgetting the site')
         await job.transaction(async (trx) => {
           const row = await findSiteRow(trx, found.row.id)

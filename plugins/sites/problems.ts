@@ -9,6 +9,12 @@ export const sitesProblems = defineProblems({
     detail: 'This installation has no site type of that name.',
     description: 'The `type` is not one of the installed site types; capabilities lists them.',
   },
+  options_of_other_type: {
+    status: 422,
+    detail: 'The body has options for another type of site.',
+    description:
+      'A create body field a site type adds (`wordpress`) is read only for sites of that type; for any other `type` it is refused rather than dropped.',
+  },
   invalid_domain: {
     status: 422,
     detail: 'The domain is not a valid fully qualified host name.',

@@ -286,6 +286,7 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
         const row: DatabaseUsersTable = {
           id: newId('dbu'),
           customer_id: customer.id,
+          site_id: null,
           server_id: server.id,
           engine: server.engine,
           username,

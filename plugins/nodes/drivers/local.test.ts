@@ -1,4 +1,5 @@
-// The local driver on a temporary data directory: the files it lays out, idempotence, abort, and path safety.
+// The local driver without a port (files only) on a temporary data directory: the files it lays out, idempotence,
+// abort, and path safety. Serving is the runtime's tests' (plugins/nodes/runtime/).
 
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import {
@@ -16,8 +17,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { JobFailure } from '../../../core/index.ts'
 import type { Node, NodeDriver, SiteSpec } from '../contract.ts'
+import { parseStateFile } from '../runtime/site-state.ts'
 import { createLocalDriver } from './local.ts'
-import { parseStateFile } from './site-files.ts'
 
 const roots: string[] = []
 afterAll(() => {
@@ -30,6 +31,7 @@ const node: Node = {
   driver: 'local',
   hostname: 'localhost',
   status: 'active',
+  agent: { connected: true, lastSeenAt: null, version: null, capabilities: null },
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 }
@@ -48,43 +50,53 @@ const never = () => new AbortController().signal
 let dataDir: string
 let driver: NodeDriver
 let siteDir: string
+let blockPath: string
 
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'plinth-local-driver-'))
   roots.push(dataDir)
   driver = createLocalDriver({ dataDir })
   siteDir = join(dataDir, 'sites', spec().id)
+  blockPath = join(dataDir, 'nginx', 'sites', `${spec().id}.conf`)
 })
 
 const read = (name: string) => readFileSync(join(siteDir, name), 'utf8')
+/** The site's nginx server block, in `<dataDir>/nginx/sites/<site id>.conf`. */
+const block = () => readFileSync(blockPath, 'utf8')
 const state = () => parseStateFile(read('state.json'))
-/** Every file under the site's directory, relative, sorted: temporary files would show here. */
-const files = () =>
-  (readdirSync(siteDir, { recursive: true }) as string[])
-    .filter((path) => !lstatSync(join(siteDir, path)).isDirectory())
-    .sort()
+/** Every file under `dir` (the site's directory), relative, sorted: temporary files would show here. */
+const files = (dir = siteDir) =>
+  existsSync(dir)
+    ? (readdirSync(dir, { recursive: true }) as string[])
+        .filter((path) => !lstatSync(join(dir, path)).isDirectory())
+        .sort()
+    : []
 
 describe('provision', () => {
-  test('lays out htdocs with a placeholder naming the domain, an nginx server block, logs and state.json', async () => {
+  test('lays out htdocs with a placeholder naming the domain, logs, tmp, state.json and an nginx server block', async () => {
     await driver.provision(node, spec(), never())
-    expect(files()).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
-    expect(lstatSync(join(siteDir, 'logs')).isDirectory()).toBe(true)
+    expect(files()).toEqual(['htdocs/index.html', 'state.json'])
+    expect(files(join(dataDir, 'nginx'))).toEqual([`sites/${spec().id}.conf`])
+    for (const dir of ['logs', 'tmp']) expect(lstatSync(join(siteDir, dir)).isDirectory()).toBe(true)
     expect(read('htdocs/index.html')).toContain('<h1>shop.example.com</h1>')
-    const config = read('nginx.conf')
+    const config = block()
     expect(config).toContain('server_name shop.example.com;')
     expect(config).toContain(`root "${join(siteDir, 'htdocs')}";`)
     expect(config).toContain('# Disk quota: 500 MB')
-    expect(config).toContain(`access_log "${join(siteDir, 'logs')}/access.log";`)
+    expect(config).toContain(`access_log "${join(siteDir, 'logs')}/access.log" plinth;`)
     expect(config).not.toContain('return 503')
+    // Nothing runs PHP when files are only laid out.
+    expect(config).not.toContain('fastcgi_pass')
     expect(state()).toEqual({
       siteId: spec().id,
       handle: 'my-shop',
       domain: 'shop.example.com',
       type: 'wordpress',
       customerId: spec().customerId,
-      nodeId: node.id,
       diskMB: 500,
       state: 'active',
+      unixUser: null,
+      app: null,
       updatedAt: expect.any(String),
     })
   })
@@ -92,16 +104,16 @@ describe('provision', () => {
   test('is idempotent: a second run changes nothing and keeps the customer’s own page', async () => {
     await driver.provision(node, spec(), never())
     writeFileSync(join(siteDir, 'htdocs', 'index.html'), '<p>my own shop</p>')
-    const config = read('nginx.conf')
+    const config = block()
     await driver.provision(node, spec(), never())
     expect(read('htdocs/index.html')).toBe('<p>my own shop</p>')
-    expect(read('nginx.conf')).toBe(config)
-    expect(files()).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
+    expect(block()).toBe(config)
+    expect(files()).toEqual(['htdocs/index.html', 'state.json'])
   })
 
   test('an unlimited quota says so', async () => {
     await driver.provision(node, spec({ diskMB: null }), never())
-    expect(read('nginx.conf')).toContain('# Disk quota: unlimited')
+    expect(block()).toContain('# Disk quota: unlimited')
   })
 
   test('an aborted signal stops before anything is written', async () => {
@@ -113,15 +125,16 @@ describe('provision', () => {
 
   test('a signal aborted midway leaves no temporary files, and a repeat completes the site', async () => {
     const controller = new AbortController()
-    // Aborts as soon as the driver has started writing: the folders exist, the writes see the abort.
+    // Aborts as soon as the driver has started: whatever folders it made, the writes see the abort.
     const started = driver.provision(node, spec(), controller.signal)
     controller.abort(new Error('lease lost'))
     await expect(started).rejects.toThrow('lease lost')
-    // The folders were made before the abort was seen; no file was, not even a temporary one.
-    expect(lstatSync(join(siteDir, 'htdocs')).isDirectory()).toBe(true)
+    // No file was written, not even a temporary one.
     expect(files()).toEqual([])
+    expect(files(join(dataDir, 'nginx'))).toEqual([])
     await driver.provision(node, spec(), never())
-    expect(files()).toEqual(['htdocs/index.html', 'nginx.conf', 'state.json'])
+    expect(files()).toEqual(['htdocs/index.html', 'state.json'])
+    expect(block()).toContain('server_name shop.example.com;')
   })
   // BUG (fixed): a server killed (SIGKILL) between writing a temporary file and renaming it left
   // `htdocs/index.html.<pid>.<random>.tmp` in the document root for good (served, and counted as the site's disk),
@@ -130,14 +143,17 @@ describe('provision', () => {
     const child = Bun.spawn(['true'])
     await child.exited
     mkdirSync(join(siteDir, 'htdocs'), { recursive: true })
+    mkdirSync(join(dataDir, 'nginx', 'sites'), { recursive: true })
     const leftovers = [
-      `htdocs/index.html.${child.pid}.0123456789ab.tmp`,
-      `nginx.conf.${process.pid}.0123456789ac.tmp`,
+      join(siteDir, `htdocs/index.html.${child.pid}.0123456789ab.tmp`),
+      join(siteDir, `state.json.${process.pid}.0123456789ac.tmp`),
+      `${blockPath}.${child.pid}.0123456789ad.tmp`,
     ]
-    for (const path of leftovers) writeFileSync(join(siteDir, path), 'half')
+    for (const path of leftovers) writeFileSync(path, 'half')
     writeFileSync(join(siteDir, 'htdocs', 'upload.tmp'), 'the customer’s')
     await driver.provision(node, spec(), never())
-    expect(files()).toEqual(['htdocs/index.html', 'htdocs/upload.tmp', 'nginx.conf', 'state.json'])
+    expect(files()).toEqual(['htdocs/index.html', 'htdocs/upload.tmp', 'state.json'])
+    expect(files(join(dataDir, 'nginx'))).toEqual([`sites/${spec().id}.conf`])
   })
 })
 
@@ -145,8 +161,8 @@ describe('update', () => {
   test('rewrites the server block for a new domain and quota, and renames the placeholder but not a real page', async () => {
     await driver.provision(node, spec(), never())
     await driver.update(node, spec({ domain: 'new.example.org', diskMB: 2048 }), never())
-    expect(read('nginx.conf')).toContain('server_name new.example.org;')
-    expect(read('nginx.conf')).toContain('# Disk quota: 2048 MB')
+    expect(block()).toContain('server_name new.example.org;')
+    expect(block()).toContain('# Disk quota: 2048 MB')
     expect(read('htdocs/index.html')).toContain('<h1>new.example.org</h1>')
     expect(state()).toMatchObject({ domain: 'new.example.org', diskMB: 2048, state: 'active' })
     writeFileSync(join(siteDir, 'htdocs', 'index.html'), '<p>real</p>')
@@ -158,8 +174,8 @@ describe('update', () => {
     await driver.provision(node, spec(), never())
     await driver.suspend(node, spec(), never())
     await driver.update(node, spec({ domain: 'other.example.com' }), never())
-    expect(read('nginx.conf')).toContain('return 503;')
-    expect(read('nginx.conf')).toContain('server_name other.example.com;')
+    expect(block()).toContain('return 503 ')
+    expect(block()).toContain('server_name other.example.com;')
     expect(state()?.state).toBe('suspended')
   })
 })
@@ -170,8 +186,8 @@ describe('suspend and unsuspend', () => {
     writeFileSync(join(siteDir, 'htdocs', 'shop.html'), 'products')
     await driver.suspend(node, spec(), never())
     await driver.suspend(node, spec(), never())
-    const suspended = read('nginx.conf')
-    expect(suspended).toContain('return 503;')
+    const suspended = block()
+    expect(suspended).toContain('return 503 ')
     expect(suspended).toContain('server_name shop.example.com;')
     expect(suspended).not.toContain('root ')
     expect(state()?.state).toBe('suspended')
@@ -179,17 +195,18 @@ describe('suspend and unsuspend', () => {
     expect(await driver.report(node, spec())).toMatchObject({ state: 'suspended' })
     await driver.unsuspend(node, spec(), never())
     await driver.unsuspend(node, spec(), never())
-    expect(read('nginx.conf')).not.toContain('return 503')
-    expect(read('nginx.conf')).toContain(`root "${join(siteDir, 'htdocs')}";`)
+    expect(block()).not.toContain('return 503')
+    expect(block()).toContain(`root "${join(siteDir, 'htdocs')}";`)
     expect(state()?.state).toBe('active')
   })
 })
 
 describe('delete', () => {
-  test('removes the site’s directory; deleting again, or a site never provisioned, is fine', async () => {
+  test('removes the site’s directory and server block; deleting again, or a site never provisioned, is fine', async () => {
     await driver.provision(node, spec(), never())
     await driver.delete(node, spec(), never())
     expect(existsSync(siteDir)).toBe(false)
+    expect(existsSync(blockPath)).toBe(false)
     expect(readdirSync(join(dataDir, 'sites')).filter((name) => name !== '.trash')).toEqual([])
     expect(readdirSync(join(dataDir, 'sites', '.trash'))).toEqual([])
     await driver.delete(node, spec(), never())
@@ -234,7 +251,7 @@ describe('report', () => {
     expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0 })
     await driver.provision(node, spec(), never())
     const base = (await driver.report(node, spec())).diskBytes
-    const expected = ['htdocs/index.html', 'nginx.conf', 'state.json']
+    const expected = ['htdocs/index.html', 'state.json']
       .map((file) => lstatSync(join(siteDir, file)).size)
       .reduce((a, b) => a + b, 0)
     expect(base).toBe(expected)
@@ -243,12 +260,13 @@ describe('report', () => {
     expect(await driver.report(node, spec())).toEqual({ state: 'active', diskBytes: base + 10_000 })
   })
 
-  test('does not follow symbolic links out of the site', async () => {
+  test('does not follow symbolic links out of the site, to a file or a directory', async () => {
     await driver.provision(node, spec(), never())
     const outside = join(dataDir, 'big.bin')
     writeFileSync(outside, new Uint8Array(1_000_000))
     const before = (await driver.report(node, spec())).diskBytes
     symlinkSync(outside, join(siteDir, 'htdocs', 'link.bin'))
+    symlinkSync(dataDir, join(siteDir, 'htdocs', 'link-dir'))
     const after = (await driver.report(node, spec())).diskBytes
     expect(after - before).toBeLessThan(1000)
   })

@@ -150,6 +150,10 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
           hostname,
           status: body.status ?? 'active',
           agent_token_hash: agentTokens.hash(agentToken),
+          agent_seen_at: null,
+          agent_session: null,
+          agent_version: null,
+          agent_capabilities: null,
           created_at: now,
           updated_at: now,
         }

@@ -85,6 +85,24 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
   const types = context.extensionPoint(siteTypes)
   const customers = context.use(customerDirectory)
   const nodes = context.use(nodeDirectory)
+  // The create body and its answer with the fields site types add (`wordpress`), each optional.
+  const typeOptions = types
+    .list()
+    .flatMap((type) => (type.createOptions ? [{ type, ...type.createOptions }] : []))
+  const createBody = t.Object(
+    {
+      ...CreateSiteBody.properties,
+      ...Object.fromEntries(typeOptions.map((option) => [option.field, t.Optional(option.schema)])),
+    },
+    { $id: 'CreateSiteBody' },
+  )
+  const CreatedSiteAnswer = t.Object(
+    {
+      ...Site.properties,
+      ...Object.fromEntries(typeOptions.map((option) => [option.field, t.Optional(option.answer)])),
+    },
+    { $id: 'CreatedSite' },
+  )
 
   /** The active node with the fewest sites (oldest first on a tie), or a 409 when none accepts sites. */
   async function placement(trx: Trx): Promise<string> {
@@ -122,13 +140,20 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
       description:
         'Creates the site in state `provisioning` on the active node with the fewest sites, and starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `disk_quota_required`, or `customer_suspended` while its subscriptions are suspended).',
       scope: siteScopes.create,
-      body: CreateSiteBody,
+      body: createBody,
+      // A type may answer a secret once (WordPress's generated admin password).
+      showsSecret: true,
       responses: {
-        201: { description: 'The new site.', schema: Site, headers: { Location: 'URL of the site.' } },
+        201: {
+          description: 'The new site, with what its type adds (shown once where it is a secret).',
+          schema: CreatedSiteAnswer,
+          headers: { Location: 'URL of the site.' },
+        },
       },
       problems: [
         kernelProblems.unknown_customer,
         sitesProblems.unknown_site_type,
+        sitesProblems.options_of_other_type,
         sitesProblems.invalid_domain,
         sitesProblems.domain_in_use,
         sitesProblems.no_node_available,
@@ -137,11 +162,14 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         sitesProblems.domain_limit_reached,
         sitesProblems.disk_limit_reached,
         kernelProblems.customer_suspended,
+        ...typeOptions.flatMap((option) => option.problems ?? []),
       ],
       change: {
         action: 'site.create',
         event: 'site.created',
         details: (site) => ({ name: site.name, type: site.type, domain: site.domain, handle: site.handle }),
+        // The site alone: never what its type answered once (a password).
+        payload: (site) => Object.fromEntries(Object.keys(Site.properties).map((key) => [key, site[key]])),
       },
       // One transaction: the key's claim, the checks, the site, its job, usage, audit entry and event, the answer.
       async handler({ trx, body, view, enqueueJob }) {
@@ -160,7 +188,15 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         }
         const domain = normaliseDomain(body.domain)
         if (!domain) refusals.add(sitesProblems.invalid_domain, 'body.domain')
-        if (!customer || !siteType || !domain) throw refusals.toProblem()
+        // Options only another type reads would be dropped silently: refused instead.
+        for (const option of typeOptions)
+          if (option.type !== siteType && (body as Record<string, unknown>)[option.field] !== undefined)
+            refusals.add(
+              sitesProblems.options_of_other_type,
+              `body.${option.field}`,
+              `is for sites of type ${option.type.name}`,
+            )
+        if (!customer || !siteType || !domain || refusals.hasAny()) throw refusals.toProblem()
         const nodeId = await placement(trx)
         if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
         // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.
@@ -191,7 +227,11 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         await context.usage.adjust(trx, customer.id, 'sites', 1)
         await context.usage.adjust(trx, customer.id, 'domains', 1)
         if (diskMB) await context.usage.adjust(trx, customer.id, 'diskMB', diskMB)
-        return toSite(row)
+        const site = toSite(row)
+        const field = siteType.createOptions?.field
+        const options = field ? (body as Record<string, unknown>)[field] : undefined
+        const extra = await siteType.created?.(trx, { ...site, customerId: row.customer_id }, options)
+        return field && extra ? { ...site, [field]: extra } : site
       },
     }),
     defineRoute({

@@ -4,12 +4,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  directoryBytes,
-  removeAbandonedTemporaries,
-  writeFileAtomic,
-  writeFileIfAbsent,
-} from './atomic-files.ts'
+import { removeAbandonedTemporaries, writeFileAtomic, writeFileIfAbsent } from './atomic-files.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'plinth-atomic-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -59,12 +54,6 @@ describe('writeFileIfAbsent', () => {
     const path = join(dir, 'never.html')
     await expect(writeFileIfAbsent(path, 'x', abortingAfter(1))).rejects.toThrow('aborted midway')
     expect(readdirSync(dir).filter((name) => name.startsWith('never'))).toEqual([])
-  })
-})
-
-describe('directoryBytes', () => {
-  test('is 0 for a directory that does not exist', async () => {
-    expect(await directoryBytes(join(dir, 'missing'))).toBe(0)
   })
 })
 

@@ -1,9 +1,14 @@
-// File operations the local driver builds on: whole-file writes that never leave a half-written file, the removal
-// of temporary files a killed process left behind, and sizes.
+// File operations the site runtime builds on: whole-file writes that never leave a half-written file, and the
+// removal of temporary files a killed process left behind.
 
-import type { Dirent } from 'node:fs'
 import { link, lstat, open, readdir, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+
+/** Who a file written by root belongs to (a site's user), set on the temporary file before it is put in place. */
+export interface FileOwner {
+  readonly uid: number
+  readonly gid: number
+}
 
 /** Temporary files of this process's writes still under way: never taken for abandoned ones. */
 const underWay = new Set<string>()
@@ -20,13 +25,23 @@ function temporaryPath(path: string): string {
   return `${path}.${process.pid}.${random}.tmp`
 }
 
-/** Writes `content` to a temporary file, flushed to disk, and returns its path (marked under way until released). */
-async function writeTemporary(path: string, content: string, mode: number): Promise<string> {
+/**
+ * Writes `content` to a temporary file, flushed to disk, and returns its path (marked under way until released).
+ * `wx` never follows a link planted at the temporary name; the mode and owner are set on the open file.
+ */
+async function writeTemporary(
+  path: string,
+  content: string,
+  mode: number,
+  owner: FileOwner | undefined,
+): Promise<string> {
   const temporary = temporaryPath(path)
   underWay.add(temporary)
   try {
     const handle = await open(temporary, 'wx', mode)
     try {
+      await handle.chmod(mode)
+      if (owner) await handle.chown(owner.uid, owner.gid)
       await handle.writeFile(content)
       await handle.sync()
     } catch (error) {
@@ -88,16 +103,18 @@ export async function removeAbandonedTemporaries(paths: readonly string[]): Prom
 
 /**
  * Replaces `path` with `content` atomically: readers see the old file or the new one, never a mix, even after a
- * crash. Checks `signal` before writing and before the rename, so an aborted step changes nothing.
+ * crash. Checks `signal` before writing and before the rename, so an aborted step changes nothing. `mode` defaults
+ * to 0644 (exactly, whatever the umask); `owner` to the process's user.
  */
 export async function writeFileAtomic(
   path: string,
   content: string,
   signal: AbortSignal,
   mode = 0o644,
+  owner?: FileOwner,
 ): Promise<void> {
   signal.throwIfAborted()
-  const temporary = await writeTemporary(path, content, mode)
+  const temporary = await writeTemporary(path, content, mode, owner)
   try {
     signal.throwIfAborted()
     await rename(temporary, path)
@@ -119,9 +136,10 @@ export async function writeFileIfAbsent(
   content: string,
   signal: AbortSignal,
   mode = 0o644,
+  owner?: FileOwner,
 ): Promise<boolean> {
   signal.throwIfAborted()
-  const temporary = await writeTemporary(path, content, mode)
+  const temporary = await writeTemporary(path, content, mode, owner)
   try {
     signal.throwIfAborted()
     await link(temporary, path)
@@ -133,26 +151,4 @@ export async function writeFileIfAbsent(
     await rm(temporary, { force: true })
     underWay.delete(temporary)
   }
-}
-
-/** Bytes of the regular files (and links themselves) under `dir`, not following symbolic links; 0 if it is gone. */
-export async function directoryBytes(dir: string): Promise<number> {
-  let entries: Dirent[]
-  try {
-    entries = await readdir(dir, { withFileTypes: true, recursive: true })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
-    throw error
-  }
-  let total = 0
-  for (const entry of entries) {
-    if (entry.isDirectory()) continue
-    try {
-      total += (await lstat(join(entry.parentPath, entry.name))).size
-    } catch (error) {
-      // Removed while we counted (a log rotated): it takes no space any more.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    }
-  }
-  return total
 }

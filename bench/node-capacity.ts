@@ -1,0 +1,119 @@
+// How many WordPress sites one node runs: provisions NODE_SITES (50) WordPress sites through the node runtime (real
+// nginx, PHP-FPM, Debian's WordPress, a MariaDB database each), requests each front page, and measures the memory
+// the node's nginx and PHP-FPM take (PSS, so shared pages count once) while every site has a live PHP worker and
+// again once the workers went idle, and MariaDB's growth; then extrapolates to the machine's memory.
+// `bun bench/node-capacity.ts` (as root, with nginx, php-fpm, php-mysql, wordpress and MariaDB on 127.0.0.1:3306).
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import mysql from 'mysql2/promise'
+import { createSiteRuntime } from '../plugins/nodes/runtime/create-site-runtime.ts'
+import { freePort, processesOf, request } from '../plugins/nodes/runtime/testing/serving.ts'
+
+const count = Number(process.env.NODE_SITES ?? 50)
+const dataDir = mkdtempSync(join(tmpdir(), 'plinth-capacity-'))
+const port = freePort()
+const runtime = createSiteRuntime({ dataDir, httpPort: port, httpsPort: freePort() })
+const root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
+const run = crypto.randomUUID().slice(0, 6)
+const never = new AbortController().signal
+
+/** PSS in KiB of a process (shared pages split between the processes sharing them). */
+function pssKiB(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    return Number(/^Pss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0)
+  } catch {
+    return 0
+  }
+}
+const nodeMiB = () => processesOf(dataDir).reduce((sum, pid) => sum + pssKiB(pid), 0) / 1024
+function mariadbMiB(): number {
+  const pid = Number(Bun.spawnSync(['pidof', 'mariadbd']).stdout.toString().trim().split(' ')[0])
+  return pid ? pssKiB(pid) / 1024 : 0
+}
+
+const passwordHash = (
+  await Bun.password.hash('Capacity-Test-2026', { algorithm: 'bcrypt', cost: 4 })
+).replace(/^\$2b\$/, '$2y$')
+const sites = Array.from({ length: count }, (_, i) => ({
+  id: `site_capacity_${run}_${i}`,
+  handle: `cap-${run}-${i}`,
+  domain: `cap-${run}-${i}.example.test`,
+  type: 'wordpress',
+  customerId: 'cus_capacity',
+  diskMB: null,
+  name: `cap_${run}_${i}`,
+}))
+
+try {
+  await runtime.start()
+  const baseNode = nodeMiB()
+  const baseMaria = mariadbMiB()
+  const started = performance.now()
+  for (const site of sites) {
+    await root.query('CREATE DATABASE ??', [site.name])
+    await root.query('CREATE USER ?@? IDENTIFIED BY ?', [site.name, '127.0.0.1', 'Capacity-Db-2026'])
+    await root.query('GRANT ALL ON ??.* TO ?@?', [site.name, site.name, '127.0.0.1'])
+    const { name: database, ...spec } = site
+    await runtime.provision(
+      {
+        ...spec,
+        app: {
+          kind: 'wordpress',
+          title: `Capacity ${database}`,
+          database: {
+            host: '127.0.0.1',
+            port: 3306,
+            name: database,
+            user: database,
+            password: 'Capacity-Db-2026',
+          },
+          admin: { user: 'admin', email: 'admin@example.test', passwordHash },
+        },
+      },
+      never,
+    )
+  }
+  const provisionSeconds = (performance.now() - started) / 1000
+  for (const site of sites) {
+    const response = await request(port, site.domain)
+    if (response.status !== 200) throw new Error(`${site.domain} answered ${response.status}`)
+    await response.arrayBuffer()
+  }
+  const busyNode = nodeMiB()
+  const busyMaria = mariadbMiB()
+  await Bun.sleep(15_000)
+  const idleNode = nodeMiB()
+  const perBusy = (busyNode - baseNode) / count
+  const perIdle = (idleNode - baseNode) / count
+  const memoryMiB = totalmem() / 2 ** 20
+  const diskMiB =
+    Number(
+      Bun.spawnSync(['du', '-sm', join(dataDir, 'sites')])
+        .stdout.toString()
+        .split('\t')[0],
+    ) / count
+  console.log(
+    `${count} WordPress sites provisioned in ${provisionSeconds.toFixed(1)} s (${((provisionSeconds / count) * 1000).toFixed(0)} ms each, one after another)`,
+  )
+  console.log(
+    `node (nginx + PHP-FPM) PSS: ${baseNode.toFixed(0)} MiB empty, ${busyNode.toFixed(0)} MiB with every site's PHP worker live, ${idleNode.toFixed(0)} MiB once idle`,
+  )
+  console.log(
+    `a site: ${perBusy.toFixed(1)} MiB while its worker lives, ${perIdle.toFixed(2)} MiB idle; MariaDB grew ${(busyMaria - baseMaria).toFixed(0)} MiB; disk ${diskMiB.toFixed(0)} MiB a site`,
+  )
+  console.log(
+    `within ${(memoryMiB / 1024).toFixed(0)} GiB: ${Math.floor((memoryMiB * 0.8) / perBusy)} sites with a live worker each (80 % of memory), disk ${((diskMiB * Math.floor((memoryMiB * 0.8) / perBusy)) / 1024).toFixed(0)} GiB for them`,
+  )
+} finally {
+  for (const site of sites) {
+    await runtime.delete(site, never).catch(() => {})
+    await root.query('DROP DATABASE IF EXISTS ??', [site.name]).catch(() => {})
+    await root.query('DROP USER IF EXISTS ?@?', [site.name, '127.0.0.1']).catch(() => {})
+  }
+  await runtime.stop()
+  await root.end()
+  rmSync(dataDir, { recursive: true, force: true })
+}

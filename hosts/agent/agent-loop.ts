@@ -1,0 +1,203 @@
+// The node agent's work: ask the panel for commands (a long poll over the panel's own HTTPS, so the node needs no
+// inbound port), carry each out on the site runtime, answer it, and report traffic. Commands on one site run one
+// after another, so a command sent again after a dropped connection waits for the first and then finds it done.
+
+import { randomBytes } from 'node:crypto'
+import type { AgentCommand, AgentResult, AgentWork } from '../../plugins/nodes/agent/protocol.ts'
+import type { SiteSpec } from '../../plugins/nodes/contract.ts'
+import type { SiteRuntime } from '../../plugins/nodes/runtime/site-runtime.ts'
+import type { AgentSettings } from './agent-settings.ts'
+
+/** Where the agent writes what happened: JSON lines, ids and codes only, never a site's secrets. */
+export type AgentLog = (fields: Record<string, unknown>, message: string) => void
+
+/** A refusal the agent cannot recover from (its token is refused): it stops, saying why. */
+export class AgentRefused extends Error {}
+
+/** The running agent: `stop()` ends the polling and waits for commands under way. */
+export interface RunningAgent {
+  /** Resolves once the panel answered the first poll (the agent is connected). */
+  readonly connected: Promise<string>
+  stop(): Promise<void>
+  /** Resolves when the loop ended (after `stop()`, or on a refusal, which it rejects with). */
+  readonly done: Promise<void>
+}
+
+/** Starts the agent's loop. */
+export function startAgent(
+  settings: AgentSettings,
+  runtime: SiteRuntime,
+  version: string,
+  log: AgentLog,
+): RunningAgent {
+  const session = randomBytes(12).toString('base64url')
+  const stopping = new AbortController()
+  const bySite = new Map<string, Promise<void>>()
+  const running = new Set<Promise<void>>()
+  let nodeId: string | null = null
+  let onConnected: (id: string) => void = () => {}
+  const connected = new Promise<string>((resolve) => {
+    onConnected = resolve
+  })
+
+  async function call<T>(path: string, body: unknown, timeoutMs: number): Promise<T> {
+    const response = await fetch(`${settings.panelUrl}/api/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${settings.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(timeoutMs)]),
+    })
+    const text = await response.text()
+    if (response.status === 401)
+      throw new AgentRefused(`The panel refused the agent token (${text.slice(0, 200)})`)
+    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 200)}`)
+    return JSON.parse(text) as T
+  }
+
+  /** Carries out one command; the outcome as the panel takes it. */
+  async function carryOut(command: AgentCommand): Promise<AgentResult> {
+    const site = command.site as SiteSpec
+    const signal = stopping.signal
+    try {
+      switch (command.operation) {
+        case 'report':
+          return { ok: true, report: await runtime.report(site) }
+        case 'provision':
+          await runtime.provision(site, signal)
+          break
+        case 'update':
+          await runtime.update(site, signal)
+          break
+        case 'suspend':
+          await runtime.suspend(site, signal)
+          break
+        case 'unsuspend':
+          await runtime.unsuspend(site, signal)
+          break
+        case 'delete':
+          await runtime.delete(site, signal)
+          break
+      }
+      return { ok: true }
+    } catch (error) {
+      const failure = error as Error & { code?: string }
+      // A JobFailure on the node (an unsafe spec) cannot be helped by sending it again.
+      const final = failure.name === 'JobFailure'
+      return {
+        ok: false,
+        error: {
+          message: failure.message.slice(0, 4000),
+          ...(typeof failure.code === 'string' && /^[a-z][a-z0-9_]*$/.test(failure.code)
+            ? { code: failure.code }
+            : {}),
+          final,
+        },
+      }
+    }
+  }
+
+  /** Runs `command` after the site's earlier ones, then answers it (again after a dropped connection). */
+  function schedule(command: AgentCommand): void {
+    const siteId = (command.site as SiteSpec).id
+    const previous = bySite.get(siteId) ?? Promise.resolve()
+    const next = previous.then(async () => {
+      const started = performance.now()
+      const result = await carryOut(command)
+      log(
+        {
+          commandId: command.id,
+          operation: command.operation,
+          siteId,
+          ok: result.ok,
+          ms: Math.round(performance.now() - started),
+          ...(result.ok ? {} : { error: result.error?.message }),
+        },
+        `${command.operation} ${result.ok ? 'done' : 'failed'}`,
+      )
+      for (let attempt = 0; attempt < 5 && !stopping.signal.aborted; attempt++) {
+        try {
+          await call(`/agent/commands/${command.id}`, result, 15_000)
+          return
+        } catch (error) {
+          if (error instanceof AgentRefused) throw error
+          await Bun.sleep(500 * 2 ** attempt)
+        }
+      }
+    })
+    const settled = next.catch((error: unknown) =>
+      log({ commandId: command.id, err: String(error) }, 'answer lost'),
+    )
+    bySite.set(siteId, settled)
+    running.add(settled)
+    void settled.finally(() => {
+      running.delete(settled)
+      if (bySite.get(siteId) === settled) bySite.delete(siteId)
+    })
+  }
+
+  async function poll(): Promise<void> {
+    let backoff = 500
+    while (!stopping.signal.aborted) {
+      try {
+        const capabilities = await runtime.capabilities()
+        const work = await call<AgentWork>(
+          '/agent/work',
+          { session, version, capabilities, waitSeconds: 25 },
+          40_000,
+        )
+        if (nodeId === null) {
+          nodeId = work.nodeId
+          log(
+            { nodeId, session, panel: settings.panelUrl },
+            `Plinth node agent connected to ${settings.panelUrl} as node ${nodeId}`,
+          )
+          onConnected(nodeId)
+        }
+        for (const command of work.commands) schedule(command)
+        backoff = 500
+      } catch (error) {
+        if (error instanceof AgentRefused) throw error
+        if (stopping.signal.aborted) return
+        log({ err: String(error), retryInMs: backoff }, 'cannot reach the panel; trying again')
+        await Bun.sleep(backoff)
+        backoff = Math.min(backoff * 2, 10_000)
+      }
+    }
+  }
+
+  async function reportTraffic(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      await Promise.race([
+        Bun.sleep(settings.reportSeconds * 1000),
+        new Promise((r) => stopping.signal.addEventListener('abort', r, { once: true })),
+      ])
+      if (stopping.signal.aborted || nodeId === null) continue
+      try {
+        const samples = (await runtime.traffic()).filter(
+          (reading) => reading.requests > 0 || reading.bytes > 0,
+        )
+        for (let i = 0; i < samples.length; i += 1000)
+          await call(`/nodes/${nodeId}/metrics`, { samples: samples.slice(i, i + 1000) }, 30_000)
+      } catch (error) {
+        log({ err: String(error) }, 'traffic report failed; its counts are lost for this period')
+      }
+    }
+  }
+
+  const done = (async () => {
+    try {
+      await Promise.all([poll(), reportTraffic()])
+    } finally {
+      await Promise.allSettled([...running])
+    }
+  })()
+
+  return {
+    connected,
+    done,
+    async stop() {
+      stopping.abort()
+      await done.catch(() => {})
+    },
+  }
+}

@@ -1,0 +1,48 @@
+// `npm run agent`: the node agent, installed on each node (docs/nodes.md). It runs the node's own nginx and PHP-FPM
+// for its sites and dials the panel for commands; SIGTERM stops asking for work once the commands under way are
+// done, and leaves the sites served (the masters keep running for the next start of the agent).
+
+import { kernelVersion } from '../../core/host.ts'
+import { createSiteRuntime } from '../../plugins/nodes/runtime/create-site-runtime.ts'
+import { AgentRefused, startAgent } from './agent-loop.ts'
+import { AgentSettingsError, agentSettingsFromEnv } from './agent-settings.ts'
+
+const log = (fields: Record<string, unknown>, message: string) =>
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields, msg: message })}\n`)
+
+let settings: ReturnType<typeof agentSettingsFromEnv>
+try {
+  settings = agentSettingsFromEnv()
+} catch (error) {
+  if (!(error instanceof AgentSettingsError)) throw error
+  for (const problem of error.problems) process.stderr.write(`${problem}\n`)
+  process.exit(2)
+}
+const runtime = createSiteRuntime({
+  dataDir: settings.dataDir,
+  httpPort: settings.httpPort,
+  httpsPort: settings.httpsPort,
+})
+await runtime.start()
+const capabilities = await runtime.capabilities()
+log(
+  { dataDir: settings.dataDir, httpPort: settings.httpPort, ...capabilities },
+  `serving sites on port ${settings.httpPort} (${capabilities.mode})`,
+)
+const agent = startAgent(settings, runtime, kernelVersion, log)
+const stop = async (signal: string) => {
+  log({ signal }, `${signal} received: finishing the commands under way`)
+  await agent.stop()
+  process.exit(0)
+}
+process.once('SIGTERM', () => void stop('SIGTERM'))
+process.once('SIGINT', () => void stop('SIGINT'))
+try {
+  await agent.done
+} catch (error) {
+  if (error instanceof AgentRefused) {
+    process.stderr.write(`${error.message}\n`)
+    process.exit(3)
+  }
+  throw error
+}

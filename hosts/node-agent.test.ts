@@ -1,0 +1,323 @@
+// A WordPress site end to end on a remote node: the real panel and the node agent as separate processes on
+// loopback, real nginx, PHP-FPM, Debian's WordPress and MariaDB. Create → served front page with the site's title →
+// the admin logs in with the password from the 201 answer → suspend 503, unsuspend 200 → delete leaves nothing.
+// Then SIGKILL of the agent in the middle of provisioning: the job finishes once and the site works.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import mysql from 'mysql2/promise'
+import type { Node } from '../plugins/nodes/contract.ts'
+import type { Site } from '../plugins/sites/contract.ts'
+import {
+  apiClient,
+  cliStaffToken,
+  createProcessTracker,
+  type HostProcess,
+  type Standalone,
+  transcript,
+} from './testing/host-process.ts'
+
+const { tempDataDir, runCli, startStandalone, spawnTracked, cleanup } = createProcessTracker('plinth-agent-')
+const agentDirs: string[] = []
+afterAll(async () => {
+  for (const agent of agents) await stopAgent(agent).catch(() => {})
+  await cleanup()
+  for (const dir of agentDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A free TCP port on loopback. */
+function freePort(): number {
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = server.port
+  server.stop(true)
+  return port ?? 0
+}
+
+interface Agent {
+  readonly process: HostProcess
+  readonly dataDir: string
+  readonly httpPort: number
+  readonly output: ReturnType<typeof transcript>
+}
+const agents: Agent[] = []
+
+/** Starts `npm run agent` for the node whose token is `token`; resolves once it says it is connected. */
+async function startAgent(
+  panel: Standalone,
+  token: string,
+  dataDir: string,
+  httpPort: number,
+): Promise<Agent> {
+  const proc = spawnTracked(['hosts/agent/main.ts'], {
+    ...process.env,
+    PANEL_URL: panel.url,
+    AGENT_TOKEN: token,
+    AGENT_DATA_DIR: dataDir,
+    SITES_HTTP_PORT: String(httpPort),
+    SITES_HTTPS_PORT: String(freePort()),
+    AGENT_REPORT_SECONDS: '1',
+  })
+  const output = transcript(proc.stdout)
+  const errors = transcript(proc.stderr)
+  try {
+    await output.waitFor(/Plinth node agent connected/)
+  } catch (error) {
+    await errors.done
+    throw new Error(`${(error as Error).message}\n${errors.text}`)
+  }
+  const agent = { process: proc, dataDir, httpPort, output }
+  agents.push(agent)
+  return agent
+}
+
+/** Stops an agent and the nginx and PHP-FPM masters it runs (the agent leaves them serving on SIGTERM). */
+async function stopAgent(agent: Agent): Promise<void> {
+  if (agent.process.exitCode === null && agent.process.signalCode === null) agent.process.kill('SIGTERM')
+  await agent.process.exited
+  for (const pidFile of findFiles(agent.dataDir, /\.pid$/)) {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim())
+    if (pid > 0) {
+      try {
+        process.kill(pid, 'SIGTERM')
+      } catch {}
+    }
+  }
+}
+
+function findFiles(dir: string, pattern: RegExp): string[] {
+  if (!existsSync(dir)) return []
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((path) => pattern.test(path))
+    .map((path) => join(dir, path))
+}
+
+/** What the node's nginx answers for `domain` at `path`. */
+function fromNode(agent: Agent, domain: string, path = '/', init: RequestInit = {}): Promise<Response> {
+  return fetch(`http://127.0.0.1:${agent.httpPort}${path}`, {
+    ...init,
+    redirect: 'manual',
+    headers: { ...(init.headers as Record<string, string> | undefined), host: domain },
+  })
+}
+
+/** Polls `read` until it answers something. */
+async function eventually<T>(what: string, read: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await read()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+interface Job {
+  readonly status: string
+  readonly attempts: number
+  readonly error: unknown
+  readonly finishedAt: string | null
+}
+
+/** A panel with a MariaDB database server and an agent node (the local node drained), and its staff client. */
+async function panelWithAgentNode() {
+  const dataDir = tempDataDir()
+  const panel = await startStandalone(dataDir, { JOB_LEASE_MS: '2000', LOCAL_SITES: 'files' })
+  const token = await cliStaffToken(runCli, dataDir)
+  const call = apiClient(panel, token)
+  const nodes = await call<{ items: Node[] }>('GET', '/nodes')
+  const local = nodes.body.items.find((node) => node.name === 'local')
+  expect((await call('PATCH', `/nodes/${local?.id}`, { status: 'draining' })).status).toBe(200)
+  const server = await call('POST', '/database-servers', {
+    name: 'mariadb-1',
+    engine: 'mariadb',
+    host: '127.0.0.1',
+    port: 3306,
+    username: 'root',
+    password: '',
+  })
+  expect(server.status).toBe(201)
+  const node = await call<Node & { agentToken: string }>('POST', '/nodes', {
+    name: 'agent-1',
+    driver: 'agent',
+    hostname: '127.0.0.1',
+  })
+  expect(node.status).toBe(201)
+  const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
+  const agentDir = mkdtempSync(join(tmpdir(), 'plinth-agent-data-'))
+  agentDirs.push(agentDir)
+  return { panel, call, node: node.body, customerId: customer.body.id, agentDir }
+}
+
+async function jobOf(call: ReturnType<typeof apiClient>, id: string): Promise<Job> {
+  return eventually(`job ${id}`, async () => {
+    const job = await call<Job>('GET', `/jobs/${id}`)
+    return job.body.finishedAt === null ? undefined : job.body
+  })
+}
+
+/** The site's login at wp-login.php: the cookies WordPress sets, and where it sends the browser. */
+async function logIn(agent: Agent, domain: string, user: string, password: string) {
+  const form = new URLSearchParams({ log: user, pwd: password, 'wp-submit': 'Log In', testcookie: '1' })
+  const response = await fromNode(agent, domain, '/wp-login.php', {
+    method: 'POST',
+    body: form,
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: 'wordpress_test_cookie=WP%20Cookie%20check',
+    },
+  })
+  return {
+    status: response.status,
+    location: response.headers.get('location') ?? '',
+    cookies: response.headers.getSetCookie(),
+  }
+}
+
+describe('a WordPress site on a node run by the agent', () => {
+  let setup: Awaited<ReturnType<typeof panelWithAgentNode>>
+  let agent: Agent
+  beforeAll(async () => {
+    setup = await panelWithAgentNode()
+    agent = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, freePort())
+  }, 60_000)
+
+  test('the node shows its agent connected, its version and that it serves', async () => {
+    const node = await setup.call<Node>('GET', `/nodes/${setup.node.id}`)
+    expect(node.body.agent).toMatchObject({ connected: true, version: expect.any(String) })
+    expect(node.body.agent.capabilities).toMatchObject({
+      mode: 'serving',
+      nginx: expect.any(String),
+      php: expect.any(String),
+      wordpress: expect.any(String),
+    })
+  })
+
+  test('create → front page → admin login → suspend → unsuspend → delete, leaving nothing behind', async () => {
+    const domain = `shop-${crypto.randomUUID().slice(0, 8)}.example.test`
+    const started = performance.now()
+    const created = await setup.call<Site & { wordpress: { adminUser: string; adminPassword: string } }>(
+      'POST',
+      '/sites',
+      {
+        customerId: setup.customerId,
+        name: 'Acme Shop',
+        type: 'wordpress',
+        domain,
+        wordpress: { adminEmail: 'owner@example.test' },
+      },
+    )
+    expect(created.status).toBe(201)
+    expect(created.body.nodeId).toBe(setup.node.id)
+    const { adminUser, adminPassword } = created.body.wordpress
+    expect(adminUser).toBe('admin')
+    expect(adminPassword).toMatch(/^[A-Za-z0-9]{20}$/)
+    const job = await jobOf(setup.call, created.body.jobId ?? '')
+    expect(job).toMatchObject({ status: 'succeeded', attempts: 1 })
+    const front = await fromNode(agent, domain)
+    const html = await front.text()
+    const servedMs = performance.now() - started
+    expect(front.status).toBe(200)
+    expect(html).toContain('<title>Acme Shop')
+    console.log(`POST /sites to a served WordPress front page: ${servedMs.toFixed(0)} ms`)
+
+    const login = await logIn(agent, domain, adminUser, adminPassword)
+    expect(login.status).toBe(302)
+    expect(login.location).toContain('/wp-admin')
+    expect(login.cookies.some((cookie) => cookie.startsWith('wordpress_logged_in_'))).toBe(true)
+    expect((await logIn(agent, domain, adminUser, `${adminPassword}x`)).status).toBe(200)
+
+    const suspended = await setup.call<Site>('POST', `/sites/${created.body.id}/suspend`)
+    expect(suspended.status).toBe(200)
+    expect((await jobOf(setup.call, suspended.body.jobId ?? '')).status).toBe('succeeded')
+    expect((await fromNode(agent, domain)).status).toBe(503)
+    const unsuspended = await setup.call<Site>('POST', `/sites/${created.body.id}/unsuspend`)
+    expect((await jobOf(setup.call, unsuspended.body.jobId ?? '')).status).toBe('succeeded')
+    expect((await fromNode(agent, domain)).status).toBe(200)
+
+    const databases = await setup.call<{ items: { id: string; name: string }[] }>(
+      'GET',
+      `/databases?siteId=${created.body.id}`,
+    )
+    expect(databases.body.items).toHaveLength(1)
+    const databaseName = databases.body.items[0]?.name ?? ''
+    const deleting = await setup.call<Site>('DELETE', `/sites/${created.body.id}`)
+    expect(deleting.status).toBe(202)
+    expect((await jobOf(setup.call, deleting.body.jobId ?? '')).status).toBe('succeeded')
+    expect((await fromNode(agent, domain)).status).toBe(404)
+    // Nothing of the site is left on the node: files, server block, pool, Unix user.
+    expect(existsSync(join(agent.dataDir, 'sites', created.body.id))).toBe(false)
+    for (const file of findFiles(agent.dataDir, /\.conf$/))
+      expect(readFileSync(file, 'utf8')).not.toContain(created.body.id)
+    const passwd = readFileSync('/etc/passwd', 'utf8')
+    expect(passwd).not.toContain(join(agent.dataDir, 'sites', created.body.id))
+    // Nor its database, once the databases plugin's job has dropped it.
+    await eventually('the site’s database to be dropped', async () => {
+      const admin = await mysql.createConnection({
+        host: '127.0.0.1',
+        port: 3306,
+        user: 'root',
+        password: '',
+      })
+      const [rows] = await admin.query<mysql.RowDataPacket[]>(
+        'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
+        [databaseName],
+      )
+      const [users] = await admin.query<mysql.RowDataPacket[]>('SELECT User FROM mysql.user WHERE User = ?', [
+        databaseName,
+      ])
+      await admin.end()
+      return rows.length === 0 && users.length === 0 ? true : undefined
+    })
+  }, 120_000)
+})
+
+describe('an agent killed in the middle of provisioning', () => {
+  test('started again, it finishes the job once, and the site works', async () => {
+    const setup = await panelWithAgentNode()
+    const httpPort = freePort()
+    const first = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, httpPort)
+    const domain = `crash-${crypto.randomUUID().slice(0, 8)}.example.test`
+    const created = await setup.call<Site & { wordpress: { adminUser: string; adminPassword: string } }>(
+      'POST',
+      '/sites',
+      {
+        customerId: setup.customerId,
+        name: 'Crash Test',
+        type: 'wordpress',
+        domain,
+      },
+    )
+    expect(created.status).toBe(201)
+    // The agent has the command: it logged it started, or the job says the node is at work.
+    await eventually('the provision to reach the node', async () => {
+      const job = await setup.call<{ progress: number }>('GET', `/jobs/${created.body.jobId}`)
+      return job.body.progress >= 10 ? true : undefined
+    })
+    await Bun.sleep(300)
+    first.process.kill('SIGKILL')
+    await first.process.exited
+    const second = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, httpPort)
+    const job = await jobOf(setup.call, created.body.jobId ?? '')
+    expect(job.status).toBe('succeeded')
+    const front = await fromNode(second, domain)
+    expect(front.status).toBe(200)
+    expect(await front.text()).toContain('<title>Crash Test')
+    const login = await logIn(
+      second,
+      domain,
+      created.body.wordpress.adminUser,
+      created.body.wordpress.adminPassword,
+    )
+    expect(login.status).toBe(302)
+    // One site on the node, one database for it.
+    const sites = readdirSync(join(second.dataDir, 'sites')).filter((name) => name.startsWith('site_'))
+    expect(sites).toEqual([created.body.id])
+    const databases = await setup.call<{ items: unknown[] }>('GET', `/databases?siteId=${created.body.id}`)
+    expect(databases.body.items).toHaveLength(1)
+    // Deleted again, so nothing of the test stays on the machine (its Unix user, its database).
+    const deleting = await setup.call<Site>('DELETE', `/sites/${created.body.id}`)
+    expect((await jobOf(setup.call, deleting.body.jobId ?? '')).status).toBe('succeeded')
+  }, 180_000)
+})

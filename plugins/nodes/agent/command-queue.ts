@@ -1,0 +1,213 @@
+// The commands for node agents, kept in the store so any instance can hand them out and any can read the answer:
+// a driver call queues one and waits for its answer; the agent's poll takes the node's queued commands (and those
+// sent to an earlier run of the agent, which never answered), and its answer settles the command.
+
+import { type Db, JobFailure, newId, nowIso, type PluginContext } from '../../../core/index.ts'
+import type { SiteReport, SiteSpec } from '../contract.ts'
+import type { NodeCommandsTable, NodesTables } from '../migrations.ts'
+import { type AgentCommand, type AgentOperation, type AgentResult, agentSilenceMs } from './protocol.ts'
+
+const tables = (db: Db) => db.withTables<NodesTables>()
+
+/** How often a waiting side looks at the store when no wake-up came (another instance may have answered). */
+const lookEveryMs = 250
+/** Most commands handed out in one poll. */
+const batch = 20
+
+/** The job attempt a command belongs to. */
+export interface CommandRun {
+  readonly jobId: string
+  readonly attempt: number
+}
+
+/** Wake-ups within this process: a poll waiting for its node's commands, a driver waiting for an answer. */
+class Wakes {
+  readonly #waiting = new Map<string, Set<() => void>>()
+
+  /** Resolves on `wake(key)`, or after `ms`. */
+  wait(key: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const set = this.#waiting.get(key) ?? new Set()
+      this.#waiting.set(key, set)
+      const done = () => {
+        clearTimeout(timer)
+        set.delete(done)
+        if (set.size === 0) this.#waiting.delete(key)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      set.add(done)
+    })
+  }
+
+  wake(key: string): void {
+    for (const done of [...(this.#waiting.get(key) ?? [])]) done()
+  }
+}
+
+/** The command queue of a panel. */
+export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transaction' | 'secrets'>) {
+  const wakes = new Wakes()
+
+  async function agentSilent(nodeId: string): Promise<boolean> {
+    const node = await tables(context.db)
+      .selectFrom('nodes')
+      .select('agent_seen_at')
+      .where('id', '=', nodeId)
+      .executeTakeFirst()
+    const seen = node?.agent_seen_at ? Date.parse(node.agent_seen_at) : 0
+    return Date.now() - seen > agentSilenceMs
+  }
+
+  async function settle(id: string, status: 'abandoned'): Promise<void> {
+    await tables(context.db)
+      .updateTable('node_commands')
+      .set({ status, payload_sealed: null, finished_at: nowIso() })
+      .where('id', '=', id)
+      .where('status', 'in', ['queued', 'sent'])
+      .execute()
+  }
+
+  return {
+    /**
+     * Queues `operation` on `site` for the node's agent and waits for its answer. A failed command fails the
+     * attempt (at once for good when the agent says repeating cannot help); so does an agent silent for a minute
+     * while the command waits, or `signal` aborting. The command is then abandoned: an agent that still answers it
+     * later changes nothing, and the job's next attempt sends the operation again (operations are idempotent).
+     */
+    async send(
+      nodeId: string,
+      operation: AgentOperation,
+      site: SiteSpec,
+      run: CommandRun,
+      signal: AbortSignal,
+    ): Promise<SiteReport | undefined> {
+      const id = newId('cmd')
+      await tables(context.db)
+        .insertInto('node_commands')
+        .values({
+          id,
+          node_id: nodeId,
+          job_id: run.jobId,
+          attempt: run.attempt,
+          operation,
+          site_id: site.id,
+          payload_sealed: context.secrets.seal(JSON.stringify(site)),
+          status: 'queued',
+          session: null,
+          result: null,
+          created_at: nowIso(),
+          sent_at: null,
+          finished_at: null,
+        })
+        .execute()
+      wakes.wake(`node:${nodeId}`)
+      try {
+        for (;;) {
+          signal.throwIfAborted()
+          const row = await tables(context.db)
+            .selectFrom('node_commands')
+            .selectAll()
+            .where('id', '=', id)
+            .executeTakeFirst()
+          if (!row) throw new Error(`The command ${id} vanished`)
+          if (row.status === 'succeeded')
+            return row.result ? (JSON.parse(row.result) as AgentResult).report : undefined
+          if (row.status === 'failed') {
+            const error = (JSON.parse(row.result ?? '{}') as AgentResult).error
+            const message = `The node's agent failed to ${operation} the site: ${error?.message ?? 'no reason given'}`
+            if (error?.final) throw new JobFailure(message, error.code ?? 'agent_refused')
+            throw new Error(message)
+          }
+          if (await agentSilent(nodeId)) {
+            const since = Date.parse(row.sent_at ?? row.created_at)
+            if (Date.now() - since > agentSilenceMs)
+              throw new Error(
+                `The node's agent has not been connected for a minute; the ${operation} waits for it`,
+              )
+          }
+          await Promise.race([
+            wakes.wait(`command:${id}`, lookEveryMs),
+            new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })),
+          ])
+        }
+      } catch (error) {
+        await settle(id, 'abandoned')
+        throw error
+      }
+    },
+
+    /**
+     * The node's commands for the agent run `session`: those queued, and those sent to an earlier run that never
+     * answered (the agent restarted). Waits up to `waitMs` for one to come. Marks them sent to `session`.
+     */
+    async take(nodeId: string, session: string, waitMs: number): Promise<AgentCommand[]> {
+      const deadline = Date.now() + waitMs
+      for (;;) {
+        const taken = await context.transaction(async (trx) => {
+          const rows = await tables(trx)
+            .selectFrom('node_commands')
+            .selectAll()
+            .where('node_id', '=', nodeId)
+            .where((eb) =>
+              eb.or([
+                eb('status', '=', 'queued'),
+                eb.and([eb('status', '=', 'sent'), eb('session', '!=', session)]),
+              ]),
+            )
+            .orderBy('id')
+            .limit(batch)
+            .execute()
+          if (rows.length === 0) return []
+          await tables(trx)
+            .updateTable('node_commands')
+            .set({ status: 'sent', session, sent_at: nowIso() })
+            .where(
+              'id',
+              'in',
+              rows.map((row) => row.id),
+            )
+            .execute()
+          return rows
+        })
+        if (taken.length > 0) return taken.flatMap((row) => commandOf(row))
+        const left = deadline - Date.now()
+        if (left <= 0) return []
+        await wakes.wait(`node:${nodeId}`, Math.min(left, 1_000))
+      }
+    },
+
+    /** Records the agent's answer to a command sent to it; answers false when it is not (or no longer) waited for. */
+    async answer(nodeId: string, id: string, result: AgentResult): Promise<boolean> {
+      const updated = await tables(context.db)
+        .updateTable('node_commands')
+        .set({
+          status: result.ok ? 'succeeded' : 'failed',
+          result: JSON.stringify(result),
+          payload_sealed: null,
+          finished_at: nowIso(),
+        })
+        .where('id', '=', id)
+        .where('node_id', '=', nodeId)
+        .where('status', 'in', ['queued', 'sent'])
+        .executeTakeFirst()
+      wakes.wake(`command:${id}`)
+      return Number(updated.numUpdatedRows) === 1
+    },
+  }
+
+  function commandOf(row: NodeCommandsTable): AgentCommand[] {
+    if (row.payload_sealed === null) return []
+    return [
+      {
+        id: row.id,
+        operation: row.operation as AgentOperation,
+        jobId: row.job_id,
+        attempt: row.attempt,
+        site: JSON.parse(context.secrets.open(row.payload_sealed)),
+      },
+    ]
+  }
+}
+
+export type CommandQueue = ReturnType<typeof createCommandQueue>

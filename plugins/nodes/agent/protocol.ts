@@ -1,0 +1,87 @@
+// What the panel and a node agent say to each other: the agent dials the panel (outbound only, over the panel's
+// own HTTPS), asks for work with its agent token, and answers each command. Shared by the panel's routes and the
+// agent host (`hosts/agent/`), so both read one definition.
+
+import { type Static, t } from '../../../core/index.ts'
+
+/** The driver operations an agent carries out for a site. */
+export const agentOperations = ['provision', 'update', 'suspend', 'unsuspend', 'delete', 'report'] as const
+export type AgentOperation = (typeof agentOperations)[number]
+
+/** What the agent says of itself when it asks for work. */
+export const AgentHello = t.Object(
+  {
+    session: t.String({
+      minLength: 8,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'Picked anew by each run of the agent: commands sent to an earlier run are sent again.',
+    }),
+    version: t.String({ minLength: 1, maxLength: 64, description: 'The agent’s version.' }),
+    capabilities: t.Object(
+      {
+        nginx: t.Union([t.String({ maxLength: 64 }), t.Null()]),
+        php: t.Union([t.String({ maxLength: 64 }), t.Null()]),
+        wordpress: t.Union([t.String({ maxLength: 64 }), t.Null()]),
+        unixUsers: t.Boolean(),
+        mode: t.Union([t.Literal('serving'), t.Literal('files-only')]),
+      },
+      { description: 'What the node can run.' },
+    ),
+    waitSeconds: t.Optional(
+      t.Integer({
+        minimum: 0,
+        maximum: 30,
+        description: 'How long to wait for work before answering none (25).',
+      }),
+    ),
+  },
+  { $id: 'AgentHello' },
+)
+export type AgentHello = Static<typeof AgentHello>
+
+/** One command for the agent: an operation on a site, under a job's attempt. */
+export const AgentCommand = t.Object(
+  {
+    id: t.String({ description: 'The command, `cmd_…`: its answer names it.' }),
+    operation: t.Union(agentOperations.map((operation) => t.Literal(operation))),
+    jobId: t.String(),
+    attempt: t.Integer(),
+    site: t.Unknown({ description: 'The site spec (`SiteSpec` of the nodes contract).' }),
+  },
+  { $id: 'AgentCommand' },
+)
+export type AgentCommand = Static<typeof AgentCommand>
+
+/** The answer to a poll: the node's id (for its traffic reports), and the commands to carry out now. */
+export const AgentWork = t.Object(
+  { nodeId: t.String(), commands: t.Array(AgentCommand) },
+  { $id: 'AgentWork' },
+)
+export type AgentWork = Static<typeof AgentWork>
+
+/** The outcome of a command. */
+export const AgentResult = t.Object(
+  {
+    ok: t.Boolean(),
+    report: t.Optional(
+      t.Object({
+        state: t.Union([t.Literal('active'), t.Literal('suspended'), t.Literal('absent')]),
+        diskBytes: t.Integer({ minimum: 0 }),
+      }),
+    ),
+    error: t.Optional(
+      t.Object({
+        message: t.String({ maxLength: 4000 }),
+        code: t.Optional(t.String({ maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' })),
+        /** Whether repeating the command cannot help (an unsafe spec): the job fails at once. */
+        final: t.Optional(t.Boolean()),
+      }),
+    ),
+  },
+  { $id: 'AgentResult' },
+)
+export type AgentResult = Static<typeof AgentResult>
+
+/** How long without a poll before the panel calls an agent disconnected. */
+export const agentSilenceMs = 60_000

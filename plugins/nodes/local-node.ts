@@ -1,0 +1,72 @@
+// The `local` node while the panel runs: what its runtime can run, recorded on the node as an agent's would be (so
+// the node says whether it serves or only lays out files), its masters started, and its sites' traffic counted.
+
+import { nowIso, type PluginContext } from '../../core/index.ts'
+import type { LocatedSite } from './contract.ts'
+import type { LocalDriver } from './drivers/local.ts'
+import type { NodesTables } from './migrations.ts'
+import { recordTraffic } from './traffic.ts'
+
+/** How often the local sites' access logs are read for traffic. */
+const trafficEveryMs = 60_000
+
+/** Starts the local node's background work; answers how to stop it (the masters keep serving). */
+export function startLocalNode(
+  context: PluginContext,
+  driver: LocalDriver,
+  version: string,
+  locate: (siteIds: readonly string[]) => Promise<ReadonlyMap<string, LocatedSite>>,
+): () => Promise<void> {
+  let stopped = false
+  const ready = (async () => {
+    const capabilities = await driver.runtime.capabilities()
+    // Sites served before a restart are served again at once, not at their next change.
+    if (capabilities.mode === 'serving') await driver.runtime.start()
+    await context.db
+      .withTables<NodesTables>()
+      .updateTable('nodes')
+      .set({
+        agent_capabilities: JSON.stringify(capabilities),
+        agent_version: version,
+        agent_seen_at: nowIso(),
+      })
+      .where('driver', '=', 'local')
+      .execute()
+  })().catch((error: unknown) =>
+    context.log.error({ err: error }, 'the local node could not start serving its sites'),
+  )
+
+  const countTraffic = async () => {
+    const readings = (await driver.runtime.traffic()).filter(
+      (reading) => reading.requests > 0 || reading.bytes > 0,
+    )
+    if (readings.length === 0) return
+    const located = await locate(readings.map((reading) => reading.siteId))
+    await context.transaction(async (trx) => {
+      const samples = []
+      for (const reading of readings) {
+        const site = located.get(reading.siteId)
+        if (!site) continue
+        samples.push({
+          scopes: await context.usage.scopesOf(trx, site.customerId),
+          at: new Date(reading.at),
+          requests: reading.requests,
+          bytes: reading.bytes,
+        })
+      }
+      await recordTraffic(trx, samples)
+    })
+  }
+  const timer = setInterval(() => {
+    if (!stopped)
+      void countTraffic().catch((error: unknown) =>
+        context.log.warn({ err: error }, 'local traffic not counted'),
+      )
+  }, trafficEveryMs)
+  timer.unref?.()
+  return async () => {
+    stopped = true
+    clearInterval(timer)
+    await ready
+  }
+}

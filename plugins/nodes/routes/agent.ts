@@ -1,0 +1,90 @@
+// The node agent's side of the panel: it asks for work (a long poll that also says the agent is connected, its
+// version and what the node can run) and answers each command. Both authenticated by the node's agent token.
+
+import {
+  defineRoute,
+  nowIso,
+  type PluginContext,
+  Problem,
+  type RouteDefinition,
+  t,
+} from '../../../core/index.ts'
+import { agentCredential } from '../agent/agent-credential.ts'
+import type { CommandQueue } from '../agent/command-queue.ts'
+import { AgentHello, AgentResult, AgentWork } from '../agent/protocol.ts'
+import type { NodesTables } from '../migrations.ts'
+import { nodesProblems } from '../problems.ts'
+
+const AnswerReceipt = t.Object(
+  {
+    accepted: t.Boolean({
+      description: 'False when the command was no longer waited for (abandoned): nothing changed.',
+    }),
+  },
+  { $id: 'AgentAnswerReceipt' },
+)
+
+/** The agent routes. */
+export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteDefinition[] {
+  const credential = agentCredential(context)
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/agent/work',
+      operationId: 'takeAgentWork',
+      summary: 'Ask for work (node agents)',
+      description:
+        'Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.',
+      public: true,
+      credential,
+      // Presence, not a change anyone audits: an agent asks every few seconds.
+      audited: false,
+      rateLimited: false,
+      body: AgentHello,
+      responses: { 200: { description: 'The node and its commands (maybe none).', schema: AgentWork } },
+      problems: [nodesProblems.invalid_agent_token, nodesProblems.node_disabled],
+      async handler({ principal: node, body }) {
+        if (node.status === 'disabled') throw new Problem(nodesProblems.node_disabled)
+        await context.db
+          .withTables<NodesTables>()
+          .updateTable('nodes')
+          .set({
+            agent_seen_at: nowIso(),
+            agent_session: body.session,
+            agent_version: body.version,
+            agent_capabilities: JSON.stringify(body.capabilities),
+          })
+          .where('id', '=', node.id)
+          .execute()
+        const commands = await queue.take(node.id, body.session, (body.waitSeconds ?? 25) * 1000)
+        // The poll is over: it was connected until now.
+        await context.db
+          .withTables<NodesTables>()
+          .updateTable('nodes')
+          .set({ agent_seen_at: nowIso() })
+          .where('id', '=', node.id)
+          .execute()
+        return { nodeId: node.id, commands }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/agent/commands/:id',
+      operationId: 'answerAgentCommand',
+      summary: 'Answer a command (node agents)',
+      description:
+        'Called by a node agent with its agent token: the outcome of a command it was given. A command that is no longer waited for (the job gave the attempt up) is answered `accepted: false` and changes nothing.',
+      public: true,
+      credential,
+      audited: false,
+      rateLimited: false,
+      params: { id: 'cmd' },
+      body: AgentResult,
+      responses: { 200: { description: 'Whether the answer was taken.', schema: AnswerReceipt } },
+      problems: [nodesProblems.invalid_agent_token],
+      async handler({ principal: node, params, body }) {
+        return { accepted: await queue.answer(node.id, params.id, body) }
+      },
+    }),
+  ]
+}

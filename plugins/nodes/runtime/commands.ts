@@ -1,0 +1,78 @@
+// Running the programs the runtime drives (nginx -t, php-fpm -t, useradd, cp, php), as root or as a site's user.
+
+/** A Unix account a command runs as, dropped to with `setpriv` (no supplementary groups). */
+export interface RunAs {
+  readonly uid: number
+  readonly gid: number
+  /** Its home, given as `HOME`. */
+  readonly home: string
+}
+
+/** Options of {@link run}. */
+export interface RunOptions {
+  /** Written to the command's stdin, then closed. Default: none. */
+  readonly stdin?: string
+  readonly cwd?: string
+  /** Runs the command as this user instead of the runtime's. Default: the runtime's own user. */
+  readonly as?: RunAs
+  /** Kills the command after this many ms. Default 120 000. */
+  readonly timeoutMs?: number
+  readonly signal?: AbortSignal
+}
+
+/** What a finished command said. */
+export interface RunResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** A clean environment: commands run as a site's user get nothing of the panel's (secrets included). */
+function environment(as: RunAs | undefined): Record<string, string> {
+  return {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: as?.home ?? process.env.HOME ?? '/',
+  }
+}
+
+/** Runs `argv` to its end and resolves with its exit code and output; never throws for a non-zero exit. */
+export async function run(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  options.signal?.throwIfAborted()
+  const command = options.as
+    ? ['setpriv', `--reuid=${options.as.uid}`, `--regid=${options.as.gid}`, '--clear-groups', '--', ...argv]
+    : [...argv]
+  const child = Bun.spawn(command, {
+    cwd: options.cwd,
+    env: environment(options.as),
+    stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: options.timeoutMs ?? 120_000,
+    signal: options.signal,
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
+  options.signal?.throwIfAborted()
+  return { code, stdout, stderr }
+}
+
+/** Runs `argv` and resolves with its stdout; a non-zero exit throws, naming `what` and quoting the output. */
+export async function runChecked(
+  what: string,
+  argv: readonly string[],
+  options: RunOptions = {},
+): Promise<string> {
+  const result = await run(argv, options)
+  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}): ${outputOf(result)}`)
+  return result.stdout
+}
+
+/** A command's output for an error message: stderr, else stdout, trimmed to its last 2,000 characters. */
+export function outputOf(result: RunResult): string {
+  const text = (result.stderr.trim() || result.stdout.trim()).replace(/<[^>]+>/g, ' ').replace(/\s+\n/g, '\n')
+  return text.length > 2000 ? `…${text.slice(-2000)}` : text || '(no output)'
+}

@@ -1,0 +1,256 @@
+// The site runtime: a node's sites served by an nginx and a PHP-FPM of its own (a Unix user, home, pool and server
+// block per site), or, where they are not installed, the sites' files laid out only. Every operation is a series
+// of steps that are each safe to stop anywhere and to repeat.
+
+import { mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { JobFailure } from '../../../core/index.ts'
+import type { SiteReport, SiteSpec } from '../contract.ts'
+import { readAccessLogs } from './access-logs.ts'
+import {
+  type FileOwner,
+  removeAbandonedTemporaries,
+  writeFileAtomic,
+  writeFileIfAbsent,
+} from './atomic-files.ts'
+import { findBinaries, versionsOf } from './binaries.ts'
+import type { RunAs } from './commands.ts'
+import type { ConfiguredMaster } from './configured-master.ts'
+import { directoryBytes } from './disk-usage.ts'
+import { runtimeLayout, type SiteLayout, siteLayout } from './layout.ts'
+import { serialized } from './lock.ts'
+import { serverBlock } from './nginx.ts'
+import { poolConfig } from './php-fpm.ts'
+import { placeholderMarker, placeholderPage } from './placeholder.ts'
+import { createServingStack, type ServingStack } from './serving-stack.ts'
+import { ensureHome, existingKind, readSiteFile } from './site-home.ts'
+import type { RuntimeCapabilities, RuntimeSettings, SiteRuntime, TrafficReading } from './site-runtime.ts'
+import { readSiteState, type SiteState, siteState, stateFile } from './site-state.ts'
+import { ensureSiteUser, removeSiteUser, type UnixUser } from './unix-users.ts'
+import { copyWordPress, installWordPress, moveWordPress, writeWpConfig } from './wordpress.ts'
+
+/**
+ * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
+ * files. Serves (`capabilities().mode === 'serving'`) when nginx and PHP-FPM are installed and `filesOnly` is not
+ * set; makes a Unix user per site when it also runs as root.
+ */
+export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
+  const layout = runtimeLayout(settings.dataDir)
+  const binaries = findBinaries(settings.wordpressSource)
+  const { nginx, phpFpm } = binaries
+  const servable = !settings.filesOnly && nginx !== null && phpFpm !== null
+  const root = process.getuid?.() === 0
+  const unixUsers = servable && root
+  const locked = <T>(task: () => Promise<T>) => serialized(layout.dataDir, task)
+
+  let stack: Promise<ServingStack> | null = null
+  /** The serving stack, or null when the runtime lays out files only. */
+  function servingStack(): Promise<ServingStack> | null {
+    if (!servable) return null
+    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, settings.httpPort, root).catch(
+      (error) => {
+        stack = null
+        throw error
+      },
+    )
+    return stack
+  }
+  /** The serving stack with its main configuration written, or null when the runtime lays out files only. */
+  async function serving(): Promise<ServingStack | null> {
+    const ready = await servingStack()
+    if (ready) await locked(() => ready.prepare())
+    return ready
+  }
+
+  /** Writes (or removes) one configuration file of a master, checked, then reloads it: one change at a time. */
+  const change = (master: ConfiguredMaster, path: string, content: string | null, signal: AbortSignal) =>
+    locked(async () => {
+      await master.put(path, content, signal)
+      await master.applyPending()
+    })
+
+  /** The placeholder of a static site: written once, renamed with the domain, never over the customer's page. */
+  async function placeholder(
+    site: SiteSpec,
+    paths: SiteLayout,
+    previous: SiteState | null,
+    owner: FileOwner | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const page = placeholderPage(site)
+    const created = await writeFileIfAbsent(paths.placeholder, page, signal, 0o644, owner)
+    if (created || !previous || previous.domain === site.domain) return
+    if ((await readSiteFile(paths.placeholder))?.includes(placeholderMarker))
+      await writeFileAtomic(paths.placeholder, page, signal, 0o644, owner)
+  }
+
+  /**
+   * WordPress in the site: copied, configured and installed unless it is, each stage recorded so a repeat goes
+   * on from the last; once installed only a new domain is carried to it.
+   */
+  async function wordpress(
+    site: SiteSpec,
+    paths: SiteLayout,
+    previous: SiteState | null,
+    user: UnixUser | null,
+    record: (app: SiteState['app']) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<SiteState['app']> {
+    const as: RunAs | undefined = user ? { uid: user.uid, gid: user.gid, home: paths.home } : undefined
+    const { php, wordpress: source } = binaries
+    if (!php || !source)
+      throw new JobFailure(
+        `Site ${site.id} runs WordPress, which needs Debian's wordpress package and the PHP CLI on the node`,
+        'wordpress_unavailable',
+      )
+    if (previous?.app?.stage === 'installed') {
+      if (previous.domain !== site.domain) await moveWordPress(php, site.domain, paths, as, signal)
+      return previous.app
+    }
+    if (!site.app)
+      throw new JobFailure(
+        `WordPress is not installed in site ${site.id} yet, and its spec lacks its settings`,
+        'wordpress_settings_missing',
+      )
+    if (previous?.app?.stage !== 'copied') {
+      await copyWordPress(source, paths, as, signal)
+      await record({ kind: 'wordpress', stage: 'copied' })
+    }
+    await writeWpConfig(site, site.app, paths, user ? { uid: user.uid, gid: user.gid } : undefined, signal)
+    await installWordPress(php, site, site.app, paths, as, signal)
+    const installed = { kind: 'wordpress', stage: 'installed' } as const
+    await record(installed)
+    return installed
+  }
+
+  /**
+   * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, home,
+   * content, pool, server block, then state. Going active the pool comes before the block that sends to it;
+   * suspending, the block answers 503 before the pool goes.
+   */
+  async function apply(site: SiteSpec, wanted: SiteState['state'] | 'keep', signal: AbortSignal) {
+    signal.throwIfAborted()
+    const paths = siteLayout(layout, site)
+    const stack = await serving()
+    await mkdir(layout.sites, { recursive: true })
+    await mkdir(layout.nginx.sites, { recursive: true })
+    await existingKind(paths.home)
+    const previous = await readSiteState(paths.state)
+    const user =
+      unixUsers && stack
+        ? await locked(() => ensureSiteUser(previous?.unixUser ?? paths.user, paths.home, site.id))
+        : null
+    const web = stack?.web
+    await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)
+    const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
+    // A run killed between writing a file and renaming it left its temporary file; the repeat clears it away.
+    await removeAbandonedTemporaries([paths.placeholder, paths.state, paths.serverBlock, paths.pool])
+    const record = (app: SiteState['app']) =>
+      writeFileAtomic(paths.state, stateFile(siteState(site, state, user?.name ?? null, app)), signal, 0o600)
+
+    let app = previous?.app ?? null
+    if (stack && (site.app || app)) app = await wordpress(site, paths, previous, user, record, signal)
+    else
+      await placeholder(
+        site,
+        paths,
+        previous,
+        user && web ? { uid: user.uid, gid: web.gid } : undefined,
+        signal,
+      )
+
+    const block = serverBlock(site, {
+      layout,
+      paths,
+      port: settings.httpPort,
+      ipv6: stack?.ipv6 ?? false,
+      state,
+      php: stack !== null,
+      app: app?.kind ?? null,
+    })
+    if (stack) {
+      const pool =
+        state === 'active'
+          ? poolConfig(site, { paths, unixUser: user?.name ?? null, webUser: web?.name ?? null })
+          : null
+      if (pool) await change(stack.phpFpm, paths.pool, pool, signal)
+      await change(stack.nginx, paths.serverBlock, block, signal)
+      if (!pool) {
+        await change(stack.phpFpm, paths.pool, null, signal)
+        await rm(paths.socket, { force: true })
+      }
+    } else await writeFileAtomic(paths.serverBlock, block, signal)
+    await record(app)
+  }
+
+  return {
+    async capabilities(): Promise<RuntimeCapabilities> {
+      const versions = await versionsOf(binaries)
+      return { ...versions, unixUsers, mode: servable ? 'serving' : 'files-only' }
+    },
+    async start() {
+      const stack = await serving()
+      if (!stack) return
+      await locked(async () => {
+        await stack.phpFpm.start()
+        await stack.nginx.start()
+      })
+    },
+    async stop() {
+      const stack = await servingStack()
+      if (!stack) return
+      await locked(async () => {
+        await stack.nginx.stop()
+        await stack.phpFpm.stop()
+      })
+    },
+    provision: (site, signal) => apply(site, 'keep', signal),
+    update: (site, signal) => apply(site, 'keep', signal),
+    suspend: (site, signal) => apply(site, 'suspended', signal),
+    unsuspend: (site, signal) => apply(site, 'active', signal),
+    async delete(site, signal) {
+      signal.throwIfAborted()
+      const paths = siteLayout(layout, site)
+      const stack = await serving()
+      const exists = (await existingKind(paths.home)) === 'directory'
+      const previous = exists ? await readSiteState(paths.state) : null
+      // Unserved first, then its processes and user, then its files: nothing half-deleted is ever served.
+      if (stack) {
+        await change(stack.nginx, paths.serverBlock, null, signal)
+        await change(stack.phpFpm, paths.pool, null, signal)
+        await rm(paths.socket, { force: true })
+        if (unixUsers) await locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+      } else await rm(paths.serverBlock, { force: true })
+      // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.
+      const parked = join(layout.trash, site.id)
+      if (exists) {
+        await mkdir(layout.trash, { recursive: true, mode: 0o700 })
+        await rm(parked, { recursive: true, force: true })
+        signal.throwIfAborted()
+        await rename(paths.home, parked)
+      }
+      await rm(parked, { recursive: true, force: true })
+    },
+    async report(site): Promise<SiteReport> {
+      const paths = siteLayout(layout, site)
+      if ((await existingKind(paths.home)) === 'absent') return { state: 'absent', diskBytes: 0 }
+      const state = await readSiteState(paths.state)
+      return { state: state?.state ?? 'absent', diskBytes: await directoryBytes(paths.home) }
+    },
+    traffic: () =>
+      serialized(`${layout.dataDir}#traffic`, async (): Promise<TrafficReading[]> => {
+        const logs = new Map<string, string>()
+        const names = await readdir(layout.sites).catch(() => [] as string[])
+        for (const name of names) {
+          if (name.startsWith('.')) continue
+          const state = await readSiteState(join(layout.sites, name, 'state.json'))
+          if (state?.siteId === name) logs.set(name, join(layout.sites, name, 'logs', 'access.log'))
+        }
+        const counts = await readAccessLogs(logs, layout.trafficOffsets)
+        const at = new Date().toISOString()
+        return [...counts]
+          .filter(([, count]) => count.requests > 0)
+          .map(([siteId, count]) => ({ siteId, ...count, at }))
+      }),
+  }
+}

@@ -1,0 +1,194 @@
+// The long-running masters (nginx, PHP-FPM) the runtime starts: found again through their pid files by any later
+// process of the runtime, started in the foreground in a session of their own, reloaded and stopped with signals,
+// and watched through /proc and their logs.
+
+import { spawn } from 'node:child_process'
+import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs'
+
+/** How a master is started and recognised. */
+export interface MasterSpec {
+  /** Its name in messages: `nginx`, `PHP-FPM`. */
+  readonly name: string
+  /** The command that runs it in the foreground (it stays our child, so nothing is left a zombie). */
+  readonly argv: readonly string[]
+  readonly pidFile: string
+  /** Whether a process's command line (`/proc/<pid>/cmdline`, NULs as spaces) is this master's, with our config. */
+  readonly recognise: (cmdline: string) => boolean
+  /** Where its stderr goes. */
+  readonly startupLog: string
+  /** Its own log, where it says it is ready and why it failed. */
+  readonly log: string
+  /** A line of `log` meaning a start or reload is done. */
+  readonly ready: RegExp
+  /** A line of `log` meaning a reload failed. */
+  readonly failed: RegExp
+  readonly reloadSignal: NodeJS.Signals
+  readonly stopSignal: NodeJS.Signals
+}
+
+/** What /proc says of a process, or null when there is none (a zombie counts as none: it is dead). */
+export function processInfo(pid: number): { ppid: number; cmdline: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // `pid (comm) state ppid …`; comm may hold spaces and parentheses, so read after the last `)`.
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (state === 'Z' || state === 'X') return null
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+    return { ppid: Number(ppid), cmdline }
+  } catch {
+    return null
+  }
+}
+
+/** The live children of `pid` (a master's workers). */
+export function childrenOf(pid: number): number[] {
+  const children: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    if (processInfo(Number(name))?.ppid === pid) children.push(Number(name))
+  }
+  return children
+}
+
+/** The pid in `pidFile`, or null. */
+function readPid(pidFile: string): number | null {
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim())
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+/** The pid of the master running with our configuration, found through its pid file; null when none runs. */
+export function runningMaster(spec: MasterSpec): number | null {
+  const pid = readPid(spec.pidFile)
+  if (pid === null) return null
+  // A stale pid file may name a pid the system has since given to another process.
+  const info = processInfo(pid)
+  return info && spec.recognise(info.cmdline) ? pid : null
+}
+
+const sizeOf = (path: string) => {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
+
+/** What `path` gained after `offset` (its last 64 KiB at most). */
+function textSince(path: string, offset: number): string {
+  try {
+    const buffer = readFileSync(path)
+    return buffer.subarray(Math.max(offset, buffer.length - 65_536)).toString('utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** Polls `check` until it answers something other than undefined; throws `timeout()` after `ms`. */
+export async function waitFor<T>(check: () => T | undefined, timeout: () => Error, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw timeout()
+    await Bun.sleep(20)
+  }
+}
+
+const lastLines = (text: string, count = 15) => text.trim().split('\n').slice(-count).join('\n')
+
+/**
+ * Starts the master and resolves with its pid once its pid file names it and its log says it is ready; throws
+ * with what it said when it exits first (a port taken, a configuration it refuses).
+ */
+export async function startMaster(spec: MasterSpec): Promise<number> {
+  const logOffset = sizeOf(spec.log)
+  const startupOffset = sizeOf(spec.startupLog)
+  const stderr = openSync(spec.startupLog, 'a', 0o600)
+  let exited: string | null = null
+  try {
+    const [command = '', ...args] = spec.argv
+    // A session of its own: a Ctrl-C meant for the panel in a terminal does not reach the sites' server.
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', stderr] })
+    child.on('exit', (code, signal) => {
+      exited = signal ? `killed by ${signal}` : `exit ${code}`
+    })
+    child.on('error', (error) => {
+      exited = error.message
+    })
+    child.unref()
+    const pid = child.pid
+    return await waitFor(
+      () => {
+        if (exited !== null)
+          throw new Error(
+            `${spec.name} did not start (${exited}): ${lastLines(`${textSince(spec.startupLog, startupOffset)}\n${textSince(spec.log, logOffset)}`) || '(no output)'}`,
+          )
+        if (pid === undefined || readPid(spec.pidFile) !== pid) return undefined
+        return spec.ready.test(textSince(spec.log, logOffset)) ? pid : undefined
+      },
+      () => new Error(`${spec.name} did not say it was ready within 15 s (see ${spec.log})`),
+    )
+  } finally {
+    closeSync(stderr)
+  }
+}
+
+/**
+ * Signals the master to reload its configuration and resolves once its log says the new one is in use (and, for
+ * nginx, the old workers are shutting down); throws with its words when it refused or died.
+ */
+export async function reloadMaster(spec: MasterSpec, pid: number): Promise<void> {
+  const offset = sizeOf(spec.log)
+  const before = childrenOf(pid)
+  process.kill(pid, spec.reloadSignal)
+  await waitFor(
+    () => {
+      const said = textSince(spec.log, offset)
+      const failure = said.split('\n').find((line) => spec.failed.test(line))
+      if (failure) throw new Error(`${spec.name} refused the new configuration: ${failure.trim()}`)
+      if (!processInfo(pid)) throw new Error(`${spec.name} died while reloading: ${lastLines(said)}`)
+      if (!spec.ready.test(said)) return undefined
+      // Workers of the old configuration close their sockets once they start shutting down.
+      const old = before.filter((child) => {
+        const info = processInfo(child)
+        return info !== null && info.ppid === pid && !info.cmdline.includes('shutting down')
+      })
+      return old.length === 0 ? true : undefined
+    },
+    () => new Error(`${spec.name} did not finish reloading within 15 s (see ${spec.log})`),
+  )
+}
+
+/** Sends `name` to `pid`; one that ended meanwhile needs nothing more. */
+function sendSignal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error
+  }
+}
+
+/** Stops the master and waits until it and its children are gone (killing them after 10 s). */
+export async function stopMaster(spec: MasterSpec, pid: number): Promise<void> {
+  const processes = [pid, ...childrenOf(pid)]
+  const alive = () => processes.filter((each) => processInfo(each) !== null)
+  sendSignal(pid, spec.stopSignal)
+  try {
+    await waitFor(
+      () => (alive().length === 0 ? true : undefined),
+      () => new Error('still running'),
+      10_000,
+    )
+  } catch {
+    for (const each of alive()) sendSignal(each, 'SIGKILL')
+    await waitFor(
+      () => (alive().length === 0 ? true : undefined),
+      () => new Error(`${spec.name} (pid ${pid}) would not stop`),
+      5_000,
+    )
+  }
+}

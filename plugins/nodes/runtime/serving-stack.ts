@@ -1,0 +1,129 @@
+// The serving half of the runtime: its nginx and PHP-FPM masters, their main configuration and directories, and
+// the user nginx's workers run as. Made once per runtime, when it first serves.
+
+import { readFileSync, statSync } from 'node:fs'
+import { chmod, mkdir, readdir, readFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { writeFileAtomic } from './atomic-files.ts'
+import type { Binaries } from './binaries.ts'
+import type { ConfiguredMaster } from './configured-master.ts'
+import type { RuntimeLayout } from './layout.ts'
+import { createNginx, fastcgiParams, nginxMainConfig } from './nginx.ts'
+import { createPhpFpm, idlePool, idlePoolFile, phpFpmMainConfig } from './php-fpm.ts'
+import { findUser, type UnixUser } from './unix-users.ts'
+
+/** nginx and PHP-FPM as the runtime runs them. */
+export interface ServingStack {
+  readonly nginx: ConfiguredMaster
+  readonly phpFpm: ConfiguredMaster
+  /** The user nginx's workers run as, when the runtime is root (and makes a user per site); else null. */
+  readonly web: UnixUser | null
+  readonly ipv6: boolean
+  /** Makes the directories and writes the main configuration (checked; a reload pending when it changed). */
+  prepare(): Promise<void>
+}
+
+/** Users nginx's workers may run as, the first that exists: Debian's, then other distributions'. */
+const webUserNames = ['www-data', 'nginx', 'http', 'nobody']
+
+const hasIpv6 = () => {
+  try {
+    return readFileSync('/proc/net/if_inet6', 'utf8').trim() !== ''
+  } catch {
+    return false
+  }
+}
+
+/** What the runtime keeps at the top of its data directory. */
+const ownEntries = new Set(['nginx', 'php', 'sites', 'traffic-offsets.json'])
+
+/**
+ * Lets other users through the data directory (0711: nobody lists it) and checks every directory above does too:
+ * nginx's workers and the sites' users are "others" to root's directories, and a site under a 0700 one would
+ * fail obscurely. The data directory is opened up only when it holds nothing but the runtime's own (a fresh one):
+ * a directory with other files in it, the panel's own for one, is refused, never opened to every user.
+ */
+async function openDataDir(dataDir: string): Promise<void> {
+  const refuse = (dir: string, mode: number, why: string) =>
+    new Error(
+      `The site runtime cannot serve from ${dataDir}: ${dir} (mode ${(mode & 0o777).toString(8)}) lets no other user through, so nginx's workers and the sites' users could not reach their files${why}. Give the runtime a data directory of its own (not the panel's), or allow passage (chmod o+x ${dir}).`,
+    )
+  const mode = statSync(dataDir).mode
+  if ((mode & 0o001) === 0) {
+    const strangers = (await readdir(dataDir)).filter((name) => !ownEntries.has(name))
+    if (strangers.length > 0)
+      throw refuse(
+        dataDir,
+        mode,
+        `, and it holds more than the runtime's files (${strangers.slice(0, 3).join(', ')})`,
+      )
+    await chmod(dataDir, 0o711)
+  }
+  for (let current = dirname(dataDir); ; current = dirname(current)) {
+    const above = statSync(current).mode
+    if ((above & 0o001) === 0) throw refuse(current, above, '')
+    if (current === dirname(current)) return
+  }
+}
+
+const never = new AbortController().signal
+
+async function writeIfChanged(path: string, content: string): Promise<void> {
+  if ((await readFile(path, 'utf8').catch(() => null)) !== content)
+    await writeFileAtomic(path, content, never, 0o644)
+}
+
+/** The stack over `layout`; `root` says whether the runtime runs as root. */
+export async function createServingStack(
+  binaries: Binaries & { nginx: string; phpFpm: string },
+  layout: RuntimeLayout,
+  httpPort: number,
+  root: boolean,
+): Promise<ServingStack> {
+  let web: UnixUser | null = null
+  if (root) {
+    for (const name of webUserNames) {
+      web = await findUser(name)
+      if (web) break
+    }
+    if (!web)
+      throw new Error(
+        `The site runtime found none of the users ${webUserNames.join(', ')} for nginx's workers`,
+      )
+  }
+  const ipv6 = hasIpv6()
+  const nginxSettings = { binary: binaries.nginx, layout, httpPort, workerUser: web?.name ?? null, ipv6 }
+  const phpSettings = { binary: binaries.phpFpm, layout, webUser: web?.name ?? null }
+  const nginx = createNginx(nginxSettings)
+  const phpFpm = createPhpFpm(phpSettings)
+  return {
+    nginx,
+    phpFpm,
+    web,
+    ipv6,
+    async prepare() {
+      // Others pass through the data directory and `sites/` (to reach their own site) but list neither.
+      await mkdir(layout.dataDir, { recursive: true, mode: 0o711 })
+      if (root) await openDataDir(layout.dataDir)
+      await mkdir(layout.sites, { recursive: true })
+      await chmod(layout.sites, 0o711)
+      // nginx's workers connect to the pools' sockets in php/run/; the rest is root's alone.
+      for (const dir of [layout.php.dir, layout.php.run]) {
+        await mkdir(dir, { recursive: true })
+        await chmod(dir, 0o711)
+      }
+      for (const dir of [
+        layout.nginx.sites,
+        layout.nginx.temp,
+        dirname(layout.nginx.errorLog),
+        layout.php.pools,
+      ])
+        await mkdir(dir, { recursive: true, mode: 0o700 })
+      // Written unchecked: nginx.conf includes the one, and PHP-FPM refuses a configuration without the other.
+      await writeIfChanged(layout.nginx.fastcgiParams, fastcgiParams)
+      await writeIfChanged(`${layout.php.pools}/${idlePoolFile}`, idlePool(phpSettings))
+      await nginx.put(layout.nginx.conf, nginxMainConfig(nginxSettings), never)
+      await phpFpm.put(layout.php.conf, phpFpmMainConfig(phpSettings), never)
+    },
+  }
+}

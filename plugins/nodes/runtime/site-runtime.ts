@@ -1,0 +1,73 @@
+// What a node does for its sites, the same code in the panel's process (the `local` driver) and in the node agent
+// (`npm run agent`): a Unix user, home, PHP-FPM pool and nginx server block per site, served by an nginx and a
+// PHP-FPM master of its own with their configuration under its data directory, so it never fights a system nginx.
+
+import type { SiteReport, SiteSpec } from '../contract.ts'
+
+/** Where and how a runtime serves. */
+export interface RuntimeSettings {
+  /** Everything it keeps: nginx and PHP-FPM configuration, pid files, sites' homes (`<dataDir>/sites/<site id>`). */
+  readonly dataDir: string
+  /** Where its nginx listens for plain HTTP (`SITES_HTTP_PORT`, default 80). */
+  readonly httpPort: number
+  /** Where its nginx will listen for HTTPS (`SITES_HTTPS_PORT`, default 443; used once certificates exist). */
+  readonly httpsPort: number
+  /**
+   * Lay out the sites' files only, even where nginx and PHP-FPM are installed (the panel's own tests, a node whose
+   * sites another web server serves). Default false: serve whenever both are installed.
+   */
+  readonly filesOnly?: boolean
+  /** Where Debian's WordPress tree is. Default `/usr/share/wordpress`. */
+  readonly wordpressSource?: string
+}
+
+/** What a runtime can run on this machine, as the node reports it. */
+export interface RuntimeCapabilities {
+  /** nginx's version, or null when it is not installed. */
+  readonly nginx: string | null
+  /** PHP-FPM's version, or null. */
+  readonly php: string | null
+  /** The version of Debian's `wordpress` package, or null. */
+  readonly wordpress: string | null
+  /** Whether it makes a Unix user per site (it serves and runs as root); false: pools run as its own user. */
+  readonly unixUsers: boolean
+  /**
+   * `serving` when nginx and PHP-FPM run the sites; `files-only` when they are missing and only the sites' files
+   * are laid out (said so, never a silent half).
+   */
+  readonly mode: 'serving' | 'files-only'
+}
+
+/** Traffic of one site read from its access log since the last reading. */
+export interface TrafficReading {
+  readonly siteId: string
+  readonly requests: number
+  readonly bytes: number
+  /** ISO time of the reading. */
+  readonly at: string
+}
+
+/**
+ * A node's sites, every operation idempotent (a step repeated after a crash changes nothing) and honouring
+ * `signal`. Refusals that repeating cannot fix (an unsafe site spec) are `JobFailure`s.
+ */
+export interface SiteRuntime {
+  capabilities(): Promise<RuntimeCapabilities>
+  /** Starts its nginx and PHP-FPM masters (or finds them running from before); a no-op in `files-only` mode. */
+  start(): Promise<void>
+  /** Stops them. Sites stay on disk. */
+  stop(): Promise<void>
+  provision(site: SiteSpec, signal: AbortSignal): Promise<void>
+  /** Applies a changed domain or disk quota. */
+  update(site: SiteSpec, signal: AbortSignal): Promise<void>
+  /** Serves a 503 page for the site and stops its PHP pool. */
+  suspend(site: SiteSpec, signal: AbortSignal): Promise<void>
+  unsuspend(site: SiteSpec, signal: AbortSignal): Promise<void>
+  /** Removes pool, server block, Unix user, files and logs. */
+  delete(site: SiteSpec, signal: AbortSignal): Promise<void>
+  report(site: SiteSpec): Promise<SiteReport>
+  /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */
+  traffic(): Promise<readonly TrafficReading[]>
+}
+
+export { createSiteRuntime } from './create-site-runtime.ts'

@@ -1,0 +1,71 @@
+// What the runtime keeps of a site in `<home>/state.json` (root's, in a home the site's user cannot write): the
+// spec it last applied, whether the site is served or suspended, and how far its application's installation got.
+
+import { readFile } from 'node:fs/promises'
+import type { SiteSpec } from '../contract.ts'
+
+/** How far a WordPress installation got: files copied, or installed (admin set) and never touched again. */
+export type AppStage = 'copied' | 'installed'
+
+/** The contents of `state.json`. */
+export interface SiteState {
+  readonly siteId: string
+  readonly handle: string
+  readonly domain: string
+  readonly type: string
+  readonly customerId: string
+  readonly diskMB: number | null
+  readonly state: 'active' | 'suspended'
+  /** The site's Unix user, or null when the runtime makes none (files only, or not root). */
+  readonly unixUser: string | null
+  /** The application installed into the site, and how far; null for a static site. */
+  readonly app: { readonly kind: 'wordpress'; readonly stage: AppStage } | null
+  readonly updatedAt: string
+}
+
+/** The record of `site` in state `state`. */
+export function siteState(
+  site: SiteSpec,
+  state: SiteState['state'],
+  unixUser: string | null,
+  app: SiteState['app'],
+): SiteState {
+  return {
+    siteId: site.id,
+    handle: site.handle,
+    domain: site.domain,
+    type: site.type,
+    customerId: site.customerId,
+    diskMB: site.diskMB,
+    state,
+    unixUser,
+    app,
+    updatedAt: new Date().toISOString(),
+  }
+}
+
+/** The contents of `state.json`. */
+export function stateFile(state: SiteState): string {
+  return `${JSON.stringify(state, null, 2)}\n`
+}
+
+/** `state.json` read back, or null when it is missing or not one the runtime wrote. */
+export function parseStateFile(text: string): SiteState | null {
+  try {
+    const value = JSON.parse(text) as Partial<SiteState> | null
+    if (value?.state !== 'active' && value?.state !== 'suspended') return null
+    return { unixUser: null, app: null, ...value } as SiteState
+  } catch {
+    return null
+  }
+}
+
+/** The state at `path`, or null when there is none. */
+export async function readSiteState(path: string): Promise<SiteState | null> {
+  try {
+    return parseStateFile(await readFile(path, 'utf8'))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+}

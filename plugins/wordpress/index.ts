@@ -1,0 +1,181 @@
+// The wordpress plugin: the `wordpress` site type. Creating one keeps its administrator (the password shown once,
+// only its hash kept until the install); provisioning makes the site's MariaDB database and login through the
+// databases plugin, and has the node install Debian's WordPress into the site with them.
+
+import { randomBytes } from 'node:crypto'
+import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t } from '../../core/index.ts'
+import { siteDatabases } from '../databases/contract.ts'
+import { nodeDirectory, type WordPressApp } from '../nodes/contract.ts'
+import { type CreatedSite, type SiteType, siteTypes } from '../sites/contract.ts'
+import { adminPasswordHash, generateAdminPassword, isStrongAdminPassword } from './admin-password.ts'
+import { type WordPressTables, wordpressMigrations } from './migrations.ts'
+import { wordpressProblems } from './problems.ts'
+
+const WordPressOptions = t.Object(
+  {
+    adminUser: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 60,
+        pattern: '^[A-Za-z0-9_.@-]+$',
+        description: 'The administrator’s login name (default `admin`).',
+      }),
+    ),
+    adminEmail: t.Optional(
+      t.String({
+        format: 'email',
+        maxLength: 100,
+        description: 'The administrator’s e-mail (default `admin@<domain>`).',
+      }),
+    ),
+    adminPassword: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 72,
+        description:
+          'The administrator’s password: 12 to 72 printable ASCII characters, not all of one kind (422 `weak_admin_password`). Left out, the panel generates one and shows it once in the answer.',
+      }),
+    ),
+  },
+  { description: 'The WordPress administrator the install creates (`type: "wordpress"` only).' },
+)
+
+const WordPressAnswer = t.Object(
+  {
+    adminUser: t.String({ description: 'The administrator’s login name.' }),
+    adminPassword: t.Optional(
+      t.String({
+        description: 'The generated password, shown this once; absent when the client gave its own.',
+      }),
+    ),
+  },
+  { description: 'The WordPress administrator (`type: "wordpress"`).' },
+)
+
+/** How long provisioning waits for the site's database and login to be made on the server. */
+const databaseWaitMs = 120_000
+
+/** WordPress sites on nodes with nginx, PHP-FPM and Debian's `wordpress`, their databases on MariaDB. */
+export const wordpressPlugin = () =>
+  definePlugin({
+    name: 'wordpress',
+    version: '0.1.0',
+    description:
+      'WordPress sites: Debian’s WordPress installed into the site, on a MariaDB database of its own.',
+    requires: ['sites', 'databases', 'nodes'],
+    problems: wordpressProblems,
+    migrations: wordpressMigrations,
+    setup(context) {
+      context.extensionPoint(siteTypes).add(wordpressSiteType(context))
+      // A deleted site's administrator record goes with it (its database goes with the databases plugin).
+      context.onEvent('site.deleted', async (trx, event) => {
+        await trx
+          .withTables<WordPressTables>()
+          .deleteFrom('wordpress_sites')
+          .where('site_id', '=', String(event.data.id))
+          .execute()
+      })
+    },
+  })
+
+function wordpressSiteType(context: PluginContext): SiteType {
+  const sites = (db: PluginContext['db']) => db.withTables<WordPressTables>()
+  const databases = () => context.use(siteDatabases)
+  const nodes = () => context.use(nodeDirectory)
+
+  /** The site's database and login made and ready, with a password this attempt set (for wp-config.php). */
+  async function databaseFor(job: JobRun, site: CreatedSite): Promise<WordPressApp['database']> {
+    const password = randomBytes(24).toString('base64url')
+    const ids = await job.transaction(async (trx) => {
+      const made = await databases().ensure(trx, {
+        customerId: site.customerId,
+        siteId: site.id,
+        // Unique per site, inside the chosen-name rules: `wp_` and the tail of the site's id.
+        name: `wp_${site.id.slice(-10).toLowerCase()}`,
+        engine: 'mariadb',
+      })
+      await databases().setPassword(trx, made.userId, password)
+      await sites(trx)
+        .updateTable('wordpress_sites')
+        .set({ database_id: made.databaseId, database_user_id: made.userId })
+        .where('site_id', '=', site.id)
+        .execute()
+      return { databaseId: made.databaseId, userId: made.userId }
+    })
+    const deadline = Date.now() + databaseWaitMs
+    for (;;) {
+      job.signal.throwIfAborted()
+      const state = await databases().find(context.db, ids)
+      if (!state) throw new Error('The site’s database was deleted while it was being made')
+      if (state.failed)
+        throw new Error(`The site’s database ${state.name} could not be made on its server (see its job)`)
+      if (state.ready)
+        return { host: state.host, port: state.port, name: state.name, user: state.username, password }
+      if (Date.now() > deadline)
+        throw new Error(`The site’s database ${state.name} was not ready within two minutes`)
+      await Bun.sleep(100)
+    }
+  }
+
+  return {
+    name: 'wordpress',
+    description:
+      'A WordPress site: Debian’s WordPress on nginx and PHP-FPM, with a MariaDB database of its own.',
+    requires: ['nginx', 'php', 'wordpress', 'mariadb'],
+    createOptions: {
+      field: 'wordpress',
+      schema: WordPressOptions,
+      answer: WordPressAnswer,
+      problems: [wordpressProblems.weak_admin_password],
+    },
+    async created(trx, site, given) {
+      const options = (given ?? {}) as { adminUser?: string; adminEmail?: string; adminPassword?: string }
+      if (options.adminPassword !== undefined && !isStrongAdminPassword(options.adminPassword))
+        throw fieldProblem(wordpressProblems.weak_admin_password, 'body.wordpress.adminPassword')
+      const password = options.adminPassword ?? generateAdminPassword()
+      const adminUser = options.adminUser ?? 'admin'
+      await sites(trx)
+        .insertInto('wordpress_sites')
+        .values({
+          site_id: site.id,
+          admin_user: adminUser,
+          admin_email: options.adminEmail ?? `admin@${site.domain}`,
+          admin_hash_sealed: context.secrets.seal(await adminPasswordHash(password)),
+          database_id: null,
+          database_user_id: null,
+          created_at: nowIso(),
+        })
+        .execute()
+      return options.adminPassword === undefined ? { adminUser, adminPassword: password } : { adminUser }
+    },
+    async app(job, site) {
+      // A node that only lays out files (no nginx or PHP-FPM, said so in its state) gets the placeholder site.
+      const node = site.nodeId ? await nodes().find(site.nodeId) : null
+      if (node?.agent.capabilities?.mode !== 'serving') return undefined
+      const row = await sites(context.db)
+        .selectFrom('wordpress_sites')
+        .selectAll()
+        .where('site_id', '=', site.id)
+        .executeTakeFirst()
+      if (!row) throw new Error(`The WordPress site ${site.id} has no administrator recorded`)
+      const database = await databaseFor(job, site)
+      // Installed already (the hash was dropped then): the node keeps the administrator it has.
+      const passwordHash = row.admin_hash_sealed
+        ? context.secrets.open(row.admin_hash_sealed)
+        : await adminPasswordHash(randomBytes(24).toString('base64url'))
+      return {
+        kind: 'wordpress',
+        title: site.name,
+        database,
+        admin: { user: row.admin_user, email: row.admin_email, passwordHash },
+      }
+    },
+    async provisioned(trx, site) {
+      await sites(trx)
+        .updateTable('wordpress_sites')
+        .set({ admin_hash_sealed: null })
+        .where('site_id', '=', site.id)
+        .execute()
+    },
+  }
+}
