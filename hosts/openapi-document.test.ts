@@ -255,7 +255,9 @@ describe('the OpenAPI document', () => {
     const schema = resolved(body?.content?.['application/json']?.schema)
     const fields = ['customerId', 'name', 'type', 'domain']
     expect(schema?.type).toBe('object')
-    expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual([...fields, 'limits', 'wordpress'].toSorted())
+    expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual(
+      [...fields, 'limits', 'wordpress'].toSorted(),
+    )
     expect([...(schema?.required ?? [])].toSorted()).toEqual(fields.toSorted())
     expect(schema?.additionalProperties).toBe(false)
   })
