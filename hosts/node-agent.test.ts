@@ -222,6 +222,20 @@ describe('a WordPress site on a node run by the agent', () => {
     expect(html).toContain('<title>Acme Shop')
     console.log(`POST /sites to a served WordPress front page: ${servedMs.toFixed(0)} ms`)
 
+    // The agent reports what the site takes on the node's disk (WordPress's own copy: tens of MB).
+    const disk = await eventually(
+      'the disk use to be reported',
+      async () => {
+        const usage = await setup.call<{ disk: { usedBytes: number } }>(
+          'GET',
+          `/usage?customerId=${setup.customerId}`,
+        )
+        return usage.body.disk.usedBytes > 20_000_000 ? usage.body.disk.usedBytes : undefined
+      },
+      30_000,
+    )
+    expect(disk).toBeLessThan(500_000_000)
+
     const login = await logIn(agent, domain, adminUser, adminPassword)
     expect(login.status).toBe(302)
     expect(login.location).toContain('/wp-admin')

@@ -5,6 +5,7 @@ import { definePlugin } from '../../core/index.ts'
 import { createAgentDriver } from './agent/agent-driver.ts'
 import { type CommandQueue, createCommandQueue } from './agent/command-queue.ts'
 import { type LocatedSite, nodeDirectory, nodeDrivers, nodeScopes, siteLocators } from './contract.ts'
+import { diskSection } from './disk.ts'
 import { createLocalDriver, type LocalDriver } from './drivers/local.ts'
 import { startLocalNode } from './local-node.ts'
 import { nodesMigrations } from './migrations.ts'
@@ -53,8 +54,8 @@ export const nodesPlugin = (options: NodesOptions) => {
     ],
     problems: nodesProblems,
     migrations: nodesMigrations({ seedLocal: local }),
-    // The traffic nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
-    usageSections: [trafficSection],
+    // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
+    usageSections: [trafficSection, diskSection],
     extensionPoints: [nodeDrivers, siteLocators],
     setup(context) {
       const drivers = context.extensionPoint(nodeDrivers)

@@ -3,6 +3,7 @@
 
 import { nowIso, type PluginContext } from '../../core/index.ts'
 import type { LocatedSite } from './contract.ts'
+import { recordDisk } from './disk.ts'
 import type { LocalDriver } from './drivers/local.ts'
 import type { NodesTables } from './migrations.ts'
 import { recordTraffic } from './traffic.ts'
@@ -57,10 +58,39 @@ export function startLocalNode(
       await recordTraffic(trx, samples)
     })
   }
+  const measureDisk = async () => {
+    const sites = await driver.runtime.disk()
+    const located = await locate(sites.map((site) => site.siteId))
+    await context.transaction(async (trx) => {
+      const samples = []
+      for (const site of sites) {
+        const where = located.get(site.siteId)
+        if (!where) continue
+        samples.push({
+          siteId: site.siteId,
+          bytes: site.bytes,
+          scopes: await context.usage.scopesOf(trx, where.customerId),
+        })
+      }
+      const node = await trx
+        .withTables<NodesTables>()
+        .selectFrom('nodes')
+        .select('id')
+        .where('driver', '=', 'local')
+        .executeTakeFirst()
+      if (node) await recordDisk(trx, node.id, samples, new Date())
+    })
+  }
+  let round = 0
   const timer = setInterval(() => {
-    if (!stopped)
-      void countTraffic().catch((error: unknown) =>
-        context.log.warn({ err: error }, 'local traffic not counted'),
+    if (stopped) return
+    void countTraffic().catch((error: unknown) =>
+      context.log.warn({ err: error }, 'local traffic not counted'),
+    )
+    // Every site's files are walked every tenth minute.
+    if (round++ % 10 === 0)
+      void measureDisk().catch((error: unknown) =>
+        context.log.warn({ err: error }, 'local disk use not measured'),
       )
   }, trafficEveryMs)
   timer.unref?.()

@@ -357,3 +357,34 @@ describe('refused reports record nothing', () => {
     }
   })
 })
+
+describe('disk use a node reports', () => {
+  const disk = async (token = staffToken) => {
+    const response = await tp.request('GET', '/api/v1/usage', { token })
+    return ((await response.json()) as { disk: { usedBytes: number } }).disk.usedBytes
+  }
+  const reportDisk = (entries: unknown) =>
+    tp.request('POST', `/api/v1/nodes/${nodeX.id}/metrics`, {
+      body: { samples: [], disk: entries },
+      headers: { authorization: `Bearer ${nodeX.agentToken}` },
+    })
+
+  test('replaces the node’s last measurement, counts only its own sites, and is summed within each view', async () => {
+    const before = await disk()
+    const first = await reportDisk([
+      { siteId: site.a1, bytes: 1000 },
+      { siteId: site.b1, bytes: 500 },
+      // Another node's site and an unknown one are left out, not refused: disk is state, not a count.
+      { siteId: site.elsewhere, bytes: 7 },
+      { siteId: site.unknown, bytes: 9 },
+    ])
+    expect(first.status).toBe(200)
+    expect(await disk()).toBe(before + 1500)
+    // The next measurement replaces it: b1 is no longer on the node.
+    expect((await reportDisk([{ siteId: site.a1, bytes: 2000 }])).status).toBe(200)
+    expect(await disk()).toBe(before + 2000)
+    // A customer sees its own sites' use only.
+    const memberOfB = await tp.token({ customerId: customerB })
+    expect(await disk(memberOfB)).toBe(0)
+  })
+})

@@ -55,10 +55,20 @@ export interface NodeTrafficTable {
 }
 
 /** The plugin's tables, for `db.withTables<NodesTables>()`. */
+/** Row of `node_site_disk`: what a site takes on its node's disk, once per usage scope it counts under. */
+export interface NodeSiteDiskTable {
+  node_id: string
+  site_id: string
+  scope_key: string
+  bytes: number
+  measured_at: string
+}
+
 export type NodesTables = {
   nodes: NodesTable
   node_traffic: NodeTrafficTable
   node_commands: NodeCommandsTable
+  node_site_disk: NodeSiteDiskTable
 }
 
 /** The kernel's traffic table of installations made before 0.2, which `0002_node_traffic` takes over. */
@@ -161,6 +171,22 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
           .addColumn('finished_at', 'text')
           .execute()
         await sql`create index node_commands_node_idx on node_commands (node_id, status, id)`.execute(db)
+      },
+    },
+    {
+      id: '0004_node_site_disk',
+      async up(db) {
+        await db.schema
+          .createTable('node_site_disk')
+          .addColumn('node_id', 'text', (c) => c.notNull())
+          .addColumn('site_id', 'text', (c) => c.notNull())
+          .addColumn('scope_key', 'text', (c) => c.notNull())
+          .addColumn('bytes', 'bigint', (c) => c.notNull())
+          .addColumn('measured_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('node_site_disk_pk', ['site_id', 'scope_key'])
+          .execute()
+        await sql`create index node_site_disk_scope_idx on node_site_disk (scope_key)`.execute(db)
+        await sql`create index node_site_disk_node_idx on node_site_disk (node_id)`.execute(db)
       },
     },
   ]

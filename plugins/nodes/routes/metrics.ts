@@ -12,6 +12,7 @@ import {
 } from '../../../core/index.ts'
 import { agentTokens } from '../agent-token.ts'
 import { type LocatedSite, siteLocators } from '../contract.ts'
+import { recordDisk, type SiteDiskSample } from '../disk.ts'
 import type { NodesTable } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
 import { findNodeRow } from '../repository.ts'
@@ -53,10 +54,27 @@ const TrafficSample = t.Object(
 const MetricsBody = t.Object(
   {
     samples: t.Array(TrafficSample, {
-      minItems: 1,
+      minItems: 0,
       maxItems: maxSamplesPerReport,
-      description: `Traffic per site, 1 to ${maxSamplesPerReport} samples; recorded all together or not at all.`,
+      description: `Traffic per site, up to ${maxSamplesPerReport} samples (at least 1 without \`disk\`); recorded all together or not at all.`,
     }),
+    disk: t.Optional(
+      t.Array(
+        t.Object({
+          siteId: t.String({ minLength: 1, maxLength: 64, description: 'A site on this node, `site_…`.' }),
+          bytes: t.Integer({
+            minimum: 0,
+            maximum: 1e15,
+            description: 'What its files take on the node’s disk.',
+          }),
+        }),
+        {
+          maxItems: 100_000,
+          description:
+            'What every site on the node takes on disk now: replaces the node’s last measurement (a site left out is no longer on it). Sites the panel does not place on this node are left out.',
+        },
+      ),
+    ),
   },
   { $id: 'NodeMetricsReport' },
 )
@@ -154,6 +172,18 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
       ],
       async handler({ principal: node, body }) {
         if (node.status === 'disabled') throw new Problem(nodesProblems.node_disabled)
+        // A report says something: traffic, or the disk measurement (which may come alone).
+        if (body.samples.length === 0 && body.disk === undefined)
+          throw new Problem(kernelProblems.validation_failed, {
+            detail: 'The request body has 1 invalid field.',
+            errors: [
+              {
+                location: 'body.samples',
+                message: 'must have at least 1 item without `disk`',
+                code: 'too_few_items',
+              },
+            ],
+          })
         const now = Date.now()
         const times = body.samples.map((sample) => (sample.at === undefined ? now : sampleTime(sample.at)))
         const impossible = times.flatMap((at, index) =>
@@ -202,6 +232,21 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
             bytes,
           }))
           await recordTraffic(trx, samples)
+          if (body.disk) {
+            // A site deleted meanwhile, or placed on another node, is left out rather than refused: disk is state.
+            const disk = [] as SiteDiskSample[]
+            const located = await locate([...new Set(body.disk.map((entry) => entry.siteId))])
+            for (const entry of body.disk) {
+              const site = located.get(entry.siteId)
+              if (site?.nodeId !== node.id) continue
+              disk.push({
+                siteId: entry.siteId,
+                bytes: entry.bytes,
+                scopes: await context.usage.scopesOf(trx, site.customerId),
+              })
+            }
+            await recordDisk(trx, node.id, disk, new Date(now))
+          }
         })
         return { recorded: body.samples.length }
       },

@@ -24,7 +24,13 @@ import { poolConfig } from './php-fpm.ts'
 import { placeholderMarker, placeholderPage } from './placeholder.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
 import { ensureHome, existingKind, readSiteFile } from './site-home.ts'
-import type { RuntimeCapabilities, RuntimeSettings, SiteRuntime, TrafficReading } from './site-runtime.ts'
+import type {
+  RuntimeCapabilities,
+  RuntimeSettings,
+  SiteDisk,
+  SiteRuntime,
+  TrafficReading,
+} from './site-runtime.ts'
 import { readSiteState, type SiteState, siteState, stateFile } from './site-state.ts'
 import { ensureSiteUser, removeSiteUser, type UnixUser } from './unix-users.ts'
 import { copyWordPress, installWordPress, moveWordPress, writeWpConfig } from './wordpress.ts'
@@ -236,6 +242,16 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       if ((await existingKind(paths.home)) === 'absent') return { state: 'absent', diskBytes: 0 }
       const state = await readSiteState(paths.state)
       return { state: state?.state ?? 'absent', diskBytes: await directoryBytes(paths.home) }
+    },
+    async disk(): Promise<readonly SiteDisk[]> {
+      const found: SiteDisk[] = []
+      for (const name of await readdir(layout.sites).catch(() => [] as string[])) {
+        if (name.startsWith('.')) continue
+        const state = await readSiteState(join(layout.sites, name, 'state.json'))
+        if (state?.siteId === name)
+          found.push({ siteId: name, bytes: await directoryBytes(join(layout.sites, name)) })
+      }
+      return found
     },
     traffic: () =>
       serialized(`${layout.dataDir}#traffic`, async (): Promise<TrafficReading[]> => {

@@ -47,6 +47,12 @@ export interface TrafficReading {
   readonly at: string
 }
 
+/** What one site's home takes on disk. */
+export interface SiteDisk {
+  readonly siteId: string
+  readonly bytes: number
+}
+
 /**
  * A node's sites, every operation idempotent (a step repeated after a crash changes nothing) and honouring
  * `signal`. Refusals that repeating cannot fix (an unsafe site spec) are `JobFailure`s.
@@ -66,6 +72,8 @@ export interface SiteRuntime {
   /** Removes pool, server block, Unix user, files and logs. */
   delete(site: SiteSpec, signal: AbortSignal): Promise<void>
   report(site: SiteSpec): Promise<SiteReport>
+  /** What every site on the node takes on disk now (homes walked without following links out of them). */
+  disk(): Promise<readonly SiteDisk[]>
   /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */
   traffic(): Promise<readonly TrafficReading[]>
 }
