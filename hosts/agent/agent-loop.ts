@@ -33,6 +33,8 @@ export function startAgent(
   const session = randomBytes(12).toString('base64url')
   const stopping = new AbortController()
   const bySite = new Map<string, Promise<void>>()
+  /** Commands received and not yet answered (or given up on): told to the panel with every poll. */
+  const holding = new Set<string>()
   const running = new Set<Promise<void>>()
   let nodeId: string | null = null
   let onConnected: (id: string) => void = () => {}
@@ -98,6 +100,9 @@ export function startAgent(
 
   /** Runs `command` after the site's earlier ones, then answers it (again after a dropped connection). */
   function schedule(command: AgentCommand): void {
+    // Sent again while this run still has it (its poll was slow): it is under way already.
+    if (holding.has(command.id)) return
+    holding.add(command.id)
     const siteId = (command.site as SiteSpec).id
     const previous = bySite.get(siteId) ?? Promise.resolve()
     const next = previous.then(async () => {
@@ -130,6 +135,7 @@ export function startAgent(
     bySite.set(siteId, settled)
     running.add(settled)
     void settled.finally(() => {
+      holding.delete(command.id)
       running.delete(settled)
       if (bySite.get(siteId) === settled) bySite.delete(siteId)
     })
@@ -142,7 +148,7 @@ export function startAgent(
         const capabilities = await runtime.capabilities()
         const work = await call<AgentWork>(
           '/agent/work',
-          { session, version, capabilities, waitSeconds: 25 },
+          { session, version, capabilities, holding: [...holding], waitSeconds: 25 },
           40_000,
         )
         if (nodeId === null) {

@@ -138,10 +138,17 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
     },
 
     /**
-     * The node's commands for the agent run `session`: those queued, and those sent to an earlier run that never
-     * answered (the agent restarted). Waits up to `waitMs` for one to come. Marks them sent to `session`.
+     * The node's commands for the agent run `session`: those queued, those sent to an earlier run that never
+     * answered (the agent restarted), and those sent to this run that it does not hold (`holding`: the answer to
+     * its poll was lost on the way). Waits up to `waitMs` for one to come. Marks them sent to `session`.
      */
-    async take(nodeId: string, session: string, waitMs: number): Promise<AgentCommand[]> {
+    async take(
+      nodeId: string,
+      session: string,
+      waitMs: number,
+      holding: readonly string[] = [],
+    ): Promise<AgentCommand[]> {
+      const held = new Set(holding)
       const deadline = Date.now() + waitMs
       for (;;) {
         const taken = await context.transaction(async (trx) => {
@@ -149,26 +156,25 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
             .selectFrom('node_commands')
             .selectAll()
             .where('node_id', '=', nodeId)
-            .where((eb) =>
-              eb.or([
-                eb('status', '=', 'queued'),
-                eb.and([eb('status', '=', 'sent'), eb('session', '!=', session)]),
-              ]),
-            )
+            .where((eb) => eb.or([eb('status', '=', 'queued'), eb('status', '=', 'sent')]))
             .orderBy('id')
-            .limit(batch)
+            .limit(batch + held.size)
             .execute()
-          if (rows.length === 0) return []
+          // Sent to this run and not held by it: the poll that carried it never reached the agent.
+          const due = rows
+            .filter((row) => row.status === 'queued' || row.session !== session || !held.has(row.id))
+            .slice(0, batch)
+          if (due.length === 0) return []
           await tables(trx)
             .updateTable('node_commands')
             .set({ status: 'sent', session, sent_at: nowIso() })
             .where(
               'id',
               'in',
-              rows.map((row) => row.id),
+              due.map((row) => row.id),
             )
             .execute()
-          return rows
+          return due
         })
         if (taken.length > 0) return taken.flatMap((row) => commandOf(row))
         const left = deadline - Date.now()

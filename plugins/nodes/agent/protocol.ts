@@ -28,6 +28,13 @@ export const AgentHello = t.Object(
       },
       { description: 'What the node can run.' },
     ),
+    holding: t.Optional(
+      t.Array(t.String({ maxLength: 64 }), {
+        maxItems: 10_000,
+        description:
+          'The commands the agent has and has not answered yet. A command sent to this run that it does not list never reached it (the answer to a poll was lost) and is sent again.',
+      }),
+    ),
     waitSeconds: t.Optional(
       t.Integer({
         minimum: 0,

@@ -56,7 +56,12 @@ export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteD
           })
           .where('id', '=', node.id)
           .execute()
-        const commands = await queue.take(node.id, body.session, (body.waitSeconds ?? 25) * 1000)
+        const commands = await queue.take(
+          node.id,
+          body.session,
+          (body.waitSeconds ?? 25) * 1000,
+          body.holding ?? [],
+        )
         // The poll is over: it was connected until now.
         await context.db
           .withTables<NodesTables>()
