@@ -18,6 +18,7 @@ import {
   type Standalone,
   transcript,
 } from './testing/host-process.ts'
+import { waitFor } from './testing/index.ts'
 
 const { tempDataDir, runCli, startStandalone, spawnTracked, cleanup } = createProcessTracker('plinth-agent-')
 const agentDirs: string[] = []
@@ -102,15 +103,17 @@ function fromNode(agent: Agent, domain: string, path = '/', init: RequestInit = 
   })
 }
 
-/** Polls `read` until it answers something. */
-async function eventually<T>(what: string, read: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
-    await Bun.sleep(100)
-  }
+/** Polls `probe` every 100 ms (the panel's rate limit counts every request) until it answers something. */
+function poll<T>(what: string, probe: () => Promise<T | undefined>, ms: number) {
+  return waitFor(
+    what,
+    async () => {
+      const value = await probe()
+      if (value === undefined) await Bun.sleep(100)
+      return value
+    },
+    ms,
+  )
 }
 
 interface Job {
@@ -151,10 +154,14 @@ async function panelWithAgentNode() {
 }
 
 async function jobOf(call: ReturnType<typeof apiClient>, id: string): Promise<Job> {
-  return eventually(`job ${id}`, async () => {
-    const job = await call<Job>('GET', `/jobs/${id}`)
-    return job.body.finishedAt === null ? undefined : job.body
-  })
+  return poll(
+    `job ${id}`,
+    async () => {
+      const job = await call<Job>('GET', `/jobs/${id}`)
+      return job.body.finishedAt === null ? undefined : job.body
+    },
+    90_000,
+  )
 }
 
 /** The site's login at wp-login.php: the cookies WordPress sets, and where it sends the browser. */
@@ -223,7 +230,7 @@ describe('a WordPress site on a node run by the agent', () => {
     console.log(`POST /sites to a served WordPress front page: ${servedMs.toFixed(0)} ms`)
 
     // The agent reports what the site takes on the node's disk (WordPress's own copy: tens of MB).
-    const disk = await eventually(
+    const disk = await poll(
       'the disk use to be reported',
       async () => {
         const usage = await setup.call<{ disk: { usedBytes: number } }>(
@@ -244,10 +251,10 @@ describe('a WordPress site on a node run by the agent', () => {
 
     const suspended = await setup.call<Site>('POST', `/sites/${created.body.id}/suspend`)
     expect(suspended.status).toBe(200)
-    expect((await jobOf(setup.call, suspended.body.jobId ?? '')).status).toBe('succeeded')
+    expect(await jobOf(setup.call, suspended.body.jobId ?? '')).toMatchObject({ status: 'succeeded' })
     expect((await fromNode(agent, domain)).status).toBe(503)
     const unsuspended = await setup.call<Site>('POST', `/sites/${created.body.id}/unsuspend`)
-    expect((await jobOf(setup.call, unsuspended.body.jobId ?? '')).status).toBe('succeeded')
+    expect(await jobOf(setup.call, unsuspended.body.jobId ?? '')).toMatchObject({ status: 'succeeded' })
     expect((await fromNode(agent, domain)).status).toBe(200)
 
     const databases = await setup.call<{ items: { id: string; name: string }[] }>(
@@ -258,7 +265,7 @@ describe('a WordPress site on a node run by the agent', () => {
     const databaseName = databases.body.items[0]?.name ?? ''
     const deleting = await setup.call<Site>('DELETE', `/sites/${created.body.id}`)
     expect(deleting.status).toBe(202)
-    expect((await jobOf(setup.call, deleting.body.jobId ?? '')).status).toBe('succeeded')
+    expect(await jobOf(setup.call, deleting.body.jobId ?? '')).toMatchObject({ status: 'succeeded' })
     expect((await fromNode(agent, domain)).status).toBe(404)
     // Nothing of the site is left on the node: files, server block, pool, Unix user.
     expect(existsSync(join(agent.dataDir, 'sites', created.body.id))).toBe(false)
@@ -267,23 +274,28 @@ describe('a WordPress site on a node run by the agent', () => {
     const passwd = readFileSync('/etc/passwd', 'utf8')
     expect(passwd).not.toContain(join(agent.dataDir, 'sites', created.body.id))
     // Nor its database, once the databases plugin's job has dropped it.
-    await eventually('the site’s database to be dropped', async () => {
-      const admin = await mysql.createConnection({
-        host: '127.0.0.1',
-        port: 3306,
-        user: 'root',
-        password: '',
-      })
-      const [rows] = await admin.query<mysql.RowDataPacket[]>(
-        'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
-        [databaseName],
-      )
-      const [users] = await admin.query<mysql.RowDataPacket[]>('SELECT User FROM mysql.user WHERE User = ?', [
-        databaseName,
-      ])
-      await admin.end()
-      return rows.length === 0 && users.length === 0 ? true : undefined
-    })
+    await poll(
+      'the site’s database to be dropped',
+      async () => {
+        const admin = await mysql.createConnection({
+          host: '127.0.0.1',
+          port: 3306,
+          user: 'root',
+          password: '',
+        })
+        const [rows] = await admin.query<mysql.RowDataPacket[]>(
+          'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
+          [databaseName],
+        )
+        const [users] = await admin.query<mysql.RowDataPacket[]>(
+          'SELECT User FROM mysql.user WHERE User = ?',
+          [databaseName],
+        )
+        await admin.end()
+        return rows.length === 0 && users.length === 0 ? true : undefined
+      },
+      30_000,
+    )
   }, 120_000)
 })
 
@@ -305,16 +317,20 @@ describe('an agent killed in the middle of provisioning', () => {
     )
     expect(created.status).toBe(201)
     // The agent has the command: it logged it started, or the job says the node is at work.
-    await eventually('the provision to reach the node', async () => {
-      const job = await setup.call<{ progress: number }>('GET', `/jobs/${created.body.jobId}`)
-      return job.body.progress >= 10 ? true : undefined
-    })
+    await poll(
+      'the provision to reach the node',
+      async () => {
+        const job = await setup.call<{ progress: number }>('GET', `/jobs/${created.body.jobId}`)
+        return job.body.progress >= 10 ? true : undefined
+      },
+      30_000,
+    )
     await Bun.sleep(300)
     first.process.kill('SIGKILL')
     await first.process.exited
     const second = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, httpPort)
     const job = await jobOf(setup.call, created.body.jobId ?? '')
-    expect(job.status).toBe('succeeded')
+    expect(job).toMatchObject({ status: 'succeeded' })
     const front = await fromNode(second, domain)
     expect(front.status).toBe(200)
     expect(await front.text()).toContain('<title>Crash Test')
@@ -332,6 +348,6 @@ describe('an agent killed in the middle of provisioning', () => {
     expect(databases.body.items).toHaveLength(1)
     // Deleted again, so nothing of the test stays on the machine (its Unix user, its database).
     const deleting = await setup.call<Site>('DELETE', `/sites/${created.body.id}`)
-    expect((await jobOf(setup.call, deleting.body.jobId ?? '')).status).toBe('succeeded')
+    expect(await jobOf(setup.call, deleting.body.jobId ?? '')).toMatchObject({ status: 'succeeded' })
   }, 180_000)
 })

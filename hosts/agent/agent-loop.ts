@@ -61,6 +61,8 @@ export function startAgent(
     const site = command.site as SiteSpec
     const signal = stopping.signal
     try {
+      // The masters run before any change (a no-op once they do; again after one died).
+      if (command.operation !== 'report') await runtime.start()
       switch (command.operation) {
         case 'report':
           return { ok: true, report: await runtime.report(site) }

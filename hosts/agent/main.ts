@@ -23,13 +23,17 @@ const runtime = createSiteRuntime({
   httpPort: settings.httpPort,
   httpsPort: settings.httpsPort,
 })
-await runtime.start()
 const capabilities = await runtime.capabilities()
 log(
   { dataDir: settings.dataDir, httpPort: settings.httpPort, ...capabilities },
   `serving sites on port ${settings.httpPort} (${capabilities.mode})`,
 )
 const agent = startAgent(settings, runtime, kernelVersion, log)
+// The masters start once the panel took the token (a refused agent leaves nothing running), so sites served before
+// a restart of the agent are served again at once, not at their next change.
+void agent.connected
+  .then(() => runtime.start())
+  .catch((error: unknown) => log({ err: String(error) }, 'could not start serving'))
 const stop = async (signal: string) => {
   log({ signal }, `${signal} received: finishing the commands under way`)
   await agent.stop()

@@ -8,16 +8,21 @@ import { nodesProblems } from '../problems.ts'
 
 const realm = 'Bearer realm="plinth-node"'
 
+/** The security scheme of node agents' routes, as the OpenAPI document names it. */
+export const agentTokenScheme = {
+  name: 'nodeAgentToken',
+  scheme: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A node’s agent token (`plinth_node_…`), shown once when the node is created or its token rotated; valid only for that node’s own reports and commands.',
+  },
+} as const
+
 /** The node whose agent token the request carries; 401 otherwise, alike for every reason. */
 export function agentCredential(context: Pick<PluginContext, 'db'>): RouteCredential<NodesTable> {
   return {
-    name: 'nodeAgentToken',
-    scheme: {
-      type: 'http',
-      scheme: 'bearer',
-      description:
-        'A node’s agent token (`plinth_node_…`), shown once when the node is created or its token rotated; valid only for that node’s own reports.',
-    },
+    ...agentTokenScheme,
     async authenticate(request) {
       const header = request.headers.get('authorization')
       if (header === null) {

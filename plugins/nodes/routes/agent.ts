@@ -37,9 +37,9 @@ export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteD
         'Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.',
       public: true,
       credential,
-      // Presence, not a change anyone audits: an agent asks every few seconds.
+      // Presence, not a change anyone audits: an agent asks every few seconds. Charged to the address, as every
+      // call with a credential of its own, before the token is checked.
       audited: false,
-      rateLimited: false,
       body: AgentHello,
       responses: { 200: { description: 'The node and its commands (maybe none).', schema: AgentWork } },
       problems: [nodesProblems.invalid_agent_token, nodesProblems.node_disabled],
@@ -82,7 +82,6 @@ export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteD
       public: true,
       credential,
       audited: false,
-      rateLimited: false,
       params: { id: 'cmd' },
       body: AgentResult,
       responses: { 200: { description: 'Whether the answer was taken.', schema: AnswerReceipt } },

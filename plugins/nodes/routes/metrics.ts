@@ -10,6 +10,7 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
+import { agentTokenScheme } from '../agent/agent-credential.ts'
 import { agentTokens } from '../agent-token.ts'
 import { type LocatedSite, siteLocators } from '../contract.ts'
 import { recordDisk, type SiteDiskSample } from '../disk.ts'
@@ -149,13 +150,7 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
         'Called by a node, not by people: authenticated by the node’s own agent token (`Authorization: Bearer plinth_node_…`), valid for this node only. Records requests and bytes per site for `GET /usage`. All samples are checked first and recorded in one transaction: one refused sample records nothing. Not idempotent: send each sample once.',
       public: true,
       credential: {
-        name: 'nodeAgentToken',
-        scheme: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'A node’s agent token (`plinth_node_…`), shown once when the node is created or its token rotated; valid only for that node’s own reports.',
-        },
+        ...agentTokenScheme,
         authenticate: (request, params) => reportingNode(request, params.id ?? ''),
       },
       params: { id: 'nod' },
@@ -222,6 +217,11 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
           return site?.customerId ?? ''
         })
         if (refused > 0) throw refusals.toProblem()
+        // Located before the transaction: the locators read through the panel's own connection, which a
+        // transaction on SQLite holds until it ends.
+        const diskSites = body.disk
+          ? await locate([...new Set(body.disk.map((entry) => entry.siteId))])
+          : new Map<string, LocatedSite>()
         await context.transaction(async (trx) => {
           const scopes = new Map<string, readonly string[]>()
           for (const id of new Set(customers)) scopes.set(id, await context.usage.scopesOf(trx, id))
@@ -235,9 +235,8 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
           if (body.disk) {
             // A site deleted meanwhile, or placed on another node, is left out rather than refused: disk is state.
             const disk = [] as SiteDiskSample[]
-            const located = await locate([...new Set(body.disk.map((entry) => entry.siteId))])
             for (const entry of body.disk) {
-              const site = located.get(entry.siteId)
+              const site = diskSites.get(entry.siteId)
               if (site?.nodeId !== node.id) continue
               disk.push({
                 siteId: entry.siteId,

@@ -40,7 +40,18 @@ function environment(as: RunAs | undefined): Record<string, string> {
 export async function run(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   options.signal?.throwIfAborted()
   const command = options.as
-    ? ['setpriv', `--reuid=${options.as.uid}`, `--regid=${options.as.gid}`, '--clear-groups', '--', ...argv]
+    ? // In a session of its own: the site's code (WordPress's installer loads its config and plugins) must not keep
+      // the agent's controlling terminal, where it could push input into a root shell (TIOCSTI).
+      [
+        'setsid',
+        '--wait',
+        'setpriv',
+        `--reuid=${options.as.uid}`,
+        `--regid=${options.as.gid}`,
+        '--clear-groups',
+        '--',
+        ...argv,
+      ]
     : [...argv]
   const child = Bun.spawn(command, {
     cwd: options.cwd,

@@ -32,8 +32,14 @@ import type {
   TrafficReading,
 } from './site-runtime.ts'
 import { readSiteState, type SiteState, siteState, stateFile } from './site-state.ts'
-import { ensureSiteUser, removeSiteUser, type UnixUser } from './unix-users.ts'
-import { copyWordPress, installWordPress, moveWordPress, writeWpConfig } from './wordpress.ts'
+import { endProcessesOf, ensureSiteUser, removeSiteUser, type UnixUser } from './unix-users.ts'
+import {
+  copyWordPress,
+  installWordPress,
+  moveWordPress,
+  updateDatabaseSettings,
+  writeWpConfig,
+} from './wordpress.ts'
 
 /**
  * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
@@ -111,6 +117,14 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       )
     if (previous?.app?.stage === 'installed') {
       if (previous.domain !== site.domain) await moveWordPress(php, site.domain, paths, as, signal)
+      // A repeated provisioning carries the database password its attempt set.
+      if (site.app)
+        await updateDatabaseSettings(
+          site.app,
+          paths,
+          user ? { uid: user.uid, gid: user.gid } : undefined,
+          signal,
+        )
       return previous.app
     }
     if (!site.app)
@@ -184,6 +198,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       if (!pool) {
         await change(stack.phpFpm, paths.pool, null, signal)
         await rm(paths.socket, { force: true })
+        // What the site's code started outside its pool ends with it.
+        if (user) await endProcessesOf(user)
       }
     } else await writeFileAtomic(paths.serverBlock, block, signal)
     await record(app)

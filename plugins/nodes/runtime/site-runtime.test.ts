@@ -200,9 +200,21 @@ describe('a static site', () => {
     expect((await request(port, site.domain, '/whoami.php')).status).toBe(200)
   })
 
-  test('suspended, it answers 503 with a small page and its pool’s processes end; unsuspended, it serves again', async () => {
+  test('suspended, it answers 503 with a small page and its processes end (its pool’s, and one its code left running); unsuspended, it serves again', async () => {
     expect((await request(port, site.domain, '/whoami.php')).status).toBe(200)
     expect(processesOfUid(uidOf(site)).length).toBeGreaterThan(0)
+    // What a request of the site could leave behind: a process of its user in a session of its own.
+    const uid = uidOf(site)
+    const gid = sh(['id', '-g', String(uid)]).stdout.trim()
+    const detached = Bun.spawn(
+      ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', 'setsid', 'sleep', '300'],
+      {
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    )
+    await eventually('the detached process to run as the site', () =>
+      processesOfUid(uid).includes(detached.pid),
+    )
     await runtime.suspend(site, never())
     const page = await text(request(port, site.domain))
     expect(page).toMatchObject({ status: 503, type: 'text/html' })

@@ -78,6 +78,25 @@ function processesOf(uid: number): number[] {
 }
 
 /**
+ * Ends everything running as the site's user: its pool is gone by then, so what is left is the customer's own (a
+ * script a request started, detached in a session of its own). A suspended site runs nothing.
+ */
+export async function endProcessesOf(user: UnixUser): Promise<void> {
+  for (const pid of processesOf(user.uid)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // Ended by itself meanwhile.
+    }
+  }
+  await waitFor(
+    () => (processesOf(user.uid).length === 0 ? true : undefined),
+    () => new Error(`Processes of ${user.name} would not end`),
+    5_000,
+  )
+}
+
+/**
  * Removes the site's user and its group, after ending what still runs as it (its pool is gone by then; what is left
  * is the customer's, e.g. a PHP script started from a request). Nothing to do when there is no such user.
  */
@@ -90,18 +109,7 @@ export async function removeSiteUser(name: string, home: string): Promise<void> 
         `The Unix user ${name} has the home ${user.home}, not ${home}: it is not this site's`,
         'unix_user_conflict',
       )
-    for (const pid of processesOf(user.uid)) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {
-        // Ended by itself meanwhile.
-      }
-    }
-    await waitFor(
-      () => (processesOf(user.uid).length === 0 ? true : undefined),
-      () => new Error(`Processes of ${name} would not end`),
-      5_000,
-    )
+    await endProcessesOf(user)
     await runChecked(`userdel ${name}`, ['userdel', name])
   }
   // `userdel` removes the user's own group too; one left by a run stopped in between goes now.

@@ -176,6 +176,29 @@ describe('a WordPress site', () => {
     expect((await logIn('blog.example.com', password)).status).toBe(302)
   })
 
+  test('provisioned again with a new database password (a repeated attempt), the site uses it: keys and admin kept', async () => {
+    const before = readFileSync(join(paths().htdocs, 'wp-config.php'), 'utf8')
+    const renewed = `renewed-'"\\-${suffix}`
+    await root.query('ALTER USER ?@? IDENTIFIED BY ?', [database.user, '%', renewed])
+    // The old password no longer works: until the site is given the new one, it cannot reach its database.
+    expect((await request(port, 'blog.example.com')).status).toBe(500)
+    const repeat = blog()
+    const app = repeat.app as NonNullable<SiteSpec['app']>
+    await runtime.provision(
+      { ...repeat, app: { ...app, database: { ...database, password: renewed } } },
+      never(),
+    )
+    const after = readFileSync(join(paths().htdocs, 'wp-config.php'), 'utf8')
+    expect(after).toContain(`define('DB_PASSWORD', 'renewed-\\'"\\\\-${suffix}');`)
+    // Only that line changed.
+    expect(after.split('\n').filter((line, index) => line !== before.split('\n')[index])).toHaveLength(1)
+    expect((await request(port, 'blog.example.com')).status).toBe(200)
+    expect((await logIn('blog.example.com', password)).status).toBe(302)
+    // Back to the first password for the tests after this one.
+    await root.query('ALTER USER ?@? IDENTIFIED BY ?', [database.user, '%', database.password])
+    await runtime.provision(blog(), never())
+  })
+
   test('moved to a new domain, it is served there, and WordPress knows its new address', async () => {
     await runtime.update(blog({ domain: 'news.example.org' }), never())
     const front = await request(port, 'news.example.org')

@@ -10,6 +10,7 @@ import type { FileOwner } from './atomic-files.ts'
 import { writeFileAtomic } from './atomic-files.ts'
 import { outputOf, type RunAs, run, runChecked } from './commands.ts'
 import type { SiteLayout } from './layout.ts'
+import { readSiteFile } from './site-home.ts'
 
 /** The address WordPress knows the site by: `http://<domain>`, without the runtime's port (see the README). */
 export const siteUrl = (domain: string) => `http://${domain}`
@@ -79,6 +80,41 @@ export async function writeWpConfig(
   signal: AbortSignal,
 ): Promise<void> {
   await writeFileAtomic(join(paths.htdocs, 'wp-config.php'), wpConfig(site, app), signal, 0o640, owner)
+}
+
+/**
+ * Puts the database settings `app` carries into an installed site's `wp-config.php`, leaving the rest (salts, the
+ * customer's own lines) as it is: the panel sets a new database password on every provisioning attempt, and an
+ * attempt repeated after WordPress was installed (a lost answer, a restarted panel) must carry it to the site.
+ * A file whose settings are no longer the plain `define`s this runtime wrote is left alone.
+ */
+export async function updateDatabaseSettings(
+  app: WordPressApp,
+  paths: SiteLayout,
+  owner: FileOwner | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const path = join(paths.htdocs, 'wp-config.php')
+  const current = await readSiteFile(path, 1_048_576)
+  if (current === null) return
+  const { database } = app
+  const values: Record<string, string> = {
+    DB_NAME: database.name,
+    DB_USER: database.user,
+    DB_PASSWORD: database.password,
+    DB_HOST: `${database.host.includes(':') ? `[${database.host}]` : database.host}:${database.port}`,
+  }
+  const lines = current.split('\n')
+  for (const [name, value] of Object.entries(values)) {
+    // The line this runtime wrote: `define('DB_PASSWORD', '…');`, alone on its line.
+    const at = lines.findIndex(
+      (line) => line.startsWith(`define(${phpString(name)}, '`) && line.endsWith(');'),
+    )
+    if (at < 0) return
+    lines[at] = `define(${phpString(name)}, ${phpString(value)});`
+  }
+  const updated = lines.join('\n')
+  if (updated !== current) await writeFileAtomic(path, updated, signal, 0o640, owner)
 }
 
 /** What the PHP scripts print when they are done: WordPress may print anything before (and `wp_die` exits 0). */
