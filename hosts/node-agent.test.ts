@@ -25,6 +25,14 @@ const agentDirs: string[] = []
 afterAll(async () => {
   for (const agent of agents) await stopAgent(agent).catch(() => {})
   await cleanup()
+  // A test that failed before deleting its sites leaves their Unix users: they go with the test's folders.
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const [name = '', , , , , home = ''] = line.split(':')
+    if (!agentDirs.some((dir) => home.startsWith(`${dir}/`))) continue
+    Bun.spawnSync(['pkill', '-KILL', '-u', name])
+    Bun.spawnSync(['userdel', name])
+    Bun.spawnSync(['groupdel', name])
+  }
   for (const dir of agentDirs) rmSync(dir, { recursive: true, force: true })
 })
 
