@@ -104,8 +104,11 @@ try {
   console.log(
     `a site: ${perBusy.toFixed(1)} MiB while its worker lives, ${perIdle.toFixed(2)} MiB idle; MariaDB grew ${(busyMaria - baseMaria).toFixed(0)} MiB; disk ${diskMiB.toFixed(0)} MiB a site`,
   )
+  // A site's own share: its PHP worker and nginx's part, and what MariaDB grew for its database.
+  const perSite = perBusy + (busyMaria - baseMaria) / count
+  const fits = Math.floor((memoryMiB * 0.8) / perSite)
   console.log(
-    `within ${(memoryMiB / 1024).toFixed(0)} GiB: ${Math.floor((memoryMiB * 0.8) / perBusy)} sites with a live worker each (80 % of memory), disk ${((diskMiB * Math.floor((memoryMiB * 0.8) / perBusy)) / 1024).toFixed(0)} GiB for them`,
+    `within ${(memoryMiB / 1024).toFixed(0)} GiB (80 % for sites): ${fits} sites with a live PHP worker each (${perSite.toFixed(1)} MiB a site with MariaDB's share), needing ${((diskMiB * fits) / 1024).toFixed(0)} GiB of disk; idle sites take ${perIdle.toFixed(2)} MiB, so past that disk is the limit`,
   )
 } finally {
   for (const site of sites) {

@@ -141,8 +141,14 @@ describe.each([
         await again<Database>('GET', `/databases/${database.body.id}`),
         await again<DatabaseUser>('GET', `/database-users/${user.body.id}`),
       ]
-      if (db.body.status === 'active' && login.body.status === 'active') break
-      if (Date.now() > deadline) throw new Error(`not active: ${db.body.status}, ${login.body.status}`)
+      // Both active, and the login's latest job (its grants, applied once the database exists) finished.
+      const job = login.body.jobId
+        ? await again<{ status: string }>('GET', `/jobs/${login.body.jobId}`)
+        : { body: { status: 'succeeded' } }
+      if (db.body.status === 'active' && login.body.status === 'active' && job.body.status === 'succeeded')
+        break
+      if (Date.now() > deadline)
+        throw new Error(`not ready: ${db.body.status}, ${login.body.status}, its job ${job.body.status}`)
       await Bun.sleep(100)
     }
     const held = await countOnServer(engine, database.body.name, user.body.username)

@@ -172,6 +172,7 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
           pending_verifier: null,
           status: 'active',
           drift: null,
+          applied_revision: now.revision,
           sync_job: null,
           sync_until: null,
         })

@@ -64,6 +64,8 @@ export interface DatabaseUsersTable {
   pending_verifier: string | null
   /** Goes up with every change the server must follow: a job that applied an older one applies again. */
   revision: number
+  /** The revision the server last followed (`revision` while nothing is pending; -1 before the first). */
+  applied_revision: number
   /** JSON of the drift the last check found, or null. */
   drift: string | null
   job_id: string | null
@@ -153,6 +155,7 @@ export const databasesMigrations: readonly Migration[] = [
         .addColumn('locked', 'integer', (c) => c.notNull())
         .addColumn('pending_verifier', 'text')
         .addColumn('revision', 'integer', (c) => c.notNull())
+        .addColumn('applied_revision', 'integer', (c) => c.notNull())
         .addColumn('drift', 'text')
         .addColumn('job_id', 'text')
         .addColumn('sync_job', 'text')

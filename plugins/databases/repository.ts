@@ -1,6 +1,6 @@
 // Reads and writes of the databases plugin's tables; the only file that knows its columns.
 
-import { type Db, nowIso, selectVisible, type TenantView } from '../../core/index.ts'
+import { type Db, newId, nowIso, selectVisible, type TenantView } from '../../core/index.ts'
 import type { Database, DatabaseGrant, DatabaseServer, DatabaseUser } from './contract.ts'
 import type { Grant } from './engines/engine.ts'
 import type {
@@ -160,6 +160,25 @@ export async function databaseNameTakenOnEngine(db: Db, engine: string, name: st
     .where('name', '=', name)
     .executeTakeFirst()
   return row !== undefined
+}
+
+/** A new database's row, `provisioning`, with nothing measured or claimed yet. */
+export function newDatabaseRow(
+  fields: Pick<DatabasesTable, 'customer_id' | 'site_id' | 'server_id' | 'engine' | 'name'>,
+): DatabasesTable {
+  const now = nowIso()
+  return {
+    id: newId('db'),
+    ...fields,
+    status: 'provisioning',
+    size_bytes: null,
+    size_measured_at: null,
+    job_id: null,
+    sync_job: null,
+    sync_until: null,
+    created_at: now,
+    updated_at: now,
+  }
 }
 
 export async function insertDatabase(db: Db, row: DatabasesTable): Promise<void> {

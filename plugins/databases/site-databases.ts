@@ -23,6 +23,7 @@ import {
   findUserRow,
   insertDatabase,
   insertUser,
+  newDatabaseRow,
   setGrantRows,
   usernameTaken,
 } from './repository.ts'
@@ -44,11 +45,9 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
       port: server?.port ?? 0,
       name: database.name,
       username: user.username,
+      // Made, and the server followed the login's latest change (its password, its grant on this database).
       ready:
-        database.status === 'active' &&
-        user.status === 'active' &&
-        user.pending_verifier === null &&
-        user.sync_job === null,
+        database.status === 'active' && user.status === 'active' && user.applied_revision === user.revision,
       failed: database.status === 'failed' || user.status === 'failed',
     }
   }
@@ -74,23 +73,13 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
       let database = existing
       if (!database) {
         await context.quotas.reserve(trx, { customerId: request.customerId, amounts: { databases: 1 } })
-        const now = nowIso()
-        const row: DatabasesTable = {
-          id: newId('db'),
+        const row = newDatabaseRow({
           customer_id: request.customerId,
           site_id: request.siteId,
           server_id: server.id,
           engine: request.engine,
           name,
-          status: 'provisioning',
-          size_bytes: null,
-          size_measured_at: null,
-          job_id: null,
-          sync_job: null,
-          sync_until: null,
-          created_at: now,
-          updated_at: now,
-        }
+        })
         await insertDatabase(trx, row)
         database = await startDatabaseSync(trx, writers.enqueueJob, row)
         await context.usage.adjust(trx, request.customerId, 'databases', 1)
@@ -119,6 +108,7 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
         // A password nobody knows until the caller sets the site's own.
         pending_verifier: context.secrets.seal(verifierFor(request.engine as EngineName, generatePassword())),
         revision: 0,
+        applied_revision: -1,
         drift: null,
         job_id: null,
         sync_job: null,

@@ -296,6 +296,7 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
           locked: 0,
           pending_verifier: context.secrets.seal(verifierFor(server.engine as EngineName, password)),
           revision: 0,
+          applied_revision: -1,
           drift: null,
           job_id: null,
           sync_job: null,

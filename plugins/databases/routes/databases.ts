@@ -5,8 +5,6 @@ import {
   FieldErrors,
   fieldProblem,
   kernelProblems,
-  newId,
-  nowIso,
   orNotFound,
   type PluginContext,
   Problem,
@@ -28,6 +26,7 @@ import {
   databaseNameTakenOnEngine,
   findServerRow,
   insertDatabase,
+  newDatabaseRow,
   toDatabase,
   visibleDatabases,
 } from '../repository.ts'
@@ -132,23 +131,13 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
           throw fieldProblem(databasesProblems.database_name_taken, 'body.name')
         const server = await placementOn(trx, body.engine)
         await context.quotas.reserve(trx, { customerId: customer.id, amounts: { databases: 1 } })
-        const now = nowIso()
-        const row: DatabasesTable = {
-          id: newId('db'),
+        const row = newDatabaseRow({
           customer_id: customer.id,
           site_id: site?.id ?? null,
           server_id: server.id,
           engine: body.engine,
           name,
-          status: 'provisioning',
-          size_bytes: null,
-          size_measured_at: null,
-          job_id: null,
-          sync_job: null,
-          sync_until: null,
-          created_at: now,
-          updated_at: now,
-        }
+        })
         await insertDatabase(trx, row)
         const synced = await startDatabaseSync(trx, enqueueJob, row)
         await context.usage.adjust(trx, customer.id, 'databases', 1)
