@@ -84,6 +84,9 @@ php_admin_value[error_log] = "${paths.phpLogs}/error.log"
 php_admin_flag[log_errors] = on
 php_admin_value[upload_max_filesize] = 64M
 php_admin_value[post_max_size] = 64M
+; A file changed on disk (by its owner over SFTP, or wp-config.php by the runtime) is what runs next, not a copy
+; the opcode cache kept for two more seconds.
+php_admin_value[opcache.revalidate_freq] = 0
 `
 }
 
