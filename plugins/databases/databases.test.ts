@@ -16,6 +16,7 @@ import type { Database, DatabaseServer, DatabaseUser } from './contract.ts'
 import type { EngineName, ServerAccess } from './engines/engine.ts'
 import { mariadbEngine } from './engines/mariadb.ts'
 import { databasesPlugin } from './index.ts'
+import { customerPrefixOf } from './naming.ts'
 import {
   mariadbAdmin,
   mariadbAdminOptions,
@@ -41,7 +42,10 @@ beforeAll(async () => {
   tp.panel.start()
   staff = await tp.token()
 })
-afterAll(() => tp.panel.close())
+afterAll(async () => {
+  await tp.panel.close()
+  await dropWhatThisRunMade()
+})
 
 async function json<T>(response: Response, status: number): Promise<T> {
   const body = await response.text()
@@ -53,8 +57,38 @@ const post = (path: string, body: unknown, token = staff) =>
   tp.request('POST', `/api/v1${path}`, { token, body })
 const get = (path: string, token = staff) => tp.request('GET', `/api/v1${path}`, { token })
 
+/** The customers this run made: what is left of theirs on the servers is dropped at the end. */
+const customers: string[] = []
+
 async function newCustomer(name: string): Promise<string> {
-  return (await json<{ id: string }>(await post('/customers', { name }), 201)).id
+  const id = (await json<{ id: string }>(await post('/customers', { name }), 201)).id
+  customers.push(id)
+  return id
+}
+
+/** Drops every database and login of this run's customers left on the servers (a failed test leaves some). */
+async function dropWhatThisRunMade(): Promise<void> {
+  const prefixes = customers.map((id) => `${customerPrefixOf(id)}_`)
+  const ours = (name: string) => prefixes.some((prefix) => name.startsWith(prefix))
+  const maria = await mysql.createConnection(mariadbAdminOptions)
+  const [databases] = await maria.query<mysql.RowDataPacket[]>(
+    'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA',
+  )
+  for (const { name } of databases) if (ours(String(name))) await maria.query('DROP DATABASE ??', [name])
+  const [accounts] = await maria.query<mysql.RowDataPacket[]>(
+    'SELECT User AS user, Host AS host FROM mysql.user',
+  )
+  for (const { user, host } of accounts)
+    if (ours(String(user))) await maria.query('DROP USER ?@?', [user, host])
+  await maria.end()
+  const pg = postgres({ ...postgresqlAdmin, database: 'postgres', max: 1, onnotice: () => {} })
+  // Statements quoted by the server itself (format's %I).
+  for (const row of await pg`select datname, format('DROP DATABASE %I WITH (FORCE)', datname) as drop from pg_database`)
+    if (ours(String(row.datname))) await pg.unsafe(String(row.drop))
+  // A role still referenced somewhere is left rather than fail the run over its cleaning.
+  for (const row of await pg`select rolname, format('DROP ROLE %I', rolname) as drop from pg_roles`)
+    if (ours(String(row.rolname))) await pg.unsafe(String(row.drop)).catch(() => {})
+  await pg.end()
 }
 
 /** The job `id` once it finished, whatever its outcome. */
