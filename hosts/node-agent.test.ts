@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import type { Node } from '../plugins/nodes/contract.ts'
+import { freePort } from '../plugins/nodes/runtime/testing/serving.ts'
 import type { Site } from '../plugins/sites/contract.ts'
 import {
   apiClient,
@@ -35,14 +36,6 @@ afterAll(async () => {
   }
   for (const dir of agentDirs) rmSync(dir, { recursive: true, force: true })
 })
-
-/** A free TCP port on loopback. */
-function freePort(): number {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = server.port
-  server.stop(true)
-  return port ?? 0
-}
 
 interface Agent {
   readonly process: HostProcess

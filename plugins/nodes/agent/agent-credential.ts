@@ -8,6 +8,13 @@ import { nodesProblems } from '../problems.ts'
 
 const realm = 'Bearer realm="plinth-node"'
 
+/** The 401 of a token that is no node's, or not this node's: the same answer for every reason. */
+export function invalidAgentToken(): Problem {
+  return new Problem(nodesProblems.invalid_agent_token, {
+    headers: { 'www-authenticate': `${realm}, error="invalid_token"` },
+  })
+}
+
 /** The security scheme of node agents' routes, as the OpenAPI document names it. */
 export const agentTokenScheme = {
   name: 'nodeAgentToken',
@@ -40,11 +47,8 @@ export function agentCredential(context: Pick<PluginContext, 'db'>): RouteCreden
             .where('agent_token_hash', '=', agentTokens.hash(token))
             .executeTakeFirst()
         : undefined
-      if (!row?.agent_token_hash || !agentTokens.matches(token, row.agent_token_hash)) {
-        throw new Problem(nodesProblems.invalid_agent_token, {
-          headers: { 'www-authenticate': `${realm}, error="invalid_token"` },
-        })
-      }
+      if (!row?.agent_token_hash || !agentTokens.matches(token, row.agent_token_hash))
+        throw invalidAgentToken()
       return row
     },
   }

@@ -10,13 +10,11 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { agentTokenScheme } from '../agent/agent-credential.ts'
-import { agentTokens } from '../agent-token.ts'
+import { agentCredential, invalidAgentToken } from '../agent/agent-credential.ts'
 import { type LocatedSite, siteLocators } from '../contract.ts'
 import { recordDisk, type SiteDiskSample } from '../disk.ts'
 import type { NodesTable } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
-import { findNodeRow } from '../repository.ts'
 import { recordTraffic } from '../traffic.ts'
 
 /** How far back a sample may be dated: usage sums at most the last 7 days. */
@@ -28,7 +26,7 @@ export const maxSamplesPerReport = 1000
 /** At most this many `errors[]` items, as the kernel's own validation: a hostile body must not make a huge answer. */
 const maxErrorItems = 50
 
-const realm = 'Bearer realm="plinth-node"'
+const _realm = 'Bearer realm="plinth-node"'
 
 const TrafficSample = t.Object(
   {
@@ -85,13 +83,6 @@ const MetricsReceipt = t.Object(
   { $id: 'NodeMetricsReceipt' },
 )
 
-/** The bearer token of a request, `''` for a malformed Authorization header, or null when it sends none. */
-function bearerTokenOf(request: Request): string | null {
-  const header = request.headers.get('authorization')
-  if (header === null) return null
-  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? ''
-}
-
 /**
  * The time of a sample's `at` in ms, or null for a date the calendar does not have: the `date-time` format lets
  * `2026-02-30T10:00:00Z` through, and `Date.parse` would silently make it the 2nd of March.
@@ -108,25 +99,17 @@ function sampleTime(text: string): number | null {
 export function metricsRoutes(context: PluginContext): RouteDefinition[] {
   const locators = context.extensionPoint(siteLocators)
 
+  const agent = agentCredential(context)
+
   /**
-   * The node the request's agent token belongs to; 401 otherwise, alike whether the node exists or not (a
-   * malformed id included: this runs before the path is checked). The kernel calls it before reading the body.
+   * The node the request's agent token belongs to, which must be the node of the path; 401 otherwise, alike
+   * whether the node exists or not (a malformed id included: this runs before the path is checked). The kernel
+   * calls it before reading the body.
    */
   async function reportingNode(request: Request, nodeId: string): Promise<NodesTable> {
-    const token = bearerTokenOf(request)
-    if (token === null) {
-      throw new Problem(kernelProblems.unauthenticated, {
-        detail: 'A node reports with its agent token: send Authorization: Bearer plinth_node_….',
-        headers: { 'www-authenticate': realm },
-      })
-    }
-    const row = await findNodeRow(context.db, nodeId)
-    if (!row || !agentTokens.matches(token, row.agent_token_hash)) {
-      throw new Problem(nodesProblems.invalid_agent_token, {
-        headers: { 'www-authenticate': `${realm}, error="invalid_token"` },
-      })
-    }
-    return row
+    const node = await agent.authenticate(request, {})
+    if (node.id !== nodeId) throw invalidAgentToken()
+    return node
   }
 
   /** Where each site is, asking every locator (the sites plugin's, and any other plugin's that owns sites). */
@@ -150,7 +133,7 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
         'Called by a node, not by people: authenticated by the node’s own agent token (`Authorization: Bearer plinth_node_…`), valid for this node only. Records requests and bytes per site for `GET /usage`. All samples are checked first and recorded in one transaction: one refused sample records nothing. Not idempotent: send each sample once.',
       public: true,
       credential: {
-        ...agentTokenScheme,
+        ...agent,
         authenticate: (request, params) => reportingNode(request, params.id ?? ''),
       },
       params: { id: 'nod' },
