@@ -36,7 +36,8 @@ function codeOf(file: string): string {
 }
 
 const pluginOf = (path: string) => /^plugins\/([^/]+)\//.exec(path)?.[1]
-const isTest = (file: string) => file.endsWith('.test.ts')
+/** Tests, and the fixtures in a plugin's `testing/` folders that only tests import. */
+const isTest = (file: string) => file.endsWith('.test.ts') || /^plugins\/[^/]+\/(.+\/)?testing\//.test(file)
 /** The testing kit, which tests anywhere outside core/ use. */
 const isTestingKit = (target: string) => target === 'hosts/testing/index.ts'
 const isPublicPluginPart = (target: string) => /^plugins\/[^/]+\/(contract|index)\.ts$/.test(target)

@@ -1,15 +1,15 @@
 // A WordPress site end to end on a remote node: the real panel and the node agent as separate processes on
 // loopback, real nginx, PHP-FPM, Debian's WordPress and MariaDB. Create → served front page with the site's title →
 // the admin logs in with the password from the 201 answer → suspend 503, unsuspend 200 → delete leaves nothing.
-// Then SIGKILL of the agent in the middle of provisioning: the job finishes once and the site works.
+// HTTPS with an uploaded certificate, presented exactly and removed on detach, its key nowhere but sealed. Then
+// SIGKILL of the agent in the middle of provisioning: the job finishes once and the site works.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import type { Node } from '../plugins/nodes/contract.ts'
-import { freePort } from '../plugins/nodes/runtime/testing/serving.ts'
 import type { Site } from '../plugins/sites/contract.ts'
 import {
   apiClient,
@@ -19,7 +19,8 @@ import {
   type Standalone,
   transcript,
 } from './testing/host-process.ts'
-import { waitFor } from './testing/index.ts'
+import { freePort, makeHierarchy, presentedFingerprint, waitFor } from './testing/index.ts'
+import { storeText } from './testing/store-text.ts'
 
 const { tempDataDir, runCli, startStandalone, spawnTracked, cleanup } = createProcessTracker('plinth-agent-')
 const agentDirs: string[] = []
@@ -41,7 +42,9 @@ interface Agent {
   readonly process: HostProcess
   readonly dataDir: string
   readonly httpPort: number
+  readonly httpsPort: number
   readonly output: ReturnType<typeof transcript>
+  readonly errors: ReturnType<typeof transcript>
 }
 const agents: Agent[] = []
 
@@ -52,13 +55,14 @@ async function startAgent(
   dataDir: string,
   httpPort: number,
 ): Promise<Agent> {
+  const httpsPort = freePort()
   const proc = spawnTracked(['hosts/agent/main.ts'], {
     ...process.env,
     PANEL_URL: panel.url,
     AGENT_TOKEN: token,
     AGENT_DATA_DIR: dataDir,
     SITES_HTTP_PORT: String(httpPort),
-    SITES_HTTPS_PORT: String(freePort()),
+    SITES_HTTPS_PORT: String(httpsPort),
     AGENT_REPORT_SECONDS: '1',
   })
   const output = transcript(proc.stdout)
@@ -69,7 +73,7 @@ async function startAgent(
     await errors.done
     throw new Error(`${(error as Error).message}\n${errors.text}`)
   }
-  const agent = { process: proc, dataDir, httpPort, output }
+  const agent = { process: proc, dataDir, httpPort, httpsPort, output, errors }
   agents.push(agent)
   return agent
 }
@@ -151,7 +155,7 @@ async function panelWithAgentNode() {
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
   const agentDir = mkdtempSync(join(tmpdir(), 'plinth-agent-data-'))
   agentDirs.push(agentDir)
-  return { panel, call, node: node.body, customerId: customer.body.id, agentDir }
+  return { panel, dataDir, call, node: node.body, customerId: customer.body.id, agentDir }
 }
 
 async function jobOf(call: ReturnType<typeof apiClient>, id: string): Promise<Job> {
@@ -297,6 +301,101 @@ describe('a WordPress site on a node run by the agent', () => {
       },
       30_000,
     )
+  }, 120_000)
+})
+
+describe('HTTPS for a WordPress site on a node run by the agent', () => {
+  test('an uploaded certificate is presented exactly, the site answers over HTTPS, detaching removes it, and the key is nowhere else', async () => {
+    const setup = await panelWithAgentNode()
+    const agent = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, freePort())
+    const answers: unknown[] = []
+    const call = async <T>(method: string, path: string, body?: unknown) => {
+      const answer = await setup.call<T>(method, path, body)
+      answers.push(answer.body)
+      return answer
+    }
+    const domain = `tls-${crypto.randomUUID().slice(0, 8)}.example.test`
+    const created = await call<Site>('POST', '/sites', {
+      customerId: setup.customerId,
+      name: 'Secure Shop',
+      type: 'wordpress',
+      domain,
+    })
+    expect(created.status).toBe(201)
+    expect(await jobOf(setup.call, created.body.jobId ?? '')).toMatchObject({ status: 'succeeded' })
+
+    // A key, certificate and chain made here for the site's domain.
+    const hierarchy = await makeHierarchy([domain])
+    const uploaded = await call<{ id: string; fingerprintSha256: string }>('POST', '/certificates', {
+      customerId: setup.customerId,
+      certificatePem: hierarchy.leaf.pem,
+      privateKeyPem: hierarchy.leaf.keyPem,
+      chainPem: hierarchy.intermediate.pem,
+    })
+    expect(uploaded.status).toBe(201)
+    const attached = await call<{ status: string; jobId: string }>(
+      'PUT',
+      `/sites/${created.body.id}/certificate`,
+      {
+        certificateId: uploaded.body.id,
+      },
+    )
+    expect(attached.status).toBe(202)
+    expect(await jobOf(setup.call, attached.body.jobId)).toMatchObject({ status: 'succeeded' })
+    expect((await call<{ status: string }>('GET', `/sites/${created.body.id}/certificate`)).body.status).toBe(
+      'installed',
+    )
+
+    // A TLS client asking for the domain is shown exactly that certificate, and WordPress answers over HTTPS.
+    expect(presentedFingerprint(agent.httpsPort, domain)).toBe(uploaded.body.fingerprintSha256)
+    const page = Bun.spawnSync([
+      'curl',
+      '-sk',
+      '-w',
+      '\n%{http_code}',
+      '-D',
+      '-',
+      // The name as a browser behind the provider's port 443 sends it: without the test's port.
+      '-H',
+      `Host: ${domain}`,
+      '--resolve',
+      `${domain}:${agent.httpsPort}:127.0.0.1`,
+      `https://${domain}:${agent.httpsPort}/`,
+    ])
+    const [status = ''] = page.stdout.toString().split('\n').slice(-1)
+    expect({ status, headers: page.stdout.toString().split('\r\n\r\n')[0] }).toMatchObject({ status: '200' })
+    expect(page.stdout.toString()).toContain('<title>Secure Shop')
+    // On the node, the key is root's alone.
+    const [keyFile = ''] = findFiles(join(agent.dataDir, 'tls'), /\.key$/)
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600)
+
+    const detached = await call<{ jobId: string }>('DELETE', `/sites/${created.body.id}/certificate`)
+    expect(detached.status).toBe(202)
+    expect(await jobOf(setup.call, detached.body.jobId)).toMatchObject({ status: 'succeeded' })
+    expect((await call('GET', `/sites/${created.body.id}/certificate`)).status).toBe(404)
+    expect(presentedFingerprint(agent.httpsPort, domain)).toBeNull()
+    expect(
+      readFileSync(join(agent.dataDir, 'nginx', 'sites', `${created.body.id}.conf`), 'utf8'),
+    ).not.toContain('ssl_certificate')
+    expect(findFiles(join(agent.dataDir, 'tls'), /\.(key|pem)$/)).toEqual([])
+    expect((await call('DELETE', `/certificates/${uploaded.body.id}`)).status).toBe(204)
+
+    // The key's body (and one line of it) is in no answer, no log line of the panel or the agent, and not in
+    // clear in the panel's store.
+    const body = hierarchy.leaf.keyPem.replace(/-----[^-]+-----/g, '').replace(/\s/g, '')
+    const line = hierarchy.leaf.keyPem.split('\n')[1] ?? ''
+    expect(line.length).toBeGreaterThan(40)
+    const places = {
+      answers: JSON.stringify(answers),
+      'panel output': setup.panel.stdout.text + setup.panel.stderr.text,
+      'agent output': agent.output.text + agent.errors.text,
+      store: await storeText(setup.dataDir),
+    }
+    for (const [place, text] of Object.entries(places)) {
+      expect({ place, found: text.includes(body) || text.includes(line) }).toEqual({ place, found: false })
+    }
+    const deleting = await call<Site>('DELETE', `/sites/${created.body.id}`)
+    expect(await jobOf(setup.call, deleting.body.jobId ?? '')).toMatchObject({ status: 'succeeded' })
   }, 120_000)
 })
 

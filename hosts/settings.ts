@@ -1,7 +1,7 @@
 // The standard installation's settings, read from the environment: every malformed one reported at once, one line
 // each, so an operator fixes them in one go instead of one start-up per mistake.
 
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type LogLevel, logLevels, parseQuotaLimits, type QuotaLimits } from '../core/host.ts'
 
@@ -63,7 +63,19 @@ export interface StandardSettings {
   readonly sitesHttpPort: number
   /** `SITES_HTTPS_PORT`, default 443. */
   readonly sitesHttpsPort: number
+  /**
+   * `ACME_DIRECTORY_URL`, default Let's Encrypt's production directory: where ACME certificates are ordered.
+   * `off` (null here) turns ordering off; uploads still work.
+   */
+  readonly acmeDirectoryUrl: string | null
+  /** `ACME_EMAIL`: the contact address the installation's ACME account gives the CA; none by default. */
+  readonly acmeEmail: string | null
+  /** The certificates of `ACME_CA_FILE`: authorities trusted for the directory's HTTPS besides the system's. */
+  readonly acmeCaPem: string | null
 }
+
+/** Let's Encrypt's production ACME directory. */
+const letsEncrypt = 'https://acme-v02.api.letsencrypt.org/directory'
 
 /** A database URL fit for messages and logs: its password replaced. */
 export function redactedUrl(url: string): string {
@@ -173,6 +185,30 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     problems.push('LOCAL_SITES must be serve or files')
   if (databaseSchema !== null && databaseUrl === null)
     problems.push('DATABASE_SCHEMA names a PostgreSQL schema, but DATABASE_URL is unset')
+  const acmeDirectory = env.ACME_DIRECTORY_URL || letsEncrypt
+  let acmeDirectoryUrl: string | null = acmeDirectory === 'off' ? null : acmeDirectory
+  if (acmeDirectoryUrl !== null && !/^https?:\/\/[^\s]+$/.test(acmeDirectoryUrl)) {
+    problems.push(
+      `ACME_DIRECTORY_URL must be an https:// URL of an ACME directory, or off, not "${acmeDirectory}"`,
+    )
+    acmeDirectoryUrl = null
+  }
+  const acmeEmail = env.ACME_EMAIL || null
+  if (acmeEmail !== null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(acmeEmail))
+    problems.push(`ACME_EMAIL must be an email address, not "${acmeEmail}"`)
+  let acmeCaPem: string | null = null
+  if (env.ACME_CA_FILE) {
+    const path = resolve(env.ACME_CA_FILE)
+    try {
+      acmeCaPem = readFileSync(path, 'utf8')
+      if (!acmeCaPem.includes('-----BEGIN CERTIFICATE-----')) {
+        problems.push(`ACME_CA_FILE: ${path} holds no PEM certificate`)
+        acmeCaPem = null
+      }
+    } catch (error) {
+      problems.push(`ACME_CA_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`)
+    }
+  }
   const settings: StandardSettings = {
     port: wholeNumber('PORT', 0, 65535) ?? 3000,
     host: env.HOST || '127.0.0.1',
@@ -198,6 +234,9 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     sitesDataDir: resolve(env.SITES_DATA_DIR || `${resolve(env.DATA_DIR || './data')}-sites`),
     sitesHttpPort: wholeNumber('SITES_HTTP_PORT', 1, 65535) ?? 80,
     sitesHttpsPort: wholeNumber('SITES_HTTPS_PORT', 1, 65535) ?? 443,
+    acmeDirectoryUrl,
+    acmeEmail,
+    acmeCaPem,
   }
   if (problems.length > 0) throw new SettingsError(problems)
   return settings

@@ -3,6 +3,7 @@
 import type { PluginDefinition } from '../core/host.ts'
 import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
+import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
@@ -13,7 +14,7 @@ import type { StandardSettings } from './settings.ts'
 
 /**
  * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, WordPress,
- * billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
+ * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
  * `webhookAllowedHosts`).
  */
 export function standardPlugins(
@@ -21,7 +22,14 @@ export function standardPlugins(
     Partial<
       Pick<
         StandardSettings,
-        'billingCheckout' | 'localSites' | 'sitesDataDir' | 'sitesHttpPort' | 'sitesHttpsPort'
+        | 'billingCheckout'
+        | 'localSites'
+        | 'sitesDataDir'
+        | 'sitesHttpPort'
+        | 'sitesHttpsPort'
+        | 'acmeDirectoryUrl'
+        | 'acmeEmail'
+        | 'acmeCaPem'
       >
     >,
 ): PluginDefinition[] {
@@ -42,7 +50,18 @@ export function standardPlugins(
     sitesPlugin({ wordpress: false }),
     databasesPlugin(),
     wordpressPlugin(),
+    certificatesPlugin({ acme: acmeOf(settings) }),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
   ]
+}
+
+/** The certificates plugin's ACME settings: Let's Encrypt unless the settings name another directory, or none. */
+function acmeOf(settings: Partial<Pick<StandardSettings, 'acmeDirectoryUrl' | 'acmeEmail' | 'acmeCaPem'>>) {
+  if (settings.acmeDirectoryUrl === null) return false
+  return {
+    directoryUrl: settings.acmeDirectoryUrl ?? letsEncryptDirectory,
+    ...(settings.acmeEmail ? { email: settings.acmeEmail } : {}),
+    ...(settings.acmeCaPem ? { trustedCaPem: settings.acmeCaPem } : {}),
+  }
 }

@@ -17,6 +17,7 @@ type CallerKind = 'platform' | 'brand' | 'member'
 // The scope model, written out from the issue rather than read from the panel, so the two can disagree.
 const siteScopes = ['site:read', 'site:create', 'site:update', 'site:delete']
 const databaseScopes = ['database:read', 'database:manage']
+const certificateScopes = ['certificate:read', 'certificate:manage']
 const jobScopes = ['job:read', 'job:cancel']
 const billingScopes = ['billing:read', 'billing:manage']
 // The audit log is a customer scope that no role but owner and admin holds (it belongs to no role's resources).
@@ -27,6 +28,7 @@ const teamScopes = [
   'audit:read',
   ...siteScopes,
   ...databaseScopes,
+  ...certificateScopes,
   ...jobScopes,
   ...billingScopes,
 ]
@@ -53,7 +55,7 @@ const platformOnlyScopes = [
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,
   admin: teamScopes.filter((scope) => scope !== 'billing:manage'),
-  developer: [...siteScopes, ...databaseScopes, ...jobScopes],
+  developer: [...siteScopes, ...databaseScopes, ...certificateScopes, ...jobScopes],
   billing: ['customer:read', ...billingScopes],
 }
 

@@ -1,14 +1,15 @@
 // The node agent's work: ask the panel for commands (a long poll over the panel's own HTTPS, so the node needs no
-// inbound port), carry each out on the site runtime, answer it, and report traffic. Commands on one site run one
-// after another, so a command sent again after a dropped connection waits for the first and then finds it done.
+// inbound port), carry each out on the site runtime, answer it, and report traffic. Commands on one subject (a site,
+// or ACME challenges) run one after another, so a command sent again after a dropped connection waits for the first
+// and then finds it done.
 
 import { randomBytes } from 'node:crypto'
 import type { AgentCommand, AgentResult, AgentWork } from '../../plugins/nodes/agent/protocol.ts'
-import type { SiteSpec } from '../../plugins/nodes/contract.ts'
+import { runCommand } from '../../plugins/nodes/agent/run-command.ts'
 import type { SiteRuntime } from '../../plugins/nodes/runtime/site-runtime.ts'
 import type { AgentSettings } from './agent-settings.ts'
 
-/** Where the agent writes what happened: JSON lines, ids and codes only, never a site's secrets. */
+/** Where the agent writes what happened: JSON lines, ids and codes only, never a payload (secrets, keys). */
 export type AgentLog = (fields: Record<string, unknown>, message: string) => void
 
 /** A refusal the agent cannot recover from (its token is refused): it stops, saying why. */
@@ -32,7 +33,7 @@ export function startAgent(
 ): RunningAgent {
   const session = randomBytes(12).toString('base64url')
   const stopping = new AbortController()
-  const bySite = new Map<string, Promise<void>>()
+  const bySubject = new Map<string, Promise<void>>()
   /** Commands received and not yet answered (or given up on): told to the panel with every poll. */
   const holding = new Set<string>()
   const running = new Set<Promise<void>>()
@@ -58,31 +59,9 @@ export function startAgent(
 
   /** Carries out one command; the outcome as the panel takes it. */
   async function carryOut(command: AgentCommand): Promise<AgentResult> {
-    const site = command.site as SiteSpec
-    const signal = stopping.signal
     try {
-      // The masters run before any change (a no-op once they do; again after one died).
-      if (command.operation !== 'report') await runtime.start()
-      switch (command.operation) {
-        case 'report':
-          return { ok: true, report: await runtime.report(site) }
-        case 'provision':
-          await runtime.provision(site, signal)
-          break
-        case 'update':
-          await runtime.update(site, signal)
-          break
-        case 'suspend':
-          await runtime.suspend(site, signal)
-          break
-        case 'unsuspend':
-          await runtime.unsuspend(site, signal)
-          break
-        case 'delete':
-          await runtime.delete(site, signal)
-          break
-      }
-      return { ok: true }
+      const report = await runCommand(runtime, command, stopping.signal)
+      return report ? { ok: true, report } : { ok: true }
     } catch (error) {
       const failure = error as Error & { code?: string }
       // A JobFailure on the node (an unsafe spec) cannot be helped by sending it again.
@@ -100,13 +79,13 @@ export function startAgent(
     }
   }
 
-  /** Runs `command` after the site's earlier ones, then answers it (again after a dropped connection). */
+  /** Runs `command` after its subject's earlier ones, then answers it (again after a dropped connection). */
   function schedule(command: AgentCommand): void {
     // Sent again while this run still has it (its poll was slow): it is under way already.
     if (holding.has(command.id)) return
     holding.add(command.id)
-    const siteId = (command.site as SiteSpec).id
-    const previous = bySite.get(siteId) ?? Promise.resolve()
+    const { subject } = command
+    const previous = bySubject.get(subject) ?? Promise.resolve()
     const next = previous.then(async () => {
       const started = performance.now()
       const result = await carryOut(command)
@@ -114,7 +93,7 @@ export function startAgent(
         {
           commandId: command.id,
           operation: command.operation,
-          siteId,
+          subject,
           ok: result.ok,
           ms: Math.round(performance.now() - started),
           ...(result.ok ? {} : { error: result.error?.message }),
@@ -134,12 +113,12 @@ export function startAgent(
     const settled = next.catch((error: unknown) =>
       log({ commandId: command.id, err: String(error) }, 'answer lost'),
     )
-    bySite.set(siteId, settled)
+    bySubject.set(subject, settled)
     running.add(settled)
     void settled.finally(() => {
       holding.delete(command.id)
       running.delete(settled)
-      if (bySite.get(siteId) === settled) bySite.delete(siteId)
+      if (bySubject.get(subject) === settled) bySubject.delete(subject)
     })
   }
 
@@ -150,7 +129,14 @@ export function startAgent(
         const capabilities = await runtime.capabilities()
         const work = await call<AgentWork>(
           '/agent/work',
-          { session, version, capabilities, holding: [...holding], waitSeconds: 25 },
+          {
+            session,
+            version,
+            capabilities,
+            holding: [...holding],
+            // The first poll answers at once: the agent is connected (and says so) without waiting for work.
+            waitSeconds: nodeId === null ? 0 : 25,
+          },
           40_000,
         )
         if (nodeId === null) {

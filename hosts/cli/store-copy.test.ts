@@ -326,7 +326,8 @@ describe('store copy', () => {
     if (!copied) throw new Error('the first test made no copy')
     server.process.kill('SIGTERM')
     expect(await server.process.exited).toBe(0)
-    const settings = settingsFromEnv({ DATA_DIR: dataDir, ...settingsEnv })
+    // Files only, as the hosts run: a local node serving would start nginx on ports 80 and 443 and outlive the test.
+    const settings = settingsFromEnv({ DATA_DIR: dataDir, LOCAL_SITES: 'files', ...settingsEnv })
     const { plugins, overrides } = await installationPlugins(settings)
     const secret = readFileSync(join(dataDir, 'secret.key'), 'utf8').trim()
     const panel: Panel = await createPanel({

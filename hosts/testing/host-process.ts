@@ -248,6 +248,8 @@ export function apiClient(server: Pick<Standalone, 'url'>, token: string) {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
-    return { status: response.status, body: (await response.json()) as T }
+    // A 204 has no body.
+    const text = await response.text()
+    return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T }
   }
 }

@@ -38,6 +38,7 @@ export {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../../core/testing/webhook-receiver.ts'
+export { freePort } from './free-port.ts'
 export {
   apiClient,
   type CliResult,
@@ -48,7 +49,24 @@ export {
   type Standalone,
   tokenPattern,
 } from './host-process.ts'
+export { storeRowsText, storeText } from './store-text.ts'
 export { temporaryDataDir } from './temporary-data-dir.ts'
+export {
+  type CertificateOptions,
+  encryptKey,
+  type ForeignKey,
+  type Hierarchy,
+  type KeySpec,
+  keyPemOf,
+  type Made,
+  makeCertificate,
+  makeHierarchy,
+  makeKeys,
+  openssl,
+  opensslFacts,
+  opensslKey,
+} from './test-certificates.ts'
+export { presentedFingerprint } from './tls-probe.ts'
 
 /** What {@link createTestPanel} mounts and how; every panel option has a default fit for tests. */
 export interface TestPanelOptions extends Omit<KernelTestPanelOptions, 'plugins'> {

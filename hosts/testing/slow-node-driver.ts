@@ -116,6 +116,12 @@ function slowDriver(local: () => NodeDriver, options: SlowNodeOptions): NodeDriv
     unsuspend: paused('unsuspend'),
     delete: paused('delete'),
     report: (node, site) => local().report(node, site),
+    // Certificates and challenges go straight through: no crash test holds them.
+    installCertificate: (node, siteId, certificate, signal) =>
+      local().installCertificate(node, siteId, certificate, signal),
+    removeCertificate: (node, siteId, signal) => local().removeCertificate(node, siteId, signal),
+    putChallenge: (node, challenge, signal) => local().putChallenge(node, challenge, signal),
+    removeChallenge: (node, token, signal) => local().removeChallenge(node, token, signal),
   }
 }
 

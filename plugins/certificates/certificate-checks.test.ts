@@ -5,6 +5,15 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto'
 import {
+  encryptKey,
+  type Hierarchy,
+  type Made,
+  makeCertificate,
+  makeHierarchy,
+  opensslFacts,
+  opensslKey,
+} from '../../hosts/testing/index.ts'
+import {
   checkUpload,
   maxChainCertificates,
   maxPemBytes,
@@ -13,15 +22,6 @@ import {
   type UploadInput,
 } from './certificate-checks.ts'
 import { keyEncryptionOf, readPemBlocks } from './pem.ts'
-import {
-  encryptKey,
-  type Hierarchy,
-  type Made,
-  makeCertificate,
-  makeHierarchy,
-  opensslFacts,
-  opensslKey,
-} from './testing/make-certificates.ts'
 
 const day = 86_400_000
 
@@ -140,6 +140,7 @@ describe('a good upload', () => {
       notAfter: new Date(parsed.validTo).toISOString(),
       fingerprintSha256: facts.fingerprint,
       keyType: 'ec-p256',
+      certificatePem: ca.leaf.pem,
       chain: [ca.intermediate.pem],
       chainStatus: 'complete',
       privateKeyPem: expect.stringMatching(/^-----BEGIN PRIVATE KEY-----\n/),

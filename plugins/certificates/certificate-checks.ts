@@ -40,6 +40,8 @@ export interface CheckedCertificate {
   /** SHA-256 of the DER certificate, `AB:CD:…` as `openssl x509 -fingerprint -sha256` prints it. */
   readonly fingerprintSha256: string
   readonly keyType: KeyType
+  /** The certificate as one PEM block, re-encoded from its DER (whatever else the upload's text held is gone). */
+  readonly certificatePem: string
   /** The intermediates to serve after the certificate, each a PEM block, issuer after subject; never a root. */
   readonly chain: readonly string[]
   /** `self-signed` only for a self-signed certificate accepted with `selfSigned: true`. */
@@ -115,6 +117,7 @@ export function checkUpload(input: UploadInput): UploadCheck {
       notAfter: leaf.parsed.notAfter.toISOString(),
       fingerprintSha256: leaf.fingerprint,
       keyType,
+      certificatePem: toPem('CERTIFICATE', leaf.der),
       chain: chain.served.map((certificate) => toPem('CERTIFICATE', certificate.der)),
       chainStatus: chain.status,
       privateKeyPem: key.export({ type: 'pkcs8', format: 'pem' }).toString(),

@@ -1,4 +1,5 @@
-// Refusals of the certificates plugin: what an uploaded certificate, key or chain can be refused for.
+// Refusals of the certificates plugin: what an uploaded certificate, key or chain can be refused for, and the
+// refusals of attaching, deleting and issuing certificates.
 
 import { defineProblems } from '../../core/index.ts'
 
@@ -85,5 +86,77 @@ export const certificatesProblems = defineProblems({
     detail: 'The chain holds certificates that are not part of the certificate’s chain.',
     description:
       'Every certificate of `chainPem` must issue the certificate or another certificate on its way to the root; remove the others.',
+  },
+  certificate_fields_missing: {
+    status: 422,
+    detail: 'Give `certificatePem` and `privateKeyPem`, or `source: "acme"` with `domains`.',
+    description:
+      'An upload needs the certificate and its key; an ACME certificate needs the domains to issue it for. The field named is the one missing.',
+  },
+  field_not_for_source: {
+    status: 422,
+    detail: 'The field belongs to the other kind of certificate.',
+    description:
+      '`domains` is for `source: "acme"`; `certificatePem`, `privateKeyPem`, `chainPem`, `passphrase` and `selfSigned` are for uploads. Send one kind’s fields only.',
+  },
+  invalid_acme_domain: {
+    status: 422,
+    detail: 'A domain to issue for is not a host name.',
+    description: 'Each of `domains` is a DNS name such as `shop.example.com` (IDNs as Unicode or punycode).',
+  },
+  acme_wildcard_unsupported: {
+    status: 422,
+    detail: 'ACME certificates here are proven over HTTP, which cannot prove a wildcard.',
+    description:
+      'The panel answers HTTP-01 challenges, and a CA only issues `*.` names after a DNS-01 challenge: list each name, or upload a wildcard certificate.',
+  },
+  acme_domain_not_hosted: {
+    status: 422,
+    detail: 'A domain to issue for is not the domain of one of the customer’s sites.',
+    description:
+      'The CA checks each domain by fetching a file from it, which the node of the site serving the domain answers: create the site first (or choose its domain).',
+  },
+  acme_disabled: {
+    status: 422,
+    detail: 'This installation does not issue certificates through ACME.',
+    description: 'The operator turned ACME off; upload a certificate instead.',
+  },
+  not_acme_certificate: {
+    status: 409,
+    detail: 'Only ACME certificates are renewed by the panel.',
+    description:
+      'An uploaded certificate is replaced by uploading its successor and attaching it to the sites.',
+  },
+  certificate_busy: {
+    status: 409,
+    detail: 'The certificate is being issued or renewed already.',
+    description: 'Wait for the job in `jobId` to end.',
+  },
+  certificate_in_use: {
+    status: 409,
+    detail: 'Sites use the certificate.',
+    description:
+      'Attach another certificate to the sites in `sites` (or detach it with `DELETE /sites/{id}/certificate`) first.',
+  },
+  unknown_certificate: {
+    status: 422,
+    detail: 'No certificate with that id belongs to the site’s customer.',
+    description: '`certificateId` names a certificate of the same customer as the site.',
+  },
+  certificate_not_usable: {
+    status: 422,
+    detail: 'The certificate cannot be served: it is not issued yet, its issuance failed, or it has expired.',
+    description: 'Only `active` and `expiring` certificates are attached to sites.',
+  },
+  certificate_name_mismatch: {
+    status: 422,
+    detail: 'The certificate’s names do not cover the site’s domain.',
+    description:
+      'One of the certificate’s `names` must be the site’s domain, or a wildcard `*.` for its parent (one label only: `*.example.com` covers `shop.example.com`, not `example.com` nor `a.shop.example.com`).',
+  },
+  site_not_servable: {
+    status: 409,
+    detail: 'The site is not on a node, or is being deleted.',
+    description: 'A certificate is installed on the site’s node: wait for the site to be placed, or keep it.',
   },
 })

@@ -10,7 +10,7 @@ import {
   expectFieldProblem,
   expectProblem,
   type TestPanel,
-  waitFor,
+  waitFor as waitForNow,
 } from '../../hosts/testing/index.ts'
 import type { Database, DatabaseServer, DatabaseUser } from './contract.ts'
 import type { EngineName, ServerAccess } from './engines/engine.ts'
@@ -46,6 +46,22 @@ afterAll(async () => {
   await tp.panel.close()
   await dropWhatThisRunMade()
 })
+
+/**
+ * Polls `probe` every 50 ms until it answers: every request counts against the panel's rate limit (1,200 a minute),
+ * which a probe every few milliseconds spends in seconds when a server is slow (and then answers 429 to the end).
+ */
+function waitFor<T>(what: string, probe: () => Promise<T> | T, timeoutMs?: number) {
+  return waitForNow(
+    what,
+    async () => {
+      const value = await probe()
+      if (!value) await Bun.sleep(50)
+      return value
+    },
+    timeoutMs,
+  )
+}
 
 async function json<T>(response: Response, status: number): Promise<T> {
   const body = await response.text()

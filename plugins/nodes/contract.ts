@@ -105,6 +105,28 @@ export interface SiteReport {
   readonly state: 'active' | 'suspended' | 'absent'
   /** Bytes the site's files take on the node. */
   readonly diskBytes: number
+  /** The fingerprint of the certificate the site serves over HTTPS, or null (absent from older agents). */
+  readonly certificate?: string | null
+}
+
+/** A certificate a node serves a site with over HTTPS (`SITES_HTTPS_PORT`). */
+export interface SiteCertificate {
+  /** SHA-256 of the certificate's DER in lower-case hex, no colons: what the node names its files after. */
+  readonly fingerprint: string
+  /** The certificate followed by its intermediates, PEM blocks, as nginx's `ssl_certificate` serves them. */
+  readonly chainPem: string
+  /** The key, unencrypted PKCS#8 PEM: readable by root only on the node, never logged. */
+  readonly privateKeyPem: string
+}
+
+/**
+ * An ACME HTTP-01 challenge's answer: the node serves `keyAuthorization` as text at
+ * `/.well-known/acme-challenge/<token>` on every site's domain over plain HTTP, suspended sites included.
+ */
+export interface AcmeChallenge {
+  /** The challenge's token: base64url, at most 128 characters. */
+  readonly token: string
+  readonly keyAuthorization: string
 }
 
 /** The job attempt a driver operation runs in: remote drivers send it with the operation. */
@@ -128,6 +150,23 @@ export interface NodeDriver {
   unsuspend(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
   delete(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
   report(node: Node, site: SiteSpec): Promise<SiteReport>
+  /**
+   * Serves the site over HTTPS with `certificate`, replacing the one it had (the new files in place before the
+   * server block names them, checked before the reload). Fails, to be tried again, while the site is not on the
+   * node yet; kept when the site is later updated, suspended or unsuspended; removed with the site.
+   */
+  installCertificate(
+    node: Node,
+    siteId: string,
+    certificate: SiteCertificate,
+    signal: AbortSignal,
+    run?: DriverRun,
+  ): Promise<void>
+  /** Stops serving the site over HTTPS and removes its certificate and key; done when it had none. */
+  removeCertificate(node: Node, siteId: string, signal: AbortSignal, run?: DriverRun): Promise<void>
+  /** Serves an ACME HTTP-01 challenge's answer on every site's domain until it is removed. */
+  putChallenge(node: Node, challenge: AcmeChallenge, signal: AbortSignal, run?: DriverRun): Promise<void>
+  removeChallenge(node: Node, token: string, signal: AbortSignal, run?: DriverRun): Promise<void>
 }
 
 /** The registry of node drivers: `local` is built in; plugins that require `nodes` add others. */

@@ -132,13 +132,16 @@ export interface SiteRef {
  */
 export interface SiteDirectory {
   find(db: Db, view: TenantView, id: string): Promise<SiteRef | null>
+  /** The site serving `domain` (lower-case ASCII, as sites keep it), the same way. */
+  findByDomain(db: Db, view: TenantView, domain: string): Promise<SiteRef | null>
 }
 
 /** The sites plugin's directory service. */
 export const siteDirectory = defineService<SiteDirectory>({
   id: 'sites.directory',
   owner: 'sites',
-  description: 'Finds a site the caller may see, inside a transaction: its customer, state, domain and node.',
+  description:
+    'Finds a site the caller may see, by id or domain, inside a transaction: its customer, state, domain and node.',
 })
 
 /** Scope names the plugin declares. */

@@ -7,7 +7,7 @@ import { DeletedSite, Site, siteDirectory, siteScopes, siteTypes } from './contr
 import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesProblems } from './problems.ts'
-import { findSite, locateSites } from './repository.ts'
+import { findSite, findSiteByDomain, locateSites } from './repository.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteRoutes } from './routes/sites.ts'
 import { siteSuspensionHandler } from './suspension.ts'
@@ -93,7 +93,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       // A customer's sites are suspended with it (billing holds), without sites knowing who holds it.
       context.extensionPoint(suspensionHandlers).add(siteSuspensionHandler(context))
       // Plugins whose resources hang under a site find it here, in their own transaction.
-      context.provide(siteDirectory, { find: findSite })
+      context.provide(siteDirectory, { find: findSite, findByDomain: findSiteByDomain })
     },
     jobs: (context) => siteJobs(context),
     routes: (context) => [...siteRoutes(context), ...siteLifecycleRoutes(context)],

@@ -46,7 +46,16 @@ export function findVisibleSite(db: Db, view: TenantView, id: string): Promise<S
 /** What other plugins see of a site inside a view (the sites directory), or null. */
 export async function findSite(db: Db, view: TenantView, id: string): Promise<SiteRef | null> {
   const row = await visibleSites(db, view).where('sites.id', '=', id).executeTakeFirst()
-  if (!row) return null
+  return row ? siteRefOf(row) : null
+}
+
+/** The site serving `domain` that `view` reaches, or null. */
+export async function findSiteByDomain(db: Db, view: TenantView, domain: string): Promise<SiteRef | null> {
+  const row = await visibleSites(db, view).where('sites.domain', '=', domain).executeTakeFirst()
+  return row ? siteRefOf(row) : null
+}
+
+function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
   const { customerId, status, domain, handle, nodeId } = toSite(row)
   return { id: row.id, customerId, status, domain, handle, nodeId }
 }

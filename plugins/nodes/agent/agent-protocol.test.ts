@@ -1,15 +1,47 @@
 // The agent's side of the panel over HTTP, with the test playing the agent: commands handed out, sent again when the
-// answer to a poll was lost or the agent restarted, never while the agent holds them, and answered once.
+// answer to a poll was lost or the agent restarted, never while the agent holds them, and answered once; a
+// certificate's command sealed at rest and carried out on a site runtime as the agent does.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestPanel, type TestPanel, waitFor } from '../../../hosts/testing/index.ts'
+import { X509Certificate } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Db, definePlugin, JobFailure } from '../../../core/index.ts'
+import { createTestPanel, makeCertificate, type TestPanel, waitFor } from '../../../hosts/testing/index.ts'
+import {
+  type NodeDirectory,
+  nodeDirectory,
+  type SiteCertificate,
+  type SiteReport,
+  type SiteSpec,
+} from '../contract.ts'
+import type { NodesTables } from '../migrations.ts'
+import { createSiteRuntime } from '../runtime/create-site-runtime.ts'
+import { runtimeLayout } from '../runtime/layout.ts'
 import type { AgentCommand, AgentWork } from './protocol.ts'
+import { runCommand } from './run-command.ts'
 
 let tp: TestPanel
 let staff: string
 let agentToken: string
 let nodeId: string
 let customerId: string
+let directory: NodeDirectory
+let db: Db
+const runtimeDir = mkdtempSync(join(tmpdir(), 'plinth-agent-runtime-'))
+
+/** Keeps the node directory (to call the agent driver as a job would) and the store (to read commands at rest). */
+const driverCaller = definePlugin({
+  name: 'driver-caller',
+  version: '1.0.0',
+  description: 'Keeps the node directory and the store for the tests.',
+  requires: ['nodes'],
+  setup(context) {
+    directory = context.use(nodeDirectory)
+    db = context.db
+  },
+})
 
 const capabilities = { nginx: null, php: null, wordpress: null, unixUsers: false, mode: 'files-only' }
 const work = (session: string, holding: string[] = [], waitSeconds = 0) =>
@@ -24,7 +56,10 @@ const answer = (id: string, ok = true) =>
   })
 
 beforeAll(async () => {
-  tp = await createTestPanel({ jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 } })
+  tp = await createTestPanel({
+    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
+    plugins: [driverCaller],
+  })
   tp.panel.start()
   staff = await tp.token()
   const nodes = (await (await tp.request('GET', '/api/v1/nodes', { token: staff })).json()) as {
@@ -48,7 +83,10 @@ beforeAll(async () => {
     ).json()) as { id: string }
   ).id
 })
-afterAll(() => tp.panel.close())
+afterAll(async () => {
+  await tp.panel.close()
+  rmSync(runtimeDir, { recursive: true, force: true })
+})
 
 /** Creates a site on the agent node; answers it and the first poll's command for it. */
 async function siteWithCommand(
@@ -67,7 +105,7 @@ async function siteWithCommand(
   expect(site.nodeId).toBe(nodeId)
   const command = await waitFor('the provision command', async () => {
     const polled = (await (await work(session)).json()) as AgentWork
-    return polled.commands.find((item) => (item.site as { id: string }).id === site.id) ?? null
+    return polled.commands.find((item) => item.subject === site.id) ?? null
   })
   return { siteId: site.id, jobId: site.jobId, command }
 }
@@ -132,5 +170,111 @@ describe('the agent protocol', () => {
       headers: { authorization: `Bearer plinth_node_${'a'.repeat(46)}` },
     })
     expect(wrong.status).toBe(401)
+  })
+})
+
+describe('certificates and challenges through the agent', () => {
+  const commandRow = (id: string) =>
+    db
+      .withTables<NodesTables>()
+      .selectFrom('node_commands')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  const commandOf = (session: string, operation: string) =>
+    waitFor(`the ${operation} command`, async () => {
+      const polled = (await (await work(session)).json()) as AgentWork
+      return polled.commands.find((item) => item.operation === operation) ?? null
+    })
+
+  test('install-certificate carries the site id and the certificate, sealed at rest and cleared once answered, and the agent’s runtime serves it', async () => {
+    const { siteId, command: provision } = await siteWithCommand('session-six')
+    // The agent provisions the site on its runtime (files only here), as its loop would.
+    const runtime = createSiteRuntime({ dataDir: runtimeDir, httpPort: 80, httpsPort: 443, filesOnly: true })
+    await runCommand(runtime, provision, AbortSignal.timeout(10_000))
+    await answer(provision.id)
+
+    const domain = (provision.payload as { domain: string }).domain
+    const made = await makeCertificate({ subject: `CN=${domain}`, names: [domain] })
+    const certificate: SiteCertificate = {
+      fingerprint: new X509Certificate(made.pem).fingerprint256.replaceAll(':', '').toLowerCase(),
+      chainPem: made.pem,
+      privateKeyPem: made.keyPem,
+    }
+    const node = await directory.find(nodeId)
+    if (!node) throw new Error('no agent node')
+    const installing = directory
+      .driverOf(node)
+      .installCertificate(node, siteId, certificate, AbortSignal.timeout(20_000), {
+        jobId: 'job_cert',
+        attempt: 1,
+      })
+    const command = await commandOf('session-six', 'install-certificate')
+    expect(command).toMatchObject({
+      operation: 'install-certificate',
+      subject: siteId,
+      jobId: 'job_cert',
+      attempt: 1,
+      payload: { siteId, certificate },
+    })
+    const keyLine = made.keyPem.split('\n')[1] ?? ''
+    const queued = await commandRow(command.id)
+    expect(queued).toMatchObject({ site_id: siteId, operation: 'install-certificate' })
+    expect(queued.payload_sealed).not.toContain(keyLine)
+    expect(queued.payload_sealed).not.toContain('PRIVATE KEY')
+
+    await runCommand(runtime, command, AbortSignal.timeout(10_000))
+    const tls = join(runtimeLayout(runtimeDir).tls, siteId)
+    expect(readdirSync(tls).sort()).toEqual([
+      `${certificate.fingerprint}.key`,
+      `${certificate.fingerprint}.pem`,
+    ])
+    await answer(command.id)
+    await installing
+    expect((await commandRow(command.id)).payload_sealed).toBeNull()
+
+    // The site's report now names the certificate, and the panel takes it.
+    const reporting = directory.driverOf(node).report(node, provision.payload as SiteSpec)
+    const reportCommand = await commandOf('session-six', 'report')
+    const report = await runCommand(runtime, reportCommand, AbortSignal.timeout(10_000))
+    expect(report).toMatchObject({ state: 'active', certificate: certificate.fingerprint })
+    const answered = await tp.request('POST', `/api/v1/agent/commands/${reportCommand.id}`, {
+      body: { ok: true, report },
+      headers: { authorization: `Bearer ${agentToken}` },
+    })
+    expect(answered.status).toBe(200)
+    expect(await reporting).toEqual(report as SiteReport)
+
+    const removing = directory.driverOf(node).removeCertificate(node, siteId, AbortSignal.timeout(20_000))
+    const removal = await commandOf('session-six', 'remove-certificate')
+    expect(removal).toMatchObject({ subject: siteId, payload: { siteId } })
+    await runCommand(runtime, removal, AbortSignal.timeout(10_000))
+    expect(existsSync(tls)).toBe(false)
+    await answer(removal.id)
+    await removing
+  })
+
+  test('challenges are commands on the `acme` subject; a refusal the agent calls final fails the call for good', async () => {
+    const node = await directory.find(nodeId)
+    if (!node) throw new Error('no agent node')
+    const challenge = { token: 'tok_en-1', keyAuthorization: 'tok_en-1.thumbprint' }
+    const putting = directory.driverOf(node).putChallenge(node, challenge, AbortSignal.timeout(20_000))
+    const command = await commandOf('session-seven', 'put-challenge')
+    expect(command).toMatchObject({ subject: 'acme', payload: challenge })
+    const refused = await tp.request('POST', `/api/v1/agent/commands/${command.id}`, {
+      body: { ok: false, error: { message: 'bad token', code: 'unsafe_challenge', final: true } },
+      headers: { authorization: `Bearer ${agentToken}` },
+    })
+    expect(refused.status).toBe(200)
+    await expect(putting).rejects.toBeInstanceOf(JobFailure)
+    await expect(putting).rejects.toMatchObject({ code: 'unsafe_challenge' })
+
+    const removing = directory
+      .driverOf(node)
+      .removeChallenge(node, challenge.token, AbortSignal.timeout(20_000))
+    const removal = await commandOf('session-seven', 'remove-challenge')
+    expect(removal).toMatchObject({ subject: 'acme', payload: { token: challenge.token } })
+    await answer(removal.id)
+    await removing
   })
 })

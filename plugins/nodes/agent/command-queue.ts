@@ -3,9 +3,15 @@
 // sent to an earlier run of the agent, which never answered), and its answer settles the command.
 
 import { type Db, JobFailure, newId, nowIso, type PluginContext } from '../../../core/index.ts'
-import type { SiteReport, SiteSpec } from '../contract.ts'
+import type { SiteReport } from '../contract.ts'
 import type { NodeCommandsTable, NodesTables } from '../migrations.ts'
-import { type AgentCommand, type AgentOperation, type AgentResult, agentSilenceMs } from './protocol.ts'
+import {
+  type AgentCommand,
+  type AgentOperation,
+  type AgentPayloads,
+  type AgentResult,
+  agentSilenceMs,
+} from './protocol.ts'
 
 const tables = (db: Db) => db.withTables<NodesTables>()
 
@@ -70,15 +76,19 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
 
   return {
     /**
-     * Queues `operation` on `site` for the node's agent and waits for its answer. A failed command fails the
-     * attempt (at once for good when the agent says repeating cannot help); so does an agent silent for a minute
-     * while the command waits, or `signal` aborting. The command is then abandoned: an agent that still answers it
-     * later changes nothing, and the job's next attempt sends the operation again (operations are idempotent).
+     * Queues `operation` with its `payload` for the node's agent and waits for its answer. `subject` is what it is
+     * about (a site id, or `acme`): the agent runs one subject's commands one after another. The payload is sealed
+     * at rest (a site's database password, a certificate's private key) and cleared once answered. A failed command
+     * fails the attempt (at once for good when the agent says repeating cannot help); so does an agent silent for a
+     * minute while the command waits, or `signal` aborting. The command is then abandoned: an agent that still
+     * answers it later changes nothing, and the job's next attempt sends the operation again (operations are
+     * idempotent).
      */
-    async send(
+    async send<Operation extends AgentOperation>(
       nodeId: string,
-      operation: AgentOperation,
-      site: SiteSpec,
+      operation: Operation,
+      subject: string,
+      payload: AgentPayloads[Operation],
       run: CommandRun,
       signal: AbortSignal,
     ): Promise<SiteReport | undefined> {
@@ -91,8 +101,8 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
           job_id: run.jobId,
           attempt: run.attempt,
           operation,
-          site_id: site.id,
-          payload_sealed: context.secrets.seal(JSON.stringify(site)),
+          site_id: subject,
+          payload_sealed: context.secrets.seal(JSON.stringify(payload)),
           status: 'queued',
           session: null,
           result: null,
@@ -115,7 +125,7 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
             return row.result ? (JSON.parse(row.result) as AgentResult).report : undefined
           if (row.status === 'failed') {
             const error = (JSON.parse(row.result ?? '{}') as AgentResult).error
-            const message = `The node's agent failed to ${operation} the site: ${error?.message ?? 'no reason given'}`
+            const message = `The node's agent failed to carry out ${operation} for ${subject}: ${error?.message ?? 'no reason given'}`
             if (error?.final) throw new JobFailure(message, error.code ?? 'agent_refused')
             throw new Error(message)
           }
@@ -210,7 +220,8 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
         operation: row.operation as AgentOperation,
         jobId: row.job_id,
         attempt: row.attempt,
-        site: JSON.parse(context.secrets.open(row.payload_sealed)),
+        subject: row.site_id,
+        payload: JSON.parse(context.secrets.open(row.payload_sealed)),
       },
     ]
   }

@@ -3,10 +3,39 @@
 // agent host (`hosts/agent/`), so both read one definition.
 
 import { type Static, t } from '../../../core/index.ts'
+import type { AcmeChallenge, SiteCertificate, SiteSpec } from '../contract.ts'
 
-/** The driver operations an agent carries out for a site. */
-export const agentOperations = ['provision', 'update', 'suspend', 'unsuspend', 'delete', 'report'] as const
+/** The driver operations an agent carries out: on a site, on its certificate, on ACME challenges. */
+export const agentOperations = [
+  'provision',
+  'update',
+  'suspend',
+  'unsuspend',
+  'delete',
+  'report',
+  'install-certificate',
+  'remove-certificate',
+  'put-challenge',
+  'remove-challenge',
+] as const
 export type AgentOperation = (typeof agentOperations)[number]
+
+/** What each operation's command carries (its `payload`). */
+export interface AgentPayloads {
+  readonly provision: SiteSpec
+  readonly update: SiteSpec
+  readonly suspend: SiteSpec
+  readonly unsuspend: SiteSpec
+  readonly delete: SiteSpec
+  readonly report: SiteSpec
+  readonly 'install-certificate': { readonly siteId: string; readonly certificate: SiteCertificate }
+  readonly 'remove-certificate': { readonly siteId: string }
+  readonly 'put-challenge': AcmeChallenge
+  readonly 'remove-challenge': { readonly token: string }
+}
+
+/** What the commands on ACME challenges are about: they run one after another, beside every site's. */
+export const challengeSubject = 'acme'
 
 /** What the agent says of itself when it asks for work. */
 export const AgentHello = t.Object(
@@ -47,14 +76,21 @@ export const AgentHello = t.Object(
 )
 export type AgentHello = Static<typeof AgentHello>
 
-/** One command for the agent: an operation on a site, under a job's attempt. */
+/** One command for the agent: an operation on a site (or on ACME challenges), under a job's attempt. */
 export const AgentCommand = t.Object(
   {
     id: t.String({ description: 'The command, `cmd_…`: its answer names it.' }),
     operation: t.Union(agentOperations.map((operation) => t.Literal(operation))),
     jobId: t.String(),
     attempt: t.Integer(),
-    site: t.Unknown({ description: 'The site spec (`SiteSpec` of the nodes contract).' }),
+    subject: t.String({
+      description:
+        'What the command is about: the site id, or `acme` for challenges. The agent runs the commands on one subject one after another.',
+    }),
+    payload: t.Unknown({
+      description:
+        'What the operation needs (nodes contract types): the `SiteSpec` for `provision`, `update`, `suspend`, `unsuspend`, `delete` and `report`; `{ siteId, certificate }` (a `SiteCertificate`, its private key included) for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`. Sealed at rest in the panel and cleared once answered; never logged.',
+    }),
   },
   { $id: 'AgentCommand' },
 )
@@ -75,6 +111,11 @@ export const AgentResult = t.Object(
       t.Object({
         state: t.Union([t.Literal('active'), t.Literal('suspended'), t.Literal('absent')]),
         diskBytes: t.Integer({ minimum: 0 }),
+        certificate: t.Optional(
+          t.Union([t.String({ pattern: '^[0-9a-f]{64}$' }), t.Null()], {
+            description: 'The fingerprint of the certificate the site serves over HTTPS, or null.',
+          }),
+        ),
       }),
     ),
     error: t.Optional(

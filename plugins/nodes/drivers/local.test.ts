@@ -97,6 +97,7 @@ describe('provision', () => {
       state: 'active',
       unixUser: null,
       app: null,
+      certificate: null,
       updatedAt: expect.any(String),
     })
   })
@@ -189,7 +190,8 @@ describe('suspend and unsuspend', () => {
     const suspended = block()
     expect(suspended).toContain('return 503 ')
     expect(suspended).toContain('server_name shop.example.com;')
-    expect(suspended).not.toContain('root ')
+    // Only the ACME challenges' root is left: the site's files are not served.
+    expect(suspended).not.toContain(`root "${join(siteDir, 'htdocs')}";`)
     expect(state()?.state).toBe('suspended')
     expect(read('htdocs/shop.html')).toBe('products')
     expect(await driver.report(node, spec())).toMatchObject({ state: 'suspended' })
@@ -211,7 +213,7 @@ describe('delete', () => {
     expect(readdirSync(join(dataDir, 'sites', '.trash'))).toEqual([])
     await driver.delete(node, spec(), never())
     await driver.delete(node, spec({ id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SNP' }), never())
-    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0 })
+    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0, certificate: null })
   })
 
   test('finishes a removal a crash interrupted after the site was moved aside', async () => {
@@ -248,7 +250,7 @@ describe('delete', () => {
 
 describe('report', () => {
   test('gives the state and the bytes under the site’s directory', async () => {
-    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0 })
+    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0, certificate: null })
     await driver.provision(node, spec(), never())
     const base = (await driver.report(node, spec())).diskBytes
     const expected = ['htdocs/index.html', 'state.json']
@@ -257,7 +259,11 @@ describe('report', () => {
     expect(base).toBe(expected)
     mkdirSync(join(siteDir, 'htdocs', 'media'))
     writeFileSync(join(siteDir, 'htdocs', 'media', 'photo.jpg'), new Uint8Array(10_000))
-    expect(await driver.report(node, spec())).toEqual({ state: 'active', diskBytes: base + 10_000 })
+    expect(await driver.report(node, spec())).toEqual({
+      state: 'active',
+      diskBytes: base + 10_000,
+      certificate: null,
+    })
   })
 
   test('does not follow symbolic links out of the site, to a file or a directory', async () => {

@@ -2,7 +2,7 @@
 // Given a port it serves the sites (nginx and PHP-FPM of its own, when installed); without one it lays out their
 // files only, under `<dataDir>/sites/<site id>/`.
 
-import type { NodeDriver } from '../contract.ts'
+import type { AcmeChallenge, Node, NodeDriver, SiteCertificate, SiteSpec } from '../contract.ts'
 import { createSiteRuntime } from '../runtime/create-site-runtime.ts'
 import type { SiteRuntime } from '../runtime/site-runtime.ts'
 
@@ -41,32 +41,34 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   })
   // Started before every change (a no-op once it runs): masters that died, or never started, serve again.
   const started = () => (serve ? runtime.start() : Promise.resolve())
+  /** The runtime's operation, after the masters are started; the node argument is this machine. */
+  const change =
+    <A extends unknown[]>(operation: (...args: A) => Promise<void>) =>
+    async (_node: Node, ...args: A) => {
+      await started()
+      await operation(...args)
+    }
   return {
     name: 'local',
     description: serve
       ? 'Sites on the machine the panel runs on, served by its own nginx and PHP-FPM.'
       : 'Sites on the machine the panel runs on: their files and nginx server blocks, not served.',
     runtime,
-    async provision(_node, site, signal) {
-      await started()
-      await runtime.provision(site, signal)
-    },
-    async update(_node, site, signal) {
-      await started()
-      await runtime.update(site, signal)
-    },
-    async suspend(_node, site, signal) {
-      await started()
-      await runtime.suspend(site, signal)
-    },
-    async unsuspend(_node, site, signal) {
-      await started()
-      await runtime.unsuspend(site, signal)
-    },
-    async delete(_node, site, signal) {
-      await started()
-      await runtime.delete(site, signal)
-    },
+    provision: change((site: SiteSpec, signal: AbortSignal) => runtime.provision(site, signal)),
+    update: change((site: SiteSpec, signal: AbortSignal) => runtime.update(site, signal)),
+    suspend: change((site: SiteSpec, signal: AbortSignal) => runtime.suspend(site, signal)),
+    unsuspend: change((site: SiteSpec, signal: AbortSignal) => runtime.unsuspend(site, signal)),
+    delete: change((site: SiteSpec, signal: AbortSignal) => runtime.delete(site, signal)),
     report: (_node, site) => runtime.report(site),
+    installCertificate: change((siteId: string, certificate: SiteCertificate, signal: AbortSignal) =>
+      runtime.installCertificate(siteId, certificate, signal),
+    ),
+    removeCertificate: change((siteId: string, signal: AbortSignal) =>
+      runtime.removeCertificate(siteId, signal),
+    ),
+    putChallenge: change((challenge: AcmeChallenge, signal: AbortSignal) =>
+      runtime.putChallenge(challenge, signal),
+    ),
+    removeChallenge: change((token: string, signal: AbortSignal) => runtime.removeChallenge(token, signal)),
   }
 }

@@ -1,12 +1,13 @@
 // The site runtime: a node's sites served by an nginx and a PHP-FPM of its own (a Unix user, home, pool and server
-// block per site), or, where they are not installed, the sites' files laid out only. Every operation is a series
-// of steps that are each safe to stop anywhere and to repeat.
+// block per site, and its certificate over HTTPS), or, where they are not installed, the sites' files laid out
+// only. Every operation is a series of steps that are each safe to stop anywhere and to repeat.
 
 import { mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { JobFailure } from '../../../core/index.ts'
 import type { SiteReport, SiteSpec } from '../contract.ts'
 import { readAccessLogs } from './access-logs.ts'
+import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-challenges.ts'
 import {
   type FileOwner,
   removeAbandonedTemporaries,
@@ -19,11 +20,13 @@ import type { ConfiguredMaster } from './configured-master.ts'
 import { directoryBytes } from './disk-usage.ts'
 import { runtimeLayout, type SiteLayout, siteLayout } from './layout.ts'
 import { serialized } from './lock.ts'
-import { serverBlock } from './nginx.ts'
 import { poolConfig } from './php-fpm.ts'
 import { placeholderMarker, placeholderPage } from './placeholder.ts'
+import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
+import { certificateFiles } from './site-certificates.ts'
 import { ensureHome, existingKind, readSiteFile } from './site-home.ts'
+import { type Served, siteHttps } from './site-https.ts'
 import type {
   RuntimeCapabilities,
   RuntimeSettings,
@@ -54,17 +57,20 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const root = process.getuid?.() === 0
   const unixUsers = servable && root
   const locked = <T>(task: () => Promise<T>) => serialized(layout.dataDir, task)
+  // One operation on a site at a time (in this process): a certificate installed while the site is provisioned must
+  // not be lost to the provisioning's record of the state it read before.
+  const siteLocked = <T>(siteId: string, task: () => Promise<T>) =>
+    serialized(`${layout.dataDir}#site:${siteId}`, task)
 
   let stack: Promise<ServingStack> | null = null
   /** The serving stack, or null when the runtime lays out files only. */
   function servingStack(): Promise<ServingStack> | null {
     if (!servable) return null
-    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, settings.httpPort, root).catch(
-      (error) => {
-        stack = null
-        throw error
-      },
-    )
+    const ports = { httpPort: settings.httpPort, httpsPort: settings.httpsPort }
+    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, ports, root).catch((error) => {
+      stack = null
+      throw error
+    })
     return stack
   }
   /** The serving stack with its main configuration written, or null when the runtime lays out files only. */
@@ -80,6 +86,21 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await master.put(path, content, signal)
       await master.applyPending()
     })
+
+  /** The site's server block for its state, application and certificate (a fingerprint, or null). */
+  const blockOf = (site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served) =>
+    serverBlock(site, {
+      layout,
+      paths,
+      httpPort: settings.httpPort,
+      httpsPort: settings.httpsPort,
+      ipv6: stack?.ipv6 ?? false,
+      state: served.state,
+      php: stack !== null,
+      app: served.app?.kind ?? null,
+      certificate: served.certificate === null ? null : certificateFiles(paths, served.certificate),
+    })
+  const https = siteHttps({ layout, serving, locked, siteLocked, blockOf })
 
   /** The placeholder of a static site: written once, renamed with the domain, never over the customer's page. */
   async function placeholder(
@@ -165,8 +186,15 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
     // A run killed between writing a file and renaming it left its temporary file; the repeat clears it away.
     await removeAbandonedTemporaries([paths.placeholder, paths.state, paths.serverBlock, paths.pool])
+    // A certificate installed earlier is served in every state, until it is removed.
+    const certificate = previous?.certificate ?? null
     const record = (app: SiteState['app']) =>
-      writeFileAtomic(paths.state, stateFile(siteState(site, state, user?.name ?? null, app)), signal, 0o600)
+      writeFileAtomic(
+        paths.state,
+        stateFile(siteState(site, state, user?.name ?? null, app, certificate)),
+        signal,
+        0o600,
+      )
 
     let app = previous?.app ?? null
     if (stack && (site.app || app)) app = await wordpress(site, paths, previous, user, record, signal)
@@ -179,15 +207,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
         signal,
       )
 
-    const block = serverBlock(site, {
-      layout,
-      paths,
-      port: settings.httpPort,
-      ipv6: stack?.ipv6 ?? false,
-      state,
-      php: stack !== null,
-      app: app?.kind ?? null,
-    })
+    const block = blockOf(site, paths, stack, { state, app, certificate })
     if (stack) {
       const pool =
         state === 'active'
@@ -203,6 +223,32 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       }
     } else await writeFileAtomic(paths.serverBlock, block, signal)
     await record(app)
+  }
+
+  /** Removes pool, server block, Unix user, certificate, files and logs: unserved first, files last. */
+  async function remove(site: SiteSpec, signal: AbortSignal) {
+    signal.throwIfAborted()
+    const paths = siteLayout(layout, site)
+    const stack = await serving()
+    const exists = (await existingKind(paths.home)) === 'directory'
+    const previous = exists ? await readSiteState(paths.state) : null
+    // Unserved first, then its processes and user, then its files: nothing half-deleted is ever served.
+    if (stack) {
+      await change(stack.nginx, paths.serverBlock, null, signal)
+      await change(stack.phpFpm, paths.pool, null, signal)
+      await rm(paths.socket, { force: true })
+      if (unixUsers) await locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+    } else await rm(paths.serverBlock, { force: true })
+    await rm(paths.tls, { recursive: true, force: true })
+    // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.
+    const parked = join(layout.trash, site.id)
+    if (exists) {
+      await mkdir(layout.trash, { recursive: true, mode: 0o700 })
+      await rm(parked, { recursive: true, force: true })
+      signal.throwIfAborted()
+      await rename(paths.home, parked)
+    }
+    await rm(parked, { recursive: true, force: true })
   }
 
   return {
@@ -226,38 +272,30 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
         await stack.phpFpm.stop()
       })
     },
-    provision: (site, signal) => apply(site, 'keep', signal),
-    update: (site, signal) => apply(site, 'keep', signal),
-    suspend: (site, signal) => apply(site, 'suspended', signal),
-    unsuspend: (site, signal) => apply(site, 'active', signal),
-    async delete(site, signal) {
-      signal.throwIfAborted()
-      const paths = siteLayout(layout, site)
-      const stack = await serving()
-      const exists = (await existingKind(paths.home)) === 'directory'
-      const previous = exists ? await readSiteState(paths.state) : null
-      // Unserved first, then its processes and user, then its files: nothing half-deleted is ever served.
-      if (stack) {
-        await change(stack.nginx, paths.serverBlock, null, signal)
-        await change(stack.phpFpm, paths.pool, null, signal)
-        await rm(paths.socket, { force: true })
-        if (unixUsers) await locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
-      } else await rm(paths.serverBlock, { force: true })
-      // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.
-      const parked = join(layout.trash, site.id)
-      if (exists) {
-        await mkdir(layout.trash, { recursive: true, mode: 0o700 })
-        await rm(parked, { recursive: true, force: true })
-        signal.throwIfAborted()
-        await rename(paths.home, parked)
-      }
-      await rm(parked, { recursive: true, force: true })
+    provision: (site, signal) => siteLocked(site.id, () => apply(site, 'keep', signal)),
+    update: (site, signal) => siteLocked(site.id, () => apply(site, 'keep', signal)),
+    suspend: (site, signal) => siteLocked(site.id, () => apply(site, 'suspended', signal)),
+    unsuspend: (site, signal) => siteLocked(site.id, () => apply(site, 'active', signal)),
+    delete: (site, signal) => siteLocked(site.id, () => remove(site, signal)),
+    installCertificate: https.installCertificate,
+    removeCertificate: https.removeCertificate,
+    async putChallenge(challenge, signal) {
+      checkChallenge(challenge)
+      // The data directory made (and opened to nginx's workers) before the answer goes in it.
+      await serving()
+      await putChallengeFile(layout, challenge, signal)
     },
+    removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
     async report(site): Promise<SiteReport> {
       const paths = siteLayout(layout, site)
-      if ((await existingKind(paths.home)) === 'absent') return { state: 'absent', diskBytes: 0 }
+      if ((await existingKind(paths.home)) === 'absent')
+        return { state: 'absent', diskBytes: 0, certificate: null }
       const state = await readSiteState(paths.state)
-      return { state: state?.state ?? 'absent', diskBytes: await directoryBytes(paths.home) }
+      return {
+        state: state?.state ?? 'absent',
+        diskBytes: await directoryBytes(paths.home),
+        certificate: state?.certificate ?? null,
+      }
     },
     async disk(): Promise<readonly SiteDisk[]> {
       const found: SiteDisk[] = []

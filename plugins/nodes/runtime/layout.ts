@@ -36,6 +36,15 @@ export interface RuntimeLayout {
   }
   /** What `traffic()` read of each site's access log so far. */
   readonly trafficOffsets: string
+  /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
+  readonly tls: string
+  /** ACME HTTP-01 answers, served on every site's domain over plain HTTP (readable by nginx's workers). */
+  readonly acme: {
+    /** `<dataDir>/acme`: the `root` of the challenge location, so a request's path names the file. */
+    readonly root: string
+    /** `<dataDir>/acme/.well-known/acme-challenge`: one file per token. */
+    readonly challenges: string
+  }
 }
 
 /** A site's paths and names. */
@@ -63,6 +72,8 @@ export interface SiteLayout {
   readonly socket: string
   /** The site's Unix user (and group): see {@link unixUserName}. */
   readonly user: string
+  /** `<dataDir>/tls/<site id>`: its certificate and key, `<fingerprint>.pem` and `<fingerprint>.key` (0700). */
+  readonly tls: string
 }
 
 /** The runtime's paths for `dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
@@ -95,6 +106,11 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
       run: join(php, 'run'),
     },
     trafficOffsets: join(root, 'traffic-offsets.json'),
+    tls: join(root, 'tls'),
+    acme: {
+      root: join(root, 'acme'),
+      challenges: join(root, 'acme', '.well-known', 'acme-challenge'),
+    },
   }
   // The longest socket path a site can get must fit a Unix socket address.
   const longest = join(layout.php.run, `${'x'.repeat(maxUserName)}.sock`)
@@ -126,6 +142,7 @@ export function siteLayout(runtime: RuntimeLayout, site: SiteSpec): SiteLayout {
     pool: join(runtime.php.pools, `${site.id}.conf`),
     socket: join(runtime.php.run, `${user}.sock`),
     user,
+    tls: join(runtime.tls, site.id),
   }
 }
 

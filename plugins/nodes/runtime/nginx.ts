@@ -1,15 +1,17 @@
-// The runtime's own nginx: its main configuration (listening on the runtime's port, a default server answering
-// 404, `include sites/*.conf`), each site's server block (served, or 503 while suspended), and its master.
+// The runtime's own nginx: its main configuration (listening on the runtime's ports, default servers answering 404
+// over HTTP and refusing the handshake over HTTPS, `include sites/*.conf`) and its master. Each site's server block
+// is in server-block.ts.
 
-import type { SiteSpec } from '../contract.ts'
 import { type ConfiguredMaster, configuredMaster } from './configured-master.ts'
-import type { RuntimeLayout, SiteLayout } from './layout.ts'
+import type { RuntimeLayout } from './layout.ts'
 
 /** What the main configuration needs to know. */
 export interface NginxSettings {
   readonly binary: string
   readonly layout: RuntimeLayout
   readonly httpPort: number
+  /** Where it listens for HTTPS: sites with a certificate, and a default server refusing every other name. */
+  readonly httpsPort: number
   /** The workers' user and group (`www-data`) when the runtime is root; null: they run as the runtime's user. */
   readonly workerUser: string | null
   /** Also listen on IPv6 (`[::]`): when the machine has it. */
@@ -54,10 +56,14 @@ const mimeTypes: Record<string, string> = {
   'video/webm': 'webm',
 }
 
-const listenLines = (port: number, ipv6: boolean, extra = '') => [
+/** `listen` lines for `port` (and on IPv6), with `extra` parameters (` ssl`, ` default_server`). */
+export const listenLines = (port: number, ipv6: boolean, extra = '') => [
   `listen ${port}${extra};`,
   ...(ipv6 ? [`listen [::]:${port}${extra};`] : []),
 ]
+
+/** TLS versions served: nginx 1.22 (Debian 12) would still offer 1.0 and 1.1 by default. */
+export const sslProtocols = 'ssl_protocols TLSv1.2 TLSv1.3;'
 
 /** `nginx.conf`: one master for every site, with all its files under the data directory. */
 export function nginxMainConfig(settings: NginxSettings): string {
@@ -96,13 +102,24 @@ ${types.join('\n')}
     uwsgi_temp_path ${temp('uwsgi')};
     scgi_temp_path ${temp('scgi')};
 
-    # Hosts no site has.
+    # Hosts no site has, over plain HTTP.
     server {
 ${listenLines(settings.httpPort, settings.ipv6, ' default_server')
   .map((line) => `        ${line}`)
   .join('\n')}
         server_name _;
         return 404;
+    }
+
+    # Names no site serves over HTTPS (and handshakes without a name): refused during the handshake, so nobody is
+    # ever answered with another site's certificate. The handshake starts in this server, hence its protocols.
+    server {
+${listenLines(settings.httpsPort, settings.ipv6, ' ssl default_server')
+  .map((line) => `        ${line}`)
+  .join('\n')}
+        server_name _;
+        ssl_reject_handshake on;
+        ${sslProtocols}
     }
 
     include "${nginx.sites}/*.conf";
@@ -133,78 +150,6 @@ fastcgi_param SERVER_NAME $server_name;
 fastcgi_param REDIRECT_STATUS 200;
 fastcgi_param HTTP_PROXY "";
 `
-
-/** What a server block is made of besides the site. */
-export interface ServerBlockOptions {
-  readonly layout: RuntimeLayout
-  readonly paths: SiteLayout
-  readonly port: number
-  readonly ipv6: boolean
-  readonly state: 'active' | 'suspended'
-  /** Whether the site's PHP pool serves `.php` (false when the runtime lays out files only). */
-  readonly php: boolean
-  /** WordPress routes every path nginx has no file for to `index.php`. */
-  readonly app: 'wordpress' | null
-}
-
-/** The page a suspended site answers with, status 503. */
-const suspendedPage = (domain: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${domain}</title></head><body><h1>${domain}</h1><p>This site is suspended.</p></body></html>`
-
-/**
- * The nginx server block of a site: serving its document root (PHP through its pool), or, suspended, answering
- * every request with 503 and a small page. Every value in it was checked by `checkSiteSpec` and `checkConfigPath`;
- * paths are quoted (a data directory may contain spaces).
- */
-export function serverBlock(site: SiteSpec, options: ServerBlockOptions): string {
-  const { paths, state } = options
-  const quota = site.diskMB === null ? 'unlimited' : `${site.diskMB} MB`
-  const header = [
-    `# Managed by Plinth for site ${site.id} (${site.handle}, customer ${site.customerId}).`,
-    '# Rewritten on every change of the site: do not edit by hand.',
-    `# State: ${state}${state === 'suspended' ? ' (every request answers 503)' : ''}`,
-    `# Disk quota: ${quota}`,
-  ]
-  const fallback = options.app === 'wordpress' ? '/index.php?$args' : '=404'
-  const body =
-    state === 'suspended'
-      ? ['    types { }', '    default_type text/html;', `    return 503 '${suspendedPage(site.domain)}';`]
-      : [
-          `    root "${paths.htdocs}";`,
-          '    index index.php index.html;',
-          // nginx's workers read every site: a link to another site's files is followed only if it is the target's.
-          '    disable_symlinks if_not_owner from=$document_root;',
-          '',
-          '    location / {',
-          `        try_files $uri $uri/ ${fallback};`,
-          '    }',
-          // .htaccess, .user.ini, .git: never served (.well-known is, for certificates).
-          '    location ~ /\\.(?!well-known/) {',
-          '        deny all;',
-          '    }',
-          ...(options.php
-            ? [
-                '    location ~ \\.php$ {',
-                '        try_files $uri =404;',
-                `        include "${options.layout.nginx.fastcgiParams}";`,
-                '        fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;',
-                `        fastcgi_pass "unix:${paths.socket}";`,
-                '    }',
-              ]
-            : []),
-        ]
-  return `${header.join('\n')}
-server {
-${listenLines(options.port, options.ipv6)
-  .map((line) => `    ${line}`)
-  .join('\n')}
-    server_name ${site.domain};
-    access_log "${paths.logs}/access.log" plinth;
-    error_log "${paths.logs}/error.log";
-${body.join('\n')}
-}
-`
-}
 
 /** The runtime's nginx master: `nginx -p <dataDir>/nginx/ -c <dataDir>/nginx/nginx.conf`, in the foreground. */
 export function createNginx(settings: NginxSettings): ConfiguredMaster {

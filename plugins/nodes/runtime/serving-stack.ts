@@ -35,7 +35,7 @@ const hasIpv6 = () => {
 }
 
 /** What the runtime keeps at the top of its data directory. */
-const ownEntries = new Set(['nginx', 'php', 'sites', 'traffic-offsets.json'])
+const ownEntries = new Set(['nginx', 'php', 'sites', 'tls', 'acme', 'traffic-offsets.json'])
 
 /**
  * Lets other users through the data directory (0711: nobody lists it) and checks every directory above does too:
@@ -73,11 +73,17 @@ async function writeIfChanged(path: string, content: string): Promise<void> {
     await writeFileAtomic(path, content, never, 0o644)
 }
 
+/** Where the runtime's nginx listens. */
+export interface ServingPorts {
+  readonly httpPort: number
+  readonly httpsPort: number
+}
+
 /** The stack over `layout`; `root` says whether the runtime runs as root. */
 export async function createServingStack(
   binaries: Binaries & { nginx: string; phpFpm: string },
   layout: RuntimeLayout,
-  httpPort: number,
+  ports: ServingPorts,
   root: boolean,
 ): Promise<ServingStack> {
   let web: UnixUser | null = null
@@ -92,7 +98,7 @@ export async function createServingStack(
       )
   }
   const ipv6 = hasIpv6()
-  const nginxSettings = { binary: binaries.nginx, layout, httpPort, workerUser: web?.name ?? null, ipv6 }
+  const nginxSettings = { binary: binaries.nginx, layout, ...ports, workerUser: web?.name ?? null, ipv6 }
   const phpSettings = { binary: binaries.phpFpm, layout, webUser: web?.name ?? null }
   const nginx = createNginx(nginxSettings)
   const phpFpm = createPhpFpm(phpSettings)

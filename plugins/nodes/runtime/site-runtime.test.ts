@@ -96,7 +96,7 @@ describe('the masters', () => {
   test('a port already taken fails start() with nginx’s own words', async () => {
     const taken = Bun.serve({ port: 0, hostname: '0.0.0.0', fetch: () => new Response('someone else') })
     const busyDir = servingDataDir('plinth-runtime-busy-')
-    const busy = createSiteRuntime({ dataDir: busyDir, httpPort: taken.port ?? 0, httpsPort: 443 })
+    const busy = createSiteRuntime({ dataDir: busyDir, httpPort: taken.port ?? 0, httpsPort: freePort() })
     try {
       await expect(busy.start()).rejects.toThrow(/nginx did not start \(exit 1\):.*Address already in use/s)
     } finally {
@@ -176,6 +176,7 @@ describe('a static site', () => {
       binary: binaries.nginx ?? 'nginx',
       layout,
       httpPort: port,
+      httpsPort: settings.httpsPort,
       workerUser: 'www-data',
       ipv6: false,
     })
@@ -273,7 +274,11 @@ describe('a static site', () => {
     const before = await runtime.report(moved)
     expect(before.state).toBe('active')
     writeFileSync(join(paths.htdocs, 'photo.jpg'), new Uint8Array(10_000))
-    expect(await runtime.report(moved)).toEqual({ state: 'active', diskBytes: before.diskBytes + 10_000 })
+    expect(await runtime.report(moved)).toEqual({
+      state: 'active',
+      diskBytes: before.diskBytes + 10_000,
+      certificate: null,
+    })
   })
 
   test('deleted, its domain answers 404 and nothing of it is left: no Unix user, pool, server block, socket or files', async () => {
@@ -285,7 +290,7 @@ describe('a static site', () => {
     for (const path of [paths.pool, paths.serverBlock, paths.socket, paths.home, join(layout.trash, site.id)])
       expect(existsSync(path)).toBe(false)
     await runtime.delete(moved, never())
-    expect(await runtime.report(moved)).toEqual({ state: 'absent', diskBytes: 0 })
+    expect(await runtime.report(moved)).toEqual({ state: 'absent', diskBytes: 0, certificate: null })
     // The other site is still served.
     expect((await request(port, other.domain)).status).toBe(200)
   })

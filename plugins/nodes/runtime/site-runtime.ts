@@ -1,8 +1,9 @@
 // What a node does for its sites, the same code in the panel's process (the `local` driver) and in the node agent
-// (`npm run agent`): a Unix user, home, PHP-FPM pool and nginx server block per site, served by an nginx and a
-// PHP-FPM master of its own with their configuration under its data directory, so it never fights a system nginx.
+// (`npm run agent`): a Unix user, home, PHP-FPM pool and nginx server block per site (over HTTPS too once it has a
+// certificate), and ACME HTTP-01 answers, served by an nginx and a PHP-FPM master of its own with their
+// configuration under its data directory, so it never fights a system nginx.
 
-import type { SiteReport, SiteSpec } from '../contract.ts'
+import type { AcmeChallenge, SiteCertificate, SiteReport, SiteSpec } from '../contract.ts'
 
 /** Where and how a runtime serves. */
 export interface RuntimeSettings {
@@ -10,7 +11,10 @@ export interface RuntimeSettings {
   readonly dataDir: string
   /** Where its nginx listens for plain HTTP (`SITES_HTTP_PORT`, default 80). */
   readonly httpPort: number
-  /** Where its nginx will listen for HTTPS (`SITES_HTTPS_PORT`, default 443; used once certificates exist). */
+  /**
+   * Where its nginx listens for HTTPS (`SITES_HTTPS_PORT`, default 443): sites with a certificate, and a default
+   * server refusing the handshake for every other name.
+   */
   readonly httpsPort: number
   /**
    * Lay out the sites' files only, even where nginx and PHP-FPM are installed (the panel's own tests, a node whose
@@ -69,9 +73,26 @@ export interface SiteRuntime {
   /** Serves a 503 page for the site and stops its PHP pool. */
   suspend(site: SiteSpec, signal: AbortSignal): Promise<void>
   unsuspend(site: SiteSpec, signal: AbortSignal): Promise<void>
-  /** Removes pool, server block, Unix user, files and logs. */
+  /** Removes pool, server block, Unix user, certificate, files and logs. */
   delete(site: SiteSpec, signal: AbortSignal): Promise<void>
+  /** Its state, the bytes its home takes and the fingerprint of the certificate it serves (null: none). */
   report(site: SiteSpec): Promise<SiteReport>
+  /**
+   * Serves the site, as its `state.json` last recorded it, over HTTPS with `certificate` (files in
+   * `<dataDir>/tls/<site id>/`), replacing the one it had without a moment of neither; later operations keep it.
+   * Throws a plain Error (to be tried again) while the site is not on the node; a `JobFailure` `unsafe_certificate`
+   * for a bad id, fingerprint or PEM, and `nginx_config_refused` when nginx refuses it (a key not the certificate's).
+   */
+  installCertificate(siteId: string, certificate: SiteCertificate, signal: AbortSignal): Promise<void>
+  /** Serves the site over plain HTTP only and removes its certificate's files; done when it has none. */
+  removeCertificate(siteId: string, signal: AbortSignal): Promise<void>
+  /**
+   * Answers `challenge` at `/.well-known/acme-challenge/<token>` over plain HTTP on every site's domain, suspended
+   * ones included (a file; no reload). A `JobFailure` `unsafe_challenge` for a bad token or key authorization.
+   */
+  putChallenge(challenge: AcmeChallenge, signal: AbortSignal): Promise<void>
+  /** Stops answering the challenge of `token`; done when there is none. */
+  removeChallenge(token: string, signal: AbortSignal): Promise<void>
   /** What every site on the node takes on disk now (homes walked without following links out of them). */
   disk(): Promise<readonly SiteDisk[]>
   /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */

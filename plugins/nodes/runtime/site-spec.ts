@@ -11,6 +11,9 @@ const domainPattern = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9
 // files `"`, `$` and `;` mean something too; and `:` separates the paths of `open_basedir`.
 const unsafeForConfig = /["\\$;:\p{Cc}]/u
 
+/** Whether `id` may name a site's directory, files and pool: the pattern every site id passes. */
+export const isSafeSiteId = (id: unknown): id is string => typeof id === 'string' && idPattern.test(id)
+
 /**
  * Refuses a site the runtime cannot safely lay out: an id or handle that could leave `<dataDir>/sites/` or a domain
  * that could inject nginx directives. A {@link JobFailure}, since repeating the job cannot fix it.

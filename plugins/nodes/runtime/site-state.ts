@@ -1,5 +1,6 @@
 // What the runtime keeps of a site in `<home>/state.json` (root's, in a home the site's user cannot write): the
-// spec it last applied, whether the site is served or suspended, and how far its application's installation got.
+// spec it last applied, whether the site is served or suspended, how far its application's installation got, and
+// the certificate it is served with over HTTPS.
 
 import { readFile } from 'node:fs/promises'
 import type { SiteSpec } from '../contract.ts'
@@ -20,6 +21,8 @@ export interface SiteState {
   readonly unixUser: string | null
   /** The application installed into the site, and how far; null for a static site. */
   readonly app: { readonly kind: 'wordpress'; readonly stage: AppStage } | null
+  /** The fingerprint of the certificate served over HTTPS (its files in `<dataDir>/tls/<site id>/`), or null. */
+  readonly certificate: string | null
   readonly updatedAt: string
 }
 
@@ -29,6 +32,7 @@ export function siteState(
   state: SiteState['state'],
   unixUser: string | null,
   app: SiteState['app'],
+  certificate: string | null,
 ): SiteState {
   return {
     siteId: site.id,
@@ -40,6 +44,7 @@ export function siteState(
     state,
     unixUser,
     app,
+    certificate,
     updatedAt: new Date().toISOString(),
   }
 }
@@ -49,12 +54,27 @@ export function stateFile(state: SiteState): string {
   return `${JSON.stringify(state, null, 2)}\n`
 }
 
-/** `state.json` read back, or null when it is missing or not one the runtime wrote. */
+/**
+ * The spec the runtime last applied, as `state.json` recorded it: enough to serve the site again (its application's
+ * settings are not kept, and not needed once it is installed).
+ */
+export function recordedSpec(state: SiteState): SiteSpec {
+  return {
+    id: state.siteId,
+    handle: state.handle,
+    domain: state.domain,
+    type: state.type,
+    customerId: state.customerId,
+    diskMB: state.diskMB,
+  }
+}
+
+/** `state.json` read back (older files, without the later fields, as null), or null when it is not one it wrote. */
 export function parseStateFile(text: string): SiteState | null {
   try {
     const value = JSON.parse(text) as Partial<SiteState> | null
     if (value?.state !== 'active' && value?.state !== 'suspended') return null
-    return { unixUser: null, app: null, ...value } as SiteState
+    return { unixUser: null, app: null, certificate: null, ...value } as SiteState
   } catch {
     return null
   }

@@ -7,13 +7,7 @@ import { join } from 'node:path'
 import type { SiteSpec } from '../../contract.ts'
 import { childrenOf, processInfo } from '../masters.ts'
 
-/** A port nothing listens on now. */
-export function freePort(): number {
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = server.port ?? 0
-  server.stop(true)
-  return port
-}
+export { freePort } from '../../../../hosts/testing/index.ts'
 
 /** A fresh data directory (0700, as mkdtemp makes it: the runtime opens its own up to 0711). */
 export function servingDataDir(prefix: string): string {

@@ -1,4 +1,5 @@
-// Keys and certificates made fresh for each test run, so the repository holds no key material.
+// Keys and certificates made fresh for each test run, so the repository holds no key material: a test CA for
+// any plugin that speaks TLS (certificates, a node's HTTPS, a webhook receiver over HTTPS).
 
 import 'reflect-metadata'
 import { spawnSync } from 'node:child_process'
@@ -13,7 +14,12 @@ import {
   SubjectAlternativeNameExtension,
   X509CertificateGenerator,
 } from '@peculiar/x509'
-import { toPem } from '../pem.ts'
+
+/** `der` as a PEM block of `label`. */
+function toPem(label: string, der: Uint8Array): string {
+  const body = Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n$/, '')
+  return `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`
+}
 
 /** A key the fixtures make with WebCrypto. */
 export type KeySpec =

@@ -1,0 +1,154 @@
+// A site's certificate: which one its node serves over HTTPS. Attaching checks the certificate's names cover the
+// site's domain; the site's `certificate.install` job then installs it on the node, or removes it after DELETE.
+
+import {
+  defineRoute,
+  fieldProblem,
+  lockRows,
+  orNotFound,
+  type PluginContext,
+  Problem,
+  Reply,
+  type RouteDefinition,
+  t,
+} from '../../../core/index.ts'
+import { siteDirectory } from '../../sites/contract.ts'
+import { namesCover } from '../certificate-checks.ts'
+import { certificateScopes, SiteCertificate } from '../contract.ts'
+import { moveAttachment } from '../lifecycle.ts'
+import { certificatesProblems as problems } from '../problems.ts'
+import { findAttachment, toSiteCertificate, visibleCertificates } from '../repository.ts'
+
+const AttachCertificateBody = t.Object(
+  {
+    certificateId: t.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'A certificate of the site’s customer, `crt_…`, whose names cover the site’s domain.',
+    }),
+  },
+  { $id: 'AttachCertificateBody' },
+)
+
+const SiteParams = { id: 'site' } as const
+
+/** The routes under `/sites/{id}/certificate`. */
+export function siteCertificateRoutes(context: PluginContext): RouteDefinition[] {
+  const { db } = context
+  const sites = context.use(siteDirectory)
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/sites/:id/certificate',
+      operationId: 'getSiteCertificate',
+      summary: 'Read the certificate a site serves',
+      description:
+        'Which certificate the site serves over HTTPS and whether its node has it yet. 404 when the site has none.',
+      scope: certificateScopes.read,
+      params: SiteParams,
+      responses: { 200: { description: 'The site’s certificate.', schema: SiteCertificate } },
+      async handler({ params, view }) {
+        orNotFound(await sites.find(db, view, params.id))
+        return toSiteCertificate(orNotFound(await findAttachment(db, params.id)))
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/sites/:id/certificate',
+      operationId: 'attachSiteCertificate',
+      summary: 'Serve a site over HTTPS with a certificate',
+      description:
+        'Attaches the certificate (replacing the one the site had) and starts the site’s `certificate.install` job (`jobId`): the node installs the key (readable by root only) and chain, adds the HTTPS server block on its `SITES_HTTPS_PORT`, checks it and reloads; the attachment is `installed` then. The certificate must belong to the site’s customer (422 `unknown_certificate`), be `active` or `expiring` (422 `certificate_not_usable`), and one of its names must cover the site’s domain (422 `certificate_name_mismatch`; wildcards cover one label). Answers 202.',
+      scope: certificateScopes.manage,
+      params: SiteParams,
+      body: AttachCertificateBody,
+      responses: {
+        202: { description: 'The site’s certificate, `installing`.', schema: SiteCertificate },
+      },
+      problems: [
+        problems.site_not_servable,
+        problems.unknown_certificate,
+        problems.certificate_not_usable,
+        problems.certificate_name_mismatch,
+      ],
+      async handler({ params, body, view, enqueueJob, audit }) {
+        const row = await context.transaction(async (trx) => {
+          const site = orNotFound(await sites.find(trx, view, params.id))
+          if (site.status === 'deleting' || site.nodeId === null)
+            throw new Problem(problems.site_not_servable, { extensions: { siteStatus: site.status } })
+          // Locked: a DELETE of the certificate at the same time waits, then sees this site using it.
+          const certificate = await lockRows(
+            trx,
+            visibleCertificates(trx, view).where('id', '=', body.certificateId),
+          ).executeTakeFirst()
+          if (!certificate || certificate.customer_id !== site.customerId)
+            throw fieldProblem(problems.unknown_certificate, 'body.certificateId')
+          if (certificate.status !== 'active' && certificate.status !== 'expiring')
+            throw new Problem(problems.certificate_not_usable, {
+              extensions: { certificateStatus: certificate.status },
+            })
+          const names = JSON.parse(certificate.names) as string[]
+          if (!namesCover(names, site.domain))
+            throw new Problem(problems.certificate_name_mismatch, {
+              extensions: { domain: site.domain, names },
+            })
+          const previous = await findAttachment(trx, site.id)
+          const moved = await moveAttachment(trx, { enqueueJob }, previous, {
+            siteId: site.id,
+            customerId: site.customerId,
+            nodeId: site.nodeId,
+            certificateId: certificate.id,
+            status: 'installing',
+          })
+          await audit(trx, {
+            action: 'site_certificate.attach',
+            subject: { type: 'site', id: site.id },
+            customerId: site.customerId,
+            details: {
+              certificateId: certificate.id,
+              fingerprintSha256: certificate.fingerprint,
+              previousCertificateId: previous?.certificate_id ?? null,
+            },
+          })
+          return moved
+        })
+        return new Reply(202, toSiteCertificate(row))
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/sites/:id/certificate',
+      operationId: 'detachSiteCertificate',
+      summary: 'Stop serving a site over HTTPS',
+      description:
+        'The attachment becomes `removing` and the site’s `certificate.install` job (`jobId`) removes the HTTPS server block, the key and the chain from the node; the attachment is gone then, and the certificate may be deleted. Answers 202.',
+      scope: certificateScopes.manage,
+      params: SiteParams,
+      responses: {
+        202: { description: 'The site’s certificate, `removing`.', schema: SiteCertificate },
+      },
+      async handler({ params, view, enqueueJob, audit }) {
+        const row = await context.transaction(async (trx) => {
+          const site = orNotFound(await sites.find(trx, view, params.id))
+          const previous = orNotFound(await findAttachment(trx, site.id))
+          const moved = await moveAttachment(trx, { enqueueJob }, previous, {
+            siteId: site.id,
+            customerId: site.customerId,
+            nodeId: previous.node_id,
+            certificateId: previous.certificate_id,
+            status: 'removing',
+          })
+          await audit(trx, {
+            action: 'site_certificate.detach',
+            subject: { type: 'site', id: site.id },
+            customerId: site.customerId,
+            details: { certificateId: previous.certificate_id },
+          })
+          return moved
+        })
+        return new Reply(202, toSiteCertificate(row))
+      },
+    }),
+  ]
+}

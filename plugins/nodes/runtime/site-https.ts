@@ -1,0 +1,132 @@
+// Serving a site over HTTPS: installing, replacing and removing its certificate, on the site as its `state.json`
+// recorded it, in an order that never leaves a client without a certificate nor nginx naming a missing file.
+
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { SiteCertificate, SiteSpec } from '../contract.ts'
+import { writeFileAtomic } from './atomic-files.ts'
+import { type RuntimeLayout, type SiteLayout, siteLayout } from './layout.ts'
+import type { ServingStack } from './serving-stack.ts'
+import {
+  checkCertificate,
+  checkCertificateSiteId,
+  removeCertificateFiles,
+  writeCertificateFiles,
+} from './site-certificates.ts'
+import { existingKind } from './site-home.ts'
+import type { SiteRuntime } from './site-runtime.ts'
+import { readSiteState, recordedSpec, type SiteState, stateFile } from './site-state.ts'
+
+/** How a site is served: what its server block is written from. */
+export type Served = Pick<SiteState, 'state' | 'app' | 'certificate'>
+
+/** What serving sites over HTTPS needs of the runtime. */
+export interface HttpsHost {
+  readonly layout: RuntimeLayout
+  /** The serving stack with its main configuration written, or null when files are only laid out. */
+  serving(): Promise<ServingStack | null>
+  /** Runs `task` after every change of the masters' configuration queued before it. */
+  locked<T>(task: () => Promise<T>): Promise<T>
+  /** Runs `task` after every operation on the site queued before it. */
+  siteLocked<T>(siteId: string, task: () => Promise<T>): Promise<T>
+  /** The site's server block. */
+  blockOf(site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served): string
+}
+
+/** The runtime's certificate operations over `host`. */
+export function siteHttps(host: HttpsHost): Pick<SiteRuntime, 'installCertificate' | 'removeCertificate'> {
+  const { layout } = host
+
+  /** The site as its `state.json` recorded it, or null when it is not on the node. */
+  async function recorded(siteId: string) {
+    const home = join(layout.sites, siteId)
+    if ((await existingKind(home)) === 'absent') return null
+    const state = await readSiteState(join(home, 'state.json'))
+    if (state?.siteId !== siteId) return null
+    const spec = recordedSpec(state)
+    return { state, spec, paths: siteLayout(layout, spec) }
+  }
+
+  /** Records the site's state with `certificate` (root's alone). */
+  const record = (paths: SiteLayout, state: SiteState, certificate: string | null, signal: AbortSignal) =>
+    writeFileAtomic(
+      paths.state,
+      stateFile({ ...state, certificate, updatedAt: new Date().toISOString() }),
+      signal,
+      0o600,
+    )
+
+  /**
+   * Writes the block, checked by nginx when serving; `refused` runs when the block was not changed (nginx refused
+   * it, which puts the previous one back), then the change is reloaded.
+   */
+  const putBlock = (
+    stack: ServingStack | null,
+    paths: SiteLayout,
+    block: string,
+    signal: AbortSignal,
+    refused: () => Promise<void> = async () => {},
+  ) =>
+    host.locked(async () => {
+      try {
+        if (stack) await stack.nginx.put(paths.serverBlock, block, signal)
+        else await writeFileAtomic(paths.serverBlock, block, signal)
+      } catch (error) {
+        await refused()
+        throw error
+      }
+      await stack?.nginx.applyPending()
+    })
+
+  return {
+    /**
+     * The new files beside the ones served now, then the block naming them, checked and reloaded, then the state,
+     * then the replaced certificate's files removed: a client gets the old certificate or the new one, never none.
+     */
+    async installCertificate(siteId: string, certificate: SiteCertificate, signal: AbortSignal) {
+      checkCertificate(siteId, certificate)
+      signal.throwIfAborted()
+      const stack = await host.serving()
+      await host.siteLocked(siteId, async () => {
+        const site = await recorded(siteId)
+        // Not final: the job installing it may run before the site's provisioning has laid it out.
+        if (!site) throw new Error(`Site ${siteId} is not on this node (yet): it may still be provisioning`)
+        const { state, spec, paths } = site
+        const { fingerprint } = certificate
+        const files = await writeCertificateFiles(layout, paths, certificate, signal)
+        const block = host.blockOf(spec, paths, stack, { ...state, certificate: fingerprint })
+        // Refused (a key that is not the certificate's, say), the block names what it did: the new files go,
+        // unless they are the ones it names.
+        await putBlock(stack, paths, block, signal, async () => {
+          if (fingerprint !== state.certificate)
+            for (const file of [files.chain, files.key]) await rm(file, { force: true })
+        })
+        await record(paths, state, fingerprint, signal)
+        await removeCertificateFiles(paths.tls, fingerprint)
+      })
+    },
+
+    /** The block first, then the state, then the certificate's files. */
+    async removeCertificate(siteId: string, signal: AbortSignal) {
+      checkCertificateSiteId(siteId)
+      signal.throwIfAborted()
+      const stack = await host.serving()
+      await host.siteLocked(siteId, async () => {
+        const site = await recorded(siteId)
+        if (site) {
+          const { state, spec, paths } = site
+          // Rewritten even when the state names no certificate: a run stopped between writing the block and the
+          // state of an installation left a block naming files about to go.
+          await putBlock(
+            stack,
+            paths,
+            host.blockOf(spec, paths, stack, { ...state, certificate: null }),
+            signal,
+          )
+          if (state.certificate !== null) await record(paths, state, null, signal)
+        }
+        await removeCertificateFiles(join(layout.tls, siteId), null)
+      })
+    },
+  }
+}
