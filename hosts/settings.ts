@@ -187,7 +187,7 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     problems.push('DATABASE_SCHEMA names a PostgreSQL schema, but DATABASE_URL is unset')
   const acmeDirectory = env.ACME_DIRECTORY_URL || letsEncrypt
   let acmeDirectoryUrl: string | null = acmeDirectory === 'off' ? null : acmeDirectory
-  if (acmeDirectoryUrl !== null && !/^https?:\/\/[^\s]+$/.test(acmeDirectoryUrl)) {
+  if (acmeDirectoryUrl !== null && !/^https:\/\/[^\s]+$/.test(acmeDirectoryUrl)) {
     problems.push(
       `ACME_DIRECTORY_URL must be an https:// URL of an ACME directory, or off, not "${acmeDirectory}"`,
     )

@@ -80,7 +80,10 @@ export interface CertificateOptions {
   readonly foreignKey?: ForeignKey
   /** basicConstraints CA:TRUE; default false (CA:FALSE). */
   readonly ca?: boolean
-  /** DNS subjectAltNames; default none, and then no subjectAltName extension. */
+  /**
+   * DNS subjectAltNames, as CAs issue them; default the common name's for a certificate that is no CA
+   * (`CN=shop.example.com`), none for a CA. `[]`: no subjectAltName extension.
+   */
   readonly names?: readonly string[]
   /** Default one day ago. */
   readonly notBefore?: Date
@@ -113,9 +116,11 @@ export async function makeCertificate(options: CertificateOptions): Promise<Made
       true,
     ),
   ]
-  if (options.names?.length)
+  const commonName = /(?:^|,\s*)CN=([A-Za-z0-9.*-]+\.[A-Za-z0-9-]+)$/.exec(options.subject)?.[1]
+  const names = options.names ?? (options.ca || !commonName ? [] : [commonName.toLowerCase()])
+  if (names.length)
     extensions.push(
-      new SubjectAlternativeNameExtension(options.names.map((value) => ({ type: 'dns' as const, value }))),
+      new SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns' as const, value }))),
     )
   const certificate = await X509CertificateGenerator.create({
     ...(options.serial ? { serialNumber: options.serial } : {}),

@@ -3,9 +3,12 @@
 
 import 'reflect-metadata'
 import { createHash, createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto'
+import { rootCertificates } from 'node:tls'
 import { domainToASCII } from 'node:url'
 import {
   BasicConstraintsExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
   X509Certificate as ParsedCertificate,
   SubjectAlternativeNameExtension,
 } from '@peculiar/x509'
@@ -20,14 +23,14 @@ export const maxChainCertificates = 10
 /** The most PBKDF2 rounds an encrypted key may ask for: about a tenth of a second of one core. */
 export const maxKeyDerivationRounds = 1_000_000
 
-/** A key the panel serves: RSA by size (`rsa-2048`, `rsa-4096`, ...), ECDSA by curve, or Ed25519. */
-export type KeyType = `rsa-${number}` | 'ec-p256' | 'ec-p384' | 'ec-p521' | 'ed25519'
+/** A key the panel serves: RSA by size (`rsa-2048`, `rsa-4096`, ...), or ECDSA by curve. */
+export type KeyType = `rsa-${number}` | 'ec-p256' | 'ec-p384' | 'ec-p521'
 
 /** What an accepted upload is: the facts a certificate record keeps, and the key to seal before storing. */
 export interface CheckedCertificate {
   /** The subject's distinguished name in certificate order: `C=FR, O=Example, CN=shop.example.com`. */
   readonly subject: string
-  /** The DNS names of the subjectAltName, lower-cased; the common name only when there is no subjectAltName. */
+  /** The DNS names of the subjectAltName, lower-cased. */
   readonly names: readonly string[]
   /** The issuer's distinguished name, written as `subject` is. */
   readonly issuer: string
@@ -64,6 +67,12 @@ export interface UploadInput {
   readonly selfSigned?: boolean
   /** The time validity is judged at; default now. */
   readonly now?: Date
+  /**
+   * The roots a chain may end below without including them (PEM): default the roots Node.js trusts, as browsers'
+   * stores hold them. `'any'` takes the top of the chain on the issuer's word: for a certificate an ACME CA issued,
+   * whose chain is the CA's.
+   */
+  readonly trustedRoots?: readonly string[] | 'any'
 }
 
 /** The verdict: the checked certificate, or a 422 listing every refused field (throw it from the route). */
@@ -95,17 +104,18 @@ export function checkUpload(input: UploadInput): UploadCheck {
     : null
   // Refusals are listed field by field, in the order of the form: certificate, key, passphrase, chain.
   const keyType = leaf ? checkLeaf(leaf, input.selfSigned === true, now, errors) : null
+
   const key = fits(input.privateKeyPem, at.key, errors) ? readKey(input, errors) : null
   const chainPem = input.chainPem ?? ''
   const given = fits(chainPem, at.chain, errors) ? readChain(chainPem, errors) : null
   if (leaf && keyType && key && !keyMatches(leaf, key)) errors.add(problems.key_certificate_mismatch, at.key)
-  const chain = leaf && given ? checkChain(leaf, given, input.selfSigned === true, now, errors) : null
+  const chain =
+    leaf && given
+      ? checkChain(leaf, given, input.selfSigned === true, now, trustedRootsOf(input.trustedRoots), errors)
+      : null
   if (errors.hasAny() || !leaf || !keyType || !key || !chain)
     return { ok: false, problem: errors.toProblem() }
-  const sans = leaf.parsed.getExtension(SubjectAlternativeNameExtension)
-  const names = sans
-    ? sans.names.items.filter((name) => name.type === 'dns').map((name) => name.value.toLowerCase())
-    : leaf.parsed.subjectName.getField('CN').map((name) => name.toLowerCase())
+  const names = dnsNamesOf(leaf)
   return {
     ok: true,
     certificate: {
@@ -210,7 +220,7 @@ function readKey(input: UploadInput, errors: FieldErrors): KeyObject | null {
 }
 
 const unsupportedKeyMessage =
-  'The private key is of a type browsers do not accept: use RSA, ECDSA (P-256, P-384, P-521) or Ed25519.'
+  'The private key is of a type browsers do not accept: use RSA or ECDSA (P-256, P-384, P-521).'
 
 /** Whether a key block is encrypted: PKCS#8's own label, or OpenSSL's `Proc-Type` header on a traditional key. */
 function isEncrypted(block: PemBlock): boolean {
@@ -268,7 +278,8 @@ const refusedAlgorithms: Readonly<Record<string, string>> = {
 function keyTypeOf(certificate: Certificate): { readonly keyType: KeyType } | { readonly refused: string } {
   const spki = publicKeyAlgorithmOf(certificate.der)
   const algorithm = spki?.algorithm ?? 'unknown'
-  if (algorithm === '1.3.101.112') return { keyType: 'ed25519' }
+  // Browsers do not take Ed25519 server certificates (nor Ed448): a site served with one is unreachable.
+  if (algorithm === '1.3.101.112') return { refused: 'an Ed25519 key, which browsers do not accept' }
   if (algorithm === '1.2.840.10045.2.1') {
     const curve = spki?.curve ?? 'explicit parameters'
     const keyType = curves[curve]
@@ -301,9 +312,15 @@ function checkLeaf(leaf: Certificate, selfSigned: boolean, now: Date, errors: Fi
   // A self-signed certificate accepted as such is its own trust anchor: `openssl req -x509` marks those CA:TRUE.
   const ca = leaf.parsed.getExtension(BasicConstraintsExtension)?.ca === true
   if (ca && !(selfSigned && isSelfSigned(leaf))) errors.add(problems.certificate_is_ca, at.certificate)
+  // A CA given as the certificate names nothing anyway: certificate_is_ca says what is wrong.
+  else if (dnsNamesOf(leaf).length === 0) {
+    const message =
+      'The certificate names no domain in a subjectAltName, and browsers ignore the common name: make it with subjectAltName=DNS:<domain> (openssl req -addext).'
+    errors.add(problems.certificate_without_names, at.certificate, message)
+  }
   const key = keyTypeOf(leaf)
   if ('keyType' in key) return key.keyType
-  const message = `The certificate has ${key.refused}; accepted: RSA of 2048 bits or more, ECDSA P-256, P-384, P-521, Ed25519.`
+  const message = `The certificate has ${key.refused}; accepted: RSA of 2048 bits or more, ECDSA P-256, P-384, P-521.`
   errors.add(problems.weak_key, at.certificate, message)
   return null
 }
@@ -341,16 +358,46 @@ interface CheckedChain {
   readonly status: 'complete' | 'self-signed'
 }
 
+/** Whether `certificate` may issue others: basicConstraints CA:TRUE, and keyCertSign if it limits its key's use. */
+function isCertificationAuthority(certificate: Certificate): boolean {
+  if (certificate.parsed.getExtension(BasicConstraintsExtension)?.ca !== true) return false
+  const usages = certificate.parsed.getExtension(KeyUsagesExtension)
+  return !usages || (usages.usages & KeyUsageFlags.keyCertSign) !== 0
+}
+
+/** The DNS names of the certificate's subjectAltName, lower-cased, each once. */
+function dnsNamesOf(certificate: Certificate): string[] {
+  const sans = certificate.parsed.getExtension(SubjectAlternativeNameExtension)
+  const names = (sans?.names.items ?? []).filter((name) => name.type === 'dns')
+  return [...new Set(names.map((name) => name.value.toLowerCase()))]
+}
+
+let systemRoots: readonly Certificate[] | null = null
+
+/** The roots a chain may end below: those given, or the roots Node.js trusts (read once). */
+function trustedRootsOf(given: UploadInput['trustedRoots']): readonly Certificate[] | 'any' {
+  if (given === 'any') return 'any'
+  const read = (pems: readonly string[]) =>
+    pems
+      .flatMap((pem) => (readPemBlocks(pem) ?? []).map((block) => readCertificate(block.der)))
+      .filter((certificate): certificate is Certificate => certificate !== null)
+  if (given) return read(given)
+  systemRoots ??= read(rootCertificates)
+  return systemRoots
+}
+
 /**
  * Orders the given certificates from the certificate up, each signed by the next, until a self-signed root or a
- * certificate whose issuer is not given (trust stores hold roots, so a chain may stop below one). Copies of the
- * certificate and repeats are dropped; what is left over is refused as strays.
+ * certificate whose issuer is not given; that one's issuer must then be a trusted root (clients hold roots, so a
+ * chain may stop below one). Copies of the certificate and repeats are dropped; what is left over is refused as
+ * strays.
  */
 function checkChain(
   leaf: Certificate,
   given: readonly Certificate[],
   selfSigned: boolean,
   now: Date,
+  trusted: readonly Certificate[] | 'any',
   errors: FieldErrors,
 ): CheckedChain {
   const seen = new Set([leaf.fingerprint])
@@ -367,7 +414,9 @@ function checkChain(
     current = issuer
   }
   const leafSelfSigned = path.length === 0 && isSelfSigned(leaf)
-  const missingIssuer = path.length === 0 && !leafSelfSigned
+  const issuedByTrustedRoot =
+    path.length === 0 && trusted !== 'any' && trusted.some((root) => issued(leaf, root))
+  const missingIssuer = path.length === 0 && !leafSelfSigned && !issuedByTrustedRoot && trusted !== 'any'
   if (leafSelfSigned && !selfSigned) {
     const message =
       'The certificate is self-signed, which browsers do not trust; set selfSigned to upload it anyway.'
@@ -375,6 +424,17 @@ function checkChain(
   } else if (missingIssuer) {
     const message = `The chain lacks the certificate that issued this one (${leaf.parsed.issuer}): add the intermediates your CA sent, or the root if a root issued it.`
     errors.add(problems.incomplete_chain, at.chain, message)
+  }
+  // A chain stopping below a root must stop below one clients hold: else a link is missing higher up.
+  const top = path.at(-1)
+  if (top && !isSelfSigned(top) && trusted !== 'any' && !trusted.some((root) => issued(top, root))) {
+    const message = `The chain stops at ${top.parsed.subject}, whose issuer (${top.parsed.issuer}) is not a root browsers trust: add the intermediates up to one, or the root of your private CA.`
+    errors.add(problems.incomplete_chain, at.chain, message)
+  }
+  // Only certification authorities issue certificates: clients refuse a chain through any other certificate.
+  for (const issuer of path.filter((certificate) => !isCertificationAuthority(certificate))) {
+    const message = `${issuer.parsed.subject} is not a certification authority (no CA:TRUE, or a key usage without keyCertSign): it cannot issue certificates clients accept.`
+    errors.add(problems.chain_issuer_not_ca, at.chain, message)
   }
   // Without the certificate's issuer, the others may well sit above it: only a chain that leads somewhere has strays.
   if (pool.length > 0 && !missingIssuer) {

@@ -93,11 +93,12 @@ async function settledAttachment(siteId: string): Promise<SiteCertificate | null
 
 const upload = (customerId: string, fields: Record<string, unknown>) =>
   call('POST', '/certificates', { customerId, ...fields })
+/** The hierarchy's leaf with its key, and its chain with the (private) root, which is not served. */
 const uploadOf = (customerId: string, hierarchy: Hierarchy = ca) =>
   upload(customerId, {
     certificatePem: hierarchy.leaf.pem,
     privateKeyPem: hierarchy.leaf.keyPem,
-    chainPem: hierarchy.intermediate.pem,
+    chainPem: hierarchy.intermediate.pem + hierarchy.root.pem,
   })
 
 async function certificateCount(): Promise<number> {
@@ -152,7 +153,7 @@ describe('uploading', () => {
       await upload(customerId, {
         certificatePem: ca.leaf.pem,
         privateKeyPem: encrypted,
-        chainPem: ca.intermediate.pem,
+        chainPem: ca.intermediate.pem + ca.root.pem,
       }),
       422,
       'private_key_passphrase_required',
@@ -162,7 +163,7 @@ describe('uploading', () => {
       await upload(customerId, {
         certificatePem: ca.leaf.pem,
         privateKeyPem: encrypted,
-        chainPem: ca.intermediate.pem,
+        chainPem: ca.intermediate.pem + ca.root.pem,
         passphrase: 'correct horse battery',
       }),
       201,
@@ -192,6 +193,9 @@ describe('uploading', () => {
       keys: { rsa: 1024 },
     })
     const selfSigned = await makeCertificate({ subject: 'CN=self.example.com', names: ['self.example.com'] })
+    const endEntity = await makeCertificate({ subject: 'CN=beta.example.org', issuer: ca.intermediate })
+    const underEndEntity = await makeCertificate({ subject: 'CN=shop.example.com', issuer: endEntity })
+    const nameless = await makeCertificate({ subject: 'CN=Nameless', issuer: ca.intermediate, names: [] })
     const cases: [string, Record<string, unknown>, string, string][] = [
       [
         'no certificate',
@@ -205,7 +209,7 @@ describe('uploading', () => {
         {
           certificatePem: ca.leaf.pem,
           privateKeyPem: ca.leaf.keyPem,
-          chainPem: ca.intermediate.pem,
+          chainPem: ca.intermediate.pem + ca.root.pem,
           domains: ['a.example.com'],
         },
         'field_not_for_source',
@@ -216,26 +220,38 @@ describe('uploading', () => {
         {
           certificatePem: '-----BEGIN CERTIFICATE-----\nnope\n-----END CERTIFICATE-----\n',
           privateKeyPem: ca.leaf.keyPem,
-          chainPem: ca.intermediate.pem,
+          chainPem: ca.intermediate.pem + ca.root.pem,
         },
         'invalid_certificate_pem',
         'body.certificatePem',
       ],
       [
         'a key of another certificate',
-        { certificatePem: ca.leaf.pem, privateKeyPem: other.leaf.keyPem, chainPem: ca.intermediate.pem },
+        {
+          certificatePem: ca.leaf.pem,
+          privateKeyPem: other.leaf.keyPem,
+          chainPem: ca.intermediate.pem + ca.root.pem,
+        },
         'key_certificate_mismatch',
         'body.privateKeyPem',
       ],
       [
         'an expired certificate',
-        { certificatePem: expired.pem, privateKeyPem: expired.keyPem, chainPem: ca.intermediate.pem },
+        {
+          certificatePem: expired.pem,
+          privateKeyPem: expired.keyPem,
+          chainPem: ca.intermediate.pem + ca.root.pem,
+        },
         'certificate_expired',
         'body.certificatePem',
       ],
       [
         'a certificate not valid yet',
-        { certificatePem: future.pem, privateKeyPem: future.keyPem, chainPem: ca.intermediate.pem },
+        {
+          certificatePem: future.pem,
+          privateKeyPem: future.keyPem,
+          chainPem: ca.intermediate.pem + ca.root.pem,
+        },
         'certificate_not_yet_valid',
         'body.certificatePem',
       ],
@@ -247,13 +263,13 @@ describe('uploading', () => {
       ],
       [
         'an RSA key of 1024 bits',
-        { certificatePem: weak.pem, privateKeyPem: weak.keyPem, chainPem: ca.intermediate.pem },
+        { certificatePem: weak.pem, privateKeyPem: weak.keyPem, chainPem: ca.intermediate.pem + ca.root.pem },
         'weak_key',
         'body.certificatePem',
       ],
       [
-        'a certificate over 64 KiB',
-        { certificatePem: 'A'.repeat(70_000), privateKeyPem: ca.leaf.keyPem },
+        'a certificate over 64 KiB (of two-byte characters)',
+        { certificatePem: 'é'.repeat(40_000), privateKeyPem: ca.leaf.keyPem },
         'pem_too_large',
         'body.certificatePem',
       ],
@@ -269,7 +285,11 @@ describe('uploading', () => {
       ],
       [
         'a key that is no PEM',
-        { certificatePem: ca.leaf.pem, privateKeyPem: 'not a key', chainPem: ca.intermediate.pem },
+        {
+          certificatePem: ca.leaf.pem,
+          privateKeyPem: 'not a key',
+          chainPem: ca.intermediate.pem + ca.root.pem,
+        },
         'invalid_private_key_pem',
         'body.privateKeyPem',
       ],
@@ -279,7 +299,7 @@ describe('uploading', () => {
           certificatePem: ca.leaf.pem,
           privateKeyPem: encryptKey(ca.leaf.keyPem, 'the right one'),
           passphrase: 'a wrong one',
-          chainPem: ca.intermediate.pem,
+          chainPem: ca.intermediate.pem + ca.root.pem,
         },
         'wrong_private_key_passphrase',
         'body.passphrase',
@@ -299,10 +319,30 @@ describe('uploading', () => {
         {
           certificatePem: ca.leaf.pem,
           privateKeyPem: ca.leaf.keyPem,
-          chainPem: `${ca.intermediate.pem}${other.intermediate.pem}`,
+          chainPem: `${ca.intermediate.pem}${ca.root.pem}${other.intermediate.pem}`,
         },
         'chain_not_for_certificate',
         'body.chainPem',
+      ],
+      [
+        'an end-entity certificate standing in the chain',
+        {
+          certificatePem: underEndEntity.pem,
+          privateKeyPem: underEndEntity.keyPem,
+          chainPem: endEntity.pem + ca.intermediate.pem + ca.root.pem,
+        },
+        'chain_issuer_not_ca',
+        'body.chainPem',
+      ],
+      [
+        'a certificate naming no domain in a subjectAltName',
+        {
+          certificatePem: nameless.pem,
+          privateKeyPem: nameless.keyPem,
+          chainPem: ca.intermediate.pem + ca.root.pem,
+        },
+        'certificate_without_names',
+        'body.certificatePem',
       ],
       [
         'a chain missing the intermediate',
@@ -373,7 +413,7 @@ describe('uploading', () => {
             customerId: id,
             certificatePem: ca.leaf.pem,
             privateKeyPem: ca.leaf.keyPem,
-            chainPem: ca.intermediate.pem,
+            chainPem: ca.intermediate.pem + ca.root.pem,
           },
         }),
         422,
@@ -567,7 +607,7 @@ describe('expiry', () => {
       await upload(customerId, {
         certificatePem: leaf.pem,
         privateKeyPem: leaf.keyPem,
-        chainPem: ca.intermediate.pem,
+        chainPem: ca.intermediate.pem + ca.root.pem,
       }),
       201,
     )

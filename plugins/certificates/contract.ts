@@ -71,10 +71,7 @@ export const Certificate = t.Object(
       t.String(),
       'SHA-256 of the certificate, `AB:CD:…`, as `openssl x509 -fingerprint -sha256` prints it.',
     ),
-    keyType: nullable(
-      t.String(),
-      'The key: `rsa-2048`, `rsa-4096`, `ec-p256`, `ec-p384`, `ec-p521`, `ed25519`.',
-    ),
+    keyType: nullable(t.String(), 'The key: `rsa-2048`, `rsa-4096`, `ec-p256`, `ec-p384`, `ec-p521`.'),
     chainStatus: nullable(
       t.Union([t.Literal('complete'), t.Literal('self-signed')]),
       '`complete`: the chain leads to a root; `self-signed`: accepted as such on request.',

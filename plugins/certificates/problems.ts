@@ -73,13 +73,25 @@ export const certificatesProblems = defineProblems({
     status: 422,
     detail: 'The key is too small or of a type browsers do not accept.',
     description:
-      'Accepted keys: RSA of at least 2048 bits, ECDSA on P-256, P-384 or P-521, and Ed25519. DSA, other curves and RSA-PSS keys are refused.',
+      'Accepted keys: RSA of at least 2048 bits, and ECDSA on P-256, P-384 or P-521. DSA, other curves, RSA-PSS, Ed25519 and Ed448 keys are refused: browsers do not accept them.',
   },
   incomplete_chain: {
     status: 422,
     detail: 'The chain does not lead from the certificate to a root.',
     description:
-      'The certificate that issued the certificate is not in `chainPem` (add the intermediates your CA sent, or the root for a certificate a root issued directly), or the certificate is self-signed and `selfSigned` is not set.',
+      'The certificate that issued the certificate (or an intermediate) is not in `chainPem`, and is no root browsers trust: add the intermediates your CA sent (and, for a private CA, its root, which is not served); or the certificate is self-signed and `selfSigned` is not set.',
+  },
+  chain_issuer_not_ca: {
+    status: 422,
+    detail: 'A certificate of the chain is not a certification authority.',
+    description:
+      'Each intermediate must say `CA:TRUE` (basicConstraints) and, when it limits its key usage, allow `keyCertSign`: clients refuse a chain through any other certificate.',
+  },
+  certificate_without_names: {
+    status: 422,
+    detail: 'The certificate names no domain in a subjectAltName.',
+    description:
+      'Browsers match the site’s domain against the subjectAltName only (never the common name): issue the certificate with `subjectAltName=DNS:<domain>`.',
   },
   chain_not_for_certificate: {
     status: 422,

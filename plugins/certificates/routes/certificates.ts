@@ -32,8 +32,8 @@ import {
   visibleCertificates,
 } from '../repository.ts'
 
-// Longer than the checks allow, so the checks' own refusal (`pem_too_large`, at the field) answers first.
-const Pem = (description: string) => t.Optional(t.String({ maxLength: maxPemBytes * 2, description }))
+// At most 64 Ki characters; the checks refuse more than 64 KiB (`pem_too_large`), which UTF-8 may reach sooner.
+const Pem = (description: string) => t.Optional(t.String({ maxLength: maxPemBytes, description }))
 
 const CreateCertificateBody = t.Object(
   {
@@ -154,6 +154,8 @@ export function certificateRoutes(
         problems.weak_key,
         problems.incomplete_chain,
         problems.chain_not_for_certificate,
+        problems.chain_issuer_not_ca,
+        problems.certificate_without_names,
         problems.acme_disabled,
         problems.invalid_acme_domain,
         problems.acme_wildcard_unsupported,

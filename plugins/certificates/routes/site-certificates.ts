@@ -8,6 +8,7 @@ import {
   orNotFound,
   type PluginContext,
   Problem,
+  type ProblemRef,
   Reply,
   type RouteDefinition,
   t,
@@ -31,6 +32,14 @@ const AttachCertificateBody = t.Object(
 )
 
 const SiteParams = { id: 'site' } as const
+
+/** A refusal of the certificate named, at `body.certificateId`, with what explains it. */
+function atCertificateId(ref: ProblemRef, extensions: Readonly<Record<string, unknown>>): Problem {
+  return new Problem(ref, {
+    errors: [{ location: 'body.certificateId', message: ref.detail, code: ref.code }],
+    extensions,
+  })
+}
 
 /** The routes under `/sites/{id}/certificate`. */
 export function siteCertificateRoutes(context: PluginContext): RouteDefinition[] {
@@ -85,14 +94,10 @@ export function siteCertificateRoutes(context: PluginContext): RouteDefinition[]
           if (!certificate || certificate.customer_id !== site.customerId)
             throw fieldProblem(problems.unknown_certificate, 'body.certificateId')
           if (certificate.status !== 'active' && certificate.status !== 'expiring')
-            throw new Problem(problems.certificate_not_usable, {
-              extensions: { certificateStatus: certificate.status },
-            })
+            throw atCertificateId(problems.certificate_not_usable, { certificateStatus: certificate.status })
           const names = JSON.parse(certificate.names) as string[]
           if (!namesCover(names, site.domain))
-            throw new Problem(problems.certificate_name_mismatch, {
-              extensions: { domain: site.domain, names },
-            })
+            throw atCertificateId(problems.certificate_name_mismatch, { domain: site.domain, names })
           const previous = await findAttachment(trx, site.id)
           const moved = await moveAttachment(trx, { enqueueJob }, previous, {
             siteId: site.id,
