@@ -174,6 +174,8 @@ function invalid(
 /** An answer as data (kept for Idempotency-Key replays), before it becomes a Response. */
 function jsonAnswer(status: number, body: unknown, headers: Record<string, string>): KeptAnswer {
   if (body === undefined) return { status, headers, body: null }
+  // A stream (Reply.stream) carries its own content type.
+  if (body instanceof ReadableStream) return { status, headers, body }
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
 }
 
@@ -629,7 +631,7 @@ export function compileRoute(
       return jsonAnswer(result.status, result.body, { ...headers, ...result.headers, ...location })
     }
     const answer = jsonAnswer(200, result, headers)
-    if (!tagged || answer.body === null) return answer
+    if (!tagged || answer.body === null || typeof answer.body !== 'string') return answer
     const etag = entityTagOf(answer.body)
     if (clientHasCurrent(request.headers.get('if-none-match'), etag))
       return { status: 304, headers: { 'x-request-id': info.requestId, etag }, body: null }

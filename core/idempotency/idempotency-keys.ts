@@ -14,14 +14,16 @@ import type { IdempotencyKeysTable, IdempotencyTables } from './idempotency-tabl
 export interface KeptAnswer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string | null
+  /** A stream only for answers sent as produced, which are never kept. */
+  readonly body: string | null | ReadableStream<Uint8Array>
 }
 
 /**
  * Kept bodies are sealed: an answer may carry a secret shown once (an API token, a webhook signing secret), which
  * must not lie in the store in clear for the whole window. Bodies kept before sealing (plain JSON) still replay.
  */
-function sealBody(box: SecretBox, body: string | null): string | null {
+function sealBody(box: SecretBox, body: KeptAnswer['body']): string | null {
+  if (body instanceof ReadableStream) throw new Error('A streamed answer cannot be kept for replays')
   return body === null ? null : box.seal(body)
 }
 

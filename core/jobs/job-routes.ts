@@ -8,6 +8,7 @@ import type { Db, Store } from '../store/store.ts'
 import { findVisible } from '../tenancy/find-visible.ts'
 import { selectVisible, type TenantView } from '../tenancy/tenant-view.ts'
 import { jobStatuses } from './job-definition.ts'
+import { type JobStreamOptions, jobEventStream } from './job-event-stream.ts'
 import { cancelQueuedJob, findJobRow, requestCancel, toJob } from './job-queue.ts'
 import { emitJobFinished, jobRunOf, type RegisteredJob } from './job-runner.ts'
 import { Job } from './job-schema.ts'
@@ -48,6 +49,7 @@ export function jobRoutes(
   store: Store,
   jobs: ReadonlyMap<string, RegisteredJob>,
   finished: () => void,
+  streamOptions: JobStreamOptions = {},
 ): RouteDefinition[] {
   const cancellable = (kind: string) => jobs.get(kind)?.definition.cancellable === true
   const visibleJobs = (view: TenantView) => selectVisible(jobTables(store.db), 'jobs', view).selectAll()
@@ -89,6 +91,27 @@ export function jobRoutes(
       async handler({ params, view }) {
         const row = await findVisible(jobTables(store.db), 'jobs', view, params.id)
         return toJob(row, cancellable(row.kind))
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/jobs/:id/events',
+      operationId: 'streamJobEvents',
+      summary: 'Follow a job live (Server-Sent Events)',
+      description:
+        'A `text/event-stream` of the job: a `progress` event at once and at every change of `status`, `progress`, `step` or `attempts` (`{ status, progress, step, attempts, updatedAt }`), then an `end` event with the finished job as `GET /jobs/{id}` shows it, and the stream closes. A finished job answers its last `progress` and `end` at once. Comments keep idle connections open; after an hour the stream closes and the client reconnects (EventSource does). For every kind of job.',
+      scope: 'job:read',
+      params: { id: 'job' },
+      responses: {
+        200: { description: 'The job’s events, as they happen.', contentType: 'text/event-stream' },
+      },
+      async handler({ params, view, request }) {
+        const row = await findVisible(jobTables(store.db), 'jobs', view, params.id)
+        const render = (current: JobsTable) => toJob(current, cancellable(current.kind))
+        return Reply.stream(
+          jobEventStream(store.db, row.id, render, request.signal, streamOptions),
+          'text/event-stream',
+        )
       },
     }),
     defineRoute({

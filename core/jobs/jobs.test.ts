@@ -194,6 +194,50 @@ async function createGadget(
   return created
 }
 
+/** The events of a `text/event-stream` answer, read as a client reads them (comments and `retry` skipped). */
+function serverSentEvents(response: Response) {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let ended = false
+  async function block(): Promise<string | null> {
+    for (;;) {
+      const cut = buffer.indexOf('\n\n')
+      if (cut >= 0) {
+        const text = buffer.slice(0, cut)
+        buffer = buffer.slice(cut + 2)
+        return text
+      }
+      const chunk = await reader.read()
+      if (chunk.done) {
+        ended = true
+        return null
+      }
+      buffer += decoder.decode(chunk.value, { stream: true })
+    }
+  }
+  return {
+    async next(): Promise<{ id?: string; event?: string; data?: unknown }> {
+      for (;;) {
+        const text = await block()
+        if (text === null) throw new Error('The stream ended')
+        const fields = Object.fromEntries(
+          text
+            .split('\n')
+            .filter((line) => !line.startsWith(':') && line.includes(':'))
+            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+        )
+        if (!fields.event) continue
+        return { id: fields.id, event: fields.event, data: JSON.parse(fields.data ?? 'null') }
+      }
+    },
+    /** Whether the stream ends with nothing more. */
+    async done(): Promise<boolean> {
+      return (await block()) === null && ended
+    },
+  }
+}
+
 async function getJob(tp: TestPanel, token: string, id: string): Promise<Job> {
   const response = await tp.request('GET', `/api/v1/jobs/${id}`, { token })
   expect(response.status).toBe(200)
@@ -317,6 +361,72 @@ describe('a started panel runs jobs', () => {
     // The event carries the job exactly as GET /jobs/{id} shows it in its final state.
     expect(events[0]?.data).toEqual(done as unknown as Record<string, unknown>)
     expect(await finishedEventsInOutbox(tp, created.jobId)).toHaveLength(1)
+  })
+
+  test('GET /jobs/{id}/events streams progress as it changes, then the finished job, and closes', async () => {
+    const steps = [deferred(), deferred(), deferred()]
+    harness.scripts.set('streamed', async (job) => {
+      await steps[0]?.promise
+      await job.progress(30, 'Cutting')
+      await steps[1]?.promise
+      await job.progress(70, 'Polishing')
+      await steps[2]?.promise
+      return { serial: 'S-1' }
+    })
+    const created = await createGadget(tp, token, { script: 'streamed' })
+    const response = await tp.request('GET', `/api/v1/jobs/${created.jobId}/events`, { token })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    const events = serverSentEvents(response)
+    const first = await events.next()
+    expect(first).toMatchObject({ event: 'progress', id: '1' })
+    expect(['queued', 'running']).toContain((first.data as { status: string }).status)
+    // Each change is one event, in order, whatever the stream read in between.
+    const progressOf = async (step: string) => {
+      for (;;) {
+        const next = await events.next()
+        expect(next.event).toBe('progress')
+        if ((next.data as { step: string | null }).step === step) return next.data
+      }
+    }
+    steps[0]?.resolve()
+    expect(await progressOf('Cutting')).toMatchObject({ status: 'running', progress: 30, attempts: 1 })
+    steps[1]?.resolve()
+    expect(await progressOf('Polishing')).toMatchObject({ status: 'running', progress: 70 })
+    steps[2]?.resolve()
+    let end = await events.next()
+    while (end.event === 'progress') end = await events.next()
+    expect(end.event).toBe('end')
+    expect(end.data).toEqual((await getJob(tp, token, created.jobId)) as unknown as Record<string, unknown>)
+    expect(await events.done()).toBe(true)
+  })
+
+  test('a finished job streams its last state and end at once; others’ jobs are 404; job:read is needed', async () => {
+    harness.scripts.set('quick', async () => ({ ok: true }))
+    const created = await createGadget(tp, token, { script: 'quick' })
+    await settled(tp, token, created.jobId, 'succeeded')
+    const events = serverSentEvents(
+      await tp.request('GET', `/api/v1/jobs/${created.jobId}/events`, { token }),
+    )
+    expect((await events.next()).data).toMatchObject({ status: 'succeeded', progress: 100 })
+    expect(await events.next()).toMatchObject({
+      event: 'end',
+      data: { id: created.jobId, status: 'succeeded' },
+    })
+    expect(await events.done()).toBe(true)
+    const limited = await tp.token({ customerId: customerB })
+    await expectProblem(
+      await tp.request('GET', `/api/v1/jobs/${created.jobId}/events`, { token: limited }),
+      404,
+      'not_found',
+    )
+    const unscoped = await tp.token({ scopes: ['gadget:create'] })
+    await expectProblem(
+      await tp.request('GET', `/api/v1/jobs/${created.jobId}/events`, { token: unscoped }),
+      403,
+      'insufficient_scope',
+    )
   })
 
   test('a running cancellable job: 202 cancelRequested, its signal aborts, it ends cancelled with onGivenUp', async () => {

@@ -307,7 +307,9 @@ export function operationOf(
       },
       ...(response.schema
         ? { content: { 'application/json': { schema: schemaRef(response.schema, components) } } }
-        : {}),
+        : response.contentType
+          ? { content: { [response.contentType]: { schema: { type: 'string' } } } }
+          : {}),
     }
   }
   if (route.method === 'GET' && !route.list)

@@ -15,8 +15,10 @@ export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** A documented response of an operation. */
 export interface RouteResponse {
   readonly description: string
-  /** JSON schema of the body; omitted for an empty response (204). */
+  /** JSON schema of the body; omitted for an empty response (204) and a stream. */
   readonly schema?: TSchema
+  /** The media type of a body that is no JSON: `text/event-stream` for a {@link Reply.stream}. */
+  readonly contentType?: string
   /** Documented response headers (name → description), e.g. `Location`. */
   readonly headers?: Readonly<Record<string, string>>
 }
@@ -141,6 +143,14 @@ export class Reply {
   /** 204 No Content. */
   static noContent(): Reply {
     return new Reply(204, undefined)
+  }
+
+  /**
+   * 200 with a body sent as it is produced (`text/event-stream`), never cached nor kept for replays. The stream
+   * should end when the request's signal aborts (the client went away).
+   */
+  static stream(body: ReadableStream<Uint8Array>, contentType: string): Reply {
+    return new Reply(200, body, { 'content-type': contentType, 'cache-control': 'no-store' })
   }
 }
 
