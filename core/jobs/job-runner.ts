@@ -130,6 +130,8 @@ export function createJobRunner(
   const running = new Map<string, { controller: AbortController; done: Promise<void>; abandon: () => void }>()
   let started = false
   let stopping = false
+  /** Set once `stop()` has returned: the store may close, so nothing more is written. */
+  let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let claiming = false
   let again = false
@@ -275,6 +277,8 @@ export function createJobRunner(
       } catch (error) {
         thrown = error
         if (stopping && !cancelled) {
+          // Returned only after stop() gave up waiting: the store may be closed; its lease runs out instead.
+          if (stopped) return
           // Given up on shutdown, and the handler has returned: nothing of this run goes on, so the lease is given
           // back and another instance takes the job over at once, not when the lease would have run out (a rolling
           // deploy). A handler that ignores its signal never gets here; its lease runs out instead.
@@ -381,6 +385,7 @@ export function createJobRunner(
       for (const entry of running.values()) entry.abandon()
       // The jobs whose handlers stopped are being given back: a moment more, or their leases run out instead.
       await Promise.race([Promise.all(givingBacks), new Promise((resolve) => setTimeout(resolve, 2_000))])
+      stopped = true
     },
   }
 }

@@ -265,7 +265,8 @@ export async function recordAccountUrl(db: Db, directoryUrl: string, accountUrl:
 
 /**
  * Whether this instance runs the expiry check now: true when it was due and this call moved it on by
- * `intervalMs` (only one instance's update matches), and on the very first call of an installation.
+ * `intervalMs` (only one instance's update matches). A new installation's first check is an interval away: it has
+ * no certificate yet.
  */
 export async function claimExpiryCheck(db: Db, intervalMs: number, now = new Date()): Promise<boolean> {
   const next = new Date(now.getTime() + intervalMs).toISOString()
@@ -275,12 +276,12 @@ export async function claimExpiryCheck(db: Db, intervalMs: number, now = new Dat
     .where('id', '=', 'expiry')
     .executeTakeFirst()
   if (!existing) {
-    const inserted = await tables(db)
+    await tables(db)
       .insertInto('certificate_checks')
       .values({ id: 'expiry', next_at: next })
       .onConflict((oc) => oc.column('id').doNothing())
-      .executeTakeFirst()
-    return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1
+      .execute()
+    return false
   }
   if (existing.next_at > now.toISOString()) return false
   const result = await tables(db)
