@@ -80,6 +80,7 @@ test('reports the installation, the caller’s effective permissions and the lim
   expect(body.limits).toEqual({
     pageSize: { default: 20, max: 100 },
     bodyBytes: 2048,
+    uploadBytes: 10 * 1024 ** 3,
     tokenLifetimeDays: { default: 90, max: 365 },
     idempotencyWindowHours: 24,
     rateLimitPerMinute: 1200,

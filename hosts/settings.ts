@@ -18,6 +18,8 @@ export interface StandardSettings {
   readonly dataDir: string
   /** `BODY_LIMIT_BYTES`, default 1 MiB. */
   readonly bodyLimitBytes: number | undefined
+  /** `UPLOAD_LIMIT_BYTES`, default 10 GiB: the largest file an upload streams through. */
+  readonly uploadLimitBytes: number | undefined
   /** `PLINTH_SECRET` (32 characters or more); default a random secret kept in `<DATA_DIR>/secret.key`. */
   readonly secret: string | undefined
   /** `RATE_LIMIT_PER_MINUTE`, default 1,200 requests a minute per token. */
@@ -214,6 +216,7 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.DATA_DIR || './data'),
     bodyLimitBytes: wholeNumber('BODY_LIMIT_BYTES'),
+    uploadLimitBytes: wholeNumber('UPLOAD_LIMIT_BYTES'),
     rateLimitPerMinute: wholeNumber('RATE_LIMIT_PER_MINUTE'),
     secret,
     // Normalised (case, brackets, IP notation) and checked by the webhooks plugin.

@@ -100,7 +100,10 @@ export interface OpenOptions {
 /** The panel options the settings give (body, rate and customer limits, job workers), as `npm start` applies them. */
 export function panelOptionsOf(settings: StandardSettings) {
   return {
-    limits: settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {},
+    limits: {
+      ...(settings.bodyLimitBytes ? { bodyBytes: settings.bodyLimitBytes } : {}),
+      ...(settings.uploadLimitBytes ? { uploadBytes: settings.uploadLimitBytes } : {}),
+    },
     rateLimits: settings.rateLimitPerMinute ? { perMinute: settings.rateLimitPerMinute } : {},
     jobs: {
       ...(settings.jobWorkers ? { concurrency: settings.jobWorkers } : {}),

@@ -232,8 +232,10 @@ export function compileRoute(
   const label = `${route.method} ${route.path} (${plugin})`
   const refs = new Map(routeProblems(route).map((problem) => [problem.code, problem]))
   const declared = new Set(refs.keys())
-  const conditional = route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'
-  const tagged = route.method === 'GET' && !route.list
+  const conditional =
+    !route.ownPreconditions &&
+    (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE')
+  const tagged = route.method === 'GET' && !route.list && !route.ownPreconditions
   const checks = runtime.contractChecks
 
   /** Keeps a decision's headers; throws its 429 past the allowance. */
@@ -550,7 +552,7 @@ export function compileRoute(
     const queryInput = queryOf(request.url)
     let bodyInput: unknown
     if (body) {
-      bodyInput = await readJsonBody(request, runtime.bodyLimitBytes)
+      bodyInput = await readJsonBody(request, route.bodyLimitBytes ?? runtime.bodyLimitBytes)
       if (bodyInput === undefined) {
         throw new Problem(kernelProblems.validation_failed, {
           detail: 'This operation needs a JSON body.',

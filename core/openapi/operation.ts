@@ -344,7 +344,22 @@ export function operationOf(
             content: { 'application/json': { schema: schemaRef(closeObjects(route.body), components) } },
           },
         }
-      : {}),
+      : route.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: route.rawBody.description,
+              content: {
+                [route.rawBody.contentType ?? 'application/octet-stream']: {
+                  schema: {
+                    type: 'string',
+                    contentMediaType: route.rawBody.contentType ?? 'application/octet-stream',
+                  },
+                },
+              },
+            },
+          }
+        : {}),
     responses: { ...responses, ...problemResponses(route) },
   }
 }

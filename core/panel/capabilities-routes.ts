@@ -53,6 +53,9 @@ const capabilitiesSchema = (quotas: Quotas, limited: Installation['limitedMetric
       limits: t.Object({
         pageSize: t.Object({ default: t.Integer(), max: t.Integer() }),
         bodyBytes: t.Integer(),
+        uploadBytes: t.Integer({
+          description: 'Largest file an upload may stream through (`UPLOAD_LIMIT_BYTES`).',
+        }),
         tokenLifetimeDays: t.Object({ default: t.Integer(), max: t.Integer() }),
         idempotencyWindowHours: t.Integer(),
         rateLimitPerMinute: t.Integer({
@@ -102,6 +105,7 @@ export function capabilitiesRoutes(
           limits: {
             pageSize: { default: 20, max: 100 },
             bodyBytes: limits.bodyBytes,
+            uploadBytes: limits.uploadBytes,
             tokenLifetimeDays: { default: limits.tokenDefaultLifetimeDays, max: limits.tokenMaxLifetimeDays },
             idempotencyWindowHours: limits.idempotencyWindowHours,
             rateLimitPerMinute: installation.rateLimitPerMinute,

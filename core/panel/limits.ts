@@ -4,6 +4,11 @@
 export interface PanelLimits {
   /** Largest request body in bytes. Default 1 MiB (`BODY_LIMIT_BYTES`). */
   readonly bodyBytes: number
+  /**
+   * Largest file an upload may stream through (a site's file), in bytes. Default 10 GiB (`UPLOAD_LIMIT_BYTES`);
+   * files stream, so this bounds disk, not memory.
+   */
+  readonly uploadBytes: number
   /** Token lifetime when none is asked for, in days. Default 90. */
   readonly tokenDefaultLifetimeDays: number
   /** Longest token lifetime, in days. Default 365. */
@@ -15,6 +20,7 @@ export interface PanelLimits {
 /** The defaults of the API document and DESIGN.md. */
 export const defaultLimits: PanelLimits = {
   bodyBytes: 1_048_576,
+  uploadBytes: 10 * 1024 ** 3,
   tokenDefaultLifetimeDays: 90,
   tokenMaxLifetimeDays: 365,
   idempotencyWindowHours: 24,

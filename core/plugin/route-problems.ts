@@ -29,7 +29,11 @@ export function implicitProblems(route: RouteDefinition): ProblemRef[] {
   problems.push(kernelProblems.validation_failed)
   if (route.rateLimited !== false) problems.push(kernelProblems.rate_limited)
   if (route.list) problems.push(kernelProblems.invalid_cursor)
-  if (route.params && (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'))
+  if (
+    route.params &&
+    !route.ownPreconditions &&
+    (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE')
+  )
     problems.push(kernelProblems.precondition_failed)
   if (route.idempotent) {
     problems.push(

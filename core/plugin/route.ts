@@ -189,6 +189,23 @@ interface RouteCommon<B extends TObject | undefined, Q extends TObject | undefin
   /** Query parameters; on a list route the filters only. */
   readonly query?: Q
   readonly body?: B
+  /**
+   * The most bytes its JSON body may have, for an operation that takes more than the panel's `BODY_LIMIT_BYTES`
+   * (a node agent's answer carrying a file's content). Default that limit.
+   */
+  readonly bodyLimitBytes?: number
+  /**
+   * The operation takes its body as bytes, not JSON (an uploaded file): the kernel neither reads nor parses it, and
+   * the handler reads `request.body` as a stream, never whole. Documented with `contentType` (default
+   * `application/octet-stream`). Not with `body`.
+   */
+  readonly rawBody?: { readonly description: string; readonly contentType?: string }
+  /**
+   * The handler answers `If-Match` and `If-None-Match` itself, with entity tags of its own (a file's, which only
+   * the node can compare when it writes): the kernel neither tags its answer nor checks a change against the read
+   * at the same path.
+   */
+  readonly ownPreconditions?: boolean
   /** A list operation (see {@link ListDeclaration}); its 200 response is the page, so `responses` may be left out. */
   readonly list?: ListDeclaration
   /**

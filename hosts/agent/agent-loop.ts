@@ -60,12 +60,11 @@ export function startAgent(
   /** Carries out one command; the outcome as the panel takes it. */
   async function carryOut(command: AgentCommand): Promise<AgentResult> {
     try {
-      const report = await runCommand(runtime, command, stopping.signal)
-      return report ? { ok: true, report } : { ok: true }
+      return { ok: true, ...(await runCommand(runtime, command, stopping.signal)) }
     } catch (error) {
-      const failure = error as Error & { code?: string }
-      // A JobFailure on the node (an unsafe spec) cannot be helped by sending it again.
-      const final = failure.name === 'JobFailure'
+      const failure = error as Error & { code?: string; details?: Record<string, unknown> }
+      // A JobFailure on the node (an unsafe spec) or a service's refusal cannot be helped by sending it again.
+      const final = failure.name === 'JobFailure' || failure.name === 'NodeRefusal'
       return {
         ok: false,
         error: {
@@ -73,6 +72,7 @@ export function startAgent(
           ...(typeof failure.code === 'string' && /^[a-z][a-z0-9_]*$/.test(failure.code)
             ? { code: failure.code }
             : {}),
+          ...(failure.name === 'NodeRefusal' && failure.details ? { details: failure.details } : {}),
           final,
         },
       }

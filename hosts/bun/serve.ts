@@ -71,8 +71,9 @@ export function servePanel(
     // Bun shares a port between processes unless told not to: a second panel started on a port in use must be
     // refused, not silently answer half the traffic.
     reusePort: false,
-    // Generous transport cap; the panel itself answers 413 problem+json past its own (smaller) limit.
-    maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, 16 * 1024 * 1024),
+    // A transport cap as large as the largest upload (files stream through, never held whole); the panel answers
+    // 413 problem+json past each operation's own, smaller limit (a JSON body's BODY_LIMIT_BYTES).
+    maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, panel.limits.uploadBytes),
     fetch: (request, bunServer) =>
       panel.handle(asSeenByBrowser(request, options.trustProxy ?? false), {
         address: clientAddress(

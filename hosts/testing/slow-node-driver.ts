@@ -122,6 +122,7 @@ function slowDriver(local: () => NodeDriver, options: SlowNodeOptions): NodeDriv
     removeCertificate: (node, siteId, signal) => local().removeCertificate(node, siteId, signal),
     putChallenge: (node, challenge, signal) => local().putChallenge(node, challenge, signal),
     removeChallenge: (node, token, signal) => local().removeChallenge(node, token, signal),
+    call: (node, call, signal) => local().call(node, call, signal),
   }
 }
 

@@ -129,6 +129,92 @@ export interface AcmeChallenge {
   readonly keyAuthorization: string
 }
 
+/**
+ * A request for one of the services a node offers its sites (`files`: the site's files; others that plugins add):
+ * JSON both ways, so the same request reaches the local runtime in process and a remote node through its agent.
+ */
+export interface SiteCall {
+  readonly siteId: string
+  /** The node service's name (`files`). */
+  readonly service: string
+  /** What the service is asked, as that service defines it. */
+  readonly request: unknown
+}
+
+/**
+ * A refusal by a node service that repeating cannot help (a path out of the site, a file that changed meanwhile):
+ * a stable code the panel plugin maps to its problem, a message for people (naming site paths, never the node's
+ * own), and optional details.
+ */
+export class NodeRefusal extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message)
+    this.name = 'NodeRefusal'
+  }
+}
+
+/** What a node command prints and how it ended. */
+export interface NodeCommandResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Options of {@link NodeSite.run}. */
+export interface NodeCommandOptions {
+  /** Written to the command's stdin, then closed. */
+  readonly stdin?: string | Uint8Array
+  /** The working directory, a path on the node inside the site's home. Default the home. */
+  readonly cwd?: string
+  /** Killed after this many ms. Default 120 000. */
+  readonly timeoutMs?: number
+}
+
+/**
+ * A site as a node service sees it: its home, its state and its Unix user, and a way to run programs as that user
+ * (so the kernel, not the service's checks alone, keeps the site's code and files from other sites and the node).
+ */
+export interface NodeSite {
+  readonly id: string
+  /** The site's home on the node, a real path: what the API shows as `/` (`htdocs/`, `logs/`, `tmp/`). */
+  readonly home: string
+  readonly state: 'active' | 'suspended'
+  /**
+   * The site's Unix user; null where the node makes none (it lays out files only, or does not run as root): then
+   * programs run as the runtime's own user.
+   */
+  readonly user: { readonly name: string; readonly uid: number; readonly gid: number } | null
+  /** Runs `argv` as the site's user, in a session of its own, with a clean environment; never throws for its exit. */
+  run(argv: readonly string[], options: NodeCommandOptions, signal: AbortSignal): Promise<NodeCommandResult>
+  /** The command line that runs `argv` as the site's user (for services that stream a program's input or output). */
+  asUser(argv: readonly string[]): string[]
+  /** The clean environment programs run with as the site's user. */
+  readonly environment: Readonly<Record<string, string>>
+}
+
+/**
+ * A service a node offers its sites, reached with a {@link SiteCall}: the plugin that owns the area adds it to
+ * `nodes.services` (the local node) and to the agent's list (`hosts/agent/node-services.ts`). Throw a
+ * {@link NodeRefusal} for a refusal with a code; anything else is a failure of the node.
+ */
+export interface NodeService {
+  /** Unique: `files`. */
+  readonly name: string
+  handle(site: NodeSite, request: unknown, signal: AbortSignal): Promise<unknown>
+}
+
+/** The services nodes offer their sites: plugins that require `nodes` add theirs. */
+export const nodeServices = defineExtensionPoint<NodeService>({
+  id: 'nodes.services',
+  owner: 'nodes',
+  description: 'Services nodes offer their sites (files, ...), reached through the node driver.',
+  keyOf: (service) => service.name,
+})
+
 /** The job attempt a driver operation runs in: remote drivers send it with the operation. */
 export interface DriverRun {
   readonly jobId: string
@@ -167,6 +253,12 @@ export interface NodeDriver {
   /** Serves an ACME HTTP-01 challenge's answer on every site's domain until it is removed. */
   putChallenge(node: Node, challenge: AcmeChallenge, signal: AbortSignal, run?: DriverRun): Promise<void>
   removeChallenge(node: Node, token: string, signal: AbortSignal, run?: DriverRun): Promise<void>
+  /**
+   * Asks a service of the node about one of its sites and resolves with its answer. Throws a {@link NodeRefusal}
+   * when the service refused (also `site_not_on_node` and `unknown_node_service`), anything else when the node
+   * could not be reached or failed.
+   */
+  call(node: Node, call: SiteCall, signal: AbortSignal): Promise<unknown>
 }
 
 /** The registry of node drivers: `local` is built in; plugins that require `nodes` add others. */

@@ -4,7 +4,15 @@
 import { definePlugin } from '../../core/index.ts'
 import { createAgentDriver } from './agent/agent-driver.ts'
 import { type CommandQueue, createCommandQueue } from './agent/command-queue.ts'
-import { type LocatedSite, nodeDirectory, nodeDrivers, nodeScopes, siteLocators } from './contract.ts'
+import {
+  type LocatedSite,
+  type NodeService,
+  nodeDirectory,
+  nodeDrivers,
+  nodeScopes,
+  nodeServices,
+  siteLocators,
+} from './contract.ts'
 import { diskSection } from './disk.ts'
 import { createLocalDriver, type LocalDriver } from './drivers/local.ts'
 import { startLocalNode } from './local-node.ts'
@@ -35,9 +43,14 @@ export interface NodesOptions {
 /** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
 export const nodesPlugin = (options: NodesOptions) => {
   const local = options.local !== false
+  // The services plugins add during setup; the local node reads them at each call.
+  let services: () => readonly NodeService[] = () => []
   // Made here, not in setup, so a data directory the driver cannot use fails at once, naming the directory.
   const localDriver: LocalDriver | null = local
-    ? createLocalDriver(options.localServing ?? { dataDir: options.dataDir })
+    ? createLocalDriver({
+        ...(options.localServing ?? { dataDir: options.dataDir }),
+        services: () => services(),
+      })
     : null
   let queue: CommandQueue | undefined
   return definePlugin({
@@ -56,8 +69,10 @@ export const nodesPlugin = (options: NodesOptions) => {
     migrations: nodesMigrations({ seedLocal: local }),
     // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
     usageSections: [trafficSection, diskSection],
-    extensionPoints: [nodeDrivers, siteLocators],
+    extensionPoints: [nodeDrivers, siteLocators, nodeServices],
     setup(context) {
+      const offered = context.extensionPoint(nodeServices)
+      services = () => offered.list()
       const drivers = context.extensionPoint(nodeDrivers)
       if (localDriver) drivers.add(localDriver)
       // Remote nodes run the node agent, which dials in for the commands this driver queues.

@@ -1,6 +1,7 @@
 // The `agent` node driver: each operation is a command for the node's agent (`npm run agent` on the node), which
 // dials the panel for work, so nodes need no inbound port and no certificate of their own.
 
+import { newId } from '../../../core/index.ts'
 import type { Node, NodeDriver, SiteSpec } from '../contract.ts'
 import type { CommandQueue, CommandRun } from './command-queue.ts'
 import { challengeSubject } from './protocol.ts'
@@ -32,7 +33,7 @@ export function createAgentDriver(queue: CommandQueue): NodeDriver {
         { jobId: 'report', attempt: 0 },
         AbortSignal.timeout(30_000),
       )
-      return report ?? { state: 'absent', diskBytes: 0 }
+      return report.report ?? { state: 'absent', diskBytes: 0 }
     },
     async installCertificate(node, siteId, certificate, signal, run) {
       const payload = { siteId, certificate }
@@ -46,6 +47,12 @@ export function createAgentDriver(queue: CommandQueue): NodeDriver {
     },
     async removeChallenge(node, token, signal, run) {
       await queue.send(node.id, 'remove-challenge', challengeSubject, { token }, run ?? noRun, signal)
+    },
+    async call(node, call, signal) {
+      // A subject of its own: calls run beside each other and beside the site's changes (a listing does not wait
+      // for a provisioning); the service orders what needs ordering.
+      const answer = await queue.send(node.id, 'call', newId('call'), call, noRun, signal)
+      return answer.response
     },
   }
 }

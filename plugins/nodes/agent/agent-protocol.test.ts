@@ -236,14 +236,16 @@ describe('certificates and challenges through the agent', () => {
     // The site's report now names the certificate, and the panel takes it.
     const reporting = directory.driverOf(node).report(node, provision.payload as SiteSpec)
     const reportCommand = await commandOf('session-six', 'report')
-    const report = await runCommand(runtime, reportCommand, AbortSignal.timeout(10_000))
+    const { report } = (await runCommand(runtime, reportCommand, AbortSignal.timeout(10_000))) as {
+      report: SiteReport
+    }
     expect(report).toMatchObject({ state: 'active', certificate: certificate.fingerprint })
     const answered = await tp.request('POST', `/api/v1/agent/commands/${reportCommand.id}`, {
       body: { ok: true, report },
       headers: { authorization: `Bearer ${agentToken}` },
     })
     expect(answered.status).toBe(200)
-    expect(await reporting).toEqual(report as SiteReport)
+    expect(await reporting).toEqual(report)
 
     const removing = directory.driverOf(node).removeCertificate(node, siteId, AbortSignal.timeout(20_000))
     const removal = await commandOf('session-six', 'remove-certificate')

@@ -3,7 +3,7 @@
 // sent to an earlier run of the agent, which never answered), and its answer settles the command.
 
 import { type Db, JobFailure, newId, nowIso, type PluginContext } from '../../../core/index.ts'
-import type { SiteReport } from '../contract.ts'
+import { NodeRefusal, type SiteReport } from '../contract.ts'
 import type { NodeCommandsTable, NodesTables } from '../migrations.ts'
 import {
   type AgentCommand,
@@ -19,6 +19,18 @@ const tables = (db: Db) => db.withTables<NodesTables>()
 const lookEveryMs = 250
 /** Most commands handed out in one poll. */
 const batch = 20
+
+/** What an answered command resolved with. */
+export interface CommandAnswer {
+  readonly report?: SiteReport
+  /** A node service's answer to a `call`. */
+  readonly response?: unknown
+}
+
+/** An answer as kept in the store: a service's response sealed (a site's file may hold its secrets). */
+interface KeptResult extends Omit<AgentResult, 'response'> {
+  readonly responseSealed?: string
+}
 
 /** The job attempt a command belongs to. */
 export interface CommandRun {
@@ -91,7 +103,7 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
       payload: AgentPayloads[Operation],
       run: CommandRun,
       signal: AbortSignal,
-    ): Promise<SiteReport | undefined> {
+    ): Promise<CommandAnswer> {
       const id = newId('cmd')
       await tables(context.db)
         .insertInto('node_commands')
@@ -121,10 +133,22 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
             .where('id', '=', id)
             .executeTakeFirst()
           if (!row) throw new Error(`The command ${id} vanished`)
-          if (row.status === 'succeeded')
-            return row.result ? (JSON.parse(row.result) as AgentResult).report : undefined
+          if (row.status === 'succeeded') {
+            const kept = JSON.parse(row.result ?? '{}') as KeptResult
+            if (kept.responseSealed === undefined) return kept.report ? { report: kept.report } : {}
+            const response: unknown = JSON.parse(context.secrets.open(kept.responseSealed))
+            // Read once: what the node sent (a file's content) is not kept.
+            await tables(context.db)
+              .updateTable('node_commands')
+              .set({ result: '{}' })
+              .where('id', '=', id)
+              .execute()
+            return { response }
+          }
           if (row.status === 'failed') {
-            const error = (JSON.parse(row.result ?? '{}') as AgentResult).error
+            const error = (JSON.parse(row.result ?? '{}') as KeptResult).error
+            if (operation === 'call' && error?.final && error.code)
+              throw new NodeRefusal(error.code, error.message, error.details)
             const message = `The node's agent failed to carry out ${operation} for ${subject}: ${error?.message ?? 'no reason given'}`
             if (error?.final) throw new JobFailure(message, error.code ?? 'agent_refused')
             throw new Error(message)
@@ -195,11 +219,16 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
 
     /** Records the agent's answer to a command sent to it; answers false when it is not (or no longer) waited for. */
     async answer(nodeId: string, id: string, result: AgentResult): Promise<boolean> {
+      const { response, ...rest } = result
+      const kept: KeptResult =
+        response === undefined
+          ? rest
+          : { ...rest, responseSealed: context.secrets.seal(JSON.stringify(response)) }
       const updated = await tables(context.db)
         .updateTable('node_commands')
         .set({
           status: result.ok ? 'succeeded' : 'failed',
-          result: JSON.stringify(result),
+          result: JSON.stringify(kept),
           payload_sealed: null,
           finished_at: nowIso(),
         })

@@ -3,7 +3,7 @@
 // agent host (`hosts/agent/`), so both read one definition.
 
 import { type Static, t } from '../../../core/index.ts'
-import type { AcmeChallenge, SiteCertificate, SiteSpec } from '../contract.ts'
+import type { AcmeChallenge, SiteCall, SiteCertificate, SiteSpec } from '../contract.ts'
 
 /** The driver operations an agent carries out: on a site, on its certificate, on ACME challenges. */
 export const agentOperations = [
@@ -17,6 +17,7 @@ export const agentOperations = [
   'remove-certificate',
   'put-challenge',
   'remove-challenge',
+  'call',
 ] as const
 export type AgentOperation = (typeof agentOperations)[number]
 
@@ -32,6 +33,7 @@ export interface AgentPayloads {
   readonly 'remove-certificate': { readonly siteId: string }
   readonly 'put-challenge': AcmeChallenge
   readonly 'remove-challenge': { readonly token: string }
+  readonly call: SiteCall
 }
 
 /** What the commands on ACME challenges are about: they run one after another, beside every site's. */
@@ -89,7 +91,7 @@ export const AgentCommand = t.Object(
     }),
     payload: t.Unknown({
       description:
-        'What the operation needs (nodes contract types): the `SiteSpec` for `provision`, `update`, `suspend`, `unsuspend`, `delete` and `report`; `{ siteId, certificate }` (a `SiteCertificate`, its private key included) for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`. Sealed at rest in the panel and cleared once answered; never logged.',
+        'What the operation needs (nodes contract types): the `SiteSpec` for `provision`, `update`, `suspend`, `unsuspend`, `delete` and `report`; `{ siteId, certificate }` (a `SiteCertificate`, its private key included) for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`; the `SiteCall` (`{ siteId, service, request }`) for `call`. Sealed at rest in the panel and cleared once answered; never logged.',
     }),
   },
   { $id: 'AgentCommand' },
@@ -118,10 +120,21 @@ export const AgentResult = t.Object(
         ),
       }),
     ),
+    response: t.Optional(
+      t.Unknown({
+        description:
+          'What the node service answered a `call` (a site’s file, a listing): sealed at rest in the panel and cleared once read.',
+      }),
+    ),
     error: t.Optional(
       t.Object({
         message: t.String({ maxLength: 4000 }),
         code: t.Optional(t.String({ maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' })),
+        details: t.Optional(
+          t.Record(t.String({ maxLength: 64 }), t.Unknown(), {
+            description: 'What a node service said of its refusal besides the code (`call`).',
+          }),
+        ),
         /** Whether repeating the command cannot help (an unsafe spec): the job fails at once. */
         final: t.Optional(t.Boolean()),
       }),

@@ -9,17 +9,24 @@ import type { AgentCommand, AgentOperation, AgentPayloads } from './protocol.ts'
 const payloadOf = <Operation extends AgentOperation>(command: AgentCommand, _operation: Operation) =>
   command.payload as AgentPayloads[Operation]
 
+/** What a command resolved with: a site's report (`report`), a service's answer (`call`), or nothing. */
+export type CommandOutcome =
+  | { readonly report: SiteReport }
+  | { readonly response: unknown }
+  | Record<string, never>
+
 /**
- * Carries out `command` on `runtime` (after starting its masters, unless it only reads a report); resolves with the
- * site's report for `report`. Throws what the runtime throws: a `JobFailure` when repeating cannot help.
+ * Carries out `command` on `runtime` (after starting its masters, unless it only reads a report or calls a
+ * service). Throws what the runtime throws: a `JobFailure` or a `NodeRefusal` when repeating cannot help.
  */
 export async function runCommand(
   runtime: SiteRuntime,
   command: AgentCommand,
   signal: AbortSignal,
-): Promise<SiteReport | undefined> {
+): Promise<CommandOutcome> {
   const { operation } = command
-  if (operation === 'report') return runtime.report(payloadOf(command, operation))
+  if (operation === 'report') return { report: await runtime.report(payloadOf(command, operation)) }
+  if (operation === 'call') return { response: await runtime.call(payloadOf(command, operation), signal) }
   // The masters run before any change (a no-op once they do; again after one died).
   await runtime.start()
   switch (operation) {
@@ -29,20 +36,20 @@ export async function runCommand(
     case 'unsuspend':
     case 'delete':
       await runtime[operation](payloadOf(command, operation), signal)
-      return
+      return {}
     case 'install-certificate': {
       const { siteId, certificate } = payloadOf(command, operation)
       await runtime.installCertificate(siteId, certificate, signal)
-      return
+      return {}
     }
     case 'remove-certificate':
       await runtime.removeCertificate(payloadOf(command, operation).siteId, signal)
-      return
+      return {}
     case 'put-challenge':
       await runtime.putChallenge(payloadOf(command, operation), signal)
-      return
+      return {}
     case 'remove-challenge':
       await runtime.removeChallenge(payloadOf(command, operation).token, signal)
-      return
+      return {}
   }
 }

@@ -2,7 +2,7 @@
 // Given a port it serves the sites (nginx and PHP-FPM of its own, when installed); without one it lays out their
 // files only, under `<dataDir>/sites/<site id>/`.
 
-import type { AcmeChallenge, Node, NodeDriver, SiteCertificate, SiteSpec } from '../contract.ts'
+import type { AcmeChallenge, Node, NodeDriver, NodeService, SiteCertificate, SiteSpec } from '../contract.ts'
 import { createSiteRuntime } from '../runtime/create-site-runtime.ts'
 import type { SiteRuntime } from '../runtime/site-runtime.ts'
 
@@ -23,6 +23,8 @@ export interface LocalDriverOptions {
   readonly httpPort?: number
   /** Where it will listen for HTTPS (`SITES_HTTPS_PORT`). Default 443. */
   readonly httpsPort?: number
+  /** The services it offers its sites, read at each call (the plugins' `nodes.services`). */
+  readonly services?: () => readonly NodeService[]
 }
 
 /** The `local` driver, with the runtime under it (the panel starts it at start-up and reads its traffic). */
@@ -38,6 +40,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     httpPort: options.httpPort ?? 80,
     httpsPort: options.httpsPort ?? 443,
     filesOnly: !serve,
+    ...(options.services ? { services: options.services } : {}),
   })
   // Started before every change (a no-op once it runs): masters that died, or never started, serve again.
   const started = () => (serve ? runtime.start() : Promise.resolve())
@@ -70,5 +73,6 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       runtime.putChallenge(challenge, signal),
     ),
     removeChallenge: change((token: string, signal: AbortSignal) => runtime.removeChallenge(token, signal)),
+    call: (_node, call, signal) => runtime.call(call, signal),
   }
 }

@@ -24,6 +24,9 @@ const AnswerReceipt = t.Object(
   { $id: 'AgentAnswerReceipt' },
 )
 
+/** The largest answer an agent may send: a file's part of 4 MiB in base64, and room for the rest. */
+export const agentAnswerLimitBytes = 8 * 1024 * 1024
+
 /** The agent routes. */
 export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteDefinition[] {
   const credential = agentCredential(context)
@@ -84,6 +87,8 @@ export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteD
       audited: false,
       params: { id: 'cmd' },
       body: AgentResult,
+      // A service's answer may carry a part of a site's file (up to 4 MiB, base64).
+      bodyLimitBytes: agentAnswerLimitBytes,
       responses: { 200: { description: 'Whether the answer was taken.', schema: AnswerReceipt } },
       problems: [nodesProblems.invalid_agent_token],
       async handler({ principal: node, params, body }) {

@@ -11,7 +11,7 @@ export interface RunAs {
 /** Options of {@link run}. */
 export interface RunOptions {
   /** Written to the command's stdin, then closed. Default: none. */
-  readonly stdin?: string
+  readonly stdin?: string | Uint8Array
   readonly cwd?: string
   /** Runs the command as this user instead of the runtime's. Default: the runtime's own user. */
   readonly as?: RunAs
@@ -28,7 +28,7 @@ export interface RunResult {
 }
 
 /** A clean environment: commands run as a site's user get nothing of the panel's (secrets included). */
-function environment(as: RunAs | undefined): Record<string, string> {
+export function environment(as: RunAs | undefined): Record<string, string> {
   return {
     PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     LANG: 'C.UTF-8',
@@ -36,27 +36,33 @@ function environment(as: RunAs | undefined): Record<string, string> {
   }
 }
 
+/**
+ * The command line running `argv` as `as` (or as it is without one): in a session of its own, so the site's code
+ * (WordPress's installer loads its config and plugins) cannot keep the agent's controlling terminal, where it could
+ * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups.
+ */
+export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
+  if (!as) return [...argv]
+  return [
+    'setsid',
+    '--wait',
+    'setpriv',
+    `--reuid=${as.uid}`,
+    `--regid=${as.gid}`,
+    '--clear-groups',
+    '--',
+    ...argv,
+  ]
+}
+
 /** Runs `argv` to its end and resolves with its exit code and output; never throws for a non-zero exit. */
 export async function run(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   options.signal?.throwIfAborted()
-  const command = options.as
-    ? // In a session of its own: the site's code (WordPress's installer loads its config and plugins) must not keep
-      // the agent's controlling terminal, where it could push input into a root shell (TIOCSTI).
-      [
-        'setsid',
-        '--wait',
-        'setpriv',
-        `--reuid=${options.as.uid}`,
-        `--regid=${options.as.gid}`,
-        '--clear-groups',
-        '--',
-        ...argv,
-      ]
-    : [...argv]
+  const command = userCommand(argv, options.as)
   const child = Bun.spawn(command, {
     cwd: options.cwd,
     env: environment(options.as),
-    stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin]),
+    stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin as BlobPart]),
     stdout: 'pipe',
     stderr: 'pipe',
     timeout: options.timeoutMs ?? 120_000,

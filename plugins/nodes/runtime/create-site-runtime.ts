@@ -24,6 +24,7 @@ import { poolConfig } from './php-fpm.ts'
 import { placeholderMarker, placeholderPage } from './placeholder.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
+import { siteCalls } from './site-calls.ts'
 import { certificateFiles } from './site-certificates.ts'
 import { ensureHome, existingKind, readSiteFile } from './site-home.ts'
 import { type Served, siteHttps } from './site-https.ts'
@@ -101,6 +102,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       certificate: served.certificate === null ? null : certificateFiles(paths, served.certificate),
     })
   const https = siteHttps({ layout, serving, locked, siteLocked, blockOf })
+  const call = siteCalls(layout, settings.services ?? (() => []))
 
   /** The placeholder of a static site: written once, renamed with the domain, never over the customer's page. */
   async function placeholder(
@@ -286,6 +288,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await putChallengeFile(layout, challenge, signal)
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
+    call,
     async report(site): Promise<SiteReport> {
       const paths = siteLayout(layout, site)
       if ((await existingKind(paths.home)) === 'absent')

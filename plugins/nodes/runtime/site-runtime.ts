@@ -3,7 +3,14 @@
 // certificate), and ACME HTTP-01 answers, served by an nginx and a PHP-FPM master of its own with their
 // configuration under its data directory, so it never fights a system nginx.
 
-import type { AcmeChallenge, SiteCertificate, SiteReport, SiteSpec } from '../contract.ts'
+import type {
+  AcmeChallenge,
+  NodeService,
+  SiteCall,
+  SiteCertificate,
+  SiteReport,
+  SiteSpec,
+} from '../contract.ts'
 
 /** Where and how a runtime serves. */
 export interface RuntimeSettings {
@@ -23,6 +30,8 @@ export interface RuntimeSettings {
   readonly filesOnly?: boolean
   /** Where Debian's WordPress tree is. Default `/usr/share/wordpress`. */
   readonly wordpressSource?: string
+  /** The services it offers its sites (files, ...), read at each call. Default none. */
+  readonly services?: () => readonly NodeService[]
 }
 
 /** What a runtime can run on this machine, as the node reports it. */
@@ -93,6 +102,11 @@ export interface SiteRuntime {
   putChallenge(challenge: AcmeChallenge, signal: AbortSignal): Promise<void>
   /** Stops answering the challenge of `token`; done when there is none. */
   removeChallenge(token: string, signal: AbortSignal): Promise<void>
+  /**
+   * Asks one of its services about a site it has (`site_not_on_node` otherwise, a `NodeRefusal` like every
+   * refusal of a service): the service runs as the site's Unix user.
+   */
+  call(call: SiteCall, signal: AbortSignal): Promise<unknown>
   /** What every site on the node takes on disk now (homes walked without following links out of them). */
   disk(): Promise<readonly SiteDisk[]>
   /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */
