@@ -15,7 +15,7 @@ type Role = (typeof roles)[number]
 type CallerKind = 'platform' | 'brand' | 'member'
 
 // The scope model, written out from the issue rather than read from the panel, so the two can disagree.
-const siteScopes = ['site:read', 'site:create', 'site:update', 'site:delete']
+const siteScopes = ['site:read', 'site:create', 'site:update', 'site:delete', 'site:files', 'site:shell']
 const databaseScopes = ['database:read', 'database:manage']
 const certificateScopes = ['certificate:read', 'certificate:manage']
 const jobScopes = ['job:read', 'job:cancel']

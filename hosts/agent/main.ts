@@ -6,6 +6,7 @@ import { kernelVersion } from '../../core/host.ts'
 import { createSiteRuntime } from '../../plugins/nodes/runtime/create-site-runtime.ts'
 import { AgentRefused, startAgent } from './agent-loop.ts'
 import { AgentSettingsError, agentSettingsFromEnv } from './agent-settings.ts'
+import { agentNodeServices } from './node-services.ts'
 
 const log = (fields: Record<string, unknown>, message: string) =>
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields, msg: message })}\n`)
@@ -22,6 +23,7 @@ const runtime = createSiteRuntime({
   dataDir: settings.dataDir,
   httpPort: settings.httpPort,
   httpsPort: settings.httpsPort,
+  services: agentNodeServices,
 })
 const capabilities = await runtime.capabilities()
 log(

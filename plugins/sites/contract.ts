@@ -152,4 +152,8 @@ export const siteScopes = {
   delete: 'site:delete',
   /** Staff: suspending and unsuspending sites by hand is an administrative act (abuse), not a customer's. */
   suspend: 'site:suspend',
+  /** A site's files: the file manager and its SFTP accounts. */
+  files: 'site:files',
+  /** Running programs in a site: commands (exec), the interactive shell, WordPress operations. */
+  shell: 'site:shell',
 } as const

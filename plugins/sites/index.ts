@@ -37,6 +37,16 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       { name: siteScopes.update, description: 'Update sites', roles: hostingRoles },
       { name: siteScopes.delete, description: 'Delete sites', roles: hostingRoles },
       { name: siteScopes.suspend, description: 'Suspend and unsuspend sites by hand (abuse)', staff: true },
+      {
+        name: siteScopes.files,
+        description: 'Read and change a site’s files: the file manager and SFTP accounts',
+        roles: hostingRoles,
+      },
+      {
+        name: siteScopes.shell,
+        description: 'Run programs in a site: commands, the interactive shell and WordPress operations',
+        roles: hostingRoles,
+      },
     ],
     events: [
       { kind: 'site.created', description: 'A site was created (it is `provisioning`).', payload: Site },
