@@ -5,6 +5,7 @@ import {
   defineExtensionPoint,
   defineService,
   type JobRun,
+  Problem,
   type ProblemRef,
   type Static,
   type TenantView,
@@ -13,6 +14,7 @@ import {
   t,
 } from '../../core/index.ts'
 import type { SiteApp } from '../nodes/contract.ts'
+import { sitesProblems } from './problems.ts'
 
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
 export const siteStatuses = ['provisioning', 'active', 'suspended', 'failed', 'deleting'] as const
@@ -157,3 +159,16 @@ export const siteScopes = {
   /** Running programs in a site: commands (exec), the interactive shell, WordPress operations. */
   shell: 'site:shell',
 } as const
+
+/**
+ * The refusals for work inside a site that is not running (files, SFTP, commands): list them in the route's
+ * `problems` and call {@link requireRunningSite}.
+ */
+export const runningSiteProblems = [sitesProblems.site_suspended, sitesProblems.site_not_ready] as const
+
+/** Refuses work inside `site` unless it is `active`: 409 `site_suspended`, or `site_not_ready` with its `status`. */
+export function requireRunningSite(site: SiteRef): void {
+  if (site.status === 'active') return
+  if (site.status === 'suspended') throw new Problem(sitesProblems.site_suspended)
+  throw new Problem(sitesProblems.site_not_ready, { extensions: { status: site.status } })
+}

@@ -38,6 +38,18 @@ export const sitesProblems = defineProblems({
     description:
       'Changing the domain or limits of a site whose state is `provisioning` or `deleting` must wait.',
   },
+  site_suspended: {
+    status: 409,
+    detail: 'The site is suspended: its files, accounts and programs wait until it is active again.',
+    description:
+      'A site’s files, SFTP accounts, commands, shell and WordPress operations are refused while it is `suspended` (by staff, or by a hold on its customer); unsuspending it gives them back.',
+  },
+  site_not_ready: {
+    status: 409,
+    detail: 'The site is not running on its node (it is provisioning, failed or being deleted).',
+    description:
+      'A site’s files, SFTP accounts, commands, shell and WordPress operations need the site `active` on its node: while it is `provisioning` wait for its job; a `failed` site needs its provisioning retried; a `deleting` one is going. `status` says which.',
+  },
   site_held: {
     status: 409,
     detail: 'The site is suspended because its customer is on hold; lift the hold instead.',
