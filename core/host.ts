@@ -4,6 +4,7 @@
 export { type AuditActor, writeAudit } from './audit/audit-log.ts'
 export type { Caller } from './auth/caller.ts'
 export { teamRoleDescriptions } from './auth/roles.ts'
+export { type PanelSocket, type SocketHandler, socketUpgradeOf } from './http/socket-upgrade.ts'
 export {
   cliActor,
   type DisabledChange,

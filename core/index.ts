@@ -9,10 +9,18 @@ export { type TeamRole, teamRoles } from './auth/roles.ts'
 export { type TokenFormat, tokenFormat } from './auth/token-format.ts'
 export type { SecretBox } from './crypto/secret-box.ts'
 export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
+export type { PanelSocket, SocketHandler } from './http/socket-upgrade.ts'
 export { TeamRole as TeamRoleSchema } from './identity/schemas.ts'
 export { findUserByEmail, type User } from './identity/users.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
-export { type JobDefinition, JobFailure, type JobRequest, type JobRun } from './jobs/job-definition.ts'
+export {
+  type JobDefinition,
+  JobFailure,
+  type JobOutputStream,
+  type JobRequest,
+  type JobRun,
+  jobOutputLimits,
+} from './jobs/job-definition.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
 export {
   type BackgroundTask,

@@ -49,7 +49,16 @@ const ownCredentialPaths: Readonly<Record<string, string>> = {
   '/api/v1/nodes/{id}/metrics': 'nodeAgentToken',
   '/api/v1/agent/work': 'nodeAgentToken',
   '/api/v1/agent/commands/{id}': 'nodeAgentToken',
+  '/api/v1/sites/{id}/shell-sessions/{sessionId}/connect': 'shellSessionToken',
+  '/api/v1/file-downloads': 'downloadLinkToken',
 }
+/** Redocly warnings the document keeps, each with the reason it is not fixed. */
+const redoclyWarningsLeft: readonly (readonly [RegExp, string])[] = [
+  [
+    /^warn operation-2xx-response at #\/paths\/~1api~1v1~1sites~1\{id\}~1shell-sessions~1\{sessionId\}~1connect\/get\/responses:/,
+    'A WebSocket handshake answers 101 Switching Protocols (RFC 6455), never a 2XX: declaring one the endpoint never sends would mislead generated clients.',
+  ],
+]
 /** Spectral warnings the document keeps, each with the reason it is not fixed. */
 const spectralWarningsLeft: Readonly<Record<string, string>> = {
   'info-contact':
@@ -133,10 +142,12 @@ describe('the OpenAPI document', () => {
         externalRefResolver: resolver,
       })
       expect(
-        problems.map(
-          (problem) =>
-            `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`,
-        ),
+        problems
+          .map(
+            (problem) =>
+              `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`,
+          )
+          .filter((line) => !redoclyWarningsLeft.some(([pattern]) => pattern.test(line))),
       ).toEqual([])
       expect(fetchSpy).not.toHaveBeenCalled()
       expect(resolver.attempted).toEqual([])
@@ -201,10 +212,15 @@ describe('the OpenAPI document', () => {
       const own = ownCredentialPaths[path]
       if (own) {
         expect(operation.security, where).toEqual([{ [own]: [] }])
-        expect(document.components.securitySchemes[own], where).toMatchObject({
-          type: 'http',
-          scheme: 'bearer',
-        })
+        // A bearer token (a node's agent), or a single-purpose token in the query (a link a browser follows).
+        const scheme = document.components.securitySchemes[own] as {
+          type: string
+          scheme?: string
+          in?: string
+        }
+        expect(scheme.type === 'http' ? scheme.scheme : scheme.in, where).toBe(
+          scheme.type === 'http' ? 'bearer' : 'query',
+        )
         continue
       }
       expect(

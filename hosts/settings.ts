@@ -66,6 +66,22 @@ export interface StandardSettings {
   /** `SITES_HTTPS_PORT`, default 443. */
   readonly sitesHttpsPort: number
   /**
+   * `SFTP_PORT`: where the local node's SSH server serves SFTP accounts (docs/sftp.md); unset (null), the local node
+   * runs none and refuses accounts with `sftp_unavailable`.
+   */
+  readonly sftpPort: number | null
+  /** `SFTP_LISTEN`, default `0.0.0.0`: the address the local node's SSH server listens on. */
+  readonly sftpListen: string
+  /** `SHELL_IDLE_SECONDS`, default 900: a shell session without input for this long ends (docs/shell.md). */
+  readonly shellIdleSeconds: number
+  /** `SHELL_SESSIONS_PER_SITE`, default 3: shell sessions pending or open on one site at once. */
+  readonly shellSessionsPerSite: number
+  /**
+   * `SHELL_ALLOWED_ORIGINS`, comma-separated origins (`https://portal.example.com`) whose pages may open a shell's
+   * WebSocket besides the panel's own origin.
+   */
+  readonly shellAllowedOrigins: readonly string[]
+  /**
    * `ACME_DIRECTORY_URL`, default Let's Encrypt's production directory: where ACME certificates are ordered.
    * `off` (null here) turns ordering off; uploads still work.
    */
@@ -195,6 +211,20 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     )
     acmeDirectoryUrl = null
   }
+  const shellAllowedOrigins = (env.SHELL_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
+  for (const origin of shellAllowedOrigins) {
+    let parsed: URL | null = null
+    try {
+      parsed = new URL(origin)
+    } catch {}
+    if (!parsed || parsed.origin !== origin)
+      problems.push(
+        `SHELL_ALLOWED_ORIGINS must list origins such as https://portal.example.com, not "${origin}"`,
+      )
+  }
   const acmeEmail = env.ACME_EMAIL || null
   if (acmeEmail !== null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(acmeEmail))
     problems.push(`ACME_EMAIL must be an email address, not "${acmeEmail}"`)
@@ -237,6 +267,11 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     sitesDataDir: resolve(env.SITES_DATA_DIR || `${resolve(env.DATA_DIR || './data')}-sites`),
     sitesHttpPort: wholeNumber('SITES_HTTP_PORT', 1, 65535) ?? 80,
     sitesHttpsPort: wholeNumber('SITES_HTTPS_PORT', 1, 65535) ?? 443,
+    sftpPort: wholeNumber('SFTP_PORT', 1, 65535) ?? null,
+    sftpListen: env.SFTP_LISTEN || '0.0.0.0',
+    shellIdleSeconds: wholeNumber('SHELL_IDLE_SECONDS', 10, 86_400) ?? 900,
+    shellSessionsPerSite: wholeNumber('SHELL_SESSIONS_PER_SITE', 1, 100) ?? 3,
+    shellAllowedOrigins,
     acmeDirectoryUrl,
     acmeEmail,
     acmeCaPem,

@@ -6,7 +6,10 @@ import { brandsPlugin } from '../plugins/brands/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
+import { filesPlugin } from '../plugins/files/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
+import { sftpPlugin } from '../plugins/sftp/index.ts'
+import { shellPlugin } from '../plugins/shell/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
 import { webhooksPlugin } from '../plugins/webhooks/index.ts'
 import { wordpressPlugin } from '../plugins/wordpress/index.ts'
@@ -30,6 +33,12 @@ export function standardPlugins(
         | 'acmeDirectoryUrl'
         | 'acmeEmail'
         | 'acmeCaPem'
+        | 'sftpPort'
+        | 'sftpListen'
+        | 'uploadLimitBytes'
+        | 'shellIdleSeconds'
+        | 'shellSessionsPerSite'
+        | 'shellAllowedOrigins'
       >
     >,
 ): PluginDefinition[] {
@@ -49,7 +58,19 @@ export function standardPlugins(
     // WordPress comes from its own plugin, which installs it with a database of the site's own.
     sitesPlugin({ wordpress: false }),
     databasesPlugin(),
+    filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),
     wordpressPlugin(),
+    // SFTP accounts; the local node's SSH server runs only when SFTP_PORT is set.
+    sftpPlugin({
+      ...(settings.sftpPort == null ? {} : { port: settings.sftpPort }),
+      ...(settings.sftpListen ? { listen: settings.sftpListen } : {}),
+    }),
+    // Commands and shells in sites, confined with bubblewrap on the site's node.
+    shellPlugin({
+      ...(settings.shellIdleSeconds ? { idleTimeoutMs: settings.shellIdleSeconds * 1000 } : {}),
+      ...(settings.shellSessionsPerSite ? { sessionsPerSite: settings.shellSessionsPerSite } : {}),
+      ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
+    }),
     certificatesPlugin({ acme: acmeOf(settings) }),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),

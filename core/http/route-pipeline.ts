@@ -38,6 +38,7 @@ import type { RateDecision, RateKey, RateLimiter } from './rate-limiter.ts'
 import { errorResponse } from './render-error.ts'
 import { readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
+import { markSocketUpgrade, type SocketHandler } from './socket-upgrade.ts'
 import { unstorableQueryItems, unstorableTextItems } from './text-safety.ts'
 import { trimText } from './trim-text.ts'
 
@@ -179,11 +180,16 @@ function jsonAnswer(status: number, body: unknown, headers: Record<string, strin
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
 }
 
+/** Answers that open a WebSocket (`Reply.upgrade`), with the handler the host hands the connection. */
+const socketAnswers = new WeakMap<KeptAnswer, SocketHandler>()
+
 function toResponse(answer: KeptAnswer, extra: Readonly<Record<string, string>> | undefined): Response {
-  return new Response(answer.body, {
+  const response = new Response(answer.body, {
     status: answer.status,
     headers: extra ? { ...answer.headers, ...extra } : answer.headers,
   })
+  const socket = socketAnswers.get(answer)
+  return socket ? markSocketUpgrade(response, socket) : response
 }
 
 /** The query schema a route's request is read with: a list's filters plus `cursor` and `limit`. */
@@ -630,7 +636,10 @@ export function compileRoute(
       const location: Record<string, string> = result.location
         ? { location: `${runtime.basePath}${result.location}` }
         : {}
-      return jsonAnswer(result.status, result.body, { ...headers, ...result.headers, ...location })
+      const answer = jsonAnswer(result.status, result.body, { ...headers, ...result.headers, ...location })
+      const socket = Reply.socketOf(result)
+      if (socket) socketAnswers.set(answer, socket)
+      return answer
     }
     const answer = jsonAnswer(200, result, headers)
     if (!tagged || answer.body === null || typeof answer.body !== 'string') return answer

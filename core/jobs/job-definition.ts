@@ -41,6 +41,13 @@ export interface JobRun<Input = Readonly<Record<string, unknown>>> {
   readonly signal: AbortSignal
   /** Reports progress (0-100) and the current step; also renews the lease. */
   progress(percent: number, step: string): Promise<void>
+  /**
+   * Reports a line of output (a command's), which the job's event stream (`GET /jobs/{id}/events`) carries as an
+   * `output` event. Kept with the job, at most {@link jobOutputLimits}`.lines` lines of `lineChars` characters
+   * each (longer lines are cut, later lines dropped, with a `notice` line saying so); written in batches, all of
+   * them before the job's end is recorded. Never put secrets here: whoever may read the job reads its output.
+   */
+  output(line: string, stream?: JobOutputStream): void
   /** Runs work in one transaction. */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
   /** Writes an audit entry in `trx`; the actor is whoever started the job. */
@@ -48,6 +55,12 @@ export interface JobRun<Input = Readonly<Record<string, unknown>>> {
   /** Puts an event (of the plugin's declared kinds) in the outbox in `trx`. */
   emit(trx: Trx, event: EventInput): Promise<void>
 }
+
+/** Where a line of job output came from. */
+export type JobOutputStream = 'stdout' | 'stderr'
+
+/** How much output (`run.output`) a job keeps: lines, and characters per line. */
+export const jobOutputLimits = { lines: 2000, lineChars: 4096 } as const
 
 /** A kind of job a plugin runs. */
 export interface JobDefinition {

@@ -1,8 +1,9 @@
 // A job's live view as Server-Sent Events (`GET /jobs/{id}/events`): its state at once, then every change of
-// status, progress, step or attempt, then the finished job, and the stream ends. It reads the job row itself, so
-// it follows a job run by any instance sharing the store.
+// status, progress, step or attempt and every output line it reports, then the finished job, and the stream ends.
+// It reads the job's rows itself, so it follows a job run by any instance sharing the store.
 
 import type { Db } from '../store/store.ts'
+import { readJobOutput } from './job-output.ts'
 import type { Job } from './job-schema.ts'
 import type { JobsTable, JobTables } from './job-tables.ts'
 
@@ -25,6 +26,15 @@ export interface JobProgressEvent {
   readonly updatedAt: string
 }
 
+/** What an `output` event carries: a line the job reported (`run.output`), numbered from 1. */
+export interface JobOutputEvent {
+  readonly seq: number
+  /** `stdout`, `stderr`, or `notice` (the job's output reached its limit; later lines are not kept). */
+  readonly stream: string
+  readonly line: string
+  readonly at: string
+}
+
 const finished = new Set(['succeeded', 'failed', 'cancelled'])
 
 /** One event in the text/event-stream format: an id, a name, and JSON data on one line. */
@@ -34,7 +44,7 @@ export function serverSentEvent(id: number, event: string, data: unknown): strin
 
 /**
  * The stream of job `id`: `progress` events (`JobProgressEvent`) whenever the job changes, the first at once,
- * then `end` with the job as `GET /jobs/{id}` shows it. Ends when the job finishes, when `signal` aborts (the client
+ * `output` events (`JobOutputEvent`) for the lines it reports (all of them, from the first, on every connection), then `end` with the job as `GET /jobs/{id}` shows it. Ends when the job finishes, when `signal` aborts (the client
  * left), or after `maxMs`.
  */
 export function jobEventStream(
@@ -71,6 +81,7 @@ export function jobEventStream(
       const send = (text: string) => controller.enqueue(encoder.encode(text))
       const deadline = Date.now() + maxMs
       let eventId = 0
+      let lastLine = 0
       let seen = ''
       let quietSince = Date.now()
       try {
@@ -86,6 +97,22 @@ export function jobEventStream(
             step: job.step,
             attempts: job.attempts,
             updatedAt: job.updatedAt,
+          }
+          // Output first: a finished job's last lines are all read before its `end`.
+          for (;;) {
+            const lines = await readJobOutput(db, id, lastLine)
+            for (const line of lines) {
+              lastLine = line.seq
+              quietSince = Date.now()
+              const event: JobOutputEvent = {
+                seq: line.seq,
+                stream: line.stream,
+                line: line.line,
+                at: line.at,
+              }
+              send(serverSentEvent(++eventId, 'output', event))
+            }
+            if (lines.length < 500) break
           }
           const key = JSON.stringify([now.status, now.progress, now.step, now.attempts])
           if (key !== seen) {

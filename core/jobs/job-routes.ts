@@ -99,7 +99,7 @@ export function jobRoutes(
       operationId: 'streamJobEvents',
       summary: 'Follow a job live (Server-Sent Events)',
       description:
-        'A `text/event-stream` of the job: a `progress` event at once and at every change of `status`, `progress`, `step` or `attempts` (`{ status, progress, step, attempts, updatedAt }`), then an `end` event with the finished job as `GET /jobs/{id}` shows it, and the stream closes. A finished job answers its last `progress` and `end` at once. Comments keep idle connections open; after an hour the stream closes and the client reconnects (EventSource does). For every kind of job.',
+        'A `text/event-stream` of the job: a `progress` event at once and at every change of `status`, `progress`, `step` or `attempts` (`{ status, progress, step, attempts, updatedAt }`), an `output` event for each line of output the job reports (`{ seq, stream, line, at }`, `stream` being `stdout`, `stderr` or `notice`; a job keeps at most 2,000 lines of 4,096 characters, and every connection starts again from the first), then an `end` event with the finished job as `GET /jobs/{id}` shows it, and the stream closes. A finished job answers its last `progress` and `end` at once. Comments keep idle connections open; after an hour the stream closes and the client reconnects (EventSource does). For every kind of job.',
       scope: 'job:read',
       params: { id: 'job' },
       responses: {

@@ -10,6 +10,7 @@ import type { EventInput } from '../plugin/route.ts'
 import { type Listening, listenWhileRunning } from '../store/listening.ts'
 import type { Store, Trx } from '../store/store.ts'
 import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
+import { jobOutputWriter } from './job-output.ts'
 import {
   claimNextJob,
   findJobRow,
@@ -71,7 +72,11 @@ export function jobRunOf(
   row: JobsTable,
   registered: RegisteredJob,
   store: Store,
-  extras: { signal: AbortSignal; progress: (percent: number, step: string) => Promise<void> },
+  extras: {
+    signal: AbortSignal
+    progress: (percent: number, step: string) => Promise<void>
+    output?: JobRun['output']
+  },
 ): JobRun {
   const actor = {
     userId: row.requested_by_user_id,
@@ -88,6 +93,7 @@ export function jobRunOf(
     attempt: row.attempts,
     signal: extras.signal,
     progress: extras.progress,
+    output: extras.output ?? (() => {}),
     transaction: (work) => store.transaction(work),
     audit: (trx, entry) => writeAudit(trx, actor, entry),
     emit: async (trx: Trx, event: EventInput) => {
@@ -259,12 +265,16 @@ export function createJobRunner(
       () => controller.abort(new Error('The job ran past its time limit')),
       definition.timeoutMs ?? defaultTimeoutMs,
     )
+    const output = jobOutputWriter(store, row.id, (error) =>
+      log.warn({ jobId: row.id, kind: row.kind, err: error }, 'writing a job’s output failed'),
+    )
     const view = jobRunOf(row, registered, store, {
       signal: controller.signal,
       progress: async (percent, step) => {
         const clamped = Math.max(0, Math.min(100, Math.round(percent)))
         await keep({ percent: clamped, step: step.slice(0, 200) })
       },
+      output: (line, stream) => output.add(line, stream),
     })
     const began = performance.now()
     const done = (async () => {
@@ -315,6 +325,8 @@ export function createJobRunner(
         clearInterval(renewal)
         clearTimeout(timeout)
       }
+      // Every line the run reported is in the store before its end is: the event stream sends them before `end`.
+      await output.flush()
       try {
         if (await finish(row, registered, outcome))
           report(row, outcome, (performance.now() - began) / 1000, thrown)

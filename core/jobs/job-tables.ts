@@ -33,7 +33,18 @@ export interface JobsTable {
   finished_at: string | null
 }
 
+/** A line a job reported as it ran (`run.output`), numbered from 1 within the job. */
+export interface JobOutputTable {
+  job_id: string
+  seq: number
+  /** `stdout`, `stderr`, or `notice` (the kernel's own: the job's output was cut at its limit). */
+  stream: string
+  line: string
+  at: string
+}
+
 /** For `db.withTables<JobTables>()` (a type alias: Kysely needs an index-compatible type). */
 export type JobTables = {
   jobs: JobsTable
+  job_output: JobOutputTable
 }

@@ -17,7 +17,7 @@ import { createKernelTestPanel, type TestPanel } from '../testing/create-test-pa
 import { expectProblem } from '../testing/problems.ts'
 import { brandA, customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
 import { createTestUser } from '../testing/users.ts'
-import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
+import { type JobDefinition, JobFailure, type JobRun, jobOutputLimits } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
 import type { JobTables } from './job-tables.ts'
 
@@ -400,6 +400,42 @@ describe('a started panel runs jobs', () => {
     expect(end.event).toBe('end')
     expect(end.data).toEqual((await getJob(tp, token, created.jobId)) as unknown as Record<string, unknown>)
     expect(await events.done()).toBe(true)
+  })
+
+  test('output lines a job reports stream as output events, all before its end, cut at the job’s limit', async () => {
+    const more = deferred()
+    harness.scripts.set('chatty', async (job) => {
+      job.output('first line')
+      job.output('a warning', 'stderr')
+      await more.promise
+      for (let i = 0; i < jobOutputLimits.lines + 5; i++) job.output(`line ${i}`)
+      job.output('x'.repeat(jobOutputLimits.lineChars + 10))
+      return { ok: true }
+    })
+    const created = await createGadget(tp, token, { script: 'chatty' })
+    const events = serverSentEvents(
+      await tp.request('GET', `/api/v1/jobs/${created.jobId}/events`, { token }),
+    )
+    const output: { seq: number; stream: string; line: string }[] = []
+    let next = await events.next()
+    while (output.length < 2) {
+      if (next.event === 'output') output.push(next.data as (typeof output)[number])
+      if (output.length < 2) next = await events.next()
+    }
+    expect(output.map(({ seq, stream, line }) => [seq, stream, line])).toEqual([
+      [1, 'stdout', 'first line'],
+      [2, 'stderr', 'a warning'],
+    ])
+    more.resolve()
+    let last = await events.next()
+    while (last.event !== 'end') {
+      if (last.event === 'output') output.push(last.data as (typeof output)[number])
+      last = await events.next()
+    }
+    // The limit counts every line; the one past it says the rest was cut, and longer lines were never kept.
+    expect(output).toHaveLength(jobOutputLimits.lines + 1)
+    expect(output.at(-1)).toMatchObject({ stream: 'notice', line: 'Output cut: later lines are not kept.' })
+    expect(output.map((line) => line.seq)).toEqual(output.map((_, index) => index + 1))
   })
 
   test('a finished job streams its last state and end at once; others’ jobs are 404; job:read is needed', async () => {

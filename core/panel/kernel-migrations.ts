@@ -288,4 +288,19 @@ export const kernelMigrations: readonly Migration[] = [
       await db.schema.dropIndex('jobs_runnable_idx').execute()
     },
   },
+  {
+    id: '0012_job_output',
+    async up(db) {
+      // Lines a job reports as it runs (`run.output`), which its event stream carries: bounded per job.
+      await db.schema
+        .createTable('job_output')
+        .addColumn('job_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('stream', 'text', (c) => c.notNull())
+        .addColumn('line', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('job_output_pk', ['job_id', 'seq'])
+        .execute()
+    },
+  },
 ]

@@ -3,6 +3,7 @@
 
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Caller } from '../auth/caller.ts'
+import type { SocketHandler } from '../http/socket-upgrade.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Trx } from '../store/store.ts'
@@ -152,7 +153,25 @@ export class Reply {
   static stream(body: ReadableStream<Uint8Array>, contentType: string): Reply {
     return new Reply(200, body, { 'content-type': contentType, 'cache-control': 'no-store' })
   }
+
+  /**
+   * Opens a WebSocket on the request, handled by `socket` (see `core/http/socket-upgrade.ts`): the route has checked
+   * everything first (its credential, tenancy, the Origin). A host that upgrades connections (the standard Bun host)
+   * hands `socket` the connection; any other answers 426 Upgrade Required.
+   */
+  static upgrade(socket: SocketHandler): Reply {
+    const reply = new Reply(426, undefined, { upgrade: 'websocket', 'cache-control': 'no-store' })
+    upgradeHandlers.set(reply, socket)
+    return reply
+  }
+
+  /** The WebSocket handler of a reply made by {@link Reply.upgrade}. */
+  static socketOf(reply: Reply): SocketHandler | undefined {
+    return upgradeHandlers.get(reply)
+  }
 }
+
+const upgradeHandlers = new WeakMap<Reply, SocketHandler>()
 
 /**
  * A credential the kernel does not know, which a public route checks itself (a node's agent token), documented

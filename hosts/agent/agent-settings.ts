@@ -18,6 +18,10 @@ export interface AgentSettings {
   readonly httpsPort: number
   /** `AGENT_REPORT_SECONDS`, default 60: how often traffic is reported. */
   readonly reportSeconds: number
+  /** `SFTP_PORT`, default 2222: where the node's SSH server serves SFTP; `off` (null) runs none. */
+  readonly sftpPort: number | null
+  /** `SFTP_LISTEN`, default `0.0.0.0`: the address it listens on. */
+  readonly sftpListen: string
 }
 
 /** A setting the agent cannot run with. */
@@ -68,6 +72,8 @@ export function agentSettingsFromEnv(env: Record<string, string | undefined> = p
     httpPort: port('SITES_HTTP_PORT', 80),
     httpsPort: port('SITES_HTTPS_PORT', 443),
     reportSeconds,
+    sftpPort: env.SFTP_PORT === 'off' ? null : port('SFTP_PORT', 2222),
+    sftpListen: env.SFTP_LISTEN || '0.0.0.0',
   }
   if (problems.length > 0) throw new AgentSettingsError(problems)
   return settings

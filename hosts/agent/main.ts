@@ -6,7 +6,7 @@ import { kernelVersion } from '../../core/host.ts'
 import { createSiteRuntime } from '../../plugins/nodes/runtime/create-site-runtime.ts'
 import { AgentRefused, startAgent } from './agent-loop.ts'
 import { AgentSettingsError, agentSettingsFromEnv } from './agent-settings.ts'
-import { agentNodeServices } from './node-services.ts'
+import { agentNodeServices, configureAgentSftp } from './node-services.ts'
 
 const log = (fields: Record<string, unknown>, message: string) =>
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields, msg: message })}\n`)
@@ -19,6 +19,7 @@ try {
   for (const problem of error.problems) process.stderr.write(`${problem}\n`)
   process.exit(2)
 }
+configureAgentSftp({ port: settings.sftpPort, listen: settings.sftpListen })
 const runtime = createSiteRuntime({
   dataDir: settings.dataDir,
   httpPort: settings.httpPort,
@@ -36,9 +37,15 @@ const agent = startAgent(settings, runtime, kernelVersion, log)
 void agent.connected
   .then(() => runtime.start())
   .catch((error: unknown) => log({ err: String(error) }, 'could not start serving'))
+// What the node's services keep running (the SFTP server on SFTP_PORT), once the panel took the token too.
+const services = agent.connected.then(() =>
+  runtime.startServices((level, fields, message) => log({ level, ...fields }, message)),
+)
+services.catch(() => {})
 const stop = async (signal: string) => {
   log({ signal }, `${signal} received: finishing the commands under way`)
   await agent.stop()
+  await (await services.catch(() => async () => {}))()
   process.exit(0)
 }
 process.once('SIGTERM', () => void stop('SIGTERM'))

@@ -1,7 +1,14 @@
 // Serves a panel with Bun.serve in production mode, and stops it gracefully: no new connections, in-flight
 // requests finished.
 
-import { jsonLinesLogger, kernelProblems, type Logger, type Panel } from '../../core/host.ts'
+import {
+  jsonLinesLogger,
+  kernelProblems,
+  type Logger,
+  type Panel,
+  type SocketHandler,
+  socketUpgradeOf,
+} from '../../core/host.ts'
 
 /** A running server. */
 export interface RunningServer {
@@ -74,14 +81,30 @@ export function servePanel(
     // A transport cap as large as the largest upload (files stream through, never held whole); the panel answers
     // 413 problem+json past each operation's own, smaller limit (a JSON body's BODY_LIMIT_BYTES).
     maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, panel.limits.uploadBytes),
-    fetch: (request, bunServer) =>
-      panel.handle(asSeenByBrowser(request, options.trustProxy ?? false), {
+    fetch: async (request, bunServer) => {
+      const response = await panel.handle(asSeenByBrowser(request, options.trustProxy ?? false), {
         address: clientAddress(
           request,
           bunServer.requestIP(request)?.address ?? null,
           options.trustProxy ?? false,
         ),
-      }),
+      })
+      // A route that opened a WebSocket (Reply.upgrade) gets the connection; otherwise its 426 is the answer.
+      const socket = socketUpgradeOf(response)
+      if (socket && bunServer.upgrade(request, { data: socket })) return undefined
+      return response
+    },
+    websocket: {
+      // Bun pings idle sockets; the route's own idle rules decide when a session ends.
+      idleTimeout: 960,
+      maxPayloadLength: 1024 * 1024,
+      open: (ws: Bun.ServerWebSocket<SocketHandler>) =>
+        ws.data.open({ send: (data) => void ws.send(data), close: (code, reason) => ws.close(code, reason) }),
+      message: (ws: Bun.ServerWebSocket<SocketHandler>, data: string | Buffer) =>
+        ws.data.message(typeof data === 'string' ? data : new Uint8Array(data)),
+      close: (ws: Bun.ServerWebSocket<SocketHandler>, code: number, reason: string) =>
+        ws.data.close(code, reason),
+    },
     error: (error) => failure(error, log),
   })
   let stopping: Promise<void> | undefined

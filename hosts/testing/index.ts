@@ -38,6 +38,7 @@ export {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../../core/testing/webhook-receiver.ts'
+export { type RunningServer, servePanel } from '../bun/serve.ts'
 export { freePort } from './free-port.ts'
 export {
   apiClient,

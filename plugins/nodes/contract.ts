@@ -188,6 +188,10 @@ export interface NodeSite {
    * programs run as the runtime's own user.
    */
   readonly user: { readonly name: string; readonly uid: number; readonly gid: number } | null
+  /** Its disk quota in bytes (the spec's `diskMB`), or null when unlimited. */
+  readonly quotaBytes: number | null
+  /** The bytes its home takes now (links not followed). */
+  usedBytes(signal: AbortSignal): Promise<number>
   /** Runs `argv` as the site's user, in a session of its own, with a clean environment; never throws for its exit. */
   run(argv: readonly string[], options: NodeCommandOptions, signal: AbortSignal): Promise<NodeCommandResult>
   /** The command line that runs `argv` as the site's user (for services that stream a program's input or output). */
@@ -205,6 +209,25 @@ export interface NodeService {
   /** Unique: `files`. */
   readonly name: string
   handle(site: NodeSite, request: unknown, signal: AbortSignal): Promise<unknown>
+  /**
+   * For a service that keeps something running while the node runs (the SFTP server's listener): called once when
+   * the node starts (the panel's local node at start-up, the agent once the panel took its token); resolves with
+   * how to stop it. Optional: most services only answer calls.
+   */
+  start?(host: NodeServiceHost): Promise<() => Promise<void>>
+}
+
+/** What a node lends a service's {@link NodeService.start}. */
+export interface NodeServiceHost {
+  /**
+   * The service's own directory, `<runtime data dir>/services/<service name>/` (root's; others may pass through
+   * `services/`): made by the runtime before `start`, for the service's files.
+   */
+  readonly dataDir: string
+  /** The site as a call sees it (home, state, Unix user); a NodeRefusal `site_not_on_node` when the node lacks it. */
+  site(siteId: string): Promise<NodeSite>
+  /** A line in the node's log (the panel's logger, or the agent's stdout); fields first, never a secret. */
+  log(level: 'info' | 'warn' | 'error', fields: Readonly<Record<string, unknown>>, message: string): void
 }
 
 /** The services nodes offer their sites: plugins that require `nodes` add theirs. */

@@ -19,10 +19,15 @@ export function startLocalNode(
   locate: (siteIds: readonly string[]) => Promise<ReadonlyMap<string, LocatedSite>>,
 ): () => Promise<void> {
   let stopped = false
+  let stopServices: () => Promise<void> = async () => {}
   const ready = (async () => {
     const capabilities = await driver.runtime.capabilities()
     // Sites served before a restart are served again at once, not at their next change.
     if (capabilities.mode === 'serving') await driver.runtime.start()
+    // What the node's services keep running (the SFTP server), logged with the panel's lines.
+    stopServices = await driver.runtime.startServices((level, fields, message) =>
+      context.log[level]({ ...fields }, message),
+    )
     await context.db
       .withTables<NodesTables>()
       .updateTable('nodes')
@@ -98,5 +103,6 @@ export function startLocalNode(
     stopped = true
     clearInterval(timer)
     await ready
+    await stopServices()
   }
 }

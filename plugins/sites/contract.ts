@@ -166,9 +166,9 @@ export const siteScopes = {
  */
 export const runningSiteProblems = [sitesProblems.site_suspended, sitesProblems.site_not_ready] as const
 
-/** Refuses work inside `site` unless it is `active`: 409 `site_suspended`, or `site_not_ready` with its `status`. */
+/** Refuses work inside `site` unless it is `active`: 409 `site_suspended`, or `site_not_ready` with its `siteStatus`. */
 export function requireRunningSite(site: SiteRef): void {
   if (site.status === 'active') return
   if (site.status === 'suspended') throw new Problem(sitesProblems.site_suspended)
-  throw new Problem(sitesProblems.site_not_ready, { extensions: { status: site.status } })
+  throw new Problem(sitesProblems.site_not_ready, { extensions: { siteStatus: site.status } })
 }

@@ -48,7 +48,7 @@ export const sitesProblems = defineProblems({
     status: 409,
     detail: 'The site is not running on its node (it is provisioning, failed or being deleted).',
     description:
-      'A site’s files, SFTP accounts, commands, shell and WordPress operations need the site `active` on its node: while it is `provisioning` wait for its job; a `failed` site needs its provisioning retried; a `deleting` one is going. `status` says which.',
+      'A site’s files, SFTP accounts, commands, shell and WordPress operations need the site `active` on its node: while it is `provisioning` wait for its job; a `failed` site needs its provisioning retried; a `deleting` one is going. `siteStatus` says which.',
   },
   site_held: {
     status: 409,

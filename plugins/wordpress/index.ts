@@ -1,15 +1,21 @@
 // The wordpress plugin: the `wordpress` site type. Creating one keeps its administrator (the password shown once,
 // only its hash kept until the install); provisioning makes the site's MariaDB database and login through the
-// databases plugin, and has the node install Debian's WordPress into the site with them.
+// databases plugin, and has the node install Debian's WordPress into the site with them. WordPress operations on a
+// site (`site:shell`: core, plugins, themes, users, maintenance, search-replace) run on its node through the
+// `wordpress` node service (node/service.ts), which this plugin adds to the local node.
 
 import { randomBytes } from 'node:crypto'
 import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t } from '../../core/index.ts'
 import { siteDatabases } from '../databases/contract.ts'
-import { nodeDirectory, type WordPressApp } from '../nodes/contract.ts'
+import { nodeDirectory, nodeServices, type WordPressApp } from '../nodes/contract.ts'
 import { type CreatedSite, type SiteType, siteTypes } from '../sites/contract.ts'
 import { adminPasswordHash, generateAdminPassword, isStrongAdminPassword } from './admin-password.ts'
 import { type WordPressTables, wordpressMigrations } from './migrations.ts'
+import { wordpressNodeService } from './node/service.ts'
 import { wordpressProblems } from './problems.ts'
+import { coreRoutes } from './routes/core.ts'
+import { extensionsRoutes } from './routes/extensions.ts'
+import { userRoutes } from './routes/users.ts'
 
 const WordPressOptions = t.Object(
   {
@@ -67,6 +73,8 @@ export const wordpressPlugin = () =>
     migrations: wordpressMigrations,
     setup(context) {
       context.extensionPoint(siteTypes).add(wordpressSiteType(context))
+      // The local node runs WordPress operations in process; remote nodes list it in hosts/agent/node-services.ts.
+      context.extensionPoint(nodeServices).add(wordpressNodeService())
       // A deleted site's administrator record goes with it (its database goes with the databases plugin).
       context.onEvent('site.deleted', async (trx, event) => {
         await trx
@@ -76,6 +84,7 @@ export const wordpressPlugin = () =>
           .execute()
       })
     },
+    routes: (context) => [...coreRoutes(context), ...extensionsRoutes(context), ...userRoutes(context)],
   })
 
 function wordpressSiteType(context: PluginContext): SiteType {

@@ -1,10 +1,17 @@
 // The `wordpress` site type through the API: the administrator in the create body and in the 201 answer (the
 // password shown once, never in events), its refusals, and a node that only lays out files getting a placeholder.
-// Serving WordPress for real is hosts/node-agent.test.ts's (the agent) and plugins/nodes/runtime's.
+// Serving WordPress for real is hosts/node-agent.test.ts's (the agent) and plugins/nodes/runtime's; operating on it,
+// operations.test.ts's.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { definePlugin } from '../../core/index.ts'
-import { createTestPanel, expectFieldProblem, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  expectFieldProblem,
+  expectProblem,
+  type TestPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
 import { siteTypes } from '../sites/contract.ts'
 
 /** A second site type beside WordPress, as another plugin would add one. */
@@ -82,6 +89,12 @@ describe('creating a WordPress site', () => {
       items: { name: string; agent: { capabilities: { mode: string } | null } }[]
     }
     expect(nodes.items.find((node) => node.name === 'local')?.agent.capabilities?.mode).toBe('files-only')
+    // So it has no WordPress to operate on (plugins/wordpress/operations.test.ts has a node that serves one).
+    await expectProblem(
+      await tp.request('GET', `/api/v1/sites/${site.id}/wordpress/plugins`, { token }),
+      409,
+      'wordpress_not_installed',
+    )
   })
 
   test('a given password is not shown back; a weak one is refused at its field', async () => {

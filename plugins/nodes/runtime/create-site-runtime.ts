@@ -2,7 +2,7 @@
 // block per site, and its certificate over HTTPS), or, where they are not installed, the sites' files laid out
 // only. Every operation is a series of steps that are each safe to stop anywhere and to repeat.
 
-import { mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { chmod, mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { JobFailure } from '../../../core/index.ts'
 import type { SiteReport, SiteSpec } from '../contract.ts'
@@ -24,7 +24,7 @@ import { poolConfig } from './php-fpm.ts'
 import { placeholderMarker, placeholderPage } from './placeholder.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
-import { siteCalls } from './site-calls.ts'
+import { nodeSiteOf, siteCalls } from './site-calls.ts'
 import { certificateFiles } from './site-certificates.ts'
 import { ensureHome, existingKind, readSiteFile } from './site-home.ts'
 import { type Served, siteHttps } from './site-https.ts'
@@ -289,6 +289,34 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
     call,
+    async startServices(log) {
+      const stops: (() => Promise<void>)[] = []
+      for (const service of settings.services?.() ?? []) {
+        if (!service.start) continue
+        try {
+          // Passable by the sites' users (a service may bind files from it into a site's sandbox).
+          const own = join(layout.dataDir, 'services', service.name)
+          await mkdir(own, { recursive: true, mode: 0o711 })
+          await chmod(join(layout.dataDir, 'services'), 0o711)
+          stops.push(
+            await service.start({
+              dataDir: own,
+              site: (siteId) => nodeSiteOf(layout, siteId),
+              log,
+            }),
+          )
+        } catch (error) {
+          log(
+            'error',
+            { service: service.name, err: String(error) },
+            `node service ${service.name} did not start`,
+          )
+        }
+      }
+      return async () => {
+        for (const stop of stops.reverse()) await stop()
+      }
+    },
     async report(site): Promise<SiteReport> {
       const paths = siteLayout(layout, site)
       if ((await existingKind(paths.home)) === 'absent')

@@ -6,6 +6,7 @@
 import type {
   AcmeChallenge,
   NodeService,
+  NodeServiceHost,
   SiteCall,
   SiteCertificate,
   SiteReport,
@@ -107,6 +108,11 @@ export interface SiteRuntime {
    * refusal of a service): the service runs as the site's Unix user.
    */
   call(call: SiteCall, signal: AbortSignal): Promise<unknown>
+  /**
+   * Starts what its services keep running while the node runs (`NodeService.start`: the SFTP server), in the order
+   * listed; resolves with how to stop them all. A service that fails to start is logged and left out.
+   */
+  startServices(log: NodeServiceHost['log']): Promise<() => Promise<void>>
   /** What every site on the node takes on disk now (homes walked without following links out of them). */
   disk(): Promise<readonly SiteDisk[]>
   /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */

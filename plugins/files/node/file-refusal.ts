@@ -1,5 +1,8 @@
 // Why a file operation on a site was refused: a stable code the API answers with, and a message that names the
-// site path asked for (never the node's own path).
+// site path asked for (never the node's own path). A NodeRefusal, so it reaches the panel with its code from a
+// remote node too.
+
+import { NodeRefusal } from '../../nodes/contract.ts'
 
 /** The codes of refused file operations; the files plugin maps each to a problem. */
 export const fileRefusalCodes = [
@@ -17,17 +20,23 @@ export const fileRefusalCodes = [
   'etag_mismatch',
   'directory_not_empty',
   'invalid_mode',
+  'upload_incomplete',
+  'disk_quota_exceeded',
+  'top_folder',
+  'invalid_archive',
+  'archive_entry_escapes',
+  'archive_link_escapes',
 ] as const
 export type FileRefusalCode = (typeof fileRefusalCodes)[number]
 
 /** A refusal of a file operation: repeating it cannot help. */
-export class FileRefusal extends Error {
+export class FileRefusal extends NodeRefusal {
   constructor(
-    readonly code: FileRefusalCode,
+    override readonly code: FileRefusalCode,
     message: string,
+    details?: Readonly<Record<string, unknown>>,
   ) {
-    super(message)
-    this.name = 'FileRefusal'
+    super(code, message, details)
   }
 }
 

@@ -1,0 +1,155 @@
+// How fast a large file goes into a site over SFTP, and what it costs the panel: starts the standalone server as
+// `npm start` runs it (the local node serving, a Unix user per site, its SSH server on SFTP_PORT), makes a site and
+// an SFTP account with a key, then puts a file of UPLOAD_MB (1024) MiB with OpenSSH's `sftp` and gets it back,
+// sampling the server's resident memory every 50 ms. Prints MB/s, the CPU the server spent (the SSH transport's
+// ciphers run in it; the sandboxed sftp-server writes the file) and its peak RSS beside its RSS before.
+// `bun bench/sftp-upload.ts` (as root, with nginx, PHP-FPM, MariaDB, bubblewrap and openssh-sftp-server).
+
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort } from '../hosts/testing/index.ts'
+import { staffToken, startServer } from './standalone.ts'
+
+const megabytes = Number(process.env.UPLOAD_MB ?? 1024)
+const folder = mkdtempSync(join(tmpdir(), 'plinth-sftp-bench-'))
+chmodSync(folder, 0o711)
+const sftpPort = freePort()
+const env = {
+  DATA_DIR: join(folder, 'data'),
+  SITES_DATA_DIR: join(folder, 'sites'),
+  LOCAL_SITES: 'serve',
+  SITES_HTTP_PORT: String(freePort()),
+  SITES_HTTPS_PORT: String(freePort()),
+  SFTP_PORT: String(sftpPort),
+  SFTP_LISTEN: '127.0.0.1',
+  PLINTH_SECRET: 'b'.repeat(64),
+}
+const server = await startServer({ ...env, PORT: '0' })
+const pid = server.process.pid
+
+/** Resident memory of the server, MiB. */
+const rssMiB = () =>
+  Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+/** CPU seconds the server has spent (user + system). */
+function cpuSeconds(): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+try {
+  const token = await staffToken(env)
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${server.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+    return (response.status === 204 ? null : await response.json()) as T
+  }
+  const customer = await call<{ id: string }>('POST', '/customers', { name: 'SFTP Bench' })
+  // The standard installation's sites are WordPress: on the machine's MariaDB.
+  await call('POST', '/database-servers', {
+    name: 'mariadb',
+    engine: 'mariadb',
+    host: '127.0.0.1',
+    port: 3306,
+    username: 'root',
+    password: '',
+  })
+  const site = await call<{ id: string }>('POST', '/sites', {
+    customerId: customer.id,
+    name: 'sftp',
+    type: 'wordpress',
+    domain: 'sftp.example.test',
+  })
+  for (;;) {
+    const now = await call<{ status: string }>('GET', `/sites/${site.id}`)
+    if (now.status === 'active') break
+    if (now.status === 'failed') throw new Error(`the site failed to provision: ${JSON.stringify(now)}`)
+    await Bun.sleep(200)
+  }
+  const key = join(folder, 'id_ed25519')
+  Bun.spawnSync(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', key])
+  const account = await call<{ username: string }>('POST', `/sites/${site.id}/sftp-users`, {
+    name: 'bench',
+    publicKeys: [readFileSync(`${key}.pub`, 'utf8')],
+  })
+
+  const file = join(folder, 'upload.bin')
+  Bun.spawnSync(['dd', 'if=/dev/urandom', `of=${file}`, 'bs=1M', `count=${megabytes}`, 'status=none'])
+
+  /** One sftp command, awaited without blocking the sampling. */
+  const sftp = async (command: string) => {
+    const child = Bun.spawn(
+      [
+        'sftp',
+        '-q',
+        '-P',
+        String(sftpPort),
+        '-i',
+        key,
+        '-o',
+        'IdentitiesOnly=yes',
+        '-o',
+        'StrictHostKeyChecking=no',
+        '-o',
+        'UserKnownHostsFile=/dev/null',
+        '-b',
+        '-',
+        `${account.username}@127.0.0.1`,
+      ],
+      { stdin: new Blob([`${command}\n`]), stdout: 'pipe', stderr: 'pipe' },
+    )
+    const [, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
+    if (code !== 0) throw new Error(`sftp ${command}: exit ${code}: ${stderr}`)
+  }
+  const sample = (into: number[]) => setInterval(() => into.push(rssMiB()), 50)
+  const before = rssMiB()
+  const uploadRss: number[] = []
+  let timer = sample(uploadRss)
+  let cpu = cpuSeconds()
+  let started = performance.now()
+  await sftp(`put ${file} /tmp/upload.bin`)
+  const uploadSeconds = (performance.now() - started) / 1000
+  const uploadCpu = cpuSeconds() - cpu
+  clearInterval(timer)
+  const stored = statSync(join(folder, 'sites', 'sites', site.id, 'tmp', 'upload.bin'))
+  if (stored.size !== megabytes * 1024 * 1024) throw new Error(`${stored.size} bytes arrived`)
+
+  const downloadRss: number[] = []
+  timer = sample(downloadRss)
+  cpu = cpuSeconds()
+  started = performance.now()
+  await sftp(`get /tmp/upload.bin ${join(folder, 'download.bin')}`)
+  const downloadSeconds = (performance.now() - started) / 1000
+  const downloadCpu = cpuSeconds() - cpu
+  clearInterval(timer)
+
+  const rate = (seconds: number) => ((megabytes * 1024 * 1024) / seconds / 1e6).toFixed(0)
+  console.log(
+    `file of ${megabytes} MiB into a site over SFTP (local node's SSH server, sftp-server in bubblewrap):`,
+  )
+  console.log(
+    `  put ${uploadSeconds.toFixed(1)} s, ${rate(uploadSeconds)} MB/s, server CPU ${uploadCpu.toFixed(1)} s, RSS ${before.toFixed(0)} MiB before, peak ${Math.max(...uploadRss).toFixed(0)} MiB`,
+  )
+  console.log(
+    `  get ${downloadSeconds.toFixed(1)} s, ${rate(downloadSeconds)} MB/s, server CPU ${downloadCpu.toFixed(1)} s, peak RSS ${Math.max(...downloadRss).toFixed(0)} MiB`,
+  )
+  await call('DELETE', `/sites/${site.id}`)
+  await Bun.sleep(2000)
+} finally {
+  server.process.kill('SIGTERM')
+  await server.process.exited
+  for (const pidFile of ['nginx/nginx.pid', 'php/php-fpm.pid']) {
+    try {
+      process.kill(Number(readFileSync(join(folder, 'sites', pidFile), 'utf8')), 'SIGTERM')
+    } catch {}
+  }
+  rmSync(folder, { recursive: true, force: true })
+}

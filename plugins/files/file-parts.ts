@@ -1,0 +1,76 @@
+// A request body sent to a site's node in parts of 4 MiB, never held whole: the bytes a part carries go when it is
+// full, and what arrived before a connection broke is still sent, so a resumable upload goes on from there.
+
+import { Problem } from '../../core/index.ts'
+import { filesProblems as problems } from './problems.ts'
+import { partBytes } from './protocol.ts'
+import type { SiteFiles } from './site-files.ts'
+
+/** Options of {@link sendParts}. */
+export interface PartsOptions {
+  /** The byte of the upload the body starts at. Default 0. */
+  readonly start?: number
+  /** The most bytes the upload may reach (its size, or the upload limit): more is refused. */
+  readonly limit: number
+  /** Told after each part the node took, with the bytes it has from the start. */
+  readonly sent?: (received: number) => Promise<void>
+  readonly signal: AbortSignal
+}
+
+/** What sending a body came to: the bytes the node has from the start, and why it stopped early (if it did). */
+export interface PartsOutcome {
+  readonly received: number
+  /** The body broke off (the client went away) or was refused (too large): its bytes until then were sent. */
+  readonly broken: unknown
+}
+
+/** Sends `body` to the upload `upload` of `files`, part by part. Throws when the node refuses a part. */
+export async function sendParts(
+  files: SiteFiles,
+  upload: string,
+  body: ReadableStream<Uint8Array> | null,
+  options: PartsOptions,
+): Promise<PartsOutcome> {
+  let received = options.start ?? 0
+  let pending: Uint8Array[] = []
+  let pendingBytes = 0
+  const flush = async () => {
+    if (pendingBytes === 0 && received > 0) return
+    const part = Buffer.concat(pending, pendingBytes)
+    pending = []
+    pendingBytes = 0
+    await files.call(
+      { op: 'upload-part', upload, offset: received, data: part.toString('base64') },
+      options.signal,
+    )
+    received += part.byteLength
+    await options.sent?.(received)
+  }
+  let broken: unknown = null
+  try {
+    for await (const chunk of body ?? []) {
+      if (received + pendingBytes + chunk.byteLength > options.limit) {
+        broken = new Problem(problems.upload_too_large, { extensions: { limitBytes: options.limit } })
+        break
+      }
+      let rest = chunk
+      while (pendingBytes + rest.byteLength >= partBytes) {
+        const take = partBytes - pendingBytes
+        pending.push(rest.subarray(0, take))
+        pendingBytes += take
+        rest = rest.subarray(take)
+        await flush()
+      }
+      if (rest.byteLength > 0) {
+        pending.push(rest)
+        pendingBytes += rest.byteLength
+      }
+    }
+  } catch (error) {
+    // The node refused a part: nothing more goes.
+    if (error instanceof Problem) throw error
+    broken = error
+  }
+  await flush()
+  return { received, broken }
+}

@@ -1,0 +1,51 @@
+// The files plugin: a site's files through the API (list, stat, read with ranges, write with entity tags, streamed
+// uploads, directories, move, copy, delete, chmod, download links), carried out on the site's node by its `files`
+// service as the site's Unix user, every path confined to the site.
+
+import { definePlugin } from '../../core/index.ts'
+import { nodeServices } from '../nodes/contract.ts'
+import { archiveJobs } from './archive-jobs.ts'
+import { filesMigrations } from './migrations.ts'
+import { filesNodeService } from './node/files-service.ts'
+import { filesProblems } from './problems.ts'
+import { archiveRoutes } from './routes/archive-routes.ts'
+import { contentRoutes } from './routes/content-routes.ts'
+import { downloadRoutes } from './routes/download-routes.ts'
+import { fileRoutes } from './routes/file-routes.ts'
+import { uploadRoutes } from './routes/upload-routes.ts'
+
+/** Options of {@link filesPlugin}. */
+export interface FilesOptions {
+  /** The largest file a write takes (`UPLOAD_LIMIT_BYTES`). Default 10 GiB. */
+  readonly uploadLimitBytes?: number
+  /** The most bytes one read answers (`FILES_READ_LIMIT_BYTES`). Default 16 MiB. */
+  readonly readLimitBytes?: number
+}
+
+/** Site files, for the `site:files` scope. */
+export const filesPlugin = (options: FilesOptions = {}) =>
+  definePlugin({
+    name: 'files',
+    version: '0.1.0',
+    description:
+      'A site’s files: the file manager’s operations, carried out on the site’s node as the site’s user.',
+    requires: ['sites', 'nodes'],
+    problems: filesProblems,
+    migrations: filesMigrations,
+    setup(context) {
+      context.extensionPoint(nodeServices).add(filesNodeService())
+    },
+    jobs: (context) => archiveJobs(context),
+    routes: (context) => {
+      const uploadBytes = options.uploadLimitBytes ?? 10 * 1024 ** 3
+      return [
+        ...fileRoutes(context),
+        ...archiveRoutes(context),
+        ...contentRoutes(context, { readBytes: options.readLimitBytes ?? 16 * 1024 * 1024, uploadBytes }),
+        ...uploadRoutes(context, { uploadBytes }),
+        ...downloadRoutes(context),
+      ]
+    },
+  })
+
+export { filesNodeService } from './node/files-service.ts'

@@ -1,0 +1,53 @@
+// The SFTP plugin: accounts that reach a site's files over SFTP (`/sites/{id}/sftp-users`, scope `site:files`),
+// kept by the site's node, whose SSH server (the `sftp` node service) serves the SFTP subsystem only, in a sandbox
+// of the site as the site's Unix user (docs/sftp.md).
+
+import { definePlugin, resourceEvents } from '../../core/index.ts'
+import { nodeServices } from '../nodes/contract.ts'
+import { SftpUser } from './contract.ts'
+import { sftpMigrations } from './migrations.ts'
+import { sftpNodeService } from './node/service.ts'
+import { sftpProblems } from './problems.ts'
+import { deleteSiteAccounts } from './repository.ts'
+import { sftpUserRoutes } from './routes/sftp-users.ts'
+
+export { type SftpServiceOptions, sftpNodeService } from './node/service.ts'
+
+/** Options of {@link sftpPlugin}. */
+export interface SftpOptions {
+  /**
+   * The port the local node's SSH server listens on (`SFTP_PORT`); 0 picks a free one. Absent (the default): the
+   * local node runs none, and refuses accounts with `sftp_unavailable`. Remote nodes have their agent's setting.
+   */
+  readonly port?: number
+  /** The address it listens on (`SFTP_LISTEN`). Default `0.0.0.0`. */
+  readonly listen?: string
+  /** How often the node checks live sessions against their account and site, in ms. Default 2 000. */
+  readonly checkEveryMs?: number
+}
+
+/** SFTP accounts for sites, and the local node's SSH server. */
+export const sftpPlugin = (options: SftpOptions = {}) =>
+  definePlugin({
+    name: 'sftp',
+    version: '0.1.0',
+    description: 'SFTP accounts for sites, served by an SSH server on each node that offers SFTP alone.',
+    requires: ['sites', 'nodes'],
+    events: resourceEvents('sftp_user', SftpUser, 'An SFTP account'),
+    problems: sftpProblems,
+    migrations: sftpMigrations,
+    setup(context) {
+      context.extensionPoint(nodeServices).add(
+        sftpNodeService({
+          port: options.port ?? null,
+          ...(options.listen === undefined ? {} : { listen: options.listen }),
+          ...(options.checkEveryMs === undefined ? {} : { checkEveryMs: options.checkEveryMs }),
+        }),
+      )
+      // A deleted site's accounts went with its home on the node; the panel forgets them in the same transaction.
+      context.onEvent('site.deleted', async (trx, event) => {
+        await deleteSiteAccounts(trx, String(event.data.id))
+      })
+    },
+    routes: sftpUserRoutes,
+  })

@@ -1,0 +1,64 @@
+// The shell plugin: commands (`POST /sites/{id}/exec`, a job streaming its output) and interactive shells (a
+// WebSocket to bash on a real terminal) in a site, as the site's Unix user, confined to the site with bubblewrap on
+// the site's node. docs/shell.md describes it.
+
+import { definePlugin } from '../../core/index.ts'
+import { nodeServices } from '../nodes/contract.ts'
+import { execJob } from './exec-job.ts'
+import { shellMigrations } from './migrations.ts'
+import { shellNodeService } from './node/service.ts'
+import { shellProblems } from './problems.ts'
+import { execRoutes } from './routes/exec.ts'
+import { shellSessionRoutes } from './routes/shell-sessions.ts'
+import { createRelays } from './shell-relay.ts'
+
+export { shellNodeService } from './node/service.ts'
+
+/** Options of {@link shellPlugin}. */
+export interface ShellOptions {
+  /** A shell session without input for this long ends. Default 15 minutes (`SHELL_IDLE_SECONDS`). */
+  readonly idleTimeoutMs?: number
+  /** Shell sessions pending or open per site at once. Default 3 (`SHELL_SESSIONS_PER_SITE`). */
+  readonly sessionsPerSite?: number
+  /** Origins allowed to open a shell's WebSocket besides the panel's own (`SHELL_ALLOWED_ORIGINS`). Default none. */
+  readonly allowedOrigins?: readonly string[]
+  /** The most a session's recording keeps, in bytes. Default 5 MiB. */
+  readonly recordingCapBytes?: number
+}
+
+/** Commands and shells in sites (`site:shell`). */
+export const shellPlugin = (options: ShellOptions = {}) => {
+  let relays: ReturnType<typeof createRelays> | null = null
+  return definePlugin({
+    name: 'shell',
+    version: '0.1.0',
+    description: 'Commands and interactive shells in sites, as the site’s user, confined to the site.',
+    requires: ['sites', 'nodes'],
+    problems: shellProblems,
+    migrations: shellMigrations,
+    setup(context) {
+      // The local node offers the service in process; remote nodes through their agent's list.
+      context.extensionPoint(nodeServices).add(shellNodeService())
+    },
+    jobs: (context) => [execJob(context)],
+    start() {
+      return async () => {
+        await relays?.stopAll()
+      }
+    },
+    routes(context) {
+      relays = createRelays(context, {
+        idleTimeoutMs: options.idleTimeoutMs ?? 15 * 60_000,
+        recordingCapBytes: options.recordingCapBytes ?? 5 * 1024 * 1024,
+      })
+      return [
+        ...execRoutes(context),
+        ...shellSessionRoutes(
+          context,
+          { sessionsPerSite: options.sessionsPerSite ?? 3, allowedOrigins: options.allowedOrigins ?? [] },
+          relays,
+        ),
+      ]
+    },
+  })
+}

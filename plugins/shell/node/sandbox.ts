@@ -1,0 +1,148 @@
+// The sandbox commands and shells of a site run in: the site's Unix user (setpriv) inside Debian's bubblewrap, which
+// shows them /usr read-only, the site's htdocs/ and tmp/ writable, its logs/ read-only, a minimal /etc, and nothing
+// else of the node: no other site, no panel or runtime data, no state file. The network is shared (WP-CLI and
+// composer fetch packages; the site's PHP has the network anyway).
+
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { NodeRefusal, type NodeSite } from '../../nodes/contract.ts'
+
+/** Where the sandbox's generated /etc files live: root's, readable (the site's user reads them through the bind). */
+const sandboxFiles = join(tmpdir(), 'plinth-sandbox')
+
+/** The site's user, or a refusal: a node that runs no user per site cannot confine a command to one. */
+export function siteUserOf(site: NodeSite): NonNullable<NodeSite['user']> {
+  if (!site.user)
+    throw new NodeRefusal(
+      'shell_unavailable',
+      'This node runs no Unix user per site (it lays out files only, or does not run as root): commands and shells are not offered.',
+    )
+  return site.user
+}
+
+/** Writes `content` to `path` whole (readers never see half a file). */
+function writeWhole(path: string, content: string): void {
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
+  writeFileSync(temporary, content, { mode: 0o644 })
+  renameSync(temporary, path)
+}
+
+/** The site's own /etc/passwd and /etc/group: its user alone (other sites' users are not listed). */
+function etcFiles(site: NodeSite, user: NonNullable<NodeSite['user']>): { passwd: string; group: string } {
+  mkdirSync(sandboxFiles, { recursive: true, mode: 0o711 })
+  const folder = join(sandboxFiles, site.id)
+  mkdirSync(folder, { recursive: true, mode: 0o755 })
+  const passwd = join(folder, 'passwd')
+  const group = join(folder, 'group')
+  writeWhole(
+    passwd,
+    `root:x:0:0:root:/root:/usr/sbin/nologin\n${user.name}:x:${user.uid}:${user.gid}:Site ${site.id}:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+  )
+  writeWhole(group, `root:x:0:\n${user.name}:x:${user.gid}:\nnogroup:x:65534:\n`)
+  return { passwd, group }
+}
+
+/** Host files the sandbox sees read-only when they exist: name resolution, TLS roots, PHP's settings, time zone. */
+const hostEtc = [
+  '/etc/alternatives',
+  '/etc/resolv.conf',
+  '/etc/hosts',
+  '/etc/nsswitch.conf',
+  '/etc/host.conf',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/php',
+  '/etc/localtime',
+  '/etc/ld.so.cache',
+  '/etc/mime.types',
+  '/etc/wordpress',
+]
+
+/** How a sandboxed program starts. */
+export interface SandboxOptions {
+  /** The working directory inside the sandbox (`/htdocs/...`). */
+  readonly cwd: string
+  /** Whether it gets a session of its own (commands: yes, so none can reach a terminal; shells own theirs). */
+  readonly newSession: boolean
+}
+
+/**
+ * The command line running `argv` as the site's user in its sandbox. The user is dropped to first (setpriv), so
+ * bubblewrap runs unprivileged in a user namespace of that user's: nothing inside can regain root. Inside, the
+ * site's directories appear where the API names them: `/htdocs`, `/logs` (read-only) and `/tmp`.
+ */
+export function sandboxed(site: NodeSite, argv: readonly string[], options: SandboxOptions): string[] {
+  const user = siteUserOf(site)
+  const { passwd, group } = etcFiles(site, user)
+  const etc = hostEtc.flatMap((path) => ['--ro-bind-try', path, path])
+  return [
+    'setpriv',
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    '--clear-groups',
+    '--',
+    'bwrap',
+    '--unshare-all',
+    '--share-net',
+    '--die-with-parent',
+    ...(options.newSession ? ['--new-session'] : []),
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--symlink',
+    'usr/sbin',
+    '/sbin',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--dir',
+    '/etc',
+    '--ro-bind',
+    passwd,
+    '/etc/passwd',
+    '--ro-bind',
+    group,
+    '/etc/group',
+    ...etc,
+    '--bind',
+    join(site.home, 'htdocs'),
+    '/htdocs',
+    '--bind',
+    join(site.home, 'tmp'),
+    '/tmp',
+    '--ro-bind-try',
+    join(site.home, 'logs'),
+    '/logs',
+    '--chdir',
+    options.cwd,
+    '--',
+    ...argv,
+  ]
+}
+
+/** The environment of sandboxed programs: nothing of the node's (its secrets included). */
+export function sandboxEnvironment(site: NodeSite, extra: Readonly<Record<string, string>> = {}) {
+  const user = siteUserOf(site)
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin',
+    LANG: 'C.UTF-8',
+    HOME: '/tmp',
+    USER: user.name,
+    LOGNAME: user.name,
+    SHELL: '/bin/bash',
+    ...extra,
+  }
+}
