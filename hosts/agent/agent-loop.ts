@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { AgentCommand, AgentResult, AgentWork } from '../../plugins/nodes/agent/protocol.ts'
 import { runCommand } from '../../plugins/nodes/agent/run-command.ts'
-import type { SiteRuntime } from '../../plugins/nodes/runtime/site-runtime.ts'
+import type { RuntimeCapabilities, SiteRuntime } from '../../plugins/nodes/runtime/site-runtime.ts'
 import type { AgentSettings } from './agent-settings.ts'
 
 /** Where the agent writes what happened: JSON lines, ids and codes only, never a payload (secrets, keys). */
@@ -14,6 +14,13 @@ export type AgentLog = (fields: Record<string, unknown>, message: string) => voi
 
 /** A refusal the agent cannot recover from (its token is refused): it stops, saying why. */
 export class AgentRefused extends Error {}
+
+/**
+ * How long what the node can run (its nginx, PHP and WordPress versions) is told from memory before it is read
+ * again. Reading it runs `nginx -v` and `php-fpm -v` (some 170 ms on a small machine): done before every poll, it
+ * held back every command sent meanwhile, a shell's keystrokes included.
+ */
+const capabilitiesEveryMs = 60_000
 
 /** The running agent: `stop()` ends the polling and waits for commands under way. */
 export interface RunningAgent {
@@ -42,6 +49,28 @@ export function startAgent(
   const connected = new Promise<string>((resolve) => {
     onConnected = resolve
   })
+
+  let known: { readonly capabilities: RuntimeCapabilities; readonly at: number } | null = null
+  let reading: Promise<void> | null = null
+  /** What the node can run: read at the first poll, then again in the background once a minute. */
+  async function capabilities(): Promise<RuntimeCapabilities> {
+    const read = async () => {
+      const capabilities = await runtime.capabilities()
+      known = { capabilities, at: Date.now() }
+      return capabilities
+    }
+    if (!known) return read()
+    if (Date.now() - known.at > capabilitiesEveryMs && !reading)
+      reading = read()
+        .then(
+          () => {},
+          (error: unknown) => log({ err: String(error) }, 'reading the node’s capabilities failed'),
+        )
+        .finally(() => {
+          reading = null
+        })
+    return known.capabilities
+  }
 
   async function call<T>(path: string, body: unknown, timeoutMs: number): Promise<T> {
     const response = await fetch(`${settings.panelUrl}/api/v1${path}`, {
@@ -126,13 +155,12 @@ export function startAgent(
     let backoff = 500
     while (!stopping.signal.aborted) {
       try {
-        const capabilities = await runtime.capabilities()
         const work = await call<AgentWork>(
           '/agent/work',
           {
             session,
             version,
-            capabilities,
+            capabilities: await capabilities(),
             holding: [...holding],
             // The first poll answers at once: the agent is connected (and says so) without waiting for work.
             waitSeconds: nodeId === null ? 0 : 25,

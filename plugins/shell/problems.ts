@@ -40,12 +40,6 @@ export const shellProblems = defineProblems({
     description:
       'A shell session’s `url` is a WebSocket; a plain request to it is refused without using the token.',
   },
-  shell_local_nodes_only: {
-    status: 409,
-    detail: 'Interactive shells run only on sites of the panel’s local node for now.',
-    description:
-      'The site runs on a node reached through its agent (`driver` says which): the shell’s relay through agents is not done yet. Commands (`POST /sites/{id}/exec`) are sent to such nodes through the agent.',
-  },
   shell_unavailable: {
     status: 409,
     detail: 'The site’s node cannot run commands or shells confined to the site.',

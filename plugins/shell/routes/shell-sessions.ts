@@ -120,19 +120,12 @@ export function shellSessionRoutes(
       idempotent: true,
       showsSecret: true,
       responses: { 201: NewShellSession },
-      problems: [
-        shellProblems.shell_session_limit,
-        shellProblems.shell_local_nodes_only,
-        shellProblems.shell_unavailable,
-        ...runningSiteProblems,
-      ],
+      problems: [shellProblems.shell_session_limit, shellProblems.shell_unavailable, ...runningSiteProblems],
       async handler({ params, view, caller, audit, request }) {
-        // The relay reaches the shell through node calls, which an agent answers too; shells through agents are
-        // not tested yet, so they are refused rather than offered half-working.
+        // The relay reaches the shell through node calls: in process for the local node, through the agent's
+        // command queue for a remote one (hosts/node-agent-access.test.ts).
         const placed = orNotFound(await sites.find(context.db, view, params.id))
         const node = placed.nodeId ? await nodes.find(placed.nodeId) : null
-        if (node && node.driver !== 'local')
-          throw new Problem(shellProblems.shell_local_nodes_only, { extensions: { driver: node.driver } })
         if (node?.agent.capabilities?.unixUsers === false) throw new Problem(shellProblems.shell_unavailable)
         const token = shellTokens.generate()
         const now = new Date()
