@@ -78,9 +78,10 @@ export function servePanel(
     // Bun shares a port between processes unless told not to: a second panel started on a port in use must be
     // refused, not silently answer half the traffic.
     reusePort: false,
-    // A transport cap as large as the largest upload (files stream through, never held whole); the panel answers
-    // 413 problem+json past each operation's own, smaller limit (a JSON body's BODY_LIMIT_BYTES).
-    maxRequestBodySize: Math.max(panel.limits.bodyBytes * 4, panel.limits.uploadBytes),
+    // No transport cap of Bun's own (it would answer a bare 413, no problem+json): every operation enforces its own,
+    // a JSON body's BODY_LIMIT_BYTES as it reads, an upload's UPLOAD_LIMIT_BYTES as it streams, and bodies no
+    // operation reads are never buffered.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: async (request, bunServer) => {
       const response = await panel.handle(asSeenByBrowser(request, options.trustProxy ?? false), {
         address: clientAddress(

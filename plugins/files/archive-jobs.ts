@@ -3,7 +3,7 @@
 // (so `GET /jobs/{id}/events` streams it). A refusal (an entry escaping, no room) fails the job at once with its code.
 
 import { type JobDefinition, JobFailure, type JobRun, type PluginContext, Problem } from '../../core/index.ts'
-import { filesProblems } from './problems.ts'
+import { nodeUnavailable } from '../nodes/contract.ts'
 import type { TaskProgress } from './protocol.ts'
 import { type SiteFiles, siteFilesOf } from './site-files.ts'
 
@@ -57,7 +57,7 @@ async function tracked(
     await job.progress(100, 'done')
     return result
   } catch (error) {
-    if (error instanceof Problem && error.code !== filesProblems.node_unavailable.code)
+    if (error instanceof Problem && error.code !== nodeUnavailable.code)
       throw new JobFailure(error.detail ?? error.message, error.code)
     throw error
   } finally {

@@ -24,10 +24,10 @@ export interface PartsOutcome {
   readonly broken: unknown
 }
 
-/** Sends `body` to the upload `upload` of `files`, part by part. Throws when the node refuses a part. */
+/** Sends `body` to the upload `upload` (to `path`) of `files`, part by part. Throws when the node refuses a part. */
 export async function sendParts(
   files: SiteFiles,
-  upload: string,
+  upload: { readonly id: string; readonly path: string },
   body: ReadableStream<Uint8Array> | null,
   options: PartsOptions,
 ): Promise<PartsOutcome> {
@@ -40,7 +40,13 @@ export async function sendParts(
     pending = []
     pendingBytes = 0
     await files.call(
-      { op: 'upload-part', upload, offset: received, data: part.toString('base64') },
+      {
+        op: 'upload-part',
+        upload: upload.id,
+        path: upload.path,
+        offset: received,
+        data: part.toString('base64'),
+      },
       options.signal,
     )
     received += part.byteLength

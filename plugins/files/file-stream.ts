@@ -2,6 +2,7 @@
 // whole), always as an attachment of no type a browser would run, and cut off if the file changes meanwhile.
 
 import { Problem, Reply } from '../../core/index.ts'
+import { ifNoneMatchNames } from './entity-tags.ts'
 import { filesProblems as problems } from './problems.ts'
 import { type FilePart, partBytes } from './protocol.ts'
 import type { SiteFiles } from './site-files.ts'
@@ -22,14 +23,16 @@ export function rangeOf(header: string | null, size: number): ByteRange | null {
   const [, from = '', to = ''] = match
   if (from === '' && to === '') return null
   if (from === '') {
+    // A suffix: the last `n` bytes; none of an empty file, nor a zero-length suffix, can be given.
     const suffix = Number(to)
-    if (suffix === 0) throw unsatisfiable(size)
+    if (suffix === 0 || size === 0) throw unsatisfiable(size)
     return { start: Math.max(0, size - suffix), end: size - 1 }
   }
   const start = Number(from)
-  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1)
-  if (start >= size || end < start) throw unsatisfiable(size)
-  return { start, end }
+  // `bytes=3-1` is no valid range: ignored (RFC 9110 §14.1.1), the whole file answers.
+  if (to !== '' && Number(to) < start) return null
+  if (start >= size) throw unsatisfiable(size)
+  return { start, end: to === '' ? size - 1 : Math.min(Number(to), size - 1) }
 }
 
 const unsatisfiable = (size: number) =>
@@ -76,7 +79,7 @@ export async function fileAnswer(
     'content-security-policy': "default-src 'none'; sandbox",
   }
   const ifNoneMatch = request.headers.get('if-none-match')
-  if (ifNoneMatch && entry.etag && ifNoneMatch.split(',').some((tag) => tag.trim() === entry.etag))
+  if (ifNoneMatch !== null && ifNoneMatchNames(ifNoneMatch, entry.etag))
     return new Reply(304, undefined, headers)
   const ifRange = request.headers.get('if-range')
   const range = ifRange && ifRange !== entry.etag ? null : rangeOf(request.headers.get('range'), size)

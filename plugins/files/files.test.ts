@@ -259,12 +259,9 @@ describe('reading and writing', () => {
         .update(new Uint8Array(await download.arrayBuffer()))
         .digest('hex'),
     ).toBe(digest)
-    // No upload is left behind in the site's tmp/.
-    const uploads = await json<{ items: SiteFile[] }>(
-      await api('GET', `/sites/${site.id}/files?path=${encodeURIComponent('/tmp/.uploads')}`),
-      200,
-    )
-    expect(uploads.items).toEqual([])
+    // No upload's bytes are left beside the file.
+    const left = await json<{ items: SiteFile[] }>(await api('GET', `/sites/${site.id}/files?path=/tmp`), 200)
+    expect(left.items.filter((item) => item.name.startsWith('.plinth-'))).toEqual([])
   })
 
   test('a download link needs no credential, and stops working once altered or the file changed', async () => {
@@ -359,7 +356,7 @@ describe('resumable uploads', () => {
     expect((await problem(await send(upload, 0, bytes.subarray(0, 11)), 413)).code).toBe('upload_too_large')
     await json<Upload>(await send(upload, 0, bytes.subarray(0, 4)), 200)
     expect((await api('DELETE', `/sites/${site.id}/files/uploads/${upload.id}`)).status).toBe(204)
-    expect(existsSync(join(home, 'tmp', '.uploads', upload.id))).toBe(false)
+    expect(readdirSync(join(home, 'htdocs')).filter((entry) => entry.includes(upload.id))).toEqual([])
     expect(existsSync(join(home, 'htdocs', 'aborted.bin'))).toBe(false)
     const busy = await json<Upload>(
       await api('POST', `/sites/${site.id}/files/uploads`, { body: { path: '/htdocs/busy.bin', size: 10 } }),
@@ -393,6 +390,7 @@ describe('resumable uploads', () => {
     expect((await problem(await send(busy, 0, bytes.subarray(0, 5)), 409)).code).toBe('upload_busy')
     release()
     expect((await json<Upload>(await slow, 200)).received).toBe(5)
+    expect((await api('DELETE', `/sites/${site.id}/files/uploads/${busy.id}`)).status).toBe(204)
   })
 })
 
@@ -644,10 +642,8 @@ describe('archives', () => {
       expect(existsSync(join(home, 'htdocs', `evil-${name}`))).toBe(false)
       expect(existsSync(join(home, 'evil.txt'))).toBe(false)
       expect(existsSync(join(nodeDir, 'sites', 'evil.txt'))).toBe(false)
-      // Nor is its staging left in the site's tmp/.
-      expect(
-        readdirSync(join(home, 'tmp', '.uploads')).filter((entry) => entry.startsWith('extract-')),
-      ).toEqual([])
+      // Nor is its staging left beside the target.
+      expect(readdirSync(join(home, 'htdocs')).filter((entry) => entry.startsWith('.plinth-'))).toEqual([])
     })
 
   test('a file that is no archive is refused before any job', async () => {
@@ -659,6 +655,199 @@ describe('archives', () => {
       body: { paths: ['/htdocs/none'], to: '/tmp/x.zip' },
     })
     expect((await problem(missing, 404)).code).toBe('file_not_found')
+  })
+})
+
+describe('what an outside review tried', () => {
+  test('names that look like options are names: archiving `-delete` deletes nothing, `-exec` runs nothing', async () => {
+    await api('POST', `/sites/${site.id}/files/directories`, { body: { path: '/htdocs/inj' } })
+    for (const name of ['a.txt', '-delete', '-exec', 'sh', '-c', 'touch proof', ';'])
+      await json<SiteFile>(await write(site.id, `/htdocs/inj/${name}`, name), 201)
+    const one = await api('POST', `/sites/${site.id}/files/archive`, {
+      body: { paths: ['/htdocs/inj/-delete'], to: '/tmp/inj-1.zip' },
+    })
+    expect(await finished((await json<{ jobId: string }>(one, 202)).jobId)).toMatchObject({
+      status: 'succeeded',
+    })
+    const many = await api('POST', `/sites/${site.id}/files/archive`, {
+      body: {
+        paths: ['-exec', 'sh', '-c', 'touch proof', ';'].map((name) => `/htdocs/inj/${name}`),
+        to: '/tmp/inj-2.tar.gz',
+      },
+    })
+    expect(await finished((await json<{ jobId: string }>(many, 202)).jobId)).toMatchObject({
+      status: 'succeeded',
+    })
+    expect(readFileSync(join(home, 'htdocs', 'inj', 'a.txt'), 'utf8')).toBe('a.txt')
+    expect(existsSync(join(home, 'htdocs', 'inj', 'proof'))).toBe(false)
+    expect(existsSync(join(home, 'htdocs', 'proof'))).toBe(false)
+  })
+
+  test('a copy over a link replaces the link, never writes through it', async () => {
+    const victim = join(folder, 'victim.txt')
+    Bun.spawnSync(['sh', '-c', `echo untouched > ${victim} && chmod 666 ${victim}`])
+    symlinkSync(victim, join(home, 'htdocs', 'to-victim'))
+    await json<SiteFile>(await write(site.id, '/htdocs/payload.txt', 'written by the customer'), 201)
+    const copied = await api('POST', `/sites/${site.id}/files/copy`, {
+      body: { from: '/htdocs/payload.txt', to: '/htdocs/to-victim', overwrite: true },
+    })
+    expect((await json<SiteFile>(copied, 200)).type).toBe('file')
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n')
+    // Nor is content written through one.
+    symlinkSync(victim, join(home, 'htdocs', 'to-victim-2'))
+    expect((await problem(await write(site.id, '/htdocs/to-victim-2', 'x'), 422)).code).toBe(
+      'link_not_followed',
+    )
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n')
+  })
+
+  test('a link to `..` leads to the node’s files and the site’s layout by where it leads, not its name', async () => {
+    symlinkSync('..', join(home, 'htdocs', 'up'))
+    const stat = await problem(
+      await api('GET', `/sites/${site.id}/files/stat?path=/htdocs/up/state.json`),
+      422,
+    )
+    expect(stat.code).toBe('path_reserved')
+    expect((await problem(await write(site.id, '/htdocs/up/state.json', '{}'), 422)).code).toBe(
+      'path_reserved',
+    )
+    const chmod = await api('POST', `/sites/${site.id}/files/chmod`, {
+      body: { path: '/htdocs/up/htdocs', mode: '755' },
+    })
+    expect((await problem(chmod, 422)).code).toBe('top_folder')
+    const deleted = await api('POST', `/sites/${site.id}/files/delete`, {
+      body: { paths: ['/htdocs/up/tmp'] },
+    })
+    expect((await problem(deleted, 422)).code).toBe('top_folder')
+    rmSync(join(home, 'htdocs', 'up'))
+  })
+
+  test('an archive expanding past the site’s room is refused before it fills the disk', async () => {
+    const bomb = madeArchive('bomb.zip', (dir) => {
+      Bun.spawnSync(['mkdir', '-p', join(dir, 'a', 'b')])
+      Bun.spawnSync([
+        'dd',
+        'if=/dev/zero',
+        `of=${join(dir, 'a', 'b', 'zeros')}`,
+        'bs=1M',
+        'count=40',
+        'status=none',
+      ])
+      return [['zip', '-q', '../../bomb.zip', 'zeros']]
+    })
+    expect(bomb.length).toBeLessThan(1024 * 1024)
+    await json<SiteFile>(await write(site.id, '/tmp/bomb.zip', bomb as BodyInit), 201)
+    const started = await api('POST', `/sites/${site.id}/files/extract`, {
+      body: { path: '/tmp/bomb.zip', to: '/htdocs/bomb' },
+    })
+    const job = await finished((await json<{ jobId: string }>(started, 202)).jobId)
+    expect(job).toMatchObject({ status: 'failed', error: { code: 'disk_quota_exceeded' } })
+    expect(existsSync(join(home, 'htdocs', 'bomb'))).toBe(false)
+    expect(readdirSync(join(home, 'htdocs')).filter((entry) => entry.startsWith('.plinth-'))).toEqual([])
+  })
+
+  test('saves with the same If-Match: exactly one wins', async () => {
+    const first = await json<SiteFile>(await write(site.id, '/htdocs/race.txt', 'v1'), 201)
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) =>
+        write(site.id, '/htdocs/race.txt', `v2 by ${n}`, { 'if-match': first.etag ?? '' }),
+      ),
+    )
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 412, 412, 412, 412, 412])
+    const created = await Promise.all(
+      [1, 2, 3, 4].map((n) => write(site.id, '/htdocs/race-new.txt', `by ${n}`, { 'if-none-match': '*' })),
+    )
+    expect(created.map((answer) => answer.status).sort()).toEqual([201, 412, 412, 412])
+  })
+
+  test('uploads side by side share the quota: both cannot pass it', async () => {
+    const used = Number(Bun.spawnSync(['du', '-s', '-b', '-P', home]).stdout.toString().split('\t')[0])
+    const each = Math.floor((20 * 1024 * 1024 - used) / 2) + 1024 * 1024
+    expect(each).toBeGreaterThan(1024 * 1024)
+    const answers = await Promise.all(
+      ['left', 'right'].map((side) => write(site.id, `/tmp/${side}.bin`, new Uint8Array(each))),
+    )
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 422])
+    await api('POST', `/sites/${site.id}/files/delete`, {
+      body: { paths: ['/tmp/left.bin', '/tmp/right.bin'] },
+    })
+  })
+
+  test('what the API writes and extracts, the site’s nginx serves', async () => {
+    await json<SiteFile>(await write(site.id, '/htdocs/readme.html', '<p>v1</p>'), 201)
+    await api('POST', `/sites/${site.id}/files/chmod`, { body: { path: '/htdocs/readme.html', mode: '640' } })
+    await json<SiteFile>(await write(site.id, '/htdocs/readme.html', '<p>v2</p>'), 200)
+    const page = await served('/readme.html')
+    expect(page.status).toBe(200)
+    expect(await page.text()).toBe('<p>v2</p>')
+    const extracted = await api('POST', `/sites/${site.id}/files/extract`, {
+      body: { path: '/tmp/theme.zip', to: '/htdocs/served' },
+    })
+    expect(await finished((await json<{ jobId: string }>(extracted, 202)).jobId)).toMatchObject({
+      status: 'succeeded',
+    })
+    const themed = await served('/served/theme/index.html')
+    expect(themed.status).toBe(200)
+    expect(await themed.text()).toBe('<h1>theme</h1>')
+  })
+
+  test('a file its user cannot read is 403 before any answer starts; ranges follow RFC 9110', async () => {
+    await json<SiteFile>(await write(site.id, '/htdocs/locked.txt', 'secret'), 201)
+    await api('POST', `/sites/${site.id}/files/chmod`, { body: { path: '/htdocs/locked.txt', mode: '000' } })
+    expect((await problem(await raw('GET', filesOf(site.id, '/htdocs/locked.txt')), 403)).code).toBe(
+      'permission_denied',
+    )
+    await json<SiteFile>(await write(site.id, '/htdocs/empty.txt', ''), 201)
+    const empty = await raw('GET', filesOf(site.id, '/htdocs/empty.txt'), undefined, { range: 'bytes=-5' })
+    expect((await problem(empty, 416)).code).toBe('range_not_satisfiable')
+    const backwards = await raw('GET', filesOf(site.id, '/htdocs/digits.txt'), undefined, {
+      range: 'bytes=3-1',
+    })
+    expect(backwards.status).toBe(200)
+    expect(await backwards.text()).toBe('0123456789')
+    const weak = await raw('GET', filesOf(site.id, '/htdocs/digits.txt'), undefined, { 'if-none-match': '*' })
+    expect(weak.status).toBe(304)
+  })
+
+  test('a delete stopped partway says what it deleted, which is audited', async () => {
+    await api('POST', `/sites/${site.id}/files/directories`, {
+      body: { path: '/htdocs/ro/inner', parents: true },
+    })
+    await json<SiteFile>(await write(site.id, '/htdocs/ro/inner/kept.txt', 'kept'), 201)
+    await json<SiteFile>(await write(site.id, '/htdocs/gone.txt', 'gone'), 201)
+    await api('POST', `/sites/${site.id}/files/chmod`, { body: { path: '/htdocs/ro/inner', mode: '555' } })
+    const refused = await problem(
+      await api('POST', `/sites/${site.id}/files/delete`, {
+        body: { paths: ['/htdocs/gone.txt', '/htdocs/ro'] },
+      }),
+      403,
+    )
+    expect(refused).toMatchObject({ code: 'permission_denied', removed: ['/htdocs/gone.txt'] })
+    expect(existsSync(join(home, 'htdocs', 'gone.txt'))).toBe(false)
+    const audited = await tp.panel.store.db
+      .withTables<{ audit_entries: { action: string; details: string } }>()
+      .selectFrom('audit_entries')
+      .select('details')
+      .where('action', '=', 'file.delete')
+      .execute()
+    expect(audited.some((row) => row.details.includes('/htdocs/gone.txt'))).toBe(true)
+    await api('POST', `/sites/${site.id}/files/chmod`, { body: { path: '/htdocs/ro/inner', mode: '755' } })
+  })
+
+  test('a write into a folder that is not there is 404 before the body; a link to a deleted file is no link', async () => {
+    const missing = await write(site.id, '/htdocs/no-such-folder/x.txt', new Uint8Array(1024))
+    expect((await problem(missing, 404)).code).toBe('file_not_found')
+    await json<SiteFile>(await write(site.id, '/htdocs/short-lived.txt', 'soon gone'), 201)
+    const link = await json<{ url: string }>(
+      await api('POST', `/sites/${site.id}/files/download-links`, {
+        body: { path: '/htdocs/short-lived.txt' },
+      }),
+      201,
+    )
+    await api('POST', `/sites/${site.id}/files/delete`, { body: { paths: ['/htdocs/short-lived.txt'] } })
+    const url = new URL(link.url)
+    const gone = await tp.panel.handle(new Request(`http://panel.test${url.pathname}${url.search}`))
+    expect((await problem(gone, 404)).code).toBe('invalid_download_link')
   })
 })
 

@@ -125,6 +125,12 @@ export const filesProblems = defineProblems({
     detail: 'The download link is not valid (unknown, expired or for a path that changed).',
     description: 'Download links last 5 minutes; make another with `POST /sites/{id}/files/download-links`.',
   },
+  file_operation_failed: {
+    status: 502,
+    detail: 'The site’s node could not carry out the file operation.',
+    description:
+      'The node failed in a way the caller cannot fix (a tool missing on it, a disk error): it is logged on the panel with the node’s reason. What the operation had done so far on the node may stand; try again, or tell the provider.',
+  },
   invalid_archive: {
     status: 422,
     detail: 'The archive is not a zip or tar.gz that can be read.',
@@ -142,11 +148,5 @@ export const filesProblems = defineProblems({
     detail: 'The archive holds a symbolic link pointing out of it.',
     description:
       'A link whose target is absolute or climbs out of the extracted files (`entry` and `target` name it): the extraction job fails with this code and nothing reaches `to`.',
-  },
-  node_unavailable: {
-    status: 503,
-    detail: 'The site’s node cannot be reached now.',
-    description:
-      'The node’s agent is not connected (or did not answer in time): the operation was not carried out. Try again once the node is back (`GET /nodes/{id}` says `agent.connected`).',
   },
 })

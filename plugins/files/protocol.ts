@@ -36,6 +36,8 @@ export type FilesRequest =
       readonly op: 'upload-part'
       /** The upload's id (`upl_…`), the same for every part. */
       readonly upload: string
+      /** Where the file goes: its bytes wait beside it (`.plinth-upload-<id>`), in the folder it goes in. */
+      readonly path: string
       readonly offset: number
       /** base64 of at most {@link partBytes}. */
       readonly data: string
@@ -51,7 +53,7 @@ export type FilesRequest =
       /** `*`: only when no file is there yet (`If-None-Match: *`). */
       readonly ifNoneMatch: '*' | null
     }
-  | { readonly op: 'upload-abort'; readonly upload: string }
+  | { readonly op: 'upload-abort'; readonly upload: string; readonly path: string }
   | { readonly op: 'mkdir'; readonly path: string; readonly parents: boolean }
   | {
       readonly op: 'move' | 'copy'

@@ -1,26 +1,44 @@
 // The panel's side of a site's files: the site found in the caller's view (404 otherwise), refused unless it is
 // running, and the request sent to its node's `files` service, whose refusals come back as this plugin's problems.
 
-import { orNotFound, type PluginContext, Problem, type TenantView } from '../../core/index.ts'
-import { NodeRefusal, nodeDirectory } from '../nodes/contract.ts'
-import { requireRunningSite, type SiteRef, siteDirectory } from '../sites/contract.ts'
+import {
+  orNotFound,
+  type PluginContext,
+  Problem,
+  type ProblemRef,
+  type TenantView,
+} from '../../core/index.ts'
+import { NodeRefusal, nodeDirectory, nodeUnavailable, requireReachableNode } from '../nodes/contract.ts'
+import { requireRunningSite, runningSiteProblems, type SiteRef, siteDirectory } from '../sites/contract.ts'
 import { filesProblems as problems } from './problems.ts'
 import { type FilesRequest, filesService } from './protocol.ts'
 
 /** How long the panel waits for a node to answer one file operation. */
 const callTimeoutMs = 120_000
 
-/** The problem for a node's refusal code (the same code, except where the API names it otherwise). */
-function problemOf(refusal: NodeRefusal): Problem {
-  const code = refusal.code === 'etag_mismatch' ? 'file_changed' : refusal.code
-  const ref =
-    code === 'directory_not_empty'
-      ? problems.is_a_directory
-      : (problems as Record<string, (typeof problems)[keyof typeof problems]>)[code]
-  if (!ref) return new Problem(problems.node_unavailable, { detail: refusal.message })
+/** Node refusal codes the API names otherwise. */
+const renamed: Readonly<Record<string, string>> = {
+  etag_mismatch: 'file_changed',
+  directory_not_empty: 'is_a_directory',
+  site_not_on_node: 'site_not_ready',
+}
+
+/** Every problem a node's refusal may become, by code. */
+const refusalProblems: ReadonlyMap<string, ProblemRef> = new Map(
+  [...Object.values(problems), ...runningSiteProblems, nodeUnavailable].map((ref) => [ref.code, ref]),
+)
+
+/** The problem for a node's refusal (its code, or what the API calls it; the node's own failures a 502). */
+function problemOf(refusal: NodeRefusal, log: PluginContext['log']): Problem {
+  const ref = refusalProblems.get(renamed[refusal.code] ?? refusal.code)
+  if (!ref || ref.code === problems.file_operation_failed.code) {
+    log.warn({ code: refusal.code, details: refusal.details }, 'the node failed a file operation')
+    return new Problem(problems.file_operation_failed)
+  }
+  // What the node said besides its code, as members of the problem (never its own reasons).
   const extensions = Object.fromEntries(
     Object.entries(refusal.details ?? {}).filter(
-      ([name]) => /^[a-z][A-Za-z]*$/.test(name) && name !== 'suspended',
+      ([name, value]) => /^[a-z][A-Za-z]*$/.test(name) && name !== 'reason' && value !== undefined,
     ),
   )
   return new Problem(ref, { detail: refusal.message, extensions })
@@ -41,7 +59,7 @@ export function siteFilesOf(context: PluginContext) {
     const site = orNotFound(await sites.find(context.db, view, siteId))
     requireRunningSite(site)
     const node = site.nodeId ? await nodes.find(site.nodeId) : null
-    if (!node) throw new Problem(problems.node_unavailable, { detail: 'The site has no node.' })
+    requireReachableNode(node)
     const driver = nodes.driverOf(node)
     return {
       site,
@@ -54,13 +72,13 @@ export function siteFilesOf(context: PluginContext) {
             signal ? AbortSignal.any([signal, timeout]) : timeout,
           )) as T
         } catch (error) {
-          if (error instanceof NodeRefusal) throw problemOf(error)
+          if (error instanceof NodeRefusal) throw problemOf(error, context.log)
           if (error instanceof Problem) throw error
           context.log.warn(
             { siteId: site.id, op: request.op, err: String(error) },
             'file operation failed on the node',
           )
-          throw new Problem(problems.node_unavailable)
+          throw new Problem(nodeUnavailable)
         }
       },
     }

@@ -1,7 +1,8 @@
 // The nodes plugin's public contract: the node schema, the node driver interface and its registry, and the
 // directory other plugins (sites) use to place resources on nodes and run drivers.
 
-import { type Db, defineExtensionPoint, defineService, type Static, t } from '../../core/index.ts'
+import { type Db, defineExtensionPoint, defineService, Problem, type Static, t } from '../../core/index.ts'
+import { nodesProblems } from './problems.ts'
 
 /** States of a node: only `active` nodes receive new sites. */
 export const nodeStatuses = ['active', 'draining', 'disabled'] as const
@@ -335,3 +336,15 @@ export const nodeScopes = {
   read: 'node:read',
   manage: 'node:manage',
 } as const
+
+/** The refusal of work inside a site whose node cannot be reached now: list it in the route's `problems`. */
+export const nodeUnavailable = nodesProblems.node_unavailable
+
+/**
+ * Refuses at once (503 `node_unavailable`) work for a node run by an agent that is not connected, rather than waiting
+ * a minute for it (other drivers say themselves whether they reach their node, when called).
+ */
+export function requireReachableNode(node: Node | null): asserts node is Node {
+  if (!node) throw new Problem(nodesProblems.node_unavailable, { detail: 'The site has no node.' })
+  if (node.driver === 'agent' && !node.agent.connected) throw new Problem(nodesProblems.node_unavailable)
+}

@@ -3,6 +3,12 @@
 import { defineProblems } from '../../core/index.ts'
 
 export const nodesProblems = defineProblems({
+  node_unavailable: {
+    status: 503,
+    detail: 'The site’s node cannot be reached now.',
+    description:
+      'Work inside a site (its files, commands, shell) goes to its node, whose agent is not connected (or did not answer in time): nothing was done. Try again once the node is back (`GET /nodes/{id}` says `agent.connected`).',
+  },
   node_name_taken: {
     status: 409,
     detail: 'Another node already has this name.',

@@ -1,12 +1,14 @@
-// Archives in a site, as the site's user: zip and tar.gz made from paths of one folder (links stored as links), and
-// extracted only after every entry's name was checked (no absolute names, no `..`, no hard link out), into a fresh
-// folder of the site's tmp/ that is then walked for links pointing out of it before anything reaches `to`. Progress
-// is counted from the tools' verbose output, entry by entry.
+// Archives in a site, as the site's user: zip and tar.gz made from paths of one folder (links stored as links; names
+// given as `./name`, so a file called `-delete` is a file, never an option), and extracted only after every entry's
+// name was checked (no absolute names, no `..`, no hard link out) and the sizes they declare fit the site's room,
+// into a staging folder beside the target (its group, its filesystem) watched as it grows, then walked for links
+// pointing out of it before its entries are renamed into place. Progress is counted from the tools' verbose output.
 
 import { lstat, readdir, readlink } from 'node:fs/promises'
 import { dirname, posix, resolve } from 'node:path'
 import type { NodeSite } from '../../nodes/contract.ts'
 import { FileRefusal } from './file-refusal.ts'
+import { refusalOfMessage, runChecked } from './run-checked.ts'
 import { isInside, type Located } from './site-paths.ts'
 
 /** The archive formats, by the name's ending. */
@@ -18,6 +20,9 @@ export interface ArchiveProgress {
   total: number
 }
 
+/** How often a growing extraction is measured against the room it has. */
+const watchEveryMs = 1_000
+
 /** The format a path's name says, or a refusal. */
 export function formatOf(path: string): ArchiveFormat {
   if (/\.zip$/i.test(path)) return 'zip'
@@ -25,14 +30,14 @@ export function formatOf(path: string): ArchiveFormat {
   throw new FileRefusal('invalid_archive', `${path} is neither a .zip nor a .tar.gz (.tgz)`)
 }
 
-/** Runs `argv` as the site's user, counting its output lines into `progress`; resolves with its stderr. */
-async function runCounting(
+/** Runs `argv` as the site's user in `cwd`, counting its output lines into `progress`. */
+function startCounting(
   site: NodeSite,
   argv: string[],
   cwd: string,
   progress: ArchiveProgress,
   signal: AbortSignal,
-): Promise<{ code: number; stdout: string; stderr: string }> {
+) {
   signal.throwIfAborted()
   const child = Bun.spawn(site.asUser(argv), {
     cwd,
@@ -43,18 +48,14 @@ async function runCounting(
     timeout: 3_600_000,
     signal,
   })
-  let stdout = ''
   const counting = (async () => {
-    const decoder = new TextDecoder()
-    for await (const chunk of child.stdout) {
-      const text = decoder.decode(chunk, { stream: true })
-      for (const char of text) if (char === '\n') progress.done = Math.min(progress.total, progress.done + 1)
-      // Only the tail is kept: a listing of a million entries is counted, not held.
-      stdout = (stdout + text).slice(-1_000_000)
-    }
+    for await (const chunk of child.stdout)
+      for (const byte of chunk) if (byte === 10) progress.done = Math.min(progress.total, progress.done + 1)
   })()
-  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited, counting])
-  return { code, stdout, stderr }
+  const finished = Promise.all([new Response(child.stderr).text(), child.exited, counting]).then(
+    ([stderr, code]) => ({ code, stderr }),
+  )
+  return { child, finished }
 }
 
 /** A C-quoted name as GNU tar prints it with `--quoting-style=c`. */
@@ -69,40 +70,45 @@ function unquote(quoted: string): string {
 
 /** Refuses an entry name that is absolute, climbs with `..`, or holds a control character. */
 function checkEntryName(name: string, archive: string): void {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  const unsafe = name.startsWith('/') || /[\u0000-\u001f]/.test(name) || name.split('/').includes('..')
+  const unsafe =
+    name.startsWith('/') ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    /[\u0000-\u001f]/.test(name) ||
+    name.split('/').includes('..')
   if (unsafe)
     throw new FileRefusal(
       'archive_entry_escapes',
       `${archive} holds an entry outside its folder: ${JSON.stringify(name)}`,
-      {
-        entry: name,
-      },
+      { entry: name },
     )
 }
 
-/** The entries of a tar.gz, each checked; its hard links' targets too. */
-async function tarEntries(site: NodeSite, archive: Located, signal: AbortSignal): Promise<number> {
+/** What an archive's listing says: its entries (each checked) and the bytes they declare. */
+interface Listing {
+  readonly entries: number
+  readonly bytes: number
+}
+
+/** The entries of a tar.gz, each checked (names as stored: `-P` keeps a leading `/`), hard links' targets too. */
+async function tarListing(site: NodeSite, archive: Located, signal: AbortSignal): Promise<Listing> {
   const result = await site.run(
-    ['tar', '-tvzf', archive.absolute, '--quoting-style=c', '--numeric-owner'],
+    ['tar', '-tvzPf', archive.absolute, '--quoting-style=c', '--numeric-owner'],
     { timeoutMs: 600_000 },
     signal,
   )
   if (result.code !== 0)
-    throw new FileRefusal(
-      'invalid_archive',
-      `${archive.site.path} is not a readable tar.gz: ${result.stderr.trim().slice(0, 300)}`,
-    )
-  let count = 0
+    throw new FileRefusal('invalid_archive', `${archive.site.path} is not a readable tar.gz`)
+  let entries = 0
+  let bytes = 0
   for (const line of result.stdout.split('\n')) {
     if (line === '') continue
     const match =
-      /^(\S)\S*\s+\S+\s+\d+\s+\S+\s+\S+\s+("(?:[^"\\]|\\.)*")(?: (->|link to) ("(?:[^"\\]|\\.)*"))?$/.exec(
+      /^(\S)\S*\s+\S+\s+(\d+)\s+\S+\s+\S+\s+("(?:[^"\\]|\\.)*")(?: (->|link to) ("(?:[^"\\]|\\.)*"))?$/.exec(
         line,
       )
     if (!match)
       throw new FileRefusal('invalid_archive', `${archive.site.path} has an entry that cannot be read`)
-    const [, kind, name = '""', linkKind, target] = match
+    const [, kind, size = '0', name = '""', linkKind, target] = match
     checkEntryName(unquote(name), archive.site.path)
     // A hard link names another entry of the archive: never one outside it.
     if (linkKind === 'link to' && target) checkEntryName(unquote(target), archive.site.path)
@@ -111,27 +117,25 @@ async function tarEntries(site: NodeSite, archive: Located, signal: AbortSignal)
         'invalid_archive',
         `${archive.site.path} holds a device, FIFO or other special entry`,
       )
-    count++
+    entries++
+    bytes += Number(size)
   }
-  return count
+  return { entries, bytes }
 }
 
-/** The entries of a zip, each checked. */
-async function zipEntries(site: NodeSite, archive: Located, signal: AbortSignal): Promise<number> {
+/** The entries of a zip, each checked, and the bytes they declare uncompressed. */
+async function zipListing(site: NodeSite, archive: Located, signal: AbortSignal): Promise<Listing> {
   const result = await site.run(['zipinfo', '-1', archive.absolute], { timeoutMs: 600_000 }, signal)
   if (result.code !== 0)
-    throw new FileRefusal(
-      'invalid_archive',
-      `${archive.site.path} is not a readable zip: ${result.stderr.trim().slice(0, 300)}`,
-    )
+    throw new FileRefusal('invalid_archive', `${archive.site.path} is not a readable zip`)
   const names = result.stdout.split('\n').filter((name) => name !== '')
   for (const name of names) checkEntryName(name, archive.site.path)
-  const header = await site.run(['zipinfo', '-h', archive.absolute], {}, signal)
-  const declared = Number(/number of entries: (\d+)/.exec(header.stdout)?.[1] ?? Number.NaN)
+  const totals = await site.run(['zipinfo', '-t', archive.absolute], {}, signal)
+  const match = /^(\d+) files?, (\d+) bytes? uncompressed/m.exec(totals.stdout)
   // A name with a newline would split into two lines: the count says so.
-  if (declared !== names.length)
+  if (!match || Number(match[1]) !== names.length)
     throw new FileRefusal('invalid_archive', `${archive.site.path} has entry names that cannot be read`)
-  return names.length
+  return { entries: names.length, bytes: Number(match[2]) }
 }
 
 /** Refuses a link under `root` whose target resolves outside `root` (an absolute target always). */
@@ -154,41 +158,43 @@ async function checkLinks(root: string, dir: string, archive: string): Promise<v
 /** Options of an extraction. */
 export interface Extraction {
   readonly archive: Located
-  /** Where the entries go: a folder made for them, or (with `overwrite`) one that exists. */
+  /** Where the entries go: a folder made for them, or one that exists (empty unless `overwrite`). */
   readonly to: Located
   readonly overwrite: boolean
-  /** A folder of the site's tmp/ for this task, made afresh (the caller removes it). */
-  readonly staging: string
-  /** Refuses when the site has no room for `bytes` more (the extracted files, before they are copied out). */
-  readonly checkRoom: (bytes: number) => Promise<void>
+  /** The task's id: its staging folder's name. */
+  readonly task: string
+  /** The bytes the site may still write (its quota, or the node's free space less a reserve). */
+  readonly allowance: () => Promise<number>
+  /** Takes the extracted bytes of the site's room once they are in place. */
+  readonly take: (bytes: number) => Promise<void>
 }
 
-/** Extracts `archive` into `to` through `staging`; `progress` counts entries. */
+/** Extracts `archive` into `to`; `progress` counts entries. */
 export async function extract(
   site: NodeSite,
-  { archive, to, overwrite, staging, checkRoom }: Extraction,
+  extraction: Extraction,
   progress: ArchiveProgress,
   signal: AbortSignal,
 ): Promise<{ entries: number }> {
+  const { archive, to, overwrite, task } = extraction
   const format = formatOf(archive.site.path)
-  progress.total =
-    format === 'zip' ? await zipEntries(site, archive, signal) : await tarEntries(site, archive, signal)
-  const made = await site.run(['mkdir', '-p', '-m', '0700', staging], {}, signal)
-  if (made.code !== 0) throw new Error(`Could not make the staging folder: ${made.stderr.trim()}`)
-  const argv =
-    format === 'zip'
-      ? ['unzip', '-o', archive.absolute, '-d', staging]
-      : ['tar', '-xvzf', archive.absolute, '-C', staging, '--no-same-owner', '--no-overwrite-dir']
-  const result = await runCounting(site, argv, staging, progress, signal)
-  if (result.code !== 0 && !(format === 'zip' && result.code === 1))
-    throw new FileRefusal(
-      'invalid_archive',
-      `${archive.site.path} could not be extracted: ${result.stderr.trim().slice(0, 300)}`,
+  const listing =
+    format === 'zip' ? await zipListing(site, archive, signal) : await tarListing(site, archive, signal)
+  progress.total = listing.entries
+  // What the entries declare must fit before a byte is written (a zip bomb declares its true size, or lies and is
+  // stopped below).
+  const room = await extraction.allowance()
+  const tooBig = (bytes: number) =>
+    new FileRefusal(
+      'disk_quota_exceeded',
+      `${archive.site.path} expands to more than the site has room for`,
+      {
+        neededBytes: bytes,
+        availableBytes: Math.max(0, room),
+      },
     )
-  // Names were checked; what they made is checked again as it lies, links included, before anything leaves tmp/.
-  await checkLinks(staging, staging, archive.site.path)
-  const size = await site.run(['du', '-s', '-b', '-P', '--', staging], {}, signal)
-  await checkRoom(Number(size.stdout.split('\t')[0]) || 0)
+  if (listing.bytes > room) throw tooBig(listing.bytes)
+
   const existing = await lstat(to.absolute).catch(() => null)
   if (existing) {
     if (!existing.isDirectory())
@@ -199,18 +205,75 @@ export async function extract(
         `${to.site.path} is not empty: extract with overwrite, or into a new folder`,
       )
   }
-  const copy = await site.run(
-    ['cp', '-a', '--remove-destination', '-T', '--', staging, to.absolute],
-    { timeoutMs: 3_600_000 },
-    signal,
-  )
-  if (copy.code !== 0)
-    throw /No space left|Disk quota/.test(copy.stderr)
-      ? new FileRefusal('disk_quota_exceeded', 'The node has no room for the extracted files')
-      : new FileRefusal(
-          'permission_denied',
-          `The extracted files could not be put in ${to.site.path}: ${copy.stderr.trim().slice(0, 300)}`,
-        )
+  // Beside the target, or inside it when it exists: the entries get its group (the site's documents are nginx's
+  // group's) and move into place by renames.
+  const staging = existing ? `${to.absolute}/.plinth-extract-${task}` : `${to.parent}/.plinth-extract-${task}`
+  const cleanup = () =>
+    site.run(['rm', '-r', '-f', '--one-file-system', '--', staging], {}, AbortSignal.timeout(300_000))
+  await cleanup()
+  await runChecked(site, ['mkdir', '-m', '0755', '--', staging], to.site.path, signal)
+  try {
+    const argv =
+      format === 'zip'
+        ? ['unzip', '-o', '-q', archive.absolute, '-d', staging]
+        : ['tar', '-xvzf', archive.absolute, '-C', staging, '--no-same-owner', '--no-overwrite-dir']
+    // unzip -q is quiet: its entries are counted by the listing's end.
+    const running = startCounting(site, argv, staging, progress, signal)
+    let overflow: number | null = null
+    const watching = setInterval(() => {
+      void site
+        .run(['du', '-s', '-b', '-P', '--', staging], {}, signal)
+        .then((result) => {
+          const grown = Number(result.stdout.split('\t')[0]) || 0
+          if (grown > room && overflow === null) {
+            overflow = grown
+            running.child.kill('SIGKILL')
+          }
+        })
+        .catch(() => {})
+    }, watchEveryMs)
+    const result = await running.finished.finally(() => clearInterval(watching))
+    if (overflow !== null) throw tooBig(overflow)
+    if (result.code !== 0 && !(format === 'zip' && result.code === 1))
+      throw (
+        refusalOfMessage(result.stderr, to.site.path) ??
+        new FileRefusal('invalid_archive', `${archive.site.path} could not be extracted`)
+      )
+    // Names were checked; what they made is checked again as it lies, links included, before anything moves.
+    await checkLinks(staging, staging, archive.site.path)
+    const size = await site.run(['du', '-s', '-b', '-P', '--', staging], {}, signal)
+    const bytes = Number(size.stdout.split('\t')[0]) || 0
+    if (bytes > room) throw tooBig(bytes)
+    await extraction.take(bytes)
+    if (!existing) {
+      await runChecked(site, ['mv', '-T', '--', staging, to.absolute], to.site.path, signal)
+    } else {
+      for (const name of await readdir(staging)) {
+        const from = `${staging}/${name}`
+        const into = `${to.absolute}/${name}`
+        const there = await lstat(into).catch(() => null)
+        if (there?.isDirectory() && (await lstat(from)).isDirectory())
+          // A folder into a folder: merged, what the archive has replacing what is there (links removed first,
+          // never written through).
+          await runChecked(
+            site,
+            ['cp', '-R', '-P', '--preserve=timestamps,links', '--remove-destination', '-T', '--', from, into],
+            to.site.path,
+            signal,
+          )
+        else {
+          if (there?.isDirectory())
+            throw new FileRefusal(
+              'file_exists',
+              `${to.site.path}/${name} is a folder the archive would replace`,
+            )
+          await runChecked(site, ['mv', '-T', '-f', '--', from, into], to.site.path, signal)
+        }
+      }
+    }
+  } finally {
+    await cleanup()
+  }
   progress.done = progress.total
   return { entries: progress.total }
 }
@@ -221,14 +284,13 @@ export interface Archiving {
   readonly sources: readonly Located[]
   readonly to: Located
   readonly overwrite: boolean
-  /** Where it is written until whole (in the site's tmp/). */
-  readonly partial: string
+  readonly task: string
 }
 
 /** Makes the archive `to` (its format from its name) of `sources`; `progress` counts entries. */
 export async function archive(
   site: NodeSite,
-  { sources, to, overwrite, partial }: Archiving,
+  { sources, to, overwrite, task }: Archiving,
   progress: ArchiveProgress,
   signal: AbortSignal,
 ): Promise<{ entries: number }> {
@@ -238,26 +300,26 @@ export async function archive(
     throw new FileRefusal('invalid_path', 'The paths of an archive are in one folder')
   if (!overwrite && (await lstat(to.absolute).catch(() => null)))
     throw new FileRefusal('file_exists', `${to.site.path} exists already`)
-  const names = sources.map((source) => source.name)
+  // `./name`: a name starting with `-` is a name, never an option of find, tar or zip.
+  const names = sources.map((source) => `./${source.name}`)
   const counted = await site.run(['find', '-P', ...names, '-printf', '.'], { cwd: folder }, signal)
   progress.total = counted.stdout.length
-  const made = await site.run(['mkdir', '-p', '-m', '0700', dirname(partial)], {}, signal)
-  if (made.code !== 0) throw new Error(`Could not make the uploads folder: ${made.stderr.trim()}`)
+  const partial = `${to.parent}/.plinth-archive-${task}.part`
   await site.run(['rm', '-f', '--', partial], {}, signal)
   // Links are stored as links (zip -y; tar's default), never what they point to.
   const argv =
     format === 'zip'
       ? ['zip', '-r', '-y', partial, '--', ...names]
       : ['tar', '-cvzf', partial, '--', ...names]
-  const result = await runCounting(site, argv, folder, progress, signal)
+  const result = await startCounting(site, argv, folder, progress, signal).finished
   if (result.code !== 0) {
-    await site.run(['rm', '-f', '--', partial], {}, signal)
-    throw /No space left|Disk quota/.test(result.stderr)
-      ? new FileRefusal('disk_quota_exceeded', 'The node has no room for the archive')
-      : new Error(`Making ${to.site.path} failed: ${result.stderr.trim().slice(0, 300)}`)
+    await site.run(['rm', '-f', '--', partial], {}, AbortSignal.timeout(60_000))
+    throw (
+      refusalOfMessage(result.stderr, to.site.path) ??
+      new Error(`zip or tar failed: ${result.stderr.trim().slice(0, 300)}`)
+    )
   }
-  const moved = await site.run(['mv', '-T', '-f', '--', partial, to.absolute], {}, signal)
-  if (moved.code !== 0) throw new FileRefusal('permission_denied', `${to.site.path} could not be written`)
+  await runChecked(site, ['mv', '-T', '-f', '--', partial, to.absolute], to.site.path, signal)
   progress.done = progress.total
   return { entries: progress.total }
 }

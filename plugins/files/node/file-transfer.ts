@@ -1,20 +1,20 @@
 // A file's bytes in and out, a part at a time, as the site's user: `dd` reads with O_NOFOLLOW (a link is never
-// read through) and O_NONBLOCK (a FIFO planted in the site does not hang the node); uploads are written into the
-// site's own `tmp/.uploads/` and renamed into place once whole, so a reader never sees half a file.
+// read through) and O_NONBLOCK (a FIFO planted in the site does not hang the node); an upload's bytes wait beside
+// the file they become (`.plinth-upload-<id>` in the same folder: its group and filesystem), renamed into place once
+// whole, so a reader never sees half a file.
 
 import type { NodeSite } from '../../nodes/contract.ts'
 import { FileRefusal } from './file-refusal.ts'
+import { refusalOfMessage } from './run-checked.ts'
+import type { Located } from './site-paths.ts'
 
-/** Where a site's uploads under way are kept: in its own tmp/, on the same filesystem as its documents. */
-export const uploadsDir = (site: NodeSite) => `${site.home}/tmp/.uploads`
-
-/** The file an upload is written into (its id checked to be a plain name). */
-export function uploadFile(site: NodeSite, upload: string): string {
+/** The file an upload to `target` is written into until whole (its id checked to be a plain name). */
+export function uploadFile(target: Located, upload: string): string {
   if (!/^upl_[0-9A-Za-z]{10,40}$/.test(upload)) throw new FileRefusal('invalid_path', 'Not an upload id')
-  return `${uploadsDir(site)}/${upload}`
+  return `${target.parent}/.plinth-upload-${upload}`
 }
 
-/** Runs `argv` as the site's user with `input` on stdin; resolves with stdout's bytes, or throws with stderr. */
+/** Runs `argv` as the site's user with `input` on stdin; resolves with stdout's bytes and stderr. */
 async function runBinary(
   site: NodeSite,
   argv: string[],
@@ -40,19 +40,13 @@ async function runBinary(
 }
 
 /** The refusal dd's complaint names, or a plain error. */
-function ddFailure(stderr: string, sitePath: string): Error {
-  if (/Too many levels of symbolic links/.test(stderr))
-    return new FileRefusal('link_not_followed', `${sitePath} is a symbolic link, which is not followed`)
-  if (/Permission denied/.test(stderr))
-    return new FileRefusal('permission_denied', `The site's user may not do that to ${sitePath}`)
-  if (/No such file/.test(stderr)) return new FileRefusal('file_not_found', `${sitePath} does not exist`)
-  if (/Is a directory/.test(stderr)) return new FileRefusal('is_a_directory', `${sitePath} is a directory`)
-  if (/No space left|Disk quota exceeded/.test(stderr))
-    return new FileRefusal('disk_quota_exceeded', 'The node has no room for the file')
-  return new Error(`Reading or writing ${sitePath} failed: ${stderr.trim().slice(0, 500)}`)
-}
+const ddFailure = (stderr: string, sitePath: string): Error =>
+  refusalOfMessage(stderr, sitePath) ?? new Error(`dd failed: ${stderr.trim().slice(0, 500)}`)
 
-/** `length` bytes of the regular file at `absolute` from `offset` (fewer at its end). */
+/**
+ * `length` bytes of the regular file at `absolute` from `offset` (fewer at its end). With `length` 0 the file is
+ * still opened, so a file the site's user cannot read is refused before an answer starts.
+ */
 export async function readPart(
   site: NodeSite,
   absolute: string,
@@ -79,25 +73,23 @@ export async function readPart(
   return result.stdout
 }
 
-/** Writes `data` into the upload's file at `offset` (made on the first part), as the site's user. */
+/** Writes `data` into `file` at `offset` (made by the first part), as the site's user, never through a link. */
 export async function writePart(
   site: NodeSite,
-  upload: string,
+  file: string,
+  sitePath: string,
   offset: number,
   data: Uint8Array,
   signal: AbortSignal,
 ): Promise<void> {
-  if (offset === 0) {
-    const mkdir = await site.run(['mkdir', '-p', '-m', '0700', uploadsDir(site)], {}, signal)
-    if (mkdir.code !== 0) throw ddFailure(mkdir.stderr, '/tmp/.uploads')
-  }
   const result = await runBinary(
     site,
     [
       'dd',
-      `of=${uploadFile(site, upload)}`,
+      `of=${file}`,
       'oflag=nofollow,seek_bytes',
-      'conv=notrunc',
+      // The first part starts the file afresh (an upload begun again); later ones write after what is there.
+      ...(offset === 0 ? [] : ['conv=notrunc']),
       `seek=${offset}`,
       'bs=1M',
       'status=none',
@@ -105,5 +97,5 @@ export async function writePart(
     data,
     signal,
   )
-  if (result.code !== 0) throw ddFailure(result.stderr, 'the upload')
+  if (result.code !== 0) throw ddFailure(result.stderr, sitePath)
 }

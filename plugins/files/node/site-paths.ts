@@ -45,6 +45,11 @@ export function sitePathOf(input: string): SitePath {
 /** A site path located on the node. */
 export interface Located {
   readonly site: SitePath
+  /**
+   * Where it really is, as a site path: the parent's links resolved (`/htdocs/up/state.json`, through a link `up`
+   * to `..`, is `/state.json`). What the node reserves and the site's layout are judged by it, never by the text.
+   */
+  readonly resolved: string
   /** The path on the node: the parent's real path, and the last component as given (not followed). */
   readonly absolute: string
   /** The real path of the parent directory (the root itself for `/`). */
@@ -64,7 +69,7 @@ export function isInside(root: string, path: string): boolean {
  * component is left as it is, so operations act on a link itself, never on what it points to.
  */
 export async function locate(root: string, site: SitePath): Promise<Located> {
-  if (site.segments.length === 0) return { site, absolute: root, parent: root, name: '' }
+  if (site.segments.length === 0) return { site, resolved: '/', absolute: root, parent: root, name: '' }
   const parentSegments = site.segments.slice(0, -1)
   const name = site.segments.at(-1) ?? ''
   let parent: string
@@ -78,5 +83,11 @@ export async function locate(root: string, site: SitePath): Promise<Located> {
   const parentStat = await lstat(parent)
   if (!parentStat.isDirectory())
     throw new FileRefusal('not_a_directory', `A parent of ${site.path} is not a directory`)
-  return { site, absolute: posix.join(parent, name), parent, name }
+  const resolved = posix.join('/', posix.relative(root, parent), name)
+  if (parent === root && reservedNames.has(name))
+    throw new FileRefusal(
+      'path_reserved',
+      `${site.path} is /${name}, which belongs to the node, not to the site`,
+    )
+  return { site, resolved, absolute: posix.join(parent, name), parent, name }
 }

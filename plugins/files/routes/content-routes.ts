@@ -18,6 +18,7 @@ import { filesProblems as problems } from '../problems.ts'
 import type { FileEntry } from '../protocol.ts'
 import { SiteFile, SitePathField } from '../schemas.ts'
 import { siteFilesOf } from '../site-files.ts'
+import { preflightWrite } from '../write-preflight.ts'
 import { auditFiles, pathProblems } from './file-routes.ts'
 
 const SiteParams = { id: 'site' } as const
@@ -96,6 +97,7 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
         problems.disk_quota_exceeded,
         problems.upload_too_large,
         problems.upload_incomplete,
+        problems.link_not_followed,
       ],
       async handler({ params, query, view, request, audit }) {
         const files = await open(view, params.id)
@@ -105,23 +107,11 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
         const ifMatch = request.headers.get('if-match')?.trim() || null
         const ifNoneMatch = request.headers.get('if-none-match')?.trim() === '*' ? '*' : null
         // Checked before a byte moves (the same checks again when it is renamed into place).
-        const current = await files
-          .call<FileEntry>({ op: 'stat', path: query.path })
-          .catch((error: unknown) => {
-            if (error instanceof Problem && error.code === problems.file_not_found.code) return null
-            throw error
-          })
-        if (current && current.type === 'directory') throw new Problem(problems.is_a_directory)
-        if (current && current.type === 'other') throw new Problem(problems.not_a_file)
-        if (
-          (ifNoneMatch && current) ||
-          (ifMatch !== null && (!current || (ifMatch !== '*' && ifMatch !== current.etag)))
-        )
-          throw new Problem(problems.file_changed, { extensions: { etag: current?.etag ?? null } })
+        const current = await preflightWrite(files, query.path, { ifMatch, ifNoneMatch })
         const upload = newId('upl')
         let entry: FileEntry
         try {
-          const sent = await sendParts(files, upload, request.body, {
+          const sent = await sendParts(files, { id: upload, path: query.path }, request.body, {
             limit: limits.uploadBytes,
             signal: request.signal,
           })
@@ -138,7 +128,7 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
             ifNoneMatch,
           })
         } catch (error) {
-          await files.call({ op: 'upload-abort', upload }).catch(() => {})
+          await files.call({ op: 'upload-abort', upload, path: query.path }).catch(() => {})
           throw error
         }
         await auditFiles(context, audit, files.site, 'file.write', { path: entry.path, bytes: entry.size })

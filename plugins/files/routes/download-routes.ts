@@ -126,10 +126,26 @@ export function downloadRoutes(context: PluginContext): RouteDefinition[] {
       ],
       async handler({ principal, request }) {
         const claims = principal as LinkClaims
-        const files = await open({ kind: 'customers', customerIds: [claims.customerId] }, claims.siteId)
-        const answer = await fileAnswer(files, claims.path, request, {
-          limitBytes: Number.MAX_SAFE_INTEGER,
-          signal: request.signal,
+        // The file as it was when the link was made, or none: a link to a file deleted, moved or changed since is
+        // no longer valid (the site's own refusals still say why: suspended, not ready).
+        const gone = new Set([
+          problems.file_not_found.code,
+          problems.path_escapes_site.code,
+          problems.link_not_followed.code,
+          problems.not_a_directory.code,
+          problems.is_a_directory.code,
+          problems.not_a_file.code,
+        ])
+        const answer = await (async () => {
+          const files = await open({ kind: 'customers', customerIds: [claims.customerId] }, claims.siteId)
+          return fileAnswer(files, claims.path, request, {
+            limitBytes: Number.MAX_SAFE_INTEGER,
+            signal: request.signal,
+          })
+        })().catch((error: unknown) => {
+          if (error instanceof Problem && gone.has(error.code))
+            throw new Problem(problems.invalid_download_link)
+          throw error
         })
         if (answer.headers.etag !== claims.etag) throw new Problem(problems.invalid_download_link)
         return answer

@@ -6,12 +6,15 @@ import {
   type AuditInput,
   defineRoute,
   type PluginContext,
+  Problem,
   Reply,
   type RouteDefinition,
   type Trx,
   t,
 } from '../../../core/index.ts'
+import { nodeUnavailable } from '../../nodes/contract.ts'
 import { runningSiteProblems, siteScopes } from '../../sites/contract.ts'
+import type { Deleted } from '../node/file-changes.ts'
 import { filesProblems as problems } from '../problems.ts'
 import type { FileEntry, FileListing } from '../protocol.ts'
 import {
@@ -37,7 +40,8 @@ export const pathProblems = [
   problems.file_not_found,
   problems.not_a_directory,
   problems.permission_denied,
-  problems.node_unavailable,
+  problems.file_operation_failed,
+  nodeUnavailable,
 ] as const
 
 /** A cursor: the name the last page ended at, opaque to clients. */
@@ -177,20 +181,30 @@ export function fileRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'deleteSiteFiles',
       summary: 'Delete files and directories of a site',
       description:
-        'Deletes each path (a directory with everything in it; a link, not what it points to). Every path is checked first: one refused path deletes nothing. Paths with nothing there are listed in `missing`.',
+        'Deletes each path (a directory with everything in it; a link, not what it points to). Every path is checked first: one refused path (out of the site, a top folder) deletes nothing. Paths with nothing there are listed in `missing`. A path the site’s user cannot delete (a read-only folder inside it) is 403 `permission_denied` naming what was deleted (`removed`, audited) and what was not (`refused`).',
       scope: siteScopes.files,
       params: SiteParams,
       body: DeleteFilesBody,
       responses: { 200: DeletedFiles },
-      problems: [...pathProblems, problems.top_folder],
+      problems: [...pathProblems, problems.top_folder, problems.is_a_directory],
       async handler({ params, body, view, audit }) {
         const files = await open(view, params.id)
-        const result = await files.call<{ removed: string[]; missing: string[] }>({
-          op: 'delete',
-          paths: body.paths,
-        })
-        await auditFiles(context, audit, files.site, 'file.delete', { paths: result.removed })
-        return result
+        const result = await files.call<Deleted>({ op: 'delete', paths: body.paths })
+        // What was deleted is audited, even when a path after it could not be.
+        if (result.removed.length > 0)
+          await auditFiles(context, audit, files.site, 'file.delete', { paths: result.removed })
+        const [first] = result.refused
+        if (first)
+          throw new Problem(
+            first.code === problems.is_a_directory.code
+              ? problems.is_a_directory
+              : problems.permission_denied,
+            {
+              detail: `${first.message}; deleted: ${result.removed.length}, not deleted: ${result.refused.length}`,
+              extensions: { removed: result.removed, missing: result.missing, refused: result.refused },
+            },
+          )
+        return { removed: result.removed, missing: result.missing }
       },
     }),
     defineRoute({

@@ -22,6 +22,7 @@ import { filesProblems as problems } from '../problems.ts'
 import type { FileEntry } from '../protocol.ts'
 import { SiteFile, SitePathField } from '../schemas.ts'
 import { type SiteFiles, siteFilesOf } from '../site-files.ts'
+import { preflightWrite } from '../write-preflight.ts'
 import { pathProblems } from './file-routes.ts'
 
 /** How long an upload may take, all its requests together. */
@@ -100,12 +101,12 @@ export function uploadRoutes(
   async function sweep(files: SiteFiles): Promise<void> {
     const expired = await uploads()
       .selectFrom('file_uploads')
-      .select('id')
+      .select(['id', 'path'])
       .where('site_id', '=', files.site.id)
       .where('expires_at', '<=', nowIso())
       .execute()
-    for (const { id } of expired) {
-      await files.call({ op: 'upload-abort', upload: id }).catch(() => {})
+    for (const { id, path } of expired) {
+      await files.call({ op: 'upload-abort', upload: id, path }).catch(() => {})
       await uploads().deleteFrom('file_uploads').where('id', '=', id).execute()
     }
   }
@@ -134,20 +135,8 @@ export function uploadRoutes(
         if (body.size > limits.uploadBytes)
           throw new Problem(problems.upload_too_large, { extensions: { limitBytes: limits.uploadBytes } })
         await sweep(files)
-        const current = await files
-          .call<FileEntry>({ op: 'stat', path: body.path })
-          .catch((error: unknown) => {
-            if (error instanceof Problem && error.code === problems.file_not_found.code) return null
-            throw error
-          })
-        if (current?.type === 'directory') throw new Problem(problems.is_a_directory)
-        if (current?.type === 'other') throw new Problem(problems.not_a_file)
         const ifMatch = body.ifMatch ?? null
-        if (
-          (body.ifNoneMatch && current) ||
-          (ifMatch !== null && (!current || (ifMatch !== '*' && ifMatch !== current.etag)))
-        )
-          throw new Problem(problems.file_changed, { extensions: { etag: current?.etag ?? null } })
+        await preflightWrite(files, body.path, { ifMatch, ifNoneMatch: body.ifNoneMatch ?? null })
         const row: FileUploadsTable = {
           id: newId('upl'),
           site_id: files.site.id,
@@ -241,7 +230,7 @@ export function uploadRoutes(
         const size = Number(row.size)
         let outcome: Awaited<ReturnType<typeof sendParts>>
         try {
-          outcome = await sendParts(files, row.id, request.body, {
+          outcome = await sendParts(files, { id: row.id, path: row.path }, request.body, {
             start: offset,
             limit: size,
             sent: record,
@@ -291,7 +280,7 @@ export function uploadRoutes(
       async handler({ params, view, audit }) {
         const files = await open(view, params.id)
         const row = orNotFound(await findUpload(files.site.id, params.uploadId))
-        await files.call({ op: 'upload-abort', upload: row.id })
+        await files.call({ op: 'upload-abort', upload: row.id, path: row.path })
         await context.transaction(async (trx) => {
           await trx.withTables<FilesTables>().deleteFrom('file_uploads').where('id', '=', row.id).execute()
           await audit(trx, {

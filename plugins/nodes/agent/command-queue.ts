@@ -77,6 +77,11 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
     return Date.now() - seen > agentSilenceMs
   }
 
+  /** Removes a call's command once its answer was read (or it was given up on): an answer late for it finds none. */
+  async function forget(id: string): Promise<void> {
+    await tables(context.db).deleteFrom('node_commands').where('id', '=', id).execute()
+  }
+
   async function settle(id: string, status: 'abandoned'): Promise<void> {
     await tables(context.db)
       .updateTable('node_commands')
@@ -137,16 +142,14 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
             const kept = JSON.parse(row.result ?? '{}') as KeptResult
             if (kept.responseSealed === undefined) return kept.report ? { report: kept.report } : {}
             const response: unknown = JSON.parse(context.secrets.open(kept.responseSealed))
-            // Read once: what the node sent (a file's content) is not kept.
-            await tables(context.db)
-              .updateTable('node_commands')
-              .set({ result: '{}' })
-              .where('id', '=', id)
-              .execute()
+            // Read once: what the node sent (a file's content) is not kept, nor the call (a shell makes several a
+            // second); changes of sites stay, for their jobs' history.
+            await forget(id)
             return { response }
           }
           if (row.status === 'failed') {
             const error = (JSON.parse(row.result ?? '{}') as KeptResult).error
+            if (operation === 'call') await forget(id)
             if (operation === 'call' && error?.final && error.code)
               throw new NodeRefusal(error.code, error.message, error.details)
             const message = `The node's agent failed to carry out ${operation} for ${subject}: ${error?.message ?? 'no reason given'}`
@@ -166,7 +169,8 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
           ])
         }
       } catch (error) {
-        await settle(id, 'abandoned')
+        if (operation === 'call') await forget(id)
+        else await settle(id, 'abandoned')
         throw error
       }
     },

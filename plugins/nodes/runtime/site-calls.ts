@@ -2,7 +2,7 @@
 // runtime recorded of it (never from the caller's word), its Unix user found, and the service handed a `NodeSite`
 // that runs programs as that user, so the kernel keeps a service's work inside what the site may touch.
 
-import { realpath } from 'node:fs/promises'
+import { realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { NodeRefusal, type NodeService, type NodeSite, type SiteCall } from '../contract.ts'
 import { environment, run, userCommand } from './commands.ts'
@@ -10,7 +10,32 @@ import { directoryBytes } from './disk-usage.ts'
 import type { RuntimeLayout } from './layout.ts'
 import { isSafeSiteId } from './site-spec.ts'
 import { readSiteState } from './site-state.ts'
-import { findUser } from './unix-users.ts'
+import { findUser, type UnixUser } from './unix-users.ts'
+
+/** How long a site's Unix user, once looked up, is taken as it was (calls come many a second: a shell's keys). */
+const userTtlMs = 30_000
+const users = new Map<string, { readonly user: UnixUser | null; readonly at: number }>()
+
+/** The user called `name`, looked up at most every {@link userTtlMs} (`getent` takes milliseconds). */
+async function cachedUser(name: string): Promise<UnixUser | null> {
+  const known = users.get(name)
+  if (known && Date.now() - known.at < userTtlMs) return known.user
+  const user = await findUser(name)
+  // Only a user found is kept: one made a moment ago is found at the next call.
+  if (user) users.set(name, { user, at: Date.now() })
+  else users.delete(name)
+  return user
+}
+
+/**
+ * The bytes a site's home takes: `du` (C, a few hundred ms for a couple of hundred thousand files), never following a
+ * link nor leaving the home's filesystem; the walk in process where `du` fails.
+ */
+async function homeBytes(home: string, signal: AbortSignal): Promise<number> {
+  const result = await run(['du', '-s', '-b', '-P', '-x', '--', home], { signal, timeoutMs: 300_000 })
+  const bytes = Number(result.stdout.split('\t')[0])
+  return result.code === 0 && Number.isFinite(bytes) ? bytes : directoryBytes(home)
+}
 
 /** The site as the runtime recorded it, or a refusal (`site_not_on_node`) when the node has no such site. */
 export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise<NodeSite> {
@@ -19,17 +44,20 @@ export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise
   const home = join(layout.sites, siteId)
   const state = await readSiteState(join(home, 'state.json'))
   if (state?.siteId !== siteId) throw absent()
-  const user = state.unixUser ? await findUser(state.unixUser) : null
-  if (state.unixUser && !user)
+  const user = state.unixUser ? await cachedUser(state.unixUser) : null
+  // A user removed and made again (the site deleted and made anew) has new ids: the home's owner says so.
+  if (user && (await stat(join(home, 'htdocs')).catch(() => null))?.uid !== user.uid) users.delete(user.name)
+  const current = user && users.has(user.name) ? user : state.unixUser ? await findUser(state.unixUser) : null
+  if (state.unixUser && !current)
     throw new Error(`Site ${siteId}'s Unix user ${state.unixUser} is missing on this node`)
-  const as = user ? { uid: user.uid, gid: user.gid, home } : undefined
+  const as = current ? { uid: current.uid, gid: current.gid, home } : undefined
   return {
     id: siteId,
     home: await realpath(home),
     state: state.state,
-    user: user ? { name: user.name, uid: user.uid, gid: user.gid } : null,
+    user: current ? { name: current.name, uid: current.uid, gid: current.gid } : null,
     quotaBytes: state.diskMB === null ? null : state.diskMB * 1024 * 1024,
-    usedBytes: () => directoryBytes(home),
+    usedBytes: (signal) => homeBytes(home, signal),
     run: (argv, options, signal) =>
       run(argv, {
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
