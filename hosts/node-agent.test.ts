@@ -356,6 +356,17 @@ describe('a site’s files on a node run by the agent', () => {
     )
     // What crossed the queue (the file's bytes, wp-config.php's listing) is sealed, and cleared once read.
     expect(await storeText(setup.dataDir)).not.toContain(marker)
+    // The site goes, with its database and Unix user.
+    const deleting = await setup.call<Site>('DELETE', `/sites/${created.body.id}`)
+    expect(await jobOf(setup.call, deleting.body.jobId ?? '')).toMatchObject({ status: 'succeeded' })
+    await poll(
+      'the site’s databases to be dropped',
+      async () => {
+        const left = await setup.call<{ items: unknown[] }>('GET', `/databases?siteId=${created.body.id}`)
+        return left.body.items.length === 0 ? true : undefined
+      },
+      30_000,
+    )
     await stopAgent(agent)
   }, 120_000)
 })

@@ -6,6 +6,9 @@ import { filesProblems as problems } from './problems.ts'
 import { partBytes } from './protocol.ts'
 import type { SiteFiles } from './site-files.ts'
 
+/** Parts on their way to the node at once. */
+const partsInFlight = 3
+
 /** Options of {@link sendParts}. */
 export interface PartsOptions {
   /** The byte of the upload the body starts at. Default 0. */
@@ -31,52 +34,72 @@ export async function sendParts(
   body: ReadableStream<Uint8Array> | null,
   options: PartsOptions,
 ): Promise<PartsOutcome> {
+  /** Bytes the node has, from the start, with nothing missing before them. */
   let received = options.start ?? 0
+  /** Where the next part starts. */
+  let next = received
   let pending: Uint8Array[] = []
   let pendingBytes = 0
-  const flush = async () => {
-    if (pendingBytes === 0 && received > 0) return
+  /** Parts on their way, oldest first: a few at once, so the node writes one while the next is read and sent. */
+  const inFlight: { readonly done: Promise<unknown>; readonly end: number }[] = []
+
+  /** Waits for the oldest part on its way, then counts it. */
+  const settleOldest = async () => {
+    const oldest = inFlight.shift()
+    if (!oldest) return
+    await oldest.done
+    received = oldest.end
+    await options.sent?.(received)
+  }
+  const send = async () => {
+    if (pendingBytes === 0 && next > 0) return
     const part = Buffer.concat(pending, pendingBytes)
     pending = []
     pendingBytes = 0
-    await files.call(
-      {
-        op: 'upload-part',
-        upload: upload.id,
-        path: upload.path,
-        offset: received,
-        data: part.toString('base64'),
-      },
+    const offset = next
+    next += part.byteLength
+    const done = files.call(
+      { op: 'upload-part', upload: upload.id, path: upload.path, offset, data: part.toString('base64') },
       options.signal,
     )
-    received += part.byteLength
-    await options.sent?.(received)
+    // Rejections are taken where the part is waited for; none goes unhandled meanwhile.
+    done.catch(() => {})
+    inFlight.push({ done, end: next })
+    // The first part starts the file afresh: it is written before any other.
+    if (offset === 0 || inFlight.length >= partsInFlight) await settleOldest()
   }
   let broken: unknown = null
   try {
-    for await (const chunk of body ?? []) {
-      if (received + pendingBytes + chunk.byteLength > options.limit) {
-        broken = new Problem(problems.upload_too_large, { extensions: { limitBytes: options.limit } })
-        break
+    try {
+      for await (const chunk of body ?? []) {
+        if (next + pendingBytes + chunk.byteLength > options.limit) {
+          broken = new Problem(problems.upload_too_large, { extensions: { limitBytes: options.limit } })
+          break
+        }
+        let rest = chunk
+        while (pendingBytes + rest.byteLength >= partBytes) {
+          const take = partBytes - pendingBytes
+          pending.push(rest.subarray(0, take))
+          pendingBytes += take
+          rest = rest.subarray(take)
+          await send()
+        }
+        if (rest.byteLength > 0) {
+          pending.push(rest)
+          pendingBytes += rest.byteLength
+        }
       }
-      let rest = chunk
-      while (pendingBytes + rest.byteLength >= partBytes) {
-        const take = partBytes - pendingBytes
-        pending.push(rest.subarray(0, take))
-        pendingBytes += take
-        rest = rest.subarray(take)
-        await flush()
-      }
-      if (rest.byteLength > 0) {
-        pending.push(rest)
-        pendingBytes += rest.byteLength
-      }
+    } catch (error) {
+      // The node refused a part: nothing more goes.
+      if (error instanceof Problem) throw error
+      broken = error
     }
+    await send()
+    while (inFlight.length > 0) await settleOldest()
   } catch (error) {
-    // The node refused a part: nothing more goes.
-    if (error instanceof Problem) throw error
-    broken = error
+    // A part refused: the others on their way end first, and what arrived whole is what counts.
+    await Promise.allSettled(inFlight.map((part) => part.done))
+    throw error
   }
-  await flush()
   return { received, broken }
 }

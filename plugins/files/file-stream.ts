@@ -94,21 +94,30 @@ export async function fileAnswer(
   if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`
 
   let offset = start
+  /** The next part, asked for while the client reads this one. */
+  let ahead: Promise<FilePart> | null = null
+  const partAt = (at: number) => {
+    const part = files.call<FilePart>(
+      { op: 'read', path, offset: at, length: Math.min(partBytes, end - at + 1) },
+      options.signal,
+    )
+    part.catch(() => {})
+    return part
+  }
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (offset > end || length === 0) {
         controller.close()
         return
       }
-      const part = await files.call<FilePart>(
-        { op: 'read', path, offset, length: Math.min(partBytes, end - offset + 1) },
-        options.signal,
-      )
+      const part = await (ahead ?? partAt(offset))
+      ahead = null
       // Changed while it was sent: the client gets a cut-off answer, never a mix of two versions.
       if (part.entry.etag !== entry.etag) throw new Error(`${path} changed while it was being sent`)
       const bytes = Buffer.from(part.data, 'base64')
       if (bytes.byteLength === 0) throw new Error(`${path} ended early`)
       offset += bytes.byteLength
+      if (offset <= end) ahead = partAt(offset)
       controller.enqueue(new Uint8Array(bytes))
     },
   })

@@ -25,7 +25,8 @@ async function runBinary(
   const child = Bun.spawn(site.asUser(argv), {
     cwd: site.home,
     env: { ...site.environment },
-    stdin: input ? new Blob([input as BlobPart]) : 'ignore',
+    // The bytes as they are (a Blob would copy them first).
+    stdin: input ?? 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
     timeout: 120_000,

@@ -67,7 +67,7 @@ export function siteRooms() {
         const ledger = ledgers.get(site.id)
         throw new FileRefusal('disk_quota_exceeded', 'The site’s disk quota has no room for that', {
           ...(site.quotaBytes === null ? {} : { quotaBytes: site.quotaBytes }),
-          usedBytes: ledger ? ledger.baseline + ledger.added : undefined,
+          ...(ledger && site.quotaBytes !== null ? { usedBytes: ledger.baseline + ledger.added } : {}),
           neededBytes: bytes,
         })
       }
