@@ -204,3 +204,42 @@ export function authenticate(request: Request, context: AuthenticationContext): 
   if (cookie) return callerOfSession(cookie, request, context)
   throw unauthorized(kernelProblems.unauthenticated)
 }
+
+/** Whose access a long-running action (a shell session) keeps checking: the user, and the token they used. */
+export interface StoredCredential {
+  readonly userId: string
+  /** The API token the action was asked for with; null for a browser session. */
+  readonly tokenId: string | null
+}
+
+/**
+ * The caller of a credential recorded earlier, made afresh as {@link authenticate} makes it, or null where it no
+ * longer authenticates: the token revoked or expired, the user gone or disabled. For something that outlives its
+ * request (a shell session): its plugin asks again from time to time, and ends it once this is null or the caller
+ * lost the scope it needs.
+ */
+export async function callerOfStoredCredential(
+  context: Pick<AuthenticationContext, 'db' | 'scopes'>,
+  credential: StoredCredential,
+): Promise<Caller | null> {
+  const user = await findUserById(context.db, credential.userId)
+  if (!user || user.disabledAt !== null) return null
+  if (credential.tokenId === null)
+    return buildCaller(context.db, user, { session: { id: 'stored' } }, context.scopes)
+  const row = await context.db
+    .withTables<IdentityTables>()
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('id', '=', credential.tokenId)
+    .executeTakeFirst()
+  if (!row || row.revoked_at !== null || row.user_id !== user.id || Date.parse(row.expires_at) <= Date.now())
+    return null
+  const record = toApiToken(row)
+  const token = {
+    id: record.id,
+    scopes: record.scopes,
+    customerId: record.customerId,
+    expiresAt: record.expiresAt,
+  }
+  return buildCaller(context.db, user, { token }, context.scopes)
+}

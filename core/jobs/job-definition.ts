@@ -74,6 +74,12 @@ export interface JobDefinition {
   /** How long one run may take before it is aborted and counted as a failed attempt. Default 10 minutes. */
   readonly timeoutMs?: number
   /**
+   * Runs it in a pool of its own rather than the panel's shared one (`JOBS_CONCURRENCY`): for long work that
+   * customers start at will (a site's commands), so it can never hold every worker of provisioning, suspensions and
+   * the rest. Kinds naming the same lane share it; `concurrency` is its size on each panel instance.
+   */
+  readonly lane?: { readonly name: string; readonly concurrency: number }
+  /**
    * Does the work; the value it resolves to is kept as the job's `result` (JSON). Throwing fails the attempt; a
    * {@link JobFailure} fails the job at once, without retries.
    */

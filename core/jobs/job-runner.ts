@@ -133,7 +133,10 @@ export function createJobRunner(
 ) {
   const { log } = hooks
   const owner = `wrk_${ulid()}`
-  const running = new Map<string, { controller: AbortController; done: Promise<void>; abandon: () => void }>()
+  const running = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; abandon: () => void; lane: string | null }
+  >()
   let started = false
   let stopping = false
   /** Set once `stop()` has returned: the store may close, so nothing more is written. */
@@ -143,12 +146,32 @@ export function createJobRunner(
   let again = false
   let listening: Listening | null = null
 
-  async function claim(): Promise<JobsTable | null> {
+  /**
+   * The pools: the shared one (`null`: kinds without a lane) and each lane's, with their kinds and sizes. Read at
+   * each fill: the registry is filled once plugins are set up, after the pool is made.
+   */
+  function pools(): { lane: string | null; kinds: string[]; concurrency: number }[] {
+    const byLane = new Map<string | null, { lane: string | null; kinds: string[]; concurrency: number }>()
+    byLane.set(null, { lane: null, kinds: [], concurrency: options.concurrency })
+    for (const [kind, registered] of jobs) {
+      const lane = registered.definition.lane
+      const name = lane?.name ?? null
+      let pool = byLane.get(name)
+      if (!pool) {
+        pool = { lane: name, kinds: [], concurrency: Math.max(1, lane?.concurrency ?? 1) }
+        byLane.set(name, pool)
+      }
+      pool.kinds.push(kind)
+    }
+    return [...byLane.values()]
+  }
+  const runningIn = (lane: string | null) =>
+    [...running.values()].filter((entry) => entry.lane === lane).length
+
+  async function claim(kinds: readonly string[]): Promise<JobsTable | null> {
     const now = new Date()
     return store.transaction(
-      (trx) =>
-        // The kinds are read at each claim: the registry is filled once plugins are set up, after the pool is made.
-        claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), [...jobs.keys()]),
+      (trx) => claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), kinds),
       // The claim locks the row it takes and skips the others' (claimRows): instances claiming at once neither
       // wait for nor fail each other, as they would under serializable isolation.
       { isolation: 'read committed' },
@@ -165,11 +188,13 @@ export function createJobRunner(
     try {
       do {
         again = false
-        while (started && !stopping && running.size < options.concurrency) {
-          const row = await claim()
-          if (!row) break
-          const registered = jobs.get(row.kind)
-          if (registered) run(row, registered)
+        for (const pool of pools()) {
+          while (started && !stopping && runningIn(pool.lane) < pool.concurrency) {
+            const row = await claim(pool.kinds)
+            if (!row) break
+            const registered = jobs.get(row.kind)
+            if (registered) run(row, registered)
+          }
         }
       } while (again && started && !stopping)
     } catch (error) {
@@ -347,7 +372,7 @@ export function createJobRunner(
       clearInterval(renewal)
       clearTimeout(timeout)
     }
-    running.set(row.id, { controller, done, abandon })
+    running.set(row.id, { controller, done, abandon, lane: definition.lane?.name ?? null })
   }
 
   /** Give-backs under way: `stop()` lets them finish before the store closes. */

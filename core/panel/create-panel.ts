@@ -2,6 +2,7 @@
 // routes and the background work. Each stage has its own file; this one says in which order they run.
 
 import { writeAudit } from '../audit/audit-log.ts'
+import { callerOfStoredCredential } from '../auth/authenticate.ts'
 import { buildCaller, type Caller } from '../auth/caller.ts'
 import { defaultLoginThrottle, type LoginThrottlePolicy } from '../auth/login-throttle.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
@@ -203,6 +204,8 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     },
     quotas,
     tenancy,
+    callerOf: (credential) =>
+      callerOfStoredCredential({ db: store.db, scopes: late(catalogue, 'catalogue').holdings }, credential),
     usageFor,
     log,
     metricsFor: (plugin) => metrics.forPlugin(plugin),

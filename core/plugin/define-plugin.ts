@@ -1,6 +1,8 @@
 // The plugin contract: a plain object made by a factory, which the kernel resolves before mounting anything.
 
 import type { TSchema } from '@sinclair/typebox'
+import type { StoredCredential } from '../auth/authenticate.ts'
+import type { Caller } from '../auth/caller.ts'
 import type { TeamRole } from '../auth/roles.ts'
 import type { SecretBox } from '../crypto/secret-box.ts'
 import type { EventConsumer, KnownEvent, OutboxEvent } from '../events/event-consumer.ts'
@@ -115,6 +117,12 @@ export interface PluginContext {
   emit(trx: Trx, event: EventInput): Promise<void>
   /** Which brand each customer belongs to, and customers' teams (the kernel keeps both: callers are made of them). */
   readonly tenancy: Tenancy
+  /**
+   * The caller of a credential recorded earlier (who asked for a shell session, with which token), made afresh as a
+   * request's is, or null once it no longer authenticates (token revoked or expired, user gone or disabled): what
+   * outlives its request checks with it that its caller may still do what it does (`caller.viewFor(scope)`).
+   */
+  callerOf(credential: StoredCredential): Promise<Caller | null>
   /** The usage counters this plugin declares (`usage`), adjusted in the transaction of each change. */
   readonly usage: UsageCounters
   /** Customers' limits (plans, or the installation's defaults) beside their use; the check creating routes make. */

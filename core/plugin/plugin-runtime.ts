@@ -1,5 +1,7 @@
 // The setup phase: gives each plugin its context, holds the panel's services and extension registries.
 
+import type { StoredCredential } from '../auth/authenticate.ts'
+import type { Caller } from '../auth/caller.ts'
 import type { SecretBox } from '../crypto/secret-box.ts'
 import type { EventConsumer, KnownEvent } from '../events/event-consumer.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
@@ -28,6 +30,8 @@ export interface KernelFacilities {
   writeEvent(trx: Trx, event: EventInput): Promise<void>
   readonly quotas: Quotas
   readonly tenancy: Tenancy
+  /** The caller of a credential recorded earlier, or null once it no longer authenticates. */
+  callerOf(credential: StoredCredential): Promise<Caller | null>
   /** The usage counters as `plugin` sees them (it adjusts only the metrics it declares). */
   usageFor(plugin: string): UsageCounters
   /** The panel's logger; each plugin's lines carry `plugin`. */
@@ -146,6 +150,7 @@ export function createPluginRuntime(
         await kernel.writeEvent(trx, event)
       },
       tenancy: kernel.tenancy,
+      callerOf: (credential) => kernel.callerOf(credential),
       usage,
       quotas: kernel.quotas,
       secrets: kernel.secrets,

@@ -82,6 +82,9 @@ export function servePanel(
     // a JSON body's BODY_LIMIT_BYTES as it reads, an upload's UPLOAD_LIMIT_BYTES as it streams, and bodies no
     // operation reads are never buffered.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // Bun's default (10 s without a byte either way) would cut a job's event stream between its keep-alives (every
+    // 15 s) and a slow answer (a WordPress operation): the most Bun allows, 255 s.
+    idleTimeout: 255,
     fetch: async (request, bunServer) => {
       const response = await panel.handle(asSeenByBrowser(request, options.trustProxy ?? false), {
         address: clientAddress(

@@ -11,6 +11,7 @@ import {
   execTimeouts,
   shellServiceName,
 } from './contract.ts'
+import { siteGoneCheck, siteUnavailable } from './site-availability.ts'
 
 /** The job's kind. */
 export const execJobKind = 'site.exec'
@@ -28,8 +29,15 @@ export interface ExecInput {
 const readWaitMs = 1000
 
 /** The job definition. */
-export function execJob(context: PluginContext): JobDefinition {
+export function execJob(context: PluginContext, laneSize: number): JobDefinition {
   const nodes = context.use(nodeDirectory)
+  const siteGone = siteGoneCheck(context)
+  /** The failure of a command its site's suspension or deletion ended (the node killed all of the site's user). */
+  const killedWithSite = () =>
+    new JobFailure(
+      'The site was suspended or removed while the command ran: the command was killed with it.',
+      siteUnavailable,
+    )
 
   async function run(job: JobRun): Promise<Record<string, unknown>> {
     const input = job.input as unknown as ExecInput
@@ -41,8 +49,13 @@ export function execJob(context: PluginContext): JobDefinition {
     const node = await nodes.find(input.nodeId)
     if (!node) throw new JobFailure(`The site’s node ${input.nodeId} is gone`, 'node_missing')
     const driver = nodes.driverOf(node)
+    // Every call gives up once the job is cancelled, even where the driver does not watch its signal (the local
+    // node's calls run in process to their end).
     const call = (request: Record<string, unknown>, signal: AbortSignal) =>
-      driver.call(node, { siteId: input.siteId, service: shellServiceName, request }, signal)
+      abortable(
+        driver.call(node, { siteId: input.siteId, service: shellServiceName, request }, signal),
+        signal,
+      )
     await job.progress(5, 'starting the command')
     const { execId } = (await refusalsFail(() =>
       call(
@@ -60,16 +73,37 @@ export function execJob(context: PluginContext): JobDefinition {
     let after = 0
     try {
       for (;;) {
-        const read = (await refusalsFail(() =>
-          call({ op: 'exec.read', execId, after, waitMs: readWaitMs }, job.signal),
-        )) as ExecRead
+        job.signal.throwIfAborted()
+        let read: ExecRead
+        try {
+          read = (await call({ op: 'exec.read', execId, after, waitMs: readWaitMs }, job.signal)) as ExecRead
+        } catch (error) {
+          // The node no longer runs the site (suspended, removed) or forgot the command with it.
+          if (error instanceof NodeRefusal && (await siteGone(input.siteId).catch(() => false)))
+            throw killedWithSite()
+          throw error instanceof NodeRefusal ? new JobFailure(error.message, error.code) : error
+        }
         for (const line of read.lines) job.output(line.line, line.stream)
         after = read.next
-        if (read.outcome) return { ...(read.outcome as ExecOutcome) }
+        if (read.outcome) {
+          const outcome = read.outcome as ExecOutcome
+          // Killed by a signal, neither at its timeout nor cancelled, while its site is no longer running: the
+          // site's suspension or deletion ended it, not the command itself.
+          if (
+            outcome.signal !== null &&
+            !outcome.timedOut &&
+            (await siteGone(input.siteId).catch(() => false))
+          )
+            throw killedWithSite()
+          return { ...outcome }
+        }
       }
     } catch (error) {
       // Cancelled, or the panel stopping: the command goes too (a fresh signal: the job's is aborted).
-      if (job.signal.aborted) await stop(node, input.siteId, execId, call)
+      if (job.signal.aborted)
+        await stop(node, input.siteId, execId, (request, signal) =>
+          driver.call(node, { siteId: input.siteId, service: shellServiceName, request }, signal),
+        )
       throw error
     }
   }
@@ -77,9 +111,10 @@ export function execJob(context: PluginContext): JobDefinition {
   return {
     kind: execJobKind,
     description:
-      'Runs a command in a site’s sandbox on its node, as the site’s user; its output lines stream through the job’s events, and its result is `{ exitCode, signal, timedOut, durationMs, stdout, stderr, truncated }`.',
+      'Runs a command in a site’s sandbox on its node, as the site’s user; its output lines stream through the job’s events, and its result is `{ exitCode, signal, timedOut, durationMs, stdout, stderr, truncated }`. A command killed by its site’s suspension or deletion fails with `site_unavailable`.',
     cancellable: true,
     maxAttempts: 1,
+    lane: { name: 'exec', concurrency: laneSize },
     timeoutMs: (execTimeouts.maxSeconds + 120) * 1000,
     run,
   }
@@ -93,6 +128,28 @@ async function stop(
   call: (request: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>,
 ): Promise<void> {
   await call({ op: 'exec.cancel', execId }, AbortSignal.timeout(10_000)).catch(() => {})
+}
+
+/** `work`, or the signal's reason as soon as it is aborted. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {})
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const aborted = () => reject(signal.reason)
+    signal.addEventListener('abort', aborted, { once: true })
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', aborted)
+        resolve(value)
+      },
+      (error) => {
+        signal.removeEventListener('abort', aborted)
+        reject(error)
+      },
+    )
+  })
 }
 
 /** A node's refusal fails the job at once, with its code (`working_directory_missing`, `shell_unavailable`, …). */

@@ -11,6 +11,7 @@ import { shellProblems } from './problems.ts'
 import { execRoutes } from './routes/exec.ts'
 import { shellSessionRoutes } from './routes/shell-sessions.ts'
 import { createRelays } from './shell-relay.ts'
+import { siteDeleted } from './site-events.ts'
 
 export { shellNodeService } from './node/service.ts'
 
@@ -24,6 +25,13 @@ export interface ShellOptions {
   readonly allowedOrigins?: readonly string[]
   /** The most a session's recording keeps, in bytes. Default 5 MiB. */
   readonly recordingCapBytes?: number
+  /**
+   * Commands (`site.exec` jobs) run at once on each panel instance, in a pool of their own: they never take the
+   * workers of the panel's other jobs (provisioning, suspensions). Default 4.
+   */
+  readonly execConcurrency?: number
+  /** How often a live session checks its requester may still open shells in the site. Default 5 s. */
+  readonly accessCheckMs?: number
 }
 
 /** Commands and shells in sites (`site:shell`). */
@@ -39,8 +47,10 @@ export const shellPlugin = (options: ShellOptions = {}) => {
     setup(context) {
       // The local node offers the service in process; remote nodes through their agent's list.
       context.extensionPoint(nodeServices).add(shellNodeService())
+      // A deleted site's sessions and their recordings go with it.
+      context.onEvent('site.deleted', siteDeleted)
     },
-    jobs: (context) => [execJob(context)],
+    jobs: (context) => [execJob(context, options.execConcurrency ?? 4)],
     start() {
       return async () => {
         await relays?.stopAll()
@@ -50,6 +60,7 @@ export const shellPlugin = (options: ShellOptions = {}) => {
       relays = createRelays(context, {
         idleTimeoutMs: options.idleTimeoutMs ?? 15 * 60_000,
         recordingCapBytes: options.recordingCapBytes ?? 5 * 1024 * 1024,
+        accessCheckMs: options.accessCheckMs ?? 5000,
       })
       return [
         ...execRoutes(context),

@@ -28,6 +28,12 @@ export const shellProblems = defineProblems({
     description:
       'A shell session’s token connects once, within 60 s of the session’s creation; ask for a new session with `POST /sites/{id}/shell-sessions`.',
   },
+  shell_access_revoked: {
+    status: 403,
+    detail: 'Whoever asked for this shell session may no longer open a shell in the site.',
+    description:
+      'The session was asked for with a token since revoked or expired, by a user since disabled, or by a member who no longer holds `site:shell` on the site’s customer: its token no longer connects (and a live session ends with the reason `access_revoked`).',
+  },
   origin_not_allowed: {
     status: 403,
     detail: 'The WebSocket’s Origin is not the panel’s, nor one the installation allows.',

@@ -5,14 +5,17 @@
 
 import {
   type AuditActor,
+  customerInView,
   type PanelSocket,
   type PluginContext,
   type SocketHandler,
   writeAudit,
 } from '../../core/index.ts'
 import { type Node, NodeRefusal, nodeDirectory } from '../nodes/contract.ts'
+import { siteScopes } from '../sites/contract.ts'
 import { type ShellRead, shellServiceName } from './contract.ts'
 import type { ShellSessionsTable, ShellTables } from './migrations.ts'
+import { siteGoneCheck, siteUnavailable } from './site-availability.ts'
 
 /** How the relays run. */
 export interface RelaySettings {
@@ -20,9 +23,32 @@ export interface RelaySettings {
   readonly idleTimeoutMs: number
   /** The most a session's recording keeps; later output is relayed but not recorded. */
   readonly recordingCapBytes: number
+  /** How often a live session checks that whoever asked for it may still open shells in the site. */
+  readonly accessCheckMs: number
+}
+
+/**
+ * Whether whoever asked for `session` may still have a shell in its site: their token (if they used one) neither
+ * revoked nor expired, their user enabled, and `site:shell` still theirs on the site's customer. Made afresh as a
+ * request's caller is, at connect time and every few seconds while the session lives.
+ */
+export async function mayStillShell(context: PluginContext, session: ShellSessionsTable): Promise<boolean> {
+  if (!session.requested_by_user_id) return false
+  const caller = await context.callerOf({
+    userId: session.requested_by_user_id,
+    tokenId: session.requested_by_token_id,
+  })
+  if (!caller) return false
+  return customerInView(context.db, caller.viewFor(siteScopes.shell), session.customer_id)
 }
 
 const heartbeatMs = 30_000
+/**
+ * Input accepted from the client but not yet written to the shell: past it the client is sending faster than the
+ * shell takes it (a paste bomb), and the session ends `input_overflow` (close code 1009) rather than the panel
+ * holding it all.
+ */
+export const maxPendingInputBytes = 4 * 1024 * 1024
 const flushEveryMs = 2000
 
 /** The live relays of this panel instance. */
@@ -30,6 +56,8 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
   const nodes = context.use(nodeDirectory)
   const live = new Set<(reason: string) => Promise<void>>()
   const table = () => context.db.withTables<ShellTables>()
+  const siteGone = siteGoneCheck(context)
+  const unavailableMessage = 'The site was suspended or removed: its shell ended with it.'
 
   function relay(
     session: ShellSessionsTable,
@@ -44,6 +72,7 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
     let ended: Promise<void> | null = null
     let idle: ReturnType<typeof setTimeout> | undefined
     let writes: Promise<unknown> = Promise.resolve()
+    let pendingInput = 0
     const decoder = new TextDecoder()
     // The recording: asciicast v2 lines, flushed to the store in sealed pieces.
     let pending = `${JSON.stringify({
@@ -89,16 +118,18 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
           const bytes = Buffer.byteLength(text)
           await context.transaction(async (trx) => {
             const db = trx.withTables<ShellTables>()
+            // A session removed with its site (`site.deleted`) records nothing more: no piece outlives its row.
+            const updated = await db
+              .updateTable('shell_sessions')
+              .set({ recording_bytes: recorded + bytes })
+              .where('id', '=', session.id)
+              .executeTakeFirst()
+            if (Number(updated.numUpdatedRows) === 0) return
             await db
               .insertInto('shell_recordings')
               .values({ session_id: session.id, seq: seq++, sealed: context.secrets.seal(text) })
               .execute()
             recorded += bytes
-            await db
-              .updateTable('shell_sessions')
-              .set({ recording_bytes: recorded })
-              .where('id', '=', session.id)
-              .execute()
           })
         })
         .catch((error) => context.log.warn({ sessionId: session.id, err: error }, 'recording a shell failed'))
@@ -115,6 +146,28 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
           .catch(() => {}),
       heartbeatMs,
     )
+    // Access is asked again while the session lives: a revoked token, a disabled user or a member taken off the
+    // team ends it within `accessCheckMs`.
+    let checking = false
+    const accessCheck = setInterval(() => {
+      if (checking || ended) return
+      checking = true
+      void mayStillShell(context, session)
+        .then((allowed) => {
+          if (!allowed)
+            void finish(
+              'access_revoked',
+              null,
+              'Whoever asked for this session may no longer open shells here.',
+            )
+        })
+        .catch((error) =>
+          context.log.warn({ sessionId: session.id, err: error }, 'checking shell access failed'),
+        )
+        .finally(() => {
+          checking = false
+        })
+    }, settings.accessCheckMs)
     const touch = () => {
       clearTimeout(idle)
       idle = setTimeout(() => void finish('idle', null), settings.idleTimeoutMs)
@@ -127,6 +180,7 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
         clearTimeout(idle)
         clearInterval(flusher)
         clearInterval(heartbeat)
+        clearInterval(accessCheck)
         if (shellId) await call({ op: 'shell.close', shellId }, AbortSignal.timeout(10_000)).catch(() => {})
         await flush()
         const endedAt = new Date()
@@ -165,7 +219,7 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
         }
         send({ type: 'exit', code: exitCode, reason, ...(message ? { message } : {}) })
         try {
-          socket?.close(reason === 'failed' ? 1011 : 1000, reason)
+          socket?.close(reason === 'failed' ? 1011 : reason === 'input_overflow' ? 1009 : 1000, reason)
         } catch {
           // Closed already.
         }
@@ -178,8 +232,12 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
       if (ended) return ended
       if (error instanceof NodeRefusal) {
         if (error.code === 'site_suspended' || error.code === 'site_not_on_node')
-          return finish('site_unavailable', null, error.message)
-        if (error.code === 'shell_not_found') return finish('exited', null)
+          return finish(siteUnavailable, null, error.message)
+        if (error.code === 'shell_not_found')
+          return siteGone(session.site_id).then(
+            (gone) => (gone ? finish(siteUnavailable, null, unavailableMessage) : finish('exited', null)),
+            () => finish('exited', null),
+          )
         return finish('failed', null, error.message)
       }
       context.log.warn({ sessionId: session.id, err: error }, 'a shell session failed')
@@ -200,6 +258,12 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
         }
         after = read.next
         if (read.exit) {
+          // A shell killed by a signal while its site is suspended or deleted was ended by that (the node ends
+          // everything of the site's user), not by its user: it says `site_unavailable`.
+          if (read.exit.code === null && (await siteGone(session.site_id).catch(() => false))) {
+            await finish(siteUnavailable, null, unavailableMessage)
+            return
+          }
           await finish('exited', read.exit.code)
           return
         }
@@ -246,10 +310,18 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
         ...(input ? { input: Buffer.from(input).toString('base64') } : {}),
         ...(resize ? { resize } : {}),
       }
+      const weight = input?.length ?? 0
+      if (pendingInput + weight > maxPendingInputBytes) {
+        void finish('input_overflow', null, 'Input came faster than the shell took it.')
+        return
+      }
+      pendingInput += weight
       // In order, once the shell is open.
-      writes = writes.then(() =>
-        ended || !shellId ? undefined : call({ ...request, shellId }).catch(endFor),
-      )
+      writes = writes
+        .then(() => (ended || !shellId ? undefined : call({ ...request, shellId }).catch(endFor)))
+        .finally(() => {
+          pendingInput -= weight
+        })
     }
 
     return {

@@ -4,11 +4,22 @@
 // single-use token, Origin, recording); suspension, tenancy and the audit log.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createTestPanel,
+  createTestUser,
   expectProblem,
   freePort,
   type RunningServer,
@@ -44,7 +55,12 @@ beforeAll(async () => {
         localServing: { dataDir: sitesDir, httpPort: freePort(), httpsPort: freePort() },
       }),
       sitesPlugin(),
-      shellPlugin({ idleTimeoutMs: 1500, sessionsPerSite: 3, allowedOrigins: ['https://portal.example'] }),
+      shellPlugin({
+        idleTimeoutMs: 1500,
+        sessionsPerSite: 3,
+        allowedOrigins: ['https://portal.example'],
+        accessCheckMs: 200,
+      }),
     ],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
     events: { pollIntervalMs: 10 },
@@ -176,6 +192,49 @@ describe('exec', () => {
     expect(peek.result.stdout).toBe('')
   })
 
+  test('a link the site’s user plants where the sandbox files once lived is never written through', async () => {
+    // The sandbox's /etc/passwd and /etc/group were kept at /tmp/plinth-sandbox/<site>, which the site's PHP (its
+    // user, the node's /tmp) could make first, with <site> a link to /etc: root then wrote over /etc/passwd.
+    const old = join(tmpdir(), 'plinth-sandbox')
+    rmSync(old, { recursive: true, force: true })
+    const target = mkdtempSync(join(folder, 'etc-'))
+    chmodSync(target, 0o777)
+    const owner = statSync(join(homeOf(site.id), 'htdocs'))
+    const planted = Bun.spawnSync([
+      'setpriv',
+      `--reuid=${owner.uid}`,
+      `--regid=${owner.gid}`,
+      '--clear-groups',
+      '--',
+      'sh',
+      '-c',
+      `mkdir -p ${old} && ln -s ${target} ${old}/${site.id}`,
+    ])
+    expect(planted.exitCode).toBe(0)
+    try {
+      const job = await exec(site.id, { argv: ['sh', '-c', 'id -un; wc -l < /etc/passwd'] })
+      const state = JSON.parse(readFileSync(join(homeOf(site.id), 'state.json'), 'utf8')) as Json
+      expect(job.result.stdout).toBe(`${state.unixUser}\n3\n`)
+      expect(readdirSync(target)).toEqual([])
+      expect(lstatSync(join(old, site.id)).isSymbolicLink()).toBe(true)
+      // Nothing of the run is left behind in the shared /tmp.
+      const ofThisSite = (name: string) => {
+        try {
+          return readFileSync(join(tmpdir(), name, 'passwd'), 'utf8').includes(`Site ${site.id}:`)
+        } catch {
+          return false
+        }
+      }
+      await until('the run’s files removed', async () =>
+        readdirSync(tmpdir()).some((name) => name.startsWith('plinth-sandbox-') && ofThisSite(name))
+          ? null
+          : true,
+      )
+    } finally {
+      rmSync(old, { recursive: true, force: true })
+    }
+  })
+
   test('streams output lines over the job’s Server-Sent Events before its end', async () => {
     const started = await json(
       await call('POST', `/sites/${site.id}/exec`, {
@@ -204,6 +263,16 @@ describe('exec', () => {
     expect(events.at(-1)?.data.result.exitCode).toBe(0)
   })
 
+  test('a job’s event stream stays open through a quiet spell longer than Bun’s default idle timeout', async () => {
+    const started = await json(
+      await call('POST', `/sites/${site.id}/exec`, { argv: ['bash', '-c', 'sleep 12; echo woke'] }),
+      202,
+    )
+    const text = await (await call('GET', `/jobs/${started.jobId}/events`)).text()
+    expect(text).toContain('woke')
+    expect(text).toContain('event: end')
+  }, 60_000)
+
   test('kills a command at its timeout, and cuts output past 1 MiB with truncated', async () => {
     const slow = await exec(site.id, { argv: ['sleep', '30'], timeoutSeconds: 1 })
     expect(slow.result).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: true })
@@ -212,6 +281,50 @@ describe('exec', () => {
     expect(loud.result.truncated).toBe(true)
     expect(loud.result.stdout.length).toBe(1024 * 1024)
   })
+
+  test('a customer’s long commands never hold the other jobs’ workers; cancelling kills one that traps TERM', async () => {
+    // Four long commands, as many as the panel's shared pool has workers: they run in the exec lane.
+    const script = (i: number) => `trap "" TERM; while :; do echo tick >> /tmp/ticks-${i}; sleep 0.1; done`
+    const started = await Promise.all(
+      [1, 2, 3, 4].map(async (i) =>
+        json(
+          await call('POST', `/sites/${site.id}/exec`, {
+            argv: ['bash', '-c', script(i)],
+            timeoutSeconds: 600,
+          }),
+          202,
+        ),
+      ),
+    )
+    const statuses = async () =>
+      Promise.all(
+        started.map(
+          async (one) => (await json(await call('GET', `/jobs/${one.jobId}`), 200)).status as string,
+        ),
+      )
+    await until('the four commands running', async () =>
+      (await statuses()).every((status) => status === 'running') ? true : null,
+    )
+    await until('their output', async () =>
+      [1, 2, 3, 4].every((i) => existsSync(join(homeOf(site.id), 'tmp', `ticks-${i}`))) ? true : null,
+    )
+    // Another job (provisioning a site) runs meanwhile.
+    const third = await newSite(customerId, 'third.example.test')
+    expect(third.status).toBe('active')
+    expect(await statuses()).toEqual(['running', 'running', 'running', 'running'])
+    for (const one of started)
+      expect((await call('POST', `/jobs/${one.jobId}/cancel`)).status).toBeLessThan(300)
+    await until(
+      'the commands cancelled',
+      async () => ((await statuses()).every((status) => status === 'cancelled') ? true : null),
+      10_000,
+    )
+    // Killed, not merely forgotten: their output stops growing.
+    const sizes = () => [1, 2, 3, 4].map((i) => statSync(join(homeOf(site.id), 'tmp', `ticks-${i}`)).size)
+    const before = sizes()
+    await Bun.sleep(800)
+    expect(sizes()).toEqual(before)
+  }, 120_000)
 
   test('refuses bad argv and working directories with codes, a missing directory in the job', async () => {
     // NUL is refused by the kernel for every text field; an empty program by the plugin.
@@ -264,8 +377,10 @@ describe('exec', () => {
 })
 
 /** A shell session's socket, with its frames collected. */
-async function connect(siteId: string, options: { origin?: string; session?: Json } = {}) {
-  const session = options.session ?? (await json(await call('POST', `/sites/${siteId}/shell-sessions`), 201))
+async function connect(siteId: string, options: { origin?: string; session?: Json; as?: string } = {}) {
+  const session =
+    options.session ??
+    (await json(await call('POST', `/sites/${siteId}/shell-sessions`, undefined, options.as), 201))
   const url = `${session.url}?token=${session.token}`
   const frames: Json[] = []
   const socket = new WebSocket(
@@ -364,6 +479,61 @@ describe('the shell', () => {
     await allowed.closed
   }, 30_000)
 
+  test('a shell ends access_revoked once its token is revoked, its user disabled or taken off the team', async () => {
+    const member = async (email: string) => {
+      const user = await createTestUser(tp.panel.store.db, { email, staffRole: null })
+      await json(await call('POST', `/customers/${customerId}/members`, { email, role: 'developer' }), 201)
+      return { user, token: await tp.token({ user, customerId }) }
+    }
+    const revokedToken = await member('revoked-token@shell.test')
+    const live = await connect(site.id, { as: revokedToken.token })
+    expect(live.opened).toBe(true)
+    const tokens = await json(await call('GET', `/users/${revokedToken.user.id}/api-tokens`), 200)
+    const revoked = await call('DELETE', `/users/${revokedToken.user.id}/api-tokens/${tokens.items[0].id}`)
+    expect(revoked.status).toBeLessThan(300)
+    expect((await live.closed).reason).toBe('access_revoked')
+    expect(live.frames.at(-1)).toMatchObject({ type: 'exit', reason: 'access_revoked' })
+    const audit = await json(await call('GET', `/audit?subject=${live.session.id}`), 200)
+    const end = (audit.items as Json[]).find((item) => item.action === 'shell_session.end')
+    expect(end?.details).toMatchObject({ endReason: 'access_revoked' })
+
+    const disabledUser = await member('disabled@shell.test')
+    const second = await connect(site.id, { as: disabledUser.token })
+    expect(second.opened).toBe(true)
+    expect((await call('POST', `/users/${disabledUser.user.id}/disable`)).status).toBe(200)
+    expect((await second.closed).reason).toBe('access_revoked')
+
+    // A session asked for before its member was taken off the team does not connect afterwards.
+    const removed = await member('removed@shell.test')
+    const pending = await json(
+      await call('POST', `/sites/${site.id}/shell-sessions`, undefined, removed.token),
+      201,
+    )
+    const gone = await call('DELETE', `/customers/${customerId}/members/${removed.user.id}`)
+    expect(gone.status).toBeLessThan(300)
+    const late = await fetch(`${pending.url.replace(/^ws/, 'http')}?token=${pending.token}`, {
+      headers: {
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'sec-websocket-version': '13',
+      },
+    })
+    await expectProblem(late, 403, 'shell_access_revoked')
+    const ended = await json(await call('GET', `/sites/${site.id}/shell-sessions/${pending.id}`), 200)
+    expect(ended).toMatchObject({ status: 'ended', endReason: 'access_revoked' })
+  }, 30_000)
+
+  test('input sent faster than the shell takes it ends the session input_overflow (1009), not the panel’s memory', async () => {
+    const shell = await connect(site.id)
+    expect(shell.opened).toBe(true)
+    const frame = new Uint8Array(500 * 1024).fill(0x61)
+    for (let i = 0; i < 60; i++) shell.socket.send(frame)
+    const closed = await shell.closed
+    expect(closed).toMatchObject({ code: 1009, reason: 'input_overflow' })
+    expect(shell.frames.at(-1)).toMatchObject({ type: 'exit', reason: 'input_overflow' })
+  }, 30_000)
+
   test('ends an idle session, and caps the sessions of a site', async () => {
     const idle = await connect(site.id)
     const closed = await idle.closed
@@ -389,6 +559,123 @@ describe('the shell', () => {
     )
     await expectProblem(await call('POST', `/sites/${other.id}/shell-sessions`), 409, 'site_suspended')
   }, 30_000)
+})
+
+describe('sessions and commands of a site that goes away', () => {
+  test('a replayed Idempotency-Key never hands out the same token: every request is a new session', async () => {
+    const fresh = await newSite(customerId, 'idempotent.example.test')
+    const ask = () =>
+      fetch(`${base}/api/v1/sites/${fresh.id}/shell-sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'same-key-twice' },
+      })
+    const first = await ask()
+    const second = await ask()
+    expect(second.headers.get('idempotent-replayed')).toBeNull()
+    const [a, b] = [await json(first, 201), await json(second, 201)]
+    expect(b.token).not.toBe(a.token)
+    expect(b.id).not.toBe(a.id)
+  }, 60_000)
+
+  /** A long command and an open shell in `target`, both running. */
+  async function busy(target: Json) {
+    const started = await json(
+      await call('POST', `/sites/${target.id}/exec`, {
+        argv: ['bash', '-c', 'echo started; sleep 300'],
+        timeoutSeconds: 600,
+      }),
+      202,
+    )
+    await until('the command running', async () => {
+      const job = await json(await call('GET', `/jobs/${started.jobId}`), 200)
+      return job.status === 'running' ? job : null
+    })
+    const shell = await connect(target.id)
+    expect(shell.opened).toBe(true)
+    shell.socket.send(JSON.stringify({ type: 'stdin', data: 'echo ready-$((6*7))\r' }))
+    await until('the shell', async () => (shell.output().includes('ready-42') ? true : null), 10_000)
+    // Kept from its idle timeout (1.5 s here) until it ends: empty input still counts as input.
+    const keepAlive = setInterval(() => {
+      try {
+        shell.socket.send(JSON.stringify({ type: 'stdin', data: '' }))
+      } catch {}
+    }, 300)
+    void shell.closed.finally(() => clearInterval(keepAlive))
+    // The command has surely started in its sandbox by now.
+    await Bun.sleep(300)
+    return { jobId: started.jobId as string, shell }
+  }
+  const jobEnd = (jobId: string) =>
+    until('the command’s end', async () => {
+      const job = await json(await call('GET', `/jobs/${jobId}`), 200)
+      return job.status === 'running' || job.status === 'queued' || job.status === 'pending' ? null : job
+    })
+
+  test('suspending the site ends its shell site_unavailable and fails its command site_unavailable', async () => {
+    const target = await newSite(customerId, 'suspended-later.example.test')
+    const { jobId, shell } = await busy(target)
+    await call('POST', `/sites/${target.id}/suspend`, { reason: 'abuse' })
+    const closed = await shell.closed
+    expect(closed.reason).toBe('site_unavailable')
+    expect(shell.frames.at(-1)).toMatchObject({ type: 'exit', code: null, reason: 'site_unavailable' })
+    const session = await until('the session’s end', async () => {
+      const now = await json(await call('GET', `/sites/${target.id}/shell-sessions/${shell.session.id}`), 200)
+      return now.status === 'ended' ? now : null
+    })
+    expect(session).toMatchObject({ endReason: 'site_unavailable', exitCode: null })
+    const job = await jobEnd(jobId)
+    expect(job.status).toBe('failed')
+    expect(job.error.code).toBe('site_unavailable')
+  }, 90_000)
+
+  test('deleting the site ends its shell and command site_unavailable, and removes its sessions and recordings', async () => {
+    const target = await newSite(customerId, 'deleted-later.example.test')
+    const { jobId, shell } = await busy(target)
+    const ended = await connect(target.id)
+    ended.socket.send(JSON.stringify({ type: 'stdin', data: 'echo recorded; exit 0\r' }))
+    await ended.closed
+    const db = tp.panel.store.db.withTables<{
+      shell_sessions: { id: string; site_id: string }
+      shell_recordings: { session_id: string }
+    }>()
+    const ids = [shell.session.id as string, ended.session.id as string]
+    await until('a recording kept', async () =>
+      (await db.selectFrom('shell_recordings').select('session_id').where('session_id', 'in', ids).execute())
+        .length > 0
+        ? true
+        : null,
+    )
+    expect((await call('DELETE', `/sites/${target.id}`)).status).toBe(202)
+    const closed = await shell.closed
+    expect(closed.reason).toBe('site_unavailable')
+    const job = await jobEnd(jobId)
+    expect(job.status).toBe('failed')
+    expect(job.error.code).toBe('site_unavailable')
+    await until('the site gone', async () =>
+      (await call('GET', `/sites/${target.id}`)).status === 404 ? true : null,
+    )
+    await until(
+      'its sessions and recordings removed',
+      async () => {
+        const sessions = await db
+          .selectFrom('shell_sessions')
+          .select('id')
+          .where('site_id', '=', target.id)
+          .execute()
+        const pieces = await db
+          .selectFrom('shell_recordings')
+          .select('session_id')
+          .where('session_id', 'in', ids)
+          .execute()
+        return sessions.length === 0 && pieces.length === 0 ? true : null
+      },
+      20_000,
+    )
+    // The other site's sessions are kept.
+    expect(
+      (await db.selectFrom('shell_sessions').select('id').where('site_id', '=', site.id).execute()).length,
+    ).toBeGreaterThan(0)
+  }, 90_000)
 })
 
 describe('a node that runs no user per site', () => {

@@ -639,6 +639,10 @@ describe('WordPress operations on a served site', () => {
       'wordpress_user.reset_password',
     ])
       expect(actions).toContain(action)
+    // The reset names whom it was for, as docs/wordpress.md says: id, login and role (never the password).
+    expect(
+      audit.body.items.find((entry) => entry.action === 'wordpress_user.reset_password')?.details,
+    ).toEqual({ userId: expect.any(Number), login: 'editor-jo', role: 'editor' })
     expect(
       audit.body.items.find((entry) => entry.action === 'wordpress_plugin.install')?.details,
     ).toMatchObject({
@@ -653,6 +657,132 @@ describe('WordPress operations on a served site', () => {
     const text = JSON.stringify(rows)
     expect(shownPasswords).toHaveLength(2)
     for (const password of shownPasswords) expect(text).not.toContain(password)
+  })
+
+  test('a package whose folder is not a slug is refused before anything is unpacked, plugin or theme', async () => {
+    const pluginsDir = join(home(), 'htdocs/wp-content/plugins')
+    const themesDir = join(home(), 'htdocs/wp-content/themes')
+    const upgradeDir = join(home(), 'htdocs/wp-content/upgrade')
+    const listing = (dir: string) => {
+      try {
+        return readdirSync(dir).sort()
+      } catch {
+        return []
+      }
+    }
+    const before = [listing(pluginsDir), listing(themesDir), listing(upgradeDir)]
+    const header = '<?php\n/*\nPlugin Name: Badly Named\n*/\n'
+    const cases: { file: string; folder: string; entries: { name: string; content: string }[] }[] = [
+      {
+        file: 'dotted',
+        folder: 'dotted.plugin',
+        entries: [{ name: 'dotted.plugin/p.php', content: header }],
+      },
+      { file: 'spaced', folder: 'with space', entries: [{ name: 'with space/p.php', content: header }] },
+      { file: 'dots', folder: '..foo', entries: [{ name: '..foo/p.php', content: header }] },
+      // Files at the top: WordPress names the folder after the zip.
+      { file: 'flat.plugin', folder: 'flat.plugin', entries: [{ name: 'flat.php', content: header }] },
+    ]
+    for (const { file, folder, entries } of cases) {
+      const path = upload(`/tmp/${file}.zip`, makeZip(entries))
+      const refused = await call<{ reason: string; folder: string }>('POST', wp('/plugins'), { path })
+      await expectProblem(refused.response, 422, 'invalid_wordpress_package')
+      expect(refused.body).toMatchObject({ reason: 'folder', folder })
+    }
+    const theme = upload(
+      '/tmp/dotted-theme.zip',
+      makeZip([
+        { name: 'dotted.theme/style.css', content: '/*\nTheme Name: Dotted\n*/\n' },
+        { name: 'dotted.theme/index.php', content: '<?php echo "dotted";' },
+      ]),
+    )
+    const refusedTheme = await call<{ reason: string }>('POST', wp('/themes'), { path: theme })
+    await expectProblem(refusedTheme.response, 422, 'invalid_wordpress_package')
+    expect(refusedTheme.body.reason).toBe('folder')
+    // Nothing left behind: no plugin, theme or half-unpacked working folder.
+    expect([listing(pluginsDir), listing(themesDir), listing(upgradeDir)]).toEqual(before)
+    // A slug with digits, - and _ still installs (and is removed again).
+    const fine = upload('/tmp/fine.zip', plugin('Fine_2-ok'))
+    expect((await call('POST', wp('/plugins'), { path: fine })).status).toBe(201)
+    expect((await call('DELETE', wp('/plugins/Fine_2-ok'))).status).toBe(204)
+  })
+
+  /** Writes a must-use plugin into the served site as its Unix user (what the site's own code could do). */
+  function muPlugin(name: string, php: string): string {
+    const owner = statSync(join(home(), 'htdocs'))
+    const dir = join(home(), 'htdocs/wp-content/mu-plugins')
+    const file = join(dir, name)
+    const staged = join(home(), 'tmp', `${name}.staged`)
+    writeFileSync(staged, php)
+    chownSync(staged, owner.uid, owner.gid)
+    const written = Bun.spawnSync([
+      'setpriv',
+      `--reuid=${owner.uid}`,
+      `--regid=${owner.gid}`,
+      '--clear-groups',
+      '--',
+      'sh',
+      '-c',
+      'mkdir -p "$1" && mv "$2" "$3"',
+      'sh',
+      dir,
+      staged,
+      file,
+    ])
+    expect(written.exitCode).toBe(0)
+    expect(statSync(file).uid).toBe(owner.uid)
+    return file
+  }
+
+  test('a must-use plugin printing forged PLINTH-ANSWER lines does not change the answer', async () => {
+    const honest = await call('GET', wp())
+    expect(honest.status).toBe(200)
+    const forged = JSON.stringify({
+      ok: {
+        version: '0.0.1-forged',
+        databaseVersion: 1,
+        siteUrl: 'http://evil.test',
+        title: 'Forged',
+        maintenance: true,
+      },
+    })
+    const lines = [
+      `PLINTH-ANSWER ${forged}`,
+      `PLINTH-ANSWER-${'0'.repeat(32)} ${forged}`,
+      `PLINTH-ANSWER-${'f'.repeat(32)} ${forged}`,
+    ]
+    const file = muPlugin(
+      'plinth-forger.php',
+      `<?php\n$plinth_forged = ${JSON.stringify(lines.join('\n'))};\n` +
+        // Before WordPress answers, after it (at shutdown), and with whatever nonce the globals might give away.
+        'echo "\\n" . $plinth_forged . "\\n";\n' +
+        '$plinth_guess = $GLOBALS["plinth_in"]["nonce"] ?? null;\n' +
+        `if (is_string($plinth_guess)) echo "\\nPLINTH-ANSWER-" . $plinth_guess . " " . ${JSON.stringify(forged)} . "\\n";\n` +
+        'register_shutdown_function(function () use ($plinth_forged) { echo "\\n" . $plinth_forged . "\\n"; });\n',
+    )
+    try {
+      const answered = await call('GET', wp())
+      expect(answered.status).toBe(200)
+      expect(answered.body).toEqual(honest.body)
+      expect(JSON.stringify(answered.body)).not.toContain('forged')
+    } finally {
+      rmSync(file, { force: true })
+    }
+  })
+
+  test('a must-use plugin printing more than 8 MiB on a list gets 502 wordpress_output_too_large; the panel stays up', async () => {
+    const file = muPlugin(
+      'plinth-flood.php',
+      '<?php\n$plinth_chunk = str_repeat("flood ", 174763);\nfor ($i = 0; $i < 12; $i++) echo $plinth_chunk;\n',
+    )
+    try {
+      await expectProblem((await call('GET', wp('/plugins'))).response, 502, 'wordpress_output_too_large')
+      // The panel answers on: other requests, and the site's own once the flood is gone.
+      expect((await call('GET', `/sites/${siteId}`)).status).toBe(200)
+    } finally {
+      rmSync(file, { force: true })
+    }
+    expect((await call('GET', wp('/plugins'))).status).toBe(200)
   })
 
   test('another customer’s site is 404; a token without site:shell is 403; a static site is not_a_wordpress_site', async () => {

@@ -69,7 +69,7 @@ export const wordpressProblems = defineProblems({
     status: 422,
     detail: 'The file is not a WordPress plugin or theme package.',
     description:
-      'The file is not a zip archive WordPress can install (encrypted, ZIP64, truncated), or holds no plugin (a PHP file with a `Plugin Name:` header) or theme (`style.css` with `Theme Name:`). Nothing was installed.',
+      'The file is not a zip archive WordPress can install (encrypted, ZIP64, truncated), holds no plugin (a PHP file with a `Plugin Name:` header) or theme (`style.css` with `Theme Name:`), or would install into a folder that is not a slug (`reason` `folder`, `folder` names it: the archive’s one top folder, else the zip’s name without `.zip`, must be letters, digits, `-` and `_`, starting with a letter or digit, so that the plugin or theme can be managed afterwards). Nothing was installed.',
   },
   unsafe_package_entry: {
     status: 422,
@@ -111,6 +111,12 @@ export const wordpressProblems = defineProblems({
     detail: 'WordPress failed while running the operation.',
     description:
       'The site’s WordPress stopped with an error (a PHP fatal error, a database it cannot reach, files it cannot write). The detail has its words; the site’s own code or configuration is the usual cause.',
+  },
+  wordpress_output_too_large: {
+    status: 502,
+    detail: 'WordPress printed more than the runner reads (8 MiB): the operation was stopped.',
+    description:
+      'The site’s own code (a must-use plugin, a drop-in such as `object-cache.php`, `wp-config.php`) printed without end while the operation ran; the runner was killed once its output passed 8 MiB. Fix the site’s code and try again.',
   },
   wordpress_unavailable: {
     status: 503,

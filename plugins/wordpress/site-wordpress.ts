@@ -26,6 +26,7 @@ export const operationProblems: readonly ProblemRef[] = [
   problems.not_a_wordpress_site,
   problems.wordpress_not_installed,
   problems.wordpress_error,
+  problems.wordpress_output_too_large,
   problems.wordpress_unavailable,
 ]
 

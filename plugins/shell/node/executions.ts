@@ -79,17 +79,20 @@ export function createExecutions() {
     ): Promise<string> {
       const environment = sandboxEnvironment(site)
       // The directory is looked up inside the sandbox, where links resolve as the command would see them.
-      const probe = Bun.spawn(
-        sandboxed(site, ['/bin/test', '-d', request.cwd], { cwd: '/', newSession: true }),
-        {
+      const probing = sandboxed(site, ['/bin/test', '-d', request.cwd], { cwd: '/', newSession: true })
+      let found: number
+      try {
+        found = await Bun.spawn(probing.argv, {
           env: environment,
           stdin: 'ignore',
           stdout: 'ignore',
           stderr: 'ignore',
           timeout: 10_000,
-        },
-      )
-      if ((await probe.exited) !== 0)
+        }).exited
+      } finally {
+        probing.release()
+      }
+      if (found !== 0)
         throw new NodeRefusal(
           'working_directory_missing',
           `There is no directory ${request.cwd} in the site.`,
@@ -100,12 +103,15 @@ export function createExecutions() {
       const execId = crypto.randomUUID()
       const began = performance.now()
       let timedOut = false
-      const child = Bun.spawn(sandboxed(site, request.argv, { cwd: request.cwd, newSession: true }), {
-        env: environment,
-        stdin: 'ignore',
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
+      const box = sandboxed(site, request.argv, { cwd: request.cwd, newSession: true })
+      let child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>
+      try {
+        child = Bun.spawn(box.argv, { env: environment, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+      } catch (error) {
+        box.release()
+        throw error
+      }
+      void child.exited.finally(box.release)
       const execution: Execution = {
         siteId: site.id,
         lines: [],

@@ -3,13 +3,10 @@
 // else of the node: no other site, no panel or runtime data, no state file. The network is shared (WP-CLI and
 // composer fetch packages; the site's PHP has the network anyway).
 
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, lstatSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NodeRefusal, type NodeSite } from '../../nodes/contract.ts'
-
-/** Where the sandbox's generated /etc files live: root's, readable (the site's user reads them through the bind). */
-const sandboxFiles = join(tmpdir(), 'plinth-sandbox')
 
 /** The site's user, or a refusal: a node that runs no user per site cannot confine a command to one. */
 export function siteUserOf(site: NodeSite): NonNullable<NodeSite['user']> {
@@ -21,26 +18,46 @@ export function siteUserOf(site: NodeSite): NonNullable<NodeSite['user']> {
   return site.user
 }
 
-/** Writes `content` to `path` whole (readers never see half a file). */
-function writeWhole(path: string, content: string): void {
-  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
-  writeFileSync(temporary, content, { mode: 0o644 })
-  renameSync(temporary, path)
+/** Writes `content` into a file that must not exist yet: never through a link, never over another file. */
+function writeFresh(path: string, content: string): void {
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o644,
+  )
+  try {
+    writeSync(fd, content)
+  } finally {
+    closeSync(fd)
+  }
 }
 
-/** The site's own /etc/passwd and /etc/group: its user alone (other sites' users are not listed). */
-function etcFiles(site: NodeSite, user: NonNullable<NodeSite['user']>): { passwd: string; group: string } {
-  mkdirSync(sandboxFiles, { recursive: true, mode: 0o711 })
-  const folder = join(sandboxFiles, site.id)
-  mkdirSync(folder, { recursive: true, mode: 0o755 })
+/**
+ * The site's own /etc/passwd and /etc/group (its user alone: other sites' users are not listed), written for one
+ * run into a fresh directory of the runtime's: made by `mkdtemp` (a new random name, created or failing, never one
+ * a site's user made or linked beforehand), owned by the runtime's user and writable by it alone (0711: the site's
+ * user passes through to read the two files, as bubblewrap runs as that user). Sites' code shares the node's /tmp
+ * (their PHP runs there), which is why nothing here is at a name known in advance. Removed when the run ends.
+ */
+function etcFiles(site: NodeSite, user: NonNullable<NodeSite['user']>) {
+  const folder = mkdtempSync(join(tmpdir(), 'plinth-sandbox-'))
+  const made = lstatSync(folder)
+  if (!made.isDirectory() || made.uid !== process.getuid?.())
+    throw new Error(`The sandbox's directory ${folder} is not the runtime's own`)
+  chmodSync(folder, 0o711)
   const passwd = join(folder, 'passwd')
   const group = join(folder, 'group')
-  writeWhole(
-    passwd,
-    `root:x:0:0:root:/root:/usr/sbin/nologin\n${user.name}:x:${user.uid}:${user.gid}:Site ${site.id}:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
-  )
-  writeWhole(group, `root:x:0:\n${user.name}:x:${user.gid}:\nnogroup:x:65534:\n`)
-  return { passwd, group }
+  try {
+    writeFresh(
+      passwd,
+      `root:x:0:0:root:/root:/usr/sbin/nologin\n${user.name}:x:${user.uid}:${user.gid}:Site ${site.id}:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    )
+    writeFresh(group, `root:x:0:\n${user.name}:x:${user.gid}:\nnogroup:x:65534:\n`)
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true })
+    throw error
+  }
+  return { passwd, group, remove: () => rmSync(folder, { recursive: true, force: true }) }
 }
 
 /** Host files the sandbox sees read-only when they exist: name resolution, TLS roots, PHP's settings, time zone. */
@@ -67,70 +84,86 @@ export interface SandboxOptions {
   readonly newSession: boolean
 }
 
+/** A sandboxed program's command line, and what to call once it ended (its generated files go). */
+export interface Sandboxed {
+  readonly argv: string[]
+  /** Removes the run's generated files; call it once the program exited (bubblewrap bound them at its start). */
+  release(): void
+}
+
 /**
  * The command line running `argv` as the site's user in its sandbox. The user is dropped to first (setpriv), so
  * bubblewrap runs unprivileged in a user namespace of that user's: nothing inside can regain root. Inside, the
  * site's directories appear where the API names them: `/htdocs`, `/logs` (read-only) and `/tmp`.
  */
-export function sandboxed(site: NodeSite, argv: readonly string[], options: SandboxOptions): string[] {
+export function sandboxed(site: NodeSite, argv: readonly string[], options: SandboxOptions): Sandboxed {
   const user = siteUserOf(site)
-  const { passwd, group } = etcFiles(site, user)
+  const { passwd, group, remove } = etcFiles(site, user)
   const etc = hostEtc.flatMap((path) => ['--ro-bind-try', path, path])
-  return [
-    'setpriv',
-    `--reuid=${user.uid}`,
-    `--regid=${user.gid}`,
-    '--clear-groups',
-    '--',
-    'bwrap',
-    '--unshare-all',
-    '--share-net',
-    '--die-with-parent',
-    ...(options.newSession ? ['--new-session'] : []),
-    '--cap-drop',
-    'ALL',
-    '--ro-bind',
-    '/usr',
-    '/usr',
-    '--symlink',
-    'usr/bin',
-    '/bin',
-    '--symlink',
-    'usr/sbin',
-    '/sbin',
-    '--symlink',
-    'usr/lib',
-    '/lib',
-    '--symlink',
-    'usr/lib64',
-    '/lib64',
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
-    '--dir',
-    '/etc',
-    '--ro-bind',
-    passwd,
-    '/etc/passwd',
-    '--ro-bind',
-    group,
-    '/etc/group',
-    ...etc,
-    '--bind',
-    join(site.home, 'htdocs'),
-    '/htdocs',
-    '--bind',
-    join(site.home, 'tmp'),
-    '/tmp',
-    '--ro-bind-try',
-    join(site.home, 'logs'),
-    '/logs',
-    '--chdir',
-    options.cwd,
-    '--',
-    ...argv,
-  ]
+  let released = false
+  const release = () => {
+    if (released) return
+    released = true
+    remove()
+  }
+  return {
+    release,
+    argv: [
+      'setpriv',
+      `--reuid=${user.uid}`,
+      `--regid=${user.gid}`,
+      '--clear-groups',
+      '--',
+      'bwrap',
+      '--unshare-all',
+      '--share-net',
+      '--die-with-parent',
+      ...(options.newSession ? ['--new-session'] : []),
+      '--cap-drop',
+      'ALL',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--symlink',
+      'usr/sbin',
+      '/sbin',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--dir',
+      '/etc',
+      '--ro-bind',
+      passwd,
+      '/etc/passwd',
+      '--ro-bind',
+      group,
+      '/etc/group',
+      ...etc,
+      '--bind',
+      join(site.home, 'htdocs'),
+      '/htdocs',
+      '--bind',
+      join(site.home, 'tmp'),
+      '/tmp',
+      '--ro-bind-try',
+      join(site.home, 'logs'),
+      '/logs',
+      '--chdir',
+      options.cwd,
+      '--',
+      ...argv,
+    ],
+  }
 }
 
 /** The environment of sandboxed programs: nothing of the node's (its secrets included). */

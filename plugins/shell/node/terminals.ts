@@ -56,38 +56,48 @@ export function createTerminals() {
     /** Starts bash on a `cols`×`rows` terminal in the site's sandbox, in `/htdocs`. */
     open(site: NodeSite, size: { cols: number; rows: number }): string {
       const shellId = crypto.randomUUID()
-      const argv = sandboxed(site, ['/bin/bash', '--noprofile', '--norc', '-i'], {
+      const box = sandboxed(site, ['/bin/bash', '--noprofile', '--norc', '-i'], {
         cwd: '/htdocs',
         newSession: false,
       })
       let shell: Shell | undefined
       const pending: Uint8Array[] = []
-      const child = Bun.spawn(argv, {
-        env: sandboxEnvironment(site, {
-          TERM: 'xterm-256color',
-          PS1: '\\u:\\w\\$ ',
-          HISTFILE: '/tmp/.bash_history',
-        }),
-        terminal: {
-          cols: size.cols,
-          rows: size.rows,
-          data(_terminal, data) {
-            const bytes = new Uint8Array(data)
-            if (!shell) {
-              pending.push(bytes)
-              return
-            }
-            shell.chunks.push(bytes)
-            shell.size += bytes.length
-            while (shell.size > maxPending && shell.chunks.length > 1) {
-              const dropped = shell.chunks.shift() as Uint8Array
-              shell.size -= dropped.length
-              shell.base += dropped.length
-            }
-            wake(shell)
+      let child: Bun.Subprocess
+      try {
+        child = spawnIn(box.argv)
+      } catch (error) {
+        box.release()
+        throw error
+      }
+      function spawnIn(argv: string[]) {
+        return Bun.spawn(argv, {
+          env: sandboxEnvironment(site, {
+            TERM: 'xterm-256color',
+            PS1: '\\u:\\w\\$ ',
+            HISTFILE: '/tmp/.bash_history',
+          }),
+          terminal: {
+            cols: size.cols,
+            rows: size.rows,
+            data(_terminal, data) {
+              const bytes = new Uint8Array(data)
+              if (!shell) {
+                pending.push(bytes)
+                return
+              }
+              shell.chunks.push(bytes)
+              shell.size += bytes.length
+              while (shell.size > maxPending && shell.chunks.length > 1) {
+                const dropped = shell.chunks.shift() as Uint8Array
+                shell.size -= dropped.length
+                shell.base += dropped.length
+              }
+              wake(shell)
+            },
           },
-        },
-      })
+        })
+      }
+      void child.exited.finally(box.release)
       shell = {
         siteId: site.id,
         process: child,

@@ -19,7 +19,7 @@ import { requireRunningSite, runningSiteProblems, siteDirectory, siteScopes } fr
 import { NewShellSession, ShellSession } from '../contract.ts'
 import type { ShellSessionsTable, ShellTables } from '../migrations.ts'
 import { shellProblems } from '../problems.ts'
-import type { createRelays } from '../shell-relay.ts'
+import { type createRelays, mayStillShell } from '../shell-relay.ts'
 
 /** Settings of the session routes. */
 export interface SessionSettings {
@@ -114,10 +114,12 @@ export function shellSessionRoutes(
       operationId: 'createShellSession',
       summary: 'Open an interactive shell in a site',
       description:
-        'Answers a single-use WebSocket `url` and `token`, valid 60 s. The WebSocket (see `connectShellSession`) runs bash on a real terminal as the site’s Unix user, confined to the site as `POST /sites/{id}/exec` is. At most `SHELL_SESSIONS_PER_SITE` (default 3) sessions pending or open per site. Audited as `site.shell`; the connection as `shell_session.start` and its end, with its duration, as `shell_session.end`.',
+        'Answers a single-use WebSocket `url` and `token`, valid 60 s. The WebSocket (see `connectShellSession`) runs bash on a real terminal as the site’s Unix user, confined to the site as `POST /sites/{id}/exec` is. At most `SHELL_SESSIONS_PER_SITE` (default 3) sessions pending or open per site. Audited as `site.shell`; the connection as `shell_session.start` and its end, with its duration, as `shell_session.end`. Not idempotent: an `Idempotency-Key` is ignored and every request is a new session with its own token (a token is never handed out twice).',
       scope: siteScopes.shell,
       params: { id: 'site' },
-      idempotent: true,
+      // Never replayed: a replay would hand out the same single-use token again, and the idempotency store would
+      // keep it (sealed) for a day. Each request is a new session with a new token.
+      idempotent: false,
       showsSecret: true,
       responses: { 201: NewShellSession },
       problems: [shellProblems.shell_session_limit, shellProblems.shell_unavailable, ...runningSiteProblems],
@@ -189,7 +191,7 @@ export function shellSessionRoutes(
       operationId: 'connectShellSession',
       summary: 'Connect to a shell session (WebSocket)',
       description:
-        'Upgrades to a WebSocket carrying the shell, with the session’s `token` as the `token` query parameter: once, within 60 s of the session’s creation. A browser’s `Origin` must be the panel’s or one of `SHELL_ALLOWED_ORIGINS`. Frames are JSON text. From the client: `{"type":"stdin","data":"ls\\r"}` (a binary frame is stdin as bytes) and `{"type":"resize","cols":120,"rows":40}`. From the panel: `{"type":"output","data":"…"}` (the terminal’s output as UTF-8 text), `{"type":"error","message":"…"}` for a frame it could not read, and last `{"type":"exit","code":0,"reason":"exited"}` (`reason`: `exited`, `idle`, `closed`, `site_unavailable`, `shutdown`, `failed`) before it closes the connection. A session without input for `SHELL_IDLE_SECONDS` (default 900) ends `idle`. `cols` and `rows` in the query set the terminal’s first size (default 80×24).',
+        'Upgrades to a WebSocket carrying the shell, with the session’s `token` as the `token` query parameter: once, within 60 s of the session’s creation. A browser’s `Origin` must be the panel’s or one of `SHELL_ALLOWED_ORIGINS`. Frames are JSON text. From the client: `{"type":"stdin","data":"ls\\r"}` (a binary frame is stdin as bytes) and `{"type":"resize","cols":120,"rows":40}`. From the panel: `{"type":"output","data":"…"}` (the terminal’s output as UTF-8 text), `{"type":"error","message":"…"}` for a frame it could not read, and last `{"type":"exit","code":0,"reason":"exited"}` (`reason`: `exited`, `idle`, `closed`, `site_unavailable`, `access_revoked`, `shutdown`, `failed`) before it closes the connection. A session without input for `SHELL_IDLE_SECONDS` (default 900) ends `idle`; one whose requester lost access (their token revoked or expired, their user disabled, `site:shell` on the customer taken from them) ends `access_revoked` within 5 s, and its token no longer connects (`shell_access_revoked`). `cols` and `rows` in the query set the terminal’s first size (default 80×24).',
       public: true,
       credential: shellSessionCredential,
       params: { id: 'site', sessionId: 'shs' },
@@ -210,6 +212,7 @@ export function shellSessionRoutes(
         shellProblems.websocket_required,
         shellProblems.origin_not_allowed,
         shellProblems.shell_token_invalid,
+        shellProblems.shell_access_revoked,
       ],
       async handler({ params, query, request, requestId, address }) {
         if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket')
@@ -221,6 +224,9 @@ export function shellSessionRoutes(
           !settings.allowedOrigins.includes(origin)
         )
           throw new Problem(shellProblems.origin_not_allowed)
+        // Asked before the transaction (it reads the store afresh); the token is checked inside it.
+        const asked = await sessionIn(params.id, params.sessionId).catch(() => null)
+        const allowed = asked ? await mayStillShell(context, asked) : true
         const now = new Date().toISOString()
         const opened = await context.transaction(async (trx) => {
           const row = await sessions(trx)
@@ -233,20 +239,42 @@ export function shellSessionRoutes(
           // One comparison whatever was found: the time taken tells nothing.
           if (!shellTokens.matches(query.token, fresh ? (row?.token_hash ?? null) : null) || !row)
             throw new Problem(shellProblems.shell_token_invalid)
-          await sessions(trx)
-            .updateTable('shell_sessions')
-            .set({ status: 'open', token_hash: null, started_at: now, seen_at: now })
-            .where('id', '=', row.id)
-            .execute()
           const actor: AuditActor = {
             userId: row.requested_by_user_id,
             tokenId: row.requested_by_token_id,
             requestId,
             sourceAddress: address,
           }
+          // A token issued before its requester lost access (token revoked, user disabled, taken off the team)
+          // no longer connects: the session ends, spent.
+          if (!allowed) {
+            await sessions(trx)
+              .updateTable('shell_sessions')
+              .set({ status: 'ended', token_hash: null, ended_at: now, end_reason: 'access_revoked' })
+              .where('id', '=', row.id)
+              .execute()
+            await writeAudit(trx, actor, {
+              action: 'shell_session.end',
+              subject: { type: 'shell_session', id: row.id },
+              customerId: row.customer_id,
+              details: {
+                siteId: row.site_id,
+                durationSeconds: 0,
+                endReason: 'access_revoked',
+                exitCode: null,
+              },
+            })
+            return null
+          }
+          await sessions(trx)
+            .updateTable('shell_sessions')
+            .set({ status: 'open', token_hash: null, started_at: now, seen_at: now })
+            .where('id', '=', row.id)
+            .execute()
           await writeAuditOf(trx, actor, row)
           return { row, actor }
         })
+        if (!opened) throw new Problem(shellProblems.shell_access_revoked)
         return Reply.upgrade(
           relays.relay(opened.row, opened.actor, { cols: query.cols ?? 80, rows: query.rows ?? 24 }),
         )

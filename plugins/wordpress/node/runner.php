@@ -1,9 +1,10 @@
 <?php
 // Plinth's WordPress runner: loads a site's WordPress as the site's user and runs exactly one operation of an
-// allowlist, read as JSON on stdin, answering JSON on stdout after `PLINTH-ANSWER ` (WordPress may print before it).
+// allowlist, read as JSON on stdin, answering JSON on stdout after `PLINTH-ANSWER-<nonce> ` (WordPress may print before it; the nonce is new each call).
 // The node service (runner.ts) passes this file to `php -r` without its opening tag, so nothing is written on the
 // node, with the site's open_basedir and temporary folder. WordPress loads without the site's plugins and theme
-// code (as `wp --skip-plugins --skip-themes` does), so a broken plugin cannot stop its own deactivation; it makes no
+// code (as `wp --skip-plugins --skip-themes` does), so a broken plugin cannot stop its own deactivation (must-use plugins
+// and drop-ins such as object-cache.php still load, as they do under WP-CLI); it makes no
 // HTTP requests, runs no cron and ignores maintenance mode.
 
 error_reporting(E_ALL & ~E_DEPRECATED & ~E_NOTICE & ~E_WARNING);
@@ -13,12 +14,25 @@ if (!is_array($plinth_in) || !is_string($plinth_in['op'] ?? null)) {
     exit(2);
 }
 
-function plinth_out(array $answer)
+// The answer's marker carries the call's nonce (given on stdin, new each call): kept in plinth_out alone and taken out
+// of $plinth_in before WordPress loads, so a line the site's code prints (a mu-plugin, a drop-in) is not the answer.
+function plinth_out(?array $answer, ?string $nonce = null)
 {
+    static $marker = null;
+    if ($marker === null) {
+        $marker = 'PLINTH-ANSWER-' . (string) $nonce . ' ';
+        return;
+    }
     while (ob_get_level() > 0) ob_end_flush();
-    echo "\nPLINTH-ANSWER " . json_encode($answer, JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE) . "\n";
+    echo "\n" . $marker . json_encode($answer, JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE) . "\n";
     exit(0);
 }
+if (!is_string($plinth_in['nonce'] ?? null) || !preg_match('/^[0-9a-f]{32}$/', $plinth_in['nonce'])) {
+    fwrite(STDERR, "The runner needs the call's nonce\n");
+    exit(2);
+}
+plinth_out(null, $plinth_in['nonce']);
+unset($plinth_in['nonce']);
 function plinth_ok($data) { plinth_out(['ok' => $data]); }
 function plinth_refuse(string $code, string $message, array $details = [])
 {
@@ -175,6 +189,8 @@ function plinth_check_zip(string $path, string $shown): void
     $directory = $end['size'] > 0 ? fread($handle, $end['size']) : '';
     fclose($handle);
     $position = 0;
+    $tops = [];
+    $topIsFolder = false;
     for ($index = 0; $index < $end['entries']; $index++) {
         if (substr($directory, $position, 4) !== "PK\x01\x02" || strlen($directory) < $position + 46) $invalid('corrupt central directory');
         $header = unpack('vmadeBy/vneeded/vflags/vmethod/vtime/vdate/Vcrc/Vcompressed/Vsize/vnameLength/vextraLength/vcommentLength/vdisk/vinternal/Vexternal/Voffset', substr($directory, $position + 4, 42));
@@ -188,7 +204,18 @@ function plinth_check_zip(string $path, string $shown): void
         if (in_array('..', explode('/', $normal), true)) $unsafe('climbs', 'climbs out with ..');
         $mode = ($header['external'] >> 16) & 0xF000;
         if (($header['madeBy'] >> 8) === 3 && $mode === 0xA000) $unsafe('link', 'is a symbolic link');
+        // WordPress's unzip skips macOS's resource forks; every other entry lands under the package's folder.
+        if (strpos($normal, '__MACOSX/') === 0) continue;
+        $parts = explode('/', $normal, 2);
+        $tops[$parts[0]] = true;
+        if (isset($parts[1])) $topIsFolder = true;
     }
+    // The folder the package lands in, as WordPress's upgrader names it: the archive's one top folder, else (files
+    // at the top) the zip's own name. It becomes the plugin's or theme's slug, which every later operation names: one
+    // that is not a slug (`dotted.plugin`, `with space`, `..foo`) would install and then never be managed.
+    $folder = count($tops) === 1 && $topIsFolder ? (string) array_key_first($tops) : basename(basename($path, '.tmp'), '.zip');
+    if (!preg_match('/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/', $folder))
+        plinth_refuse('invalid_wordpress_package', "$shown would install into the folder " . json_encode($folder, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE) . ', which is not a slug: letters, digits, - and _, starting with a letter or digit', ['path' => $shown, 'folder' => $folder, 'reason' => 'folder']);
 }
 
 /** Installs a plugin or theme from the checked zip with WordPress's own upgrader (never over an existing one). */

@@ -17,8 +17,14 @@ import { siteFile } from './site-path.ts'
 /** The runner, given to `php -r` (which takes code without its opening tag): nothing is written on the node. */
 const runner = readFileSync(new URL('./runner.php', import.meta.url), 'utf8').replace(/^<\?php\s*/, '')
 
-/** What the runner prints before its answer. */
-const marker = 'PLINTH-ANSWER '
+/**
+ * What the runner prints before its answer: `PLINTH-ANSWER-<nonce> `, the nonce new for each call and given on stdin
+ * (the runner keeps it out of WordPress's globals), so a line the site's code prints cannot pass for the answer.
+ */
+const markerOf = (nonce: string) => `PLINTH-ANSWER-${nonce} `
+
+/** The most read of the runner's stdout and of its stderr: past it, the runner is killed (`wordpress_output_too_large`). */
+export const runnerOutputCapBytes = 8 * 1024 * 1024
 
 /** How long one operation may run: installs and search-replace walk a whole site. */
 const timeoutMs = 300_000
@@ -66,7 +72,9 @@ export function wordpressNodeService(): NodeService {
         input.shownPath = operation.path
       }
       const tmp = join(site.home, 'tmp')
-      const result = await site.run(
+      const nonce = crypto.randomUUID().replaceAll('-', '')
+      const result = await runBounded(
+        site,
         [
           'php',
           '-d',
@@ -84,9 +92,10 @@ export function wordpressNodeService(): NodeService {
           '-r',
           runner,
         ],
-        { cwd: join(site.home, 'htdocs'), stdin: JSON.stringify(input), timeoutMs },
+        { cwd: join(site.home, 'htdocs'), stdin: JSON.stringify({ ...input, nonce }) },
         signal,
       )
+      const marker = markerOf(nonce)
       const shown = (text: string) => text.replaceAll(`${site.home}/`, '/').replaceAll(site.home, '/')
       const line = result.stdout
         .split('\n')
@@ -108,4 +117,59 @@ export function wordpressNodeService(): NodeService {
       return answer.ok
     },
   }
+}
+
+/**
+ * Runs `argv` as the site's user, reading at most {@link runnerOutputCapBytes} of stdout and of stderr: a site whose
+ * code prints without end (a mu-plugin echoing gigabytes) has the runner killed rather than the node's memory filled.
+ */
+async function runBounded(
+  site: NodeSite,
+  argv: readonly string[],
+  options: { cwd: string; stdin: string },
+  signal: AbortSignal,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  signal.throwIfAborted()
+  const child = Bun.spawn(site.asUser(argv), {
+    cwd: options.cwd,
+    env: { ...site.environment },
+    stdin: new Blob([options.stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+    signal,
+  })
+  let overflow = false
+  const kill = () => {
+    // The runner leads a session of its own (setsid): its whole group goes.
+    try {
+      process.kill(-child.pid, 'SIGKILL')
+    } catch {}
+    child.kill('SIGKILL')
+  }
+  const read = async (stream: ReadableStream<Uint8Array>): Promise<string> => {
+    const chunks: Uint8Array[] = []
+    let size = 0
+    for await (const chunk of stream) {
+      if (overflow) continue
+      size += chunk.length
+      if (size > runnerOutputCapBytes) {
+        overflow = true
+        chunks.length = 0
+        kill()
+        continue
+      }
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  }
+  const [stdout, stderr, code] = await Promise.all([read(child.stdout), read(child.stderr), child.exited])
+  signal.throwIfAborted()
+  if (overflow)
+    throw new NodeRefusal(
+      'wordpress_output_too_large',
+      `WordPress printed more than ${runnerOutputCapBytes / 1024 / 1024} MiB (the site’s code, a must-use plugin or a drop-in, prints without end): the operation was stopped.`,
+    )
+  return { code, stdout, stderr }
 }

@@ -124,7 +124,15 @@ export function userRoutes(context: PluginContext) {
         const password = generateAdminPassword()
         const user = await wordpress.run<UserAnswer>(
           { op: 'users.password', userId: Number(params.userId), password },
-          { action: 'wordpress_user.reset_password', details: { userId: Number(params.userId) } },
+          {
+            action: 'wordpress_user.reset_password',
+            // Who it was, as WordPress answered after the reset: never the password.
+            details: (answer: UserAnswer) => ({
+              userId: answer.id,
+              login: answer.login,
+              role: answer.roles[0] ?? null,
+            }),
+          },
         )
         return { ...user, password }
       },
