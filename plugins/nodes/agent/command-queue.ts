@@ -2,7 +2,7 @@
 // a driver call queues one and waits for its answer; the agent's poll takes the node's queued commands (and those
 // sent to an earlier run of the agent, which never answered), and its answer settles the command.
 
-import { type Db, JobFailure, newId, nowIso, type PluginContext } from '../../../core/index.ts'
+import { type Db, JobFailure, newId, nowIso, type PluginContext, sql } from '../../../core/index.ts'
 import { NodeRefusal, type SiteReport } from '../contract.ts'
 import type { NodeCommandsTable, NodesTables } from '../migrations.ts'
 import {
@@ -19,6 +19,8 @@ const tables = (db: Db) => db.withTables<NodesTables>()
 const lookEveryMs = 250
 /** Most commands handed out in one poll. */
 const batch = 20
+/** Most sealed payload bytes handed out in one poll (beyond its first command). */
+const batchBytes = 16 * 1024 * 1024
 
 /** What an answered command resolved with. */
 export interface CommandAnswer {
@@ -132,9 +134,10 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
       try {
         for (;;) {
           signal.throwIfAborted()
+          // Its state only: the payload (a file's part of 4 MiB) is not read back while the command waits.
           const row = await tables(context.db)
             .selectFrom('node_commands')
-            .selectAll()
+            .select(['status', 'result', 'sent_at', 'created_at'])
             .where('id', '=', id)
             .executeTakeFirst()
           if (!row) throw new Error(`The command ${id} vanished`)
@@ -190,29 +193,37 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
       const deadline = Date.now() + waitMs
       for (;;) {
         const taken = await context.transaction(async (trx) => {
+          // Which are due, read without their payloads (the parts of a file on their way are megabytes each).
           const rows = await tables(trx)
             .selectFrom('node_commands')
-            .selectAll()
+            .select(['id', 'status', 'session', sql<number>`length(payload_sealed)`.as('size')])
             .where('node_id', '=', nodeId)
             .where((eb) => eb.or([eb('status', '=', 'queued'), eb('status', '=', 'sent')]))
             .orderBy('id')
             .limit(batch + held.size)
             .execute()
           // Sent to this run and not held by it: the poll that carried it never reached the agent.
-          const due = rows
-            .filter((row) => row.status === 'queued' || row.session !== session || !held.has(row.id))
-            .slice(0, batch)
+          const due: string[] = []
+          let bytes = 0
+          for (const row of rows) {
+            if (!(row.status === 'queued' || row.session !== session || !held.has(row.id))) continue
+            // One poll carries a few parts of files at most, so its answer stays a few megabytes.
+            if (due.length > 0 && (due.length >= batch || bytes + Number(row.size ?? 0) > batchBytes)) break
+            due.push(row.id)
+            bytes += Number(row.size ?? 0)
+          }
           if (due.length === 0) return []
           await tables(trx)
             .updateTable('node_commands')
             .set({ status: 'sent', session, sent_at: nowIso() })
-            .where(
-              'id',
-              'in',
-              due.map((row) => row.id),
-            )
+            .where('id', 'in', due)
             .execute()
-          return due
+          return tables(trx)
+            .selectFrom('node_commands')
+            .selectAll()
+            .where('id', 'in', due)
+            .orderBy('id')
+            .execute()
         })
         if (taken.length > 0) return taken.flatMap((row) => commandOf(row))
         const left = deadline - Date.now()
