@@ -156,6 +156,22 @@ afterAll(async () => {
     30_000,
   ).catch(() => {})
   await tp.panel.close()
+  // The node's nginx and PHP-FPM keep serving after the panel stops (as a node's do): stopped here, and the sites'
+  // Unix users a failed test left.
+  for (const path of readdirSync(nodeDir, { recursive: true }) as string[]) {
+    if (!path.endsWith('.pid')) continue
+    const pid = Number(readFileSync(join(nodeDir, path), 'utf8').trim())
+    try {
+      if (pid > 0) process.kill(pid, 'SIGTERM')
+    } catch {}
+  }
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const [name = '', , , , , userHome = ''] = line.split(':')
+    if (!userHome.startsWith(`${nodeDir}/`)) continue
+    Bun.spawnSync(['pkill', '-KILL', '-u', name])
+    Bun.spawnSync(['userdel', name])
+    Bun.spawnSync(['groupdel', name])
+  }
   rmSync(folder, { recursive: true, force: true })
 }, 60_000)
 
