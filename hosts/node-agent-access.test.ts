@@ -6,14 +6,21 @@
 // account is deleted is cut. Everything reaches the node through the agent's command queue.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import { sftpClient } from '../plugins/sftp/testing/sftp-client.ts'
 import { transcript } from './testing/host-process.ts'
-import { apiClient, cliStaffToken, createProcessTracker, freePort, waitFor } from './testing/index.ts'
+import {
+  apiClient,
+  cliStaffToken,
+  createProcessTracker,
+  freePort,
+  removeNodeLeftovers,
+  waitFor,
+} from './testing/index.ts'
 
 const { tempDataDir, runCli, startStandalone, spawnTracked, cleanup } =
   createProcessTracker('plinth-access-agent-')
@@ -143,20 +150,7 @@ afterAll(async () => {
   if (agent && agent.exitCode === null) agent.kill('SIGTERM')
   await agent?.exited
   // The agent leaves its nginx and PHP-FPM serving when it stops: stopped here, with any site user left.
-  for (const path of readdirSync(agentDir, { recursive: true }) as string[]) {
-    if (!path.endsWith('.pid')) continue
-    const pid = Number(readFileSync(join(agentDir, path), 'utf8').trim())
-    try {
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , home = ''] = line.split(':')
-    if (!home.startsWith(`${agentDir}/`)) continue
-    Bun.spawnSync(['pkill', '-KILL', '-u', name])
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
+  removeNodeLeftovers(agentDir)
   if (databaseName) {
     const root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
     await root.query(`DROP DATABASE IF EXISTS \`${databaseName}\``).catch(() => {})

@@ -50,6 +50,7 @@ export {
   type Standalone,
   tokenPattern,
 } from './host-process.ts'
+export { removeNodeLeftovers } from './node-leftovers.ts'
 export { storeRowsText, storeText } from './store-text.ts'
 export { temporaryDataDir } from './temporary-data-dir.ts'
 export {

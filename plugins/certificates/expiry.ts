@@ -57,7 +57,7 @@ export function expiryJob(context: PluginContext, options: ExpiryOptions): JobDe
       const msLeft = Date.parse(row.not_after) - now.getTime()
       const notice = status === 'expired' ? null : noticeDue(msLeft, row.notified_days)
       if (notice !== null) {
-        current = await updateCertificate(trx, id, { notified_days: notice })
+        current = await updateCertificate(trx, id, { notified_days: notice }, 'bookkeeping')
         await emitCertificate(trx, job, current, 'certificate.expiring', {
           daysLeft: Math.floor(msLeft / day),
           threshold: notice,
@@ -71,9 +71,12 @@ export function expiryJob(context: PluginContext, options: ExpiryOptions): JobDe
         msLeft <= expiringWithinMs &&
         (current.renew_after === null || current.renew_after <= now.toISOString())
       if (renewable && options.renew) {
-        await updateCertificate(trx, id, {
-          renew_after: new Date(now.getTime() + renewalPauseMs).toISOString(),
-        })
+        await updateCertificate(
+          trx,
+          id,
+          { renew_after: new Date(now.getTime() + renewalPauseMs).toISOString() },
+          'bookkeeping',
+        )
         await options.renew(trx, current)
         done.push('renewal started')
       }

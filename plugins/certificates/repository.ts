@@ -146,10 +146,12 @@ export async function updateCertificate(
   db: Db,
   id: string,
   changes: Partial<Omit<CertificatesTable, 'id' | 'customer_id' | 'source' | 'created_at'>>,
+  /** `bookkeeping`: only what the resource does not show changed (notices sent, a renewal's pause): `updatedAt` stays. */
+  kind: 'change' | 'bookkeeping' = 'change',
 ): Promise<CertificatesTable> {
   await tables(db)
     .updateTable('certificates')
-    .set({ ...changes, updated_at: nowIso() })
+    .set(kind === 'change' ? { ...changes, updated_at: nowIso() } : changes)
     .where('id', '=', id)
     .execute()
   const row = await findCertificateRow(db, id)

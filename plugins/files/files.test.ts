@@ -18,7 +18,13 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestPanel, freePort, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  freePort,
+  removeNodeLeftovers,
+  type TestPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -158,20 +164,7 @@ afterAll(async () => {
   await tp.panel.close()
   // The node's nginx and PHP-FPM keep serving after the panel stops (as a node's do): stopped here, and the sites'
   // Unix users a failed test left.
-  for (const path of readdirSync(nodeDir, { recursive: true }) as string[]) {
-    if (!path.endsWith('.pid')) continue
-    const pid = Number(readFileSync(join(nodeDir, path), 'utf8').trim())
-    try {
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , userHome = ''] = line.split(':')
-    if (!userHome.startsWith(`${nodeDir}/`)) continue
-    Bun.spawnSync(['pkill', '-KILL', '-u', name])
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
+  removeNodeLeftovers(nodeDir)
   rmSync(folder, { recursive: true, force: true })
 }, 60_000)
 

@@ -5,16 +5,7 @@
 // another customer's site 404, every change audited.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import {
-  chmodSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,6 +14,7 @@ import {
   expectFieldProblem,
   expectProblem,
   freePort,
+  removeNodeLeftovers,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -74,21 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await tp?.panel.close()
   // The local node's nginx and PHP-FPM outlive the panel (they serve on while it restarts): stopped here.
-  for (const path of readdirSync(sitesDir, { recursive: true }) as string[]) {
-    if (!path.endsWith('.pid')) continue
-    const pid = Number(readFileSync(join(sitesDir, path), 'utf8').trim())
-    try {
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
-  // The sites' Unix users live under the folder: they go with it.
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , home = ''] = line.split(':')
-    if (!home.startsWith(`${sitesDir}/`)) continue
-    Bun.spawnSync(['pkill', '-KILL', '-u', name])
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
+  removeNodeLeftovers(sitesDir)
   rmSync(folder, { recursive: true, force: true })
 })
 

@@ -23,6 +23,7 @@ import {
   expectProblem,
   freePort,
   type RunningServer,
+  removeNodeLeftovers,
   servePanel,
   type TestPanel,
 } from '../../hosts/testing/index.ts'
@@ -77,20 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop()
-  for (const path of readdirSync(sitesDir, { recursive: true }) as string[]) {
-    if (!path.endsWith('.pid')) continue
-    const pid = Number(readFileSync(join(sitesDir, path), 'utf8').trim())
-    try {
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , home = ''] = line.split(':')
-    if (!home.startsWith(`${sitesDir}/`)) continue
-    Bun.spawnSync(['pkill', '-KILL', '-u', name])
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
+  removeNodeLeftovers(sitesDir)
   rmSync(folder, { recursive: true, force: true })
 })
 

@@ -25,6 +25,7 @@ import {
   createTestPanel,
   expectProblem,
   freePort,
+  removeNodeLeftovers,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -232,20 +233,7 @@ afterAll(async () => {
   }
   await tp?.panel.close()
   // The local node's nginx and PHP-FPM outlive the panel: stopped here, with the sites' users.
-  for (const path of readdirSync(sitesDir, { recursive: true }) as string[]) {
-    if (!path.endsWith('.pid')) continue
-    const pid = Number(readFileSync(join(sitesDir, path), 'utf8').trim())
-    try {
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , userHome = ''] = line.split(':')
-    if (!userHome.startsWith(`${sitesDir}/`)) continue
-    Bun.spawnSync(['pkill', '-KILL', '-u', name])
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
+  removeNodeLeftovers(sitesDir)
   // What the databases plugin made for the site, whether or not its deletion got to it before the panel closed.
   if (databaseName) {
     await root?.query(`DROP DATABASE IF EXISTS \`${databaseName}\``).catch(() => {})

@@ -1,0 +1,26 @@
+// What a test that served sites leaves on the machine, removed: the node's nginx and PHP-FPM masters (they outlive
+// the panel and the agent, as a node's do) and the sites' Unix users whose homes are under its data directory.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** Stops the masters whose pid files are under `dataDir` and removes the Unix users whose homes are under it. */
+export function removeNodeLeftovers(dataDir: string): void {
+  if (existsSync(dataDir))
+    for (const path of readdirSync(dataDir, { recursive: true }) as string[]) {
+      if (!path.endsWith('.pid')) continue
+      const pid = Number(readFileSync(join(dataDir, path), 'utf8').trim())
+      try {
+        if (pid > 0) process.kill(pid, 'SIGTERM')
+      } catch {
+        // Gone already.
+      }
+    }
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const [name = '', , , , , home = ''] = line.split(':')
+    if (!home.startsWith(`${dataDir}/`)) continue
+    Bun.spawnSync(['pkill', '-KILL', '-u', name])
+    Bun.spawnSync(['userdel', name])
+    Bun.spawnSync(['groupdel', name])
+  }
+}
