@@ -8,6 +8,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../hosts/testing/index.ts'
+import {
+  activeWordPressSite,
+  apiCaller,
+  cpuSeconds as processCpu,
+  rssMiB as processRss,
+} from './bench-site.ts'
 import { staffToken, startServer } from './standalone.ts'
 
 const megabytes = Number(process.env.UPLOAD_MB ?? 1024)
@@ -24,48 +30,14 @@ const env = {
 const server = await startServer({ ...env, PORT: '0' })
 const pid = server.process.pid
 
-/** Resident memory of the server, MiB. */
-const rssMiB = () =>
-  Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-/** CPU seconds the server has spent (user + system). */
-function cpuSeconds(): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
+/** Resident memory and CPU seconds of the server. */
+const rssMiB = () => processRss(pid)
+const cpuSeconds = () => processCpu(pid)
 
 try {
   const token = await staffToken(env)
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${server.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as T
-  }
-  const customer = await call<{ id: string }>('POST', '/customers', { name: 'Upload Bench' })
-  // The standard installation's sites are WordPress: on the machine's MariaDB.
-  await call('POST', '/database-servers', {
-    name: 'mariadb',
-    engine: 'mariadb',
-    host: '127.0.0.1',
-    port: 3306,
-    username: 'root',
-    password: '',
-  })
-  const site = await call<{ id: string }>('POST', '/sites', {
-    customerId: customer.id,
-    name: 'upload',
-    type: 'wordpress',
-    domain: 'upload.example.test',
-  })
-  for (;;) {
-    const now = await call<{ status: string }>('GET', `/sites/${site.id}`)
-    if (now.status === 'active') break
-    if (now.status === 'failed') throw new Error(`the site failed to provision: ${JSON.stringify(now)}`)
-    await Bun.sleep(200)
-  }
+  const call = apiCaller(server.url, token)
+  const site = await activeWordPressSite(call, 'Upload Bench', 'upload.example.test')
 
   const file = join(folder, 'upload.bin')
   Bun.spawnSync(['dd', 'if=/dev/urandom', `of=${file}`, 'bs=1M', `count=${megabytes}`, 'status=none'])
