@@ -4,7 +4,7 @@
 
 import { type JobDefinition, JobFailure, type JobRun, type PluginContext, Problem } from '../../core/index.ts'
 import { nodeUnavailable } from '../nodes/contract.ts'
-import type { TaskProgress } from './protocol.ts'
+import type { FilesRequest, TaskProgress } from './protocol.ts'
 import { type SiteFiles, siteFilesOf } from './site-files.ts'
 
 /** What `file.archive` is given. */
@@ -71,40 +71,35 @@ export function archiveJobs(context: PluginContext): JobDefinition[] {
   const open = siteFilesOf(context)
   const filesOf = (job: JobRun) =>
     open({ kind: 'customers', customerIds: job.customerId ? [job.customerId] : [] }, job.subject.id)
+  /** A job running one archive task on the node, under the job's id (the task its progress is asked by). */
+  const taskJob = (
+    kind: string,
+    description: string,
+    step: string,
+    request: (job: JobRun) => FilesRequest,
+  ): JobDefinition => ({
+    kind,
+    description,
+    timeoutMs: taskTimeoutMs,
+    maxAttempts: 3,
+    async run(job) {
+      const files = await filesOf(job)
+      return tracked(job, files, step, () => files.call(request(job), job.signal, taskTimeoutMs))
+    },
+  })
   return [
-    {
-      kind: 'file.archive',
-      description: 'Makes a zip or tar.gz of paths of a site, on its node.',
-      timeoutMs: taskTimeoutMs,
-      maxAttempts: 3,
-      async run(job) {
-        const input = job.input as unknown as ArchiveInput
-        const files = await filesOf(job)
-        return tracked(job, files, 'archiving', () =>
-          files.call(
-            { op: 'archive', task: job.id, paths: input.paths, to: input.to, overwrite: input.overwrite },
-            job.signal,
-            taskTimeoutMs,
-          ),
-        )
-      },
-    },
-    {
-      kind: 'file.extract',
-      description: 'Extracts a zip or tar.gz of a site into a folder, on its node.',
-      timeoutMs: taskTimeoutMs,
-      maxAttempts: 3,
-      async run(job) {
+    taskJob('file.archive', 'Makes a zip or tar.gz of paths of a site, on its node.', 'archiving', (job) => {
+      const input = job.input as unknown as ArchiveInput
+      return { op: 'archive', task: job.id, paths: input.paths, to: input.to, overwrite: input.overwrite }
+    }),
+    taskJob(
+      'file.extract',
+      'Extracts a zip or tar.gz of a site into a folder, on its node.',
+      'extracting',
+      (job) => {
         const input = job.input as unknown as ExtractInput
-        const files = await filesOf(job)
-        return tracked(job, files, 'extracting', () =>
-          files.call(
-            { op: 'extract', task: job.id, path: input.path, to: input.to, overwrite: input.overwrite },
-            job.signal,
-            taskTimeoutMs,
-          ),
-        )
+        return { op: 'extract', task: job.id, path: input.path, to: input.to, overwrite: input.overwrite }
       },
-    },
+    ),
   ]
 }

@@ -7,6 +7,16 @@ export const filesService = 'files'
 /** The most bytes one `read` or `upload-part` carries: a file moves through the API in parts of this size. */
 export const partBytes = 4 * 1024 * 1024
 
+/** The archive formats, by the name's ending. */
+export type ArchiveFormat = 'zip' | 'tar.gz'
+
+/** The format a path's name says (`.zip`, `.tar.gz`, `.tgz`), or null. */
+export function archiveFormatOf(path: string): ArchiveFormat | null {
+  if (/\.zip$/i.test(path)) return 'zip'
+  if (/\.(tar\.gz|tgz)$/i.test(path)) return 'tar.gz'
+  return null
+}
+
 /** Kinds of directory entries. */
 export type FileType = 'file' | 'directory' | 'link' | 'other'
 

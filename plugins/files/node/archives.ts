@@ -7,12 +7,10 @@
 import { lstat, readdir, readlink } from 'node:fs/promises'
 import { dirname, posix, resolve } from 'node:path'
 import type { NodeSite } from '../../nodes/contract.ts'
+import { type ArchiveFormat, archiveFormatOf } from '../protocol.ts'
 import { FileRefusal } from './file-refusal.ts'
 import { refusalOfMessage, runChecked } from './run-checked.ts'
 import { isInside, type Located } from './site-paths.ts'
-
-/** The archive formats, by the name's ending. */
-export type ArchiveFormat = 'zip' | 'tar.gz'
 
 /** How far an archive task got: entries done of all. */
 export interface ArchiveProgress {
@@ -25,9 +23,9 @@ const watchEveryMs = 1_000
 
 /** The format a path's name says, or a refusal. */
 export function formatOf(path: string): ArchiveFormat {
-  if (/\.zip$/i.test(path)) return 'zip'
-  if (/\.(tar\.gz|tgz)$/i.test(path)) return 'tar.gz'
-  throw new FileRefusal('invalid_archive', `${path} is neither a .zip nor a .tar.gz (.tgz)`)
+  const format = archiveFormatOf(path)
+  if (!format) throw new FileRefusal('invalid_archive', `${path} is neither a .zip nor a .tar.gz (.tgz)`)
+  return format
 }
 
 /** Runs `argv` as the site's user in `cwd`, counting its output lines into `progress`. */

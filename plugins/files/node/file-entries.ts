@@ -3,7 +3,8 @@
 
 import type { NodeSite } from '../../nodes/contract.ts'
 import type { FileEntry, FileType } from '../protocol.ts'
-import { FileRefusal, refusalOf } from './file-refusal.ts'
+import { FileRefusal } from './file-refusal.ts'
+import { refusalOfMessage } from './run-checked.ts'
 
 /** find's -printf for one entry: type, size, mode, mtime, inode, name, link target; each ended by NUL. */
 const format = '%y\\0%s\\0%m\\0%T@\\0%i\\0%f\\0%l\\0'
@@ -45,16 +46,10 @@ function parse(output: string, parentPath: string | null, ownPath: string | null
 async function find(site: NodeSite, args: string[], sitePath: string, signal: AbortSignal): Promise<string> {
   const result = await site.run(['find', ...args], { timeoutMs: 60_000 }, signal)
   if (result.code === 0) return result.stdout
-  const message = result.stderr
-  const code = /Permission denied/.test(message)
-    ? 'EACCES'
-    : /No such file/.test(message)
-      ? 'ENOENT'
-      : /Not a directory/.test(message)
-        ? 'ENOTDIR'
-        : null
-  if (code) throw refusalOf({ code }, sitePath)
-  throw new Error(`Listing ${sitePath} failed: ${message.trim().slice(0, 500)}`)
+  throw (
+    refusalOfMessage(result.stderr, sitePath) ??
+    new Error(`Listing ${sitePath} failed: ${result.stderr.trim().slice(0, 500)}`)
+  )
 }
 
 /** The entry at `absolute` (its site path `sitePath`), not following a link; a refusal when there is none. */

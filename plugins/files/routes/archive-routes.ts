@@ -4,6 +4,7 @@
 
 import {
   defineRoute,
+  type HandlerInput,
   type PluginContext,
   Problem,
   Reply,
@@ -13,9 +14,9 @@ import {
 import { siteScopes } from '../../sites/contract.ts'
 import type { ArchiveInput, ExtractInput } from '../archive-jobs.ts'
 import { filesProblems as problems } from '../problems.ts'
-import type { FileEntry } from '../protocol.ts'
+import { archiveFormatOf, type FileEntry } from '../protocol.ts'
 import { SitePathField } from '../schemas.ts'
-import { siteFilesOf } from '../site-files.ts'
+import { type SiteFiles, siteFilesOf } from '../site-files.ts'
 import { pathProblems } from './file-routes.ts'
 
 const ArchiveBody = t.Object(
@@ -57,6 +58,35 @@ const JobAccepted = t.Object(
 /** The archive routes. */
 export function archiveRoutes(context: PluginContext): RouteDefinition[] {
   const open = siteFilesOf(context)
+
+  /** Starts the job `kind` on the site with `input`, audited under the same name with the job's id; answers 202. */
+  async function startTask(
+    files: SiteFiles,
+    kind: 'file.archive' | 'file.extract',
+    input: ArchiveInput | ExtractInput,
+    { audit, enqueueJob }: Pick<HandlerInput<unknown, unknown, unknown, true>, 'audit' | 'enqueueJob'>,
+  ): Promise<Reply> {
+    const subject = { type: 'site', id: files.site.id }
+    // The audit names what and where, as every file change does.
+    const { overwrite: _overwrite, ...named } = input
+    const jobId = await context.transaction(async (trx) => {
+      const id = await enqueueJob(trx, {
+        kind,
+        customerId: files.site.customerId,
+        subject,
+        input: { ...input },
+      })
+      await audit(trx, {
+        action: kind,
+        subject,
+        customerId: files.site.customerId,
+        details: { ...named, jobId: id },
+      })
+      return id
+    })
+    return Reply.accepted({ jobId })
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -70,27 +100,12 @@ export function archiveRoutes(context: PluginContext): RouteDefinition[] {
       body: ArchiveBody,
       responses: { 202: { description: 'The job making the archive.', schema: JobAccepted } },
       problems: [...pathProblems, problems.invalid_archive, problems.file_exists, problems.top_folder],
-      async handler({ params, body, view, audit, enqueueJob }) {
+      async handler({ params, body, view, ...helpers }) {
         const files = await open(view, params.id)
-        if (!/\.(zip|tar\.gz|tgz)$/i.test(body.to)) throw new Problem(problems.invalid_archive)
+        if (!archiveFormatOf(body.to)) throw new Problem(problems.invalid_archive)
         for (const path of body.paths) await files.call<FileEntry>({ op: 'stat', path })
         const input: ArchiveInput = { paths: body.paths, to: body.to, overwrite: body.overwrite ?? false }
-        const jobId = await context.transaction(async (trx) => {
-          const id = await enqueueJob(trx, {
-            kind: 'file.archive',
-            customerId: files.site.customerId,
-            subject: { type: 'site', id: files.site.id },
-            input: { ...input },
-          })
-          await audit(trx, {
-            action: 'file.archive',
-            subject: { type: 'site', id: files.site.id },
-            customerId: files.site.customerId,
-            details: { paths: body.paths, to: body.to, jobId: id },
-          })
-          return id
-        })
-        return Reply.accepted({ jobId })
+        return startTask(files, 'file.archive', input, helpers)
       },
     }),
     defineRoute({
@@ -111,30 +126,15 @@ export function archiveRoutes(context: PluginContext): RouteDefinition[] {
         problems.link_not_followed,
         problems.top_folder,
       ],
-      async handler({ params, body, view, audit, enqueueJob }) {
+      async handler({ params, body, view, ...helpers }) {
         const files = await open(view, params.id)
-        if (!/\.(zip|tar\.gz|tgz)$/i.test(body.path)) throw new Problem(problems.invalid_archive)
+        if (!archiveFormatOf(body.path)) throw new Problem(problems.invalid_archive)
         const archive = await files.call<FileEntry>({ op: 'stat', path: body.path })
         if (archive.type === 'link')
           throw new Problem(problems.link_not_followed, { extensions: { target: archive.target } })
         if (archive.type !== 'file') throw new Problem(problems.not_a_file)
         const input: ExtractInput = { path: body.path, to: body.to, overwrite: body.overwrite ?? false }
-        const jobId = await context.transaction(async (trx) => {
-          const id = await enqueueJob(trx, {
-            kind: 'file.extract',
-            customerId: files.site.customerId,
-            subject: { type: 'site', id: files.site.id },
-            input: { ...input },
-          })
-          await audit(trx, {
-            action: 'file.extract',
-            subject: { type: 'site', id: files.site.id },
-            customerId: files.site.customerId,
-            details: { path: body.path, to: body.to, jobId: id },
-          })
-          return id
-        })
-        return Reply.accepted({ jobId })
+        return startTask(files, 'file.extract', input, helpers)
       },
     }),
   ]

@@ -44,10 +44,12 @@ export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise
   const home = join(layout.sites, siteId)
   const state = await readSiteState(join(home, 'state.json'))
   if (state?.siteId !== siteId) throw absent()
-  const user = state.unixUser ? await cachedUser(state.unixUser) : null
+  let current = state.unixUser ? await cachedUser(state.unixUser) : null
   // A user removed and made again (the site deleted and made anew) has new ids: the home's owner says so.
-  if (user && (await stat(join(home, 'htdocs')).catch(() => null))?.uid !== user.uid) users.delete(user.name)
-  const current = user && users.has(user.name) ? user : state.unixUser ? await findUser(state.unixUser) : null
+  if (current && (await stat(join(home, 'htdocs')).catch(() => null))?.uid !== current.uid) {
+    users.delete(current.name)
+    current = await cachedUser(current.name)
+  }
   if (state.unixUser && !current)
     throw new Error(`Site ${siteId}'s Unix user ${state.unixUser} is missing on this node`)
   const as = current ? { uid: current.uid, gid: current.gid, home } : undefined
