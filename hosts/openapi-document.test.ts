@@ -43,7 +43,8 @@ interface OpenApiDocument {
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 // The node metrics route checks the node's own agent token (docs/nodes.md), not a user credential.
-const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login']
+// The branding a sign-in page shows is read before anyone has signed in (docs/brands.md).
+const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login', '/api/v1/branding']
 /** Operations the kernel does not authenticate, whose handlers check a credential of their own. */
 const ownCredentialPaths: Readonly<Record<string, string>> = {
   '/api/v1/nodes/{id}/metrics': 'nodeAgentToken',
@@ -201,7 +202,7 @@ describe('the OpenAPI document', () => {
     }
   })
 
-  test('leaves only health checks and login public; node reports take the agent token; every other operation takes a token or the session, with its scope', () => {
+  test('leaves only health checks, login and the sign-in page’s branding public; node reports take the agent token; every other operation takes a token or the session, with its scope', () => {
     const scopes = new Set(document['x-scopes'].map((scope) => scope.name))
     for (const { method, path, operation } of operations()) {
       const where = label(method, path)

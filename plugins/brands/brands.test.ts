@@ -45,20 +45,22 @@ beforeAll(async () => {
 afterAll(() => tp.panel.close())
 
 describe('platform staff', () => {
-  test('a fresh installation has one default brand', async () => {
+  test('a fresh installation has one default brand, with the default theme and no host names', async () => {
     const defaults = (await listBrands(staffToken)).filter((brand) => brand.isDefault)
     expect(defaults).toEqual([
       {
         id: expect.stringMatching(/^brd_[0-9A-Z]{26}$/),
         name: 'Default',
         isDefault: true,
+        theme: { logo: null, primaryColor: '#1d4ed8', accentColor: '#0f766e' },
+        hostnames: [],
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       },
     ])
   })
 
-  test('create a brand: 201, Location, not the default, and it reads back', async () => {
+  test('create a brand: 201, Location, not the default, the default theme, and it reads back', async () => {
     const response = await tp.request('POST', '/api/v1/brands', {
       token: staffToken,
       body: { name: '  Reseller One  ' },
@@ -69,6 +71,8 @@ describe('platform staff', () => {
       id: expect.stringMatching(/^brd_[0-9A-Z]{26}$/),
       name: 'Reseller One',
       isDefault: false,
+      theme: { logo: null, primaryColor: '#1d4ed8', accentColor: '#0f766e' },
+      hostnames: [],
       createdAt: expect.any(String),
       updatedAt: brand.createdAt,
     })

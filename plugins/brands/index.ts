@@ -5,16 +5,20 @@ import { brandScopes } from './contract.ts'
 import { brandsMigrations } from './migrations.ts'
 import { brandsProblems } from './problems.ts'
 import { defaultBrandId, findBrand } from './repository.ts'
+import { brandingRoutes } from './routes/branding.ts'
 import { brandRoutes } from './routes/brands.ts'
 
 /** Options of {@link brandsPlugin}; none yet. */
 export type BrandsOptions = Record<string, never>
 
-/** Brands: create (platform staff), list, read, rename; a default brand on a fresh install. */
+/**
+ * Brands: create (platform staff), list, read, change (name, theme, host names); a default brand on a fresh install;
+ * the public branding a sign-in page wears.
+ */
 export const brandsPlugin = (_options: BrandsOptions = {}) =>
   definePlugin({
     name: 'brands',
-    version: '0.1.0',
+    version: '0.2.0',
     description: 'Brands: white-label resellers, each with its own staff and customers.',
     scopes: [
       { name: brandScopes.read, description: 'Read brands (staff)', staff: true },
@@ -29,5 +33,5 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
         defaultBrandId: () => defaultBrandId(context.db),
       })
     },
-    routes: (context) => brandRoutes(context),
+    routes: (context) => [...brandRoutes(context), ...brandingRoutes(context)],
   })
