@@ -25,10 +25,12 @@ function open(storePath: string, nodes: PluginDefinition, tenants = false): Prom
   return createTestPanel({ standard: false, plugins: [...(tenants ? [fixture] : []), nodes], storePath })
 }
 
-async function traffic(tp: TestPanel, token: string): Promise<RecentTraffic> {
+/** The traffic totals (the hourly and daily series are hosts/usage.test.ts's). */
+async function traffic(tp: TestPanel, token: string): Promise<Pick<RecentTraffic, 'last24h' | 'last7d'>> {
   const response = await tp.request('GET', '/api/v1/usage', { token })
   expect(response.status).toBe(200)
-  return ((await response.json()) as { traffic: RecentTraffic }).traffic
+  const { last24h, last7d } = ((await response.json()) as { traffic: RecentTraffic }).traffic
+  return { last24h, last7d }
 }
 
 const tableNames = async (tp: TestPanel) => await tp.panel.store.tables()
