@@ -38,8 +38,9 @@ function codeOf(file: string): string {
 const pluginOf = (path: string) => /^plugins\/([^/]+)\//.exec(path)?.[1]
 /** Tests, and the fixtures in a plugin's `testing/` folders that only tests import. */
 const isTest = (file: string) => file.endsWith('.test.ts') || /^plugins\/[^/]+\/(.+\/)?testing\//.test(file)
-/** The testing kit, which tests anywhere outside core/ use. */
-const isTestingKit = (target: string) => target === 'hosts/testing/index.ts'
+/** The testing kit, which tests anywhere outside core/ use (its browser part apart: only browser tests load it). */
+const isTestingKit = (target: string) =>
+  target === 'hosts/testing/index.ts' || target === 'hosts/testing/browser.ts'
 const isPublicPluginPart = (target: string) => /^plugins\/[^/]+\/(contract|index)\.ts$/.test(target)
 
 /** Resources the standard plugins own: the kernel knows none of them by name. */

@@ -61,6 +61,7 @@ export {
   type RouteDefinition,
 } from './plugin/route.ts'
 export { defineService, type ServiceRef } from './plugin/service.ts'
+export type { WebRoute } from './plugin/web-route.ts'
 export { nonBlankText } from './problem/field-checks.ts'
 export { FieldErrors } from './problem/field-errors.ts'
 export { defineFormat } from './problem/formats.ts'

@@ -34,6 +34,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'certificates',
     'billing',
     'webhooks',
+    'console',
   ])
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
     siteTypes: [
@@ -44,6 +45,10 @@ test('reports the installation, the caller’s effective permissions and the lim
         requires: ['nginx', 'php', 'wordpress', 'mariadb'],
       },
     ],
+  })
+  // Ordering through ACME is on in a standard installation (Let's Encrypt unless the settings say otherwise).
+  expect(body.installation.plugins.find((plugin) => plugin.name === 'certificates')?.capabilities).toEqual({
+    acme: true,
   })
   expect(body.installation.eventKinds).toEqual([
     'job.finished',

@@ -4,6 +4,7 @@ import type { PluginDefinition } from '../core/host.ts'
 import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
+import { consolePlugin } from '../plugins/console/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
@@ -74,6 +75,8 @@ export function standardPlugins(
     certificatesPlugin({ acme: acmeOf(settings) }),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
+    // The web console at `/`, on the API above.
+    consolePlugin(),
   ]
 }
 

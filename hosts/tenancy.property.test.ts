@@ -291,7 +291,7 @@ interface Credential {
 interface World {
   readonly tp: TestPanel
   readonly brands: readonly { readonly id: string; readonly isDefault: boolean }[]
-  readonly customers: readonly { readonly id: string; readonly brandId: string }[]
+  readonly customers: readonly { readonly id: string; readonly brandId: string; readonly name: string }[]
   readonly sites: readonly { readonly id: string; readonly customerId: string; readonly domain: string }[]
   /** Every user: the platform staff member first, then brand staff, then plain users. */
   readonly users: readonly User[]
@@ -647,14 +647,14 @@ async function populate(tp: TestPanel, plan: WorldPlan): Promise<World> {
       createUser(db, { email: `member-${index}@example.test`, password, staffRole: null }),
     ),
   ])
-  const customers: { id: string; brandId: string }[] = []
+  const customers: { id: string; brandId: string; name: string }[] = []
   const sites: { id: string; customerId: string; domain: string }[] = []
   for (const [index, customerPlan] of plan.customers.entries()) {
     const customer = await send<{ id: string; brandId: string }>('POST', '/customers', {
       name: `Customer ${index}`,
       brandId: brandAt(customerPlan.brand),
     })
-    customers.push({ id: customer.id, brandId: customer.brandId })
+    customers.push({ id: customer.id, brandId: customer.brandId, name: `Customer ${index}` })
     for (let number = 0; number < customerPlan.sites; number++) {
       const domain = `site-${number}.customer-${index}.example.test`
       const site = await send<{ id: string }>('POST', '/sites', {
@@ -723,7 +723,7 @@ async function checkMe(
     token: { id: string }
     kind: string
     scopes: string[]
-    memberships: { customerId: string; role: string }[]
+    memberships: { customerId: string; role: string; customerName: string | null; brandId: string | null }[]
   }
   const key = `${minted.user.id}|${minted.scopes.join(' ')}|${minted.customerId}`
   const credential: Credential = { key, secret, id: me.token.id, ...minted }
@@ -731,7 +731,11 @@ async function checkMe(
   tally.tokens++
   const teams = membershipsOf(world, minted.user)
     .filter((membership) => minted.customerId === null || membership.customerId === minted.customerId)
-    .map(({ customerId, role }) => ({ customerId, role }))
+    .map(({ customerId, role }) => {
+      // A member sees their teams by name and brand (a portal shows them without reading customers).
+      const customer = world.customers.find((candidate) => candidate.id === customerId)
+      return { customerId, role, customerName: customer?.name ?? null, brandId: customer?.brandId ?? null }
+    })
     .sort((a, b) => (a.customerId < b.customerId ? -1 : 1))
   const expected = {
     kind: kindOf(minted.user),
@@ -744,7 +748,7 @@ async function checkMe(
     minted.user.brandId,
     me.token.id,
     minted.customerId,
-    ...teams.map((team) => team.customerId),
+    ...teams.flatMap((team) => [team.customerId, team.brandId]),
   ]
   const stray = (text.match(entityId) ?? []).filter((id) => !own.includes(id))
   if (stray.length > 0 || JSON.stringify(actual) !== JSON.stringify(expected))

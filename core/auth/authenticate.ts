@@ -50,7 +50,7 @@ export function bearerTokenOf(request: Request): string | null {
 }
 
 /** Whether `lastUsedAt` is due to be written: at most once a minute, since reads must not turn into writes. */
-function useIsDue(row: ApiTokensTable, now: number): boolean {
+function isUseDue(row: ApiTokensTable, now: number): boolean {
   return !row.last_used_at || now - Date.parse(row.last_used_at) > lastUsedResolutionMs
 }
 
@@ -80,7 +80,7 @@ function callerOfTokenRow(read: TokenRead, context: AuthenticationContext): Call
   // A kept caller was made while its user was enabled; disabling the user writes `users`, which ends it.
   const kept = tokenCallersOf(context).get(row, stamp)
   if (!kept) return freshCallerOfToken(row, stamp, now, context)
-  return useIsDue(row, now) ? noteUse(row, now, context).then(() => kept) : kept
+  return isUseDue(row, now) ? noteUse(row, now, context).then(() => kept) : kept
 }
 
 /** Makes the caller of a token row afresh, and keeps it under `stamp`. */
@@ -148,7 +148,7 @@ export function guessCaller(request: Request, context: AuthenticationContext): G
 
 /** Records when a token was last used, at most once a minute: reads must not turn into writes. */
 async function noteUse(row: ApiTokensTable, now: number, context: AuthenticationContext): Promise<void> {
-  if (!useIsDue(row, now)) return
+  if (!isUseDue(row, now)) return
   await context.db
     .withTables<IdentityTables>()
     .updateTable('api_tokens')

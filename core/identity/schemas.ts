@@ -68,7 +68,18 @@ export const CreatedApiToken = t.Object(
   { $id: 'CreatedApiToken' },
 )
 
-export const Membership = t.Object({ customerId: t.String(), role: TeamRole }, { $id: 'Membership' })
+export const Membership = t.Object(
+  {
+    customerId: t.String(),
+    role: TeamRole,
+    customerName: t.Union([t.String(), t.Null()], {
+      description:
+        'The customer’s display name (null without a customers plugin), so a team member sees it by name.',
+    }),
+    brandId: t.Union([t.String(), t.Null()], { description: 'The brand the customer belongs to.' }),
+  },
+  { $id: 'Membership' },
+)
 
 export const Me = t.Object(
   {
@@ -91,6 +102,18 @@ export const Me = t.Object(
       { description: 'The token in use, or null when signed in with a session.' },
     ),
     scopes: t.Array(t.String(), { description: 'Effective scopes: what this credential may do now.' }),
+    session: t.Union(
+      [
+        t.Object({
+          csrfToken: t.String({
+            description:
+              'The session’s CSRF token again (as login answered it): a page reloaded with the session cookie sends it as `X-CSRF-Token` on changes. Another origin cannot read it: this answer is same-origin only.',
+          }),
+        }),
+        t.Null(),
+      ],
+      { description: 'The session in use, or null when called with a token.' },
+    ),
   },
   { $id: 'Me' },
 )

@@ -7,6 +7,7 @@ import type { CompiledRoute, RequestInfo, RequestTrace } from '../http/route-pip
 import { newRequestId } from '../ids/request-ids.ts'
 import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
 import type { Logger } from '../plugin/define-plugin.ts'
+import { type WebRoute, webRouteMatcher } from '../plugin/web-route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import { type KnownRoute, notFoundProblem, routePattern } from './error-response.ts'
@@ -93,6 +94,8 @@ export function createRouter(input: {
   /** Where unexpected failures are logged, with their request id. */
   readonly log: Logger
   readonly endpoints?: readonly PlainEndpoint[]
+  /** Plugins' web routes, asked for GETs outside the API and its document. */
+  readonly webRoutes?: readonly WebRoute[]
 }) {
   const { log } = input
   const app = new Elysia({ name: 'plinth' })
@@ -163,6 +166,19 @@ export function createRouter(input: {
 
   const documentJson = input.describe(app)
   const { docsPath } = input
+  const web = webRouteMatcher(input.webRoutes ?? [])
+  /** A web route's answer to a browser's GET, or null: never for the API, its document or `/metrics`. */
+  const webAnswer = async (request: Request): Promise<Response | null> => {
+    if (request.method !== 'GET') return null
+    const path = new URL(request.url).pathname
+    const reserved = [input.basePath, docsPath, ...(input.endpoints ?? []).map((endpoint) => endpoint.path)]
+    if (reserved.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return null
+    for (const route of web.candidates(path)) {
+      const answer = await route.answer(request)
+      if (answer) return answer
+    }
+    return null
+  }
   const docsPage = docsPageHtmlFor(docsPath)
   const json = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
   // A lost client (a browser at the root, a script at the base path) is pointed at the document.
@@ -175,9 +191,9 @@ export function createRouter(input: {
   app
     .get(
       '/',
-      ({ request }) => {
+      async ({ request }) => {
         routed(request, '/')
-        return json(index)
+        return (await webAnswer(originalOf(request))) ?? json(index)
       },
       { detail: { hide: true } },
     )
@@ -220,9 +236,16 @@ export function createRouter(input: {
       },
       { detail: { hide: true } },
     )
-    .onError(({ code, error, request }) => {
+    .onError(async ({ code, error, request }) => {
       const { requestId } = infoOf(request)
-      if (code === 'NOT_FOUND') return notFoundProblem(request, known).toResponse(requestId)
+      if (code === 'NOT_FOUND') {
+        const page = await webAnswer(originalOf(request))
+        if (page) {
+          routed(request, 'web')
+          return page
+        }
+        return notFoundProblem(request, known).toResponse(requestId)
+      }
       return errorResponse(error, requestId, log)
     })
   for (const path of ['/', input.basePath, docsPath, `${docsPath}/openapi.json`])

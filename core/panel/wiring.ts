@@ -10,6 +10,7 @@ import { buildDocument } from '../openapi/build-document.ts'
 import type { Logger, PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
 import { checkRoutes } from '../plugin/resolve-plugins.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
+import { webRoutePathProblem } from '../plugin/web-route.ts'
 import { kernelVersion } from '../version.ts'
 import type { Background } from './background.ts'
 import type { Catalogue } from './catalogue.ts'
@@ -37,6 +38,14 @@ export function mountPanel(input: {
     plugin: plugin.name,
     routes: plugin.routes?.(input.contextFor(plugin.name)) ?? [],
   }))
+  const webRoutes = input.plugins.flatMap((plugin) => {
+    const routes = plugin.webRoutes?.(input.contextFor(plugin.name)) ?? []
+    for (const route of routes) {
+      const problem = webRoutePathProblem(route.path)
+      if (problem) throw new Error(`plugin ${plugin.name}: web route ${route.path} ${problem}`)
+    }
+    return routes
+  })
   checkRoutes(
     routesByPlugin,
     { problemCodes: [], scopes: [], routes: input.health, basePath: options.basePath },
@@ -106,6 +115,7 @@ export function mountPanel(input: {
     observe,
     log: input.log,
     endpoints,
+    webRoutes,
     describe: (app) => {
       document = buildDocument({
         app,

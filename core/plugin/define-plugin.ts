@@ -16,6 +16,7 @@ import type { UsageCounters } from '../usage/usage-counters.ts'
 import type { ExtensionPointRef, ExtensionRegistry } from './extension-point.ts'
 import type { AuditInput, EventInput, RouteDefinition } from './route.ts'
 import type { ServiceRef } from './service.ts'
+import type { WebRoute } from './web-route.ts'
 
 /** A permission a plugin adds: `resource:action`. */
 export interface ScopeDefinition {
@@ -251,6 +252,11 @@ export interface PluginDefinition {
   start?(context: PluginContext): BackgroundTask | undefined
   /** Its operations, made once the whole panel is set up (every extension point filled). */
   routes?(context: PluginContext): readonly RouteDefinition[]
+  /**
+   * What it serves to browsers beside the API (a web app: its page at `/`, its assets), made once the panel is set
+   * up. Public GETs outside the API's base path; see {@link WebRoute}.
+   */
+  webRoutes?(context: PluginContext): readonly WebRoute[]
   /**
    * What it adds to `GET /capabilities` under its name (`{ siteTypes: [...] }` for sites), read once the panel
    * is set up. JSON-serialisable.

@@ -47,8 +47,8 @@ export function selectVisible<DB, T extends keyof DB & string>(
 
 /** What the kernel needs to know of customers; filled by the customers plugin. */
 export interface TenantDirectory {
-  /** The customer with this id, or null when there is none. */
-  findCustomer(customerId: string): Promise<{ readonly id: string } | null>
+  /** The customer with this id (its display name too: `/me` shows members their teams by name), or null. */
+  findCustomer(customerId: string): Promise<{ readonly id: string; readonly name: string } | null>
 }
 
 /** The kernel slot a customers plugin fills so tokens limited to a customer can be checked. */

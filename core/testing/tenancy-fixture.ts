@@ -62,7 +62,7 @@ export function fixturePlugin(options: FixturePluginOptions): PluginDefinition {
       for (const [customerId, brandId] of Object.entries(tenants))
         await registerTenant(context.db, customerId, brandId)
       context.provide(tenantDirectoryService, {
-        findCustomer: async (id) => (tenants[id] ? { id } : null),
+        findCustomer: async (id) => (tenants[id] ? { id, name: id } : null),
       })
       context.provide(brandDirectoryService, {
         findBrand: async (id) => (brands.includes(id) ? { id } : null),

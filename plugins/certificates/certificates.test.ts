@@ -775,7 +775,7 @@ describe('the private key', () => {
 })
 
 describe('with ACME off', () => {
-  test('orders are refused', async () => {
+  test('orders are refused, and capabilities say ACME is off', async () => {
     const off = await createTestPanel({
       standard: false,
       plugins: [
@@ -800,6 +800,13 @@ describe('with ACME off', () => {
         'acme_disabled',
         'body.source',
       )
+      // Capabilities say so beforehand, so a client need not offer what will be refused.
+      const capabilities = (await (await off.request('GET', '/api/v1/capabilities', { token })).json()) as {
+        installation: { plugins: { name: string; capabilities: unknown }[] }
+      }
+      expect(
+        capabilities.installation.plugins.find((plugin) => plugin.name === 'certificates')?.capabilities,
+      ).toEqual({ acme: false })
     } finally {
       await off.panel.close()
     }

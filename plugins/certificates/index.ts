@@ -106,5 +106,7 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
       ...certificateRoutes(context, { acme: acme !== false, now }),
       ...siteCertificateRoutes(context),
     ],
+    // Whether `{ source: "acme" }` can be ordered here, so a client offers it only where it works.
+    capabilities: () => ({ acme: acme !== false }),
   })
 }

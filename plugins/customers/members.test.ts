@@ -119,6 +119,22 @@ describe('adding members', () => {
     expect(await read.json()).toEqual(member)
   })
 
+  test('a member’s /me names their teams and brands, so a portal need not read customers', async () => {
+    const customerId = await createCustomer('Named Team Co')
+    const member = await createTestUser(tp.panel.store.db, { email: 'named@example.test', staffRole: null })
+    expect((await addMember(staffToken, customerId, member.email, 'developer')).status).toBe(201)
+    const me = await tp.request('GET', '/api/v1/me', { token: await tp.token({ user: member }) })
+    const brand = await tp.request('GET', `/api/v1/customers/${customerId}`, { token: staffToken })
+    expect((await me.json()).memberships).toEqual([
+      {
+        customerId,
+        role: 'developer',
+        customerName: 'Named Team Co',
+        brandId: ((await brand.json()) as { brandId: string }).brandId,
+      },
+    ])
+  })
+
   test('an e-mail no user has is 422 unknown_user at body.email', async () => {
     const customerId = await team([owner, 'owner'])
     const response = await addMember(staffToken, customerId, 'stranger@example.test', 'developer')

@@ -41,7 +41,13 @@ interface MeBody {
   readonly user: User
   readonly kind: string
   readonly brandId: string | null
-  readonly memberships: readonly { customerId: string; role: string }[]
+  readonly memberships: readonly {
+    customerId: string
+    role: string
+    customerName: string | null
+    brandId: string | null
+  }[]
+  readonly session: { csrfToken: string } | null
   readonly token: {
     id: string
     scopes: string[]
@@ -420,6 +426,7 @@ describe('GET /me', () => {
       memberships: [],
       token: null,
       scopes: allScopes,
+      session: { csrfToken: staffSession.csrfToken },
     })
   })
 
@@ -438,6 +445,7 @@ describe('GET /me', () => {
         expiresAt: expect.any(String),
       },
       scopes: allScopes.filter((scope) => scope !== 'widget:create'),
+      session: null,
     })
   })
 
@@ -447,9 +455,10 @@ describe('GET /me', () => {
       user: member,
       kind: 'member',
       brandId: null,
+      // This panel has no customer directory: no name to show (names are shown in plugins/customers' tests).
       memberships: [
-        { customerId: customerA, role: 'billing' },
-        { customerId: customerB, role: 'developer' },
+        { customerId: customerA, role: 'billing', customerName: null },
+        { customerId: customerB, role: 'developer', customerName: null },
       ],
       scopes: ['billing:manage', 'customer:read', 'gadget:create', 'gadget:read', 'job:cancel', 'job:read'],
     })
@@ -474,7 +483,9 @@ describe('GET /me', () => {
     expect(body.token?.customerId).toBe(customerB)
     expect(body.scopes).toEqual(['gadget:create', 'gadget:read', 'job:cancel', 'job:read'])
     // Only the membership the token can use is shown.
-    expect(body.memberships).toEqual([{ customerId: customerB, role: 'developer' }])
+    expect(body.memberships.map(({ customerId, role }) => ({ customerId, role }))).toEqual([
+      { customerId: customerB, role: 'developer' },
+    ])
   })
 
   test('without credentials it is 401 unauthenticated with a Bearer challenge', async () => {

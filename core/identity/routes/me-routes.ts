@@ -11,6 +11,7 @@ import {
 import { defineRoute, Reply, type RouteDefinition } from '../../plugin/route.ts'
 import { kernelProblems } from '../../problem/kernel-problems.ts'
 import { Problem } from '../../problem/problem.ts'
+import { brandOfCustomer } from '../../tenancy/tenants.ts'
 import { Login, Me } from '../schemas.ts'
 import { findUserById, findUserForLogin, hashPassword, setPasswordHash } from '../users.ts'
 import { tooManyAttempts } from './auth-routes.ts'
@@ -39,12 +40,19 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
       responses: { 200: { description: 'The caller.', schema: Me } },
       async handler({ caller }) {
         const user = await findUserById(store.db, caller.user.id)
+        const directory = context.tenantDirectory()
         if (!user) throw new Problem(kernelProblems.not_found)
         return {
           user,
           kind: caller.kind,
           brandId: caller.user.brandId,
-          memberships: caller.memberships,
+          memberships: await Promise.all(
+            caller.memberships.map(async (membership) => ({
+              ...membership,
+              customerName: (await directory?.findCustomer(membership.customerId))?.name ?? null,
+              brandId: await brandOfCustomer(store.db, membership.customerId),
+            })),
+          ),
           token: caller.token
             ? {
                 id: caller.token.id,
@@ -54,6 +62,7 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
               }
             : null,
           scopes: [...caller.scopes].sort(),
+          session: caller.session ? { csrfToken: csrfTokenOf(caller.session.id, secret) } : null,
         }
       },
     }),

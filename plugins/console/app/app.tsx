@@ -1,0 +1,27 @@
+// The app: signed out it is the brand's sign-in page; signed in, the frame and the page the address names.
+
+import { ErrorNotice, Loading } from './components/states.tsx'
+import { Layout } from './layout.tsx'
+import { NotFound } from './pages/not-found.tsx'
+import { SignIn } from './pages/sign-in.tsx'
+import { matchRoute, useLocation } from './router.tsx'
+import { routes } from './routes.tsx'
+import { SessionProvider, useBranding, useMe } from './session.tsx'
+
+export function App() {
+  const me = useMe()
+  const branding = useBranding(me.data)
+  const { path } = useLocation()
+  if (me.isPending) return <Loading label="Opening the control panel…" />
+  if (me.isError) return <ErrorNotice error={me.error} />
+  if (!me.data) return <SignIn branding={branding} />
+  const matched = matchRoute(routes, path)
+  return (
+    <SessionProvider me={me.data}>
+      <Layout branding={branding}>
+        {/* A new page is a new component tree: no state carries over from the last one. */}
+        <div key={path}>{matched ? matched.route.render(matched.params) : <NotFound />}</div>
+      </Layout>
+    </SessionProvider>
+  )
+}

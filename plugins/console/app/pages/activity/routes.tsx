@@ -1,0 +1,13 @@
+// The activity area's pages: background jobs and the audit log.
+
+import type { RouteDefinition } from '../../router.tsx'
+import './activity.css'
+import { AuditLog } from './audit-log.tsx'
+import { JobDetail } from './job-detail.tsx'
+import { JobList } from './job-list.tsx'
+
+export const activityRoutes: RouteDefinition[] = [
+  { path: '/jobs', render: () => <JobList /> },
+  { path: '/jobs/:id', render: ({ id = '' }) => <JobDetail id={id} /> },
+  { path: '/audit', render: () => <AuditLog /> },
+]

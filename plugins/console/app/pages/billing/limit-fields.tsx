@@ -1,0 +1,30 @@
+// The four limit fields of the plan forms, named by their body path (`limits.sites`) so a 422 shows at its field.
+
+import type { Schemas } from '../../api/client.ts'
+import { type ApiForm, TextField } from '../../components/form.tsx'
+import { limitKeys, limitLabels } from './limits.ts'
+
+export function LimitFields<R>({ form, limits }: { form: ApiForm<R>; limits?: Schemas['QuotaLimits'] }) {
+  return (
+    <fieldset className="limits-fieldset">
+      <legend>Limits</legend>
+      <p className="hint">A whole number of at least 0 each; leave a field empty for no limit.</p>
+      <div className="limits-grid">
+        {limitKeys.map((key) => (
+          <TextField
+            key={key}
+            form={form}
+            name={`limits.${key}`}
+            label={limitLabels[key]}
+            type="number"
+            min={0}
+            step={1}
+            inputMode="numeric"
+            placeholder="Unlimited"
+            defaultValue={limits?.[key] ?? undefined}
+          />
+        ))}
+      </div>
+    </fieldset>
+  )
+}

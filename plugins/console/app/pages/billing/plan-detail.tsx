@@ -1,0 +1,69 @@
+// `/plans/:id`: a plan's facts and limits, its change form (for `plan:manage`), and the subscriptions to it.
+
+import { useQuery } from '@tanstack/react-query'
+import { api, unwrap } from '../../api/client.ts'
+import { formatTime } from '../../components/format.ts'
+import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { ErrorNotice, Loading } from '../../components/states.tsx'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { Link } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { formatLimit, limitKeys, limitLabels } from './limits.ts'
+import { useBrandOptions } from './names.ts'
+import { PlanEditForm } from './plan-edit-form.tsx'
+import { SubscriptionTable } from './subscription-table.tsx'
+
+export function PlanDetail({ id }: { id: string }) {
+  const session = useSession()
+  const brands = useBrandOptions()
+  const plan = useQuery({
+    queryKey: ['plans', id],
+    queryFn: () => unwrap(api.GET('/api/v1/plans/{id}', { params: { path: { id } } })),
+  })
+  const breadcrumbs = (
+    <nav className="breadcrumbs" aria-label="Breadcrumbs">
+      <Link to="/plans">Plans</Link> <span aria-hidden="true">›</span> <span>{plan.data?.name ?? id}</span>
+    </nav>
+  )
+  if (plan.isPending) return <Loading />
+  if (plan.isError)
+    return (
+      <>
+        {breadcrumbs}
+        <PageHeader title="Plan" />
+        <ErrorNotice error={plan.error} />
+      </>
+    )
+  const current = plan.data
+  return (
+    <>
+      {breadcrumbs}
+      <PageHeader title={`Plan ${current.name}`} subtitle={current.description ?? undefined} />
+      <Section title="Details">
+        <Facts
+          items={[
+            ['Id', <code key="id">{current.id}</code>],
+            ['Status', <StatusBadge key="status" status={current.status} />],
+            ['Brand', brands.find((brand) => brand.value === current.brandId)?.label ?? current.brandId],
+            ...limitKeys.map((key) => [limitLabels[key], formatLimit(current.limits, key)] as const),
+            ['Created', formatTime(current.createdAt)],
+            ['Updated', formatTime(current.updatedAt)],
+          ]}
+        />
+      </Section>
+      {session.can('plan:manage') ? (
+        <Section title="Edit plan">
+          <PlanEditForm plan={current} />
+        </Section>
+      ) : null}
+      {session.can('billing:read') ? (
+        <Section title="Subscriptions">
+          <SubscriptionTable
+            filters={{ planId: current.id }}
+            empty="No customer subscribes to this plan yet."
+          />
+        </Section>
+      ) : null}
+    </>
+  )
+}

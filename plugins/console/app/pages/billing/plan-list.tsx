@@ -1,0 +1,86 @@
+// `/plans`: the plans staff offer their customers, with their limits; filtered by status in the query string.
+
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { CursorTable } from '../../components/cursor-table.tsx'
+import { SelectField, useApiForm } from '../../components/form.tsx'
+import { PageHeader } from '../../components/page.tsx'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { Link, setQuery, useLocation } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { formatLimit, limitKeys, limitLabels } from './limits.ts'
+import { useBrandOptions } from './names.ts'
+
+type Plan = Schemas['Plan']
+type PlanStatus = Plan['status']
+
+const statusOptions = [
+  { value: '', label: 'Any status' },
+  { value: 'active', label: 'Active' },
+  { value: 'archived', label: 'Archived' },
+]
+
+function StatusFilter({ status }: { status: string }) {
+  const form = useApiForm(async (data) => setQuery({ status: String(data.get('status') ?? '') }))
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      <SelectField form={form} name="status" label="Status" options={statusOptions} defaultValue={status} />
+      <button type="submit" className="button secondary">
+        Filter
+      </button>
+    </form>
+  )
+}
+
+export function PlanList() {
+  const session = useSession()
+  const { query } = useLocation()
+  const status = query.get('status') ?? ''
+  const brands = useBrandOptions()
+  const brandName = (id: string) => brands.find((brand) => brand.value === id)?.label ?? id
+  const canManage = session.can('plan:manage')
+  return (
+    <>
+      <PageHeader
+        title="Plans"
+        subtitle="What customers can subscribe to, and the limits each plan gives them."
+        actions={
+          canManage ? (
+            <Link to="/plans/new" className="button">
+              New plan
+            </Link>
+          ) : null
+        }
+      />
+      <StatusFilter key={status} status={status} />
+      <CursorTable<Plan>
+        queryKey={['plans', 'list', status]}
+        load={(cursor) =>
+          unwrap(
+            api.GET('/api/v1/plans', {
+              params: { query: { cursor, ...(status ? { status: status as PlanStatus } : {}) } },
+            }),
+          )
+        }
+        caption="Plans"
+        rowKey={(plan) => plan.id}
+        empty={
+          canManage
+            ? 'No plans yet. Create one with “New plan” so customers can subscribe.'
+            : 'No plans yet. Staff who manage plans can create them.'
+        }
+        columns={[
+          {
+            header: 'Name',
+            cell: (plan) => <Link to={`/plans/${encodeURIComponent(plan.id)}`}>{plan.name}</Link>,
+          },
+          ...limitKeys.map((key) => ({
+            header: limitLabels[key],
+            cell: (plan: Plan) => formatLimit(plan.limits, key),
+          })),
+          ...(brands.length > 0 ? [{ header: 'Brand', cell: (plan: Plan) => brandName(plan.brandId) }] : []),
+          { header: 'Status', cell: (plan) => <StatusBadge status={plan.status} /> },
+        ]}
+      />
+    </>
+  )
+}

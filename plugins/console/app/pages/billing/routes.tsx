@@ -1,0 +1,22 @@
+// The billing area's pages: plans (staff) and subscriptions, with checkout for customers.
+
+import type { RouteDefinition } from '../../router.tsx'
+import './billing.css'
+import { Checkout } from './checkout.tsx'
+import { PlanDetail } from './plan-detail.tsx'
+import { PlanList } from './plan-list.tsx'
+import { PlanNew } from './plan-new.tsx'
+import { SubscriptionDetail } from './subscription-detail.tsx'
+import { SubscriptionList } from './subscription-list.tsx'
+import { SubscriptionNew } from './subscription-new.tsx'
+
+// Fixed paths come before `/:id`, which would match them too.
+export const billingRoutes: RouteDefinition[] = [
+  { path: '/plans', render: () => <PlanList /> },
+  { path: '/plans/new', render: () => <PlanNew /> },
+  { path: '/plans/:id', render: ({ id = '' }) => <PlanDetail id={id} /> },
+  { path: '/subscriptions', render: () => <SubscriptionList /> },
+  { path: '/subscriptions/new', render: () => <SubscriptionNew /> },
+  { path: '/subscriptions/checkout', render: () => <Checkout /> },
+  { path: '/subscriptions/:id', render: ({ id = '' }) => <SubscriptionDetail id={id} /> },
+]

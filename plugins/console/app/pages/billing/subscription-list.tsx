@@ -1,0 +1,92 @@
+// `/subscriptions`: who subscribes to what. Staff filter by customer and status; members see their teams' own,
+// and those who may pay subscribe through checkout.
+
+import type { Schemas } from '../../api/client.ts'
+import { useCustomerOptions } from '../../components/customer-field.tsx'
+import { SelectField, useApiForm } from '../../components/form.tsx'
+import { PageHeader } from '../../components/page.tsx'
+import { Link, setQuery, useLocation } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { type SubscriptionFilters, SubscriptionTable } from './subscription-table.tsx'
+
+const statusOptions = [
+  { value: '', label: 'Any status' },
+  { value: 'active', label: 'Active' },
+  { value: 'past_due', label: 'Past due' },
+  { value: 'suspended', label: 'Suspended' },
+  { value: 'cancelled', label: 'Cancelled' },
+]
+
+function Filters({ filters }: { filters: SubscriptionFilters }) {
+  const { staff } = useSession()
+  const customers = useCustomerOptions()
+  const form = useApiForm(async (data) =>
+    setQuery({ customerId: String(data.get('customerId') ?? ''), status: String(data.get('status') ?? '') }),
+  )
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      {staff ? (
+        <SelectField
+          form={form}
+          name="customerId"
+          label="Customer"
+          options={[{ value: '', label: 'Every customer' }, ...customers.options]}
+          defaultValue={filters.customerId ?? ''}
+        />
+      ) : null}
+      <SelectField
+        form={form}
+        name="status"
+        label="Status"
+        options={statusOptions}
+        defaultValue={filters.status ?? ''}
+      />
+      <button type="submit" className="button secondary">
+        Filter
+      </button>
+    </form>
+  )
+}
+
+export function SubscriptionList() {
+  const session = useSession()
+  const { query } = useLocation()
+  const filters: SubscriptionFilters = {
+    ...(query.get('customerId') ? { customerId: query.get('customerId') as string } : {}),
+    ...(query.get('status') ? { status: query.get('status') as Schemas['Subscription']['status'] } : {}),
+  }
+  const canManage = session.can('billing:manage')
+  const action = !canManage ? null : session.staff ? (
+    <Link to="/subscriptions/new" className="button">
+      New subscription
+    </Link>
+  ) : (
+    <Link to="/subscriptions/checkout" className="button">
+      Subscribe to a plan
+    </Link>
+  )
+  return (
+    <>
+      <PageHeader
+        title="Subscriptions"
+        subtitle={
+          session.staff
+            ? 'Which customer holds which plan, and whether it is paid up.'
+            : 'Your plans: what they allow and whether they are in good standing.'
+        }
+        actions={action}
+      />
+      <Filters key={query.toString()} filters={filters} />
+      <SubscriptionTable
+        filters={filters}
+        empty={
+          session.staff
+            ? 'No subscriptions match. Subscribe a customer with “New subscription”.'
+            : canManage
+              ? 'No subscriptions yet. Choose a plan with “Subscribe to a plan”.'
+              : 'No subscriptions yet. Your team’s owner or billing contact can subscribe to a plan.'
+        }
+      />
+    </>
+  )
+}

@@ -1,0 +1,200 @@
+// What the provider's staff do to a subscription: move it to another plan, mark its payment standing, record the
+// billing system's id, suspend it with a reason and lift the suspension. The API keeps these from customers.
+
+import { useQueryClient } from '@tanstack/react-query'
+import type { ReactNode } from 'react'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import {
+  FormProblem,
+  SelectField,
+  SubmitButton,
+  TextField,
+  textOf,
+  useApiForm,
+} from '../../components/form.tsx'
+import { useOfferedPlans } from './use-offered-plans.ts'
+
+type Subscription = Schemas['Subscription']
+
+/** After a change: the detail shows the answer, the lists read again. */
+function useApplied() {
+  const queries = useQueryClient()
+  return (changed: Subscription) => {
+    queries.setQueryData(['subscriptions', changed.id], changed)
+    void queries.invalidateQueries({ queryKey: ['subscriptions', 'list'] })
+  }
+}
+
+function ChangePlanForm({ subscription }: { subscription: Subscription }) {
+  const applied = useApplied()
+  const offered = useOfferedPlans(subscription.customerId)
+  const form = useApiForm(
+    (data) =>
+      unwrap(
+        api.PATCH('/api/v1/subscriptions/{id}', {
+          params: { path: { id: subscription.id } },
+          body: { planId: String(data.get('planId') ?? '') },
+        }),
+      ),
+    { onSuccess: applied },
+  )
+  if (offered.isPending) return <p className="muted">Loading the offered plans…</p>
+  const plans = offered.data?.items ?? []
+  const options = plans.some((plan) => plan.id === subscription.planId)
+    ? plans.map((plan) => ({ value: plan.id, label: plan.name }))
+    : [
+        { value: subscription.planId, label: `${subscription.planId} (current, not offered)` },
+        ...plans.map((plan) => ({ value: plan.id, label: plan.name })),
+      ]
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      <SelectField
+        form={form}
+        name="planId"
+        label="Plan"
+        options={options}
+        defaultValue={subscription.planId}
+        hint={
+          offered.isError
+            ? 'The offered plans could not be read.'
+            : 'The active plans of the customer’s brand.'
+        }
+      />
+      <SubmitButton form={form}>Change plan</SubmitButton>
+      <FormProblem form={form} />
+    </form>
+  )
+}
+
+function StandingForm({ subscription }: { subscription: Subscription }) {
+  const applied = useApplied()
+  const next = subscription.status === 'active' ? 'past_due' : 'active'
+  const form = useApiForm(
+    () =>
+      unwrap(
+        api.PATCH('/api/v1/subscriptions/{id}', {
+          params: { path: { id: subscription.id } },
+          body: { status: next },
+        }),
+      ),
+    { onSuccess: applied },
+  )
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      <p className="muted">
+        {next === 'past_due'
+          ? 'Past due keeps everything running; suspend to stop the customer’s sites.'
+          : 'The subscription is past due.'}
+      </p>
+      <SubmitButton form={form}>{next === 'past_due' ? 'Mark as past due' : 'Mark as paid up'}</SubmitButton>
+      <FormProblem form={form} />
+    </form>
+  )
+}
+
+function ExternalIdForm({ subscription }: { subscription: Subscription }) {
+  const applied = useApplied()
+  const form = useApiForm(
+    (data) =>
+      unwrap(
+        api.PATCH('/api/v1/subscriptions/{id}', {
+          params: { path: { id: subscription.id } },
+          body: { externalId: textOf(data, 'externalId') ?? null },
+        }),
+      ),
+    { onSuccess: applied },
+  )
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      <TextField
+        form={form}
+        name="externalId"
+        label="External id"
+        defaultValue={subscription.externalId ?? ''}
+        hint="Your billing system’s id for it; empty removes it."
+        autoComplete="off"
+      />
+      <SubmitButton form={form}>Save external id</SubmitButton>
+      <FormProblem form={form} />
+    </form>
+  )
+}
+
+function SuspendForm({ subscription }: { subscription: Subscription }) {
+  const applied = useApplied()
+  const form = useApiForm(
+    (data) =>
+      unwrap(
+        api.POST('/api/v1/subscriptions/{id}/suspend', {
+          params: { path: { id: subscription.id } },
+          body: { reason: textOf(data, 'reason') ?? '' },
+        }),
+      ),
+    { onSuccess: applied },
+  )
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      <TextField
+        form={form}
+        name="reason"
+        label="Reason"
+        required
+        hint="Shown on the subscription and in the audit log (“invoice 1042 unpaid”). Unless the customer holds another live subscription, its sites are suspended."
+        autoComplete="off"
+      />
+      <SubmitButton form={form}>Suspend subscription</SubmitButton>
+      <FormProblem form={form} />
+    </form>
+  )
+}
+
+function UnsuspendForm({ subscription }: { subscription: Subscription }) {
+  const applied = useApplied()
+  const form = useApiForm(
+    () =>
+      unwrap(api.POST('/api/v1/subscriptions/{id}/unsuspend', { params: { path: { id: subscription.id } } })),
+    { onSuccess: applied },
+  )
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      <p className="muted">The customer’s sites come back unless staff suspended them on their own.</p>
+      <SubmitButton form={form}>Unsuspend subscription</SubmitButton>
+      <FormProblem form={form} />
+    </form>
+  )
+}
+
+/** One action under its own heading (the section's h2 is "Manage"). */
+function Group({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div className="billing-group">
+      <h3>{title}</h3>
+      {children}
+    </div>
+  )
+}
+
+/** The staff forms that fit the subscription's state (a cancelled one takes none). */
+export function SubscriptionStaffActions({ subscription }: { subscription: Subscription }) {
+  if (subscription.status === 'cancelled') return null
+  const live = subscription.status === 'active' || subscription.status === 'past_due'
+  return (
+    <div className="billing-actions">
+      <Group title="Plan">
+        <ChangePlanForm subscription={subscription} />
+      </Group>
+      {live ? (
+        <Group title="Payment standing">
+          <StandingForm subscription={subscription} />
+        </Group>
+      ) : null}
+      <Group title="External id">
+        <ExternalIdForm subscription={subscription} />
+      </Group>
+      <Group title="Suspension">
+        {live ? <SuspendForm subscription={subscription} /> : null}
+        {subscription.status === 'suspended' ? <UnsuspendForm subscription={subscription} /> : null}
+      </Group>
+    </div>
+  )
+}

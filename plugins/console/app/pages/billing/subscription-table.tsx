@@ -1,0 +1,82 @@
+// The table of subscriptions both `/subscriptions` and a plan's page show: customer, plan, status and period.
+
+import type { ReactNode } from 'react'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { CursorTable } from '../../components/cursor-table.tsx'
+import { formatTime } from '../../components/format.ts'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { Link } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { useCustomerNames, usePlanNames } from './names.ts'
+
+type Subscription = Schemas['Subscription']
+
+/** The list's filters, as `GET /subscriptions` takes them. */
+export interface SubscriptionFilters {
+  readonly customerId?: string
+  readonly planId?: string
+  readonly status?: Subscription['status']
+}
+
+/** When the subscription ran: from its start to its cancellation, and when its customer's resources go. */
+function period(subscription: Subscription): string {
+  const from = formatTime(subscription.createdAt)
+  if (!subscription.cancelledAt) return `Since ${from}`
+  const removal = subscription.removalAt ? `; removal ${formatTime(subscription.removalAt)}` : ''
+  return `${from} – ${formatTime(subscription.cancelledAt)}${removal}`
+}
+
+export function SubscriptionTable({ filters, empty }: { filters: SubscriptionFilters; empty: ReactNode }) {
+  const session = useSession()
+  const customerName = useCustomerNames()
+  const planName = usePlanNames()
+  return (
+    <CursorTable<Subscription>
+      queryKey={['subscriptions', 'list', filters]}
+      load={(cursor) =>
+        unwrap(api.GET('/api/v1/subscriptions', { params: { query: { ...filters, cursor } } }))
+      }
+      caption="Subscriptions"
+      rowKey={(subscription) => subscription.id}
+      empty={empty}
+      columns={[
+        {
+          header: 'Plan',
+          cell: (subscription) => (
+            <Link to={`/subscriptions/${encodeURIComponent(subscription.id)}`}>
+              {planName(subscription.planId)}
+              <span className="visually-hidden">
+                {' '}
+                subscription of {customerName(subscription.customerId)}
+              </span>
+            </Link>
+          ),
+        },
+        {
+          header: 'Customer',
+          cell: (subscription) =>
+            session.staff ? (
+              <Link to={`/customers/${encodeURIComponent(subscription.customerId)}`}>
+                {customerName(subscription.customerId)}
+              </Link>
+            ) : (
+              customerName(subscription.customerId)
+            ),
+        },
+        {
+          header: 'Status',
+          cell: (subscription) => (
+            <>
+              <StatusBadge status={subscription.status} />
+              {subscription.suspendedReason ? (
+                <span className="muted"> {subscription.suspendedReason}</span>
+              ) : null}
+            </>
+          ),
+        },
+        { header: 'Period', cell: period },
+        { header: 'External id', cell: (subscription) => subscription.externalId ?? '—' },
+      ]}
+    />
+  )
+}

@@ -1,0 +1,57 @@
+// Ordering a certificate through ACME (Let's Encrypt unless the installation names another CA). Each domain must
+// be one of the customer's sites' domains, whose node answers the CA's challenge; the order is a job the
+// certificate's page follows. Whether the installation orders at all is not in the capabilities, so a refusal
+// (`acme_disabled`) is shown as it comes.
+
+import { useQueryClient } from '@tanstack/react-query'
+import { api, unwrap } from '../../api/client.ts'
+import { FormProblem, SubmitButton, textOf, useApiForm } from '../../components/form.tsx'
+import { navigate } from '../../router.tsx'
+import { CustomerSelect, useChosenCustomer } from '../databases/customers.tsx'
+import { ListField, listOf } from '../databases/host-list-field.tsx'
+import { useCustomerSites } from '../databases/queries.ts'
+
+export function AcmeOrderForm() {
+  const queries = useQueryClient()
+  const chosen = useChosenCustomer()
+  const sites = useCustomerSites(chosen.customerId)
+  const form = useApiForm(
+    (data) =>
+      unwrap(
+        api.POST('/api/v1/certificates', {
+          body: {
+            customerId: textOf(data, 'customerId') ?? '',
+            source: 'acme',
+            domains: listOf(data, 'domains') ?? [],
+          },
+        }),
+      ),
+    {
+      onSuccess: (certificate) => {
+        void queries.invalidateQueries({ queryKey: ['certificates'] })
+        navigate(`/certificates/${encodeURIComponent(certificate.id)}`)
+      },
+    },
+  )
+  // `acme_disabled` names `body.source`, which this form sends for the caller: its title and detail say it already.
+  form.register('source')
+  const domains = (sites.data ?? []).map((site) => site.domain)
+  return (
+    <form onSubmit={form.submit} noValidate aria-label="Order a certificate through ACME">
+      <CustomerSelect form={form} chosen={chosen} />
+      <ListField
+        form={form}
+        name="domains"
+        label="Domains"
+        multiline
+        hint={`One a line; the first is the common name. Each must be the domain of one of the customer’s sites, pointing at its node; no wildcards.${
+          domains.length > 0 ? ` This customer’s sites: ${domains.join(', ')}.` : ''
+        }`}
+      />
+      <FormProblem form={form} />
+      <div>
+        <SubmitButton form={form}>Order certificate</SubmitButton>
+      </div>
+    </form>
+  )
+}

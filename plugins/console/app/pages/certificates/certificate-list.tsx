@@ -1,0 +1,120 @@
+// `/certificates`: the TLS certificates the caller sees: their names, issuer, end of validity (with a warning from
+// 30 days before it), whether uploaded or issued through ACME, and state; staff see whose each is.
+
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { CursorTable } from '../../components/cursor-table.tsx'
+import { PageHeader } from '../../components/page.tsx'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { Link, setQuery, useLocation } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { CustomerFilter, CustomerName } from '../databases/customers.tsx'
+import { certificateLabel, commonName, Expiry } from './expiry.tsx'
+
+type Certificate = Schemas['Certificate']
+type Status = Certificate['status']
+type Source = 'uploaded' | 'acme'
+
+function listCertificates(query: {
+  customerId?: string
+  status?: Certificate['status']
+  source?: Source
+  cursor?: string
+}) {
+  return unwrap(api.GET('/api/v1/certificates', { params: { query } }))
+}
+
+export const sourceLabels: Readonly<Record<string, string>> = { uploaded: 'Uploaded', acme: 'ACME' }
+
+export function CertificateListPage() {
+  const { staff, can } = useSession()
+  const { query } = useLocation()
+  const customerId = query.get('customerId') ?? undefined
+  const status = (query.get('status') ?? undefined) as Status | undefined
+  const source = (query.get('source') ?? undefined) as Source | undefined
+  const canManage = can('certificate:manage')
+  const newPath = `/certificates/new${customerId ? `?customerId=${encodeURIComponent(customerId)}` : ''}`
+  return (
+    <>
+      <PageHeader
+        title="Certificates"
+        subtitle="TLS certificates for serving sites over HTTPS: uploaded, or issued and renewed through ACME."
+        actions={
+          canManage ? (
+            <Link className="button" to={newPath}>
+              Add certificate
+            </Link>
+          ) : null
+        }
+      />
+      <div className="certificate-filters">
+        <CustomerFilter />
+        <div className="form-inline list-filters">
+          <div className="field">
+            <label htmlFor="certificate-status-filter">Status</label>
+            <select
+              id="certificate-status-filter"
+              value={status ?? ''}
+              onChange={(event) => setQuery({ status: event.target.value || null })}
+            >
+              <option value="">Any status</option>
+              <option value="active">Active</option>
+              <option value="expiring">Expiring</option>
+              <option value="expired">Expired</option>
+              <option value="issuing">Issuing</option>
+              <option value="failed">Failed</option>
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="certificate-source-filter">Source</label>
+            <select
+              id="certificate-source-filter"
+              value={source ?? ''}
+              onChange={(event) => setQuery({ source: event.target.value || null })}
+            >
+              <option value="">Any source</option>
+              <option value="uploaded">Uploaded</option>
+              <option value="acme">ACME</option>
+            </select>
+          </div>
+        </div>
+      </div>
+      <CursorTable<Certificate>
+        queryKey={['certificates', 'list', customerId ?? null, status ?? null, source ?? null]}
+        load={(cursor) => listCertificates({ customerId, status, source, cursor })}
+        caption="Certificates"
+        rowKey={(certificate) => certificate.id}
+        empty={
+          canManage
+            ? 'No certificates yet. Upload one, or order one through ACME for your sites’ domains.'
+            : 'No certificates yet.'
+        }
+        columns={[
+          {
+            header: 'Domains',
+            cell: (certificate) => (
+              <Link to={`/certificates/${encodeURIComponent(certificate.id)}`}>
+                {certificateLabel(certificate)}
+              </Link>
+            ),
+          },
+          {
+            header: 'Issuer',
+            cell: (certificate) =>
+              certificate.chainStatus === 'self-signed' ? 'Self-signed' : commonName(certificate.issuer),
+          },
+          { header: 'Valid until', cell: (certificate) => <Expiry notAfter={certificate.notAfter} /> },
+          { header: 'Source', cell: (certificate) => sourceLabels[certificate.source] ?? certificate.source },
+          { header: 'Status', cell: (certificate) => <StatusBadge status={certificate.status} /> },
+          ...(staff
+            ? [
+                {
+                  header: 'Customer',
+                  cell: (certificate: Certificate) => <CustomerName id={certificate.customerId} />,
+                },
+              ]
+            : []),
+        ]}
+      />
+    </>
+  )
+}

@@ -1,0 +1,89 @@
+// `/customers`: the customers staff see, newest last as the API lists them, narrowed by brand when the caller
+// sees several brands (the list's only filter: `brandId`).
+
+import { useId } from 'react'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { CursorTable } from '../../components/cursor-table.tsx'
+import { formatTime } from '../../components/format.ts'
+import { PageHeader } from '../../components/page.tsx'
+import { Link, setQuery, useLocation } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { useBrandName, useBrands } from './brand-names.ts'
+
+type Customer = Schemas['Customer']
+
+/** The brand filter: only worth showing to callers who see more than one brand (platform staff). */
+function BrandFilter({ brandId }: { brandId: string }) {
+  const { brands } = useBrands()
+  const id = useId()
+  if (brands.length < 2) return null
+  return (
+    <div className="form-inline customers-filter">
+      <div className="field">
+        <label htmlFor={id}>Brand</label>
+        <select id={id} value={brandId} onChange={(event) => setQuery({ brandId: event.target.value })}>
+          <option value="">Every brand</option>
+          {brands.map((brand) => (
+            <option key={brand.id} value={brand.id}>
+              {brand.name}
+            </option>
+          ))}
+        </select>
+      </div>
+    </div>
+  )
+}
+
+export function CustomerList() {
+  const session = useSession()
+  const { query } = useLocation()
+  const brandId = query.get('brandId') ?? ''
+  const brandName = useBrandName()
+  const canCreate = session.can('customer:create')
+  return (
+    <>
+      <PageHeader
+        title="Customers"
+        subtitle="People and companies you host: each owns sites, databases and subscriptions, and has a team."
+        actions={
+          canCreate ? (
+            <Link className="button customers-create" to="/customers/new">
+              Create customer
+            </Link>
+          ) : null
+        }
+      />
+      <BrandFilter brandId={brandId} />
+      <CursorTable<Customer>
+        queryKey={['customers', 'list', { brandId }]}
+        load={(cursor) =>
+          unwrap(
+            api.GET('/api/v1/customers', {
+              params: { query: { cursor, ...(brandId ? { brandId } : {}) } },
+            }),
+          )
+        }
+        caption="Customers"
+        rowKey={(customer) => customer.id}
+        empty={
+          brandId
+            ? 'This brand has no customers yet.'
+            : canCreate
+              ? 'No customers yet. Create one to host their sites and invite their team.'
+              : 'No customers yet.'
+        }
+        columns={[
+          {
+            header: 'Name',
+            cell: (customer) => (
+              <Link to={`/customers/${encodeURIComponent(customer.id)}`}>{customer.name}</Link>
+            ),
+          },
+          { header: 'E-mail', cell: (customer) => customer.email ?? '—' },
+          { header: 'Brand', cell: (customer) => brandName(customer.brandId) },
+          { header: 'Created', cell: (customer) => formatTime(customer.createdAt) },
+        ]}
+      />
+    </>
+  )
+}

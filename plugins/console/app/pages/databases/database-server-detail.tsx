@@ -1,0 +1,127 @@
+// `/database-servers/:id` (platform staff): a server's facts, and changing it. Only the fields that differ are
+// sent, so a rename does not re-test the connection; new connection details are tested before they are kept.
+
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { FormProblem, numberOf, SubmitButton, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { formatCount, formatTime } from '../../components/format.ts'
+import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { ErrorNotice, Loading } from '../../components/states.tsx'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { Link } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { engineLabels } from './queries.ts'
+import { ServerConnectionFields, ServerPlacementFields } from './server-fields.tsx'
+
+type DatabaseServer = Schemas['DatabaseServer']
+type Body = Schemas['UpdateDatabaseServerBody']
+
+/** The fields of the form that differ from the server as it is. */
+function changes(server: DatabaseServer, data: FormData): Body {
+  const body: Body = {}
+  const name = textOf(data, 'name') ?? ''
+  if (name !== server.name) body.name = name
+  const host = textOf(data, 'host') ?? ''
+  if (host !== server.host) body.host = host
+  const port = numberOf(data, 'port')
+  if (port !== server.port) body.port = port as number
+  const username = textOf(data, 'username') ?? ''
+  if (username !== server.username) body.username = username
+  const password = String(data.get('password') ?? '')
+  if (password !== '') body.password = password
+  const capacity = numberOf(data, 'capacity') ?? null
+  if (capacity !== server.capacity) body.capacity = capacity
+  const status = textOf(data, 'status') as Body['status']
+  if (status !== server.status) body.status = status
+  return body
+}
+
+export function DatabaseServerDetailPage({ id }: { id: string }) {
+  const queries = useQueryClient()
+  const { can } = useSession()
+  const key = ['database-servers', 'one', id]
+  const query = useQuery({
+    queryKey: key,
+    queryFn: () => unwrap(api.GET('/api/v1/database-servers/{id}', { params: { path: { id } } })),
+  })
+  const form = useApiForm(
+    (data) => {
+      const server = query.data as DatabaseServer
+      const body = changes(server, data)
+      if (Object.keys(body).length === 0) return Promise.resolve(server)
+      return unwrap(api.PATCH('/api/v1/database-servers/{id}', { params: { path: { id } }, body }))
+    },
+    {
+      onSuccess: (server, element) => {
+        queries.setQueryData(key, server)
+        void queries.invalidateQueries({ queryKey: ['database-servers', 'list'] })
+        void queries.invalidateQueries({ queryKey: ['database-servers', 'all'] })
+        const password = element.querySelector<HTMLInputElement>('input[name="password"]')
+        if (password) password.value = ''
+      },
+    },
+  )
+  if (query.isPending) return <Loading />
+  if (query.isError)
+    return (
+      <>
+        <PageHeader
+          title="Database server"
+          subtitle={<Link to="/database-servers">Back to database servers</Link>}
+        />
+        <ErrorNotice error={query.error} />
+      </>
+    )
+  const server = query.data
+  return (
+    <>
+      <PageHeader
+        title={`Database server ${server.name}`}
+        subtitle={<Link to="/database-servers">Back to database servers</Link>}
+      />
+      <Section title="Details">
+        <Facts
+          items={[
+            ['Name', server.name],
+            ['Engine', engineLabels[server.engine] ?? server.engine],
+            ['Host', <code key="host">{server.host}</code>],
+            ['Port', String(server.port)],
+            ['Administrator', <code key="username">{server.username}</code>],
+            ['Status', <StatusBadge key="status" status={server.status} />],
+            ['Version', server.version],
+            [
+              'Databases',
+              server.capacity === null
+                ? `${formatCount(server.databases)} (no limit)`
+                : `${formatCount(server.databases)} of ${formatCount(server.capacity)}`,
+            ],
+            ['Added', formatTime(server.createdAt)],
+            ['Changed', formatTime(server.updatedAt)],
+          ]}
+        />
+      </Section>
+      {can('database-server:manage') ? (
+        <Section title="Change">
+          {/* Keyed by the server's version so its fields show what was saved. */}
+          <form key={server.updatedAt} onSubmit={form.submit} noValidate>
+            <TextField form={form} name="name" label="Name" defaultValue={server.name} autoComplete="off" />
+            <ServerConnectionFields form={form} current={server} />
+            <ServerPlacementFields form={form} current={server} />
+            <p className="muted">
+              The engine cannot change. New connection details are tested before they are kept.
+            </p>
+            {form.result && !form.pending && !form.problem ? (
+              <p className="muted" role="status">
+                Saved.
+              </p>
+            ) : null}
+            <FormProblem form={form} />
+            <div>
+              <SubmitButton form={form}>Save changes</SubmitButton>
+            </div>
+          </form>
+        </Section>
+      ) : null}
+    </>
+  )
+}

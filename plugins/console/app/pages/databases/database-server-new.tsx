@@ -1,0 +1,85 @@
+// `/database-servers/new` (platform staff): adds a server. The panel connects as the administrator given and checks
+// it may create databases and users before keeping anything; each failure comes back as its own refusal.
+
+import { useQueryClient } from '@tanstack/react-query'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import {
+  FormProblem,
+  numberOf,
+  SelectField,
+  SubmitButton,
+  TextField,
+  textOf,
+  useApiForm,
+} from '../../components/form.tsx'
+import { PageHeader, Section } from '../../components/page.tsx'
+import { Link, navigate } from '../../router.tsx'
+import { ServerConnectionFields, ServerPlacementFields } from './server-fields.tsx'
+
+type Body = Schemas['CreateDatabaseServerBody']
+
+export function DatabaseServerNewPage() {
+  const queries = useQueryClient()
+  const form = useApiForm(
+    (data) => {
+      const body: Body = {
+        name: textOf(data, 'name') ?? '',
+        engine: (textOf(data, 'engine') ?? '') as Body['engine'],
+        host: textOf(data, 'host') ?? '',
+        port: numberOf(data, 'port') as number,
+        username: textOf(data, 'username') ?? '',
+        // Not trimmed: a password is what it is.
+        password: String(data.get('password') ?? ''),
+        status: (textOf(data, 'status') ?? 'active') as Body['status'],
+      }
+      const capacity = numberOf(data, 'capacity')
+      if (capacity !== undefined) body.capacity = capacity
+      return unwrap(api.POST('/api/v1/database-servers', { body }))
+    },
+    {
+      onSuccess: (server) => {
+        void queries.invalidateQueries({ queryKey: ['database-servers'] })
+        navigate(`/database-servers/${encodeURIComponent(server.id)}`)
+      },
+    },
+  )
+  return (
+    <>
+      <PageHeader
+        title="Add database server"
+        subtitle={<Link to="/database-servers">Back to database servers</Link>}
+      />
+      <Section title="New database server">
+        <form onSubmit={form.submit} noValidate>
+          <TextField
+            form={form}
+            name="name"
+            label="Name"
+            autoComplete="off"
+            spellCheck={false}
+            hint="Letters, digits, dots, underscores and hyphens (db-1)."
+          />
+          <SelectField
+            form={form}
+            name="engine"
+            label="Engine"
+            defaultValue="mariadb"
+            options={[
+              { value: 'mariadb', label: 'MariaDB' },
+              { value: 'postgresql', label: 'PostgreSQL' },
+            ]}
+          />
+          <ServerConnectionFields form={form} />
+          <ServerPlacementFields form={form} />
+          <p className="muted">
+            The panel connects to the server now, and keeps it only if it may work there.
+          </p>
+          <FormProblem form={form} />
+          <div>
+            <SubmitButton form={form}>Add database server</SubmitButton>
+          </div>
+        </form>
+      </Section>
+    </>
+  )
+}

@@ -1,0 +1,65 @@
+// Extracting one zip or tar.gz into a folder, as a job followed live (the node checks every entry first: nothing
+// of an archive that would escape its folder is extracted).
+
+import type { ReactNode } from 'react'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import {
+  CheckboxField,
+  FormProblem,
+  SubmitButton,
+  TextField,
+  textOf,
+  useApiForm,
+} from '../../components/form.tsx'
+import { FileJob } from './file-job.tsx'
+import { explanationOf } from './file-problem.tsx'
+import { joinPath, parentOf, withoutArchiveExtension } from './paths.ts'
+
+type SiteFile = Schemas['SiteFile']
+
+export function ExtractForm({
+  siteId,
+  item,
+  report,
+}: {
+  siteId: string
+  item: SiteFile
+  report: (outcome: ReactNode) => void
+}) {
+  const form = useApiForm(
+    async (data) => {
+      const to = textOf(data, 'to') ?? ''
+      const accepted = await unwrap(
+        api.POST('/api/v1/sites/{id}/files/extract', {
+          params: { path: { id: siteId } },
+          body: { path: item.path, to, overwrite: data.get('overwrite') === 'true' },
+        }),
+      )
+      return { ...accepted, to }
+    },
+    {
+      onSuccess: ({ jobId, to }) =>
+        report(<FileJob siteId={siteId} jobId={jobId} what={`Extracting ${item.path} into ${to}`} />),
+    },
+  )
+  return (
+    <form className="files-action-form" onSubmit={form.submit} noValidate>
+      <div className="form-inline">
+        <TextField
+          form={form}
+          name="to"
+          label="Extract into"
+          defaultValue={joinPath(parentOf(item.path), withoutArchiveExtension(item.name))}
+          hint="A folder: made when missing; one that has files needs the box below."
+          autoComplete="off"
+        />
+        <CheckboxField form={form} name="overwrite" label="Extract into a folder that has files" />
+        <SubmitButton form={form}>Extract</SubmitButton>
+      </div>
+      <FormProblem form={form} />
+      {explanationOf(form.problem) ? (
+        <p className="files-problem-hint">{explanationOf(form.problem)}</p>
+      ) : null}
+    </form>
+  )
+}

@@ -1,0 +1,34 @@
+// A refusal of a site's files or shell, with what it means for the user when the reason is the site or its node
+// rather than the request (the API's own title and detail stay, and the request id to quote to support).
+
+import { ApiProblem } from '../../api/problem.ts'
+import { ErrorNotice } from '../../components/states.tsx'
+
+/** What to tell the user beyond the API's words (which say what happened), for refusals about the site's state. */
+const explanations: Readonly<Record<string, string>> = {
+  node_unavailable:
+    'The server this site lives on cannot be reached right now. Nothing was changed; try again in a few minutes.',
+  site_not_ready:
+    'The site is not running on its server (it is being set up, has failed, or is being deleted): its files wait until it is.',
+  shell_unavailable: 'This site’s server hosts files only: it offers no shell and runs no commands.',
+  file_operation_failed:
+    'The site’s server could not carry this out. Part of it may have been done; reload the folder to see.',
+  disk_quota_exceeded: 'Delete files, or ask for a larger disk quota.',
+  upload_too_large: 'Send it over SFTP, or ask your provider.',
+}
+
+/** The explanation for `error`, if it is one of the refusals about the site's state. */
+export function explanationOf(error: unknown): string | null {
+  return error instanceof ApiProblem ? (explanations[error.code] ?? null) : null
+}
+
+/** A failed read or action on a site's files or shell. */
+export function FileProblem({ error }: { error: unknown }) {
+  const explanation = explanationOf(error)
+  return (
+    <div className="files-problem">
+      <ErrorNotice error={error} />
+      {explanation ? <p className="files-problem-hint">{explanation}</p> : null}
+    </div>
+  )
+}

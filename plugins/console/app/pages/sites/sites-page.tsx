@@ -1,0 +1,115 @@
+// `/sites`: the sites the caller sees, filtered by customer (staff, or members of several teams) and state.
+
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { type Column, CursorTable } from '../../components/cursor-table.tsx'
+import { useCustomerOptions } from '../../components/customer-field.tsx'
+import { formatTime } from '../../components/format.ts'
+import { PageHeader } from '../../components/page.tsx'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { Link, setQuery, useLocation } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { siteStatuses } from './site-statuses.ts'
+
+type Site = Schemas['Site']
+type Status = Site['status']
+
+export function SitesPage() {
+  const session = useSession()
+  const { query } = useLocation()
+  const customers = useCustomerOptions()
+  const customerId = query.get('customerId') ?? undefined
+  const statusParam = query.get('status')
+  const status = siteStatuses.includes(statusParam as Status) ? (statusParam as Status) : undefined
+  const customerName = new Map(customers.options.map((option) => [option.value, option.label]))
+  const byCustomer = session.staff || session.me.memberships.length > 1
+  const filtered = customerId !== undefined || status !== undefined
+
+  const columns: Column<Site>[] = [
+    { header: 'Name', cell: (site) => <Link to={`/sites/${encodeURIComponent(site.id)}`}>{site.name}</Link> },
+    { header: 'Domain', cell: (site) => site.domain },
+    { header: 'Type', cell: (site) => site.type },
+    { header: 'Status', cell: (site) => <StatusBadge status={site.status} /> },
+    ...(byCustomer
+      ? [
+          {
+            header: 'Customer',
+            cell: (site: Site) => {
+              const name = customerName.get(site.customerId) ?? site.customerId
+              return session.staff ? (
+                <Link to={`/customers/${encodeURIComponent(site.customerId)}`}>{name}</Link>
+              ) : (
+                name
+              )
+            },
+          },
+        ]
+      : []),
+    { header: 'Created', cell: (site) => formatTime(site.createdAt) },
+  ]
+
+  return (
+    <>
+      <PageHeader
+        title="Sites"
+        subtitle={session.staff ? 'Every site of the customers you look after.' : 'Your websites.'}
+        actions={
+          session.can('site:create') ? (
+            <Link className="button" to={customerId ? `/sites/new?customerId=${customerId}` : '/sites/new'}>
+              Create site
+            </Link>
+          ) : null
+        }
+      />
+      <div className="form-inline sites-filters">
+        {byCustomer ? (
+          <div className="field">
+            <label htmlFor="sites-filter-customer">Filter by customer</label>
+            <select
+              id="sites-filter-customer"
+              value={customerId ?? ''}
+              onChange={(event) => setQuery({ customerId: event.target.value || null })}
+            >
+              <option value="">All customers</option>
+              {customers.options.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor="sites-filter-status">Filter by status</label>
+          <select
+            id="sites-filter-status"
+            value={status ?? ''}
+            onChange={(event) => setQuery({ status: event.target.value || null })}
+          >
+            <option value="">Any status</option>
+            {siteStatuses.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <CursorTable<Site>
+        queryKey={['sites', 'list', { customerId, status }]}
+        load={(cursor) =>
+          unwrap(api.GET('/api/v1/sites', { params: { query: { customerId, status, cursor, limit: 50 } } }))
+        }
+        columns={columns}
+        caption="Sites"
+        rowKey={(site) => site.id}
+        empty={
+          filtered
+            ? 'No site matches these filters. Choose another customer or status.'
+            : session.can('site:create')
+              ? 'No sites yet. Create the first one with “Create site”.'
+              : 'No sites yet.'
+        }
+      />
+    </>
+  )
+}

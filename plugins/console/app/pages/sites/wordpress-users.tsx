@@ -1,0 +1,130 @@
+// A WordPress site's users: the list, a new user and a new password (both generated and shown once).
+
+import { useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { ConfirmButton } from '../../components/confirm-button.tsx'
+import { type Column, CursorTable } from '../../components/cursor-table.tsx'
+import {
+  FormProblem,
+  SelectField,
+  SubmitButton,
+  TextField,
+  textOf,
+  useApiForm,
+} from '../../components/form.tsx'
+import { formatTime } from '../../components/format.ts'
+import { Section } from '../../components/page.tsx'
+import { SecretOnce } from '../../components/secret-once.tsx'
+import { ActionError, useSiteAction } from './site-action.tsx'
+
+type Site = Schemas['Site']
+type WordPressUser = Schemas['WordPressUser']
+type WithPassword = Schemas['WordPressUserWithPassword']
+
+/** WordPress's own roles; a plugin may add others, which the API accepts by name (422 for an unknown one). */
+const roles = ['administrator', 'editor', 'author', 'contributor', 'subscriber']
+
+function CreateUserForm({ site, onCreated }: { site: Site; onCreated: (user: WithPassword) => void }) {
+  const form = useApiForm(
+    (data) =>
+      unwrap(
+        api.POST('/api/v1/sites/{id}/wordpress/users', {
+          params: { path: { id: site.id } },
+          body: {
+            login: textOf(data, 'login') ?? '',
+            email: textOf(data, 'email') ?? '',
+            role: textOf(data, 'role') ?? '',
+            displayName: textOf(data, 'displayName'),
+          },
+        }),
+      ),
+    { resetOnSuccess: true, onSuccess: onCreated },
+  )
+  return (
+    <form onSubmit={form.submit} noValidate>
+      <TextField form={form} name="login" label="Login" autoComplete="off" />
+      <TextField form={form} name="email" label="E-mail" type="email" autoComplete="off" />
+      <SelectField
+        form={form}
+        name="role"
+        label="Role"
+        defaultValue="editor"
+        options={roles.map((role) => ({ value: role, label: role }))}
+      />
+      <TextField
+        form={form}
+        name="displayName"
+        label="Display name"
+        autoComplete="off"
+        hint="Optional; default the login."
+      />
+      <FormProblem form={form} />
+      <div>
+        <SubmitButton form={form}>Create WordPress user</SubmitButton>
+      </div>
+    </form>
+  )
+}
+
+export function WordPressUsers({ site }: { site: Site }) {
+  const queries = useQueryClient()
+  const listKey = ['sites', site.id, 'wordpress', 'users']
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null)
+  const reset = useSiteAction(
+    (user: WordPressUser) =>
+      unwrap(
+        api.POST('/api/v1/sites/{id}/wordpress/users/{userId}/password', {
+          params: { path: { id: site.id, userId: String(user.id) } },
+        }),
+      ),
+    (user) => setSecret({ label: `New WordPress password for ${user.login}`, value: user.password }),
+  )
+  const columns: Column<WordPressUser>[] = [
+    { header: 'Login', cell: (user) => user.login },
+    { header: 'E-mail', cell: (user) => user.email },
+    { header: 'Name', cell: (user) => user.displayName },
+    { header: 'Roles', cell: (user) => user.roles.join(', ') || '—' },
+    { header: 'Registered', cell: (user) => formatTime(user.registeredAt) },
+    {
+      header: 'Actions',
+      cell: (user) => (
+        <ConfirmButton
+          confirmLabel={`Confirm new password for ${user.login}`}
+          disabled={reset.isPending}
+          onConfirm={() => reset.mutate(user)}
+        >
+          Reset password of {user.login}
+        </ConfirmButton>
+      ),
+    },
+  ]
+  return (
+    <Section title="Users">
+      {secret ? <SecretOnce label={secret.label} value={secret.value} /> : null}
+      <ActionError action={reset} />
+      <CursorTable<WordPressUser>
+        queryKey={listKey}
+        load={(cursor) =>
+          unwrap(
+            api.GET('/api/v1/sites/{id}/wordpress/users', {
+              params: { path: { id: site.id }, query: { cursor, limit: 50 } },
+            }),
+          )
+        }
+        columns={columns}
+        caption="WordPress users"
+        rowKey={(user) => String(user.id)}
+        empty="No WordPress users. Create one below."
+      />
+      <h3>New WordPress user</h3>
+      <CreateUserForm
+        site={site}
+        onCreated={(user) => {
+          setSecret({ label: `WordPress password for ${user.login}`, value: user.password })
+          void queries.invalidateQueries({ queryKey: listKey })
+        }}
+      />
+    </Section>
+  )
+}

@@ -1,0 +1,14 @@
+// The users area's pages (staff): the list of staff and users, creating one, and a user's page.
+
+import type { RouteDefinition } from '../../router.tsx'
+import './users.css'
+import { NewUser } from './new-user.tsx'
+import { UserList } from './user-list.tsx'
+import { UserPage } from './user-page.tsx'
+
+export const userRoutes: RouteDefinition[] = [
+  { path: '/users', render: () => <UserList /> },
+  // Before `/users/:id`: the first matching route wins.
+  { path: '/users/new', render: () => <NewUser /> },
+  { path: '/users/:id', render: ({ id }) => <UserPage id={id ?? ''} /> },
+]

@@ -1,0 +1,79 @@
+// A user's live API tokens as staff see them (`GET /users/{id}/api-tokens`, expired ones included, never the
+// secrets), each revocable for good (`DELETE /users/{id}/api-tokens/{tokenId}`).
+
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { ApiProblem } from '../../api/problem.ts'
+import { ConfirmButton } from '../../components/confirm-button.tsx'
+import { CursorTable } from '../../components/cursor-table.tsx'
+import { formatTime } from '../../components/format.ts'
+import { useSession } from '../../session.tsx'
+import { TokenExpiry, TokenScopes } from '../tokens/token-cells.tsx'
+
+type ApiToken = Schemas['ApiToken']
+
+function RevokeUserToken({ userId, token }: { userId: string; token: ApiToken }) {
+  const queries = useQueryClient()
+  const revoke = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.DELETE('/api/v1/users/{id}/api-tokens/{tokenId}', {
+          params: { path: { id: userId, tokenId: token.id } },
+        }),
+      ),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['users', userId, 'tokens'] }),
+  })
+  return (
+    <div>
+      <ConfirmButton
+        confirmLabel={`Confirm: revoke ${token.name}`}
+        onConfirm={() => revoke.mutate()}
+        disabled={revoke.isPending}
+      >
+        Revoke<span className="visually-hidden"> {token.name}</span>
+      </ConfirmButton>
+      {revoke.error ? (
+        <p className="field-error" role="alert">
+          {revoke.error instanceof ApiProblem
+            ? (revoke.error.detail ?? revoke.error.title)
+            : String(revoke.error)}
+        </p>
+      ) : null}
+    </div>
+  )
+}
+
+export function UserTokens({ userId }: { userId: string }) {
+  const session = useSession()
+  const mayRevoke = session.can('user:manage')
+  return (
+    <CursorTable<ApiToken>
+      queryKey={['users', userId, 'tokens']}
+      load={(cursor) =>
+        unwrap(
+          api.GET('/api/v1/users/{id}/api-tokens', {
+            params: { path: { id: userId }, query: { cursor } },
+          }),
+        )
+      }
+      caption="The user’s API tokens"
+      rowKey={(token) => token.id}
+      empty="This user has no API tokens."
+      columns={[
+        { header: 'Name', cell: (token) => token.name },
+        { header: 'Scopes', cell: (token) => <TokenScopes scopes={token.scopes} /> },
+        { header: 'Customer', cell: (token) => token.customerId ?? 'Any' },
+        { header: 'Expires', cell: (token) => <TokenExpiry expiresAt={token.expiresAt} /> },
+        { header: 'Last used', cell: (token) => (token.lastUsedAt ? formatTime(token.lastUsedAt) : 'Never') },
+        ...(mayRevoke
+          ? [
+              {
+                header: 'Actions',
+                cell: (token: ApiToken) => <RevokeUserToken userId={userId} token={token} />,
+              },
+            ]
+          : []),
+      ]}
+    />
+  )
+}

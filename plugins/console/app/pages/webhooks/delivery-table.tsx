@@ -1,0 +1,92 @@
+// An endpoint's delivery log, newest first: each event sent or to be sent, how its latest attempt went, and
+// "Redeliver" for those who manage webhooks. Filtered by status in the query string.
+
+import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { CursorTable } from '../../components/cursor-table.tsx'
+import { SelectField, useApiForm } from '../../components/form.tsx'
+import { formatTime } from '../../components/format.ts'
+import { StatusBadge } from '../../components/status-badge.tsx'
+import { Link, setQuery, useLocation } from '../../router.tsx'
+import { useSession } from '../../session.tsx'
+import { RedeliverButton } from './redeliver-button.tsx'
+
+type Delivery = Schemas['WebhookDelivery']
+type DeliveryStatus = Delivery['status']
+
+const statusOptions = [
+  { value: '', label: 'Any status' },
+  { value: 'pending', label: 'Pending' },
+  { value: 'succeeded', label: 'Succeeded' },
+  { value: 'failed', label: 'Failed' },
+]
+
+function StatusFilter({ status }: { status: string }) {
+  const form = useApiForm(async (data) => setQuery({ status: String(data.get('status') ?? '') }))
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      <SelectField form={form} name="status" label="Status" options={statusOptions} defaultValue={status} />
+      <button type="submit" className="button secondary">
+        Filter
+      </button>
+    </form>
+  )
+}
+
+export function DeliveryTable({ webhookId }: { webhookId: string }) {
+  const session = useSession()
+  const { query } = useLocation()
+  const status = query.get('status') ?? ''
+  const deliveryPath = (delivery: Delivery) =>
+    `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(delivery.id)}`
+  return (
+    <>
+      <StatusFilter key={status} status={status} />
+      <div className="webhook-deliveries">
+        <CursorTable<Delivery>
+          queryKey={['webhooks', webhookId, 'deliveries', status]}
+          load={(cursor) =>
+            unwrap(
+              api.GET('/api/v1/webhooks/{id}/deliveries', {
+                params: {
+                  path: { id: webhookId },
+                  query: { cursor, ...(status ? { status: status as DeliveryStatus } : {}) },
+                },
+              }),
+            )
+          }
+          caption="Deliveries"
+          rowKey={(delivery) => delivery.id}
+          empty={
+            status
+              ? 'No delivery has this status.'
+              : 'Nothing delivered yet: events that happen from now on are sent here.'
+          }
+          columns={[
+            {
+              header: 'Event',
+              cell: (delivery) => (
+                <Link to={deliveryPath(delivery)}>
+                  <code>{delivery.eventType}</code>
+                  <span className="visually-hidden"> delivery {delivery.id}</span>
+                </Link>
+              ),
+            },
+            { header: 'Status', cell: (delivery) => <StatusBadge status={delivery.status} /> },
+            { header: 'Attempts', cell: (delivery) => delivery.attempts },
+            { header: 'Last status code', cell: (delivery) => delivery.lastStatusCode ?? '—' },
+            { header: 'Last error', cell: (delivery) => delivery.lastError ?? '—' },
+            {
+              header: 'Response time',
+              cell: (delivery) =>
+                delivery.lastResponseTimeMs === null ? '—' : `${delivery.lastResponseTimeMs} ms`,
+            },
+            { header: 'Created', cell: (delivery) => formatTime(delivery.createdAt) },
+            ...(session.can('webhook:manage')
+              ? [{ header: 'Actions', cell: (delivery: Delivery) => <RedeliverButton delivery={delivery} /> }]
+              : []),
+          ]}
+        />
+      </div>
+    </>
+  )
+}

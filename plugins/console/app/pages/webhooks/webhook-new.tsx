@@ -1,0 +1,99 @@
+// `/webhooks/new`: staff add an endpoint; its signing secret is shown once.
+
+import { useQueryClient } from '@tanstack/react-query'
+import { api, unwrap } from '../../api/client.ts'
+import {
+  CheckboxField,
+  FormProblem,
+  SelectField,
+  SubmitButton,
+  TextField,
+  textOf,
+  useApiForm,
+} from '../../components/form.tsx'
+import { PageHeader, Section } from '../../components/page.tsx'
+import { SecretOnce } from '../../components/secret-once.tsx'
+import { Link } from '../../router.tsx'
+import { EventsFieldset, eventsOf } from './events-fieldset.tsx'
+import { useBrandOptions } from './use-brand-options.ts'
+
+export function WebhookNew() {
+  const queries = useQueryClient()
+  const brands = useBrandOptions()
+  const form = useApiForm(
+    (data) =>
+      unwrap(
+        api.POST('/api/v1/webhooks', {
+          body: {
+            url: textOf(data, 'url') ?? '',
+            events: eventsOf(data),
+            description: textOf(data, 'description') ?? null,
+            enabled: data.get('enabled') === 'true',
+            ...(textOf(data, 'brandId') ? { brandId: textOf(data, 'brandId') } : {}),
+          },
+        }),
+      ),
+    { onSuccess: () => void queries.invalidateQueries({ queryKey: ['webhooks', 'list'] }) },
+  )
+  const created = form.result
+  return (
+    <>
+      <nav className="breadcrumbs" aria-label="Breadcrumbs">
+        <Link to="/webhooks">Webhooks</Link> <span aria-hidden="true">›</span> <span>Add endpoint</span>
+      </nav>
+      <PageHeader
+        title="Add endpoint"
+        subtitle="Events of the kinds you choose are POSTed to its URL, signed."
+      />
+      {created ? (
+        <Section title="Endpoint added">
+          <p className="webhook-url">
+            Events now go to <code>{created.url}</code>. Verify each delivery’s <code>webhook-signature</code>{' '}
+            with this secret (any Standard Webhooks library does).
+          </p>
+          <SecretOnce label="Signing secret" value={created.secret} />
+          <p>
+            <Link to={`/webhooks/${encodeURIComponent(created.id)}`} className="button">
+              Open the endpoint
+            </Link>
+          </p>
+        </Section>
+      ) : (
+        <Section title="Endpoint">
+          <form onSubmit={form.submit} noValidate>
+            <TextField
+              form={form}
+              name="url"
+              label="URL"
+              type="url"
+              hint="An https:// address on a public host."
+              placeholder="https://billing.example.com/plinth/webhooks"
+              required
+              autoComplete="off"
+            />
+            <EventsFieldset form={form} />
+            <TextField
+              form={form}
+              name="description"
+              label="Description"
+              hint="Optional: what the endpoint is for."
+              autoComplete="off"
+            />
+            {brands.length > 0 ? (
+              <SelectField
+                form={form}
+                name="brandId"
+                label="Brand"
+                hint="A brand’s endpoint receives only that brand’s events, and its staff manage it."
+                options={[{ value: '', label: 'None: every event of the installation' }, ...brands]}
+              />
+            ) : null}
+            <CheckboxField form={form} name="enabled" label="Enabled" defaultChecked />
+            <FormProblem form={form} />
+            <SubmitButton form={form}>Add endpoint</SubmitButton>
+          </form>
+        </Section>
+      )}
+    </>
+  )
+}
