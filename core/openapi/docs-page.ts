@@ -47,6 +47,16 @@ export function docsPageHtmlFor(docsPath: string): string {
 `
 }
 
+/**
+ * The reference page's policy: its scripts and styles are the panel's own files (the viewer sets inline styles),
+ * and no other site may frame it.
+ */
+export const docsPageSecurityHeaders = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+} as const
+
 /** The page for the default docs path, `/api/docs`. */
 export const docsPageHtml = docsPageHtmlFor('/api/docs')
 

@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { errorResponse } from '../http/render-error.ts'
 import type { CompiledRoute, RequestInfo, RequestTrace } from '../http/route-pipeline.ts'
 import { newRequestId } from '../ids/request-ids.ts'
-import { docsAsset, docsPageHtmlFor, prefersHtml } from '../openapi/docs-page.ts'
+import { docsAsset, docsPageHtmlFor, docsPageSecurityHeaders, prefersHtml } from '../openapi/docs-page.ts'
 import type { Logger } from '../plugin/define-plugin.ts'
 import { type WebRoute, webRouteMatcher } from '../plugin/web-route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
@@ -193,7 +193,12 @@ export function createRouter(input: {
       '/',
       async ({ request }) => {
         routed(request, '/')
-        return (await webAnswer(originalOf(request))) ?? json(index)
+        const page = await webAnswer(originalOf(request))
+        if (page) return page
+        // A web route may answer browsers here: caches keep the two answers apart.
+        const answer = json(index)
+        answer.headers.set('vary', 'Accept')
+        return answer
       },
       { detail: { hide: true } },
     )
@@ -215,7 +220,9 @@ export function createRouter(input: {
         }
         const headers = { vary: 'Accept' }
         return prefersHtml(originalOf(request).headers.get('accept'))
-          ? new Response(docsPage, { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } })
+          ? new Response(docsPage, {
+              headers: { ...headers, ...docsPageSecurityHeaders, 'content-type': 'text/html; charset=utf-8' },
+            })
           : new Response(documentJson, { headers: { ...headers, 'content-type': 'application/json' } })
       },
       { detail: { hide: true } },

@@ -119,3 +119,18 @@ describe('assets', () => {
     }
   })
 })
+
+describe('beside the app', () => {
+  test('the JSON index at / varies by Accept, since browsers get the app there', async () => {
+    const index = await get('/', { accept: 'application/json' })
+    expect(index.headers.get('vary')).toBe('Accept')
+  })
+
+  test('the API reference page cannot be framed and runs only the panel’s own scripts', async () => {
+    const docs = await get('/api/docs', navigation)
+    const csp = docs.headers.get('content-security-policy') ?? ''
+    expect(csp).toContain("script-src 'self'")
+    expect(csp).toContain("frame-ancestors 'none'")
+    expect(docs.headers.get('x-frame-options')).toBe('DENY')
+  })
+})

@@ -418,6 +418,11 @@ describe('GET /me', () => {
     'widget:create',
   ]
 
+  test('it carries the session’s CSRF token, so no cache may keep it', async () => {
+    const response = await tp.request('GET', '/api/v1/me', { headers: { cookie: staffSession.cookie } })
+    expect(response.headers.get('cache-control')).toBe('no-store')
+  })
+
   test('platform staff signed in with a session: every scope, no brand, no memberships, no token', async () => {
     expect(await me(tp, { headers: { cookie: staffSession.cookie } })).toEqual({
       user: staff,

@@ -37,6 +37,8 @@ export function meRoutes(context: KernelRouteContext): RouteDefinition[] {
       description:
         'The user, the kind of caller, its brand and memberships, the token in use and the effective scopes.',
       authenticated: true,
+      // It carries the session's CSRF token: no cache keeps it.
+      showsSecret: true,
       responses: { 200: { description: 'The caller.', schema: Me } },
       async handler({ caller }) {
         const user = await findUserById(store.db, caller.user.id)

@@ -2,7 +2,7 @@
 
 import { ErrorNotice, Loading } from './components/states.tsx'
 import { Layout } from './layout.tsx'
-import { NotFound } from './pages/not-found.tsx'
+import { NotAllowed, NotFound } from './pages/not-found.tsx'
 import { SignIn } from './pages/sign-in.tsx'
 import { matchRoute, useLocation } from './router.tsx'
 import { routes } from './routes.tsx'
@@ -20,7 +20,15 @@ export function App() {
     <SessionProvider me={me.data}>
       <Layout branding={branding}>
         {/* A new page is a new component tree: no state carries over from the last one. */}
-        <div key={path}>{matched ? matched.route.render(matched.params) : <NotFound />}</div>
+        <div key={path}>
+          {!matched ? (
+            <NotFound />
+          ) : matched.route.scope && !me.data.scopes.includes(matched.route.scope) ? (
+            <NotAllowed scope={matched.route.scope} />
+          ) : (
+            matched.route.render(matched.params)
+          )}
+        </div>
       </Layout>
     </SessionProvider>
   )

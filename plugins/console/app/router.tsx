@@ -9,6 +9,12 @@ const publicPath = (
 
 const changed = 'plinth:navigate'
 
+/** Back and forward: the page's heading takes the focus, as after a link. */
+function focusHeading(): void {
+  queueMicrotask(() => document.querySelector<HTMLElement>('main h1')?.focus())
+}
+window.addEventListener('popstate', () => setTimeout(focusHeading, 0))
+
 function subscribe(onChange: () => void): () => void {
   window.addEventListener('popstate', onChange)
   window.addEventListener(changed, onChange)
@@ -42,7 +48,7 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
   window.dispatchEvent(new Event(changed))
   // A new page starts at its top, and its heading takes the focus so screen readers announce it.
   window.scrollTo(0, 0)
-  queueMicrotask(() => document.querySelector<HTMLElement>('main h1')?.focus())
+  focusHeading()
 }
 
 /** Changes query parameters of the current page in place (filters, cursors) without a new history entry. */
@@ -71,6 +77,11 @@ export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTML
 /** A route of the app: its pattern and what it shows. */
 export interface RouteDefinition<P = Record<string, string>> {
   readonly path: string
+  /**
+   * The scope without which the page can do nothing (a create form of a staff area): a caller without it is told
+   * so instead of being shown a form the API will refuse.
+   */
+  readonly scope?: string
   readonly render: (params: P) => React.ReactNode
 }
 

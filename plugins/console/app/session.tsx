@@ -2,7 +2,7 @@
 // CSRF token any browser client of the API uses; nothing here decides what a user may do: the API's scopes do,
 // and the app only hides what `/me` says the caller cannot do.
 
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query'
 import { createContext, type ReactNode, useContext, useEffect, useMemo } from 'react'
 import { api, type Schemas, setCsrfToken, unwrap, whenSignedOut } from './api/client.ts'
 import { ApiProblem } from './api/problem.ts'
@@ -53,7 +53,8 @@ export function useMe() {
 /** The brand whose theme the app wears: the caller's own once signed in, else the host's or `?brand=`. */
 export function useBranding(me: Me | null | undefined) {
   const { query } = useLocation()
-  const brandParam = query.get('brand')
+  // Only something that can be a brand id is sent: anything else would be refused, and the page lose its brand.
+  const brandParam = /^brd_[0-9A-Za-z]{1,60}$/.test(query.get('brand') ?? '') ? query.get('brand') : null
   // Signed in, a user wears their own brand wherever they are; platform staff (no brand) and visitors the host's.
   const brandId = me ? (me.brandId ?? me.memberships[0]?.brandId ?? null) : brandParam
   const host = me && brandId ? null : window.location.hostname
@@ -77,7 +78,8 @@ export function useBranding(me: Me | null | undefined) {
 export function SessionProvider({ me, children }: { me: Me; children: ReactNode }) {
   const queries = useQueryClient()
   useEffect(() => {
-    whenSignedOut(() => void queries.setQueryData(meKey, null))
+    // The session ended elsewhere (expired, signed out in another tab): forget everything read with it.
+    whenSignedOut(() => forgetSession(queries))
   }, [queries])
   const session = useMemo<Session>(() => {
     const scopes = new Set(me.scopes)
@@ -87,13 +89,23 @@ export function SessionProvider({ me, children }: { me: Me; children: ReactNode 
       can: (scope) => scopes.has(scope),
       async signOut() {
         await api.POST('/api/v1/auth/logout')
-        setCsrfToken(null)
-        queries.clear()
-        queries.setQueryData(meKey, null)
+        forgetSession(queries)
       },
     }
   }, [me, queries])
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>
+}
+
+/**
+ * Forgets a session: its CSRF token and every answer read with it, so the next user of this tab sees none of them.
+ * `me` goes to null first (the app then shows the sign-in page), then everything else is removed.
+ */
+function forgetSession(queries: QueryClient): void {
+  setCsrfToken(null)
+  queries.setQueryData(meKey, null)
+  queries.removeQueries({
+    predicate: (query) => query.queryKey[0] !== meKey[0] && query.queryKey[0] !== 'branding',
+  })
 }
 
 /** Signs in; on success `/me` is read again and the app shows the signed-in pages. */
@@ -101,6 +113,10 @@ export function useSignIn() {
   const queries = useQueryClient()
   return async (email: string, password: string) => {
     const login = await unwrap(api.POST('/api/v1/auth/login', { body: { email, password } }))
+    // Nothing read by an earlier session of this tab may show to this user.
+    queries.removeQueries({
+      predicate: (query) => query.queryKey[0] !== meKey[0] && query.queryKey[0] !== 'branding',
+    })
     setCsrfToken(login.csrfToken)
     await queries.invalidateQueries({ queryKey: meKey })
   }

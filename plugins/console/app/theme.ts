@@ -54,7 +54,7 @@ function toHex(r: number, g: number, b: number): string {
   return `#${[r, g, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`
 }
 
-/** Applies a brand to the document: colours, the tab's title, and the favicon from its logo. */
+/** Applies a brand to the document: its colours, and its name in the tab's title. */
 export function applyBranding(branding: Branding): void {
   const root = document.documentElement.style
   const { primaryColor, accentColor } = branding.theme
@@ -63,6 +63,12 @@ export function applyBranding(branding: Branding): void {
   root.setProperty('--brand-primary-text', readableOnWhite(primaryColor))
   root.setProperty('--brand-accent', accentColor)
   root.setProperty('--brand-on-accent', textOn(accentColor))
+  // The focus ring must show on white (WCAG 2.1 1.4.11, 3:1): a light accent is darkened for it.
+  root.setProperty('--brand-focus', readableOnWhite(accentColor))
   document.documentElement.dataset.brand = branding.brandId
+  const previous = document.documentElement.dataset.brandName ?? 'Control panel'
   document.documentElement.dataset.brandName = branding.name
+  // A page titled before the brand was known ("Sign in · Control panel") gets the brand's name.
+  if (document.title.endsWith(` · ${previous}`))
+    document.title = `${document.title.slice(0, -previous.length)}${branding.name}`
 }

@@ -3747,6 +3747,7 @@ export interface operations {
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
         };
         content: {
           "application/json": components["schemas"]["Me"];

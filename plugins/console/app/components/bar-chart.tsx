@@ -16,11 +16,13 @@ export function BarChart({
   format?: (value: number) => string
 }) {
   const width = 480
+  // Room either side for the first and last labels, which are centred under their bars.
+  const gutter = 24
   const height = 160
   const top = 10
   const bottom = 24
   const max = Math.max(1, ...bars.map((bar) => bar.value))
-  const slot = width / Math.max(1, bars.length)
+  const slot = (width - 2 * gutter) / Math.max(1, bars.length)
   const total = bars.reduce((sum, bar) => sum + bar.value, 0)
   const labelEvery = Math.ceil(bars.length / 8)
   return (
@@ -41,7 +43,7 @@ export function BarChart({
             <g key={bar.label}>
               <rect
                 className="bar"
-                x={index * slot + slot * 0.15}
+                x={gutter + index * slot + slot * 0.15}
                 y={height - bottom - barHeight}
                 width={slot * 0.7}
                 height={barHeight}
@@ -49,7 +51,7 @@ export function BarChart({
                 <title>{`${bar.label}: ${format(bar.value)}`}</title>
               </rect>
               {index % labelEvery === 0 ? (
-                <text x={index * slot + slot / 2} y={height - 8} textAnchor="middle">
+                <text x={gutter + index * slot + slot / 2} y={height - 8} textAnchor="middle">
                   {bar.label}
                 </text>
               ) : null}

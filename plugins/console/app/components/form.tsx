@@ -8,6 +8,7 @@ import {
   type ReactNode,
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
+  useEffect,
   useId,
   useRef,
   useState,
@@ -39,6 +40,18 @@ export function useApiForm<R>(
   const [error, setError] = useState<unknown>(null)
   const [result, setResult] = useState<R | null>(null)
   const names = useRef(new Set<string>())
+  const submitted = useRef<HTMLFormElement | null>(null)
+  // Once React has shown a refusal: the first field in error, else the banner, takes the focus (the disabled
+  // button that had it lost it while the request ran).
+  useEffect(() => {
+    if (!problem && !error) return
+    const form = submitted.current
+    const target =
+      form?.querySelector<HTMLElement>('[aria-invalid="true"]') ??
+      form?.querySelector<HTMLElement>('.form-problem') ??
+      form?.parentElement?.querySelector<HTMLElement>('.form-problem')
+    target?.focus()
+  }, [problem, error])
   return {
     pending,
     problem,
@@ -58,6 +71,7 @@ export function useApiForm<R>(
       event.preventDefault()
       const element = event.currentTarget
       if (pending) return
+      submitted.current = element
       setPending(true)
       setProblem(null)
       setError(null)
@@ -71,13 +85,6 @@ export function useApiForm<R>(
         .catch((failure: unknown) => {
           if (failure instanceof ApiProblem) setProblem(failure)
           else setError(failure)
-          // After React shows the errors: the first field in error, else the banner, takes the focus.
-          setTimeout(() => {
-            const target =
-              element.querySelector<HTMLElement>('[aria-invalid="true"]') ??
-              element.querySelector<HTMLElement>('.form-problem')
-            target?.focus()
-          }, 0)
         })
         .finally(() => setPending(false))
     },
@@ -97,6 +104,15 @@ export function numberOf(data: FormData, name: string): number | undefined {
   const text = textOf(data, name)
   return text === undefined ? undefined : Number(text)
 }
+
+/**
+ * What every field takes: the form; `name`, the body field it sends (`limits.diskMB`), where a refusal of
+ * `body.<name>` shows; its visible label; an optional hint; and the native control's own attributes.
+ */
+type FieldProps<R, Native> = { form: ApiForm<R>; name: string; label: string; hint?: ReactNode } & Omit<
+  Native,
+  'form'
+>
 
 function useFieldProps<R>(form: ApiForm<R>, name: string, hint?: ReactNode) {
   form.register(name)
@@ -129,23 +145,37 @@ function useFieldProps<R>(form: ApiForm<R>, name: string, hint?: ReactNode) {
   }
 }
 
+/** A labelled field: the label above its control, then the hint and the error the control points at. */
+function Field({
+  field,
+  label,
+  children,
+}: {
+  field: ReturnType<typeof useFieldProps>
+  label: string
+  children: ReactNode
+}) {
+  return (
+    <div className={`field${field.message ? ' has-error' : ''}`}>
+      <label htmlFor={field.id}>{label}</label>
+      {children}
+      {field.extras}
+    </div>
+  )
+}
+
 export function TextField<R>({
   form,
   name,
   label,
   hint,
   ...input
-}: { form: ApiForm<R>; name: string; label: string; hint?: ReactNode } & Omit<
-  InputHTMLAttributes<HTMLInputElement>,
-  'form'
->) {
+}: FieldProps<R, InputHTMLAttributes<HTMLInputElement>>) {
   const field = useFieldProps(form, name, hint)
   return (
-    <div className={`field${field.message ? ' has-error' : ''}`}>
-      <label htmlFor={field.id}>{label}</label>
+    <Field field={field} label={label}>
       <input type="text" {...input} {...field.control} />
-      {field.extras}
-    </div>
+    </Field>
   )
 }
 
@@ -155,17 +185,12 @@ export function TextAreaField<R>({
   label,
   hint,
   ...input
-}: { form: ApiForm<R>; name: string; label: string; hint?: ReactNode } & Omit<
-  TextareaHTMLAttributes<HTMLTextAreaElement>,
-  'form'
->) {
+}: FieldProps<R, TextareaHTMLAttributes<HTMLTextAreaElement>>) {
   const field = useFieldProps(form, name, hint)
   return (
-    <div className={`field${field.message ? ' has-error' : ''}`}>
-      <label htmlFor={field.id}>{label}</label>
+    <Field field={field} label={label}>
       <textarea {...input} {...field.control} />
-      {field.extras}
-    </div>
+    </Field>
   )
 }
 
@@ -176,17 +201,12 @@ export function SelectField<R>({
   hint,
   options,
   ...select
-}: {
-  form: ApiForm<R>
-  name: string
-  label: string
-  hint?: ReactNode
+}: FieldProps<R, SelectHTMLAttributes<HTMLSelectElement>> & {
   options: readonly { readonly value: string; readonly label: string }[]
-} & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'form'>) {
+}) {
   const field = useFieldProps(form, name, hint)
   return (
-    <div className={`field${field.message ? ' has-error' : ''}`}>
-      <label htmlFor={field.id}>{label}</label>
+    <Field field={field} label={label}>
       <select {...select} {...field.control}>
         {options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -194,8 +214,7 @@ export function SelectField<R>({
           </option>
         ))}
       </select>
-      {field.extras}
-    </div>
+    </Field>
   )
 }
 
@@ -205,10 +224,7 @@ export function CheckboxField<R>({
   label,
   hint,
   ...input
-}: { form: ApiForm<R>; name: string; label: string; hint?: ReactNode } & Omit<
-  InputHTMLAttributes<HTMLInputElement>,
-  'form'
->) {
+}: FieldProps<R, InputHTMLAttributes<HTMLInputElement>>) {
   const field = useFieldProps(form, name, hint)
   return (
     <div className={`field checkbox${field.message ? ' has-error' : ''}`}>
@@ -265,5 +281,20 @@ export function SubmitButton<R>({ form, children }: { form: ApiForm<R>; children
     <button type="submit" className="button" disabled={form.pending} aria-busy={form.pending || undefined}>
       {form.pending ? 'Working…' : children}
     </button>
+  )
+}
+
+/**
+ * The end of most forms: the refusal, then the submit button on a line of its own (the wrapper keeps the form's
+ * grid from stretching the button across the form).
+ */
+export function FormFooter<R>({ form, children }: { form: ApiForm<R>; children: ReactNode }) {
+  return (
+    <>
+      <FormProblem form={form} />
+      <div>
+        <SubmitButton form={form}>{children}</SubmitButton>
+      </div>
+    </>
   )
 }

@@ -1,7 +1,8 @@
-// A page's heading with its actions, and titled sections. The heading takes the focus after navigation (see
-// router.navigate), so it is focusable.
+// A page's heading with its actions, the way back above it, and titled sections. The heading takes the focus after
+// navigation (see router.navigate), so it is focusable.
 
 import { type ReactNode, useEffect } from 'react'
+import { Link } from '../router.tsx'
 
 export function PageHeader({
   title,
@@ -23,6 +24,24 @@ export function PageHeader({
       </div>
       {actions ? <div className="actions">{actions}</div> : null}
     </header>
+  )
+}
+
+/**
+ * The way back above a page's heading: a link to the list (or page) it belongs to, then, when given, this page's
+ * name. @example <Breadcrumbs to="/nodes" label="Nodes" here={node.name} />
+ */
+export function Breadcrumbs({ to, label, here }: { to: string; label: string; here?: ReactNode }) {
+  return (
+    <nav className="breadcrumbs" aria-label="Breadcrumbs">
+      <Link to={to}>{label}</Link>
+      {here === undefined ? null : (
+        <>
+          <span aria-hidden="true">›</span>
+          <span>{here}</span>
+        </>
+      )}
+    </nav>
   )
 }
 

@@ -1,4 +1,4 @@
-// What a page shows while it loads, when a read fails, and when a list is empty.
+// What a page shows while it loads, when a read or an action fails, and when a list is empty.
 
 import type { ReactNode } from 'react'
 import { ApiProblem } from '../api/problem.ts'
@@ -26,6 +26,18 @@ export function ErrorNotice({ error }: { error: unknown }) {
       </p>
       {problem?.requestId ? <p className="muted">Request id: {problem.requestId}</p> : null}
     </div>
+  )
+}
+
+/**
+ * A refusal said in one line beside the control it answers (a row's button, a select): the API's detail, else its
+ * title. `id` lets the control point at it with `aria-describedby`.
+ */
+export function InlineError({ error, id }: { error: unknown; id?: string }) {
+  return (
+    <p className="field-error" id={id} role="alert">
+      {error instanceof ApiProblem ? (error.detail ?? error.title) : String(error)}
+    </p>
   )
 }
 

@@ -23,6 +23,14 @@ function Card({ label, value }: { label: string; value: string }) {
   )
 }
 
+/** How the limits' keys read in words (plans limit these four; another plugin's metric shows its key). */
+const limitLabels: Readonly<Record<string, string>> = {
+  sites: 'Sites',
+  domains: 'Domains',
+  diskMB: 'Disk (MB)',
+  databases: 'Databases',
+}
+
 function QuotaTable({ quota }: { quota: NonNullable<Usage['quota']> }) {
   const rows = Object.entries(quota.limits) as [
     string,
@@ -50,7 +58,7 @@ function QuotaTable({ quota }: { quota: NonNullable<Usage['quota']> }) {
         <tbody>
           {rows.map(([name, { limit, used }]) => (
             <tr key={name}>
-              <td>{name}</td>
+              <td>{limitLabels[name] ?? name}</td>
               <td>{formatCount(used)}</td>
               <td>{limit === null ? 'none' : formatCount(limit)}</td>
               <td>
@@ -61,7 +69,7 @@ function QuotaTable({ quota }: { quota: NonNullable<Usage['quota']> }) {
                     min={0}
                     max={Math.max(limit, 1)}
                     value={used}
-                    aria-label={`${name}: ${used} of ${limit}`}
+                    aria-label={`${limitLabels[name] ?? name}: ${used} of ${limit}`}
                   >
                     {used} of {limit}
                   </meter>

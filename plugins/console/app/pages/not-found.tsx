@@ -11,3 +11,16 @@ export function NotFound() {
     </>
   )
 }
+
+/** A page the caller may not use: said plainly, with the permission it needs. */
+export function NotAllowed({ scope }: { scope: string }) {
+  return (
+    <>
+      <PageHeader title="Not available to you" />
+      <p>
+        This page needs the <code>{scope}</code> permission, which your account does not have here.{' '}
+        <Link to="/">Back to the dashboard</Link>.
+      </p>
+    </>
+  )
+}

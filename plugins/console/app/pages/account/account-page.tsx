@@ -1,10 +1,10 @@
 // `/account`: the signed-in user: who they are, their teams, changing their password, and where they are signed in.
 
+import { useBrandName } from '../../components/brands.ts'
 import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { roleOptions } from '../../components/team-roles.ts'
 import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useBrandName } from '../customers/brand-names.ts'
-import { roleOptions } from '../customers/roles.ts'
 import { ChangePassword } from './change-password.tsx'
 import { SessionsTable } from './sessions-section.tsx'
 

@@ -2,10 +2,9 @@
 // (`DELETE /sessions/{id}`). The API orders sessions by their random id, so they are all read and sorted here:
 // a user has few.
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { ApiProblem } from '../../api/problem.ts'
-import { ConfirmButton } from '../../components/confirm-button.tsx'
+import { ConfirmAction } from '../../components/confirm-action.tsx'
 import { formatTime } from '../../components/format.ts'
 import { EmptyState, ErrorNotice, Loading } from '../../components/states.tsx'
 import { describeUserAgent } from './user-agent.ts'
@@ -25,33 +24,22 @@ async function allSessions(): Promise<Session[]> {
 
 function SignOutSession({ session }: { session: Session }) {
   const queries = useQueryClient()
-  const end = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: session.id } } })),
-    onSuccess: () => {
-      // Ending this browser's own session signs it out: `/me` answers 401 and the sign-in page shows.
-      if (session.current) void queries.invalidateQueries({ queryKey: ['me'] })
-      else void queries.invalidateQueries({ queryKey: ['account', 'sessions'] })
-    },
-  })
   const where = describeUserAgent(session.userAgent)
   return (
-    <div>
-      <ConfirmButton
-        confirmLabel={session.current ? 'Confirm: sign out here' : `Confirm: sign out ${where}`}
-        onConfirm={() => end.mutate()}
-        disabled={end.isPending}
-      >
-        Sign out
-        <span className="visually-hidden">
-          {session.current ? ' this browser' : ` ${where}, signed in ${formatTime(session.createdAt)}`}
-        </span>
-      </ConfirmButton>
-      {end.error ? (
-        <p className="field-error" role="alert">
-          {end.error instanceof ApiProblem ? (end.error.detail ?? end.error.title) : String(end.error)}
-        </p>
-      ) : null}
-    </div>
+    <ConfirmAction
+      run={() => unwrap(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: session.id } } }))}
+      onDone={() => {
+        // Ending this browser's own session signs it out: `/me` answers 401 and the sign-in page shows.
+        if (session.current) void queries.invalidateQueries({ queryKey: ['me'] })
+        else void queries.invalidateQueries({ queryKey: ['account', 'sessions'] })
+      }}
+      confirmLabel={session.current ? 'Confirm: sign out here' : `Confirm: sign out ${where}`}
+    >
+      Sign out
+      <span className="visually-hidden">
+        {session.current ? ' this browser' : ` ${where}, signed in ${formatTime(session.createdAt)}`}
+      </span>
+    </ConfirmAction>
   )
 }
 

@@ -2,33 +2,27 @@
 // them), then kept in the query string, so a filtered view is a link to share.
 
 import { api, unwrap } from '../../api/client.ts'
-import { FormProblem, TextField, textOf, useApiForm } from '../../components/form.tsx'
-import { Link, setQuery } from '../../router.tsx'
-import { isoOfLocal, localOfIso } from './audit-time.ts'
-import { asFieldProblem } from './filters.ts'
+import { FormProblem, TextField } from '../../components/form.tsx'
+import { isoOfLocal, localOfIso } from '../../components/local-time.ts'
+import { Link } from '../../router.tsx'
+import { textsOf, useFilterForm } from './filters.ts'
 
 /** The filters `GET /audit` takes, by their query names. */
 export const auditFilterNames = ['action', 'actor', 'subject', 'since', 'until'] as const
 export type AuditFilterValues = Partial<Record<(typeof auditFilterNames)[number], string>>
 
 export function AuditFilters({ filters }: { filters: AuditFilterValues }) {
-  const form = useApiForm(async (data) => {
-    const values: AuditFilterValues = {}
-    for (const name of ['action', 'actor', 'subject'] as const) {
-      const value = textOf(data, name)
-      if (value) values[name] = value
-    }
-    for (const name of ['since', 'until'] as const) {
-      const value = textOf(data, name)
-      if (value) values[name] = isoOfLocal(value)
-    }
-    try {
-      await unwrap(api.GET('/api/v1/audit', { params: { query: { ...values, limit: 1 } } }))
-    } catch (problem) {
-      throw asFieldProblem(problem)
-    }
-    setQuery(Object.fromEntries(auditFilterNames.map((name) => [name, values[name] ?? null])))
-  })
+  const form = useFilterForm(
+    auditFilterNames,
+    (data) => {
+      const values: AuditFilterValues = textsOf(data, ['action', 'actor', 'subject'] as const)
+      // The time fields are the reader's local time; the API takes instants.
+      for (const [name, value] of Object.entries(textsOf(data, ['since', 'until'] as const)))
+        values[name as 'since' | 'until'] = isoOfLocal(value)
+      return values
+    },
+    (values) => unwrap(api.GET('/api/v1/audit', { params: { query: { ...values, limit: 1 } } })),
+  )
   const filtered = Object.keys(filters).length > 0
   return (
     <form className="form-inline" onSubmit={form.submit} noValidate>

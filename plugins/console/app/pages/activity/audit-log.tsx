@@ -3,13 +3,13 @@
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
+import { useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
 import { PageHeader } from '../../components/page.tsx'
 import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { AuditFilters, auditFilterNames } from './audit-filters.tsx'
 import { filtersOf } from './filters.ts'
-import { useCustomerNames } from './use-customer-names.ts'
 import { useUserNames } from './use-user-names.ts'
 
 type Entry = Schemas['AuditEntry']

@@ -2,6 +2,38 @@
 // refused filter (422 at `query.actor`) shows at its field like a refused body field.
 
 import { ApiProblem } from '../../api/problem.ts'
+import { type ApiForm, textOf, useApiForm } from '../../components/form.tsx'
+import { setQuery } from '../../router.tsx'
+
+/** The non-empty text fields of `data` among `names`. */
+export function textsOf<K extends string>(data: FormData, names: readonly K[]): Partial<Record<K, string>> {
+  const values: Partial<Record<K, string>> = {}
+  for (const name of names) {
+    const value = textOf(data, name)
+    if (value) values[name] = value
+  }
+  return values
+}
+
+/**
+ * A filter form: on submit the values `read` takes from it are checked by the API (`check` reads one entry with
+ * them), and only then become the query string's `names` (those without a value removed).
+ */
+export function useFilterForm<K extends string>(
+  names: readonly K[],
+  read: (data: FormData) => Partial<Record<K, string>>,
+  check: (values: Partial<Record<K, string>>) => Promise<unknown>,
+): ApiForm<void> {
+  return useApiForm(async (data) => {
+    const values = read(data)
+    try {
+      await check(values)
+    } catch (problem) {
+      throw asFieldProblem(problem)
+    }
+    setQuery(Object.fromEntries(names.map((name) => [name, values[name] ?? null])))
+  })
+}
 
 /** `problem` with its `query.<name>` errors placed as the form's `body.<name>` fields; anything else as is. */
 export function asFieldProblem(problem: unknown): unknown {

@@ -4,15 +4,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ConfirmButton } from '../../components/confirm-button.tsx'
+import { useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
 import { JobProgress } from '../../components/job-progress.tsx'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { SubjectLink } from './subject-link.tsx'
-import { useCustomerNames } from './use-customer-names.ts'
 
 type Job = Schemas['Job']
 
@@ -68,11 +67,7 @@ export function JobDetail({ id }: { id: string }) {
     queryKey: ['jobs', id],
     queryFn: () => unwrap(api.GET('/api/v1/jobs/{id}', { params: { path: { id } } })),
   })
-  const breadcrumbs = (
-    <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to="/jobs">Jobs</Link> <span aria-hidden="true">›</span> <span>{id}</span>
-    </nav>
-  )
+  const breadcrumbs = <Breadcrumbs to="/jobs" label="Jobs" here={id} />
   if (job.isPending) return <Loading />
   if (job.isError)
     return (

@@ -2,10 +2,9 @@
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { useCustomerOptions } from '../../components/customer-field.tsx'
-import { FormProblem, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
-import { setQuery } from '../../router.tsx'
+import { FormProblem, SelectField, TextField } from '../../components/form.tsx'
 import { useSession } from '../../session.tsx'
-import { asFieldProblem } from './filters.ts'
+import { textsOf, useFilterForm } from './filters.ts'
 
 /** The filters `GET /jobs` takes, by their query names. */
 export const jobFilterNames = ['status', 'kind', 'customerId', 'subjectId'] as const
@@ -23,25 +22,18 @@ const statusOptions = [
 export function JobFilters({ filters }: { filters: JobFilterValues }) {
   const { staff } = useSession()
   const customers = useCustomerOptions()
-  const form = useApiForm(async (data) => {
-    const values: JobFilterValues = {}
-    for (const name of jobFilterNames) {
-      const value = textOf(data, name)
-      if (value) values[name] = value
-    }
-    try {
-      await unwrap(
+  const form = useFilterForm(
+    jobFilterNames,
+    (data) => textsOf(data, jobFilterNames),
+    (values) =>
+      unwrap(
         api.GET('/api/v1/jobs', {
           params: {
             query: { ...values, status: values.status as Schemas['Job']['status'] | undefined, limit: 1 },
           },
         }),
-      )
-    } catch (problem) {
-      throw asFieldProblem(problem)
-    }
-    setQuery(Object.fromEntries(jobFilterNames.map((name) => [name, values[name] ?? null])))
-  })
+      ),
+  )
   return (
     <form className="form-inline" onSubmit={form.submit} noValidate>
       <SelectField

@@ -3,6 +3,7 @@
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
+import { useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
 import { PageHeader } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
@@ -11,7 +12,6 @@ import { useSession } from '../../session.tsx'
 import { filtersOf } from './filters.ts'
 import { JobFilters, type JobFilterValues, jobFilterNames } from './job-filters.tsx'
 import { SubjectLink } from './subject-link.tsx'
-import { useCustomerNames } from './use-customer-names.ts'
 
 type Job = Schemas['Job']
 

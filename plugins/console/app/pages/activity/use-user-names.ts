@@ -1,7 +1,8 @@
-// A user's e-mail by id, for the audit log's actors: staff who read users see everyone's (the first 100), everyone
+// A user's e-mail by id, for the audit log's actors: staff who read users see everyone's, everyone
 // sees their own; anyone else stays an id.
 
 import { useQuery } from '@tanstack/react-query'
+import { allPages } from '../../api/all-pages.ts'
 import { api, unwrap } from '../../api/client.ts'
 import { useSession } from '../../session.tsx'
 
@@ -9,10 +10,11 @@ export function useUserNames(): (id: string) => string {
   const session = useSession()
   const users = useQuery({
     queryKey: ['audit', 'users'],
-    queryFn: () => unwrap(api.GET('/api/v1/users', { params: { query: { limit: 100 } } })),
+    queryFn: () =>
+      allPages((cursor) => unwrap(api.GET('/api/v1/users', { params: { query: { limit: 100, cursor } } }))),
     enabled: session.staff && session.can('user:read'),
   })
   const names = new Map<string, string>([[session.me.user.id, session.me.user.email]])
-  for (const user of users.data?.items ?? []) names.set(user.id, user.email)
+  for (const user of users.data ?? []) names.set(user.id, user.email)
   return (id) => names.get(id) ?? id
 }

@@ -7,7 +7,7 @@ import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { CustomerField, useCustomerOptions } from '../../components/customer-field.tsx'
 import { FormProblem, SubmitButton, useApiForm } from '../../components/form.tsx'
-import { PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, PageHeader, Section } from '../../components/page.tsx'
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx'
 import { formatLimit, limitKeys, limitLabels } from './limits.ts'
 import { usePlanNames } from './names.ts'
@@ -81,10 +81,7 @@ export function Checkout() {
   const customerId = query.get('customerId') ?? only?.value ?? ''
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to="/subscriptions">Subscriptions</Link> <span aria-hidden="true">›</span>{' '}
-        <span>Subscribe</span>
-      </nav>
+      <Breadcrumbs to="/subscriptions" label="Subscriptions" here="Subscribe" />
       <PageHeader
         title="Subscribe to a plan"
         subtitle={only ? `For ${only.label}.` : 'Choose the team, then its plan.'}

@@ -1,13 +1,13 @@
 // The four limit fields of the plan forms, named by their body path (`limits.sites`) so a 422 shows at its field.
 
 import type { Schemas } from '../../api/client.ts'
+import { Fieldset } from '../../components/fieldset.tsx'
 import { type ApiForm, TextField } from '../../components/form.tsx'
 import { limitKeys, limitLabels } from './limits.ts'
 
 export function LimitFields<R>({ form, limits }: { form: ApiForm<R>; limits?: Schemas['QuotaLimits'] }) {
   return (
-    <fieldset className="limits-fieldset">
-      <legend>Limits</legend>
+    <Fieldset legend="Limits">
       <p className="hint">A whole number of at least 0 each; leave a field empty for no limit.</p>
       <div className="limits-grid">
         {limitKeys.map((key) => (
@@ -25,6 +25,6 @@ export function LimitFields<R>({ form, limits }: { form: ApiForm<R>; limits?: Sc
           />
         ))}
       </div>
-    </fieldset>
+    </Fieldset>
   )
 }

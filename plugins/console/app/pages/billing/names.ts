@@ -1,17 +1,10 @@
-// Names for the ids a subscription or plan carries (customer, plan, brand), so lists read as words. Lookups are
-// cosmetic: a name the caller cannot read falls back to the id, and the page itself still shows every refusal.
+// Plans by name for the ids subscriptions carry, so lists read as words. The lookup is cosmetic: a name the caller
+// cannot read falls back to the id, and the page itself still shows every refusal.
 
 import { useQueries, useQuery } from '@tanstack/react-query'
+import { allPages } from '../../api/all-pages.ts'
 import { api, unwrap } from '../../api/client.ts'
-import { useCustomerOptions } from '../../components/customer-field.tsx'
 import { useSession } from '../../session.tsx'
-
-/** A customer's name by id (staff: the first 100 customers they see; members: their teams). */
-export function useCustomerNames(): (id: string) => string {
-  const { options } = useCustomerOptions()
-  const names = new Map(options.map((option) => [option.value, option.label]))
-  return (id) => names.get(id) ?? id
-}
 
 /** A plan's name by id: staff read the plans; members the plans offered to their teams. */
 export function usePlanNames(): (id: string) => string {
@@ -19,7 +12,8 @@ export function usePlanNames(): (id: string) => string {
   const readsPlans = session.staff && session.can('plan:read')
   const plans = useQuery({
     queryKey: ['plans', 'names'],
-    queryFn: () => unwrap(api.GET('/api/v1/plans', { params: { query: { limit: 100 } } })),
+    queryFn: () =>
+      allPages((cursor) => unwrap(api.GET('/api/v1/plans', { params: { query: { limit: 100, cursor } } }))),
     enabled: readsPlans,
   })
   const customers = readsPlans ? [] : session.me.memberships.map((membership) => membership.customerId)
@@ -32,22 +26,7 @@ export function usePlanNames(): (id: string) => string {
     })),
   })
   const names = new Map<string, string>()
-  for (const plan of plans.data?.items ?? []) names.set(plan.id, plan.name)
+  for (const plan of plans.data ?? []) names.set(plan.id, plan.name)
   for (const page of offered) for (const plan of page.data?.items ?? []) names.set(plan.id, plan.name)
   return (id) => names.get(id) ?? id
-}
-
-/** The brands platform staff may offer plans in, as select options; empty for everyone else. */
-export function useBrandOptions(): { value: string; label: string }[] {
-  const session = useSession()
-  const enabled = session.me.kind === 'platform' && session.can('brand:read')
-  const brands = useQuery({
-    queryKey: ['plans', 'brands'],
-    queryFn: () => unwrap(api.GET('/api/v1/brands', { params: { query: { limit: 100 } } })),
-    enabled,
-  })
-  return (brands.data?.items ?? []).map((brand) => ({
-    value: brand.id,
-    label: brand.isDefault ? `${brand.name} (default)` : brand.name,
-  }))
 }

@@ -2,29 +2,24 @@
 
 import { useQuery } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
+import { useBrandOptions } from '../../components/brands.ts'
 import { formatTime } from '../../components/format.ts'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { formatLimit, limitKeys, limitLabels } from './limits.ts'
-import { useBrandOptions } from './names.ts'
 import { PlanEditForm } from './plan-edit-form.tsx'
 import { SubscriptionTable } from './subscription-table.tsx'
 
 export function PlanDetail({ id }: { id: string }) {
   const session = useSession()
-  const brands = useBrandOptions()
+  const brands = useBrandOptions({ markDefault: true })
   const plan = useQuery({
     queryKey: ['plans', id],
     queryFn: () => unwrap(api.GET('/api/v1/plans/{id}', { params: { path: { id } } })),
   })
-  const breadcrumbs = (
-    <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to="/plans">Plans</Link> <span aria-hidden="true">›</span> <span>{plan.data?.name ?? id}</span>
-    </nav>
-  )
+  const breadcrumbs = <Breadcrumbs to="/plans" label="Plans" here={plan.data?.name ?? id} />
   if (plan.isPending) return <Loading />
   if (plan.isError)
     return (

@@ -1,7 +1,7 @@
 // Changing a plan: name, description, limits (an emptied field removes that limit) and status (archive or reopen).
 
-import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { SavedNotice, useEditForm } from '../../components/edit-form.tsx'
 import {
   FormProblem,
   SelectField,
@@ -9,7 +9,6 @@ import {
   TextAreaField,
   TextField,
   textOf,
-  useApiForm,
 } from '../../components/form.tsx'
 import { LimitFields } from './limit-fields.tsx'
 import { limitsForUpdate } from './limits.ts'
@@ -20,8 +19,7 @@ const statusOptions = [
 ]
 
 export function PlanEditForm({ plan }: { plan: Schemas['Plan'] }) {
-  const queries = useQueryClient()
-  const form = useApiForm(
+  const form = useEditForm(
     (data) =>
       unwrap(
         api.PATCH('/api/v1/plans/{id}', {
@@ -34,12 +32,7 @@ export function PlanEditForm({ plan }: { plan: Schemas['Plan'] }) {
           },
         }),
       ),
-    {
-      onSuccess: (changed) => {
-        queries.setQueryData(['plans', plan.id], changed)
-        void queries.invalidateQueries({ queryKey: ['plans'] })
-      },
-    },
+    { cacheKey: ['plans', plan.id], refresh: [['plans']] },
   )
   return (
     <form onSubmit={form.submit} noValidate>
@@ -62,11 +55,7 @@ export function PlanEditForm({ plan }: { plan: Schemas['Plan'] }) {
         New limits bind every live subscription from now on; what is already beyond them stays.
       </p>
       <FormProblem form={form} />
-      {form.result && !form.pending && !form.problem ? (
-        <p className="notice notice-info" role="status">
-          Saved.
-        </p>
-      ) : null}
+      <SavedNotice form={form} />
       <SubmitButton form={form}>Save plan</SubmitButton>
     </form>
   )

@@ -1,14 +1,14 @@
 // `/plans`: the plans staff offer their customers, with their limits; filtered by status in the query string.
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { useBrandOptions } from '../../components/brands.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
-import { SelectField, useApiForm } from '../../components/form.tsx'
+import { FilterForm } from '../../components/list-filters.tsx'
 import { PageHeader } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { formatLimit, limitKeys, limitLabels } from './limits.ts'
-import { useBrandOptions } from './names.ts'
 
 type Plan = Schemas['Plan']
 type PlanStatus = Plan['status']
@@ -19,23 +19,11 @@ const statusOptions = [
   { value: 'archived', label: 'Archived' },
 ]
 
-function StatusFilter({ status }: { status: string }) {
-  const form = useApiForm(async (data) => setQuery({ status: String(data.get('status') ?? '') }))
-  return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
-      <SelectField form={form} name="status" label="Status" options={statusOptions} defaultValue={status} />
-      <button type="submit" className="button secondary">
-        Filter
-      </button>
-    </form>
-  )
-}
-
 export function PlanList() {
   const session = useSession()
   const { query } = useLocation()
   const status = query.get('status') ?? ''
-  const brands = useBrandOptions()
+  const brands = useBrandOptions({ markDefault: true })
   const brandName = (id: string) => brands.find((brand) => brand.value === id)?.label ?? id
   const canManage = session.can('plan:manage')
   return (
@@ -51,7 +39,7 @@ export function PlanList() {
           ) : null
         }
       />
-      <StatusFilter key={status} status={status} />
+      <FilterForm filters={[{ name: 'status', label: 'Status', options: statusOptions, value: status }]} />
       <CursorTable<Plan>
         queryKey={['plans', 'list', status]}
         load={(cursor) =>

@@ -2,24 +2,22 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
+import { BrandField } from '../../components/brand-field.tsx'
 import {
   FormProblem,
-  SelectField,
   SubmitButton,
   TextAreaField,
   TextField,
   textOf,
   useApiForm,
 } from '../../components/form.tsx'
-import { PageHeader, Section } from '../../components/page.tsx'
-import { Link, navigate } from '../../router.tsx'
+import { Breadcrumbs, PageHeader, Section } from '../../components/page.tsx'
+import { navigate } from '../../router.tsx'
 import { LimitFields } from './limit-fields.tsx'
 import { limitsForCreate } from './limits.ts'
-import { useBrandOptions } from './names.ts'
 
 export function PlanNew() {
   const queries = useQueryClient()
-  const brands = useBrandOptions()
   const form = useApiForm(
     (data) =>
       unwrap(
@@ -42,9 +40,7 @@ export function PlanNew() {
   )
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to="/plans">Plans</Link> <span aria-hidden="true">›</span> <span>New plan</span>
-      </nav>
+      <Breadcrumbs to="/plans" label="Plans" here="New plan" />
       <PageHeader title="New plan" subtitle="Customers of the plan’s brand can subscribe to it." />
       <Section title="Plan">
         <form onSubmit={form.submit} noValidate>
@@ -55,15 +51,12 @@ export function PlanNew() {
             label="Description"
             hint="Optional: what the plan is for."
           />
-          {brands.length > 0 ? (
-            <SelectField
-              form={form}
-              name="brandId"
-              label="Brand"
-              hint="Whose customers may subscribe. Default: the default brand."
-              options={[{ value: '', label: 'Default brand' }, ...brands]}
-            />
-          ) : null}
+          <BrandField
+            form={form}
+            none="Default brand"
+            hint="Whose customers may subscribe. Default: the default brand."
+            markDefault
+          />
           <LimitFields form={form} />
           <FormProblem form={form} />
           <SubmitButton form={form}>Create plan</SubmitButton>

@@ -13,10 +13,10 @@ import { SubscriptionNew } from './subscription-new.tsx'
 // Fixed paths come before `/:id`, which would match them too.
 export const billingRoutes: RouteDefinition[] = [
   { path: '/plans', render: () => <PlanList /> },
-  { path: '/plans/new', render: () => <PlanNew /> },
+  { path: '/plans/new', scope: 'plan:manage', render: () => <PlanNew /> },
   { path: '/plans/:id', render: ({ id = '' }) => <PlanDetail id={id} /> },
   { path: '/subscriptions', render: () => <SubscriptionList /> },
-  { path: '/subscriptions/new', render: () => <SubscriptionNew /> },
+  { path: '/subscriptions/new', scope: 'billing:manage', render: () => <SubscriptionNew /> },
   { path: '/subscriptions/checkout', render: () => <Checkout /> },
   { path: '/subscriptions/:id', render: ({ id = '' }) => <SubscriptionDetail id={id} /> },
 ]

@@ -4,13 +4,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ConfirmButton } from '../../components/confirm-button.tsx'
+import { CustomerName, useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useCustomerNames, usePlanNames } from './names.ts'
+import { usePlanNames } from './names.ts'
 import { SubscriptionStaffActions } from './subscription-staff-actions.tsx'
 
 type Subscription = Schemas['Subscription']
@@ -51,11 +52,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
     queryKey: ['subscriptions', id],
     queryFn: () => unwrap(api.GET('/api/v1/subscriptions/{id}', { params: { path: { id } } })),
   })
-  const breadcrumbs = (
-    <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to="/subscriptions">Subscriptions</Link> <span aria-hidden="true">›</span> <span>{id}</span>
-    </nav>
-  )
+  const breadcrumbs = <Breadcrumbs to="/subscriptions" label="Subscriptions" here={id} />
   if (subscription.isPending) return <Loading />
   if (subscription.isError)
     return (
@@ -78,16 +75,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
         <Facts
           items={[
             ['Status', <StatusBadge key="status" status={current.status} />],
-            [
-              'Customer',
-              session.staff ? (
-                <Link key="customer" to={`/customers/${encodeURIComponent(current.customerId)}`}>
-                  {customerName(current.customerId)}
-                </Link>
-              ) : (
-                customerName(current.customerId)
-              ),
-            ],
+            ['Customer', <CustomerName key="customer" id={current.customerId} />],
             [
               'Plan',
               session.staff && session.can('plan:read') ? (

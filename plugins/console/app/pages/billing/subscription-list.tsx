@@ -3,9 +3,9 @@
 
 import type { Schemas } from '../../api/client.ts'
 import { useCustomerOptions } from '../../components/customer-field.tsx'
-import { SelectField, useApiForm } from '../../components/form.tsx'
+import { FilterForm } from '../../components/list-filters.tsx'
 import { PageHeader } from '../../components/page.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { type SubscriptionFilters, SubscriptionTable } from './subscription-table.tsx'
 
@@ -17,35 +17,18 @@ const statusOptions = [
   { value: 'cancelled', label: 'Cancelled' },
 ]
 
+/** Staff filter by customer and status; members by status (their teams are few). */
 function Filters({ filters }: { filters: SubscriptionFilters }) {
   const { staff } = useSession()
   const customers = useCustomerOptions()
-  const form = useApiForm(async (data) =>
-    setQuery({ customerId: String(data.get('customerId') ?? ''), status: String(data.get('status') ?? '') }),
-  )
-  return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
-      {staff ? (
-        <SelectField
-          form={form}
-          name="customerId"
-          label="Customer"
-          options={[{ value: '', label: 'Every customer' }, ...customers.options]}
-          defaultValue={filters.customerId ?? ''}
-        />
-      ) : null}
-      <SelectField
-        form={form}
-        name="status"
-        label="Status"
-        options={statusOptions}
-        defaultValue={filters.status ?? ''}
-      />
-      <button type="submit" className="button secondary">
-        Filter
-      </button>
-    </form>
-  )
+  const customer = {
+    name: 'customerId',
+    label: 'Customer',
+    options: [{ value: '', label: 'Every customer' }, ...customers.options],
+    value: filters.customerId ?? '',
+  }
+  const status = { name: 'status', label: 'Status', options: statusOptions, value: filters.status ?? '' }
+  return <FilterForm filters={staff ? [customer, status] : [status]} />
 }
 
 export function SubscriptionList() {
@@ -76,7 +59,7 @@ export function SubscriptionList() {
         }
         actions={action}
       />
-      <Filters key={query.toString()} filters={filters} />
+      <Filters filters={filters} />
       <SubscriptionTable
         filters={filters}
         empty={

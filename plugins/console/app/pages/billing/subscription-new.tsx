@@ -14,8 +14,8 @@ import {
   textOf,
   useApiForm,
 } from '../../components/form.tsx'
-import { PageHeader, Section } from '../../components/page.tsx'
-import { Link, navigate, useLocation } from '../../router.tsx'
+import { Breadcrumbs, PageHeader, Section } from '../../components/page.tsx'
+import { navigate, useLocation } from '../../router.tsx'
 import { useOfferedPlans } from './use-offered-plans.ts'
 
 /** The plans of the chosen customer's brand; before a customer is chosen, none. */
@@ -74,10 +74,7 @@ export function SubscriptionNew() {
   }
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to="/subscriptions">Subscriptions</Link> <span aria-hidden="true">›</span>{' '}
-        <span>New subscription</span>
-      </nav>
+      <Breadcrumbs to="/subscriptions" label="Subscriptions" here="New subscription" />
       <PageHeader
         title="New subscription"
         subtitle="Subscribe a customer to a plan of its brand. It is active at once; no payment is taken."

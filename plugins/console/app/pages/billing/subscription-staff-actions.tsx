@@ -1,42 +1,57 @@
 // What the provider's staff do to a subscription: move it to another plan, mark its payment standing, record the
 // billing system's id, suspend it with a reason and lift the suspension. The API keeps these from customers.
 
-import { useQueryClient } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { useEditForm } from '../../components/edit-form.tsx'
 import {
+  type ApiForm,
   FormProblem,
   SelectField,
   SubmitButton,
   TextField,
   textOf,
-  useApiForm,
 } from '../../components/form.tsx'
 import { useOfferedPlans } from './use-offered-plans.ts'
 
 type Subscription = Schemas['Subscription']
 
-/** After a change: the detail shows the answer, the lists read again. */
-function useApplied() {
-  const queries = useQueryClient()
-  return (changed: Subscription) => {
-    queries.setQueryData(['subscriptions', changed.id], changed)
-    void queries.invalidateQueries({ queryKey: ['subscriptions', 'list'] })
-  }
+/** A change to the subscription: the detail shows the answer, the lists read again. */
+function useChange(subscription: Subscription, send: (data: FormData) => Promise<Subscription>) {
+  return useEditForm(send, {
+    cacheKey: ['subscriptions', subscription.id],
+    refresh: [['subscriptions', 'list']],
+  })
+}
+
+/** One action's form: its fields or words, its button, and its refusal. */
+function ActionForm({
+  form,
+  submit,
+  children,
+}: {
+  form: ApiForm<unknown>
+  submit: ReactNode
+  children: ReactNode
+}) {
+  return (
+    <form className="form-inline" onSubmit={form.submit} noValidate>
+      {children}
+      <SubmitButton form={form}>{submit}</SubmitButton>
+      <FormProblem form={form} />
+    </form>
+  )
 }
 
 function ChangePlanForm({ subscription }: { subscription: Subscription }) {
-  const applied = useApplied()
   const offered = useOfferedPlans(subscription.customerId)
-  const form = useApiForm(
-    (data) =>
-      unwrap(
-        api.PATCH('/api/v1/subscriptions/{id}', {
-          params: { path: { id: subscription.id } },
-          body: { planId: String(data.get('planId') ?? '') },
-        }),
-      ),
-    { onSuccess: applied },
+  const form = useChange(subscription, (data) =>
+    unwrap(
+      api.PATCH('/api/v1/subscriptions/{id}', {
+        params: { path: { id: subscription.id } },
+        body: { planId: String(data.get('planId') ?? '') },
+      }),
+    ),
   )
   if (offered.isPending) return <p className="muted">Loading the offered plans…</p>
   const plans = offered.data?.items ?? []
@@ -47,7 +62,7 @@ function ChangePlanForm({ subscription }: { subscription: Subscription }) {
         ...plans.map((plan) => ({ value: plan.id, label: plan.name })),
       ]
   return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
+    <ActionForm form={form} submit="Change plan">
       <SelectField
         form={form}
         name="planId"
@@ -60,52 +75,42 @@ function ChangePlanForm({ subscription }: { subscription: Subscription }) {
             : 'The active plans of the customer’s brand.'
         }
       />
-      <SubmitButton form={form}>Change plan</SubmitButton>
-      <FormProblem form={form} />
-    </form>
+    </ActionForm>
   )
 }
 
 function StandingForm({ subscription }: { subscription: Subscription }) {
-  const applied = useApplied()
   const next = subscription.status === 'active' ? 'past_due' : 'active'
-  const form = useApiForm(
-    () =>
-      unwrap(
-        api.PATCH('/api/v1/subscriptions/{id}', {
-          params: { path: { id: subscription.id } },
-          body: { status: next },
-        }),
-      ),
-    { onSuccess: applied },
+  const form = useChange(subscription, () =>
+    unwrap(
+      api.PATCH('/api/v1/subscriptions/{id}', {
+        params: { path: { id: subscription.id } },
+        body: { status: next },
+      }),
+    ),
   )
   return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
+    <ActionForm form={form} submit={next === 'past_due' ? 'Mark as past due' : 'Mark as paid up'}>
       <p className="muted">
         {next === 'past_due'
           ? 'Past due keeps everything running; suspend to stop the customer’s sites.'
           : 'The subscription is past due.'}
       </p>
-      <SubmitButton form={form}>{next === 'past_due' ? 'Mark as past due' : 'Mark as paid up'}</SubmitButton>
-      <FormProblem form={form} />
-    </form>
+    </ActionForm>
   )
 }
 
 function ExternalIdForm({ subscription }: { subscription: Subscription }) {
-  const applied = useApplied()
-  const form = useApiForm(
-    (data) =>
-      unwrap(
-        api.PATCH('/api/v1/subscriptions/{id}', {
-          params: { path: { id: subscription.id } },
-          body: { externalId: textOf(data, 'externalId') ?? null },
-        }),
-      ),
-    { onSuccess: applied },
+  const form = useChange(subscription, (data) =>
+    unwrap(
+      api.PATCH('/api/v1/subscriptions/{id}', {
+        params: { path: { id: subscription.id } },
+        body: { externalId: textOf(data, 'externalId') ?? null },
+      }),
+    ),
   )
   return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
+    <ActionForm form={form} submit="Save external id">
       <TextField
         form={form}
         name="externalId"
@@ -114,26 +119,21 @@ function ExternalIdForm({ subscription }: { subscription: Subscription }) {
         hint="Your billing system’s id for it; empty removes it."
         autoComplete="off"
       />
-      <SubmitButton form={form}>Save external id</SubmitButton>
-      <FormProblem form={form} />
-    </form>
+    </ActionForm>
   )
 }
 
 function SuspendForm({ subscription }: { subscription: Subscription }) {
-  const applied = useApplied()
-  const form = useApiForm(
-    (data) =>
-      unwrap(
-        api.POST('/api/v1/subscriptions/{id}/suspend', {
-          params: { path: { id: subscription.id } },
-          body: { reason: textOf(data, 'reason') ?? '' },
-        }),
-      ),
-    { onSuccess: applied },
+  const form = useChange(subscription, (data) =>
+    unwrap(
+      api.POST('/api/v1/subscriptions/{id}/suspend', {
+        params: { path: { id: subscription.id } },
+        body: { reason: textOf(data, 'reason') ?? '' },
+      }),
+    ),
   )
   return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
+    <ActionForm form={form} submit="Suspend subscription">
       <TextField
         form={form}
         name="reason"
@@ -142,25 +142,18 @@ function SuspendForm({ subscription }: { subscription: Subscription }) {
         hint="Shown on the subscription and in the audit log (“invoice 1042 unpaid”). Unless the customer holds another live subscription, its sites are suspended."
         autoComplete="off"
       />
-      <SubmitButton form={form}>Suspend subscription</SubmitButton>
-      <FormProblem form={form} />
-    </form>
+    </ActionForm>
   )
 }
 
 function UnsuspendForm({ subscription }: { subscription: Subscription }) {
-  const applied = useApplied()
-  const form = useApiForm(
-    () =>
-      unwrap(api.POST('/api/v1/subscriptions/{id}/unsuspend', { params: { path: { id: subscription.id } } })),
-    { onSuccess: applied },
+  const form = useChange(subscription, () =>
+    unwrap(api.POST('/api/v1/subscriptions/{id}/unsuspend', { params: { path: { id: subscription.id } } })),
   )
   return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
+    <ActionForm form={form} submit="Unsuspend subscription">
       <p className="muted">The customer’s sites come back unless staff suspended them on their own.</p>
-      <SubmitButton form={form}>Unsuspend subscription</SubmitButton>
-      <FormProblem form={form} />
-    </form>
+    </ActionForm>
   )
 }
 

@@ -3,11 +3,11 @@
 import type { ReactNode } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
+import { CustomerName, useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { Link } from '../../router.tsx'
-import { useSession } from '../../session.tsx'
-import { useCustomerNames, usePlanNames } from './names.ts'
+import { usePlanNames } from './names.ts'
 
 type Subscription = Schemas['Subscription']
 
@@ -27,7 +27,6 @@ function period(subscription: Subscription): string {
 }
 
 export function SubscriptionTable({ filters, empty }: { filters: SubscriptionFilters; empty: ReactNode }) {
-  const session = useSession()
   const customerName = useCustomerNames()
   const planName = usePlanNames()
   return (
@@ -52,17 +51,7 @@ export function SubscriptionTable({ filters, empty }: { filters: SubscriptionFil
             </Link>
           ),
         },
-        {
-          header: 'Customer',
-          cell: (subscription) =>
-            session.staff ? (
-              <Link to={`/customers/${encodeURIComponent(subscription.customerId)}`}>
-                {customerName(subscription.customerId)}
-              </Link>
-            ) : (
-              customerName(subscription.customerId)
-            ),
-        },
+        { header: 'Customer', cell: (subscription) => <CustomerName id={subscription.customerId} /> },
         {
           header: 'Status',
           cell: (subscription) => (

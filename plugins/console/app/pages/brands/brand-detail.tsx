@@ -1,9 +1,10 @@
 // A brand and its look: name, logo, colours and the host names whose sign-in page wears it. Brand staff edit their
 // own brand; the preview shows the colours as the app will use them.
 
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { type ChangeEvent, useState } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { SavedNotice, useEditForm } from '../../components/edit-form.tsx'
 import {
   CheckboxField,
   FormProblem,
@@ -11,7 +12,6 @@ import {
   TextAreaField,
   TextField,
   textOf,
-  useApiForm,
 } from '../../components/form.tsx'
 import { formatTime } from '../../components/format.ts'
 import { Facts, PageHeader, Section } from '../../components/page.tsx'
@@ -46,11 +46,10 @@ function ThemePreview({ primary, accent }: { primary: string; accent: string }) 
 }
 
 function EditBrand({ brand }: { brand: Brand }) {
-  const queries = useQueryClient()
   const [logo, setLogo] = useState<string | null | undefined>(undefined)
   const [primary, setPrimary] = useState(brand.theme.primaryColor)
   const [accent, setAccent] = useState(brand.theme.accentColor)
-  const form = useApiForm(
+  const form = useEditForm(
     (data) => {
       const theme: NonNullable<UpdateBrand['theme']> = {
         primaryColor: textOf(data, 'theme.primaryColor') ?? '',
@@ -69,12 +68,9 @@ function EditBrand({ brand }: { brand: Brand }) {
       )
     },
     {
-      onSuccess: (saved) => {
-        queries.setQueryData(['brands', brand.id], saved)
-        void queries.invalidateQueries({ queryKey: ['brands'] })
-        void queries.invalidateQueries({ queryKey: ['branding'] })
-        setLogo(undefined)
-      },
+      cacheKey: ['brands', brand.id],
+      refresh: [['brands'], ['branding']],
+      onSaved: () => setLogo(undefined),
     },
   )
   const onLogo = async (event: ChangeEvent<HTMLInputElement>) => {
@@ -132,11 +128,7 @@ function EditBrand({ brand }: { brand: Brand }) {
         />
         <FormProblem form={form} />
         <SubmitButton form={form}>Save brand</SubmitButton>
-        {form.result && !form.pending ? (
-          <p className="notice notice-info" role="status">
-            Saved.
-          </p>
-        ) : null}
+        <SavedNotice form={form} />
       </form>
     </Section>
   )

@@ -5,9 +5,9 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
-import { FormProblem, SubmitButton, textOf, useApiForm } from '../../components/form.tsx'
+import { CustomerField, useChosenCustomer } from '../../components/customer-field.tsx'
+import { FormFooter, textOf, useApiForm } from '../../components/form.tsx'
 import { navigate } from '../../router.tsx'
-import { CustomerSelect, useChosenCustomer } from '../databases/customers.tsx'
 import { ListField, listOf } from '../databases/host-list-field.tsx'
 import { useCustomerSites } from '../databases/queries.ts'
 
@@ -38,7 +38,7 @@ export function AcmeOrderForm() {
   const domains = (sites.data ?? []).map((site) => site.domain)
   return (
     <form onSubmit={form.submit} noValidate aria-label="Order a certificate through ACME">
-      <CustomerSelect form={form} chosen={chosen} />
+      <CustomerField form={form} chosen={chosen} />
       <ListField
         form={form}
         name="domains"
@@ -48,10 +48,7 @@ export function AcmeOrderForm() {
           domains.length > 0 ? ` This customer’s sites: ${domains.join(', ')}.` : ''
         }`}
       />
-      <FormProblem form={form} />
-      <div>
-        <SubmitButton form={form}>Order certificate</SubmitButton>
-      </div>
+      <FormFooter form={form}>Order certificate</FormFooter>
     </form>
   )
 }

@@ -3,11 +3,12 @@
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
+import { CustomerName } from '../../components/customer-name.tsx'
+import { CustomerFilter, QuerySelect } from '../../components/list-filters.tsx'
 import { PageHeader } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { CustomerFilter, CustomerName } from '../databases/customers.tsx'
 import { certificateLabel, commonName, Expiry } from './expiry.tsx'
 
 type Certificate = Schemas['Certificate']
@@ -24,6 +25,21 @@ function listCertificates(query: {
 }
 
 export const sourceLabels: Readonly<Record<string, string>> = { uploaded: 'Uploaded', acme: 'ACME' }
+
+const statusOptions = [
+  { value: '', label: 'Any status' },
+  { value: 'active', label: 'Active' },
+  { value: 'expiring', label: 'Expiring' },
+  { value: 'expired', label: 'Expired' },
+  { value: 'issuing', label: 'Issuing' },
+  { value: 'failed', label: 'Failed' },
+]
+
+const sourceOptions = [
+  { value: '', label: 'Any source' },
+  { value: 'uploaded', label: 'Uploaded' },
+  { value: 'acme', label: 'ACME' },
+]
 
 export function CertificateListPage() {
   const { staff, can } = useSession()
@@ -49,33 +65,8 @@ export function CertificateListPage() {
       <div className="certificate-filters">
         <CustomerFilter />
         <div className="form-inline list-filters">
-          <div className="field">
-            <label htmlFor="certificate-status-filter">Status</label>
-            <select
-              id="certificate-status-filter"
-              value={status ?? ''}
-              onChange={(event) => setQuery({ status: event.target.value || null })}
-            >
-              <option value="">Any status</option>
-              <option value="active">Active</option>
-              <option value="expiring">Expiring</option>
-              <option value="expired">Expired</option>
-              <option value="issuing">Issuing</option>
-              <option value="failed">Failed</option>
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="certificate-source-filter">Source</label>
-            <select
-              id="certificate-source-filter"
-              value={source ?? ''}
-              onChange={(event) => setQuery({ source: event.target.value || null })}
-            >
-              <option value="">Any source</option>
-              <option value="uploaded">Uploaded</option>
-              <option value="acme">ACME</option>
-            </select>
-          </div>
+          <QuerySelect name="status" label="Status" options={statusOptions} />
+          <QuerySelect name="source" label="Source" options={sourceOptions} />
         </div>
       </div>
       <CursorTable<Certificate>

@@ -4,14 +4,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CustomerField } from '../../components/customer-field.tsx'
-import {
-  CheckboxField,
-  FormProblem,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { CheckboxField, FormFooter, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { navigate } from '../../router.tsx'
 import { PemField } from './pem-field.tsx'
 
@@ -80,10 +73,7 @@ export function UploadCertificateForm() {
         label="Accept a self-signed certificate"
         hint="Browsers warn about self-signed certificates; use them for testing."
       />
-      <FormProblem form={form} />
-      <div>
-        <SubmitButton form={form}>Upload certificate</SubmitButton>
-      </div>
+      <FormFooter form={form}>Upload certificate</FormFooter>
     </form>
   )
 }

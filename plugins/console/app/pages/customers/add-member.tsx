@@ -1,43 +1,19 @@
 // Adding an existing user to a team by e-mail, with a role (`POST /customers/{id}/members`). Members are existing
 // users (AddMemberBody), so staff who may create users get a link to create one first, coming back here after.
 
-import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api, unwrap } from '../../api/client.ts'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { TeamRoleField, useAddTeamMember } from '../../components/add-team-member.tsx'
+import { FormProblem, SubmitButton, TextField, textOf } from '../../components/form.tsx'
 import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { isTeamRole, roleOptions, rolesHint } from './roles.ts'
 
 export function AddMember({ customerId }: { customerId: string }) {
   const session = useSession()
-  const queries = useQueryClient()
   const [email, setEmail] = useState('')
-  const form = useApiForm(
-    (data) => {
-      const role = textOf(data, 'role')
-      return unwrap(
-        api.POST('/api/v1/customers/{id}/members', {
-          params: { path: { id: customerId } },
-          body: { email: textOf(data, 'email') ?? '', role: isTeamRole(role) ? role : 'developer' },
-        }),
-      )
-    },
-    {
-      resetOnSuccess: true,
-      onSuccess: () => {
-        setEmail('')
-        void queries.invalidateQueries({ queryKey: ['customers', customerId, 'members'] })
-      },
-    },
-  )
+  const form = useAddTeamMember((data) => ({ customerId, email: textOf(data, 'email') ?? '' }), {
+    resetOnSuccess: true,
+    onAdded: () => setEmail(''),
+  })
   const mayCreateUsers = session.staff && session.can('user:manage')
   const createUserLink = `/users/new?${new URLSearchParams({
     customerId,
@@ -54,14 +30,7 @@ export function AddMember({ customerId }: { customerId: string }) {
         hint="The e-mail address of someone who already has an account."
         onChange={(event) => setEmail(event.target.value)}
       />
-      <SelectField
-        form={form}
-        name="role"
-        label="Role"
-        defaultValue="developer"
-        options={roleOptions}
-        hint={rolesHint}
-      />
+      <TeamRoleField form={form} />
       <FormProblem form={form} />
       {form.problem?.code === 'unknown_user' && mayCreateUsers ? (
         <p className="notice notice-info">
@@ -71,7 +40,7 @@ export function AddMember({ customerId }: { customerId: string }) {
       ) : null}
       {form.result && !form.pending && !form.problem ? (
         <p className="notice notice-info" role="status">
-          {form.result.email} is now on the team as {form.result.role}.
+          {form.result.member.email} is now on the team as {form.result.member.role}.
         </p>
       ) : null}
       <div className="actions">

@@ -1,35 +1,28 @@
 // `/customers`: the customers staff see, newest last as the API lists them, narrowed by brand when the caller
 // sees several brands (the list's only filter: `brandId`).
 
-import { useId } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { useBrandName, useBrands } from '../../components/brands.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { formatTime } from '../../components/format.ts'
+import { QuerySelect } from '../../components/list-filters.tsx'
 import { PageHeader } from '../../components/page.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useBrandName, useBrands } from './brand-names.ts'
 
 type Customer = Schemas['Customer']
 
 /** The brand filter: only worth showing to callers who see more than one brand (platform staff). */
 function BrandFilter({ brandId }: { brandId: string }) {
   const { brands } = useBrands()
-  const id = useId()
   if (brands.length < 2) return null
+  const options = [
+    { value: '', label: 'Every brand' },
+    ...brands.map((brand) => ({ value: brand.id, label: brand.name })),
+  ]
   return (
-    <div className="form-inline customers-filter">
-      <div className="field">
-        <label htmlFor={id}>Brand</label>
-        <select id={id} value={brandId} onChange={(event) => setQuery({ brandId: event.target.value })}>
-          <option value="">Every brand</option>
-          {brands.map((brand) => (
-            <option key={brand.id} value={brand.id}>
-              {brand.name}
-            </option>
-          ))}
-        </select>
-      </div>
+    <div className="form-inline list-filters">
+      <QuerySelect name="brandId" label="Brand" options={options} value={brandId} />
     </div>
   )
 }

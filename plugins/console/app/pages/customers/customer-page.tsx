@@ -1,15 +1,15 @@
 // `/customers/:id`: a customer's facts, editing them, its team, and the way to what it owns (sites, databases,
 // subscriptions), each list narrowed to it by `?customerId=`.
 
+import { useBrandName } from '../../components/brands.ts'
 import { formatTime } from '../../components/format.ts'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
+import { managesCustomer } from '../../components/team-roles.ts'
 import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useBrandName } from './brand-names.ts'
 import { EditCustomer } from './edit-customer.tsx'
-import { managesCustomer } from './roles.ts'
 import { TeamSection } from './team-section.tsx'
 import { useCustomer } from './use-customer.ts'
 
@@ -55,11 +55,7 @@ export function CustomerPage({ id }: { id: string }) {
   const membership = session.me.memberships.find((m) => m.customerId === data.id)
   return (
     <>
-      {session.staff ? (
-        <nav className="breadcrumbs" aria-label="Breadcrumbs">
-          <Link to="/customers">Customers</Link>
-        </nav>
-      ) : null}
+      {session.staff ? <Breadcrumbs to="/customers" label="Customers" /> : null}
       <PageHeader
         title={data.name}
         subtitle={membership ? `Customer · your role: ${membership.role}` : 'Customer'}

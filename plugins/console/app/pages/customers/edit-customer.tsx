@@ -1,12 +1,11 @@
 // Changing a customer's name and contact e-mail (`PATCH /customers/{id}`); an emptied e-mail removes it.
 
-import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { FormProblem, SubmitButton, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { SavedNotice, useEditForm } from '../../components/edit-form.tsx'
+import { FormFooter, TextField, textOf } from '../../components/form.tsx'
 
 export function EditCustomer({ customer }: { customer: Schemas['Customer'] }) {
-  const queries = useQueryClient()
-  const form = useApiForm(
+  const form = useEditForm(
     (data) =>
       unwrap(
         api.PATCH('/api/v1/customers/{id}', {
@@ -14,14 +13,8 @@ export function EditCustomer({ customer }: { customer: Schemas['Customer'] }) {
           body: { name: textOf(data, 'name') ?? '', email: textOf(data, 'email') ?? null },
         }),
       ),
-    {
-      onSuccess: (updated) => {
-        queries.setQueryData(['customers', customer.id], updated)
-        void queries.invalidateQueries({ queryKey: ['customers'] })
-        // Members see their customers' names through `/me`.
-        void queries.invalidateQueries({ queryKey: ['me'] })
-      },
-    },
+    // Members see their customers' names through `/me`.
+    { cacheKey: ['customers', customer.id], refresh: [['customers'], ['me']] },
   )
   return (
     <form onSubmit={form.submit} noValidate aria-label="Edit customer">
@@ -42,15 +35,8 @@ export function EditCustomer({ customer }: { customer: Schemas['Customer'] }) {
         hint="Leave empty to remove the contact address."
         autoComplete="off"
       />
-      <FormProblem form={form} />
-      {form.result && !form.pending && !form.problem ? (
-        <p className="notice notice-info" role="status">
-          Saved.
-        </p>
-      ) : null}
-      <div>
-        <SubmitButton form={form}>Save changes</SubmitButton>
-      </div>
+      <SavedNotice form={form} />
+      <FormFooter form={form}>Save changes</FormFooter>
     </form>
   )
 }

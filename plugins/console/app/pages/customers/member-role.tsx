@@ -4,8 +4,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { ApiProblem } from '../../api/problem.ts'
-import { isTeamRole, roleOptions, type TeamRole } from './roles.ts'
+import { InlineError } from '../../components/states.tsx'
+import { isTeamRole, roleOptions, type TeamRole } from '../../components/team-roles.ts'
 
 type Member = Schemas['Member']
 
@@ -46,9 +46,7 @@ export function MemberRole({ customerId, member }: { customerId: string; member:
         ))}
       </select>
       {problem ? (
-        <p className="field-error" id={`${id}-error`} role="alert">
-          {problem instanceof ApiProblem ? (problem.detail ?? problem.title) : String(problem)}
-        </p>
+        <InlineError error={problem} id={`${id}-error`} />
       ) : change.isSuccess ? (
         <span className="muted" role="status">
           Saved

@@ -3,19 +3,12 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
-import { PageHeader } from '../../components/page.tsx'
+import { useBrandName, useBrands } from '../../components/brands.ts'
+import { FormFooter, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { Breadcrumbs, PageHeader } from '../../components/page.tsx'
 import { ErrorNotice } from '../../components/states.tsx'
-import { Link, navigate } from '../../router.tsx'
+import { navigate } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useBrandName, useBrands } from './brand-names.ts'
 
 export function NewCustomer() {
   const session = useSession()
@@ -44,9 +37,7 @@ export function NewCustomer() {
   const defaultBrand = brands.find((brand) => brand.isDefault)?.id
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to="/customers">Customers</Link>
-      </nav>
+      <Breadcrumbs to="/customers" label="Customers" />
       <PageHeader title="New customer" subtitle="Then add their team from the customer’s page." />
       {error ? <ErrorNotice error={error} /> : null}
       <form onSubmit={form.submit} noValidate aria-label="Create customer">
@@ -75,10 +66,7 @@ export function NewCustomer() {
         ) : session.me.brandId ? (
           <p className="muted">The customer joins your brand, {brandName(session.me.brandId)}.</p>
         ) : null}
-        <FormProblem form={form} />
-        <div>
-          <SubmitButton form={form}>Create customer</SubmitButton>
-        </div>
+        <FormFooter form={form}>Create customer</FormFooter>
       </form>
     </>
   )

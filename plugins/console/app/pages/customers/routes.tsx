@@ -11,7 +11,7 @@ import { TeamPage } from './team-page.tsx'
 export const customerRoutes: RouteDefinition[] = [
   { path: '/customers', render: () => <CustomerList /> },
   // Before `/customers/:id`: the first matching route wins.
-  { path: '/customers/new', render: () => <NewCustomer /> },
+  { path: '/customers/new', scope: 'customer:create', render: () => <NewCustomer /> },
   { path: '/customers/:id', render: ({ id }) => <CustomerPage id={id ?? ''} /> },
   { path: '/team', render: () => <TeamPage /> },
 ]

@@ -1,29 +1,20 @@
 // `/team` (the portal): the team of one of the member's customers. Owners and admins manage it; the API lets only
 // them read it (`members:manage`), so others see their own role and whom to ask.
 
-import { useId } from 'react'
+import { QuerySelect } from '../../components/list-filters.tsx'
 import { Facts, PageHeader, Section } from '../../components/page.tsx'
 import { EmptyState } from '../../components/states.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { managesCustomer, roleOptions } from '../../components/team-roles.ts'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { managesCustomer, roleOptions } from './roles.ts'
 import { TeamSection } from './team-section.tsx'
 
 function CustomerChooser({ value }: { value: string }) {
   const { me } = useSession()
-  const id = useId()
+  const options = me.memberships.map((m) => ({ value: m.customerId, label: m.customerName ?? m.customerId }))
   return (
-    <div className="form-inline team-chooser">
-      <div className="field">
-        <label htmlFor={id}>Customer</label>
-        <select id={id} value={value} onChange={(event) => setQuery({ customerId: event.target.value })}>
-          {me.memberships.map((m) => (
-            <option key={m.customerId} value={m.customerId}>
-              {m.customerName ?? m.customerId}
-            </option>
-          ))}
-        </select>
-      </div>
+    <div className="form-inline list-filters">
+      <QuerySelect name="customerId" label="Customer" options={options} value={value} />
     </div>
   )
 }

@@ -3,12 +3,13 @@
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
+import { CustomerName } from '../../components/customer-name.tsx'
 import { formatBytes } from '../../components/format.ts'
+import { CustomerFilter } from '../../components/list-filters.tsx'
 import { PageHeader } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { CustomerFilter, CustomerName } from './customers.tsx'
 import { engineLabels, useDatabaseServers } from './queries.ts'
 import { ServerName } from './server-name.tsx'
 

@@ -4,17 +4,11 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { CustomerField, useChosenCustomer } from '../../components/customer-field.tsx'
+import { FormFooter, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { PageHeader, Section } from '../../components/page.tsx'
 import { Link, navigate } from '../../router.tsx'
-import { CustomerSelect, useChosenCustomer } from './customers.tsx'
+import { EngineField } from './engine-field.tsx'
 import { useCustomerSites } from './queries.ts'
 
 type Engine = Schemas['CreateDatabaseBody']['engine']
@@ -51,17 +45,8 @@ export function DatabaseNewPage() {
       <PageHeader title="Create database" subtitle={<Link to="/databases">Back to databases</Link>} />
       <Section title="New database">
         <form onSubmit={form.submit} noValidate>
-          <CustomerSelect form={form} chosen={chosen} />
-          <SelectField
-            form={form}
-            name="engine"
-            label="Engine"
-            defaultValue="mariadb"
-            options={[
-              { value: 'mariadb', label: 'MariaDB' },
-              { value: 'postgresql', label: 'PostgreSQL' },
-            ]}
-          />
+          <CustomerField form={form} chosen={chosen} />
+          <EngineField form={form} />
           <TextField
             form={form}
             name="name"
@@ -89,10 +74,7 @@ export function DatabaseNewPage() {
               ...siteOptions,
             ]}
           />
-          <FormProblem form={form} />
-          <div>
-            <SubmitButton form={form}>Create database</SubmitButton>
-          </div>
+          <FormFooter form={form}>Create database</FormFooter>
         </form>
       </Section>
     </>

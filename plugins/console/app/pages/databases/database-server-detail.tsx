@@ -1,9 +1,10 @@
 // `/database-servers/:id` (platform staff): a server's facts, and changing it. Only the fields that differ are
 // sent, so a rename does not re-test the connection; new connection details are tested before they are kept.
 
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { FormProblem, numberOf, SubmitButton, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { changedFields, useEditForm } from '../../components/edit-form.tsx'
+import { FormFooter, numberOf, TextField, textOf } from '../../components/form.tsx'
 import { formatCount, formatTime } from '../../components/format.ts'
 import { Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
@@ -18,33 +19,28 @@ type Body = Schemas['UpdateDatabaseServerBody']
 
 /** The fields of the form that differ from the server as it is. */
 function changes(server: DatabaseServer, data: FormData): Body {
-  const body: Body = {}
-  const name = textOf(data, 'name') ?? ''
-  if (name !== server.name) body.name = name
-  const host = textOf(data, 'host') ?? ''
-  if (host !== server.host) body.host = host
-  const port = numberOf(data, 'port')
-  if (port !== server.port) body.port = port as number
-  const username = textOf(data, 'username') ?? ''
-  if (username !== server.username) body.username = username
+  const body = changedFields<Body>(server, {
+    name: textOf(data, 'name') ?? '',
+    host: textOf(data, 'host') ?? '',
+    port: numberOf(data, 'port'),
+    username: textOf(data, 'username') ?? '',
+    capacity: numberOf(data, 'capacity') ?? null,
+    status: textOf(data, 'status') as Body['status'],
+  })
+  // The password is never shown, so a typed one is always new.
   const password = String(data.get('password') ?? '')
   if (password !== '') body.password = password
-  const capacity = numberOf(data, 'capacity') ?? null
-  if (capacity !== server.capacity) body.capacity = capacity
-  const status = textOf(data, 'status') as Body['status']
-  if (status !== server.status) body.status = status
   return body
 }
 
 export function DatabaseServerDetailPage({ id }: { id: string }) {
-  const queries = useQueryClient()
   const { can } = useSession()
   const key = ['database-servers', 'one', id]
   const query = useQuery({
     queryKey: key,
     queryFn: () => unwrap(api.GET('/api/v1/database-servers/{id}', { params: { path: { id } } })),
   })
-  const form = useApiForm(
+  const form = useEditForm(
     (data) => {
       const server = query.data as DatabaseServer
       const body = changes(server, data)
@@ -52,10 +48,12 @@ export function DatabaseServerDetailPage({ id }: { id: string }) {
       return unwrap(api.PATCH('/api/v1/database-servers/{id}', { params: { path: { id } }, body }))
     },
     {
-      onSuccess: (server, element) => {
-        queries.setQueryData(key, server)
-        void queries.invalidateQueries({ queryKey: ['database-servers', 'list'] })
-        void queries.invalidateQueries({ queryKey: ['database-servers', 'all'] })
+      cacheKey: key,
+      refresh: [
+        ['database-servers', 'list'],
+        ['database-servers', 'all'],
+      ],
+      onSaved: (_server, element) => {
         const password = element.querySelector<HTMLInputElement>('input[name="password"]')
         if (password) password.value = ''
       },
@@ -115,10 +113,7 @@ export function DatabaseServerDetailPage({ id }: { id: string }) {
                 Saved.
               </p>
             ) : null}
-            <FormProblem form={form} />
-            <div>
-              <SubmitButton form={form}>Save changes</SubmitButton>
-            </div>
+            <FormFooter form={form}>Save changes</FormFooter>
           </form>
         </Section>
       ) : null}

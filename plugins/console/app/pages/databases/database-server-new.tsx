@@ -3,17 +3,10 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import {
-  FormProblem,
-  numberOf,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { FormFooter, numberOf, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { PageHeader, Section } from '../../components/page.tsx'
 import { Link, navigate } from '../../router.tsx'
+import { EngineField } from './engine-field.tsx'
 import { ServerConnectionFields, ServerPlacementFields } from './server-fields.tsx'
 
 type Body = Schemas['CreateDatabaseServerBody']
@@ -59,25 +52,13 @@ export function DatabaseServerNewPage() {
             spellCheck={false}
             hint="Letters, digits, dots, underscores and hyphens (db-1)."
           />
-          <SelectField
-            form={form}
-            name="engine"
-            label="Engine"
-            defaultValue="mariadb"
-            options={[
-              { value: 'mariadb', label: 'MariaDB' },
-              { value: 'postgresql', label: 'PostgreSQL' },
-            ]}
-          />
+          <EngineField form={form} />
           <ServerConnectionFields form={form} />
           <ServerPlacementFields form={form} />
           <p className="muted">
             The panel connects to the server now, and keeps it only if it may work there.
           </p>
-          <FormProblem form={form} />
-          <div>
-            <SubmitButton form={form}>Add database server</SubmitButton>
-          </div>
+          <FormFooter form={form}>Add database server</FormFooter>
         </form>
       </Section>
     </>

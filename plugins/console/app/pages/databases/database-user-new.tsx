@@ -5,19 +5,13 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { CustomerField, useChosenCustomer } from '../../components/customer-field.tsx'
+import { FormFooter, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice } from '../../components/states.tsx'
 import { Link } from '../../router.tsx'
 import { CreatedDatabaseUser } from './created-database-user.tsx'
-import { CustomerSelect, useChosenCustomer } from './customers.tsx'
+import { EngineField } from './engine-field.tsx'
 import { type Grant, GrantPicker } from './grant-picker.tsx'
 import { ListField, listOf } from './host-list-field.tsx'
 import { useCustomerDatabases, useDatabaseServers } from './queries.ts'
@@ -92,7 +86,7 @@ export function DatabaseUserNewPage() {
       />
       <Section title="New database user">
         <form onSubmit={form.submit} noValidate>
-          <CustomerSelect form={form} chosen={{ ...chosen, choose: chooseCustomer }} />
+          <CustomerField form={form} chosen={{ ...chosen, choose: chooseCustomer }} />
           <TextField
             form={form}
             name="name"
@@ -122,18 +116,7 @@ export function DatabaseUserNewPage() {
               { value: '', label: 'Any server of the engine below' },
             ]}
           />
-          {serverId === '' ? (
-            <SelectField
-              form={form}
-              name="engine"
-              label="Engine"
-              defaultValue="mariadb"
-              options={[
-                { value: 'mariadb', label: 'MariaDB' },
-                { value: 'postgresql', label: 'PostgreSQL' },
-              ]}
-            />
-          ) : null}
+          {serverId === '' ? <EngineField form={form} /> : null}
           {serverId !== '' ? (
             <GrantPicker form={form} databases={onServer} grants={grants} onChange={setGrants} sent={sent} />
           ) : null}
@@ -151,10 +134,7 @@ export function DatabaseUserNewPage() {
             autoComplete="new-password"
             hint="Empty: the panel makes a strong one and shows it once. Yours needs 16 to 128 characters, with three of lower case, upper case, digits and others."
           />
-          <FormProblem form={form} />
-          <div>
-            <SubmitButton form={form}>Create database user</SubmitButton>
-          </div>
+          <FormFooter form={form}>Create database user</FormFooter>
         </form>
       </Section>
     </>

@@ -2,7 +2,7 @@
 // user's job has set the new one on the server.
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { FormProblem, SubmitButton, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { FormFooter, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { Section } from '../../components/page.tsx'
 import { CreatedDatabaseUser } from './created-database-user.tsx'
 
@@ -50,10 +50,7 @@ export function RotatePassword({
             autoComplete="new-password"
             hint="Empty: the panel makes a strong one and shows it once."
           />
-          <FormProblem form={form} />
-          <div>
-            <SubmitButton form={form}>Rotate password</SubmitButton>
-          </div>
+          <FormFooter form={form}>Rotate password</FormFooter>
         </form>
       </Section>
     </>

@@ -21,6 +21,6 @@ export const databaseRoutes: RouteDefinition[] = [
   { path: '/database-users/new', render: () => <DatabaseUserNewPage /> },
   { path: '/database-users/:id', render: ({ id = '' }) => <DatabaseUserDetailPage key={id} id={id} /> },
   { path: '/database-servers', render: () => <DatabaseServerListPage /> },
-  { path: '/database-servers/new', render: () => <DatabaseServerNewPage /> },
+  { path: '/database-servers/new', scope: 'database-server:manage', render: () => <DatabaseServerNewPage /> },
   { path: '/database-servers/:id', render: ({ id = '' }) => <DatabaseServerDetailPage key={id} id={id} /> },
 ]

@@ -2,17 +2,9 @@
 
 import type { ReactNode } from 'react'
 import { api, unwrap } from '../../api/client.ts'
-import {
-  CheckboxField,
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { CheckboxField, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { FileActionForm } from './file-action-form.tsx'
 import { FileJob } from './file-job.tsx'
-import { explanationOf } from './file-problem.tsx'
 import { baseName, joinPath } from './paths.ts'
 
 export function ArchiveForm({
@@ -45,32 +37,25 @@ export function ArchiveForm({
   )
   const suggested = paths.length === 1 ? baseName(paths[0] ?? 'archive') : 'archive'
   return (
-    <form className="files-action-form" onSubmit={form.submit} noValidate>
-      <div className="form-inline">
-        <TextField
-          form={form}
-          name="to"
-          label="Archive name"
-          defaultValue={suggested}
-          hint={`Made in ${dir}, of the ${paths.length} selected.`}
-          autoComplete="off"
-        />
-        <SelectField
-          form={form}
-          name="format"
-          label="Format"
-          options={[
-            { value: 'zip', label: 'zip' },
-            { value: 'tar.gz', label: 'tar.gz' },
-          ]}
-        />
-        <CheckboxField form={form} name="overwrite" label="Replace an archive already there" />
-        <SubmitButton form={form}>Create archive</SubmitButton>
-      </div>
-      <FormProblem form={form} />
-      {explanationOf(form.problem) ? (
-        <p className="files-problem-hint">{explanationOf(form.problem)}</p>
-      ) : null}
-    </form>
+    <FileActionForm form={form} submit="Create archive">
+      <TextField
+        form={form}
+        name="to"
+        label="Archive name"
+        defaultValue={suggested}
+        hint={`Made in ${dir}, of the ${paths.length} selected.`}
+        autoComplete="off"
+      />
+      <SelectField
+        form={form}
+        name="format"
+        label="Format"
+        options={[
+          { value: 'zip', label: 'zip' },
+          { value: 'tar.gz', label: 'tar.gz' },
+        ]}
+      />
+      <CheckboxField form={form} name="overwrite" label="Replace an archive already there" />
+    </FileActionForm>
   )
 }

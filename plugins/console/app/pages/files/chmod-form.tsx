@@ -3,8 +3,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { FormProblem, SubmitButton, TextField, textOf, useApiForm } from '../../components/form.tsx'
-import { explanationOf } from './file-problem.tsx'
+import { TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { FileActionForm } from './file-action-form.tsx'
 
 type SiteFile = Schemas['SiteFile']
 
@@ -38,24 +38,17 @@ export function ChmodForm({
     },
   )
   return (
-    <form className="files-action-form" onSubmit={form.submit} noValidate>
-      <div className="form-inline">
-        <TextField
-          form={form}
-          name="mode"
-          label="Mode"
-          defaultValue={item.mode}
-          hint="Three octal digits: 644 for files, 755 for folders and scripts."
-          autoComplete="off"
-          inputMode="numeric"
-          size={6}
-        />
-        <SubmitButton form={form}>Change mode</SubmitButton>
-      </div>
-      <FormProblem form={form} />
-      {explanationOf(form.problem) ? (
-        <p className="files-problem-hint">{explanationOf(form.problem)}</p>
-      ) : null}
-    </form>
+    <FileActionForm form={form} submit="Change mode">
+      <TextField
+        form={form}
+        name="mode"
+        label="Mode"
+        defaultValue={item.mode}
+        hint="Three octal digits: 644 for files, 755 for folders and scripts."
+        autoComplete="off"
+        inputMode="numeric"
+        size={6}
+      />
+    </FileActionForm>
   )
 }

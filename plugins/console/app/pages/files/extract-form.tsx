@@ -3,16 +3,9 @@
 
 import type { ReactNode } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import {
-  CheckboxField,
-  FormProblem,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { CheckboxField, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { FileActionForm } from './file-action-form.tsx'
 import { FileJob } from './file-job.tsx'
-import { explanationOf } from './file-problem.tsx'
 import { joinPath, parentOf, withoutArchiveExtension } from './paths.ts'
 
 type SiteFile = Schemas['SiteFile']
@@ -43,23 +36,16 @@ export function ExtractForm({
     },
   )
   return (
-    <form className="files-action-form" onSubmit={form.submit} noValidate>
-      <div className="form-inline">
-        <TextField
-          form={form}
-          name="to"
-          label="Extract into"
-          defaultValue={joinPath(parentOf(item.path), withoutArchiveExtension(item.name))}
-          hint="A folder: made when missing; one that has files needs the box below."
-          autoComplete="off"
-        />
-        <CheckboxField form={form} name="overwrite" label="Extract into a folder that has files" />
-        <SubmitButton form={form}>Extract</SubmitButton>
-      </div>
-      <FormProblem form={form} />
-      {explanationOf(form.problem) ? (
-        <p className="files-problem-hint">{explanationOf(form.problem)}</p>
-      ) : null}
-    </form>
+    <FileActionForm form={form} submit="Extract">
+      <TextField
+        form={form}
+        name="to"
+        label="Extract into"
+        defaultValue={joinPath(parentOf(item.path), withoutArchiveExtension(item.name))}
+        hint="A folder: made when missing; one that has files needs the box below."
+        autoComplete="off"
+      />
+      <CheckboxField form={form} name="overwrite" label="Extract into a folder that has files" />
+    </FileActionForm>
   )
 }

@@ -4,8 +4,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { CheckboxField, FormProblem, SubmitButton, TextField, useApiForm } from '../../components/form.tsx'
-import { explanationOf } from './file-problem.tsx'
+import { CheckboxField, TextField, useApiForm } from '../../components/form.tsx'
+import { FileActionForm } from './file-action-form.tsx'
 
 type SiteFile = Schemas['SiteFile']
 
@@ -57,23 +57,16 @@ export function MoveCopyForm({
     },
   )
   return (
-    <form className="files-action-form" onSubmit={form.submit} noValidate>
-      <div className="form-inline">
-        <TextField
-          form={form}
-          name="to"
-          label={mode === 'move' ? 'New path' : 'Copy to'}
-          defaultValue={mode === 'move' ? item.path : copyPathOf(item)}
-          hint={mode === 'move' ? 'The whole new path: change the name to rename.' : undefined}
-          autoComplete="off"
-        />
-        <CheckboxField form={form} name="overwrite" label="Replace a file already there" />
-        <SubmitButton form={form}>{mode === 'move' ? 'Move' : 'Copy'}</SubmitButton>
-      </div>
-      <FormProblem form={form} />
-      {explanationOf(form.problem) ? (
-        <p className="files-problem-hint">{explanationOf(form.problem)}</p>
-      ) : null}
-    </form>
+    <FileActionForm form={form} submit={mode === 'move' ? 'Move' : 'Copy'}>
+      <TextField
+        form={form}
+        name="to"
+        label={mode === 'move' ? 'New path' : 'Copy to'}
+        defaultValue={mode === 'move' ? item.path : copyPathOf(item)}
+        hint={mode === 'move' ? 'The whole new path: change the name to rename.' : undefined}
+        autoComplete="off"
+      />
+      <CheckboxField form={form} name="overwrite" label="Replace a file already there" />
+    </FileActionForm>
   )
 }

@@ -2,8 +2,8 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
-import { FormProblem, SubmitButton, TextField, textOf, useApiForm } from '../../components/form.tsx'
-import { explanationOf } from './file-problem.tsx'
+import { TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { FileActionForm } from './file-action-form.tsx'
 import { joinPath } from './paths.ts'
 
 export function NewFolderForm({ siteId, dir }: { siteId: string; dir: string }) {
@@ -23,20 +23,19 @@ export function NewFolderForm({ siteId, dir }: { siteId: string; dir: string }) 
     },
   )
   return (
-    <form className="files-folder-form" onSubmit={form.submit} noValidate>
-      <div className="form-inline">
-        <TextField form={form} name="path" label="Folder name" autoComplete="off" />
-        <SubmitButton form={form}>Create folder</SubmitButton>
-      </div>
-      <FormProblem form={form} />
-      {explanationOf(form.problem) ? (
-        <p className="files-problem-hint">{explanationOf(form.problem)}</p>
-      ) : null}
-      {form.result && !form.problem && !form.pending ? (
-        <p className="muted" role="status">
-          Made {form.result.path}.
-        </p>
-      ) : null}
-    </form>
+    <FileActionForm
+      form={form}
+      submit="Create folder"
+      className="files-folder-form"
+      status={
+        form.result && !form.problem && !form.pending ? (
+          <p className="muted" role="status">
+            Made {form.result.path}.
+          </p>
+        ) : null
+      }
+    >
+      <TextField form={form} name="path" label="Folder name" autoComplete="off" />
+    </FileActionForm>
   )
 }

@@ -4,10 +4,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { formatTime } from '../../components/format.ts'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { AgentState } from './agent-state.tsx'
 import { NodeSettingsForm } from './node-settings-form.tsx'
@@ -42,11 +41,7 @@ export function NodeDetail({ id }: { id: string }) {
     queryFn: () => unwrap(api.GET('/api/v1/nodes/{id}', { params: { path: { id } } })),
     refetchInterval: 15_000,
   })
-  const breadcrumbs = (
-    <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to="/nodes">Nodes</Link> <span aria-hidden="true">›</span> <span>{node.data?.name ?? id}</span>
-    </nav>
-  )
+  const breadcrumbs = <Breadcrumbs to="/nodes" label="Nodes" here={node.data?.name ?? id} />
   if (node.isPending) return <Loading />
   if (node.isError)
     return (

@@ -4,10 +4,10 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
-import { SelectField, useApiForm } from '../../components/form.tsx'
+import { FilterForm } from '../../components/list-filters.tsx'
 import { PageHeader } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { AgentState } from './agent-state.tsx'
 
@@ -23,18 +23,6 @@ const statusOptions = [
   { value: 'draining', label: 'Draining' },
   { value: 'disabled', label: 'Disabled' },
 ]
-
-function StatusFilter({ status }: { status: string }) {
-  const form = useApiForm(async (data) => setQuery({ status: String(data.get('status') ?? '') }))
-  return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
-      <SelectField form={form} name="status" label="Status" options={statusOptions} defaultValue={status} />
-      <button type="submit" className="button secondary">
-        Filter
-      </button>
-    </form>
-  )
-}
 
 export function NodeList() {
   const session = useSession()
@@ -62,7 +50,7 @@ export function NodeList() {
           ) : null
         }
       />
-      <StatusFilter key={status} status={status} />
+      <FilterForm filters={[{ name: 'status', label: 'Status', options: statusOptions, value: status }]} />
       <CursorTable<Node>
         queryKey={['nodes', 'list', status]}
         load={(cursor) =>

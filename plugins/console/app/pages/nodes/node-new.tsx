@@ -11,7 +11,7 @@ import {
   textOf,
   useApiForm,
 } from '../../components/form.tsx'
-import { PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, PageHeader, Section } from '../../components/page.tsx'
 import { Link } from '../../router.tsx'
 import { AgentToken } from './agent-command.tsx'
 import { useDrivers } from './use-drivers.ts'
@@ -43,9 +43,7 @@ export function NodeNew() {
       ].join(' ')
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to="/nodes">Nodes</Link> <span aria-hidden="true">›</span> <span>Add node</span>
-      </nav>
+      <Breadcrumbs to="/nodes" label="Nodes" here="Add node" />
       <PageHeader title="Add node" subtitle="Register a server that sites can be placed on." />
       {created ? (
         <Section title={`Node ${created.name} added`}>

@@ -1,15 +1,8 @@
 // Changing a node: its name, host name and status (`draining` and `disabled` nodes receive no new sites).
 
-import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { SavedNotice, useEditForm } from '../../components/edit-form.tsx'
+import { FormProblem, SelectField, SubmitButton, TextField, textOf } from '../../components/form.tsx'
 
 type Node = Schemas['Node']
 
@@ -20,8 +13,7 @@ const statusOptions = [
 ]
 
 export function NodeSettingsForm({ node }: { node: Node }) {
-  const queries = useQueryClient()
-  const form = useApiForm(
+  const form = useEditForm(
     (data) =>
       unwrap(
         api.PATCH('/api/v1/nodes/{id}', {
@@ -33,12 +25,7 @@ export function NodeSettingsForm({ node }: { node: Node }) {
           },
         }),
       ),
-    {
-      onSuccess: (changed) => {
-        queries.setQueryData(['nodes', node.id], changed)
-        void queries.invalidateQueries({ queryKey: ['nodes', 'list'] })
-      },
-    },
+    { cacheKey: ['nodes', node.id], refresh: [['nodes', 'list']] },
   )
   return (
     <form onSubmit={form.submit} noValidate>
@@ -60,11 +47,7 @@ export function NodeSettingsForm({ node }: { node: Node }) {
       />
       <p className="hint">The panel never moves sites between nodes: a draining node keeps its sites.</p>
       <FormProblem form={form} />
-      {form.result && !form.pending && !form.problem ? (
-        <p className="notice notice-info" role="status">
-          Saved.
-        </p>
-      ) : null}
+      <SavedNotice form={form} />
       <SubmitButton form={form}>Save changes</SubmitButton>
     </form>
   )

@@ -9,6 +9,6 @@ import './nodes.css'
 // `/nodes/new` comes before `/nodes/:id`, which would match it too.
 export const nodeRoutes: RouteDefinition[] = [
   { path: '/nodes', render: () => <NodeList /> },
-  { path: '/nodes/new', render: () => <NodeNew /> },
+  { path: '/nodes/new', scope: 'node:manage', render: () => <NodeNew /> },
   { path: '/nodes/:id', render: ({ id = '' }) => <NodeDetail id={id} /> },
 ]

@@ -5,6 +5,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CustomerField } from '../../components/customer-field.tsx'
+import { Fieldset } from '../../components/fieldset.tsx'
 import {
   FormProblem,
   numberOf,
@@ -160,8 +161,7 @@ export function NewSitePage() {
           hint="Leave empty for the customer’s default."
         />
         {chosen === 'wordpress' ? (
-          <fieldset className="sites-fieldset">
-            <legend>WordPress administrator (optional)</legend>
+          <Fieldset legend="WordPress administrator (optional)" className="sites-fieldset">
             <TextField
               form={form}
               name="wordpress.adminUser"
@@ -185,7 +185,7 @@ export function NewSitePage() {
               autoComplete="new-password"
               hint="12 to 72 characters, not all of one kind. Leave empty and the panel generates one, shown once."
             />
-          </fieldset>
+          </Fieldset>
         ) : null}
         <FormProblem form={form} />
         <div className="actions">

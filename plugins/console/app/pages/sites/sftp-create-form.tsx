@@ -5,13 +5,13 @@ import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import {
   CheckboxField,
-  FormProblem,
-  SubmitButton,
+  FormFooter,
   TextAreaField,
   TextField,
   textOf,
   useApiForm,
 } from '../../components/form.tsx'
+import { isoOfLocal } from '../../components/local-time.ts'
 import { Facts } from '../../components/page.tsx'
 import { SecretOnce } from '../../components/secret-once.tsx'
 import { useIdempotencyKey } from './idempotency-key.ts'
@@ -26,12 +26,7 @@ function bodyOf(data: FormData): CreateSftpUserBody {
     .map((line) => line.trim())
     .filter(Boolean)
   const expires = textOf(data, 'expiresAt')
-  // datetime-local is the reader's local time; the API wants an instant. An unreadable one goes as typed.
-  const expiresAt = expires
-    ? Number.isNaN(Date.parse(expires))
-      ? expires
-      : new Date(expires).toISOString()
-    : null
+  const expiresAt = expires ? isoOfLocal(expires) : null
   return {
     name: textOf(data, 'name'),
     password: data.get('password') === 'true',
@@ -113,10 +108,7 @@ export function SftpCreateForm({ site }: { site: Site }) {
           type="datetime-local"
           hint="Optional. After it, logins are refused and live sessions end."
         />
-        <FormProblem form={form} />
-        <div>
-          <SubmitButton form={form}>Create SFTP account</SubmitButton>
-        </div>
+        <FormFooter form={form}>Create SFTP account</FormFooter>
       </form>
     </>
   )

@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ApiProblem } from '../../api/problem.ts'
 import { ConfirmButton } from '../../components/confirm-button.tsx'
-import { FormProblem, SelectField, SubmitButton, textOf, useApiForm } from '../../components/form.tsx'
+import { FormFooter, SelectField, textOf, useApiForm } from '../../components/form.tsx'
 import { daysUntil, formatTime } from '../../components/format.ts'
 import { JobProgress } from '../../components/job-progress.tsx'
 import { Facts, Section } from '../../components/page.tsx'
@@ -162,10 +162,7 @@ function AttachForm({ site }: { site: Site }) {
         hint={`One of its names must cover ${site.domain}.`}
         options={[{ value: '', label: 'Choose a certificate' }, ...sorted.map(optionOf)]}
       />
-      <FormProblem form={form} />
-      <div>
-        <SubmitButton form={form}>Attach certificate</SubmitButton>
-      </div>
+      <FormFooter form={form}>Attach certificate</FormFooter>
     </form>
   )
 }

@@ -32,9 +32,13 @@ export function SiteDelete({ site, onStarted }: { site: Site; onStarted: () => v
               key={site.jobId}
               jobId={site.jobId}
               onFinished={(job) => {
-                void queries.invalidateQueries({ queryKey: ['sites'] })
+                if (job.kind === 'site.delete' && job.status === 'succeeded') {
+                  // Gone: its own query is dropped rather than read again (a 404), and the lists refresh.
+                  queries.removeQueries({ queryKey: ['sites', site.id] })
+                  navigate('/sites')
+                }
                 // A site deleted while provisioning is deleted by a second job, which the refreshed site names.
-                if (job.kind === 'site.delete' && job.status === 'succeeded') navigate('/sites')
+                void queries.invalidateQueries({ queryKey: ['sites'] })
               }}
             />
           ) : null}

@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { useCustomerOptions } from '../../components/customer-field.tsx'
+import { CustomerName } from '../../components/customer-name.tsx'
 import { formatCount, formatTime } from '../../components/format.ts'
 import { Facts } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
@@ -11,9 +11,6 @@ import { useSession } from '../../session.tsx'
 
 export function SiteFacts({ site }: { site: Schemas['Site'] }) {
   const session = useSession()
-  const customers = useCustomerOptions()
-  const customerName =
-    customers.options.find((option) => option.value === site.customerId)?.label ?? site.customerId
   const nodeId = site.nodeId
   const node = useQuery({
     queryKey: ['sites', 'node', nodeId],
@@ -26,16 +23,7 @@ export function SiteFacts({ site }: { site: Schemas['Site'] }) {
     ['Domain', site.domain],
     ['Type', site.type],
     ['Handle', <code key="handle">{site.handle}</code>],
-    [
-      'Customer',
-      session.staff ? (
-        <Link key="customer" to={`/customers/${encodeURIComponent(site.customerId)}`}>
-          {customerName}
-        </Link>
-      ) : (
-        customerName
-      ),
-    ],
+    ['Customer', <CustomerName key="customer" id={site.customerId} />],
   ]
   // Where a site runs is the operator's business; members see it only as part of the SFTP address.
   if (session.staff)

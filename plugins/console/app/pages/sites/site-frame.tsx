@@ -3,9 +3,8 @@
 
 import type { ReactNode } from 'react'
 import type { Schemas } from '../../api/client.ts'
-import { PageHeader } from '../../components/page.tsx'
+import { Breadcrumbs, PageHeader } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
-import { Link } from '../../router.tsx'
 import { type SiteTab, SiteTabs } from './site-tabs.tsx'
 import { useSite } from './use-site.ts'
 
@@ -31,13 +30,7 @@ export function SiteFrame({
   children: (site: Schemas['Site']) => ReactNode
 }) {
   const site = useSite(id)
-  const crumbs = (
-    <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to="/sites">Sites</Link>
-      <span aria-hidden="true">›</span>
-      <span>{site.data?.name ?? id}</span>
-    </nav>
-  )
+  const crumbs = <Breadcrumbs to="/sites" label="Sites" here={site.data?.name ?? id} />
   if (site.isPending)
     return (
       <>

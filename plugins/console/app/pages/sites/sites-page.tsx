@@ -3,10 +3,12 @@
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { type Column, CursorTable } from '../../components/cursor-table.tsx'
 import { useCustomerOptions } from '../../components/customer-field.tsx'
+import { CustomerName } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
+import { QuerySelect } from '../../components/list-filters.tsx'
 import { PageHeader } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { siteStatuses } from './site-statuses.ts'
 
@@ -20,7 +22,6 @@ export function SitesPage() {
   const customerId = query.get('customerId') ?? undefined
   const statusParam = query.get('status')
   const status = siteStatuses.includes(statusParam as Status) ? (statusParam as Status) : undefined
-  const customerName = new Map(customers.options.map((option) => [option.value, option.label]))
   const byCustomer = session.staff || session.me.memberships.length > 1
   const filtered = customerId !== undefined || status !== undefined
 
@@ -30,19 +31,7 @@ export function SitesPage() {
     { header: 'Type', cell: (site) => site.type },
     { header: 'Status', cell: (site) => <StatusBadge status={site.status} /> },
     ...(byCustomer
-      ? [
-          {
-            header: 'Customer',
-            cell: (site: Site) => {
-              const name = customerName.get(site.customerId) ?? site.customerId
-              return session.staff ? (
-                <Link to={`/customers/${encodeURIComponent(site.customerId)}`}>{name}</Link>
-              ) : (
-                name
-              )
-            },
-          },
-        ]
+      ? [{ header: 'Customer', cell: (site: Site) => <CustomerName id={site.customerId} /> }]
       : []),
     { header: 'Created', cell: (site) => formatTime(site.createdAt) },
   ]
@@ -60,39 +49,23 @@ export function SitesPage() {
           ) : null
         }
       />
-      <div className="form-inline sites-filters">
+      <div className="form-inline list-filters">
         {byCustomer ? (
-          <div className="field">
-            <label htmlFor="sites-filter-customer">Filter by customer</label>
-            <select
-              id="sites-filter-customer"
-              value={customerId ?? ''}
-              onChange={(event) => setQuery({ customerId: event.target.value || null })}
-            >
-              <option value="">All customers</option>
-              {customers.options.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <QuerySelect
+            name="customerId"
+            label="Filter by customer"
+            options={[{ value: '', label: 'All customers' }, ...customers.options]}
+          />
         ) : null}
-        <div className="field">
-          <label htmlFor="sites-filter-status">Filter by status</label>
-          <select
-            id="sites-filter-status"
-            value={status ?? ''}
-            onChange={(event) => setQuery({ status: event.target.value || null })}
-          >
-            <option value="">Any status</option>
-            {siteStatuses.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </div>
+        <QuerySelect
+          name="status"
+          label="Filter by status"
+          options={[
+            { value: '', label: 'Any status' },
+            ...siteStatuses.map((value) => ({ value, label: value })),
+          ]}
+          value={status ?? ''}
+        />
       </div>
       <CursorTable<Site>
         queryKey={['sites', 'list', { customerId, status }]}

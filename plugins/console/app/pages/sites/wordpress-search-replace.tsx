@@ -1,14 +1,7 @@
 // Replaces the site's old address in its WordPress database (after a domain change); a dry run counts first.
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import {
-  CheckboxField,
-  FormProblem,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { CheckboxField, FormFooter, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { formatCount } from '../../components/format.ts'
 import { Section } from '../../components/page.tsx'
 
@@ -87,10 +80,7 @@ export function WordPressSearchReplace({ site }: { site: Site }) {
           label="Dry run (count only, change nothing)"
           defaultChecked
         />
-        <FormProblem form={form} />
-        <div>
-          <SubmitButton form={form}>Search and replace</SubmitButton>
-        </div>
+        <FormFooter form={form}>Search and replace</FormFooter>
       </form>
       {form.result && !form.pending ? <Outcome result={form.result} /> : null}
     </Section>

@@ -5,14 +5,7 @@ import { useState } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ConfirmButton } from '../../components/confirm-button.tsx'
 import { type Column, CursorTable } from '../../components/cursor-table.tsx'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { FormFooter, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { formatTime } from '../../components/format.ts'
 import { Section } from '../../components/page.tsx'
 import { SecretOnce } from '../../components/secret-once.tsx'
@@ -59,10 +52,7 @@ function CreateUserForm({ site, onCreated }: { site: Site; onCreated: (user: Wit
         autoComplete="off"
         hint="Optional; default the login."
       />
-      <FormProblem form={form} />
-      <div>
-        <SubmitButton form={form}>Create WordPress user</SubmitButton>
-      </div>
+      <FormFooter form={form}>Create WordPress user</FormFooter>
     </form>
   )
 }

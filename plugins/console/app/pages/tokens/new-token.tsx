@@ -4,16 +4,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
 import { useCustomerOptions } from '../../components/customer-field.tsx'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
+import { FormFooter, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { formatTime } from '../../components/format.ts'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { SecretOnce } from '../../components/secret-once.tsx'
 import { Loading } from '../../components/states.tsx'
 import { Link } from '../../router.tsx'
@@ -64,9 +57,7 @@ export function NewToken() {
     id === null ? 'Any of yours' : (options.find((option) => option.value === id)?.label ?? id)
   return (
     <div className="token-new">
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to="/api-tokens">API tokens</Link>
-      </nav>
+      <Breadcrumbs to="/api-tokens" label="API tokens" />
       <PageHeader title="New API token" subtitle="For a script or an integration that uses the API as you." />
       {lifetimes.loading ? (
         <Loading />
@@ -119,10 +110,7 @@ export function NewToken() {
             max={bounds.max}
             hint={`At the end of that day; at most ${maxDays} days from now.`}
           />
-          <FormProblem form={form} />
-          <div>
-            <SubmitButton form={form}>Create token</SubmitButton>
-          </div>
+          <FormFooter form={form}>Create token</FormFooter>
         </form>
       )}
     </div>

@@ -1,32 +1,32 @@
-// Revoking one of the caller's own tokens (`DELETE /api-tokens/{id}`): it stops working at once, so it asks twice.
+// Revoking a token from a token list: the caller's own (`DELETE /api-tokens/{id}`) or, for staff on a user's page,
+// that user's (`DELETE /users/{id}/api-tokens/{tokenId}`). It stops working at once, so it asks twice.
 
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { ApiProblem } from '../../api/problem.ts'
-import { ConfirmButton } from '../../components/confirm-button.tsx'
+import { ConfirmAction } from '../../components/confirm-action.tsx'
 
-export function RevokeToken({ token }: { token: Schemas['ApiToken'] }) {
+/** Revokes `token`: one of `userId`'s when given, else one of the caller's own. */
+export function RevokeToken({ token, userId }: { token: Schemas['ApiToken']; userId?: string }) {
   const queries = useQueryClient()
-  const revoke = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/api-tokens/{id}', { params: { path: { id: token.id } } })),
-    onSuccess: () => queries.invalidateQueries({ queryKey: ['tokens'] }),
-  })
+  const revoke = () =>
+    unwrap(
+      userId === undefined
+        ? api.DELETE('/api/v1/api-tokens/{id}', { params: { path: { id: token.id } } })
+        : api.DELETE('/api/v1/users/{id}/api-tokens/{tokenId}', {
+            params: { path: { id: userId, tokenId: token.id } },
+          }),
+    )
   return (
-    <div>
-      <ConfirmButton
-        confirmLabel={`Confirm: revoke ${token.name}`}
-        onConfirm={() => revoke.mutate()}
-        disabled={revoke.isPending}
-      >
-        Revoke<span className="visually-hidden"> {token.name}</span>
-      </ConfirmButton>
-      {revoke.error ? (
-        <p className="field-error" role="alert">
-          {revoke.error instanceof ApiProblem
-            ? (revoke.error.detail ?? revoke.error.title)
-            : String(revoke.error)}
-        </p>
-      ) : null}
-    </div>
+    <ConfirmAction
+      run={revoke}
+      onDone={() =>
+        queries.invalidateQueries({
+          queryKey: userId === undefined ? ['tokens'] : ['users', userId, 'tokens'],
+        })
+      }
+      confirmLabel={`Confirm: revoke ${token.name}`}
+    >
+      Revoke<span className="visually-hidden"> {token.name}</span>
+    </ConfirmAction>
   )
 }

@@ -2,7 +2,7 @@
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
-import { useCustomerOptions } from '../../components/customer-field.tsx'
+import { useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
 import { PageHeader } from '../../components/page.tsx'
 import { Link } from '../../router.tsx'
@@ -12,9 +12,8 @@ import { TokenExpiry, TokenScopes } from './token-cells.tsx'
 type ApiToken = Schemas['ApiToken']
 
 export function TokenList() {
-  const { options } = useCustomerOptions()
-  const customerName = (id: string | null) =>
-    id === null ? 'Any' : (options.find((option) => option.value === id)?.label ?? id)
+  const names = useCustomerNames()
+  const customerName = (id: string | null) => (id === null ? 'Any' : names(id))
   return (
     <>
       <PageHeader

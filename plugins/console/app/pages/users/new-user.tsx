@@ -4,18 +4,11 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import {
-  FormProblem,
-  SelectField,
-  SubmitButton,
-  TextField,
-  textOf,
-  useApiForm,
-} from '../../components/form.tsx'
-import { PageHeader } from '../../components/page.tsx'
-import { Link, navigate, useLocation } from '../../router.tsx'
+import { useBrandName, useBrands } from '../../components/brands.ts'
+import { FormFooter, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { Breadcrumbs, PageHeader } from '../../components/page.tsx'
+import { navigate, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useBrandName, useBrands } from '../customers/brand-names.ts'
 import { AddToTeam } from './add-to-team.tsx'
 
 type StaffRole = NonNullable<Schemas['CreateUserBody']['staffRole']>
@@ -65,13 +58,11 @@ export function NewUser() {
   ]
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        {customerId ? (
-          <Link to={`/customers/${encodeURIComponent(customerId)}`}>Back to the customer</Link>
-        ) : (
-          <Link to="/users">Staff and users</Link>
-        )}
-      </nav>
+      {customerId ? (
+        <Breadcrumbs to={`/customers/${encodeURIComponent(customerId)}`} label="Back to the customer" />
+      ) : (
+        <Breadcrumbs to="/users" label="Staff and users" />
+      )}
       <PageHeader
         title="New user"
         subtitle="Customer users sign in to the portal and work on the teams you add them to; staff run the panel."
@@ -120,10 +111,7 @@ export function NewUser() {
               <p className="muted">They join your brand, {brandName(session.me.brandId)}.</p>
             )
           ) : null}
-          <FormProblem form={form} />
-          <div>
-            <SubmitButton form={form}>Create user</SubmitButton>
-          </div>
+          <FormFooter form={form}>Create user</FormFooter>
         </form>
       )}
     </>

@@ -9,6 +9,6 @@ import { UserPage } from './user-page.tsx'
 export const userRoutes: RouteDefinition[] = [
   { path: '/users', render: () => <UserList /> },
   // Before `/users/:id`: the first matching route wins.
-  { path: '/users/new', render: () => <NewUser /> },
+  { path: '/users/new', scope: 'user:manage', render: () => <NewUser /> },
   { path: '/users/:id', render: ({ id }) => <UserPage id={id ?? ''} /> },
 ]

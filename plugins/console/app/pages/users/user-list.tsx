@@ -2,13 +2,13 @@
 // customers' members. The API offers no search or filter on this list.
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { useBrandName } from '../../components/brands.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { formatTime } from '../../components/format.ts'
 import { PageHeader } from '../../components/page.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useBrandName } from '../customers/brand-names.ts'
 import { userKind } from './user-kind.ts'
 
 type User = Schemas['User']

@@ -2,13 +2,13 @@
 
 import { useQuery } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
+import { useBrandName } from '../../components/brands.ts'
 import { formatTime } from '../../components/format.ts'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
 import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
-import { useBrandName } from '../customers/brand-names.ts'
 import { JoinTeam } from './join-team.tsx'
 import { userKind } from './user-kind.ts'
 import { UserStatus } from './user-status.tsx'
@@ -21,11 +21,7 @@ export function UserPage({ id }: { id: string }) {
     queryKey: ['users', id],
     queryFn: () => unwrap(api.GET('/api/v1/users/{id}', { params: { path: { id } } })),
   })
-  const breadcrumbs = (
-    <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to="/users">Staff and users</Link>
-    </nav>
-  )
+  const breadcrumbs = <Breadcrumbs to="/users" label="Staff and users" />
   if (user.isPending) return <Loading />
   if (user.isError)
     return (

@@ -1,47 +1,14 @@
 // A user's live API tokens as staff see them (`GET /users/{id}/api-tokens`, expired ones included, never the
 // secrets), each revocable for good (`DELETE /users/{id}/api-tokens/{tokenId}`).
 
-import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { ApiProblem } from '../../api/problem.ts'
-import { ConfirmButton } from '../../components/confirm-button.tsx'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { formatTime } from '../../components/format.ts'
 import { useSession } from '../../session.tsx'
+import { RevokeToken } from '../tokens/revoke-token.tsx'
 import { TokenExpiry, TokenScopes } from '../tokens/token-cells.tsx'
 
 type ApiToken = Schemas['ApiToken']
-
-function RevokeUserToken({ userId, token }: { userId: string; token: ApiToken }) {
-  const queries = useQueryClient()
-  const revoke = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.DELETE('/api/v1/users/{id}/api-tokens/{tokenId}', {
-          params: { path: { id: userId, tokenId: token.id } },
-        }),
-      ),
-    onSuccess: () => queries.invalidateQueries({ queryKey: ['users', userId, 'tokens'] }),
-  })
-  return (
-    <div>
-      <ConfirmButton
-        confirmLabel={`Confirm: revoke ${token.name}`}
-        onConfirm={() => revoke.mutate()}
-        disabled={revoke.isPending}
-      >
-        Revoke<span className="visually-hidden"> {token.name}</span>
-      </ConfirmButton>
-      {revoke.error ? (
-        <p className="field-error" role="alert">
-          {revoke.error instanceof ApiProblem
-            ? (revoke.error.detail ?? revoke.error.title)
-            : String(revoke.error)}
-        </p>
-      ) : null}
-    </div>
-  )
-}
 
 export function UserTokens({ userId }: { userId: string }) {
   const session = useSession()
@@ -69,7 +36,7 @@ export function UserTokens({ userId }: { userId: string }) {
           ? [
               {
                 header: 'Actions',
-                cell: (token: ApiToken) => <RevokeUserToken userId={userId} token={token} />,
+                cell: (token: ApiToken) => <RevokeToken userId={userId} token={token} />,
               },
             ]
           : []),

@@ -3,10 +3,10 @@
 
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
-import { SelectField, useApiForm } from '../../components/form.tsx'
 import { formatTime } from '../../components/format.ts'
+import { FilterForm } from '../../components/list-filters.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link, setQuery, useLocation } from '../../router.tsx'
+import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { RedeliverButton } from './redeliver-button.tsx'
 
@@ -20,18 +20,6 @@ const statusOptions = [
   { value: 'failed', label: 'Failed' },
 ]
 
-function StatusFilter({ status }: { status: string }) {
-  const form = useApiForm(async (data) => setQuery({ status: String(data.get('status') ?? '') }))
-  return (
-    <form className="form-inline" onSubmit={form.submit} noValidate>
-      <SelectField form={form} name="status" label="Status" options={statusOptions} defaultValue={status} />
-      <button type="submit" className="button secondary">
-        Filter
-      </button>
-    </form>
-  )
-}
-
 export function DeliveryTable({ webhookId }: { webhookId: string }) {
   const session = useSession()
   const { query } = useLocation()
@@ -40,7 +28,7 @@ export function DeliveryTable({ webhookId }: { webhookId: string }) {
     `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(delivery.id)}`
   return (
     <>
-      <StatusFilter key={status} status={status} />
+      <FilterForm filters={[{ name: 'status', label: 'Status', options: statusOptions, value: status }]} />
       <div className="webhook-deliveries">
         <CursorTable<Delivery>
           queryKey={['webhooks', webhookId, 'deliveries', status]}

@@ -3,6 +3,7 @@
 // `body.events.<index>` show here.
 
 import { useId, useState } from 'react'
+import { Fieldset } from '../../components/fieldset.tsx'
 import type { ApiForm } from '../../components/form.tsx'
 import { ErrorNotice } from '../../components/states.tsx'
 import { useEventKinds } from './use-event-kinds.ts'
@@ -26,8 +27,11 @@ export function EventsFieldset<R>({
     .map((item) => item.message)
   const invalid = messages.length > 0
   return (
-    <fieldset className="events-fieldset" aria-describedby={invalid ? `${id}-error` : `${id}-hint`}>
-      <legend>Events</legend>
+    <Fieldset
+      legend="Events"
+      className="events-fieldset"
+      aria-describedby={invalid ? `${id}-error` : `${id}-hint`}
+    >
       <p className="hint" id={`${id}-hint`}>
         What the endpoint receives: every kind, now and in future, or the kinds you choose.
       </p>
@@ -67,7 +71,7 @@ export function EventsFieldset<R>({
           {messages.join(' ')}
         </p>
       ) : null}
-    </fieldset>
+    </Fieldset>
   )
 }
 

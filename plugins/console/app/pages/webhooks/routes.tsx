@@ -10,7 +10,7 @@ import './webhooks.css'
 // `/webhooks/new` comes before `/webhooks/:id`, which would match it too.
 export const webhookRoutes: RouteDefinition[] = [
   { path: '/webhooks', render: () => <WebhookList /> },
-  { path: '/webhooks/new', render: () => <WebhookNew /> },
+  { path: '/webhooks/new', scope: 'webhook:manage', render: () => <WebhookNew /> },
   { path: '/webhooks/:id', render: ({ id = '' }) => <WebhookDetail id={id} /> },
   {
     path: '/webhooks/:id/deliveries/:deliveryId',

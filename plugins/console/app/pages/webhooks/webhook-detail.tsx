@@ -3,9 +3,8 @@
 import { useQuery } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
 import { formatTime } from '../../components/format.ts'
-import { Facts, PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
-import { Link } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { DeliveryTable } from './delivery-table.tsx'
 import { describeEvents } from './use-event-kinds.ts'
@@ -19,11 +18,7 @@ export function WebhookDetail({ id }: { id: string }) {
     queryKey: ['webhooks', id],
     queryFn: () => unwrap(api.GET('/api/v1/webhooks/{id}', { params: { path: { id } } })),
   })
-  const breadcrumbs = (
-    <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to="/webhooks">Webhooks</Link> <span aria-hidden="true">›</span> <span>{id}</span>
-    </nav>
-  )
+  const breadcrumbs = <Breadcrumbs to="/webhooks" label="Webhooks" here={id} />
   if (webhook.isPending) return <Loading />
   if (webhook.isError)
     return (

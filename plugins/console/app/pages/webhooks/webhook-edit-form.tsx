@@ -1,13 +1,12 @@
 // Changing an endpoint's URL (checked again), the events it receives and its description.
 
-import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
-import { FormProblem, SubmitButton, TextField, textOf, useApiForm } from '../../components/form.tsx'
+import { SavedNotice, useEditForm } from '../../components/edit-form.tsx'
+import { FormProblem, SubmitButton, TextField, textOf } from '../../components/form.tsx'
 import { EventsFieldset, eventsOf } from './events-fieldset.tsx'
 
 export function WebhookEditForm({ webhook }: { webhook: Schemas['Webhook'] }) {
-  const queries = useQueryClient()
-  const form = useApiForm(
+  const form = useEditForm(
     (data) =>
       unwrap(
         api.PATCH('/api/v1/webhooks/{id}', {
@@ -19,12 +18,7 @@ export function WebhookEditForm({ webhook }: { webhook: Schemas['Webhook'] }) {
           },
         }),
       ),
-    {
-      onSuccess: (changed) => {
-        queries.setQueryData(['webhooks', webhook.id], changed)
-        void queries.invalidateQueries({ queryKey: ['webhooks', 'list'] })
-      },
-    },
+    { cacheKey: ['webhooks', webhook.id], refresh: [['webhooks', 'list']] },
   )
   return (
     <form onSubmit={form.submit} noValidate>
@@ -46,11 +40,7 @@ export function WebhookEditForm({ webhook }: { webhook: Schemas['Webhook'] }) {
         autoComplete="off"
       />
       <FormProblem form={form} />
-      {form.result && !form.pending && !form.problem ? (
-        <p className="notice notice-info" role="status">
-          Saved.
-        </p>
-      ) : null}
+      <SavedNotice form={form} />
       <SubmitButton form={form}>Save changes</SubmitButton>
     </form>
   )

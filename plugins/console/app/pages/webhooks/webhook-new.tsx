@@ -2,24 +2,22 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
+import { BrandField } from '../../components/brand-field.tsx'
 import {
   CheckboxField,
   FormProblem,
-  SelectField,
   SubmitButton,
   TextField,
   textOf,
   useApiForm,
 } from '../../components/form.tsx'
-import { PageHeader, Section } from '../../components/page.tsx'
+import { Breadcrumbs, PageHeader, Section } from '../../components/page.tsx'
 import { SecretOnce } from '../../components/secret-once.tsx'
 import { Link } from '../../router.tsx'
 import { EventsFieldset, eventsOf } from './events-fieldset.tsx'
-import { useBrandOptions } from './use-brand-options.ts'
 
 export function WebhookNew() {
   const queries = useQueryClient()
-  const brands = useBrandOptions()
   const form = useApiForm(
     (data) =>
       unwrap(
@@ -38,9 +36,7 @@ export function WebhookNew() {
   const created = form.result
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to="/webhooks">Webhooks</Link> <span aria-hidden="true">›</span> <span>Add endpoint</span>
-      </nav>
+      <Breadcrumbs to="/webhooks" label="Webhooks" here="Add endpoint" />
       <PageHeader
         title="Add endpoint"
         subtitle="Events of the kinds you choose are POSTed to its URL, signed."
@@ -79,15 +75,11 @@ export function WebhookNew() {
               hint="Optional: what the endpoint is for."
               autoComplete="off"
             />
-            {brands.length > 0 ? (
-              <SelectField
-                form={form}
-                name="brandId"
-                label="Brand"
-                hint="A brand’s endpoint receives only that brand’s events, and its staff manage it."
-                options={[{ value: '', label: 'None: every event of the installation' }, ...brands]}
-              />
-            ) : null}
+            <BrandField
+              form={form}
+              none="None: every event of the installation"
+              hint="A brand’s endpoint receives only that brand’s events, and its staff manage it."
+            />
             <CheckboxField form={form} name="enabled" label="Enabled" defaultChecked />
             <FormProblem form={form} />
             <SubmitButton form={form}>Add endpoint</SubmitButton>

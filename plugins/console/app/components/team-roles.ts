@@ -1,7 +1,7 @@
 // The team roles as the forms offer them. The API document's TeamRole enum is the authority; these are its words
 // for people (docs/tenancy.md says what each holds).
 
-import type { Schemas } from '../../api/client.ts'
+import type { Schemas } from '../api/client.ts'
 
 export type TeamRole = Schemas['TeamRole']
 

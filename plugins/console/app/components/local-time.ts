@@ -1,5 +1,5 @@
-// The audit filters' times: the form's `datetime-local` fields are the reader's local time, the query string and
-// the API take ISO 8601 in UTC.
+// Times typed in `datetime-local` fields (the audit log's range, an SFTP account's expiry) are the reader's local
+// time; the query string and the API take ISO 8601 in UTC. Both directions, once.
 
 /** A `datetime-local` value as ISO 8601 UTC; what does not parse passes on as typed, for the API to refuse. */
 export function isoOfLocal(value: string): string {
