@@ -17,6 +17,19 @@ const kinds = [
   { file: 'host_ecdsa_key', make: () => utils.generateKeyPairSync('ecdsa', { bits: 256 }) },
 ] as const
 
+/**
+ * A new private key that ssh2 reads back. Under Bun, ssh2's Ed25519 generator writes about one key in 300 with a
+ * 31-byte public key (a leading zero byte dropped), which ssh2 itself then refuses: such a key is made again.
+ */
+export function newKey(make: () => { private: string }): string {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const made = make().private
+    const parsed = utils.parseKey(made)
+    if (!(parsed instanceof Error) && !Array.isArray(parsed)) return made
+  }
+  throw new Error('ssh2 made no host key it could read in 20 attempts')
+}
+
 /** The host keys in `dir`, each made the first time. */
 export async function loadHostKeys(dir: string): Promise<HostKeys> {
   const privateKeys: string[] = []
@@ -28,7 +41,7 @@ export async function loadHostKeys(dir: string): Promise<HostKeys> {
       text = await readFile(path, 'utf8')
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      text = kind.make().private
+      text = newKey(kind.make)
       // `wx`: two starts at once keep the first one's key.
       await writeFile(path, text, { mode: 0o600, flag: 'wx' }).catch(
         async (failure: NodeJS.ErrnoException) => {
