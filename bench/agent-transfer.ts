@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import { freePort } from '../hosts/testing/index.ts'
+import { apiCaller, sftpAccountWithKey, sftpBatch } from './bench-site.ts'
 import { root, staffToken, startServer } from './standalone.ts'
 
 const megabytes = Number(process.env.UPLOAD_MB ?? 1024)
@@ -153,15 +154,7 @@ async function agentSays(pattern: RegExp, ms = 60_000): Promise<void> {
 const results: [string, Figures][] = []
 try {
   const token = await staffToken(env)
-  call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${server.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-    return (response.status === 204 ? null : await response.json()) as T
-  }
+  call = apiCaller(server.url, token)
 
   // The local node drained: the site goes to the agent's node.
   const nodes = await call<{ items: { id: string; name: string }[] }>('GET', '/nodes')
@@ -290,44 +283,9 @@ try {
   rmSync(downloaded)
 
   // (3) SFTP put and get on the agent's SSH port, with an account made through the API.
-  const key = join(clientDir, 'id_ed25519')
-  const keygen = Bun.spawn(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', key])
-  if ((await keygen.exited) !== 0) throw new Error('ssh-keygen failed')
-  const account = await call<{ username: string; host: string; port: number }>(
-    'POST',
-    `/sites/${siteId}/sftp-users`,
-    { name: 'bench', publicKeys: [readFileSync(`${key}.pub`, 'utf8')] },
-  )
+  const { key, account } = await sftpAccountWithKey(call, siteId, clientDir)
   if (account.port !== sftpPort) throw new Error(`the account says port ${account.port}, not ${sftpPort}`)
-  /** One sftp command, awaited without blocking the sampling. */
-  const sftp = async (command: string) => {
-    const child = Bun.spawn(
-      [
-        'sftp',
-        '-q',
-        '-P',
-        String(sftpPort),
-        '-i',
-        key,
-        '-o',
-        'IdentitiesOnly=yes',
-        '-o',
-        'StrictHostKeyChecking=no',
-        '-o',
-        'UserKnownHostsFile=/dev/null',
-        '-b',
-        '-',
-        `${account.username}@127.0.0.1`,
-      ],
-      { stdin: new Blob([`${command}\n`]), stdout: 'pipe', stderr: 'pipe' },
-    )
-    const [, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ])
-    if (code !== 0) throw new Error(`sftp ${command}: exit ${code}: ${stderr}`)
-  }
+  const sftp = sftpBatch({ port: sftpPort, key, username: account.username })
   results.push(['SFTP put', await measure(() => sftp(`put ${file} /tmp/sftp.bin`))])
   await check('the file put over SFTP on the node', join(home, 'tmp', 'sftp.bin'))
   const got = join(clientDir, 'sftp-get.bin')

@@ -1,7 +1,9 @@
 // What the benches of a site's files share: a JSON client of the panel, a WordPress site made and waited for (on
-// the machine's MariaDB), and a process's resident memory and CPU read from /proc.
+// the machine's MariaDB), an SFTP account with a new key and OpenSSH's sftp to use it, and a process's resident
+// memory and CPU read from /proc.
 
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 /** A JSON client of the panel at `url` with `token`; a refusal throws with its answer. */
 export function apiCaller(url: string | URL, token: string) {
@@ -55,4 +57,56 @@ export const rssMiB = (pid: number) =>
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** An SFTP account of the site for a new Ed25519 key made in `folder` (the key's path beside the account). */
+export async function sftpAccountWithKey(
+  call: ReturnType<typeof apiCaller>,
+  siteId: string,
+  folder: string,
+): Promise<{ key: string; account: { username: string; host: string; port: number } }> {
+  const key = join(folder, 'id_ed25519')
+  const keygen = Bun.spawn(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', key])
+  if ((await keygen.exited) !== 0) throw new Error('ssh-keygen failed')
+  const account = await call<{ username: string; host: string; port: number }>(
+    'POST',
+    `/sites/${siteId}/sftp-users`,
+    {
+      name: 'bench',
+      publicKeys: [readFileSync(`${key}.pub`, 'utf8')],
+    },
+  )
+  return { key, account }
+}
+
+/** Runs one command of OpenSSH's sftp as `username` on 127.0.0.1:`port`, awaited without blocking a sampler. */
+export function sftpBatch(options: { port: number; key: string; username: string }) {
+  return async (command: string): Promise<void> => {
+    const child = Bun.spawn(
+      [
+        'sftp',
+        '-q',
+        '-P',
+        String(options.port),
+        '-i',
+        options.key,
+        '-o',
+        'IdentitiesOnly=yes',
+        '-o',
+        'StrictHostKeyChecking=no',
+        '-o',
+        'UserKnownHostsFile=/dev/null',
+        '-b',
+        '-',
+        `${options.username}@127.0.0.1`,
+      ],
+      { stdin: new Blob([`${command}\n`]), stdout: 'pipe', stderr: 'pipe' },
+    )
+    const [, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
+    if (code !== 0) throw new Error(`sftp ${command}: exit ${code}: ${stderr}`)
+  }
 }

@@ -14,6 +14,8 @@ import {
   apiCaller,
   cpuSeconds as processCpu,
   rssMiB as processRss,
+  sftpAccountWithKey,
+  sftpBatch,
 } from './bench-site.ts'
 import { staffToken, startServer } from './standalone.ts'
 
@@ -42,45 +44,12 @@ try {
   const token = await staffToken(env)
   const call = apiCaller(server.url, token)
   const site = await activeWordPressSite(call, 'SFTP Bench', 'sftp.example.test')
-  const key = join(folder, 'id_ed25519')
-  Bun.spawnSync(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', key])
-  const account = await call<{ username: string }>('POST', `/sites/${site.id}/sftp-users`, {
-    name: 'bench',
-    publicKeys: [readFileSync(`${key}.pub`, 'utf8')],
-  })
+  const { key, account } = await sftpAccountWithKey(call, site.id, folder)
 
   const file = join(folder, 'upload.bin')
   Bun.spawnSync(['dd', 'if=/dev/urandom', `of=${file}`, 'bs=1M', `count=${megabytes}`, 'status=none'])
 
-  /** One sftp command, awaited without blocking the sampling. */
-  const sftp = async (command: string) => {
-    const child = Bun.spawn(
-      [
-        'sftp',
-        '-q',
-        '-P',
-        String(sftpPort),
-        '-i',
-        key,
-        '-o',
-        'IdentitiesOnly=yes',
-        '-o',
-        'StrictHostKeyChecking=no',
-        '-o',
-        'UserKnownHostsFile=/dev/null',
-        '-b',
-        '-',
-        `${account.username}@127.0.0.1`,
-      ],
-      { stdin: new Blob([`${command}\n`]), stdout: 'pipe', stderr: 'pipe' },
-    )
-    const [, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ])
-    if (code !== 0) throw new Error(`sftp ${command}: exit ${code}: ${stderr}`)
-  }
+  const sftp = sftpBatch({ port: sftpPort, key, username: account.username })
   const sample = (into: number[]) => setInterval(() => into.push(rssMiB()), 50)
   const before = rssMiB()
   const uploadRss: number[] = []
