@@ -21,6 +21,7 @@ export {
   type JobRun,
   jobOutputLimits,
 } from './jobs/job-definition.ts'
+export { prefersHtml } from './openapi/docs-page.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
 export {
   type BackgroundTask,

@@ -167,11 +167,12 @@ export function createRouter(input: {
   const documentJson = input.describe(app)
   const { docsPath } = input
   const web = webRouteMatcher(input.webRoutes ?? [])
+  /** Paths web routes are never offered, nor what lies below them: the API, its document, `/metrics`. */
+  const reserved = [input.basePath, docsPath, ...(input.endpoints ?? []).map((endpoint) => endpoint.path)]
   /** A web route's answer to a browser's GET, or null: never for the API, its document or `/metrics`. */
   const webAnswer = async (request: Request): Promise<Response | null> => {
     if (request.method !== 'GET') return null
     const path = new URL(request.url).pathname
-    const reserved = [input.basePath, docsPath, ...(input.endpoints ?? []).map((endpoint) => endpoint.path)]
     if (reserved.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return null
     for (const route of web.candidates(path)) {
       const answer = await route.answer(request)

@@ -28,6 +28,12 @@ const typeByExtension: Readonly<Record<string, string>> = {
   png: 'image/png',
 }
 
+/** A file as served: its bytes, and a gzip copy when that is smaller. */
+export function builtAsset(body: Uint8Array<ArrayBuffer>, type: string): BuiltAsset {
+  const compressed = Bun.gzipSync(body, { level: 9 }) as Uint8Array<ArrayBuffer>
+  return { body, gzip: compressed.length < body.length ? compressed : null, type }
+}
+
 /** Builds the app; throws with the bundler's messages when a source does not compile. */
 export async function buildApp(): Promise<AppBundle> {
   const result = await Bun.build({
@@ -51,12 +57,7 @@ export async function buildApp(): Promise<AppBundle> {
     const name = output.path.replace(/^\.\//, '')
     const extension = name.split('.').at(-1) ?? ''
     const body = new Uint8Array(await output.arrayBuffer())
-    const compressed = Bun.gzipSync(body, { level: 9 }) as Uint8Array<ArrayBuffer>
-    assets.set(name, {
-      body,
-      gzip: compressed.length < body.length ? compressed : null,
-      type: typeByExtension[extension] ?? 'application/octet-stream',
-    })
+    assets.set(name, builtAsset(body, typeByExtension[extension] ?? 'application/octet-stream'))
     if (output.kind === 'entry-point' && extension === 'js') script = name
     if (extension === 'css') styles.push(name)
   }

@@ -22,12 +22,12 @@ export const consolePlugin = (options: ConsoleOptions = {}) => {
   // The app's client is generated for `/api/v1/...` paths: another version is another app.
   if (!apiBase.endsWith('/api/v1'))
     throw new Error(`consolePlugin: apiBase must end in /api/v1 (got ${apiBase})`)
-  const web = consoleWebRoutes({ publicPath, apiBase })
+  const webRoutes = consoleWebRoutes({ publicPath, apiBase })
   return definePlugin({
     name: 'console',
     version: '0.1.0',
     description: 'The operator console and customer portal: a web app on the public API, themed per brand.',
     // Built at the first visit (about a tenth of a second), not at start: most panels a test makes never serve it.
-    webRoutes: () => web.routes,
+    webRoutes: () => webRoutes,
   })
 }

@@ -1,8 +1,8 @@
 // What the console serves to browsers: its page for every navigation the panel does not answer itself (so
 // `/sites/site_…` can be reloaded and shared), and its built assets.
 
-import type { WebRoute } from '../../core/index.ts'
-import { type AppBundle, buildApp } from './app-bundle.ts'
+import { prefersHtml, type WebRoute } from '../../core/index.ts'
+import { type AppBundle, type BuiltAsset, buildApp, builtAsset } from './app-bundle.ts'
 import { appSecurityHeaders } from './content-security-policy.ts'
 
 /** Where the app lives and which API it speaks to. */
@@ -38,46 +38,46 @@ ${bundle.styles.map((name) => `<link rel="stylesheet" href="${asset(name)}">`).j
 `
 }
 
-/** Whether a browser is navigating (it prefers HTML), as opposed to a script or an asset fetch. */
-function isNavigation(request: Request): boolean {
-  const accept = request.headers.get('accept') ?? ''
-  return accept.includes('text/html')
-}
-
-/** The console's web routes; the app is built once, on first use. */
-export function consoleWebRoutes(location: ConsoleLocation, build: () => Promise<AppBundle> = buildApp) {
-  let bundle: Promise<AppBundle> | undefined
+/** The console's web routes; the app and its page are built once, on first use. */
+export function consoleWebRoutes(location: ConsoleLocation) {
+  let app: Promise<{ readonly bundle: AppBundle; readonly page: BuiltAsset }> | undefined
   const built = () => {
-    bundle ??= build().catch((error: unknown) => {
-      bundle = undefined
-      throw error
-    })
-    return bundle
+    app ??= buildApp().then(
+      (bundle) => ({
+        bundle,
+        page: builtAsset(new TextEncoder().encode(pageHtml(bundle, location)), 'text/html; charset=utf-8'),
+      }),
+      (error: unknown) => {
+        // A failed build is tried again at the next visit rather than kept.
+        app = undefined
+        throw error
+      },
+    )
+    return app
   }
-  let page: { readonly html: Uint8Array<ArrayBuffer>; readonly gzip: Uint8Array<ArrayBuffer> } | undefined
-  const pageOf = async () => {
-    if (!page) {
-      const html = new TextEncoder().encode(pageHtml(await built(), location))
-      page = { html, gzip: Bun.gzipSync(html) as Uint8Array<ArrayBuffer> }
-    }
-    return page
-  }
-  const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
 
-  const answerPage = async (request: Request): Promise<Response | null> => {
-    if (!isNavigation(request)) return null
-    const { html, gzip } = await pageOf()
-    const zipped = acceptsGzip(request)
-    return new Response(zipped ? gzip : html, {
+  /** A built file as the answer: gzipped when the browser takes it, under the app's security headers. */
+  const served = (request: Request, file: BuiltAsset, headers: Record<string, string>): Response => {
+    const zipped = file.gzip !== null && /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
+    return new Response(zipped ? file.gzip : file.body, {
       headers: {
         ...appSecurityHeaders,
-        'content-type': 'text/html; charset=utf-8',
-        'cache-control': 'no-cache',
-        vary: 'Accept, Accept-Encoding',
+        ...headers,
+        'content-type': file.type,
         ...(zipped ? { 'content-encoding': 'gzip' } : {}),
       },
     })
   }
+
+  /** The page, for a browser navigating (it prefers HTML); scripts and asset fetches are declined. */
+  const answerPage = async (request: Request): Promise<Response | null> =>
+    prefersHtml(request.headers.get('accept'))
+      ? served(request, (await built()).page, {
+          'cache-control': 'no-cache',
+          vary: 'Accept, Accept-Encoding',
+        })
+      : null
+
   // The panel sees its own paths (a host that mounts it under `/panel/` strips that prefix); only the page's URLs
   // carry the public path.
   const prefix = '/assets/'
@@ -86,18 +86,13 @@ export function consoleWebRoutes(location: ConsoleLocation, build: () => Promise
     {
       path: `${prefix}*`,
       async answer(request) {
-        const asset = (await built()).assets.get(new URL(request.url).pathname.slice(prefix.length))
-        if (!asset) return null
-        const zipped = asset.gzip !== null && acceptsGzip(request)
-        return new Response(zipped ? asset.gzip : asset.body, {
-          headers: {
-            ...appSecurityHeaders,
-            'content-type': asset.type,
-            'cache-control': 'public, max-age=31536000, immutable',
-            vary: 'Accept-Encoding',
-            ...(zipped ? { 'content-encoding': 'gzip' } : {}),
-          },
-        })
+        const asset = (await built()).bundle.assets.get(new URL(request.url).pathname.slice(prefix.length))
+        return asset
+          ? served(request, asset, {
+              'cache-control': 'public, max-age=31536000, immutable',
+              vary: 'Accept-Encoding',
+            })
+          : null
       },
     },
     {
@@ -106,5 +101,5 @@ export function consoleWebRoutes(location: ConsoleLocation, build: () => Promise
       answer: (request) => (/\.[a-z0-9]+$/i.test(new URL(request.url).pathname) ? null : answerPage(request)),
     },
   ]
-  return { routes, warm: () => built().then(() => undefined) }
+  return routes
 }

@@ -103,6 +103,11 @@ export function SessionProvider({ me, children }: { me: Me; children: ReactNode 
 function forgetSession(queries: QueryClient): void {
   setCsrfToken(null)
   queries.setQueryData(meKey, null)
+  forgetAnswers(queries)
+}
+
+/** Removes every answer read with a session: all but who is signed in (`me`) and the public branding. */
+function forgetAnswers(queries: QueryClient): void {
   queries.removeQueries({
     predicate: (query) => query.queryKey[0] !== meKey[0] && query.queryKey[0] !== 'branding',
   })
@@ -114,9 +119,7 @@ export function useSignIn() {
   return async (email: string, password: string) => {
     const login = await unwrap(api.POST('/api/v1/auth/login', { body: { email, password } }))
     // Nothing read by an earlier session of this tab may show to this user.
-    queries.removeQueries({
-      predicate: (query) => query.queryKey[0] !== meKey[0] && query.queryKey[0] !== 'branding',
-    })
+    forgetAnswers(queries)
     setCsrfToken(login.csrfToken)
     await queries.invalidateQueries({ queryKey: meKey })
   }

@@ -78,6 +78,10 @@ function EditBrand({ brand }: { brand: Brand }) {
     setLogo(file ? await readAsDataUrl(file) : undefined)
   }
   const shownLogo = logo ?? brand.theme.logo
+  // The logo is a file read into the body, not a form field: it registers its place for refusals by hand, so the
+  // banner does not repeat its error and the focus finds it.
+  form.register('theme.logo')
+  const logoError = form.problem?.fieldMessage('theme.logo') ?? null
   return (
     <Section title="Name and look">
       <form onSubmit={form.submit} noValidate>
@@ -101,17 +105,23 @@ function EditBrand({ brand }: { brand: Brand }) {
         {/^#[0-9a-f]{6}$/i.test(primary) && /^#[0-9a-f]{6}$/i.test(accent) ? (
           <ThemePreview primary={primary} accent={accent} />
         ) : null}
-        <div className="field">
+        <div className={`field${logoError ? ' has-error' : ''}`}>
           <label htmlFor="brand-logo">Logo</label>
           <input
             id="brand-logo"
             type="file"
             accept="image/png,image/jpeg,image/webp,image/svg+xml"
             onChange={onLogo}
+            aria-invalid={logoError ? true : undefined}
+            aria-describedby={logoError ? 'brand-logo-hint brand-logo-error' : 'brand-logo-hint'}
           />
-          <p className="hint">PNG, JPEG, WebP or SVG, at most 128 KiB.</p>
-          {form.problem?.fieldMessage('theme.logo') ? (
-            <p className="field-error">{form.problem.fieldMessage('theme.logo')}</p>
+          <p className="hint" id="brand-logo-hint">
+            PNG, JPEG, WebP or SVG, at most 128 KiB.
+          </p>
+          {logoError ? (
+            <p className="field-error" id="brand-logo-error">
+              {logoError}
+            </p>
           ) : null}
           {shownLogo ? (
             <img src={shownLogo} alt={`${brand.name} logo`} className="brand-logo-preview" />
