@@ -220,7 +220,7 @@ describe('request bodies', () => {
     })
     expect(response.status).toBe(422)
     const body = await problem(response)
-    expect(body.title).toBe('Unprocessable Entity')
+    expect(body.title).toBe('Unprocessable Content')
     expect(body.code).toBe('validation_failed')
     const byLocation = Object.fromEntries(
       (body.errors as { location: string; code: string }[]).map((e) => [e.location, e.code]),

@@ -3480,7 +3480,7 @@ export interface operations {
         };
         content: never;
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3530,7 +3530,7 @@ export interface operations {
         };
         content: never;
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3624,7 +3624,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3694,7 +3694,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3773,7 +3773,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3875,7 +3875,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3962,7 +3962,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4049,7 +4049,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4059,7 +4059,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4137,7 +4137,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4260,7 +4260,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `unknown_scope`, `scope_not_held`, `expiry_in_past`, `lifetime_too_long`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `unknown_scope`, `scope_not_held`, `expiry_in_past`, `lifetime_too_long`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4351,7 +4351,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4438,7 +4438,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4448,7 +4448,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4537,7 +4537,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4661,7 +4661,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `staff_role_not_allowed`, `unknown_brand`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `staff_role_not_allowed`, `unknown_brand`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4761,7 +4761,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4857,7 +4857,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4944,7 +4944,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5046,7 +5046,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5137,7 +5137,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5147,7 +5147,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5246,7 +5246,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5343,7 +5343,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5445,7 +5445,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5547,7 +5547,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5654,7 +5654,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5745,7 +5745,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5821,7 +5821,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5910,7 +5910,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6034,7 +6034,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6134,7 +6134,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6248,7 +6248,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6276,7 +6276,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_theme_color`, `invalid_brand_hostname`, `empty_brand_update`, `invalid_logo`, `logo_type_mismatch`, `logo_too_large`, `unsafe_svg_logo`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_theme_color`, `invalid_brand_hostname`, `empty_brand_update`, `invalid_logo`, `logo_type_mismatch`, `logo_too_large`, `unsafe_svg_logo`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6354,7 +6354,7 @@ export interface operations {
         };
         content: never;
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6447,7 +6447,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6571,7 +6571,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_brand`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_brand`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6671,7 +6671,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6774,7 +6774,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6802,7 +6802,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6902,7 +6902,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7037,7 +7037,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_user`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_user`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7139,7 +7139,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7239,7 +7239,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7249,7 +7249,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7363,7 +7363,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7391,7 +7391,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7482,7 +7482,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7607,7 +7607,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_driver`, `invalid_hostname`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_driver`, `invalid_hostname`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7707,7 +7707,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7821,7 +7821,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7849,7 +7849,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_hostname`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_hostname`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7937,7 +7937,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8056,7 +8056,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `unknown_site`, `sample_too_old`, `sample_in_future`. */
+      /** @description Unprocessable Content: `validation_failed`, `unknown_site`, `sample_too_old`, `sample_in_future`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8162,7 +8162,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8274,7 +8274,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8373,7 +8373,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8498,7 +8498,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `unknown_site_type`, `options_of_other_type`, `invalid_domain`, `disk_quota_required`, `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `customer_suspended`, `weak_admin_password`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `unknown_site_type`, `options_of_other_type`, `invalid_domain`, `disk_quota_required`, `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `customer_suspended`, `weak_admin_password`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8598,7 +8598,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8698,7 +8698,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8708,7 +8708,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8822,7 +8822,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8850,7 +8850,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_domain`, `disk_quota_required`, `disk_limit_reached`, `customer_suspended`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_domain`, `disk_quota_required`, `disk_limit_reached`, `customer_suspended`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8946,7 +8946,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9042,7 +9042,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9135,7 +9135,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9259,7 +9259,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `server_unreachable`, `server_login_failed`, `server_privileges_missing`, `invalid_allowed_host`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `server_unreachable`, `server_login_failed`, `server_privileges_missing`, `invalid_allowed_host`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9289,7 +9289,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `server_failed`. */
+      /** @description Bad Gateway: `server_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9368,7 +9368,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9482,7 +9482,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9510,7 +9510,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `server_unreachable`, `server_login_failed`, `server_privileges_missing`, `invalid_allowed_host`. */
+      /** @description Unprocessable Content: `validation_failed`, `server_unreachable`, `server_login_failed`, `server_privileges_missing`, `invalid_allowed_host`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9540,7 +9540,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `server_failed`. */
+      /** @description Bad Gateway: `server_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9616,7 +9616,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9740,7 +9740,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `invalid_database_name`, `unknown_customer`, `unknown_database_site`, `database_limit_reached`, `customer_suspended`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_database_name`, `unknown_customer`, `unknown_database_site`, `database_limit_reached`, `customer_suspended`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9840,7 +9840,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9940,7 +9940,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9950,7 +9950,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10045,7 +10045,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10170,7 +10170,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `invalid_database_name`, `unknown_customer`, `customer_suspended`, `unknown_database_server`, `weak_password`, `invalid_allowed_host`, `unknown_database`, `database_on_other_server`, `duplicate_grant`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_database_name`, `unknown_customer`, `customer_suspended`, `unknown_database_server`, `weak_password`, `invalid_allowed_host`, `unknown_database`, `database_on_other_server`, `duplicate_grant`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10270,7 +10270,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10370,7 +10370,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10380,7 +10380,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10494,7 +10494,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10522,7 +10522,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_allowed_host`, `unknown_database`, `database_on_other_server`, `duplicate_grant`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_allowed_host`, `unknown_database`, `database_on_other_server`, `duplicate_grant`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10659,7 +10659,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `weak_password`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `weak_password`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10778,7 +10778,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `link_not_followed`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `link_not_followed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10808,7 +10808,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10911,7 +10911,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10941,7 +10941,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11058,7 +11058,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11088,7 +11088,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11204,7 +11204,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11234,7 +11234,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11350,7 +11350,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11380,7 +11380,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11496,7 +11496,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`, `is_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`, `is_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11526,7 +11526,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11642,7 +11642,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_mode`, `link_not_followed`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_mode`, `link_not_followed`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11672,7 +11672,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11788,7 +11788,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11818,7 +11818,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11934,7 +11934,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `not_a_file`, `link_not_followed`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `not_a_file`, `link_not_followed`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11964,7 +11964,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12080,7 +12080,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `range_not_satisfiable`. */
+      /** @description Range Not Satisfiable: `range_not_satisfiable`. */
       416: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12089,7 +12089,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12119,7 +12119,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12238,7 +12238,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `file_changed`. */
+      /** @description Precondition Failed: `file_changed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12257,7 +12257,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `top_folder`, `disk_quota_exceeded`, `link_not_followed`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `top_folder`, `disk_quota_exceeded`, `link_not_followed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12287,7 +12287,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12386,7 +12386,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `file_changed`. */
+      /** @description Precondition Failed: `file_changed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12414,7 +12414,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12444,7 +12444,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12545,7 +12545,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12575,7 +12575,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12671,7 +12671,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `file_changed`. */
+      /** @description Precondition Failed: `file_changed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12690,7 +12690,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `disk_quota_exceeded`, `is_a_directory`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `disk_quota_exceeded`, `is_a_directory`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12720,7 +12720,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12808,7 +12808,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12838,7 +12838,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12955,7 +12955,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12985,7 +12985,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13099,7 +13099,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `range_not_satisfiable`. */
+      /** @description Range Not Satisfiable: `range_not_satisfiable`. */
       416: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13108,7 +13108,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13140,7 +13140,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13239,7 +13239,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13269,7 +13269,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13374,7 +13374,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13402,7 +13402,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13432,7 +13432,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13555,7 +13555,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13585,7 +13585,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13684,7 +13684,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13714,7 +13714,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13834,7 +13834,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_wordpress_package`, `unsafe_package_entry`, `wordpress_package_not_found`, `invalid_package_path`, `package_path_escapes_site`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_wordpress_package`, `unsafe_package_entry`, `wordpress_package_not_found`, `invalid_package_path`, `package_path_escapes_site`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13864,7 +13864,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13950,7 +13950,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `wordpress_activation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`, `wordpress_activation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13980,7 +13980,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14068,7 +14068,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14078,7 +14078,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14108,7 +14108,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14194,7 +14194,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14224,7 +14224,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14323,7 +14323,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14353,7 +14353,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14473,7 +14473,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_wordpress_package`, `unsafe_package_entry`, `wordpress_package_not_found`, `invalid_package_path`, `package_path_escapes_site`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_wordpress_package`, `unsafe_package_entry`, `wordpress_package_not_found`, `invalid_package_path`, `package_path_escapes_site`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14503,7 +14503,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14589,7 +14589,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `wordpress_activation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`, `wordpress_activation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14619,7 +14619,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14707,7 +14707,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14717,7 +14717,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14747,7 +14747,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14861,7 +14861,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14891,7 +14891,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15018,7 +15018,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `unknown_wordpress_role`. */
+      /** @description Unprocessable Content: `validation_failed`, `unknown_wordpress_role`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15048,7 +15048,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15135,7 +15135,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15165,7 +15165,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `wordpress_error`, `wordpress_output_too_large`. */
+      /** @description Bad Gateway: `wordpress_error`, `wordpress_output_too_large`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15255,7 +15255,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15393,7 +15393,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `invalid_sftp_name`, `invalid_public_key`, `sftp_credentials_required`, `invalid_expiry`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_sftp_name`, `invalid_public_key`, `sftp_credentials_required`, `invalid_expiry`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15504,7 +15504,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15595,7 +15595,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15605,7 +15605,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15713,7 +15713,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15858,7 +15858,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `invalid_argv`, `invalid_working_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_argv`, `invalid_working_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15960,7 +15960,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16058,7 +16058,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16169,7 +16169,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16178,7 +16178,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `websocket_required`. */
+      /** @description Upgrade Required: `websocket_required`. */
       426: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16282,7 +16282,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16386,7 +16386,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16481,7 +16481,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16605,7 +16605,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `certificate_fields_missing`, `field_not_for_source`, `pem_too_large`, `chain_too_long`, `invalid_certificate_pem`, `invalid_private_key_pem`, `private_key_passphrase_required`, `wrong_private_key_passphrase`, `invalid_chain_pem`, `key_certificate_mismatch`, `certificate_expired`, `certificate_not_yet_valid`, `certificate_is_ca`, `weak_key`, `incomplete_chain`, `chain_not_for_certificate`, `chain_issuer_not_ca`, `certificate_without_names`, `acme_disabled`, `invalid_acme_domain`, `acme_wildcard_unsupported`, `acme_domain_not_hosted`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `certificate_fields_missing`, `field_not_for_source`, `pem_too_large`, `chain_too_long`, `invalid_certificate_pem`, `invalid_private_key_pem`, `private_key_passphrase_required`, `wrong_private_key_passphrase`, `invalid_chain_pem`, `key_certificate_mismatch`, `certificate_expired`, `certificate_not_yet_valid`, `certificate_is_ca`, `weak_key`, `incomplete_chain`, `chain_not_for_certificate`, `chain_issuer_not_ca`, `certificate_without_names`, `acme_disabled`, `invalid_acme_domain`, `acme_wildcard_unsupported`, `acme_domain_not_hosted`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16707,7 +16707,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16805,7 +16805,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16815,7 +16815,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16911,7 +16911,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `acme_disabled`. */
+      /** @description Unprocessable Content: `validation_failed`, `acme_disabled`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17013,7 +17013,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17127,7 +17127,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17155,7 +17155,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `unknown_certificate`, `certificate_not_usable`, `certificate_name_mismatch`. */
+      /** @description Unprocessable Content: `validation_failed`, `unknown_certificate`, `certificate_not_usable`, `certificate_name_mismatch`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17246,7 +17246,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17256,7 +17256,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17349,7 +17349,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17473,7 +17473,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_brand`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_brand`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17573,7 +17573,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17678,7 +17678,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17706,7 +17706,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17803,7 +17803,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17927,7 +17927,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_billing_customer`, `unknown_plan`, `plan_archived`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_billing_customer`, `unknown_plan`, `plan_archived`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18027,7 +18027,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18141,7 +18141,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18169,7 +18169,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `unknown_plan`, `plan_archived`. */
+      /** @description Unprocessable Content: `validation_failed`, `unknown_plan`, `plan_archived`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18297,7 +18297,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18393,7 +18393,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18489,7 +18489,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18613,7 +18613,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_billing_customer`, `unknown_plan`, `plan_archived`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_billing_customer`, `unknown_plan`, `plan_archived`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18713,7 +18713,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18804,7 +18804,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18929,7 +18929,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `invalid_webhook_url`, `webhook_url_not_https`, `webhook_address_not_public`, `webhook_host_unresolvable`, `unknown_event_kind`, `unknown_brand`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_webhook_url`, `webhook_url_not_https`, `webhook_address_not_public`, `webhook_host_unresolvable`, `unknown_event_kind`, `unknown_brand`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19029,7 +19029,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19118,7 +19118,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19128,7 +19128,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19233,7 +19233,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19261,7 +19261,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_webhook_url`, `webhook_url_not_https`, `webhook_address_not_public`, `webhook_host_unresolvable`, `unknown_event_kind`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_webhook_url`, `webhook_url_not_https`, `webhook_address_not_public`, `webhook_host_unresolvable`, `unknown_event_kind`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19349,7 +19349,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19457,7 +19457,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19559,7 +19559,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19675,7 +19675,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
