@@ -1,7 +1,10 @@
 // Reads a JSON request body within the installation's size limit, with the right problem for each way it fails.
 
+import type { TObject } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
+import { closeObjects } from './schema-strictness.ts'
 
 /** Whether a Content-Type names JSON (`application/json`, optionally with parameters, or `+json`). */
 function isJson(contentType: string | null): boolean {
@@ -42,4 +45,13 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
   } catch {
     throw new Problem(kernelProblems.malformed_json)
   }
+}
+
+/**
+ * Whether an operation whose body is `schema` may be sent without one: every field is optional, so no body means
+ * `{}` (an action such as rotating a password, whose only field chooses the new one). Its document says the body
+ * is optional.
+ */
+export function acceptsEmptyBody(schema: TObject): boolean {
+  return Value.Check(closeObjects(schema), {})
 }

@@ -36,7 +36,7 @@ import { listAnswer } from './list-answer.ts'
 import { queryReader } from './query-string.ts'
 import type { RateDecision, RateKey, RateLimiter } from './rate-limiter.ts'
 import { errorResponse } from './render-error.ts'
-import { readJsonBody } from './request-body.ts'
+import { acceptsEmptyBody, readJsonBody } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
 import { markSocketUpgrade, type SocketHandler } from './socket-upgrade.ts'
 import { unstorableQueryItems, unstorableTextItems } from './text-safety.ts'
@@ -235,6 +235,8 @@ export function compileRoute(
   const queryDefaults = readQuery('')
   const defaultsValid = query.Check(queryDefaults)
   const body = compile(route.body)
+  // With every field optional, no body at all is `{}`.
+  const emptyBodyAllowed = route.body !== undefined && acceptsEmptyBody(route.body)
   const label = `${route.method} ${route.path} (${plugin})`
   const refs = new Map(routeProblems(route).map((problem) => [problem.code, problem]))
   const declared = new Set(refs.keys())
@@ -558,7 +560,9 @@ export function compileRoute(
     const queryInput = queryOf(request.url)
     let bodyInput: unknown
     if (body) {
-      bodyInput = await readJsonBody(request, route.bodyLimitBytes ?? runtime.bodyLimitBytes)
+      bodyInput =
+        (await readJsonBody(request, route.bodyLimitBytes ?? runtime.bodyLimitBytes)) ??
+        (emptyBodyAllowed ? {} : undefined)
       if (bodyInput === undefined) {
         throw new Problem(kernelProblems.validation_failed, {
           detail: 'This operation needs a JSON body.',

@@ -2,6 +2,7 @@
 
 import { isDeepStrictEqual } from 'node:util'
 import type { TSchema } from '@sinclair/typebox'
+import { acceptsEmptyBody } from '../http/request-body.ts'
 import { closeObjects } from '../http/schema-strictness.ts'
 import { pageOf, pageQuery } from '../pagination/paginate.ts'
 import type { RouteDefinition, RouteResponse } from '../plugin/route.ts'
@@ -340,7 +341,7 @@ export function operationOf(
     ...(route.body
       ? {
           requestBody: {
-            required: true,
+            required: !acceptsEmptyBody(route.body),
             content: { 'application/json': { schema: schemaRef(closeObjects(route.body), components) } },
           },
         }

@@ -6183,7 +6183,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateBrandBody"];
       };
@@ -6718,7 +6718,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateCustomerBody"];
       };
@@ -7756,7 +7756,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateNodeBody"];
       };
@@ -8757,7 +8757,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateSiteBody"];
       };
@@ -9417,7 +9417,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateDatabaseServerBody"];
       };
@@ -10429,7 +10429,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateDatabaseUserBody"];
       };
@@ -10571,7 +10571,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["RotateDatabasePasswordBody"];
       };
@@ -15304,7 +15304,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["CreateSftpUserBody"];
       };
@@ -17622,7 +17622,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdatePlanBody"];
       };
@@ -18076,7 +18076,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateSubscriptionBody"];
       };
@@ -19177,7 +19177,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateWebhookBody"];
       };
