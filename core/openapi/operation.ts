@@ -162,6 +162,16 @@ function rateLimitHeaders(route: RouteDefinition): JsonObject {
   return { RateLimit: pick('RateLimit'), 'RateLimit-Policy': pick('RateLimit-Policy') }
 }
 
+/**
+ * The rate limit headers of `route`'s refusals other than 429: sent on every refusal made after the request was
+ * counted, which is most of them, but not on those made before (a malformed `Idempotency-Key`, a 401 from a host
+ * that knows no client address), so never promised.
+ */
+function refusalRateLimitHeaders(route: RouteDefinition): JsonObject {
+  if (route.rateLimited === false) return {}
+  return { RateLimit: sometimes('RateLimit'), 'RateLimit-Policy': sometimes('RateLimit-Policy') }
+}
+
 /** The headers every success of `route` carries. */
 function commonHeaders(route: RouteDefinition): JsonObject {
   return {
@@ -174,11 +184,13 @@ function commonHeaders(route: RouteDefinition): JsonObject {
 /** Headers a problem response of `status` carries, by the codes it lists. */
 function problemHeaders(route: RouteDefinition, status: number, problems: readonly ProblemRef[]): JsonObject {
   const codes = new Set(problems.map((problem) => problem.code))
-  // Every 401 challenges (the kernel's, and routes' own credentials); a 403 only for a missing scope.
-  if (status === 401) return { 'WWW-Authenticate': header('WWW-Authenticate') }
   if (status === 429) return { 'Retry-After': header('Retry-After'), ...rateLimitHeaders(route) }
-  if (status === 412) return { ETag: header('ETag') }
+  const counted = refusalRateLimitHeaders(route)
+  // Every 401 challenges (the kernel's, and routes' own credentials); a 403 only for a missing scope.
+  if (status === 401) return { 'WWW-Authenticate': header('WWW-Authenticate'), ...counted }
+  if (status === 412) return { ETag: header('ETag'), ...counted }
   return {
+    ...counted,
     ...(codes.has(kernelProblems.idempotency_request_in_flight.code)
       ? { 'Retry-After': sometimes('Retry-After') }
       : {}),
