@@ -30,7 +30,7 @@ import type { ProblemRef } from '../problem/problem-code.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import type { Store, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
-import { changeMayProceed, clientHasCurrent, entityTagOf } from './conditional-requests.ts'
+import { changeMayProceed, clientHasCurrent, entityTagOf, taggedByKernel } from './conditional-requests.ts'
 import type { ContractChecks } from './contract-checks.ts'
 import { listAnswer } from './list-answer.ts'
 import { queryReader } from './query-string.ts'
@@ -243,7 +243,7 @@ export function compileRoute(
   const conditional =
     !route.ownPreconditions &&
     (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE')
-  const tagged = route.method === 'GET' && !route.list && !route.ownPreconditions
+  const tagged = taggedByKernel(route)
   const checks = runtime.contractChecks
 
   /** Keeps a decision's headers; throws its 429 past the allowance. */

@@ -378,6 +378,19 @@ describe('a started panel runs jobs', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/event-stream')
     expect(response.headers.get('cache-control')).toBe('no-store')
+    // A live stream has no tag (its representation is not known until it ends), and the document promises none:
+    // it once declared an ETag and a 304 the stream never sent.
+    expect(response.headers.get('etag')).toBeNull()
+    const document = (await (await tp.request('GET', '/api/docs')).json()) as {
+      paths: Record<
+        string,
+        { get: { responses: Record<string, { headers?: object }>; parameters: object[] } }
+      >
+    }
+    const operation = document.paths['/api/v1/jobs/{id}/events']?.get
+    expect(Object.keys(operation?.responses ?? {})).not.toContain('304')
+    expect(Object.keys(operation?.responses[200]?.headers ?? {})).not.toContain('ETag')
+    expect(operation?.parameters).not.toContainEqual(expect.objectContaining({ name: 'If-None-Match' }))
     const events = serverSentEvents(response)
     const first = await events.next()
     expect(first).toMatchObject({ event: 'progress', id: '1' })

@@ -2,6 +2,7 @@
 
 import { isDeepStrictEqual } from 'node:util'
 import type { TSchema } from '@sinclair/typebox'
+import { taggedByKernel } from '../http/conditional-requests.ts'
 import { acceptsEmptyBody } from '../http/request-body.ts'
 import { closeObjects } from '../http/schema-strictness.ts'
 import { pageOf, pageQuery } from '../pagination/paginate.ts'
@@ -252,7 +253,7 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
   const query: Record<string, TSchema> = { ...route.query?.properties, ...(route.list ? pageQuery : {}) }
   for (const [name, schema] of Object.entries(query))
     list.push(parameter(name, 'query', required.has(name), schema, components))
-  if (route.method === 'GET' && !route.list)
+  if (taggedByKernel(route) || (route.method === 'GET' && route.ownPreconditions))
     list.push({
       name: 'If-None-Match',
       in: 'header',
@@ -309,7 +310,7 @@ export function operationOf(
         name in responseHeaders ? header(name) : { description, schema: { type: 'string' } },
       ]),
     )
-    const tagged = route.method === 'GET' && !route.list && status === '200'
+    const tagged = status === '200' && taggedByKernel(route)
     responses[status] = {
       description: response.description,
       headers: {
@@ -325,7 +326,8 @@ export function operationOf(
           : {}),
     }
   }
-  if (route.method === 'GET' && !route.list)
+  // A route with its own preconditions declares its 304 (and its tags) itself.
+  if (taggedByKernel(route))
     responses['304'] = {
       description: 'Not Modified: the copy named in `If-None-Match` is current.',
       headers: { 'X-Request-Id': header('X-Request-Id'), ...rateLimitHeaders(route), ETag: header('ETag') },

@@ -416,8 +416,18 @@ describe('the shell', () => {
     })
     expect(session).toMatchObject({ endReason: 'exited', exitCode: 7 })
     expect(session.durationSeconds).toBeGreaterThan(0)
-    const recording = await call('GET', `/sites/${site.id}/shell-sessions/${shell.session.id}/recording`)
+    const recordingPath = `/sites/${site.id}/shell-sessions/${shell.session.id}/recording`
+    const recording = await call('GET', recordingPath)
     expect(recording.headers.get('content-type')).toContain('application/x-asciicast')
+    // A recording is tagged, as the document says (it once promised an ETag it never sent): asked again with its
+    // tag, it is 304 while unchanged.
+    const etag = recording.headers.get('etag') ?? ''
+    expect(etag).toMatch(/^"[^"]+"$/)
+    const unchanged = await fetch(`${base}/api/v1${recordingPath}`, {
+      headers: { authorization: `Bearer ${token}`, 'if-none-match': etag },
+    })
+    expect(unchanged.status).toBe(304)
+    expect(unchanged.headers.get('etag')).toBe(etag)
     const lines = (await recording.text())
       .trim()
       .split('\n')

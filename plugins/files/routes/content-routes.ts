@@ -55,9 +55,12 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
         206: {
           description: 'The range asked for.',
           contentType: 'application/octet-stream',
-          headers: { 'Content-Range': '`bytes start-end/size`.' },
+          headers: { ETag: 'The file’s entity tag.', 'Content-Range': '`bytes start-end/size`.' },
         },
-        304: { description: 'The file still has the tag sent in `If-None-Match`.' },
+        304: {
+          description: 'The file still has the tag sent in `If-None-Match`.',
+          headers: { ETag: 'The file’s entity tag.' },
+        },
       },
       problems: [
         ...pathProblems,

@@ -111,9 +111,20 @@ export function downloadRoutes(context: PluginContext): RouteDefinition[] {
       }),
       ownPreconditions: true,
       responses: {
-        200: { description: 'The whole file.', contentType: 'application/octet-stream' },
-        206: { description: 'The range asked for.', contentType: 'application/octet-stream' },
-        304: { description: 'The file still has the tag sent in `If-None-Match`.' },
+        200: {
+          description: 'The whole file.',
+          contentType: 'application/octet-stream',
+          headers: { ETag: 'The file’s entity tag.' },
+        },
+        206: {
+          description: 'The range asked for.',
+          contentType: 'application/octet-stream',
+          headers: { ETag: 'The file’s entity tag.', 'Content-Range': '`bytes start-end/size`.' },
+        },
+        304: {
+          description: 'The file still has the tag sent in `If-None-Match`.',
+          headers: { ETag: 'The file’s entity tag.' },
+        },
       },
       problems: [
         ...pathProblems,

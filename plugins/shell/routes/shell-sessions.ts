@@ -3,7 +3,9 @@
 
 import {
   type AuditActor,
+  clientHasCurrent,
   defineRoute,
+  entityTagOf,
   newId,
   orNotFound,
   type PluginContext,
@@ -321,8 +323,21 @@ export function shellSessionRoutes(
         'The session’s recording as asciicast v2 (`application/x-asciicast`: a header line, then `[seconds, "o", output]` and `[seconds, "r", "COLSxROWS"]` lines), playable with `asciinema play` or asciinema-player. Output only: what was typed is not recorded (passwords typed at prompts stay out of it), though the terminal’s echo of it is. Kept sealed in the store, up to 5 MiB per session. So far, while the session is open.',
       scope: siteScopes.shell,
       params: { id: 'site', sessionId: 'shs' },
-      responses: { 200: { description: 'The recording.', contentType: 'application/x-asciicast' } },
-      async handler({ params, view }) {
+      // A recording is a document read whole, and once its session ends it never changes: it has a tag, so a
+      // player polling an open session (or keeping a copy) asks again with If-None-Match and gets 304.
+      ownPreconditions: true,
+      responses: {
+        200: {
+          description: 'The recording.',
+          contentType: 'application/x-asciicast',
+          headers: { ETag: 'The recording’s entity tag (a new one while the session goes on).' },
+        },
+        304: {
+          description: 'The recording is still the one tagged in `If-None-Match`.',
+          headers: { ETag: 'The recording’s entity tag.' },
+        },
+      },
+      async handler({ params, view, request }) {
         const site = orNotFound(await sites.find(context.db, view, params.id))
         const session = await sessionIn(site.id, params.sessionId)
         const pieces = await sessions(context.db)
@@ -332,7 +347,12 @@ export function shellSessionRoutes(
           .orderBy('seq')
           .execute()
         const text = pieces.map((piece) => context.secrets.open(piece.sealed)).join('')
-        return Reply.stream(new Response(text).body as ReadableStream<Uint8Array>, 'application/x-asciicast')
+        // Kept by the client only (it may hold what a terminal showed), and checked again on each use.
+        const headers = { etag: entityTagOf(text), 'cache-control': 'private, no-cache' }
+        if (clientHasCurrent(request.headers.get('if-none-match'), headers.etag))
+          return new Reply(304, undefined, headers)
+        const body = new Response(text).body as ReadableStream<Uint8Array>
+        return new Reply(200, body, { ...headers, 'content-type': 'application/x-asciicast' })
       },
     }),
   ]

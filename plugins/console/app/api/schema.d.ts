@@ -5921,10 +5921,6 @@ export interface operations {
    */
   streamJobEvents: {
     parameters: {
-      header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
-        "If-None-Match"?: string;
-      };
       path: {
         /** @description Identifier, `job_…`. */
         id: string;
@@ -5937,21 +5933,10 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
         };
         content: {
           "text/event-stream": string;
         };
-      };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
-      304: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: never;
       };
       /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
       401: {
@@ -14084,6 +14069,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
           /** @description `bytes start-end/size`. */
           "Content-Range"?: string;
         };
@@ -14091,7 +14077,7 @@ export interface operations {
           "application/octet-stream": string;
         };
       };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      /** @description The file still has the tag sent in `If-None-Match`. */
       304: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15381,12 +15367,15 @@ export interface operations {
           RateLimit?: string;
           /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
           "RateLimit-Policy"?: string;
+          ETag: components["headers"]["ETag"];
+          /** @description `bytes start-end/size`. */
+          "Content-Range"?: string;
         };
         content: {
           "application/octet-stream": string;
         };
       };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      /** @description The file still has the tag sent in `If-None-Match`. */
       304: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19542,7 +19531,7 @@ export interface operations {
           "application/x-asciicast": string;
         };
       };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      /** @description The recording is still the one tagged in `If-None-Match`. */
       304: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
