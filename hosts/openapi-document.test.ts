@@ -346,6 +346,33 @@ describe('the OpenAPI document', () => {
     expect(((await stale.json()) as { title: string }).title).toBe('Precondition Failed')
   })
 
+  test('declares the request headers operations read, and none they ignore', () => {
+    // Outside clients found Upload-Offset and Range read but undeclared (a validating proxy strips or refuses them).
+    const headersOf = (path: string, method: string) =>
+      Object.fromEntries(
+        (
+          (
+            document.paths[path]?.[method] as {
+              parameters?: { name: string; in: string; required: boolean }[]
+            }
+          )?.parameters ?? []
+        )
+          .filter((parameter) => parameter.in === 'header')
+          .map((parameter) => [parameter.name, parameter.required]),
+      )
+    expect(headersOf('/api/v1/sites/{id}/files/uploads/{uploadId}', 'put')).toEqual({ 'Upload-Offset': true })
+    const read = { 'If-None-Match': false, Range: false, 'If-Range': false }
+    expect(headersOf('/api/v1/sites/{id}/files/content', 'get')).toEqual(read)
+    expect(headersOf('/api/v1/file-downloads', 'get')).toEqual(read)
+    expect(headersOf('/api/v1/sites/{id}/files/content', 'put')).toEqual({
+      'If-Match': false,
+      'If-None-Match': false,
+    })
+    expect(headersOf('/api/v1/sites/{id}/files/uploads/{uploadId}', 'delete')).toEqual({})
+    expect(headersOf('/api/v1/sites/{id}', 'patch')).toEqual({ 'If-Match': false })
+    expect(headersOf('/api/v1/sites/{id}', 'get')).toEqual({ 'If-None-Match': false })
+  })
+
   test('names every kernel and plugin problem code in the Problem schema', () => {
     const codes = document.components.schemas.Problem?.properties?.code?.enum ?? []
     expect(codes).toEqual(

@@ -253,7 +253,7 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
   const query: Record<string, TSchema> = { ...route.query?.properties, ...(route.list ? pageQuery : {}) }
   for (const [name, schema] of Object.entries(query))
     list.push(parameter(name, 'query', required.has(name), schema, components))
-  if (taggedByKernel(route) || (route.method === 'GET' && route.ownPreconditions))
+  if (taggedByKernel(route))
     list.push({
       name: 'If-None-Match',
       in: 'header',
@@ -262,7 +262,8 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
         'The `ETag` of the copy the client holds: answered 304 without a body while it is current.',
       schema: { type: 'string', maxLength: 1024 },
     })
-  if (route.params && (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'))
+  const changes = route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'
+  if (route.params && changes && !route.ownPreconditions)
     list.push({
       name: 'If-Match',
       in: 'header',
@@ -271,6 +272,18 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
         'The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes.',
       schema: { type: 'string', maxLength: 1024 },
     })
+  for (const [name, declared] of Object.entries(route.requestHeaders ?? {})) {
+    const schema = declared.schema
+      ? schemaRef(declared.schema, components)
+      : { type: 'string', maxLength: 1024 }
+    list.push({
+      name,
+      in: 'header',
+      required: declared.required ?? false,
+      description: declared.description,
+      schema,
+    })
+  }
   if (route.idempotent) {
     list.push({
       name: 'Idempotency-Key',

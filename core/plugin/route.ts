@@ -24,6 +24,15 @@ export interface RouteResponse {
   readonly headers?: Readonly<Record<string, string>>
 }
 
+/** A request header an operation reads, as its document describes it. */
+export interface RequestHeader {
+  readonly description: string
+  /** Whether a request without it is refused. Default false. */
+  readonly required?: boolean
+  /** Its values; default a string of at most 1,024 characters. */
+  readonly schema?: TSchema
+}
+
 /** An audit entry as a handler writes it; the kernel adds actor, time, request id, address and brand. */
 export interface AuditInput {
   /** `<resource>.<verb>`: `site.create`, `customer.update`, `token.revoke`. */
@@ -225,6 +234,12 @@ interface RouteCommon<B extends TObject | undefined, Q extends TObject | undefin
    * at the same path.
    */
   readonly ownPreconditions?: boolean
+  /**
+   * Request headers the handler reads itself, documented as header parameters: `Upload-Offset`, `Range`. The
+   * kernel's own (`Idempotency-Key`, and `If-Match` or `If-None-Match` where it answers them) need no entry.
+   * @example requestHeaders: { 'Upload-Offset': { description: 'Where these bytes start.', required: true } }
+   */
+  readonly requestHeaders?: Readonly<Record<string, RequestHeader>>
   /** A list operation (see {@link ListDeclaration}); its 200 response is the page, so `responses` may be left out. */
   readonly list?: ListDeclaration
   /**

@@ -13,7 +13,7 @@ import {
 } from '../../../core/index.ts'
 import { siteScopes } from '../../sites/contract.ts'
 import { sendParts } from '../file-parts.ts'
-import { fileAnswer } from '../file-stream.ts'
+import { fileAnswer, fileReadHeaders } from '../file-stream.ts'
 import { filesProblems as problems } from '../problems.ts'
 import type { FileEntry } from '../protocol.ts'
 import { SiteFile, SitePathField } from '../schemas.ts'
@@ -46,6 +46,7 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
       params: SiteParams,
       query: PathQuery,
       ownPreconditions: true,
+      requestHeaders: fileReadHeaders,
       responses: {
         200: {
           description: 'The whole file.',
@@ -89,6 +90,16 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
       query: PathQuery,
       rawBody: { description: 'The file’s new content.' },
       ownPreconditions: true,
+      requestHeaders: {
+        'If-Match': {
+          description:
+            'The file’s `ETag` as the client last read it (or `*`: only an existing file): replaced only if it still has it, else 412 `file_changed` and nothing is written.',
+        },
+        'If-None-Match': {
+          description: '`*`: only make a new file; 412 `file_changed` when one is there.',
+          schema: t.Literal('*'),
+        },
+      },
       idempotent: false,
       responses: { 200: SiteFile, 201: SiteFile },
       problems: [

@@ -12,7 +12,7 @@ import {
   t,
 } from '../../../core/index.ts'
 import { siteScopes } from '../../sites/contract.ts'
-import { fileAnswer } from '../file-stream.ts'
+import { fileAnswer, fileReadHeaders } from '../file-stream.ts'
 import { filesProblems as problems } from '../problems.ts'
 import type { FileEntry } from '../protocol.ts'
 import { DownloadLink, DownloadLinkBody } from '../schemas.ts'
@@ -110,6 +110,7 @@ export function downloadRoutes(context: PluginContext): RouteDefinition[] {
         token: t.String({ minLength: 10, maxLength: 12_000, description: 'The link’s token.' }),
       }),
       ownPreconditions: true,
+      requestHeaders: fileReadHeaders,
       responses: {
         200: {
           description: 'The whole file.',

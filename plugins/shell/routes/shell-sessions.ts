@@ -326,6 +326,9 @@ export function shellSessionRoutes(
       // A recording is a document read whole, and once its session ends it never changes: it has a tag, so a
       // player polling an open session (or keeping a copy) asks again with If-None-Match and gets 304.
       ownPreconditions: true,
+      requestHeaders: {
+        'If-None-Match': { description: 'The recording’s `ETag` the client holds: 304 while it is current.' },
+      },
       responses: {
         200: {
           description: 'The recording.',

@@ -14042,8 +14042,12 @@ export interface operations {
         path: string;
       };
       header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        /** @description The file’s `ETag` the client holds: 304 without a body while it is current. */
         "If-None-Match"?: string;
+        /** @description One byte range, `bytes=start-end`, `bytes=start-` or `bytes=-suffix`: 206 with that part, 416 when it starts past the end. Several ranges or another unit are ignored: the whole file answers. */
+        Range?: string;
+        /** @description The file’s `ETag`: the `Range` applies only while the file still has it, else the whole file answers. */
+        "If-Range"?: string;
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -14234,8 +14238,10 @@ export interface operations {
         path: string;
       };
       header?: {
-        /** @description The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes. */
+        /** @description The file’s `ETag` as the client last read it (or `*`: only an existing file): replaced only if it still has it, else 412 `file_changed` and nothing is written. */
         "If-Match"?: string;
+        /** @description `*`: only make a new file; 412 `file_changed` when one is there. */
+        "If-None-Match"?: "*";
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -14809,9 +14815,9 @@ export interface operations {
    */
   sendSiteFileUpload: {
     parameters: {
-      header?: {
-        /** @description The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes. */
-        "If-Match"?: string;
+      header: {
+        /** @description Where these bytes start in the file: the upload’s `received` (409 `upload_offset_mismatch` otherwise). */
+        "Upload-Offset": number;
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -14994,10 +15000,6 @@ export interface operations {
    */
   abortSiteFileUpload: {
     parameters: {
-      header?: {
-        /** @description The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes. */
-        "If-Match"?: string;
-      };
       path: {
         /** @description Identifier, `site_…`. */
         id: string;
@@ -15340,8 +15342,12 @@ export interface operations {
         token: string;
       };
       header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        /** @description The file’s `ETag` the client holds: 304 without a body while it is current. */
         "If-None-Match"?: string;
+        /** @description One byte range, `bytes=start-end`, `bytes=start-` or `bytes=-suffix`: 206 with that part, 416 when it starts past the end. Several ranges or another unit are ignored: the whole file answers. */
+        Range?: string;
+        /** @description The file’s `ETag`: the `Range` applies only while the file still has it, else the whole file answers. */
+        "If-Range"?: string;
       };
     };
     responses: {
@@ -19508,7 +19514,7 @@ export interface operations {
   getShellSessionRecording: {
     parameters: {
       header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        /** @description The recording’s `ETag` the client holds: 304 while it is current. */
         "If-None-Match"?: string;
       };
       path: {
