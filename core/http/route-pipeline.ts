@@ -36,7 +36,7 @@ import { listAnswer } from './list-answer.ts'
 import { queryReader } from './query-string.ts'
 import type { RateDecision, RateKey, RateLimiter } from './rate-limiter.ts'
 import { errorResponse } from './render-error.ts'
-import { acceptsEmptyBody, readJsonBody } from './request-body.ts'
+import { acceptsEmptyBody, readJsonBody, requireMediaType } from './request-body.ts'
 import { closeObjects } from './schema-strictness.ts'
 import { markSocketUpgrade, type SocketHandler } from './socket-upgrade.ts'
 import { unstorableQueryItems, unstorableTextItems } from './text-safety.ts'
@@ -558,6 +558,7 @@ export function compileRoute(
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
     const queryInput = queryOf(request.url)
+    if (route.rawBody) requireMediaType(request, route.rawBody.contentType ?? 'application/octet-stream')
     let bodyInput: unknown
     if (body) {
       bodyInput =

@@ -189,7 +189,14 @@ function problemHeaders(route: RouteDefinition, status: number, problems: readon
   const counted = refusalRateLimitHeaders(route)
   // Every 401 challenges (the kernel's, and routes' own credentials); a 403 only for a missing scope.
   if (status === 401) return { 'WWW-Authenticate': header('WWW-Authenticate'), ...counted }
-  if (status === 412) return { ETag: header('ETag'), ...counted }
+  // The kernel's 412 always names the current tag; a route's own (a file's) only when there is something to tag.
+  if (status === 412)
+    return {
+      ETag: [...codes].every((code) => code === kernelProblems.precondition_failed.code)
+        ? header('ETag')
+        : sometimes('ETag'),
+      ...counted,
+    }
   return {
     ...counted,
     ...(codes.has(kernelProblems.idempotency_request_in_flight.code)

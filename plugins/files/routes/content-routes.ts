@@ -101,7 +101,18 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
         },
       },
       idempotent: false,
-      responses: { 200: SiteFile, 201: SiteFile },
+      responses: {
+        200: {
+          description: 'The file, replaced.',
+          schema: SiteFile,
+          headers: { ETag: 'The file’s new entity tag.' },
+        },
+        201: {
+          description: 'The file, made.',
+          schema: SiteFile,
+          headers: { Location: 'Where the file is read.', ETag: 'The file’s entity tag.' },
+        },
+      },
       problems: [
         ...pathProblems,
         problems.is_a_directory,
@@ -146,7 +157,10 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
           throw error
         }
         await auditFiles(context, audit, files.site, 'file.write', { path: entry.path, bytes: entry.size })
-        return new Reply(current ? 200 : 201, entry, { etag: entry.etag ?? '' })
+        if (current) return new Reply(200, entry, { etag: entry.etag ?? '' })
+        // A new file says where it is read from, as every 201 does.
+        const location = `/sites/${params.id}/files/content?path=${encodeURIComponent(entry.path)}`
+        return new Reply(201, entry, { etag: entry.etag ?? '' }, location)
       },
     }),
   ]

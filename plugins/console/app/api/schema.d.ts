@@ -1303,7 +1303,7 @@ export interface components {
       /**
        * @description - `validation_failed` (422, kernel): One or more body or query fields failed validation. Each failure is an item of `errors[]` with its `location`, `message` and a field code (see the field codes table).
        * - `malformed_json` (400, kernel): The body could not be parsed as JSON. Nothing was changed.
-       * - `unsupported_media_type` (415, kernel): A request carried a body whose `Content-Type` is not `application/json`.
+       * - `unsupported_media_type` (415, kernel): A request carried a body whose `Content-Type` is not the one its operation takes: `application/json`, or for an operation taking raw bytes (a file’s content) `application/octet-stream`, which a body sent without a `Content-Type` is taken to be. `accepted` names the one it takes.
        * - `body_too_large` (413, kernel): The body exceeds `BODY_LIMIT_BYTES` (1 MiB by default); the limit is in `limitBytes`.
        * - `invalid_cursor` (400, kernel): A cursor was altered, or comes from another list, other filters or another caller. Start again without one.
        * - `unknown_customer` (422, kernel): The `customerId` names no customer the caller may see (missing and invisible look the same): creating a resource or a token for it is refused.
@@ -1509,6 +1509,8 @@ export interface components {
       scope?: string;
       /** @description With `body_too_large`: the largest body this installation accepts, in bytes. */
       limitBytes?: number;
+      /** @description With `unsupported_media_type`: the media type the operation takes its body as. */
+      accepted?: string;
       /** @description With `rate_limited` and `too_many_attempts`: seconds to wait, as in `Retry-After`. */
       retryAfter?: number;
       /** @description With a refused state change (`illegal_site_transition`, `site_busy`, …): the state the resource is in. */
@@ -14255,24 +14257,26 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The SiteFile. */
+      /** @description The file, replaced. */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["SiteFile"];
         };
       };
-      /** @description The new SiteFile. */
+      /** @description The file, made. */
       201: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           Location: components["headers"]["Location"];
+          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["SiteFile"];
@@ -14350,7 +14354,8 @@ export interface operations {
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          ETag: components["headers"]["ETag"];
+          /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
+          ETag?: string;
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
           RateLimit?: string;
           /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
@@ -14362,6 +14367,19 @@ export interface operations {
       };
       /** @description Content Too Large: `upload_too_large`. */
       413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type`. */
+      415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
@@ -14542,7 +14560,8 @@ export interface operations {
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          ETag: components["headers"]["ETag"];
+          /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
+          ETag?: string;
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
           RateLimit?: string;
           /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
@@ -14903,7 +14922,8 @@ export interface operations {
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          ETag: components["headers"]["ETag"];
+          /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
+          ETag?: string;
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
           RateLimit?: string;
           /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
@@ -14915,6 +14935,19 @@ export interface operations {
       };
       /** @description Content Too Large: `upload_too_large`. */
       413: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: `unsupported_media_type`. */
+      415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
