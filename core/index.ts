@@ -23,6 +23,7 @@ export {
   jobOutputLimits,
 } from './jobs/job-definition.ts'
 export { prefersHtml } from './openapi/docs-page.ts'
+export { keyedList } from './pagination/keyed-list.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
 export {
   type BackgroundTask,

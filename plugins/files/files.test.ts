@@ -459,6 +459,16 @@ describe('directories, moves, copies, deletes and modes', () => {
     )
     expect(second.items.map((item) => item.name)).toEqual(['three.txt', 'two.txt'])
     expect(second.nextCursor).toBeNull()
+    // As every list: 1 to 100 a page, and only the cursor this very walk handed out (outside clients found
+    // limit=101 and any cursor taken here).
+    const tooMany = await problem(await api('GET', `/sites/${site.id}/files?path=/htdocs/a&limit=101`), 422)
+    expect(tooMany).toMatchObject({ code: 'validation_failed', errors: [{ location: 'query.limit' }] })
+    for (const cursor of ['junk', `${first.nextCursor}x`, Buffer.from('one.txt').toString('base64url')]) {
+      const refused = await api('GET', `/sites/${site.id}/files?path=/htdocs/a&cursor=${cursor}`)
+      expect((await problem(refused, 400)).code).toBe('invalid_cursor')
+    }
+    const elsewhere = await api('GET', `/sites/${site.id}/files?path=/htdocs&cursor=${first.nextCursor}`)
+    expect((await problem(elsewhere, 400)).code).toBe('invalid_cursor')
 
     const exists = await api('POST', `/sites/${site.id}/files/directories`, { body: { path: '/htdocs/a' } })
     expect((await problem(exists, 409)).code).toBe('file_exists')

@@ -2677,7 +2677,7 @@ export interface components {
     };
     SiteFilePage: {
       items: components["schemas"]["SiteFile"][];
-      /** @description Pass as `cursor` for the next page; null on the last. */
+      /** @description Cursor of the next page; null on the last page. */
       nextCursor: string | null;
     };
     MakeDirectoryBody: {
@@ -12377,14 +12377,10 @@ export interface operations {
       query?: {
         /** @description The directory. Default `/`. A site path: `/` is the site’s home. */
         path?: string;
-        /** @description From the previous page’s `nextCursor`. */
+        /** @description The `nextCursor` of the previous page. */
         cursor?: string;
-        /** @description Entries a page. */
+        /** @description Page size, 1 to 100 (default 20). */
         limit?: number;
-      };
-      header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
-        "If-None-Match"?: string;
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -12392,27 +12388,29 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The SiteFilePage. */
+      /** @description A page of SiteFile items. */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["SiteFilePage"];
         };
       };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
-      304: {
+      /** @description Bad Request: `invalid_cursor`. */
+      400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
-        content: never;
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
       };
       /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
       401: {
