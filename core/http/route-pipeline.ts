@@ -32,6 +32,7 @@ import type { Store, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import { changeMayProceed, clientHasCurrent, entityTagOf, taggedByKernel } from './conditional-requests.ts'
 import type { ContractChecks } from './contract-checks.ts'
+import { endingWhen, eventStreamType } from './event-stream-end.ts'
 import { listAnswer } from './list-answer.ts'
 import { queryReader } from './query-string.ts'
 import type { RateDecision, RateKey, RateLimiter } from './rate-limiter.ts'
@@ -68,6 +69,8 @@ export interface PipelineRuntime {
   rateLimited?(key: RateKey): void
   /** Where unexpected failures are logged, under the request id. */
   readonly log: Logger
+  /** Aborts when the panel begins to stop: live event streams end then (see `event-stream-end.ts`). */
+  readonly stopping?: AbortSignal
 }
 
 /** Whose key it is: keys are scoped to the caller, so two callers may use the same one. */
@@ -641,7 +644,15 @@ export function compileRoute(
       const location: Record<string, string> = result.location
         ? { location: `${runtime.basePath}${result.location}` }
         : {}
-      const answer = jsonAnswer(result.status, result.body, { ...headers, ...result.headers, ...location })
+      const { stopping } = runtime
+      // An event stream never ends by itself: it ends when the panel stops.
+      const body =
+        stopping &&
+        result.body instanceof ReadableStream &&
+        result.headers['content-type'] === eventStreamType
+          ? endingWhen(result.body, stopping)
+          : result.body
+      const answer = jsonAnswer(result.status, body, { ...headers, ...result.headers, ...location })
       const socket = Reply.socketOf(result)
       if (socket) socketAnswers.set(answer, socket)
       return answer

@@ -578,6 +578,45 @@ describe('a started panel runs jobs', () => {
   })
 })
 
+describe('a panel that begins to stop (drain)', () => {
+  test('ends its job event streams, gives its running job back at once, and is no longer ready', async () => {
+    const harness = newHarness()
+    const tp = await createKernelTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
+    try {
+      const token = await tp.token()
+      tp.panel.start()
+      const reached = deferred()
+      harness.scripts.set('endless', async (job) => {
+        reached.resolve()
+        return aborted(job.signal)
+      })
+      const created = await createGadget(tp, token, { script: 'endless' })
+      await reached.promise
+      const events = serverSentEvents(
+        await tp.request('GET', `/api/v1/jobs/${created.jobId}/events`, { token }),
+      )
+      expect((await events.next()).event).toBe('progress')
+      await tp.panel.drain()
+      // The stream ends between two events (its client reconnects elsewhere) instead of holding the stop an hour.
+      expect(await events.done()).toBe(true)
+      // Given back, not waited for: still running, with its lease lapsed, for another instance to take at once.
+      const row = await tp.panel.store.db
+        .withTables<JobTables>()
+        .selectFrom('jobs')
+        .select(['status', 'lease_until'])
+        .where('id', '=', created.jobId)
+        .executeTakeFirstOrThrow()
+      expect(row.status).toBe('running')
+      expect(Date.parse(row.lease_until ?? '')).toBeLessThan(Date.now() - 60_000)
+      expect((await tp.request('GET', '/readyz')).status).toBe(503)
+      // Requests are still answered while the host lets those in flight finish.
+      expect((await tp.request('GET', `/api/v1/jobs/${created.jobId}`, { token })).status).toBe(200)
+    } finally {
+      await tp.panel.close()
+    }
+  })
+})
+
 describe('cancelling a queued job (the panel is not started)', () => {
   const harness = newHarness()
   let tp: TestPanel

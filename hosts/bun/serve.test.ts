@@ -15,6 +15,7 @@ import {
   testDatabaseSettings,
   tokenPattern,
 } from '../testing/host-process.ts'
+import { startSlowPost } from '../testing/slow-post.ts'
 import { servePanel } from './serve.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-serve-')
@@ -37,53 +38,6 @@ async function staffToken(dataDir: string): Promise<string> {
   const token = created.stdout.trimEnd().split('\n').at(-1) ?? ''
   expect(token).toMatch(tokenPattern)
   return token
-}
-
-/** A POST written by hand over TCP: headers at once (with `Expect: 100-continue`), the body when the test says. */
-async function startSlowPost(base: string, path: string, token: string, body: string) {
-  const url = new URL(base)
-  const socket = connect(Number(url.port), url.hostname)
-  await once(socket, 'connect')
-  socket.setEncoding('utf8')
-  let received = ''
-  let firstStatus: (status: number) => void = () => {}
-  const interim = new Promise<number>((resolve) => {
-    firstStatus = resolve
-  })
-  socket.on('data', (chunk: string) => {
-    received += chunk
-    const status = /^HTTP\/1\.1 (\d{3}) /.exec(received)
-    if (status) firstStatus(Number(status[1]))
-  })
-  const closed = new Promise<void>((resolve, reject) => {
-    socket.once('close', () => resolve())
-    socket.once('error', reject)
-  })
-  socket.write(
-    [
-      `POST ${path} HTTP/1.1`,
-      `Host: ${url.host}`,
-      `Authorization: Bearer ${token}`,
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Expect: 100-continue',
-      'Connection: close',
-      '',
-      '',
-    ].join('\r\n'),
-  )
-  return {
-    /** The status of the first answer: 100 once the server has taken the request in. */
-    interim,
-    /** Sends the body and returns the final response. */
-    async finish(): Promise<{ status: number; body: string }> {
-      socket.write(body)
-      await closed
-      const final = received.replace(/^HTTP\/1\.1 100 [^\r]*\r\n\r\n/, '')
-      const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(final)?.[1] ?? Number.NaN)
-      return { status, body: final.slice(final.indexOf('\r\n\r\n') + 4) }
-    },
-  }
 }
 
 /** Whether a TCP connection to `base` is refused now. */

@@ -13,7 +13,10 @@ import {
 /** A running server. */
 export interface RunningServer {
   readonly url: URL
-  /** Stops accepting, waits for in-flight requests, then closes the panel. */
+  /**
+   * Stops accepting and drains the panel at once (event streams end, jobs under way are given back), waits for the
+   * requests in flight, then closes the panel.
+   */
   stop(): Promise<void>
   /** Closes every open connection now, ending a `stop()` that waits on a stalled client. */
   forceClose(): void
@@ -116,7 +119,7 @@ export function servePanel(
     url: server.url,
     stop() {
       stopping ??= (async () => {
-        await server.stop(false)
+        await Promise.all([server.stop(false), panel.drain()])
         await panel.close()
       })()
       return stopping

@@ -1,0 +1,33 @@
+// Live event streams end when the panel stops: their clients reconnect (EventSource does), to another instance if
+// there is one, instead of holding the stop for as long as a stream may stay open (an hour).
+
+/** The media type of Server-Sent Events: the answers that never end by themselves. */
+export const eventStreamType = 'text/event-stream'
+
+/**
+ * `body`, closed cleanly (its source cancelled) once `stopping` aborts: the client sees the stream end between two
+ * events, never in the middle of one.
+ */
+export function endingWhen(
+  body: ReadableStream<Uint8Array>,
+  stopping: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  const stopped = new Promise<'stopped'>((resolve) => {
+    if (stopping.aborted) resolve('stopped')
+    else stopping.addEventListener('abort', () => resolve('stopped'), { once: true })
+  })
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await Promise.race([reader.read(), stopped])
+      if (next === 'stopped') {
+        await reader.cancel(stopping.reason).catch(() => {})
+        controller.close()
+      } else if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    cancel(reason) {
+      return reader.cancel(reason)
+    },
+  })
+}
