@@ -36,6 +36,11 @@ export interface StandardSettings {
   readonly billingCheckout: CheckoutMode
   /** `TRUST_PROXY`: `1`/`true`/`yes` when one reverse proxy in front sets `X-Forwarded-For`/`-Proto`. */
   readonly trustProxy: boolean
+  /**
+   * `PUBLIC_URL`: the URL people and clients reach the panel at (`https://panel.example.com`). Its host name is the
+   * panel's: no site may take it, or a name under it. None by default.
+   */
+  readonly publicUrl: string | null
   /** `PLINTH_CONFIG`: a module whose default export gives the plugin list; absolute, or null for the standard one. */
   readonly configPath: string | null
   /** `METRICS_TOKEN`: the bearer token `/metrics` wants; without it `/metrics` answers loopback callers only. */
@@ -225,6 +230,11 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
         `SHELL_ALLOWED_ORIGINS must list origins such as https://portal.example.com, not "${origin}"`,
       )
   }
+  const publicUrl = env.PUBLIC_URL || null
+  if (publicUrl !== null && !/^https?:\/\/[^\s/?#]+(\/[^\s]*)?$/.test(publicUrl))
+    problems.push(
+      `PUBLIC_URL must be the http:// or https:// URL the panel is reached at, not "${publicUrl}"`,
+    )
   const acmeEmail = env.ACME_EMAIL || null
   if (acmeEmail !== null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(acmeEmail))
     problems.push(`ACME_EMAIL must be an email address, not "${acmeEmail}"`)
@@ -256,6 +266,7 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     defaultCustomerLimits,
     billingCheckout: checkout === 'closed' ? 'closed' : 'open',
     trustProxy: flag('TRUST_PROXY', false),
+    publicUrl,
     configPath,
     metricsToken,
     logRequests: flag('LOG_REQUESTS', true),

@@ -1,10 +1,10 @@
 // The brands plugin: white-label resellers. Fills the kernel's brand directory, so brand staff can exist.
 
 import { brandDirectoryService, definePlugin } from '../../core/index.ts'
-import { brandScopes } from './contract.ts'
+import { brandHostnames, brandScopes } from './contract.ts'
 import { brandsMigrations } from './migrations.ts'
 import { brandsProblems } from './problems.ts'
-import { defaultBrandId, findBrand } from './repository.ts'
+import { brandsHostnames, defaultBrandId, findBrand } from './repository.ts'
 import { brandingRoutes } from './routes/branding.ts'
 import { brandRoutes } from './routes/brands.ts'
 
@@ -32,6 +32,7 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
         findBrand: (id) => findBrand(context.db, id),
         defaultBrandId: () => defaultBrandId(context.db),
       })
+      context.provide(brandHostnames, { taken: brandsHostnames })
     },
     routes: (context) => [...brandRoutes(context), ...brandingRoutes(context)],
   })

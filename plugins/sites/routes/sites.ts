@@ -34,6 +34,7 @@ import {
   toSite,
   visibleSites,
 } from '../repository.ts'
+import type { DomainReservations } from '../reserved-domains.ts'
 
 const CreateSiteBody = t.Object(
   {
@@ -81,7 +82,7 @@ const sitesList = preparedList((db, view, filters: Static<typeof ListSitesQuery>
 })
 
 /** The sites routes. */
-export function siteRoutes(context: PluginContext): RouteDefinition[] {
+export function siteRoutes(context: PluginContext, reserved: DomainReservations): RouteDefinition[] {
   const types = context.extensionPoint(siteTypes)
   const customers = context.use(customerDirectory)
   const nodes = context.use(nodeDirectory)
@@ -155,6 +156,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         sitesProblems.unknown_site_type,
         sitesProblems.options_of_other_type,
         sitesProblems.invalid_domain,
+        sitesProblems.domain_reserved,
         sitesProblems.domain_in_use,
         sitesProblems.no_node_available,
         sitesProblems.disk_quota_required,
@@ -197,6 +199,8 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
               `is for sites of type ${option.type.name}`,
             )
         if (!customer || !siteType || !domain || refusals.hasAny()) throw refusals.toProblem()
+        const refused = await reserved(trx, domain)
+        if (refused) throw refused
         const nodeId = await placement(trx)
         if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
         // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.
