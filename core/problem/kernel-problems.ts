@@ -119,7 +119,7 @@ export const kernelProblems = defineProblems({
     status: 429,
     detail: 'Too many failed sign-in attempts; wait before trying again.',
     description:
-      'Repeated failed logins for this account or from this address; `Retry-After` says how long to wait.',
+      'Repeated failed logins for this account from this address, from this address, or for this account from everywhere; `Retry-After` says how long to wait.',
   },
   csrf_token_invalid: {
     status: 403,

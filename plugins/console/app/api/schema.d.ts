@@ -1321,7 +1321,7 @@ export interface components {
        * - `account_disabled` (401, kernel): Staff disabled the user: their sessions were ended, their API tokens are refused (they work again, unless expired or revoked, once the user is enabled), and signing in is refused once the password is right (a wrong one is still `invalid_credentials`).
        * - `invalid_credentials` (401, kernel): Login failed. The answer does not say which of the two was wrong.
        * - `rate_limited` (429, kernel): The credential (or, without one, the address) went over its requests a minute (`RATE_LIMIT_PER_MINUTE`, 1,200 by default; login 30). `Retry-After`, `RateLimit` and `RateLimit-Policy` say when it resets.
-       * - `too_many_attempts` (429, kernel): Repeated failed logins for this account or from this address; `Retry-After` says how long to wait.
+       * - `too_many_attempts` (429, kernel): Repeated failed logins for this account from this address, from this address, or for this account from everywhere; `Retry-After` says how long to wait.
        * - `csrf_token_invalid` (403, kernel): The `X-CSRF-Token` header is missing or is not the one login returned for this session.
        * - `cross_origin_request` (403, kernel): Neither `Sec-Fetch-Site: same-origin` nor a matching `Origin` header was sent with a cookie-authenticated change.
        * - `insufficient_scope` (403, kernel): The caller’s effective scopes do not include the one named in `scope`.
