@@ -51,7 +51,7 @@ export async function runStandardServer(
     server = servePanel(panel, {
       hostname: settings.host,
       port: settings.port,
-      trustProxy: settings.trustProxy,
+      trustedProxies: settings.trustedProxies,
       log,
     })
   } catch (error) {
