@@ -151,7 +151,16 @@ export async function customerInView(db: Db, view: TenantView, customerId: strin
 /** The caller's scopes that reach `customerId`: what a token limited to that customer could hold. */
 export async function scopesOnCustomer(db: Db, caller: Caller, customerId: string): Promise<Set<string>> {
   const held = new Set<string>()
-  for (const scope of caller.scopes)
-    if (await customerInView(db, caller.viewFor(scope), customerId)) held.add(scope)
+  // Staff have one view for every scope: asked about once, not once per scope.
+  const answers = new Map<TenantView, boolean>()
+  for (const scope of caller.scopes) {
+    const view = caller.viewFor(scope)
+    let inView = answers.get(view)
+    if (inView === undefined) {
+      inView = await customerInView(db, view, customerId)
+      answers.set(view, inView)
+    }
+    if (inView) held.add(scope)
+  }
   return held
 }

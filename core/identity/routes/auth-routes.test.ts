@@ -401,7 +401,7 @@ describe('login throttling', () => {
     }
   })
 
-  test('failures from one address (a site’s code on the node, at 127.0.0.1) never lock the account for its owner elsewhere', async () => {
+  test('failures from one address (code on the panel’s own machine, at 127.0.0.1) never lock the account for its owner elsewhere', async () => {
     // The account once had one count for every address: five wrong passwords from a site locked staff out.
     const throttled = await createKernelTestPanel({
       plugins: [],
