@@ -36,6 +36,7 @@ export function standardPlugins(
         | 'acmeCaPem'
         | 'sftpPort'
         | 'sftpListen'
+        | 'nodeDatabasePort'
         | 'uploadLimitBytes'
         | 'shellIdleSeconds'
         | 'shellSessionsPerSite'
@@ -60,7 +61,8 @@ export function standardPlugins(
     // WordPress comes from its own plugin, which installs it with a database of the site's own.
     // No site takes the panel's own host name (PUBLIC_URL's), nor a brand's.
     sitesPlugin({ wordpress: false, panelHostnames: hostnamesOf(settings.publicUrl) }),
-    databasesPlugin(),
+    // The local node runs a MariaDB of its own for its sites when it serves them.
+    databasesPlugin({ nodeDatabasePort: localServing ? (settings.nodeDatabasePort ?? null) : null }),
     filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),
     wordpressPlugin(),
     // SFTP accounts; the local node's SSH server runs only when SFTP_PORT is set.
