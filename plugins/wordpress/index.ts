@@ -160,6 +160,31 @@ function wordpressSiteType(context: PluginContext): SiteType {
         .execute()
       return options.adminPassword === undefined ? { adminUser, adminPassword: password } : { adminUser }
     },
+    async lacksOn(db, node) {
+      const capabilities = node.agent.capabilities
+      // A node that never said what it runs (a panel not started, an agent not connected yet) is taken at its
+      // word later: its provisioning finds out.
+      if (!capabilities) return []
+      const serving = capabilities.missing.filter((lack) => lack.for === 'serving sites')
+      // A node that lays out files only by its operator's choice (LOCAL_SITES=files) takes WordPress sites as
+      // placeholder pages; one that would serve but lacks nginx or PHP-FPM does not.
+      if (capabilities.mode === 'files-only' && serving.length === 0) return []
+      const lacks: string[] = []
+      if (!capabilities.applications[wordpressKind]) {
+        const named = capabilities.missing.filter(
+          (lack) => lack.for === 'serving sites' || lack.for === 'wordpress sites',
+        )
+        lacks.push(...(named.length > 0 ? named.map((lack) => lack.what) : ['WordPress']))
+      }
+      // The node's own server being made (its first start takes seconds) will take the site's database.
+      const starting =
+        (capabilities.services.database as { starting?: boolean } | undefined)?.starting === true
+      if (!starting && !(await databases().canPlace(db, 'mariadb', node.id)))
+        lacks.push(
+          'a MariaDB server (mariadb-server on the node, or one staff add with POST /database-servers)',
+        )
+      return lacks
+    },
     async app(job, site) {
       // A node that only lays out files (no nginx or PHP-FPM, said so in its state) gets the placeholder site.
       const node = site.nodeId ? await nodes().find(site.nodeId) : null
