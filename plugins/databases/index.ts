@@ -2,6 +2,7 @@
 // MariaDB and PostgreSQL servers. docs/databases.md describes the model.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
 import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
@@ -41,6 +42,8 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
     version: '0.1.0',
     description: 'Database servers, and customers’ MariaDB and PostgreSQL databases and users on them.',
     requires: ['customers', 'sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: databaseScopes.read, description: 'Read databases and database users', roles: hostingRoles },
       {
@@ -114,6 +117,7 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
     ],
     migrations: databasesMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       // Site types that install applications (WordPress) have their site's database made through it.
       context.provide(siteDatabases, siteDatabasesService(context))
       // A customer's logins are locked with it, and its databases removed with it.

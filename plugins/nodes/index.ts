@@ -2,6 +2,7 @@
 // registry (with the built-in `local` driver), and the endpoint where nodes report traffic.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { createAgentDriver } from './agent/agent-driver.ts'
 import { type CommandQueue, createCommandQueue } from './agent/command-queue.ts'
 import {
@@ -57,6 +58,8 @@ export const nodesPlugin = (options: NodesOptions) => {
     name: 'nodes',
     version: '0.1.0',
     description: 'Nodes: the servers sites run on, their drivers, and the traffic they report.',
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: nodeScopes.read, description: 'Read nodes (platform staff only)', staff: 'platform' },
       {
@@ -71,6 +74,7 @@ export const nodesPlugin = (options: NodesOptions) => {
     usageSections: [trafficSection, diskSection],
     extensionPoints: [nodeDrivers, siteLocators, nodeServices],
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       const offered = context.extensionPoint(nodeServices)
       services = () => offered.list()
       const drivers = context.extensionPoint(nodeDrivers)

@@ -3,6 +3,7 @@
 // the site's node. docs/shell.md describes it.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { nodeServices } from '../nodes/contract.ts'
 import { execJob } from './exec-job.ts'
 import { shellMigrations } from './migrations.ts'
@@ -42,9 +43,12 @@ export const shellPlugin = (options: ShellOptions = {}) => {
     version: '0.1.0',
     description: 'Commands and interactive shells in sites, as the site’s user, confined to the site.',
     requires: ['sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     problems: shellProblems,
     migrations: shellMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       // The local node offers the service in process; remote nodes through their agent's list.
       context.extensionPoint(nodeServices).add(shellNodeService())
       // A deleted site's sessions and their recordings go with it.

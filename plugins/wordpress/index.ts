@@ -6,6 +6,7 @@
 
 import { randomBytes } from 'node:crypto'
 import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { siteDatabases } from '../databases/contract.ts'
 import { nodeDirectory, nodeServices, type WordPressApp } from '../nodes/contract.ts'
 import { type CreatedSite, type SiteType, siteTypes } from '../sites/contract.ts'
@@ -69,9 +70,12 @@ export const wordpressPlugin = () =>
     description:
       'WordPress sites: Debian’s WordPress installed into the site, on a MariaDB database of its own.',
     requires: ['sites', 'databases', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     problems: wordpressProblems,
     migrations: wordpressMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       context.extensionPoint(siteTypes).add(wordpressSiteType(context))
       // The local node runs WordPress operations in process; remote nodes list it in hosts/agent/node-services.ts.
       context.extensionPoint(nodeServices).add(wordpressNodeService())
