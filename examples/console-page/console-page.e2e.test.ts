@@ -1,7 +1,8 @@
 // A plugin's console page, end to end in Chromium: the standard panel with the support plugin mounted, served over
 // HTTP; a developer of a customer's team (holding `support:read`) finds "Support" in the navigation and its page,
-// a billing member (without it) finds neither, and is told the page is not theirs when they go to its address.
-// Both pages pass axe's WCAG 2.1 AA rules with nothing failing on them.
+// a billing member (without it) finds neither, and is told the page is not theirs when they go to its address, as
+// is platform staff (holding every scope, but the page is the portal's). Every page passes axe's WCAG 2.1 AA rules
+// with nothing failing on it.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -50,7 +51,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-/** `email` signed in to the portal in a browser of their own; the sign-in page's probe of `/me` is no failure. */
+/** `email` signed in in a browser of their own; the sign-in page's probe of `/me` is no failure. */
 async function signedIn(email: string): Promise<{ page: Page; failures: PageFailures }> {
   const page = await (await browser.newContext()).newPage()
   const failures = await collectPageFailures(page, { allow: [/GET \S+\/api\/v1\/me → 401$/] })
@@ -85,4 +86,15 @@ test('a member without support:read sees no entry, and the page’s address says
   expect(await page.getByText('support:read').count()).toBe(1)
   await checkAccessibility(page, 'the support page, refused')
   await failures.assertClean('the support page, refused')
+}, 60_000)
+
+test('staff, though holding every scope, find no entry and are told the page is the portal’s', async () => {
+  const { page, failures } = await signedIn((await panel.staff()).email)
+  await page.getByText('Operator console').waitFor()
+  expect(await supportLink(page).count()).toBe(0)
+  await page.goto(new URL('support', server.url).href)
+  await page.getByRole('heading', { level: 1, name: 'Not available to you' }).waitFor()
+  expect(await page.getByText('customer portal').count()).toBe(1)
+  await checkAccessibility(page, 'the support page, for staff')
+  await failures.assertClean('the support page, for staff')
 }, 60_000)

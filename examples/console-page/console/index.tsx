@@ -1,4 +1,5 @@
-// The support plugin's console module: one navigation entry and one page, shown to callers holding `support:read`.
+// The support plugin's console module: one navigation entry and one page of the customer portal, shown to team
+// members holding `support:read`.
 
 import { defineConsolePages } from '../../../plugins/console/kit.ts'
 import { SupportPage } from './support-page.tsx'
@@ -7,5 +8,5 @@ export default defineConsolePages({
   navigation: [
     { group: 'Account', label: 'Support', to: '/support', scope: 'support:read', audience: 'member' },
   ],
-  routes: [{ path: '/support', scope: 'support:read', render: () => <SupportPage /> }],
+  routes: [{ path: '/support', scope: 'support:read', audience: 'member', render: () => <SupportPage /> }],
 })

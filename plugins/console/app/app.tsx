@@ -1,10 +1,10 @@
 // The app: signed out it is the brand's sign-in page; signed in, the frame and the page the address names, from
-// the index of every module's pages.
+// the index of every module's pages, guarded as the page declares (its audience, its scope).
 
 import { ErrorNotice, Loading } from './components/states.tsx'
 import { matchRoute } from './console-pages.ts'
 import { Layout } from './layout.tsx'
-import { NotAllowed, NotFound } from './pages/not-found.tsx'
+import { NotAllowed, NotForAudience, NotFound } from './pages/not-found.tsx'
 import { SignIn } from './pages/sign-in.tsx'
 import { usePages } from './pages-context.tsx'
 import { useLocation } from './router.tsx'
@@ -19,6 +19,9 @@ export function App() {
   if (me.isError) return <ErrorNotice error={me.error} />
   if (!me.data) return <SignIn branding={branding} />
   const matched = matchRoute(routes, path)
+  const audience = me.data.kind === 'member' ? 'member' : 'staff'
+  const foreign =
+    matched?.route.audience !== undefined && ![audience, 'both'].includes(matched.route.audience)
   return (
     <SessionProvider me={me.data}>
       <Layout branding={branding}>
@@ -26,6 +29,8 @@ export function App() {
         <div key={path}>
           {!matched ? (
             <NotFound />
+          ) : foreign ? (
+            <NotForAudience staffPage={audience === 'member'} />
           ) : matched.route.scope && !me.data.scopes.includes(matched.route.scope) ? (
             <NotAllowed scope={matched.route.scope} />
           ) : (

@@ -46,6 +46,8 @@ export interface ConsoleRoute {
    * so instead of being shown a form the API will refuse.
    */
   readonly scope?: string
+  /** Who the page is for; another caller is told it is not theirs. Default `both`. */
+  readonly audience?: Audience
   readonly tab?: PageTab
   readonly render: (params: Readonly<Record<string, string>>) => ReactNode
 }

@@ -64,12 +64,17 @@ async function uploadInParts(siteId: string, path: string, file: File, options: 
       options.signal.throwIfAborted()
       const part = file.slice(received, Math.min(file.size, received + partBytes))
       try {
-        const response = await rawRequest(where, {
-          method: 'PUT',
-          headers: { 'Content-Type': 'application/octet-stream', 'Upload-Offset': String(received) },
-          body: part,
-          signal: options.signal,
-        })
+        const response = await rawRequest(
+          where,
+          {
+            method: 'PUT',
+            headers: { 'Content-Type': 'application/octet-stream', 'Upload-Offset': String(received) },
+            body: part,
+            signal: options.signal,
+          },
+          // Only the last part makes the file: the folder is read again after it, not after every part.
+          { readAgain: received + part.size >= file.size },
+        )
         const state = (await response.json()) as FileUpload
         received = state.received
         retries = 0

@@ -180,8 +180,16 @@ export function apiUrl(path: string): string {
   return `${window.location.origin}${apiBase}${path}`
 }
 
-/** Raw request with the session's CSRF token: for streamed uploads the typed client cannot send. */
-export async function rawRequest(path: string, init: RequestInit): Promise<Response> {
+/**
+ * Raw request with the session's CSRF token: for streamed uploads the typed client cannot send. A change is followed
+ * by the cache as the client's are, unless `readAgain` is false (a resumable upload's parts before the last, which
+ * change nothing a page shows).
+ */
+export async function rawRequest(
+  path: string,
+  init: RequestInit,
+  { readAgain = true }: { readonly readAgain?: boolean } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers)
   if (init.method && isChange(init.method) && csrfToken) headers.set('X-CSRF-Token', csrfToken)
   const url = apiUrl(path)
@@ -191,6 +199,6 @@ export async function rawRequest(path: string, init: RequestInit): Promise<Respo
     const body = await response.json().catch(() => null)
     throw problemOf(response.status, body, response.headers.get('x-request-id'))
   }
-  cacheFollows(init.method ?? 'GET', url, response)
+  if (readAgain) cacheFollows(init.method ?? 'GET', url, response)
   return response
 }
