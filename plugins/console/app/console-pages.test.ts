@@ -15,16 +15,19 @@ const entry = (group: string, label: string, order?: number): NavEntry => ({
 })
 
 describe('indexing modules', () => {
-  test('lists groups by their first entry’s order, and entries by theirs, whichever module declares them', () => {
+  test('lists groups by their entries’ smallest order, and entries by theirs, whichever module declares them', () => {
     const pages = indexPages([
       { routes: [], navigation: [entry('Account', 'Tokens', 900), entry('Overview', 'Dashboard', 0)] },
       { routes: [], navigation: [entry('Hosting', 'Sites', 200), entry('Hosting', 'Zones')] },
-      { routes: [], navigation: [entry('Hosting', 'Customers', 100)] },
+      { routes: [], navigation: [entry('Hosting', 'Customers', 100), entry('Account', 'Support')] },
+      { routes: [], navigation: [entry('Mail', 'Mailboxes'), entry('Mail', 'Aliases')] },
     ])
+    // Unordered entries come last in their group, as declared, and never move it; an unordered group comes last.
     expect(pages.navigation.map((group) => [group.label, group.items.map((item) => item.label)])).toEqual([
       ['Overview', ['Dashboard']],
       ['Hosting', ['Customers', 'Sites', 'Zones']],
-      ['Account', ['Tokens']],
+      ['Account', ['Tokens', 'Support']],
+      ['Mail', ['Mailboxes', 'Aliases']],
     ])
   })
 

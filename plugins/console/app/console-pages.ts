@@ -18,8 +18,9 @@ export interface NavEntry {
   readonly scope: string | null
   readonly audience: Audience
   /**
-   * Where it is listed: groups by their smallest order, entries within a group by theirs. The console's own use
-   * 0 (dashboard), 800 (activity) and 900 (account); the standard areas 100 to 699. Default 500.
+   * Where it is listed: groups by the smallest order of their entries, entries within a group by theirs. The
+   * console's own use 0 (dashboard), 630 (staff and users), 800 (activity) and 900 (account); the standard areas
+   * 100 to 699. Without one, it comes last in its group, and does not move the group.
    */
   readonly order?: number
 }
@@ -78,17 +79,25 @@ export interface ConsolePages {
   readonly navigation: readonly NavGroup[]
 }
 
-const orderOf = (entry: { readonly order?: number }) => entry.order ?? 500
+/** An order to sort by: entries without one after those with one (sorting is stable: then as declared). */
+const compareOrders = (a: number | undefined, b: number | undefined) =>
+  a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a - b
 
-/** The navigation's groups: each by its first entry's order, entries by theirs (then as declared). */
+/**
+ * The navigation's groups, each placed by the smallest order of its entries (a group no entry orders comes last),
+ * its entries by their order; entries without an order come last in their group, as declared.
+ */
 function groupsOf(entries: readonly NavEntry[]): NavGroup[] {
-  const groups = new Map<string, NavEntry[]>()
-  for (const entry of [...entries].sort((a, b) => orderOf(a) - orderOf(b))) {
-    const items = groups.get(entry.group) ?? []
-    items.push(entry)
-    groups.set(entry.group, items)
+  const groups = new Map<string, { rank: number | undefined; items: NavEntry[] }>()
+  for (const entry of entries) {
+    const group = groups.get(entry.group) ?? { rank: undefined, items: [] }
+    group.items.push(entry)
+    if (entry.order !== undefined) group.rank = Math.min(group.rank ?? entry.order, entry.order)
+    groups.set(entry.group, group)
   }
-  return [...groups].map(([label, items]) => ({ label, items }))
+  return [...groups]
+    .sort(([, a], [, b]) => compareOrders(a.rank, b.rank))
+    .map(([label, group]) => ({ label, items: group.items.sort((a, b) => compareOrders(a.order, b.order)) }))
 }
 
 /** A pattern with its parameters' names made alike: `/sites/:id` and `/sites/:siteId` are one page. */
