@@ -4,10 +4,10 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
-import { nodeServices } from '../nodes/contract.ts'
+import { nodeModules } from '../nodes/contract.ts'
 import { archiveJobs } from './archive-jobs.ts'
 import { filesMigrations } from './migrations.ts'
-import { filesNodeService } from './node/files-service.ts'
+import filesNodeModule from './node/index.ts'
 import { filesProblems } from './problems.ts'
 import { archiveRoutes } from './routes/archive-routes.ts'
 import { contentRoutes } from './routes/content-routes.ts'
@@ -37,7 +37,7 @@ export const filesPlugin = (options: FilesOptions = {}) =>
     migrations: filesMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
-      context.extensionPoint(nodeServices).add(filesNodeService())
+      context.extensionPoint(nodeModules).add({ module: filesNodeModule })
     },
     jobs: (context) => archiveJobs(context),
     routes: (context) => {
@@ -51,5 +51,3 @@ export const filesPlugin = (options: FilesOptions = {}) =>
       ]
     },
   })
-
-export { filesNodeService } from './node/files-service.ts'

@@ -4,17 +4,15 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
-import { nodeServices } from '../nodes/contract.ts'
+import { nodeModules } from '../nodes/contract.ts'
 import { execJob } from './exec-job.ts'
 import { shellMigrations } from './migrations.ts'
-import { shellNodeService } from './node/service.ts'
+import shellNodeModule from './node/index.ts'
 import { shellProblems } from './problems.ts'
 import { execRoutes } from './routes/exec.ts'
 import { shellSessionRoutes } from './routes/shell-sessions.ts'
 import { createRelays } from './shell-relay.ts'
 import { siteDeleted } from './site-events.ts'
-
-export { shellNodeService } from './node/service.ts'
 
 /** Options of {@link shellPlugin}. */
 export interface ShellOptions {
@@ -49,8 +47,8 @@ export const shellPlugin = (options: ShellOptions = {}) => {
     migrations: shellMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
-      // The local node offers the service in process; remote nodes through their agent's list.
-      context.extensionPoint(nodeServices).add(shellNodeService())
+      // The local node runs the module in process; remote nodes load the same file.
+      context.extensionPoint(nodeModules).add({ module: shellNodeModule })
       // A deleted site's sessions and their recordings go with it.
       context.onEvent('site.deleted', siteDeleted)
     },

@@ -60,7 +60,7 @@ export interface paths {
   "/api/v1/agent/work": {
     /**
      * Ask for work (node agents)
-     * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
+     * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the node modules of the installation (which the agent loads from its own install) and the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
      *
      * Authenticated with `nodeAgentToken`, not with an API token or a session.
      */
@@ -326,25 +326,23 @@ export interface components {
     };
     AgentResult: {
       ok: boolean;
-      report?: {
-        /** @enum {string} */
-        state: "active" | "suspended" | "absent";
-        diskBytes: number;
-        /** @description The fingerprint of the certificate the site serves over HTTPS, or null. */
-        certificate?: string | null;
-      };
-      /** @description What the node service answered a `call` (a site’s file, a listing): sealed at rest in the panel and cleared once read. */
-      response?: unknown;
+      /** @description What the operation resolved with: a site’s report, a node service’s answer to a `call` (a site’s file, a listing). Sealed at rest in the panel and cleared once read. */
+      result?: unknown;
       error?: {
         message: string;
         code?: string;
         /** @description What a node service said of its refusal besides the code (`call`). */
         details?: Record<string, never>;
+        /** @description Whether repeating the command cannot help: the job fails at once. */
         final?: boolean;
+        /** @description Whether it was a node service’s refusal, answered to its caller as such. */
+        refusal?: boolean;
       };
     };
     AgentWork: {
       nodeId: string;
+      /** @description The node modules of the installation’s plugins: the agent loads those it does not run yet before carrying out the commands. */
+      modules: components["schemas"]["AgentModule"][];
       commands: components["schemas"]["AgentCommand"][];
     };
     AgentCommand: {
@@ -354,24 +352,45 @@ export interface components {
       operation: "provision" | "update" | "suspend" | "unsuspend" | "delete" | "report" | "install-certificate" | "remove-certificate" | "put-challenge" | "remove-challenge" | "call";
       jobId: string;
       attempt: number;
-      /** @description What the command is about: the site id, or `acme` for challenges. The agent runs the commands on one subject one after another. */
+      /** @description What the command is about: the site id, `acme` for challenges, or the command’s own for a call. The agent runs the commands on one subject one after another. */
       subject: string;
-      /** @description What the operation needs (nodes contract types): the `SiteSpec` for `provision`, `update`, `suspend`, `unsuspend`, `delete` and `report`; `{ siteId, certificate }` (a `SiteCertificate`, its private key included) for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`; the `SiteCall` (`{ siteId, service, request }`) for `call`. Sealed at rest in the panel and cleared once answered; never logged. */
+      /** @description What the operation needs (the node wing’s operations, plugins/nodes/node/operations.ts): the `SiteSpec` for the site’s changes and its report; `{ siteId, certificate }` for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`; the `SiteCall` (`{ siteId, service, request }`) for `call`. Sealed at rest in the panel and cleared once answered; never logged. */
       payload: unknown;
+    };
+    AgentModule: {
+      /** @description The module’s name (its plugin’s). */
+      name: string;
+      /** @description The file that declares it, below the install’s root (`plugins/files/node/index.ts`). */
+      source: string;
     };
     AgentHello: {
       /** @description Picked anew by each run of the agent: commands sent to an earlier run are sent again. */
       session: string;
       /** @description The agent’s version. */
       version: string;
-      /** @description What the node can run. */
       capabilities: {
+        /** @description nginx’s version, or null. */
         nginx: string | null;
+        /** @description PHP-FPM’s version, or null. */
         php: string | null;
-        wordpress: string | null;
+        /** @description Whether each site runs as a Unix user of its own. */
         unixUsers: boolean;
-        /** @enum {string} */
+        /**
+         * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
+         * @enum {string}
+         */
         mode: "serving" | "files-only";
+        /** @description The applications it installs into sites, by kind (`[a-z][a-z0-9-]*`), with their versions (`{ "wordpress": "6.1.1" }`). */
+        applications: Record<string, never>;
+        /** @description The services it offers its sites (`files`, `sftp`, …). */
+        services: string[];
+        /** @description What the node lacks to serve sites and to install each application; `npm run panel -- node setup` (or `npm run agent -- setup` on a remote node) installs it. */
+        missing: {
+            /** @description What is missing (`nginx`, `php-fpm`, a Debian package). */
+            what: string;
+            /** @description What it is needed for (`serving sites`, `wordpress sites`). */
+            for: string;
+          }[];
       };
       /** @description The commands the agent has and has not answered yet. A command sent to this run that it does not list never reached it (the answer to a poll was lost) and is sent again. */
       holding?: string[];
@@ -429,17 +448,7 @@ export interface components {
         /** @description The agent’s version. */
         version: string | null;
         /** @description What the node can run, as its agent last said; null before it said. */
-        capabilities: ({
-          nginx: string | null;
-          php: string | null;
-          wordpress: string | null;
-          unixUsers: boolean;
-          /**
-           * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
-           * @enum {string}
-           */
-          mode: "serving" | "files-only";
-        }) | null;
+        capabilities: components["schemas"]["NodeCapabilities"] | null;
       };
       /** Format: date-time */
       createdAt: string;
@@ -447,6 +456,30 @@ export interface components {
       updatedAt: string;
       /** @description The node’s agent token, `plinth_node_…`: shown this once, only its hash is kept. The node sends it to report. */
       agentToken: string;
+    };
+    NodeCapabilities: {
+      /** @description nginx’s version, or null. */
+      nginx: string | null;
+      /** @description PHP-FPM’s version, or null. */
+      php: string | null;
+      /** @description Whether each site runs as a Unix user of its own. */
+      unixUsers: boolean;
+      /**
+       * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
+       * @enum {string}
+       */
+      mode: "serving" | "files-only";
+      /** @description The applications it installs into sites, by kind (`[a-z][a-z0-9-]*`), with their versions (`{ "wordpress": "6.1.1" }`). */
+      applications: Record<string, never>;
+      /** @description The services it offers its sites (`files`, `sftp`, …). */
+      services: string[];
+      /** @description What the node lacks to serve sites and to install each application; `npm run panel -- node setup` (or `npm run agent -- setup` on a remote node) installs it. */
+      missing: {
+          /** @description What is missing (`nginx`, `php-fpm`, a Debian package). */
+          what: string;
+          /** @description What it is needed for (`serving sites`, `wordpress sites`). */
+          for: string;
+        }[];
     };
     Node: {
       /** @description Identifier, `nod_…`. */
@@ -471,17 +504,7 @@ export interface components {
         /** @description The agent’s version. */
         version: string | null;
         /** @description What the node can run, as its agent last said; null before it said. */
-        capabilities: ({
-          nginx: string | null;
-          php: string | null;
-          wordpress: string | null;
-          unixUsers: boolean;
-          /**
-           * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
-           * @enum {string}
-           */
-          mode: "serving" | "files-only";
-        }) | null;
+        capabilities: components["schemas"]["NodeCapabilities"] | null;
       };
       /** Format: date-time */
       createdAt: string;
@@ -1218,7 +1241,7 @@ export interface operations {
   };
   /**
    * Ask for work (node agents)
-   * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
+   * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the node modules of the installation (which the agent loads from its own install) and the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
    *
    * Authenticated with `nodeAgentToken`, not with an API token or a session.
    */

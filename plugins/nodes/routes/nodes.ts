@@ -12,11 +12,11 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { agentTokens } from '../agent-token.ts'
 import { Node, nodeDrivers, nodeScopes, nodeStatuses } from '../contract.ts'
 import { normaliseHostname } from '../hostname.ts'
 import type { NodesTable } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
+import { agentTokens } from '../remote/agent-token.ts'
 import { findNodeRow, insertNode, nameTaken, nodesQuery, toNode, updateNode } from '../repository.ts'
 
 const NodeName = t.String({
