@@ -36,8 +36,10 @@ export function builtAsset(body: Uint8Array<ArrayBuffer>, type: string): BuiltAs
   return { body, gzip: compressed.length < body.length ? compressed : null, type }
 }
 
-/** The bundler's namespace of the module the shell imports every contributed module through (`plinth-console:pages`,
- * which app/assets.d.ts declares). */
+/**
+ * The bundler's namespace of the module through which the shell imports every contributed module
+ * (`plinth-console:pages`, which app/assets.d.ts declares).
+ */
 const pagesNamespace = 'plinth-console'
 
 /**

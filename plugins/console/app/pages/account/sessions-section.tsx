@@ -14,8 +14,10 @@ type Session = Schemas['Session']
 const newestFirst = (sessions: Session[]) =>
   [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))
 
-/** Signs a session out; this browser's own signs it out here: the list read again answers 401, and the sign-in
- * page shows. */
+/**
+ * Signs a session out. Signing out this browser's own ends it here too: the list, read again after the change,
+ * answers 401, and the sign-in page shows.
+ */
 function SignOutSession({ session }: { session: Session }) {
   const where = describeUserAgent(session.userAgent)
   return (
