@@ -6,6 +6,7 @@
 
 import { randomBytes } from 'node:crypto'
 import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { siteDatabases } from '../databases/contract.ts'
 import { nodeDirectory, nodeModules } from '../nodes/contract.ts'
 import { type CreatedSite, type SiteType, siteTypes } from '../sites/contract.ts'
@@ -70,9 +71,12 @@ export const wordpressPlugin = () =>
     description:
       'WordPress sites: Debian’s WordPress installed into the site, on a MariaDB database of its own.',
     requires: ['sites', 'databases', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     problems: wordpressProblems,
     migrations: wordpressMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       context.extensionPoint(siteTypes).add(wordpressSiteType(context))
       // The application and the operations on a site, run by the local node in process and by every agent.
       context.extensionPoint(nodeModules).add({ module: wordpressNodeModule })
