@@ -2,6 +2,7 @@
 // served by the nodes of the sites they are attached to, and watched for expiry. docs/certificates.md describes it.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import type { AcmeSettings } from './acme/acme-settings.ts'
 import { letsEncryptDirectory } from './acme/acme-settings.ts'
 import { issueJob } from './acme/issue-job.ts'
@@ -43,6 +44,8 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     description:
       'TLS certificates: uploaded or issued through ACME, served by sites’ nodes, watched for expiry.',
     requires: ['customers', 'sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: certificateScopes.read, description: 'Read certificates', roles: hostingRoles },
       {
@@ -88,6 +91,7 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     problems: certificatesProblems,
     migrations: certificatesMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       context.onEvent('site.deleted', siteDeleted)
       context.onEvent('site.updated', (trx, event) => siteUpdated(context, trx, event))
     },

@@ -1,6 +1,7 @@
 // The sites plugin: sites of customers, WordPress first. Copy this plugin's layout to write your own.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { siteLocators } from '../nodes/contract.ts'
 import { DeletedSite, Site, siteDirectory, siteScopes, siteTypes } from './contract.ts'
@@ -38,6 +39,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     version: '0.1.0',
     description: 'Sites of customers (WordPress and other site types), their domains and lifecycle.',
     requires: ['brands', 'customers', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: siteScopes.read, description: 'Read sites', roles: hostingRoles },
       { name: siteScopes.create, description: 'Create sites', roles: hostingRoles },
@@ -100,6 +103,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     migrations: sitesMigrations,
     extensionPoints: [siteTypes],
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       if (options.wordpress !== false) {
         context.extensionPoint(siteTypes).add({ name: 'wordpress', description: 'A WordPress site.' })
       }
