@@ -97,9 +97,25 @@ function wordpressSiteType(context: PluginContext): SiteType {
   const databases = () => context.use(siteDatabases)
   const nodes = () => context.use(nodeDirectory)
 
+  /**
+   * Waits while the site's node says its own database server is being made (its first start takes seconds): the
+   * site's database goes there once the node says it runs, rather than failing this attempt for a moment's gap.
+   */
+  async function untilNodeDatabaseMade(job: JobRun, site: CreatedSite): Promise<void> {
+    const deadline = Date.now() + databaseWaitMs
+    for (;;) {
+      const node = site.nodeId ? await nodes().find(site.nodeId) : null
+      const database = node?.agent.capabilities?.services.database as { starting?: boolean } | undefined
+      if (database?.starting !== true || Date.now() > deadline) return
+      job.signal.throwIfAborted()
+      await Bun.sleep(250)
+    }
+  }
+
   /** The site's database and login made and ready, with a password this attempt set (for wp-config.php). */
   async function databaseFor(job: JobRun, site: CreatedSite): Promise<WordPressAppSettings['database']> {
     const password = randomBytes(24).toString('base64url')
+    await untilNodeDatabaseMade(job, site)
     const ids = await job.transaction(async (trx) => {
       const made = await databases().ensure(trx, {
         customerId: site.customerId,
