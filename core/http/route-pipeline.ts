@@ -13,7 +13,7 @@ import type { RouteDefinition } from '../plugin/route.ts'
 import { routeProblems } from '../plugin/route-problems.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
-import { answerRenderer, replayed, representationOf, toResponse } from './answer-rendering.ts'
+import { answerRenderer, replayed, toResponse } from './answer-rendering.ts'
 import { changeMayProceed, entityTagOf } from './conditional-requests.ts'
 import { type HandlerInputOf, handlerInputs, type Started } from './handler-input.ts'
 import { handlerRunner, KeptAlready, type KeyInChange } from './handler-run.ts'
@@ -97,7 +97,7 @@ interface Stages {
   readonly checkPrecondition: ReturnType<typeof preconditionCheck>
   readonly inputOf: ReturnType<typeof handlerInputs>
   readonly handler: ReturnType<typeof handlerRunner>
-  readonly render: ReturnType<typeof answerRenderer>
+  readonly answers: ReturnType<typeof answerRenderer>
   /** Answers a request carrying an Idempotency-Key (the route's must honour it). */
   answerWithKey(
     request: Request,
@@ -127,7 +127,7 @@ export function compileRoute(
     checkPrecondition: preconditionCheck(underway, mounting.sibling ?? (() => undefined)),
     inputOf: handlerInputs(underway),
     handler: handlerRunner(underway),
-    render: answerRenderer(underway),
+    answers: answerRenderer(underway),
     answerWithKey: idempotentAnswerer(underway, (...request) => attempt(stages, ...request)),
   }
   return {
@@ -221,7 +221,7 @@ async function answerFor(
   let result = stages.handler.replyOf(await stages.handler.run(handlerInput, info, null), rawParams)
   if (started.jobs || started.events) runtime.committed(started)
   if (route.list) result = await pageOf(stages, result, caller, input)
-  return stages.render(result, request, info)
+  return stages.answers.render(result, request, info)
 }
 
 /**
@@ -248,7 +248,7 @@ async function answerKeyedChange(
   const early = await keptAnswerOf(runtime.store.db, held.claim)
   if (early) return replayed(early, info)
   const render = (result: unknown) =>
-    stages.render(stages.handler.replyOf(result, input.params), request, info)
+    stages.answers.render(stages.handler.replyOf(result, input.params), request, info)
   let answer: KeptAnswer
   try {
     answer = (await stages.handler.run(handlerInput, info, { held, render })) as KeptAnswer
@@ -277,6 +277,7 @@ function currentRepresentation(stages: Stages): CurrentRepresentation | null {
   return async (caller, view, rawParams, request, info) => {
     const started = { jobs: false, events: false }
     const parts = { params: rawParams, query: {}, body: undefined, principal: undefined }
-    return representationOf(await route.handler(stages.inputOf(caller, view, request, info, parts, started)))
+    const result = await route.handler(stages.inputOf(caller, view, request, info, parts, started))
+    return stages.answers.representationOf(result)
   }
 }

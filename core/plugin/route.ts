@@ -16,9 +16,18 @@ export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** A documented response of an operation. */
 export interface RouteResponse {
   readonly description: string
-  /** JSON schema of the body; omitted for an empty response (204) and a stream. */
+  /**
+   * Schema of the body (JSON's, or of the text in `contentType`, e.g. `t.String({ description })`); omitted for an
+   * empty response (204), a stream, or text documented as a plain string.
+   */
   readonly schema?: TSchema
-  /** The media type of a body that is no JSON: `text/event-stream` for a {@link Reply.stream}. */
+  /**
+   * The media type of a body that is not JSON: `text/plain; charset=utf-8` for a BIND zone file, `text/csv`,
+   * `application/x-asciicast`. The handler returns the body as text (a string) or bytes (a `Uint8Array`) and the
+   * kernel sends it as it is, under this type; a read's 200 gets the kernel's `ETag` and answers `If-None-Match`
+   * with 304 as a JSON one does. `text/event-stream` for a {@link Reply.stream}, which is never tagged. Default JSON.
+   * @example responses: { 200: { description: 'The zone file.', contentType: 'text/plain; charset=utf-8' } }
+   */
   readonly contentType?: string
   /** Documented response headers (name → description), e.g. `Location`. */
   readonly headers?: Readonly<Record<string, string>>
@@ -121,7 +130,10 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal 
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
 }
 
-/** A response other than a plain 200 with a JSON body. */
+/**
+ * A response other than a plain 200 with the route's declared body: another status, headers (a media type chosen
+ * per request: `new Reply(200, bytes, { 'content-type': 'image/png' })`), a `Location`, a stream, a WebSocket.
+ */
 export class Reply {
   constructor(
     readonly status: number,
