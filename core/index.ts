@@ -44,22 +44,41 @@ export {
   type UsageSection,
 } from './plugin/define-plugin.ts'
 export {
+  type Blocker,
+  blockersOf,
+  type Dependent,
+  defineDependents,
+  removeDependents,
+} from './plugin/dependents.ts'
+export {
   defineExtensionPoint,
   type ExtensionPointRef,
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
-export { type ResourceDeclaration, resourceEvents, resourceRoutes } from './plugin/resource-routes.ts'
+export {
+  type ResourceChange,
+  type ResourceDeclaration,
+  resourceEvents,
+  resourceRoutes,
+} from './plugin/resource-routes.ts'
 export {
   type AuditInput,
   type ChangeDeclaration,
+  type ChangedResource,
   defineRoute,
   type EventInput,
   type HandlerInput,
   type IdParams,
   type ListDeclaration,
+  type ListFilter,
+  Recorded,
+  type RecordedAudit,
   Reply,
   type RouteCredential,
   type RouteDefinition,
+  type RouteResponse,
+  recorded,
+  unchanged,
 } from './plugin/route.ts'
 export { defineService, type ServiceRef } from './plugin/service.ts'
 export type { WebRoute } from './plugin/web-route.ts'
@@ -92,4 +111,5 @@ export {
   type TenantView,
   tenantDirectoryService,
 } from './tenancy/tenant-view.ts'
+export { type TableTenancy, type VisibleTable, visibleTable } from './tenancy/visible-table.ts'
 export type { UsageCounters } from './usage/usage-counters.ts'

@@ -46,6 +46,7 @@ export function handlerInputs({ plugin, runtime, eventKinds }: RouteUnderway) {
       ...parts,
       caller,
       view,
+      db: runtime.store.db,
       request,
       requestId: info.requestId,
       address: info.address,

@@ -7,8 +7,9 @@ import {
   keepAnswerWith,
   keptAnswerOf,
 } from '../idempotency/idempotency-keys.ts'
-import { Reply } from '../plugin/route.ts'
+import { type ChangeDeclaration, Recorded, type RecordedAudit, Reply } from '../plugin/route.ts'
 import { changesState } from '../plugin/route-problems.ts'
+import type { Trx } from '../store/store.ts'
 import type { HandlerInputOf } from './handler-input.ts'
 import type { RequestInfo, RouteUnderway } from './route-runtime.ts'
 
@@ -41,11 +42,48 @@ export function handlerRunner({ route, label, runtime, eventKinds }: RouteUnderw
   const subjectType = change?.action.split('.')[0] ?? ''
   const checks = runtime.contractChecks
 
+  /** Writes the change's audit entry and event in `trx`, for the resource its handler returned. */
+  async function record(
+    trx: Trx,
+    input: HandlerInputOf,
+    declared: ChangeDeclaration,
+    resource: Record<string, unknown>,
+    extra: RecordedAudit | undefined,
+  ): Promise<void> {
+    if (typeof resource?.id !== 'string' && !extra?.subject && !declared.subject)
+      throw new Error(`${label} declares a change but returned no resource with an id`)
+    const customerId =
+      extra?.customerId !== undefined
+        ? extra.customerId
+        : typeof resource.customerId === 'string'
+          ? resource.customerId
+          : null
+    const brandId =
+      extra?.brandId !== undefined
+        ? extra.brandId
+        : typeof resource.brandId === 'string'
+          ? resource.brandId
+          : null
+    const details = extra?.details ?? declared.details?.(resource)
+    await input.audit(trx, {
+      action: declared.action,
+      subject: extra?.subject ??
+        declared.subject?.(resource) ?? { type: subjectType, id: String(resource.id) },
+      customerId,
+      brandId,
+      ...(details ? { details } : {}),
+    })
+    if (declared.event) {
+      const data = declared.payload ? declared.payload(resource) : resource
+      await input.emit(trx, { kind: declared.event, customerId, data })
+    }
+  }
+
   /**
    * The handler of a route declaring `change`: in one transaction with its audit entry and event, and with an
    * Idempotency-Key, its claim and kept answer (`render` makes the answer the client gets, inside the transaction).
    */
-  function recorded(input: HandlerInputOf, keyed: KeyedChange | null): Promise<unknown> {
+  function inChange(input: HandlerInputOf, keyed: KeyedChange | null, prepared: unknown): Promise<unknown> {
     if (!change) return Promise.resolve(route.handler(input))
     return runtime.store.transaction(async (trx) => {
       const claim = keyed?.held.claim
@@ -54,22 +92,12 @@ export function handlerRunner({ route, label, runtime, eventKinds }: RouteUnderw
         if (kept) throw new KeptAlready(kept)
         keyed.held.claimed = true
       }
-      const returned = await route.handler({ ...input, trx })
+      const handled = await route.handler({ ...input, trx, prepared })
+      const returned = handled instanceof Recorded ? handled.answer : handled
       const resource = (returned instanceof Reply ? returned.body : returned) as Record<string, unknown>
-      if (typeof resource?.id !== 'string')
-        throw new Error(`${label} declares a change but returned no resource with an id`)
-      const customerId = typeof resource.customerId === 'string' ? resource.customerId : null
-      const brandId = typeof resource.brandId === 'string' ? resource.brandId : null
-      await input.audit(trx, {
-        action: change.action,
-        subject: { type: subjectType, id: resource.id },
-        customerId,
-        brandId,
-        ...(change.details ? { details: change.details(resource) } : {}),
-      })
-      if (change.event) {
-        const data = change.payload ? change.payload(resource) : resource
-        await input.emit(trx, { kind: change.event, customerId, data })
+      if (!(handled instanceof Recorded && handled.audit === null)) {
+        const extra = handled instanceof Recorded ? (handled.audit ?? undefined) : undefined
+        await record(trx, input, change, resource, extra)
       }
       if (!keyed || !claim) return returned
       const answer = keyed.render(returned)
@@ -78,11 +106,23 @@ export function handlerRunner({ route, label, runtime, eventKinds }: RouteUnderw
     })
   }
 
+  /** The change's work outside the store first (`prepare`), then the change; `undo` when the change fails. */
+  async function prepareThenChange(input: HandlerInputOf, keyed: KeyedChange | null): Promise<unknown> {
+    if (!route.prepare) return inChange(input, keyed, undefined)
+    const prepared = await route.prepare(input)
+    try {
+      return await inChange(input, keyed, prepared)
+    } catch (error) {
+      await route.undo?.(prepared, error)
+      throw error
+    }
+  }
+
   return {
     /** Runs the handler (recorded, on a change route), under the contract checks in test panels. */
     async run(input: HandlerInputOf, info: RequestInfo, keyed: KeyedChange | null): Promise<unknown> {
-      if (!checks || !changesState(route) || route.audited === false) return recorded(input, keyed)
-      const { result, wrote } = await checks.tracking(async () => recorded(input, keyed))
+      if (!checks || !changesState(route) || route.audited === false) return prepareThenChange(input, keyed)
+      const { result, wrote } = await checks.tracking(async () => prepareThenChange(input, keyed))
       if (wrote && !(await checks.audited(info.requestId)))
         throw new Error(
           `${label} changed the store without writing an audit entry (or declare audited: false)`,
@@ -90,10 +130,16 @@ export function handlerRunner({ route, label, runtime, eventKinds }: RouteUnderw
       return result
     },
 
-    /** The answer of a recorded change that returned the resource itself: 204, 201 with `Location`, or 200. */
+    /**
+     * The answer of a recorded change that returned the resource itself: 204, 201 with `Location`, 202, or 200.
+     * A handler outside a change returning `recorded(...)` is a mistake its tests find at once.
+     */
     replyOf(result: unknown, rawParams: Record<string, string>): unknown {
+      if (result instanceof Recorded)
+        throw new Error(`${label} returned recorded() without declaring a change`)
       if (!change || result instanceof Reply) return result
       if (route.responses?.[204]) return Reply.noContent()
+      if (route.responses?.[202]) return Reply.accepted(result)
       if (!route.responses?.[201]) return result
       const collection = route.path.replace(/:([^/]+)/g, (_match, name: string) => rawParams[name] ?? '')
       return Reply.created(result, `${collection}/${(result as { id: string }).id}`)

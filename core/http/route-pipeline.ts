@@ -9,6 +9,7 @@ import {
   type KeptAnswer,
   keptAnswerOf,
 } from '../idempotency/idempotency-keys.ts'
+import type { ListFilters } from '../pagination/prepared-list.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
 import { routeProblems } from '../plugin/route-problems.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
@@ -267,7 +268,8 @@ function pageOf(stages: Stages, result: unknown, caller: Caller | null, input: R
   // Keys sorted: the same filters in another order in the URL are the same walk.
   const binding = `${route.operationId}|${who}|${sortedJson(input.params)}|${sortedJson(input.query)}`
   const page = { ...input.page, limit: input.page.limit ?? 20, binding, secret: runtime.auth.secret }
-  return listAnswer(route.list as NonNullable<RouteDefinition['list']>, result, page, label)
+  const list = route.list as NonNullable<RouteDefinition['list']>
+  return listAnswer(list, result, page, input.query as ListFilters, label)
 }
 
 /** A single-resource read's representation, as another route's caller would see it; null for other routes. */

@@ -2,27 +2,73 @@
 // scoped, recorded and answered by the API's conventions, so each area writes only what is its own: the queries.
 
 import type { Static, TObject } from '@sinclair/typebox'
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import { Problem } from '../problem/problem.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
-import type { Trx } from '../store/store.ts'
+import type { Db, Trx } from '../store/store.ts'
+import type { TenantView } from '../tenancy/tenant-view.ts'
+import type { VisibleTable } from '../tenancy/visible-table.ts'
 import type { EventDefinition } from './define-plugin.ts'
 import {
+  type ChangeDeclaration,
   defineRoute,
   type HandlerInput,
   type IdParams,
   type ListDeclaration,
+  type ListFilter,
   type RouteDefinition,
+  type RouteResponse,
 } from './route.ts'
 
 type ParamsOf<P extends IdParams> = { readonly [K in keyof P]: string }
-type Input<B, Q, P extends IdParams> = HandlerInput<B, Q, ParamsOf<P>, true>
-type Change<B, P extends IdParams> = Input<B, undefined, P> & { readonly trx: Trx }
 type Returns<T> = Promise<T> | T
-type ListHandler<LQ extends TObject, P extends IdParams> = (
-  input: Input<undefined, Static<LQ>, P>,
-) => Returns<unknown>
-type RemoveHandler<Item extends TObject, P extends IdParams> = (
-  input: Change<undefined, P>,
-) => Returns<Static<Item>>
+/** What every operation's handler receives: the request's input, and the parent the resource hangs under. */
+type Input<B, Q, P extends IdParams, Parent> = HandlerInput<B, Q, ParamsOf<P>, true> & {
+  /** The parent found by the declaration's `parent` (in the caller's view), or undefined without one. */
+  readonly parent: Parent
+}
+/** What a change's handler receives besides: its transaction, what `prepare` made, and the row it changes. */
+type Change<B, P extends IdParams, Parent, Row, Prepared> = Input<B, undefined, P, Parent> & {
+  readonly trx: Trx
+  readonly prepared: Prepared
+  /** The row the request names, found in the caller's view (and under its parent) with `table`; else undefined. */
+  readonly row: Row
+}
+
+/** How a change of the resource is recorded, when the convention (`<name>.<verb>`, `<name>.<pastTense>`) does not fit. */
+export interface ResourceChange extends Partial<Omit<ChangeDeclaration, 'event'>> {
+  /** The event kind; null for none (only the audit entry). Default `<name>.created`, `.updated`, `.deleted`. */
+  readonly event?: string | null
+}
+
+/** What any operation may say of itself beyond the convention. */
+interface OperationText {
+  /** One line for the reference; default the operation id in words (`createCronJob`: "Create cron job"). */
+  readonly summary?: string
+  readonly description?: string
+}
+
+/** What a change operation declares besides its handler. */
+interface ChangeOperation<B extends TObject | undefined, Prepared> extends OperationText {
+  readonly body?: B
+  readonly problems?: readonly ProblemRef[]
+  /** The success responses, when they are not the convention's (a create answering the item and a secret). */
+  readonly responses?: Readonly<Record<number, RouteResponse | TObject>>
+  /** The answer shows a secret once: sent with `Cache-Control: no-store`. */
+  readonly showsSecret?: boolean
+  readonly record?: ResourceChange
+  /** Work before the change's transaction (see `ChangeRoute.prepare`). */
+  prepare?(
+    input: HandlerInput<
+      B extends TObject ? Static<B> : undefined,
+      undefined,
+      Readonly<Record<string, string>>,
+      true
+    >,
+  ): Returns<Prepared>
+  /** Undoes `prepare`'s work beyond the store when the change then fails. */
+  undo?(prepared: Prepared, error: unknown): Returns<void>
+}
 
 /** A plain resource, declared once; see {@link resourceRoutes}. */
 export interface ResourceDeclaration<
@@ -32,11 +78,16 @@ export interface ResourceDeclaration<
   LQ extends TObject,
   CB extends TObject,
   UB extends TObject,
+  Parent,
+  Row,
+  Prepared,
 > {
   /** The item schema, named (`$id: 'CronJob'`): the operations are `listCronJobs`, `getCronJob`, `createCronJob`, …. */
   readonly item: Item
   /** The resource part of its audit actions (`cron.create`) and of its events (`cron.created`), which the plugin declares. */
   readonly name: string
+  /** The item in words, for the answers' descriptions ("The new cron job."). Default its `$id` in lower-case words. */
+  readonly noun?: string
   /** The collection's path below the API base (`/sites/:id/cron-jobs`) and its id parameters (`{ id: 'site' }`). */
   readonly path: string
   readonly params?: P
@@ -44,43 +95,88 @@ export interface ResourceDeclaration<
   readonly key: K
   /** Reading (list and read) and changing (create, update, delete) each need one scope. */
   readonly scopes: { readonly read: string; readonly manage: string }
+  /** A staff area: tokens limited to one customer are refused (403 `staff_only`). */
+  readonly staff?: boolean
   /**
-   * `GET <path>`: returns the query of the items, paged by the kernel; the handler alone, or with its filters
-   * (`query`), a row mapping (`toItem`) and key column.
+   * The resource this one hangs under (the site of a cron job), as the parent plugin's directory finds it in the
+   * caller's view: every operation finds it first (through the change's `trx` on changes), answers 404 when it is
+   * not there, and hands it to the handler as `parent`.
+   * @example parent: (db, view, params) => sites.find(db, view, params.id)
+   */
+  readonly parent?: (db: Db, view: TenantView, params: ParamsOf<P>) => Promise<Parent | null | undefined>
+  /**
+   * The resource's table as views reach it (`visibleTable`), and how a row is an item: `list` and `read` then need
+   * no handler, and `update` and `remove` receive the row the request names as `row` (404 when it is not in the
+   * caller's view, or not under the parent: `parentColumn` holds the parent's id).
+   */
+  readonly table?: {
+    // biome-ignore lint/suspicious/noExplicitAny: any table of any plugin
+    readonly rows: VisibleTable<any, any> & { readonly __row?: Row }
+    readonly toItem?: (row: Row) => Static<Item>
+    readonly parentColumn?: string
+  }
+  /**
+   * `GET <path>`: the query of the items (paged by the kernel), narrowed by the declared `filters` of its `query`;
+   * without a handler, the table's rows in view (under the parent).
    */
   readonly list?:
-    | ListHandler<LQ, P>
-    | {
+    | ((input: Input<undefined, Static<LQ>, P, Parent>) => Returns<unknown>)
+    | (OperationText & {
         readonly query?: LQ
+        readonly filters?: Readonly<Record<string, ListFilter>>
         readonly toItem?: ListDeclaration['toItem']
         readonly key?: string
-        readonly handler: ListHandler<LQ, P>
-      }
-  /** `GET <path>/<key>`: the item, or 404 (`findVisible`). */
-  readonly read?: (input: Input<undefined, undefined, P & K>) => Returns<Static<Item>>
+        readonly order?: 'asc' | 'desc'
+        readonly handler?: (input: Input<undefined, Static<LQ>, P, Parent>) => Returns<unknown>
+      })
+  /** `GET <path>/<key>`: the item, or 404; without a handler, the table's row in view (under the parent). */
+  readonly read?:
+    | ((input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>)
+    | (OperationText & {
+        readonly handler?: (input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>
+      })
   /**
    * `POST <path>`: in one transaction (`trx`) with its audit entry and `<name>.created`; answers 201 with
    * `Location`. Idempotent unless said otherwise.
    */
-  readonly create?: {
+  readonly create?: ChangeOperation<CB, Prepared> & {
     readonly body: CB
-    readonly problems?: readonly ProblemRef[]
     readonly idempotent?: boolean
-    handler(input: Change<Static<CB>, P>): Returns<Static<Item>>
+    handler(input: Change<Static<CB>, P, Parent, undefined, Prepared>): Returns<unknown>
   }
   /** `PATCH <path>/<key>`: like create, with `<name>.updated`; answers 200 with the item. */
-  readonly update?: {
+  readonly update?: ChangeOperation<UB, Prepared> & {
     readonly body: UB
-    readonly problems?: readonly ProblemRef[]
-    handler(input: Change<Static<UB>, P & K>): Returns<Static<Item>>
+    handler(input: Change<Static<UB>, P & K, Parent, Row, Prepared>): Returns<unknown>
   }
   /**
    * `DELETE <path>/<key>`: returns the item as it was (recorded with `<name>.deleted`); answers 204. The handler
    * alone, or with its problems.
    */
   readonly remove?:
-    | RemoveHandler<Item, P & K>
-    | { readonly problems?: readonly ProblemRef[]; readonly handler: RemoveHandler<Item, P & K> }
+    | ((input: Change<undefined, P & K, Parent, Row, undefined>) => Returns<unknown>)
+    | (ChangeOperation<undefined, Prepared> & {
+        handler(input: Change<undefined, P & K, Parent, Row, Prepared>): Returns<unknown>
+      })
+}
+
+/** A route of the resource, checked by `defineRoute` as any other (its typing is the declaration's above). */
+const declared = (route: Record<string, unknown>): RouteDefinition => defineRoute(route as never)
+
+/** `CronJob` in words: `cron job`. */
+function wordsOf(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()
+}
+
+/** The change declaration of one operation: the convention, with what the operation says instead. */
+function changeOf(name: string, verb: string, pastTense: string, own: ResourceChange | undefined) {
+  const { event, ...rest } = own ?? {}
+  const kind = event === undefined ? `${name}.${pastTense}` : event
+  return {
+    action: `${name}.${verb}`,
+    ...rest,
+    ...(kind === null ? {} : { event: kind }),
+  } as ChangeDeclaration
 }
 
 /**
@@ -95,82 +191,199 @@ export function resourceRoutes<
   LQ extends TObject = TObject,
   CB extends TObject = TObject,
   UB extends TObject = TObject,
->(resource: ResourceDeclaration<Item, P, K, LQ, CB, UB>): RouteDefinition[] {
-  const noun = (resource.item as { $id?: string }).$id
-  if (!noun) throw new Error(`Resource at ${resource.path}: its item schema needs an $id`)
+  Parent = undefined,
+  Row = undefined,
+  Prepared = undefined,
+>(resource: ResourceDeclaration<Item, P, K, LQ, CB, UB, Parent, Row, Prepared>): RouteDefinition[] {
+  const id = (resource.item as { $id?: string }).$id
+  if (!id) throw new Error(`Resource at ${resource.path}: its item schema needs an $id`)
+  const noun = resource.noun ?? wordsOf(id)
   const params = (resource.params ?? {}) as P
   const one = { ...params, ...resource.key }
-  const itemPath = `${resource.path}/${Object.keys(resource.key).map((name) => `:${name}`)[0]}`
-  const change = (verb: string, event: string) => ({
-    action: `${resource.name}.${verb}`,
-    event: `${resource.name}.${event}`,
-  })
-  const { read, create, update } = resource
+  const keyName = Object.keys(resource.key)[0] ?? 'id'
+  const itemPath = `${resource.path}/:${keyName}`
+  const common = { ...(resource.staff ? { staff: true } : {}) }
+  const found = foundBy(resource as never, keyName)
   const list = typeof resource.list === 'function' ? { handler: resource.list } : resource.list
+  const read = typeof resource.read === 'function' ? { handler: resource.read } : resource.read
   const remove = typeof resource.remove === 'function' ? { handler: resource.remove } : resource.remove
+  const { create, update } = resource
   const { read: readScope, manage } = resource.scopes
+  const text = (operation: OperationText | undefined) => ({
+    ...(operation?.summary ? { summary: operation.summary } : {}),
+    ...(operation?.description ? { description: operation.description } : {}),
+  })
+  const changing = (operation: ChangeOperation<TObject | undefined, Prepared> | undefined) => ({
+    ...text(operation),
+    problems: operation?.problems ?? [],
+    ...(operation?.showsSecret ? { showsSecret: true } : {}),
+    ...(operation?.prepare ? { prepare: operation.prepare } : {}),
+    ...(operation?.undo ? { undo: operation.undo } : {}),
+  })
   const routes: RouteDefinition[] = []
   if (list)
     routes.push(
-      defineRoute({
-        method: 'GET',
-        path: resource.path,
-        operationId: `list${noun}s`,
-        scope: readScope,
-        params,
+      declared({
+        ...{ method: 'GET', path: resource.path, operationId: `list${id}s`, scope: readScope, params },
+        ...common,
+        ...text(list),
         ...('query' in list && list.query ? { query: list.query } : {}),
         list: {
           item: resource.item,
-          ...('toItem' in list ? { toItem: list.toItem } : {}),
-          ...('key' in list ? { key: list.key } : {}),
+          ...('toItem' in list && list.toItem ? { toItem: list.toItem } : found.toItem),
+          ...('key' in list && list.key ? { key: list.key } : {}),
+          ...('order' in list && list.order ? { order: list.order } : {}),
+          ...('filters' in list && list.filters ? { filters: list.filters } : {}),
         },
-        handler: list.handler as never,
+        handler: found.listed(list.handler) as never,
       }),
     )
   if (read)
     routes.push(
-      defineRoute({
-        ...{ method: 'GET', path: itemPath, operationId: `get${noun}`, scope: readScope, params: one },
-        responses: { 200: resource.item },
-        handler: read as never,
+      declared({
+        ...{ method: 'GET', path: itemPath, operationId: `get${id}`, scope: readScope, params: one },
+        ...common,
+        ...text(read),
+        responses: { 200: { description: `The ${noun}.`, schema: resource.item } },
+        handler: found.read(read.handler) as never,
       }),
     )
   if (create)
     routes.push(
-      defineRoute({
-        ...{ method: 'POST', path: resource.path, operationId: `create${noun}`, scope: manage, params },
-        ...{ body: create.body, idempotent: create.idempotent ?? true, problems: create.problems ?? [] },
-        ...{ change: change('create', 'created'), responses: { 201: resource.item } },
-        handler: create.handler as never,
+      declared({
+        ...{ method: 'POST', path: resource.path, operationId: `create${id}`, scope: manage, params },
+        ...common,
+        ...changing(create),
+        ...{ body: create.body, idempotent: create.idempotent ?? true },
+        change: changeOf(resource.name, 'create', 'created', create.record),
+        responses: create.responses ?? {
+          201: {
+            description: `The new ${noun}.`,
+            schema: resource.item,
+            headers: { Location: `URL of the ${noun}.` },
+          },
+        },
+        handler: found.changed(create.handler, false) as never,
       }),
     )
   if (update)
     routes.push(
-      defineRoute({
-        ...{ method: 'PATCH', path: itemPath, operationId: `update${noun}`, scope: manage, params: one },
-        ...{ body: update.body, problems: update.problems ?? [], change: change('update', 'updated') },
-        responses: { 200: resource.item },
-        handler: update.handler as never,
+      declared({
+        ...{ method: 'PATCH', path: itemPath, operationId: `update${id}`, scope: manage, params: one },
+        ...common,
+        ...changing(update),
+        body: update.body,
+        change: changeOf(resource.name, 'update', 'updated', update.record),
+        responses: update.responses ?? { 200: { description: `The ${noun}.`, schema: resource.item } },
+        handler: found.changed(update.handler, true) as never,
       }),
     )
   if (remove)
     routes.push(
-      defineRoute({
-        ...{ method: 'DELETE', path: itemPath, operationId: `delete${noun}`, scope: manage, params: one },
-        ...{ problems: ('problems' in remove && remove.problems) || [], change: change('delete', 'deleted') },
-        responses: { 204: { description: `The ${noun} is deleted.` } },
-        handler: remove.handler as never,
+      declared({
+        ...{ method: 'DELETE', path: itemPath, operationId: `delete${id}`, scope: manage, params: one },
+        ...common,
+        ...changing(remove as ChangeOperation<undefined, Prepared>),
+        change: changeOf(resource.name, 'delete', 'deleted', 'record' in remove ? remove.record : undefined),
+        responses: ('responses' in remove && remove.responses) || {
+          204: { description: `The ${noun} is deleted.` },
+        },
+        handler: found.changed(remove.handler as never, true) as never,
       }),
     )
   return routes
 }
 
+/** What a handler input carries that the declaration finds for it: the parent, and the row of the table. */
+type Found = { view: TenantView; db: Db; trx?: Trx; params: Record<string, string> }
+// biome-ignore lint/suspicious/noExplicitAny: handlers of any input
+type AnyHandler = ((input: any) => unknown) | undefined
+
+/** Wraps the handlers of a resource so each gets the parent and row the declaration finds, or answers 404. */
+function foundBy(
+  resource: ResourceDeclaration<
+    TObject,
+    IdParams,
+    IdParams,
+    TObject,
+    TObject,
+    TObject,
+    unknown,
+    unknown,
+    unknown
+  >,
+  keyName: string,
+) {
+  const { table } = resource
+  const parentOf = async (input: Found) => {
+    if (!resource.parent) return undefined
+    const parent = await resource.parent(input.trx ?? input.db, input.view, input.params as never)
+    if (parent === null || parent === undefined) throw notFound()
+    return parent
+  }
+  const rowOf = async (input: Found, parent: unknown) => {
+    if (!table) return undefined
+    const row = (await table.rows.find(
+      input.trx ?? input.db,
+      input.view,
+      input.params[keyName] ?? '',
+    )) as Record<string, unknown>
+    const parentId = (parent as { id?: unknown } | undefined)?.id
+    if (table.parentColumn && row[table.parentColumn] !== parentId) throw notFound()
+    return row
+  }
+  const asItem = (row: unknown) => (table?.toItem ? table.toItem(row as never) : row)
+  const missing = (what: string) => () => {
+    throw new Error(`Resource at ${resource.path}: ${what} needs a handler or a table`)
+  }
+  return {
+    toItem: table?.toItem ? { toItem: table.toItem as ListDeclaration['toItem'] } : {},
+    listed(handler: AnyHandler) {
+      if (!handler && !table) return missing('list')
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        if (handler) return handler({ ...input, parent })
+        const rows = table?.rows.visible(input.db, input.view)
+        const parentId = (parent as { id?: unknown } | undefined)?.id
+        return table?.parentColumn ? rows?.where(table.parentColumn, '=', parentId) : rows
+      }
+    },
+    read(handler: AnyHandler) {
+      if (!handler && !table) return missing('read')
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        if (handler) return handler({ ...input, parent })
+        return asItem(await rowOf(input, parent))
+      }
+    },
+    changed(handler: AnyHandler, withRow: boolean) {
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        const row = withRow ? await rowOf(input, parent) : undefined
+        return handler?.({ ...input, parent, row })
+      }
+    },
+  }
+}
+
+/** The 404 of a parent or row outside the caller's view: the same as a missing one. */
+function notFound(): Problem {
+  return new Problem(kernelProblems.not_found)
+}
+
 /**
- * The events of a plain resource: `<name>.created`, `<name>.updated`, `<name>.deleted`, each carrying the item.
+ * The events of a plain resource: `<name>.<verb>` for each verb (by default `created`, `updated`, `deleted`), each
+ * carrying the item.
  * @example events: resourceEvents('cron', CronJob, 'A scheduled task')
+ * @example events: resourceEvents('dns_zone', DnsZone, 'A DNS zone', ['created', 'deleted'])
  */
-export function resourceEvents(name: string, item: TObject, what: string): EventDefinition[] {
-  return ['created', 'updated', 'deleted'].map((verb) => ({
+export function resourceEvents(
+  name: string,
+  item: TObject,
+  what: string,
+  verbs: readonly string[] = ['created', 'updated', 'deleted'],
+): EventDefinition[] {
+  return verbs.map((verb) => ({
     kind: `${name}.${verb}`,
     description: `${what} was ${verb}.`,
     payload: item,

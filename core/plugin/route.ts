@@ -2,11 +2,12 @@
 // from there.
 
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox'
+import type { SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../auth/caller.ts'
 import type { SocketHandler } from '../http/socket-upgrade.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
-import type { Trx } from '../store/store.ts'
+import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import { idParamsSchema } from './id-params.ts'
 
@@ -63,9 +64,21 @@ export interface EventInput {
 export type IdParams = Readonly<Record<string, string>>
 
 /**
- * A list operation, declared: the kernel adds `cursor` and `limit` to the query, walks the keyset of whatever the
- * handler returns (a query builder, or a `preparedList(...).of(...)`), signs the cursor (bound to the operation,
- * caller, path and filters) and answers `{ items, nextCursor }`, documented as `<item $id>Page`.
+ * How a list's query-string filter narrows its query: the column it must equal (`'status'`, `'sites.customer_id'`;
+ * a list of values is `in`), or a function adding the `where` itself (a boolean stored as 0 or 1). On a prepared
+ * list the function runs once per shape with a placeholder for the value: use it only as a bound value.
+ * @example filters: { status: 'status', enabled: (query, enabled: boolean) => query.where('enabled', '=', enabled ? 1 : 0) }
+ */
+export type ListFilter =
+  | string
+  // biome-ignore lint/suspicious/noExplicitAny: a filter narrows whichever query its list returns
+  | ((query: SelectQueryBuilder<any, any, any>, value: never) => SelectQueryBuilder<any, any, any>)
+
+/**
+ * A list operation, declared: the kernel adds `cursor` and `limit` to the query, narrows whatever the handler
+ * returns (a query builder, or a `preparedList(...).of(...)`) by the declared `filters` that are set, walks its
+ * keyset, signs the cursor (bound to the operation, caller, path and filters) and answers `{ items, nextCursor }`,
+ * documented as `<item $id>Page`.
  */
 export interface ListDeclaration {
   /** The item schema, named with `$id` (`Site`): the page is documented as `SitePage`. */
@@ -76,7 +89,16 @@ export interface ListDeclaration {
   readonly order?: 'asc' | 'desc'
   /** Turns a row into an item; default: the row as it is. */
   readonly toItem?: (row: never) => unknown
+  /**
+   * The route's `query` parameters that narrow the list, each with how (see {@link ListFilter}): the kernel adds
+   * the `where` of each one set, so the handler returns the list unfiltered (its tenancy and parent only).
+   * @example filters: { customerId: 'customer_id', status: 'status' }
+   */
+  readonly filters?: Readonly<Record<string, ListFilter>>
 }
+
+/** A resource as a change's declarations read it. */
+export type ChangedResource = Readonly<Record<string, unknown>>
 
 /**
  * A change the kernel records for the route: the handler runs inside one transaction (its input's `trx`) and
@@ -84,9 +106,12 @@ export interface ListDeclaration {
  * same transaction the kernel writes the audit entry (`action`, subject type from the action, subject id from the
  * resource) and puts `event` (one of the plugin's kinds) in the outbox with the resource as its data. Then it
  * answers as the route's responses say: 204 without a body, 201 with the resource and `Location` (the request
- * path and the id), else 200 with the resource; a handler that returns a `Reply` answers that instead (its body is
- * the resource recorded). With an `Idempotency-Key` (on an `idempotent` route), the key's claim and its kept answer
- * are written in that same transaction: one commit a create.
+ * path and the id), 202 with the resource, else 200 with the resource; a handler that returns a `Reply` answers
+ * that instead (its body is the resource recorded). With an `Idempotency-Key` (on an `idempotent` route), the
+ * key's claim and its kept answer are written in that same transaction: one commit a create.
+ *
+ * What only the handler knows goes in what it returns: `recorded(resource, { details })` for details of the change
+ * (what it was before), `unchanged(resource)` when the request changed nothing (no audit entry, no event).
  * @example change: { action: 'cron.create', event: 'cron.created' }
  */
 export interface ChangeDeclaration {
@@ -95,12 +120,57 @@ export interface ChangeDeclaration {
   /** An event kind of the plugin: `cron.created`. None: only the audit entry. */
   readonly event?: string
   /** What the audit entry says of the change besides its subject (without secrets): made from the resource. */
-  readonly details?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
+  readonly details?: (resource: ChangedResource) => Readonly<Record<string, unknown>>
   /**
    * What the event carries, made from the resource the handler returned: for an answer that shows a secret once
    * (a generated password), the resource without it. Default: the resource as returned.
    */
-  readonly payload?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
+  readonly payload?: (resource: ChangedResource) => Readonly<Record<string, unknown>>
+  /**
+   * The audit entry's subject when it is not the resource itself: a member is the user it makes a member
+   * (`{ type: 'user', id: member.userId }`), a site's certificate is the site's. Default: the action's resource
+   * (`cron` of `cron.create`) and the resource's `id`.
+   */
+  readonly subject?: (resource: ChangedResource) => { readonly type: string; readonly id: string }
+}
+
+/** What a change's audit entry says beyond its declaration, known only to the handler. */
+export interface RecordedAudit {
+  /** Replaces the declaration's `details`: what changed, from what (without secrets). */
+  readonly details?: Readonly<Record<string, unknown>>
+  /** The customer concerned, when the resource does not carry it as `customerId`. */
+  readonly customerId?: string | null
+  /** The brand of a record that belongs to no customer, when the resource does not carry it as `brandId`. */
+  readonly brandId?: string | null
+  /** The audit entry's subject, when the declaration cannot make it from the resource. */
+  readonly subject?: { readonly type: string; readonly id: string }
+}
+
+/** A change route's answer with what only its handler knows of the record; see {@link recorded}, {@link unchanged}. */
+export class Recorded {
+  constructor(
+    /** The resource changed, or a `Reply` whose body is. */
+    readonly answer: unknown,
+    /** What the audit entry says beyond the declaration; null when nothing changed (nothing is recorded). */
+    readonly audit: RecordedAudit | null,
+  ) {}
+}
+
+/**
+ * A change route's resource (or `Reply`) with what its audit entry says beyond the declaration.
+ * @example return recorded(toPlan(updated), { details: { from: row.status, to: updated.status } })
+ */
+export function recorded(answer: unknown, audit: RecordedAudit): Recorded {
+  return new Recorded(answer, audit)
+}
+
+/**
+ * A change route's resource (or `Reply`) when the request changed nothing (a PATCH repeating what is there):
+ * answered as usual, with no audit entry and no event.
+ * @example if (Object.keys(changes).length === 0) return unchanged(toPlan(row))
+ */
+export function unchanged(answer: unknown): Recorded {
+  return new Recorded(answer, null)
 }
 
 /** What a handler receives. */
@@ -115,6 +185,11 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal 
   readonly view: Authenticated extends true ? TenantView : TenantView | null
   /** What the route's own `credential` authenticated (a node), before the body was read. */
   readonly principal: Principal
+  /**
+   * The store's query builder, outside any transaction: for reads. A change's handler reads and writes through
+   * its `trx` instead (on SQLite a read through `db` while the transaction is open waits for ever).
+   */
+  readonly db: Db
   readonly request: Request
   readonly requestId: string
   /** The client's address as the host saw it, when known. */
@@ -317,11 +392,29 @@ export interface ScopedRoute<B extends TObject | undefined, Q extends TObject | 
 }
 
 /** A scoped route whose change the kernel records and makes transactional (see {@link ChangeDeclaration}). */
-export interface ChangeRoute<B extends TObject | undefined, Q extends TObject | undefined, P>
-  extends Omit<ScopedRoute<B, Q, P>, 'change' | 'handler'> {
+export interface ChangeRoute<
+  B extends TObject | undefined,
+  Q extends TObject | undefined,
+  P,
+  Prepared = undefined,
+> extends Omit<ScopedRoute<B, Q, P>, 'change' | 'handler'> {
   readonly change: ChangeDeclaration
+  /**
+   * Work before the change's transaction, outside it: what is slow or reaches beyond the store (a DNS lookup, a
+   * node told of an account, a password hashed). Its result is the handler's `prepared`; a refusal it throws
+   * changes nothing. It runs once per request, however often the store retries the transaction after it.
+   */
+  prepare?(input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true>): Promise<Prepared> | Prepared
+  /**
+   * Undoes what `prepare` did beyond the store when the change then fails (a node told of an account the panel
+   * did not record); the failure is answered as it would be without it.
+   */
+  undo?(prepared: Prepared, error: unknown): Promise<void> | void
   handler(
-    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true> & { readonly trx: Trx },
+    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true> & {
+      readonly trx: Trx
+      readonly prepared: Prepared
+    },
   ): Promise<unknown> | unknown
 }
 
@@ -342,8 +435,13 @@ export interface RouteDefinition
   readonly scope?: string
   readonly staff?: boolean
   readonly change?: ChangeDeclaration
+  prepare?(input: HandlerInput<unknown, unknown, unknown, boolean, unknown>): unknown
+  undo?(prepared: unknown, error: unknown): Promise<void> | void
   handler(
-    input: HandlerInput<unknown, unknown, unknown, boolean, unknown> & { readonly trx?: Trx },
+    input: HandlerInput<unknown, unknown, unknown, boolean, unknown> & {
+      readonly trx?: Trx
+      readonly prepared?: unknown
+    },
   ): Promise<unknown> | unknown
 }
 
@@ -355,7 +453,8 @@ export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
   P extends TObject | IdParams | undefined = undefined,
->(route: ChangeRoute<B, Q, P>): RouteDefinition
+  Prepared = undefined,
+>(route: ChangeRoute<B, Q, P, Prepared>): RouteDefinition
 export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
@@ -369,6 +468,13 @@ export function defineRoute(
 ): RouteDefinition {
   // The kernel validates body, query and params against these very schemas before calling the handler.
   const params = route.params as TObject | IdParams | undefined
+  const unknownFilters = Object.keys(route.list?.filters ?? {}).filter(
+    (name) => !(name in (route.query?.properties ?? {})),
+  )
+  if (unknownFilters.length > 0)
+    throw new Error(
+      `${route.method} ${route.path} declares filters that are not in its query: ${unknownFilters.join(', ')}`,
+    )
   return {
     ...route,
     summary: route.summary ?? summaryOf(route.operationId),
