@@ -200,6 +200,8 @@ export function resourceRoutes<
   const noun = resource.noun ?? wordsOf(id)
   const params = (resource.params ?? {}) as P
   const one = { ...params, ...resource.key }
+  // A collection without id parameters of its own has none at all (no 404 of a malformed id to document).
+  const collection = resource.params ? { params } : {}
   const keyName = Object.keys(resource.key)[0] ?? 'id'
   const itemPath = `${resource.path}/:${keyName}`
   const common = { ...(resource.staff ? { staff: true } : {}) }
@@ -224,7 +226,7 @@ export function resourceRoutes<
   if (list)
     routes.push(
       declared({
-        ...{ method: 'GET', path: resource.path, operationId: `list${id}s`, scope: readScope, params },
+        ...{ method: 'GET', path: resource.path, operationId: `list${id}s`, scope: readScope, ...collection },
         ...common,
         ...text(list),
         ...('query' in list && list.query ? { query: list.query } : {}),
@@ -251,7 +253,7 @@ export function resourceRoutes<
   if (create)
     routes.push(
       declared({
-        ...{ method: 'POST', path: resource.path, operationId: `create${id}`, scope: manage, params },
+        ...{ method: 'POST', path: resource.path, operationId: `create${id}`, scope: manage, ...collection },
         ...common,
         ...changing(create),
         ...{ body: create.body, idempotent: create.idempotent ?? true },
@@ -274,7 +276,9 @@ export function resourceRoutes<
         ...changing(update),
         body: update.body,
         change: changeOf(resource.name, 'update', 'updated', update.record),
-        responses: update.responses ?? { 200: { description: `The ${noun}.`, schema: resource.item } },
+        responses: update.responses ?? {
+          200: { description: `The ${noun} after the change.`, schema: resource.item },
+        },
         handler: found.changed(update.handler, true) as never,
       }),
     )
