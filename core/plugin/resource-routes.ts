@@ -93,8 +93,11 @@ export interface ResourceDeclaration<
   readonly params?: P
   /** The item's own id parameter, added to the path: `{ cronJobId: 'cron' }`. */
   readonly key: K
-  /** Reading (list and read) and changing (create, update, delete) each need one scope. */
-  readonly scopes: { readonly read: string; readonly manage: string }
+  /**
+   * Reading (list and read) and changing (create, update, delete) each need one scope; creating may need its own
+   * (platform staff create brands, a brand's staff change theirs).
+   */
+  readonly scopes: { readonly read: string; readonly manage: string; readonly create?: string }
   /** A staff area: tokens limited to one customer are refused (403 `staff_only`). */
   readonly staff?: boolean
   /**
@@ -253,7 +256,8 @@ export function resourceRoutes<
   if (create)
     routes.push(
       declared({
-        ...{ method: 'POST', path: resource.path, operationId: `create${id}`, scope: manage, ...collection },
+        ...{ method: 'POST', path: resource.path, operationId: `create${id}`, ...collection },
+        scope: resource.scopes.create ?? manage,
         ...common,
         ...changing(create),
         ...{ body: create.body, idempotent: create.idempotent ?? true },
