@@ -42,7 +42,7 @@ type BoxRow = Omit<Box, 'fragile'> & { fragile: number }
 type Tables = {
   shelves: { id: string; customerId: string; open: number }
   boxes: BoxRow
-  stickers: { id: string; brand_id: string; text: string }
+  stickers: { id: string; brand_id: string | null; text: string }
 }
 const tables = (db: Db) => db.withTables<Tables>()
 const shelves = visibleTable(tables, 'shelves', { customerColumn: 'customerId' })
@@ -85,7 +85,7 @@ const plugin = fixturePlugin({
         await db.schema
           .createTable('stickers')
           .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('brand_id', 'text', (c) => c.notNull())
+          .addColumn('brand_id', 'text')
           .addColumn('text', 'text', (c) => c.notNull())
           .execute()
         await tables(db)
@@ -101,6 +101,7 @@ const plugin = fixturePlugin({
           .values([
             { id: 'stk_a', brand_id: brandA, text: 'A' },
             { id: 'stk_b', brand_id: brandB, text: 'B' },
+            { id: 'stk_none', brand_id: null, text: 'platform' },
           ])
           .execute()
       },
@@ -379,5 +380,14 @@ describe('a table of brands’ rows', () => {
       404,
       'not_found',
     )
+  })
+
+  test('a view of customers reaches no brand’s row, nor the rows of no brand', async () => {
+    const db = tp.panel.store.db
+    const ids = async (view: Parameters<typeof stickers.visible>[1]) =>
+      (await stickers.visible(db, view).execute()).map((row) => row.id).sort()
+    expect(await ids({ kind: 'all' })).toEqual(['stk_a', 'stk_b', 'stk_none'])
+    expect(await ids({ kind: 'brand', brandId: brandA })).toEqual(['stk_a'])
+    expect(await ids({ kind: 'customers', customerIds: [customerA] })).toEqual([])
   })
 })

@@ -80,7 +80,9 @@ export interface ResourceDeclaration<
   UB extends TObject,
   Parent,
   Row,
-  Prepared,
+  CP,
+  UP,
+  RP,
 > {
   /** The item schema, named (`$id: 'CronJob'`): the operations are `listCronJobs`, `getCronJob`, `createCronJob`, …. */
   readonly item: Item
@@ -136,21 +138,23 @@ export interface ResourceDeclaration<
   readonly read?:
     | ((input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>)
     | (OperationText & {
+        /** The 200 response, when it says more than "The <noun>.". */
+        readonly responses?: Readonly<Record<number, RouteResponse | TObject>>
         readonly handler?: (input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>
       })
   /**
    * `POST <path>`: in one transaction (`trx`) with its audit entry and `<name>.created`; answers 201 with
    * `Location`. Idempotent unless said otherwise.
    */
-  readonly create?: ChangeOperation<CB, Prepared> & {
+  readonly create?: ChangeOperation<CB, CP> & {
     readonly body: CB
     readonly idempotent?: boolean
-    handler(input: Change<Static<CB>, P, Parent, undefined, Prepared>): Returns<unknown>
+    handler(input: Change<Static<CB>, P, Parent, undefined, CP>): Returns<unknown>
   }
   /** `PATCH <path>/<key>`: like create, with `<name>.updated`; answers 200 with the item. */
-  readonly update?: ChangeOperation<UB, Prepared> & {
+  readonly update?: ChangeOperation<UB, UP> & {
     readonly body: UB
-    handler(input: Change<Static<UB>, P & K, Parent, Row, Prepared>): Returns<unknown>
+    handler(input: Change<Static<UB>, P & K, Parent, Row, UP>): Returns<unknown>
   }
   /**
    * `DELETE <path>/<key>`: returns the item as it was (recorded with `<name>.deleted`); answers 204. The handler
@@ -158,8 +162,8 @@ export interface ResourceDeclaration<
    */
   readonly remove?:
     | ((input: Change<undefined, P & K, Parent, Row, undefined>) => Returns<unknown>)
-    | (ChangeOperation<undefined, Prepared> & {
-        handler(input: Change<undefined, P & K, Parent, Row, Prepared>): Returns<unknown>
+    | (ChangeOperation<undefined, RP> & {
+        handler(input: Change<undefined, P & K, Parent, Row, RP>): Returns<unknown>
       })
 }
 
@@ -196,8 +200,10 @@ export function resourceRoutes<
   UB extends TObject = TObject,
   Parent = undefined,
   Row = undefined,
-  Prepared = undefined,
->(resource: ResourceDeclaration<Item, P, K, LQ, CB, UB, Parent, Row, Prepared>): RouteDefinition[] {
+  CP = undefined,
+  UP = undefined,
+  RP = undefined,
+>(resource: ResourceDeclaration<Item, P, K, LQ, CB, UB, Parent, Row, CP, UP, RP>): RouteDefinition[] {
   const id = (resource.item as { $id?: string }).$id
   if (!id) throw new Error(`Resource at ${resource.path}: its item schema needs an $id`)
   const noun = resource.noun ?? wordsOf(id)
@@ -218,7 +224,7 @@ export function resourceRoutes<
     ...(operation?.summary ? { summary: operation.summary } : {}),
     ...(operation?.description ? { description: operation.description } : {}),
   })
-  const changing = (operation: ChangeOperation<TObject | undefined, Prepared> | undefined) => ({
+  const changing = (operation: ChangeOperation<TObject | undefined, unknown> | undefined) => ({
     ...text(operation),
     problems: operation?.problems ?? [],
     ...(operation?.showsSecret ? { showsSecret: true } : {}),
@@ -249,7 +255,7 @@ export function resourceRoutes<
         ...{ method: 'GET', path: itemPath, operationId: `get${id}`, scope: readScope, params: one },
         ...common,
         ...text(read),
-        responses: { 200: { description: `The ${noun}.`, schema: resource.item } },
+        responses: read.responses ?? { 200: { description: `The ${noun}.`, schema: resource.item } },
         handler: found.read(read.handler) as never,
       }),
     )
@@ -291,7 +297,7 @@ export function resourceRoutes<
       declared({
         ...{ method: 'DELETE', path: itemPath, operationId: `delete${id}`, scope: manage, params: one },
         ...common,
-        ...changing(remove as ChangeOperation<undefined, Prepared>),
+        ...changing(remove as ChangeOperation<undefined, unknown>),
         change: changeOf(resource.name, 'delete', 'deleted', 'record' in remove ? remove.record : undefined),
         responses: ('responses' in remove && remove.responses) || {
           204: { description: `The ${noun} is deleted.` },
@@ -316,6 +322,8 @@ function foundBy(
     TObject,
     TObject,
     TObject,
+    unknown,
+    unknown,
     unknown,
     unknown,
     unknown

@@ -1,7 +1,7 @@
 // A plugin's table as callers' views reach it, declared once: which rows a view may see, and one of them or 404.
 // Every read and list of the table goes through it, so the tenancy filter is written in one place per table.
 
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { Db } from '../store/store.ts'
@@ -36,8 +36,9 @@ function brandRows<Q extends SelectQueryBuilder<never, never, unknown>>(
     case 'brand':
       return where.call(query, column, '=', view.brandId)
     case 'customers':
-      // Staff areas are never given a view of customers; one that were would see nothing.
-      return where.call(query, column, 'is', null)
+      // Staff areas are never given a view of customers; one that were would see nothing (not even the rows of
+      // no brand: those are platform staff's).
+      return where.call(query, sql<SqlBool>`1 = 0`)
   }
 }
 
