@@ -2,12 +2,12 @@
 // scoped, recorded and answered by the API's conventions, so each area writes only what is its own: the queries.
 
 import type { Static, TObject } from '@sinclair/typebox'
+import type { SelectQueryBuilder } from 'kysely'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
-import type { VisibleTable } from '../tenancy/visible-table.ts'
 import type { EventDefinition } from './define-plugin.ts'
 import {
   type ChangeDeclaration,
@@ -33,6 +33,13 @@ type Change<B, P extends IdParams, Parent, Row, Prepared> = Input<B, undefined, 
   readonly prepared: Prepared
   /** The row the request names, found in the caller's view (and under its parent) with `table`; else undefined. */
   readonly row: Row
+}
+
+/** A table's rows as a declaration reads them (a `visibleTable`): its row type is the handlers' `row`. */
+interface RowsOf<Row> {
+  // biome-ignore lint/suspicious/noExplicitAny: the rows of any plugin's tables
+  visible(db: Db, view: TenantView): SelectQueryBuilder<any, any, Row>
+  find(db: Db, view: TenantView, id: string, options?: { readonly lock?: boolean }): Promise<Row>
 }
 
 /** How a change of the resource is recorded, when the convention (`<name>.<verb>`, `<name>.<pastTense>`) does not fit. */
@@ -112,13 +119,14 @@ export interface ResourceDeclaration<
   /**
    * The resource's table as views reach it (`visibleTable`), and how a row is an item: `list` and `read` then need
    * no handler, and `update` and `remove` receive the row the request names as `row` (404 when it is not in the
-   * caller's view, or not under the parent: `parentColumn` holds the parent's id).
+   * caller's view, or not under the parent: `parentColumn` holds the parent's id), locked until the change's
+   * transaction ends with `lock` (a change of what hangs on the row made meanwhile waits, and is seen).
    */
   readonly table?: {
-    // biome-ignore lint/suspicious/noExplicitAny: any table of any plugin
-    readonly rows: VisibleTable<any, any> & { readonly __row?: Row }
+    readonly rows: RowsOf<Row>
     readonly toItem?: (row: Row) => Static<Item>
     readonly parentColumn?: string
+    readonly lock?: boolean
   }
   /**
    * `GET <path>`: the query of the items (paged by the kernel), narrowed by the declared `filters` of its `query`;
@@ -339,11 +347,12 @@ function foundBy(
   }
   const rowOf = async (input: Found, parent: unknown) => {
     if (!table) return undefined
-    const row = (await table.rows.find(
-      input.trx ?? input.db,
-      input.view,
-      input.params[keyName] ?? '',
-    )) as Record<string, unknown>
+    const lock = { lock: input.trx !== undefined && table.lock === true }
+    const id = input.params[keyName] ?? ''
+    const row = (await table.rows.find(input.trx ?? input.db, input.view, id, lock)) as Record<
+      string,
+      unknown
+    >
     const parentId = (parent as { id?: unknown } | undefined)?.id
     if (table.parentColumn && row[table.parentColumn] !== parentId) throw notFound()
     return row

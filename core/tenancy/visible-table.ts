@@ -4,6 +4,7 @@
 import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
+import { lockRows } from '../store/row-locks.ts'
 import type { Db } from '../store/store.ts'
 import { type TenantView, visibleTo } from './tenant-view.ts'
 
@@ -18,8 +19,12 @@ export type TableTenancy = { readonly customerColumn: string } | { readonly bran
 export interface VisibleTable<DB, T extends keyof DB & string> {
   /** The rows `view` may see, every column, as a query: further `where`s narrow, never widen. */
   visible(db: Db, view: TenantView): SelectQueryBuilder<DB, T, DB[T]>
-  /** The row with this `id` inside `view`, or 404 `not_found`: a missing row and one the caller may not see alike. */
-  find(db: Db, view: TenantView, id: string): Promise<DB[T]>
+  /**
+   * The row with this `id` inside `view`, or 404 `not_found`: a missing row and one the caller may not see alike.
+   * With `lock`, inside a transaction, the row is locked until it ends (`lockRows`): a change of what hangs on it
+   * made meanwhile waits, and is seen.
+   */
+  find(db: Db, view: TenantView, id: string, options?: { readonly lock?: boolean }): Promise<DB[T]>
 }
 
 /** The predicate of a brand-owned row inside `view`. */
@@ -64,10 +69,9 @@ export function visibleTable<DB, T extends keyof DB & string>(
   const idColumn = `${table}.id` as never
   return {
     visible,
-    async find(db, view, id) {
-      const row = await visible(db, view)
-        .where(idColumn, '=', id as never)
-        .executeTakeFirst()
+    async find(db, view, id, options = {}) {
+      const query = visible(db, view).where(idColumn, '=', id as never)
+      const row = await (options.lock ? lockRows(db, query) : query).executeTakeFirst()
       if (row === undefined) throw new Problem(kernelProblems.not_found)
       return row as DB[T]
     },
