@@ -11,9 +11,10 @@ import { type TenantView, visibleTo } from './tenant-view.ts'
 /**
  * Whose a table's rows are: a customer's (`customerColumn`: the view's customers see them; a customers table names
  * its own `id`), or, in a staff area, a brand's (`brandColumn`: platform staff see all of them, a brand's staff
- * their brand's, customers none).
+ * their brand's, customers none), or the platform's (`'platform'`: the provider's own records, such as nodes, that
+ * only platform staff see).
  */
-export type TableTenancy = { readonly customerColumn: string } | { readonly brandColumn: string }
+export type TableTenancy = { readonly customerColumn: string } | { readonly brandColumn: string } | 'platform'
 
 /** A table as views reach it; see {@link visibleTable}. */
 export interface VisibleTable<DB, T extends keyof DB & string> {
@@ -63,6 +64,7 @@ export function visibleTable<DB, T extends keyof DB & string>(
   const from = (db: Db) => tables(db).selectFrom(table as any)
   const visible = (db: Db, view: TenantView): Rows => {
     const rows = from(db).selectAll() as Rows
+    if (tenancy === 'platform') return view.kind === 'all' ? rows : rows.where(sql<SqlBool>`1 = 0`)
     if ('brandColumn' in tenancy) return brandRows(rows as never, qualified(tenancy.brandColumn), view)
     return rows.where(visibleTo(view, qualified(tenancy.customerColumn)))
   }
