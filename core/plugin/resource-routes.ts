@@ -56,7 +56,8 @@ interface OperationText {
 }
 
 /** What a change operation declares besides its handler. */
-interface ChangeOperation<B extends TObject | undefined, Prepared> extends OperationText {
+interface ChangeOperation<B extends TObject | undefined, Prepared, Params = Readonly<Record<string, string>>>
+  extends OperationText {
   readonly body?: B
   readonly problems?: readonly ProblemRef[]
   /** The success responses, when they are not the convention's (a create answering the item and a secret). */
@@ -66,12 +67,7 @@ interface ChangeOperation<B extends TObject | undefined, Prepared> extends Opera
   readonly record?: ResourceChange
   /** Work before the change's transaction (see `ChangeRoute.prepare`). */
   prepare?(
-    input: HandlerInput<
-      B extends TObject ? Static<B> : undefined,
-      undefined,
-      Readonly<Record<string, string>>,
-      true
-    >,
+    input: HandlerInput<B extends TObject ? Static<B> : undefined, undefined, Params, true>,
   ): Returns<Prepared>
   /** Undoes `prepare`'s work beyond the store when the change then fails. */
   undo?(prepared: Prepared, error: unknown): Returns<void>
@@ -154,13 +150,13 @@ export interface ResourceDeclaration<
    * `POST <path>`: in one transaction (`trx`) with its audit entry and `<name>.created`; answers 201 with
    * `Location`. Idempotent unless said otherwise.
    */
-  readonly create?: ChangeOperation<CB, CP> & {
+  readonly create?: ChangeOperation<CB, CP, ParamsOf<P>> & {
     readonly body: CB
     readonly idempotent?: boolean
     handler(input: Change<Static<CB>, P, Parent, undefined, CP>): Returns<unknown>
   }
   /** `PATCH <path>/<key>`: like create, with `<name>.updated`; answers 200 with the item. */
-  readonly update?: ChangeOperation<UB, UP> & {
+  readonly update?: ChangeOperation<UB, UP, ParamsOf<P & K>> & {
     readonly body: UB
     handler(input: Change<Static<UB>, P & K, Parent, Row, UP>): Returns<unknown>
   }
@@ -170,7 +166,7 @@ export interface ResourceDeclaration<
    */
   readonly remove?:
     | ((input: Change<undefined, P & K, Parent, Row, undefined>) => Returns<unknown>)
-    | (ChangeOperation<undefined, RP> & {
+    | (ChangeOperation<undefined, RP, ParamsOf<P & K>> & {
         handler(input: Change<undefined, P & K, Parent, Row, RP>): Returns<unknown>
       })
 }
