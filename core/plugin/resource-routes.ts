@@ -151,7 +151,8 @@ export interface ResourceDeclaration<
    * `Location`. Idempotent unless said otherwise.
    */
   readonly create?: ChangeOperation<CB, CP, ParamsOf<P>> & {
-    readonly body: CB
+    /** The JSON body; none for a create that takes none (a shell session). */
+    readonly body?: CB
     readonly idempotent?: boolean
     handler(input: Change<Static<CB>, P, Parent, undefined, CP>): Returns<unknown>
   }
@@ -270,7 +271,7 @@ export function resourceRoutes<
         scope: resource.scopes.create ?? manage,
         ...common,
         ...changing(create),
-        ...{ body: create.body, idempotent: create.idempotent ?? true },
+        ...{ ...(create.body ? { body: create.body } : {}), idempotent: create.idempotent ?? true },
         change: changeOf(resource.name, 'create', 'created', create.record),
         responses: create.responses ?? {
           201: {
