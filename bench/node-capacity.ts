@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
-import { createSiteRuntime } from '../plugins/nodes/runtime/create-site-runtime.ts'
-import { freePort, processesOf, request } from '../plugins/nodes/runtime/testing/serving.ts'
+import { freePort, nodeWith, processesOf, requestSite as request } from '../hosts/testing/index.ts'
+import wordpressNodeModule from '../plugins/wordpress/node/index.ts'
 
 const count = Number(process.env.NODE_SITES ?? 50)
 const dataDir = mkdtempSync(join(tmpdir(), 'plinth-capacity-'))
 const port = freePort()
-const runtime = createSiteRuntime({ dataDir, httpPort: port, httpsPort: freePort() })
+const { runtime } = await nodeWith([wordpressNodeModule], { dataDir, httpPort: port, httpsPort: freePort() })
 const root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
 const run = crypto.randomUUID().slice(0, 6)
 const never = new AbortController().signal
@@ -62,15 +62,17 @@ try {
         ...spec,
         app: {
           kind: 'wordpress',
-          title: `Capacity ${database}`,
-          database: {
-            host: '127.0.0.1',
-            port: 3306,
-            name: database,
-            user: database,
-            password: 'Capacity-Db-2026',
+          settings: {
+            title: `Capacity ${database}`,
+            database: {
+              host: '127.0.0.1',
+              port: 3306,
+              name: database,
+              user: database,
+              password: 'Capacity-Db-2026',
+            },
+            admin: { user: 'admin', email: 'admin@example.test', passwordHash },
           },
-          admin: { user: 'admin', email: 'admin@example.test', passwordHash },
         },
       },
       never,

@@ -14,19 +14,42 @@ function filesUnder(folder: string): string[] {
   return [...new Bun.Glob(`${folder}/**/*.ts`).scanSync({ cwd: root })]
 }
 
+/** The relative imports of `file` (type-only ones too), as repo-relative paths. */
+function importsOf(file: string): string[] {
+  const source = readFileSync(join(root, file), 'utf8')
+  const targets: string[] = []
+  for (const match of source.matchAll(importPattern)) {
+    const specifier = match[1] ?? match[2] ?? ''
+    if (specifier.startsWith('.')) targets.push(relative(root, resolve(root, dirname(file), specifier)))
+  }
+  return targets
+}
+
 /** Every relative import of every TypeScript file under `folder`, as repo-relative paths. */
 function importsUnder(folder: string): { file: string; target: string }[] {
-  const found: { file: string; target: string }[] = []
-  for (const file of filesUnder(folder)) {
-    const source = readFileSync(join(root, file), 'utf8')
-    for (const match of source.matchAll(importPattern)) {
-      const specifier = match[1] ?? match[2] ?? ''
-      if (!specifier.startsWith('.')) continue
-      found.push({ file, target: relative(root, resolve(root, dirname(file), specifier)) })
-    }
-  }
-  return found
+  return filesUnder(folder).flatMap((file) => importsOf(file).map((target) => ({ file, target })))
 }
+
+/** Every file `file` reaches through its imports, itself included. */
+function closureOf(file: string): Set<string> {
+  const reached = new Set<string>()
+  const waiting = [file]
+  for (let next = waiting.pop(); next !== undefined; next = waiting.pop()) {
+    if (reached.has(next) || !next.endsWith('.ts')) continue
+    reached.add(next)
+    waiting.push(...importsOf(next))
+  }
+  return reached
+}
+
+/** What runs on a node: every plugin's `node/` folder (the nodes plugin's is the wing itself), and the agent host. */
+const nodeCode = () =>
+  [
+    ...filesUnder('plugins').filter((file) => /^plugins\/[^/]+\/node\//.test(file)),
+    ...filesUnder('hosts/agent'),
+  ]
+    .filter((file) => !isTest(file))
+    .sort()
 
 /** The code of a file without its comments, which may name anything. */
 function codeOf(file: string): string {
@@ -96,6 +119,36 @@ describe('architecture', () => {
         target !== 'core/host.ts' &&
         target !== 'core/index.ts' &&
         !(file.startsWith('hosts/testing/') && target.startsWith('core/testing/')),
+    )
+    expect(offending).toEqual([])
+  })
+
+  test('node code reaches nothing of the panel: no kernel file, no host, no other plugin but the node contract', () => {
+    const offending = nodeCode().flatMap((file) =>
+      [...closureOf(file)]
+        .filter((reached) => {
+          if (
+            reached.startsWith('core/') ||
+            (reached.startsWith('hosts/') && !reached.startsWith('hosts/agent/'))
+          )
+            return true
+          const owner = pluginOf(reached)
+          return owner !== undefined && owner !== pluginOf(file) && !reached.startsWith('plugins/nodes/node/')
+        })
+        .map((reached) => `${file} reaches ${reached}`),
+    )
+    expect(offending).toEqual([])
+  })
+
+  test('the node wing has one door: node modules import only its contract, the agent host only its index', () => {
+    const offending = nodeCode().flatMap((file) =>
+      importsOf(file)
+        .filter((target) => {
+          if (file.startsWith('hosts/agent/')) return target !== 'plugins/nodes/node/index.ts'
+          if (file.startsWith('plugins/nodes/node/')) return !target.startsWith('plugins/nodes/node/')
+          return pluginOf(target) === 'nodes' && target !== 'plugins/nodes/node/contract.ts'
+        })
+        .map((target) => `${file} imports ${target}`),
     )
     expect(offending).toEqual([])
   })

@@ -12,21 +12,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import { sftpClient } from '../plugins/sftp/testing/sftp-client.ts'
-import { transcript } from './testing/host-process.ts'
 import {
   apiClient,
   cliStaffToken,
   createProcessTracker,
   freePort,
-  removeNodeLeftovers,
+  type TestAgent,
   waitFor,
 } from './testing/index.ts'
 
-const { tempDataDir, runCli, startStandalone, spawnTracked, cleanup } =
+const { tempDataDir, runCli, startStandalone, startAgent, cleanup } =
   createProcessTracker('plinth-access-agent-')
-const agentDir = mkdtempSync(join(tmpdir(), 'plinth-access-node-'))
-// nginx's workers and the sites' users pass through to the sites' homes.
-chmodSync(agentDir, 0o711)
+const agentDir = tempDataDir()
 const clientDir = mkdtempSync(join(tmpdir(), 'plinth-access-client-'))
 chmodSync(clientDir, 0o700)
 const httpPort = freePort()
@@ -39,7 +36,7 @@ type Json = Record<string, any>
 let panelUrl = ''
 let token = ''
 let call: ReturnType<typeof apiClient>
-let agent: ReturnType<typeof spawnTracked> | undefined
+let agent: TestAgent | undefined
 let siteId = ''
 let databaseName = ''
 
@@ -104,20 +101,13 @@ beforeAll(async () => {
     hostname: '127.0.0.1',
   })
   expect(node.status).toBe(201)
-  agent = spawnTracked(['hosts/agent/main.ts'], {
-    ...process.env,
-    PANEL_URL: panel.url,
-    AGENT_TOKEN: node.body.agentToken,
-    AGENT_DATA_DIR: agentDir,
-    SITES_HTTP_PORT: String(httpPort),
-    SITES_HTTPS_PORT: String(freePort()),
-    SFTP_PORT: String(sftpPort),
-    SFTP_LISTEN: '127.0.0.1',
+  agent = await startAgent(panel, node.body.agentToken, {
+    dataDir: agentDir,
+    httpPort,
+    // The sftp plugin's node module reads its settings from the agent's environment.
+    env: { SFTP_PORT: String(sftpPort), SFTP_LISTEN: '127.0.0.1' },
   })
-  const output = transcript(agent.stdout)
-  void transcript(agent.stderr)
-  await output.waitFor(/Plinth node agent connected/)
-  await output.waitFor(/SFTP server on port/)
+  await agent.stdout.waitFor(/SFTP server on port/)
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
   const site = await call<{ id: string; jobId: string }>('POST', '/sites', {
     customerId: customer.body.id,
@@ -147,10 +137,7 @@ afterAll(async () => {
       30_000,
     ).catch(() => {})
   }
-  if (agent && agent.exitCode === null) agent.kill('SIGTERM')
-  await agent?.exited
-  // The agent leaves its nginx and PHP-FPM serving when it stops: stopped here, with any site user left.
-  removeNodeLeftovers(agentDir)
+  await agent?.stop()
   if (databaseName) {
     const root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
     await root.query(`DROP DATABASE IF EXISTS \`${databaseName}\``).catch(() => {})
@@ -166,8 +153,8 @@ afterAll(async () => {
       .catch(() => {})
     await root.end()
   }
+  // The agent's nginx, PHP-FPM and sites' users go with its folder.
   await cleanup()
-  rmSync(agentDir, { recursive: true, force: true })
   rmSync(clientDir, { recursive: true, force: true })
 }, 180_000)
 

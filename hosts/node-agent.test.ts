@@ -5,92 +5,22 @@
 // SIGKILL of the agent in the middle of provisioning: the job finishes once and the site works.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import type { Node } from '../plugins/nodes/contract.ts'
 import type { Site } from '../plugins/sites/contract.ts'
-import {
-  apiClient,
-  cliStaffToken,
-  createProcessTracker,
-  type HostProcess,
-  type Standalone,
-  transcript,
-} from './testing/host-process.ts'
+import { apiClient, cliStaffToken, createProcessTracker, type TestAgent } from './testing/host-process.ts'
 import { freePort, makeHierarchy, presentedFingerprint, waitFor } from './testing/index.ts'
 import { storeText } from './testing/store-text.ts'
 
-const { tempDataDir, runCli, startStandalone, spawnTracked, cleanup } = createProcessTracker('plinth-agent-')
-const agentDirs: string[] = []
-afterAll(async () => {
-  for (const agent of agents) await stopAgent(agent).catch(() => {})
-  await cleanup()
-  // A test that failed before deleting its sites leaves their Unix users: they go with the test's folders.
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , home = ''] = line.split(':')
-    if (!agentDirs.some((dir) => home.startsWith(`${dir}/`))) continue
-    Bun.spawnSync(['pkill', '-KILL', '-u', name])
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
-  for (const dir of agentDirs) rmSync(dir, { recursive: true, force: true })
-})
+const { tempDataDir, runCli, startStandalone, startAgent, cleanup } = createProcessTracker('plinth-agent-')
+// The agents' nginx, PHP-FPM and sites' users go with their folders.
+afterAll(cleanup)
 
-interface Agent {
-  readonly process: HostProcess
-  readonly dataDir: string
-  readonly httpPort: number
-  readonly httpsPort: number
-  readonly output: ReturnType<typeof transcript>
-  readonly errors: ReturnType<typeof transcript>
-}
-const agents: Agent[] = []
-
-/** Starts `npm run agent` for the node whose token is `token`; resolves once it says it is connected. */
-async function startAgent(
-  panel: Standalone,
-  token: string,
-  dataDir: string,
-  httpPort: number,
-): Promise<Agent> {
-  const httpsPort = freePort()
-  const proc = spawnTracked(['hosts/agent/main.ts'], {
-    ...process.env,
-    PANEL_URL: panel.url,
-    AGENT_TOKEN: token,
-    AGENT_DATA_DIR: dataDir,
-    SITES_HTTP_PORT: String(httpPort),
-    SITES_HTTPS_PORT: String(httpsPort),
-    AGENT_REPORT_SECONDS: '1',
-  })
-  const output = transcript(proc.stdout)
-  const errors = transcript(proc.stderr)
-  try {
-    await output.waitFor(/Plinth node agent connected/)
-  } catch (error) {
-    await errors.done
-    throw new Error(`${(error as Error).message}\n${errors.text}`)
-  }
-  const agent = { process: proc, dataDir, httpPort, httpsPort, output, errors }
-  agents.push(agent)
-  return agent
-}
-
-/** Stops an agent and the nginx and PHP-FPM masters it runs (the agent leaves them serving on SIGTERM). */
-async function stopAgent(agent: Agent): Promise<void> {
-  if (agent.process.exitCode === null && agent.process.signalCode === null) agent.process.kill('SIGTERM')
-  await agent.process.exited
-  for (const pidFile of findFiles(agent.dataDir, /\.pid$/)) {
-    const pid = Number(readFileSync(pidFile, 'utf8').trim())
-    if (pid > 0) {
-      try {
-        process.kill(pid, 'SIGTERM')
-      } catch {}
-    }
-  }
-}
+type Agent = TestAgent
+/** Traffic reported every second (the default is a minute). */
+const reportEverySecond = { AGENT_REPORT_SECONDS: '1' }
 
 function findFiles(dir: string, pattern: RegExp): string[] {
   if (!existsSync(dir)) return []
@@ -100,13 +30,8 @@ function findFiles(dir: string, pattern: RegExp): string[] {
 }
 
 /** What the node's nginx answers for `domain` at `path`. */
-function fromNode(agent: Agent, domain: string, path = '/', init: RequestInit = {}): Promise<Response> {
-  return fetch(`http://127.0.0.1:${agent.httpPort}${path}`, {
-    ...init,
-    redirect: 'manual',
-    headers: { ...(init.headers as Record<string, string> | undefined), host: domain },
-  })
-}
+const fromNode = (agent: Agent, domain: string, path = '/', init: RequestInit = {}) =>
+  agent.fromNode(domain, path, init)
 
 /** Polls `probe` every 100 ms (the panel's rate limit counts every request) until it answers something. */
 function poll<T>(what: string, probe: () => Promise<T | undefined>, ms: number) {
@@ -153,8 +78,7 @@ async function panelWithAgentNode() {
   })
   expect(node.status).toBe(201)
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
-  const agentDir = mkdtempSync(join(tmpdir(), 'plinth-agent-data-'))
-  agentDirs.push(agentDir)
+  const agentDir = tempDataDir()
   return { panel, dataDir, token, call, node: node.body, customerId: customer.body.id, agentDir }
 }
 
@@ -192,17 +116,23 @@ describe('a WordPress site on a node run by the agent', () => {
   let agent: Agent
   beforeAll(async () => {
     setup = await panelWithAgentNode()
-    agent = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, freePort())
+    agent = await startAgent(setup.panel, setup.node.agentToken, {
+      dataDir: setup.agentDir,
+      env: reportEverySecond,
+    })
   }, 60_000)
 
-  test('the node shows its agent connected, its version and that it serves', async () => {
+  test('the node shows its agent connected, its version, that it serves, and what the plugins’ modules offer', async () => {
     const node = await setup.call<Node>('GET', `/nodes/${setup.node.id}`)
     expect(node.body.agent).toMatchObject({ connected: true, version: expect.any(String) })
     expect(node.body.agent.capabilities).toMatchObject({
       mode: 'serving',
       nginx: expect.any(String),
       php: expect.any(String),
-      wordpress: expect.any(String),
+      // The modules the panel's plugins declare, loaded by the agent from its own install.
+      applications: { wordpress: expect.any(String) },
+      services: expect.arrayContaining(['files', 'wordpress', 'sftp', 'shell']),
+      missing: [],
     })
   })
 
@@ -307,7 +237,10 @@ describe('a WordPress site on a node run by the agent', () => {
 describe('a site’s files on a node run by the agent', () => {
   test('a file written through the API is served by the node, read back whole and by range, and never kept in clear', async () => {
     const setup = await panelWithAgentNode()
-    const agent = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, freePort())
+    const agent = await startAgent(setup.panel, setup.node.agentToken, {
+      dataDir: setup.agentDir,
+      env: reportEverySecond,
+    })
     const domain = `files-${crypto.randomUUID().slice(0, 8)}.example.test`
     const created = await setup.call<Site>('POST', '/sites', {
       customerId: setup.customerId,
@@ -367,14 +300,17 @@ describe('a site’s files on a node run by the agent', () => {
       },
       30_000,
     )
-    await stopAgent(agent)
+    await agent.stop()
   }, 120_000)
 })
 
 describe('HTTPS for a WordPress site on a node run by the agent', () => {
   test('an uploaded certificate is presented exactly, the site answers over HTTPS, detaching removes it, and the key is nowhere else', async () => {
     const setup = await panelWithAgentNode()
-    const agent = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, freePort())
+    const agent = await startAgent(setup.panel, setup.node.agentToken, {
+      dataDir: setup.agentDir,
+      env: reportEverySecond,
+    })
     const answers: unknown[] = []
     const call = async <T>(method: string, path: string, body?: unknown) => {
       const answer = await setup.call<T>(method, path, body)
@@ -460,7 +396,7 @@ describe('HTTPS for a WordPress site on a node run by the agent', () => {
     const places = {
       answers: JSON.stringify(answers),
       'panel output': setup.panel.stdout.text + setup.panel.stderr.text,
-      'agent output': agent.output.text + agent.errors.text,
+      'agent output': agent.stdout.text + agent.stderr.text,
       store: await storeText(setup.dataDir),
     }
     for (const [place, text] of Object.entries(places)) {
@@ -475,7 +411,11 @@ describe('an agent killed in the middle of provisioning', () => {
   test('started again, it finishes the job once, and the site works', async () => {
     const setup = await panelWithAgentNode()
     const httpPort = freePort()
-    const first = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, httpPort)
+    const first = await startAgent(setup.panel, setup.node.agentToken, {
+      dataDir: setup.agentDir,
+      httpPort,
+      env: reportEverySecond,
+    })
     const domain = `crash-${crypto.randomUUID().slice(0, 8)}.example.test`
     const created = await setup.call<Site & { wordpress: { adminUser: string; adminPassword: string } }>(
       'POST',
@@ -500,7 +440,11 @@ describe('an agent killed in the middle of provisioning', () => {
     await Bun.sleep(300)
     first.process.kill('SIGKILL')
     await first.process.exited
-    const second = await startAgent(setup.panel, setup.node.agentToken, setup.agentDir, httpPort)
+    const second = await startAgent(setup.panel, setup.node.agentToken, {
+      dataDir: setup.agentDir,
+      httpPort,
+      env: reportEverySecond,
+    })
     const job = await jobOf(setup.call, created.body.jobId ?? '')
     expect(job).toMatchObject({ status: 'succeeded' })
     const front = await fromNode(second, domain)

@@ -1,12 +1,14 @@
 // `npm run agent`: the node agent, installed on each node (docs/nodes.md). It runs the node's own nginx and PHP-FPM
-// for its sites and dials the panel for commands; SIGTERM stops asking for work once the commands under way are
-// done, and leaves the sites served (the masters keep running for the next start of the agent).
+// for its sites, and the node modules the panel's plugins declare, and dials the panel for commands; SIGTERM stops
+// asking for work once the commands under way are done, and leaves the sites served (the masters keep running for
+// the next start of the agent). It loads nothing of the panel's kernel: only the node wing's door.
 
-import { kernelVersion } from '../../core/host.ts'
-import { createSiteRuntime } from '../../plugins/nodes/runtime/create-site-runtime.ts'
-import { AgentRefused, startAgent } from './agent-loop.ts'
-import { AgentSettingsError, agentSettingsFromEnv } from './agent-settings.ts'
-import { agentNodeServices, configureAgentSftp } from './node-services.ts'
+import {
+  AgentRefused,
+  AgentSettingsError,
+  agentSettingsFromEnv,
+  runNodeAgent,
+} from '../../plugins/nodes/node/index.ts'
 
 const log = (fields: Record<string, unknown>, message: string) =>
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields, msg: message })}\n`)
@@ -19,37 +21,23 @@ try {
   for (const problem of error.problems) process.stderr.write(`${problem}\n`)
   process.exit(2)
 }
-configureAgentSftp({ port: settings.sftpPort, listen: settings.sftpListen })
-const runtime = createSiteRuntime({
-  dataDir: settings.dataDir,
-  httpPort: settings.httpPort,
-  httpsPort: settings.httpsPort,
-  services: agentNodeServices,
-})
-const capabilities = await runtime.capabilities()
+const agent = runNodeAgent(settings, process.env, log)
+const capabilities = await agent.node.runtime.capabilities()
 log(
   { dataDir: settings.dataDir, httpPort: settings.httpPort, ...capabilities },
   `serving sites on port ${settings.httpPort} (${capabilities.mode})`,
 )
-const agent = startAgent(settings, runtime, kernelVersion, log)
-// The masters start once the panel took the token (a refused agent leaves nothing running), so sites served before
-// a restart of the agent are served again at once, not at their next change.
-void agent.connected
-  .then(() => runtime.start())
-  .catch((error: unknown) => log({ err: String(error) }, 'could not start serving'))
-// What the node's services keep running (the SFTP server on SFTP_PORT), once the panel took the token too.
-const services = agent.connected.then(() =>
-  runtime.startServices((level, fields, message) => log({ level, ...fields }, message)),
-)
-services.catch(() => {})
+let stopping = false
 const stop = async (signal: string) => {
+  // A second signal (systemd signals the whole group) changes nothing: the first stop goes on to its end.
+  if (stopping) return
+  stopping = true
   log({ signal }, `${signal} received: finishing the commands under way`)
   await agent.stop()
-  await (await services.catch(() => async () => {}))()
   process.exit(0)
 }
-process.once('SIGTERM', () => void stop('SIGTERM'))
-process.once('SIGINT', () => void stop('SIGINT'))
+process.on('SIGTERM', () => void stop('SIGTERM'))
+process.on('SIGINT', () => void stop('SIGINT'))
 try {
   await agent.done
 } catch (error) {

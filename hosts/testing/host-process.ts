@@ -1,4 +1,5 @@
-// Test helpers that spawn the real hosts (hosts/bun/main.ts, hosts/cli/main.ts) and clean up after them.
+// Test helpers that spawn the real hosts (hosts/bun/main.ts, hosts/cli/main.ts, hosts/agent/main.ts) and clean up
+// after them.
 
 import { expect } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -10,6 +11,8 @@ import {
   postgresSettingsFor,
   testDatabaseSettings,
 } from '../../core/testing/test-store.ts'
+import { freePort } from './free-port.ts'
+import { removeNodeLeftovers } from './node-leftovers.ts'
 
 export { createTestDatabase, postgresSettingsFor, testDatabaseSettings }
 
@@ -121,6 +124,32 @@ export interface Standalone {
   readonly stderr: Transcript
 }
 
+/** A spawned node agent (`npm run agent`), connected to its panel. */
+export interface TestAgent {
+  readonly process: HostProcess
+  /** Its AGENT_DATA_DIR: the node's sites, nginx and PHP-FPM. */
+  readonly dataDir: string
+  readonly httpPort: number
+  readonly httpsPort: number
+  /** Its stdout (JSON lines), drained for its whole life. */
+  readonly stdout: Transcript
+  readonly stderr: Transcript
+  /** What the node's nginx answers for `domain` at `path` (redirects are answers, not followed). */
+  fromNode(domain: string, path?: string, init?: RequestInit): Promise<Response>
+  /** SIGTERMs it and waits for it to exit (its nginx and PHP-FPM keep serving, as a node's do, until cleanup). */
+  stop(): Promise<void>
+}
+
+/** Options of {@link ProcessTracker.startAgent}. */
+export interface TestAgentOptions {
+  /** Its AGENT_DATA_DIR; default a fresh temporary folder. */
+  readonly dataDir?: string
+  /** SITES_HTTP_PORT; default a free port. */
+  readonly httpPort?: number
+  /** More of its environment (SFTP_PORT, AGENT_REPORT_SECONDS, ...). */
+  readonly env?: Record<string, string>
+}
+
 /** Temporary data folders and spawned hosts of one test file, and the way to get rid of them all. */
 export interface ProcessTracker {
   /**
@@ -138,6 +167,11 @@ export interface ProcessTracker {
    * where it listens.
    */
   startStandalone(dataDir: string, extra?: Record<string, string>, entry?: string): Promise<Standalone>
+  /**
+   * Spawns the node agent for the node whose agent token is `token`, and waits until it says it is connected. At
+   * cleanup its masters are stopped and its sites' Unix users removed with its folder.
+   */
+  startAgent(panel: Pick<Standalone, 'url'>, token: string, options?: TestAgentOptions): Promise<TestAgent>
   /** SIGKILLs every spawned host still running, waits for them all to exit, then removes the temporary folders. */
   cleanup(): Promise<void>
 }
@@ -197,15 +231,63 @@ export function createProcessTracker(prefix: string): ProcessTracker {
     }
   }
 
+  const agentDirs: string[] = []
+  const startAgent = async (
+    panel: Pick<Standalone, 'url'>,
+    token: string,
+    options: TestAgentOptions = {},
+  ): Promise<TestAgent> => {
+    const dataDir = options.dataDir ?? tempDataDir()
+    agentDirs.push(dataDir)
+    const httpPort = options.httpPort ?? freePort()
+    const httpsPort = freePort()
+    const proc = spawnTracked(['hosts/agent/main.ts'], {
+      ...process.env,
+      PANEL_URL: panel.url,
+      AGENT_TOKEN: token,
+      AGENT_DATA_DIR: dataDir,
+      SITES_HTTP_PORT: String(httpPort),
+      SITES_HTTPS_PORT: String(httpsPort),
+      ...options.env,
+    })
+    const stdout = transcript(proc.stdout)
+    const stderr = transcript(proc.stderr)
+    try {
+      await stdout.waitFor(/Plinth node agent connected/)
+    } catch (error) {
+      await stderr.done
+      throw new Error(`${(error as Error).message}\n${stderr.text}`)
+    }
+    return {
+      process: proc,
+      dataDir,
+      httpPort,
+      httpsPort,
+      stdout,
+      stderr,
+      fromNode: (domain, path = '/', init = {}) => {
+        const headers = new Headers(init.headers)
+        headers.set('host', domain)
+        return fetch(`http://127.0.0.1:${httpPort}${path}`, { ...init, headers, redirect: 'manual' })
+      },
+      async stop() {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
+        await proc.exited
+      },
+    }
+  }
+
   const cleanup = async (): Promise<void> => {
     for (const proc of processes) {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
       await proc.exited
     }
+    // The agents' nginx and PHP-FPM outlive them, as a node's do; their sites' users go with their folders.
+    for (const dir of agentDirs) removeNodeLeftovers(dir)
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
   }
 
-  return { tempDataDir, spawnTracked, runCli, startStandalone, cleanup }
+  return { tempDataDir, spawnTracked, runCli, startStandalone, startAgent, cleanup }
 }
 
 /** SIGKILLs a spawned server and waits until it is gone: no shutdown code of its runs. */

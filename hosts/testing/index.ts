@@ -38,6 +38,21 @@ export {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../../core/testing/webhook-receiver.ts'
+// What runs on nodes: a node running given modules, site specs, where it keeps a site, requests to its nginx.
+export {
+  eventually,
+  never,
+  nodeWith,
+  pidIn,
+  processesOf,
+  processesOfUid,
+  readSiteState,
+  request as requestSite,
+  servingDataDir,
+  sh,
+  sitePaths,
+  siteSpec,
+} from '../../plugins/nodes/node/testing/serving.ts'
 export { type RunningServer, servePanel } from '../bun/serve.ts'
 export { freePort } from './free-port.ts'
 export {
@@ -48,6 +63,8 @@ export {
   killHard,
   type ProcessTracker,
   type Standalone,
+  type TestAgent,
+  type TestAgentOptions,
   tokenPattern,
 } from './host-process.ts'
 export { removeNodeLeftovers } from './node-leftovers.ts'

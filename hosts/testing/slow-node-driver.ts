@@ -89,40 +89,31 @@ function slowDriver(local: () => NodeDriver, options: SlowNodeOptions): NodeDriv
     await pause(2 ** 31 - 1, signal)
   }
 
-  /** Pauses, runs one of the local driver's operations, pauses again. */
-  const paused =
-    (operation: 'update' | 'suspend' | 'unsuspend' | 'delete') =>
-    async (node: Parameters<NodeDriver['update']>[0], site: SiteSpec, signal: AbortSignal) => {
-      await pause(pauseMs, signal)
-      await local()[operation](node, site, signal)
-      await pause(pauseMs, signal)
-    }
+  /** The site changes that pause before and after: the rest (certificates, challenges, calls) goes straight through. */
+  const paused = new Set(['update', 'suspend', 'unsuspend', 'delete'])
 
   return {
     name: 'slow',
     description: 'The local driver with pauses between steps (tests only).',
-    async provision(node, site, signal) {
-      await step(site, 'before-files', signal)
-      const held =
-        options.hold === 'mid-write'
-          ? freezingMidWrite(signal, site, join(options.dataDir, 'sites', site.id))
-          : signal
-      await local().provision(node, site, held)
-      announce(`provisioned ${site.id}`)
-      await step(site, 'after-files', signal)
+    async send(node, command, signal, run) {
+      if (command.operation === 'provision') {
+        const site = command.payload as SiteSpec
+        await step(site, 'before-files', signal)
+        const held =
+          options.hold === 'mid-write'
+            ? freezingMidWrite(signal, site, join(options.dataDir, 'sites', site.id))
+            : signal
+        const result = await local().send(node, command, held, run)
+        announce(`provisioned ${site.id}`)
+        await step(site, 'after-files', signal)
+        return result
+      }
+      if (!paused.has(command.operation)) return local().send(node, command, signal, run)
+      await pause(pauseMs, signal)
+      const result = await local().send(node, command, signal, run)
+      await pause(pauseMs, signal)
+      return result
     },
-    update: paused('update'),
-    suspend: paused('suspend'),
-    unsuspend: paused('unsuspend'),
-    delete: paused('delete'),
-    report: (node, site) => local().report(node, site),
-    // Certificates and challenges go straight through: no crash test holds them.
-    installCertificate: (node, siteId, certificate, signal) =>
-      local().installCertificate(node, siteId, certificate, signal),
-    removeCertificate: (node, siteId, signal) => local().removeCertificate(node, siteId, signal),
-    putChallenge: (node, challenge, signal) => local().putChallenge(node, challenge, signal),
-    removeChallenge: (node, token, signal) => local().removeChallenge(node, token, signal),
-    call: (node, call, signal) => local().call(node, call, signal),
   }
 }
 

@@ -2,7 +2,7 @@
 // attachment is `removing`, and records the outcome, applying again while the attachment changed under it.
 
 import { type JobDefinition, JobFailure, type JobRun, type PluginContext } from '../../core/index.ts'
-import { nodeDirectory, type SiteCertificate } from '../nodes/contract.ts'
+import { nodeCommand, nodeDirectory, type SiteCertificate } from '../nodes/contract.ts'
 import { certificateJobKinds } from './lifecycle.ts'
 import type { CertificatesTable } from './migrations.ts'
 import {
@@ -42,18 +42,23 @@ export function installJob(context: PluginContext): JobDefinition {
       if (!row) return { outcome: 'gone' }
       const node = await nodes.find(row.node_id)
       if (!node) throw new JobFailure(`The node ${row.node_id} of site ${siteId} is gone`, 'node_missing')
-      const driver = nodes.driverOf(node)
       const removing = row.status === 'removing'
       let fingerprint: string | null = null
       if (removing) {
         await job.progress(30, 'removing the certificate from the node')
-        await driver.removeCertificate(node, siteId, job.signal, attempt)
+        await nodes.send(node, nodeCommand('remove-certificate', { siteId }), job.signal, attempt)
       } else {
         const certificate = await findCertificateRow(context.db, row.certificate_id)
         if (!certificate)
           throw new JobFailure(`Certificate ${row.certificate_id} is gone`, 'certificate_missing')
         await job.progress(30, 'installing the certificate on the node')
-        await driver.installCertificate(node, siteId, servedOf(context, certificate), job.signal, attempt)
+        const served = servedOf(context, certificate)
+        await nodes.send(
+          node,
+          nodeCommand('install-certificate', { siteId, certificate: served }),
+          job.signal,
+          attempt,
+        )
         fingerprint = certificate.fingerprint
       }
       await job.progress(80, 'recording')

@@ -3,10 +3,10 @@
 // service as the site's Unix user, every path confined to the site.
 
 import { definePlugin } from '../../core/index.ts'
-import { nodeServices } from '../nodes/contract.ts'
+import { nodeModules } from '../nodes/contract.ts'
 import { archiveJobs } from './archive-jobs.ts'
 import { filesMigrations } from './migrations.ts'
-import { filesNodeService } from './node/files-service.ts'
+import filesNodeModule from './node/index.ts'
 import { filesProblems } from './problems.ts'
 import { archiveRoutes } from './routes/archive-routes.ts'
 import { contentRoutes } from './routes/content-routes.ts'
@@ -33,7 +33,7 @@ export const filesPlugin = (options: FilesOptions = {}) =>
     problems: filesProblems,
     migrations: filesMigrations,
     setup(context) {
-      context.extensionPoint(nodeServices).add(filesNodeService())
+      context.extensionPoint(nodeModules).add({ module: filesNodeModule })
     },
     jobs: (context) => archiveJobs(context),
     routes: (context) => {
@@ -47,5 +47,3 @@ export const filesPlugin = (options: FilesOptions = {}) =>
       ]
     },
   })
-
-export { filesNodeService } from './node/files-service.ts'

@@ -60,13 +60,12 @@ export function siteFilesOf(context: PluginContext) {
     requireRunningSite(site)
     const node = site.nodeId ? await nodes.find(site.nodeId) : null
     requireReachableNode(node)
-    const driver = nodes.driverOf(node)
     return {
       site,
       async call<T>(request: FilesRequest, signal?: AbortSignal, timeoutMs = callTimeoutMs): Promise<T> {
         const timeout = AbortSignal.timeout(timeoutMs)
         try {
-          return (await driver.call(
+          return (await nodes.call(
             node,
             { siteId: site.id, service: filesService, request },
             signal ? AbortSignal.any([signal, timeout]) : timeout,

@@ -15,18 +15,10 @@ import { filesPlugin } from './index.ts'
 const unreachable: NodeDriver = {
   name: 'unreachable',
   description: 'A node whose calls never get through (tests only).',
-  provision: async () => {},
-  update: async () => {},
-  suspend: async () => {},
-  unsuspend: async () => {},
-  delete: async () => {},
-  report: async () => ({ state: 'active', diskBytes: 0 }),
-  installCertificate: async () => {},
-  removeCertificate: async () => {},
-  putChallenge: async () => {},
-  removeChallenge: async () => {},
-  call: async () => {
-    throw new Error('connect ECONNREFUSED 10.0.0.7:443')
+  // Site changes go through; a call never does.
+  send: async (_node, command) => {
+    if (command.operation === 'call') throw new Error('connect ECONNREFUSED 10.0.0.7:443')
+    return undefined as never
   },
 }
 
@@ -35,7 +27,8 @@ const failing: NodeDriver = {
   ...unreachable,
   name: 'failing',
   description: 'A node whose files service fails (tests only).',
-  call: async () => {
+  send: async (_node, command) => {
+    if (command.operation !== 'call') return undefined as never
     throw new NodeRefusal('file_operation_failed', 'The node could not carry out the file operation', {
       reason: 'zip: not found at /srv/plinth-agent/sites/site_x/htdocs',
     })

@@ -1,12 +1,85 @@
-// The nodes plugin's public contract: the node schema, the node driver interface and its registry, and the
-// directory other plugins (sites) use to place resources on nodes and run drivers.
+// The nodes plugin's public contract: the node schema, the node driver interface and its registry, the node modules
+// plugins declare (their work on nodes), and the directory other plugins (sites) use to place resources on nodes
+// and send them commands. What runs on a node is the node wing's (node/contract.ts), re-exported here for the
+// panel's side.
 
 import { type Db, defineExtensionPoint, defineService, Problem, type Static, t } from '../../core/index.ts'
+import type { SiteCall } from './node/contract.ts'
+import type { NodeModuleEntry } from './node/node.ts'
+import type { NodeCommand, NodeOperationName, NodeResult } from './node/operations.ts'
 import { nodesProblems } from './problems.ts'
+
+export {
+  type AcmeChallenge,
+  type ApplicationSite,
+  defineNodeModule,
+  type NodeCommandOptions,
+  type NodeCommandResult,
+  NodeFailure,
+  type NodeModule,
+  NodeRefusal,
+  type NodeService,
+  type NodeServiceHost,
+  type NodeSite,
+  type SiteApplication,
+  type SiteAppSpec,
+  type SiteCall,
+  type SiteCertificate,
+  type SiteReport,
+  type SiteSpec,
+} from './node/contract.ts'
+export type { NodeModuleEntry } from './node/node.ts'
+export {
+  type NodeCommand,
+  type NodeOperationName,
+  type NodePayload,
+  type NodeResult,
+  nodeCommand,
+} from './node/operations.ts'
 
 /** States of a node: only `active` nodes receive new sites. */
 export const nodeStatuses = ['active', 'draining', 'disabled'] as const
 export type NodeStatus = (typeof nodeStatuses)[number]
+
+/** What a node can run, as its agent reports it (node/contract.ts's `NodeCapabilities`). */
+export const NodeCapabilities = t.Object(
+  {
+    nginx: t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'nginx’s version, or null.' }),
+    php: t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'PHP-FPM’s version, or null.' }),
+    unixUsers: t.Boolean({ description: 'Whether each site runs as a Unix user of its own.' }),
+    mode: t.Union([t.Literal('serving'), t.Literal('files-only')], {
+      description:
+        '`serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.',
+    }),
+    applications: t.Record(t.String(), t.String({ maxLength: 64 }), {
+      maxProperties: 100,
+      description:
+        'The applications it installs into sites, by kind (`[a-z][a-z0-9-]*`), with their versions (`{ "wordpress": "6.1.1" }`).',
+    }),
+    services: t.Array(t.String({ maxLength: 64 }), {
+      maxItems: 100,
+      description: 'The services it offers its sites (`files`, `sftp`, …).',
+    }),
+    missing: t.Array(
+      t.Object({
+        what: t.String({
+          maxLength: 300,
+          description: 'What is missing (`nginx`, `php-fpm`, a Debian package).',
+        }),
+        for: t.String({
+          maxLength: 100,
+          description: 'What it is needed for (`serving sites`, `wordpress sites`).',
+        }),
+      }),
+      {
+        maxItems: 100,
+        description:
+          'What the node lacks to serve sites and to install each application; `npm run panel -- node setup` (or `npm run agent -- setup` on a remote node) installs it.',
+      },
+    ),
+  },
+  { $id: 'NodeCapabilities' },
+)
 
 /** A node (server) as the API returns it. */
 export const Node = t.Object(
@@ -32,22 +105,9 @@ export const Node = t.Object(
           description: 'When its agent last asked for work; null when none ever did.',
         }),
         version: t.Union([t.String(), t.Null()], { description: 'The agent’s version.' }),
-        capabilities: t.Union(
-          [
-            t.Object({
-              nginx: t.Union([t.String(), t.Null()]),
-              php: t.Union([t.String(), t.Null()]),
-              wordpress: t.Union([t.String(), t.Null()]),
-              unixUsers: t.Boolean(),
-              mode: t.Union([t.Literal('serving'), t.Literal('files-only')], {
-                description:
-                  '`serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.',
-              }),
-            }),
-            t.Null(),
-          ],
-          { description: 'What the node can run, as its agent last said; null before it said.' },
-        ),
+        capabilities: t.Union([NodeCapabilities, t.Null()], {
+          description: 'What the node can run, as its agent last said; null before it said.',
+        }),
       },
       { description: 'The node’s agent: connected or not, its version, what it can run.' },
     ),
@@ -58,187 +118,6 @@ export const Node = t.Object(
 )
 export type Node = Static<typeof Node>
 
-/** What a driver needs to know of a site to serve it. */
-export interface SiteSpec {
-  readonly id: string
-  readonly handle: string
-  readonly domain: string
-  readonly type: string
-  readonly customerId: string
-  /** Disk quota in MB; null means unlimited. */
-  readonly diskMB: number | null
-  /**
-   * What runs in the site, when its type installs an application (WordPress): given on provision (and repeated on
-   * later operations, where drivers ignore what they already did). Absent: a static placeholder site.
-   */
-  readonly app?: SiteApp
-}
-
-/** An application a site type has the node install into a site. */
-export type SiteApp = WordPressApp
-
-/**
- * WordPress from the node's Debian `wordpress` package, installed into the site's document root, with its own
- * `wp-config.php` (fresh salts), on the database given, and installed with `title` and the admin given.
- */
-export interface WordPressApp {
-  readonly kind: 'wordpress'
-  /** The blog's title: the site's name. */
-  readonly title: string
-  /** The site's MariaDB database and login (the databases plugin made them); the password goes in wp-config.php. */
-  readonly database: {
-    readonly host: string
-    readonly port: number
-    readonly name: string
-    readonly user: string
-    readonly password: string
-  }
-  /**
-   * The administrator the installer creates. `passwordHash` is a bcrypt hash (`$2y$…`) of the password the panel
-   * showed once, which WordPress checks with PHP's `crypt()`: the panel never keeps the password, nor does the node.
-   */
-  readonly admin: { readonly user: string; readonly email: string; readonly passwordHash: string }
-}
-
-/** What a driver reports of a site on its node. */
-export interface SiteReport {
-  /** `absent` when the node has nothing for the site. */
-  readonly state: 'active' | 'suspended' | 'absent'
-  /** Bytes the site's files take on the node. */
-  readonly diskBytes: number
-  /** The fingerprint of the certificate the site serves over HTTPS, or null (absent from older agents). */
-  readonly certificate?: string | null
-}
-
-/** A certificate a node serves a site with over HTTPS (`SITES_HTTPS_PORT`). */
-export interface SiteCertificate {
-  /** SHA-256 of the certificate's DER in lower-case hex, no colons: what the node names its files after. */
-  readonly fingerprint: string
-  /** The certificate followed by its intermediates, PEM blocks, as nginx's `ssl_certificate` serves them. */
-  readonly chainPem: string
-  /** The key, unencrypted PKCS#8 PEM: readable by root only on the node, never logged. */
-  readonly privateKeyPem: string
-}
-
-/**
- * An ACME HTTP-01 challenge's answer: the node serves `keyAuthorization` as text at
- * `/.well-known/acme-challenge/<token>` on every site's domain over plain HTTP, suspended sites included.
- */
-export interface AcmeChallenge {
-  /** The challenge's token: base64url, at most 128 characters. */
-  readonly token: string
-  readonly keyAuthorization: string
-}
-
-/**
- * A request for one of the services a node offers its sites (`files`: the site's files; others that plugins add):
- * JSON both ways, so the same request reaches the local runtime in process and a remote node through its agent.
- */
-export interface SiteCall {
-  readonly siteId: string
-  /** The node service's name (`files`). */
-  readonly service: string
-  /** What the service is asked, as that service defines it. */
-  readonly request: unknown
-}
-
-/**
- * A refusal by a node service that repeating cannot help (a path out of the site, a file that changed meanwhile):
- * a stable code the panel plugin maps to its problem, a message for people (naming site paths, never the node's
- * own), and optional details.
- */
-export class NodeRefusal extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly details?: Readonly<Record<string, unknown>>,
-  ) {
-    super(message)
-    this.name = 'NodeRefusal'
-  }
-}
-
-/** What a node command prints and how it ended. */
-export interface NodeCommandResult {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Options of {@link NodeSite.run}. */
-export interface NodeCommandOptions {
-  /** Written to the command's stdin, then closed. */
-  readonly stdin?: string | Uint8Array
-  /** The working directory, a path on the node inside the site's home. Default the home. */
-  readonly cwd?: string
-  /** Killed after this many ms. Default 120 000. */
-  readonly timeoutMs?: number
-}
-
-/**
- * A site as a node service sees it: its home, its state and its Unix user, and a way to run programs as that user
- * (so the kernel, not the service's checks alone, keeps the site's code and files from other sites and the node).
- */
-export interface NodeSite {
-  readonly id: string
-  /** The site's home on the node, a real path: what the API shows as `/` (`htdocs/`, `logs/`, `tmp/`). */
-  readonly home: string
-  readonly state: 'active' | 'suspended'
-  /**
-   * The site's Unix user; null where the node makes none (it lays out files only, or does not run as root): then
-   * programs run as the runtime's own user.
-   */
-  readonly user: { readonly name: string; readonly uid: number; readonly gid: number } | null
-  /** Its disk quota in bytes (the spec's `diskMB`), or null when unlimited. */
-  readonly quotaBytes: number | null
-  /** The bytes its home takes now (links not followed). */
-  usedBytes(signal: AbortSignal): Promise<number>
-  /** Runs `argv` as the site's user, in a session of its own, with a clean environment; never throws for its exit. */
-  run(argv: readonly string[], options: NodeCommandOptions, signal: AbortSignal): Promise<NodeCommandResult>
-  /** The command line that runs `argv` as the site's user (for services that stream a program's input or output). */
-  asUser(argv: readonly string[]): string[]
-  /** The clean environment programs run with as the site's user. */
-  readonly environment: Readonly<Record<string, string>>
-}
-
-/**
- * A service a node offers its sites, reached with a {@link SiteCall}: the plugin that owns the area adds it to
- * `nodes.services` (the local node) and to the agent's list (`hosts/agent/node-services.ts`). Throw a
- * {@link NodeRefusal} for a refusal with a code; anything else is a failure of the node.
- */
-export interface NodeService {
-  /** Unique: `files`. */
-  readonly name: string
-  handle(site: NodeSite, request: unknown, signal: AbortSignal): Promise<unknown>
-  /**
-   * For a service that keeps something running while the node runs (the SFTP server's listener): called once when
-   * the node starts (the panel's local node at start-up, the agent once the panel took its token); resolves with
-   * how to stop it. Optional: most services only answer calls.
-   */
-  start?(host: NodeServiceHost): Promise<() => Promise<void>>
-}
-
-/** What a node lends a service's {@link NodeService.start}. */
-export interface NodeServiceHost {
-  /**
-   * The service's own directory, `<runtime data dir>/services/<service name>/` (root's; others may pass through
-   * `services/`): made by the runtime before `start`, for the service's files.
-   */
-  readonly dataDir: string
-  /** The site as a call sees it (home, state, Unix user); a NodeRefusal `site_not_on_node` when the node lacks it. */
-  site(siteId: string): Promise<NodeSite>
-  /** A line in the node's log (the panel's logger, or the agent's stdout); fields first, never a secret. */
-  log(level: 'info' | 'warn' | 'error', fields: Readonly<Record<string, unknown>>, message: string): void
-}
-
-/** The services nodes offer their sites: plugins that require `nodes` add theirs. */
-export const nodeServices = defineExtensionPoint<NodeService>({
-  id: 'nodes.services',
-  owner: 'nodes',
-  description: 'Services nodes offer their sites (files, ...), reached through the node driver.',
-  keyOf: (service) => service.name,
-})
-
 /** The job attempt a driver operation runs in: remote drivers send it with the operation. */
 export interface DriverRun {
   readonly jobId: string
@@ -246,43 +125,21 @@ export interface DriverRun {
 }
 
 /**
- * Runs sites on a kind of node. Every operation is idempotent (provisioning an existing site, deleting a missing
- * one succeed), because jobs may repeat a step after a crash; each honours `signal`.
+ * Runs sites on a kind of node: carries a command (node/operations.ts) to the node and resolves with what its
+ * operation resolved with. Every operation is idempotent (provisioning an existing site, deleting a missing one
+ * succeed), because jobs may repeat a step after a crash; each honours `signal`. Throws a `NodeFailure` or a
+ * `NodeRefusal` when the node said repeating cannot help, anything else when it could not be reached or failed.
  */
 export interface NodeDriver {
   /** `local`, `agent`, ... */
   readonly name: string
   readonly description: string
-  provision(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
-  /** Applies a changed domain or limits. */
-  update(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
-  suspend(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
-  unsuspend(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
-  delete(node: Node, site: SiteSpec, signal: AbortSignal, run?: DriverRun): Promise<void>
-  report(node: Node, site: SiteSpec): Promise<SiteReport>
-  /**
-   * Serves the site over HTTPS with `certificate`, replacing the one it had (the new files in place before the
-   * server block names them, checked before the reload). Fails, to be tried again, while the site is not on the
-   * node yet; kept when the site is later updated, suspended or unsuspended; removed with the site.
-   */
-  installCertificate(
+  send<O extends NodeOperationName>(
     node: Node,
-    siteId: string,
-    certificate: SiteCertificate,
+    command: NodeCommand<O>,
     signal: AbortSignal,
     run?: DriverRun,
-  ): Promise<void>
-  /** Stops serving the site over HTTPS and removes its certificate and key; done when it had none. */
-  removeCertificate(node: Node, siteId: string, signal: AbortSignal, run?: DriverRun): Promise<void>
-  /** Serves an ACME HTTP-01 challenge's answer on every site's domain until it is removed. */
-  putChallenge(node: Node, challenge: AcmeChallenge, signal: AbortSignal, run?: DriverRun): Promise<void>
-  removeChallenge(node: Node, token: string, signal: AbortSignal, run?: DriverRun): Promise<void>
-  /**
-   * Asks a service of the node about one of its sites and resolves with its answer. Throws a {@link NodeRefusal}
-   * when the service refused (also `site_not_on_node` and `unknown_node_service`), anything else when the node
-   * could not be reached or failed.
-   */
-  call(node: Node, call: SiteCall, signal: AbortSignal): Promise<unknown>
+  ): Promise<NodeResult<O>>
 }
 
 /** The registry of node drivers: `local` is built in; plugins that require `nodes` add others. */
@@ -315,14 +172,44 @@ export const siteLocators = defineExtensionPoint<SiteLocator>({
   keyOf: (locator) => locator.name,
 })
 
+/**
+ * The node modules of the installation: a plugin with work on nodes (services for its sites, site applications)
+ * adds its module, declared once in its `node/index.ts`; the local node runs it in the panel's process (with the
+ * plugin's `options`), every agent loads the same file of its own install.
+ * @example context.extensionPoint(nodeModules).add({ module: filesNodeModule })
+ */
+export const nodeModules = defineExtensionPoint<NodeModuleEntry>({
+  id: 'nodes.modules',
+  owner: 'nodes',
+  description: 'What plugins run on nodes: services for sites, site applications (node/contract.ts).',
+  keyOf: (entry) => entry.module.name,
+})
+
 /** What other plugins may ask of nodes. */
 export interface NodeDirectory {
   /** The node with this id, or null. */
   find(id: string): Promise<Node | null>
   /** Nodes that accept new sites (`active`), oldest first, read through `db` (a transaction's `trx` inside one). */
   activeNodes(db?: Db): Promise<readonly Node[]>
-  /** The driver of a node; throws if the node's driver is not installed. */
-  driverOf(node: Node): NodeDriver
+  /**
+   * Carries `command` out on `node` through its driver and resolves with what the operation resolved with: the one
+   * path every node operation takes. A failure the node calls final is a `JobFailure` with its code (the job fails at
+   * once); a service's refusal a `NodeRefusal`; anything else is worth another attempt. `run` is the job attempt it
+   * belongs to (remote drivers send it along).
+   * @example await nodes.send(node, nodeCommand('provision', spec), job.signal, { jobId: job.id, attempt: job.attempt })
+   */
+  send<O extends NodeOperationName>(
+    node: Node,
+    command: NodeCommand<O>,
+    signal: AbortSignal,
+    run?: DriverRun,
+  ): Promise<NodeResult<O>>
+  /**
+   * Asks a service of the node about one of its sites (`send` of the `call` operation) and resolves with its answer.
+   * Throws a {@link NodeRefusal} when the service refused (also `site_not_on_node` and `unknown_node_service`),
+   * anything else when the node could not be reached or failed.
+   */
+  call(node: Node, call: SiteCall, signal: AbortSignal): Promise<unknown>
 }
 
 export const nodeDirectory = defineService<NodeDirectory>({

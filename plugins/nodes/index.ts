@@ -1,23 +1,27 @@
 // The nodes plugin: the servers sites run on, an administrative area for platform staff, the node drivers
 // registry (with the built-in `local` driver), and the endpoint where nodes report traffic.
 
-import { definePlugin } from '../../core/index.ts'
-import { createAgentDriver } from './agent/agent-driver.ts'
-import { type CommandQueue, createCommandQueue } from './agent/command-queue.ts'
+import { definePlugin, JobFailure } from '../../core/index.ts'
 import {
   type LocatedSite,
-  type NodeService,
+  type NodeDirectory,
+  NodeFailure,
+  type NodeModuleEntry,
+  nodeCommand,
   nodeDirectory,
   nodeDrivers,
+  nodeModules,
   nodeScopes,
-  nodeServices,
   siteLocators,
 } from './contract.ts'
 import { diskSection } from './disk.ts'
 import { createLocalDriver, type LocalDriver } from './drivers/local.ts'
 import { startLocalNode } from './local-node.ts'
 import { nodesMigrations } from './migrations.ts'
+import { nodeVersion } from './node/index.ts'
 import { nodesProblems } from './problems.ts'
+import { createAgentDriver } from './remote/agent-driver.ts'
+import { type CommandQueue, createCommandQueue } from './remote/command-queue.ts'
 import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
 import { agentRoutes } from './routes/agent.ts'
 import { metricsRoutes } from './routes/metrics.ts'
@@ -43,13 +47,13 @@ export interface NodesOptions {
 /** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
 export const nodesPlugin = (options: NodesOptions) => {
   const local = options.local !== false
-  // The services plugins add during setup; the local node reads them at each call.
-  let services: () => readonly NodeService[] = () => []
+  // The node modules plugins add during setup; the local node and the agents' work read them at each use.
+  let modules: () => readonly NodeModuleEntry[] = () => []
   // Made here, not in setup, so a data directory the driver cannot use fails at once, naming the directory.
   const localDriver: LocalDriver | null = local
     ? createLocalDriver({
         ...(options.localServing ?? { dataDir: options.dataDir }),
-        services: () => services(),
+        modules: () => modules(),
       })
     : null
   let queue: CommandQueue | undefined
@@ -69,30 +73,38 @@ export const nodesPlugin = (options: NodesOptions) => {
     migrations: nodesMigrations({ seedLocal: local }),
     // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
     usageSections: [trafficSection, diskSection],
-    extensionPoints: [nodeDrivers, siteLocators, nodeServices],
+    extensionPoints: [nodeDrivers, siteLocators, nodeModules],
     setup(context) {
-      const offered = context.extensionPoint(nodeServices)
-      services = () => offered.list()
+      const declared = context.extensionPoint(nodeModules)
+      modules = () => declared.list()
       const drivers = context.extensionPoint(nodeDrivers)
       if (localDriver) drivers.add(localDriver)
       // Remote nodes run the node agent, which dials in for the commands this driver queues.
       queue = createCommandQueue(context)
       drivers.add(createAgentDriver(queue))
+      const send: NodeDirectory['send'] = async (node, command, signal, run) => {
+        // Read at call time: drivers other plugins add during their setup come after this one's.
+        const driver = drivers.get(node.driver)
+        if (!driver)
+          throw new Error(
+            `Node ${node.name} (${node.id}) uses the driver "${node.driver}", which is not installed`,
+          )
+        try {
+          return await driver.send(node, command, signal, run)
+        } catch (error) {
+          // What the node calls hopeless fails the job at once, with the node's code.
+          if (error instanceof NodeFailure) throw new JobFailure(error.message, error.code)
+          throw error
+        }
+      }
       context.provide(nodeDirectory, {
         async find(id) {
           const row = await findNodeRow(context.db, id)
           return row ? toNode(row) : null
         },
         activeNodes: async (db = context.db) => (await activeNodeRows(db)).map(toNode),
-        driverOf(node) {
-          // Read at call time: drivers other plugins add during their setup come after this one's.
-          const driver = drivers.get(node.driver)
-          if (!driver)
-            throw new Error(
-              `Node ${node.name} (${node.id}) uses the driver "${node.driver}", which is not installed`,
-            )
-          return driver
-        },
+        send,
+        call: (node, call, signal) => send(node, nodeCommand('call', call), signal),
       })
     },
     start(context) {
@@ -105,12 +117,12 @@ export const nodesPlugin = (options: NodesOptions) => {
             found.set(id, site)
         return found
       }
-      return startLocalNode(context, localDriver, '0.1.0', locate)
+      return startLocalNode(context, localDriver, nodeVersion, locate)
     },
     routes: (context) => [
       ...nodeRoutes(context),
       ...metricsRoutes(context),
-      ...agentRoutes(context, queue ?? createCommandQueue(context)),
+      ...agentRoutes(context, queue ?? createCommandQueue(context), () => modules()),
     ],
     capabilities: (context) => ({
       drivers: context

@@ -21,11 +21,13 @@ export function startLocalNode(
   let stopped = false
   let stopServices: () => Promise<void> = async () => {}
   const ready = (async () => {
-    const capabilities = await driver.runtime.capabilities()
+    // The node modules the plugins declared, made before anything asks for them.
+    await driver.loadModules()
+    const capabilities = await driver.node.capabilities()
     // Sites served before a restart are served again at once, not at their next change.
-    if (capabilities.mode === 'serving') await driver.runtime.start()
+    if (capabilities.mode === 'serving') await driver.node.runtime.start()
     // What the node's services keep running (the SFTP server), logged with the panel's lines.
-    stopServices = await driver.runtime.startServices((level, fields, message) =>
+    stopServices = await driver.node.startServices((level, fields, message) =>
       context.log[level]({ ...fields }, message),
     )
     await context.db
@@ -43,7 +45,7 @@ export function startLocalNode(
   )
 
   const countTraffic = async () => {
-    const readings = (await driver.runtime.traffic()).filter(
+    const readings = (await driver.node.runtime.traffic()).filter(
       (reading) => reading.requests > 0 || reading.bytes > 0,
     )
     if (readings.length === 0) return
@@ -64,7 +66,7 @@ export function startLocalNode(
     })
   }
   const measureDisk = async () => {
-    const sites = await driver.runtime.disk()
+    const sites = await driver.node.runtime.disk()
     const located = await locate(sites.map((site) => site.siteId))
     await context.transaction(async (trx) => {
       const samples = []

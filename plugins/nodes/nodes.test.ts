@@ -15,7 +15,7 @@ import {
   temporaryDataDir,
   twoTenants,
 } from '../../hosts/testing/index.ts'
-import { type Node, type NodeDirectory, nodeDirectory } from './contract.ts'
+import { type Node, type NodeDirectory, nodeCommand, nodeDirectory } from './contract.ts'
 import { nodesPlugin } from './index.ts'
 
 type NodeWithToken = Node & { agentToken: string }
@@ -513,16 +513,27 @@ describe('who may use the nodes area', () => {
 })
 
 describe('the node directory', () => {
-  test('finds nodes, and gives each node its driver; a node whose driver is not installed throws', async () => {
+  test('finds nodes, and sends a command through the node’s driver; a node whose driver is not installed throws', async () => {
     const node = await createNode({ name: uniqueName(), driver: 'agent', hostname: 'dir.example' })
     const found = await directory.find(node.id)
     expect(found?.name).toBe(node.name)
     expect(await directory.find('nod_01JDQ3V6Y4T1ZK0M2N5P7R9S8W')).toBeNull()
-    expect(directory.driverOf(found as Node).name).toBe('agent')
     const local = (await directory.activeNodes())[0] as Node
-    expect(directory.driverOf(local).name).toBe('local')
-    expect(() => directory.driverOf({ ...local, driver: 'gone' })).toThrow(
-      /driver "gone", which is not installed/,
-    )
+    const site = {
+      id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SA1',
+      handle: 'x',
+      domain: 'x.example.com',
+      type: 'static',
+    }
+    const spec = { ...site, customerId: 'cus_01JDQ3V6Y4T1ZK0M2N5P7R9SAA', diskMB: null }
+    // The local driver lays out files only here: a report of a site it never had says so.
+    expect(
+      await directory.send(local, nodeCommand('report', spec), AbortSignal.timeout(5_000)),
+    ).toMatchObject({
+      state: 'absent',
+    })
+    await expect(
+      directory.send({ ...local, driver: 'gone' }, nodeCommand('report', spec), AbortSignal.timeout(5_000)),
+    ).rejects.toThrow(/driver "gone", which is not installed/)
   })
 })

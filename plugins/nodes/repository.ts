@@ -1,9 +1,9 @@
 // Reads and writes of the nodes table; the only file that knows its columns.
 
 import { type Db, sql } from '../../core/index.ts'
-import { agentSilenceMs } from './agent/protocol.ts'
 import type { Node } from './contract.ts'
 import type { NodesTable, NodesTables } from './migrations.ts'
+import { agentSilenceMs } from './node/agent/protocol.ts'
 
 /** The API form of a row (never its token hash). */
 export function toNode(row: NodesTable): Node {

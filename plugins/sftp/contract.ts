@@ -3,8 +3,14 @@
 
 import { type Static, t } from '../../core/index.ts'
 
-/** The name of the node service the panel pushes accounts to. */
-export const sftpServiceName = 'sftp'
+/** What the panel and the `sftp` node service say to each other. */
+export {
+  type SftpNodeAccount,
+  type SftpNodeInfo,
+  type SftpNodeRemoved,
+  type SftpNodeRequest,
+  sftpServiceName,
+} from './node/protocol.ts'
 
 /** An SSH public key of an account, as the API shows it. */
 export const SftpPublicKey = t.Object(
@@ -49,39 +55,3 @@ export const SftpUser = t.Object(
   { $id: 'SftpUser' },
 )
 export type SftpUser = Static<typeof SftpUser>
-
-/** An account as the node keeps it: what it needs to authenticate a login on its own. */
-export interface SftpNodeAccount {
-  readonly id: string
-  readonly username: string
-  readonly siteId: string
-  /** An Argon2id hash (`$argon2id$…`, Bun.password), or null when no password logs in. */
-  readonly passwordHash: string | null
-  /** OpenSSH public keys, `<type> <base64>` (no comment). */
-  readonly publicKeys: readonly string[]
-  readonly readOnly: boolean
-  /** ISO 8601; null for never. */
-  readonly expiresAt: string | null
-}
-
-/**
- * What the panel asks the `sftp` node service about a site: put (create or replace) an account of the site, remove
- * one, or say where the server listens. Putting changed credentials or removing ends the account's live sessions.
- */
-export type SftpNodeRequest =
-  | { readonly op: 'put'; readonly account: SftpNodeAccount }
-  | { readonly op: 'remove'; readonly accountId: string }
-  | { readonly op: 'info' }
-
-/** The node's answer to `put` and `info`: where its SFTP server listens and the fingerprints of its host keys. */
-export interface SftpNodeInfo {
-  readonly port: number
-  readonly hostKeyFingerprints: readonly string[]
-}
-
-/** The node's answer to `remove`. */
-export interface SftpNodeRemoved {
-  readonly removed: boolean
-  /** Live sessions of the account the removal ended. */
-  readonly sessionsEnded: number
-}

@@ -3,15 +3,13 @@
 // of the site as the site's Unix user (docs/sftp.md).
 
 import { definePlugin, resourceEvents } from '../../core/index.ts'
-import { nodeServices } from '../nodes/contract.ts'
+import { nodeModules } from '../nodes/contract.ts'
 import { SftpUser } from './contract.ts'
 import { sftpMigrations } from './migrations.ts'
-import { sftpNodeService } from './node/service.ts'
+import sftpNodeModule from './node/index.ts'
 import { sftpProblems } from './problems.ts'
 import { deleteSiteAccounts } from './repository.ts'
 import { sftpUserRoutes } from './routes/sftp-users.ts'
-
-export { type SftpServiceOptions, sftpNodeService } from './node/service.ts'
 
 /** Options of {@link sftpPlugin}. */
 export interface SftpOptions {
@@ -37,13 +35,15 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
     problems: sftpProblems,
     migrations: sftpMigrations,
     setup(context) {
-      context.extensionPoint(nodeServices).add(
-        sftpNodeService({
+      // Remote nodes run the same module, with their agent's SFTP_PORT and SFTP_LISTEN.
+      context.extensionPoint(nodeModules).add({
+        module: sftpNodeModule,
+        options: {
           port: options.port ?? null,
           ...(options.listen === undefined ? {} : { listen: options.listen }),
           ...(options.checkEveryMs === undefined ? {} : { checkEveryMs: options.checkEveryMs }),
-        }),
-      )
+        },
+      })
       // A deleted site's accounts went with its home on the node; the panel forgets them in the same transaction.
       context.onEvent('site.deleted', async (trx, event) => {
         await deleteSiteAccounts(trx, String(event.data.id))

@@ -19,18 +19,9 @@ import { sftpPlugin } from './index.ts'
 const silentDriver: NodeDriver = {
   name: 'silent',
   description: 'A node whose agent never answers service calls.',
-  provision: async () => {},
-  update: async () => {},
-  suspend: async () => {},
-  unsuspend: async () => {},
-  delete: async () => {},
-  report: async () => ({ state: 'active', diskBytes: 0, certificate: null }),
-  installCertificate: async () => {},
-  removeCertificate: async () => {},
-  putChallenge: async () => {},
-  removeChallenge: async () => {},
-  call: async () => {
-    throw new Error('the agent did not answer')
+  send: async (_node, command) => {
+    if (command.operation === 'call') throw new Error('the agent did not answer')
+    return undefined as never
   },
 }
 const silentNodes = definePlugin({

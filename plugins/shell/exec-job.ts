@@ -48,12 +48,11 @@ export function execJob(context: PluginContext, laneSize: number): JobDefinition
       )
     const node = await nodes.find(input.nodeId)
     if (!node) throw new JobFailure(`The site’s node ${input.nodeId} is gone`, 'node_missing')
-    const driver = nodes.driverOf(node)
     // Every call gives up once the job is cancelled, even where the driver does not watch its signal (the local
     // node's calls run in process to their end).
     const call = (request: Record<string, unknown>, signal: AbortSignal) =>
       abortable(
-        driver.call(node, { siteId: input.siteId, service: shellServiceName, request }, signal),
+        nodes.call(node, { siteId: input.siteId, service: shellServiceName, request }, signal),
         signal,
       )
     await job.progress(5, 'starting the command')
@@ -102,7 +101,7 @@ export function execJob(context: PluginContext, laneSize: number): JobDefinition
       // Cancelled, or the panel stopping: the command goes too (a fresh signal: the job's is aborted).
       if (job.signal.aborted)
         await stop(node, input.siteId, execId, (request, signal) =>
-          driver.call(node, { siteId: input.siteId, service: shellServiceName, request }, signal),
+          nodes.call(node, { siteId: input.siteId, service: shellServiceName, request }, signal),
         )
       throw error
     }

@@ -3,17 +3,15 @@
 // the site's node. docs/shell.md describes it.
 
 import { definePlugin } from '../../core/index.ts'
-import { nodeServices } from '../nodes/contract.ts'
+import { nodeModules } from '../nodes/contract.ts'
 import { execJob } from './exec-job.ts'
 import { shellMigrations } from './migrations.ts'
-import { shellNodeService } from './node/service.ts'
+import shellNodeModule from './node/index.ts'
 import { shellProblems } from './problems.ts'
 import { execRoutes } from './routes/exec.ts'
 import { shellSessionRoutes } from './routes/shell-sessions.ts'
 import { createRelays } from './shell-relay.ts'
 import { siteDeleted } from './site-events.ts'
-
-export { shellNodeService } from './node/service.ts'
 
 /** Options of {@link shellPlugin}. */
 export interface ShellOptions {
@@ -45,8 +43,8 @@ export const shellPlugin = (options: ShellOptions = {}) => {
     problems: shellProblems,
     migrations: shellMigrations,
     setup(context) {
-      // The local node offers the service in process; remote nodes through their agent's list.
-      context.extensionPoint(nodeServices).add(shellNodeService())
+      // The local node runs the module in process; remote nodes load the same file.
+      context.extensionPoint(nodeModules).add({ module: shellNodeModule })
       // A deleted site's sessions and their recordings go with it.
       context.onEvent('site.deleted', siteDeleted)
     },

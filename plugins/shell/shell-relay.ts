@@ -89,9 +89,7 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
 
     const call = async (request: Record<string, unknown>, signal: AbortSignal = controller.signal) => {
       if (!node) throw new Error('The session has no node')
-      return nodes
-        .driverOf(node)
-        .call(node, { siteId: session.site_id, service: shellServiceName, request }, signal)
+      return nodes.call(node, { siteId: session.site_id, service: shellServiceName, request }, signal)
     }
     const send = (frame: Record<string, unknown>) => {
       try {

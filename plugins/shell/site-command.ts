@@ -1,7 +1,7 @@
 // Checks of a command and its working directory, shared by the API (422 with codes) and the node service (which
 // checks again what it is sent).
 
-import { argvLimits } from './contract.ts'
+import { argvLimits } from './node/protocol.ts'
 
 /** Directories a command may start in, as the site sees them. */
 const roots = ['/htdocs', '/tmp', '/logs']

@@ -13,7 +13,7 @@ import {
   type Trx,
   t,
 } from '../../core/index.ts'
-import type { SiteApp } from '../nodes/contract.ts'
+import type { SiteAppSpec } from '../nodes/contract.ts'
 import { sitesProblems } from './problems.ts'
 
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
@@ -93,7 +93,7 @@ export interface SiteType {
    * In the provisioning job, before the node's driver runs (again on every attempt): what the node installs into
    * the site (its database made and ready first). Throwing fails the attempt.
    */
-  app?(job: JobRun, site: CreatedSite): Promise<SiteApp | undefined>
+  app?(job: JobRun, site: CreatedSite): Promise<SiteAppSpec | undefined>
   /** In the transaction that makes a provisioned site `active`: forget what was only needed to install it. */
   provisioned?(trx: Trx, site: CreatedSite): Promise<void>
 }

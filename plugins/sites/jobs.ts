@@ -10,7 +10,7 @@ import {
   type Trx,
 } from '../../core/index.ts'
 import { customerSuspensions } from '../customers/contract.ts'
-import { nodeDirectory, type SiteSpec } from '../nodes/contract.ts'
+import { nodeCommand, nodeDirectory, type SiteSpec } from '../nodes/contract.ts'
 import { type CreatedSite, siteTypes } from './contract.ts'
 import type { SitesTable } from './migrations.ts'
 import { deleteSiteRow, findSiteRow, toSite, updateSite } from './repository.ts'
@@ -81,14 +81,14 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     return true
   }
 
-  /** The site and its node's driver, or null when the site is gone (deleted meanwhile: nothing to do). */
+  /** The site and its node, or null when the site is gone (deleted meanwhile: nothing to do). */
   async function target(job: JobRun) {
     const row = await findSiteRow(context.db, job.subject.id)
     if (!row) return null
     const node = row.node_id ? await nodes.find(row.node_id) : null
     if (!node)
       throw new JobFailure(`The site's node ${row.node_id ?? '(none)'} does not exist`, 'node_missing')
-    return { row, node, driver: nodes.driverOf(node) }
+    return { row, node }
   }
 
   async function changed(trx: Trx, job: JobRun, row: SitesTable): Promise<void> {
@@ -116,17 +116,13 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (type?.app) await job.progress(5, `Preparing ${type.name}`)
         const app = await type?.app?.(job, created)
         await job.progress(10, `Provisioning on node ${found.node.name}`)
-        await found.driver.provision(
-          found.node,
-          { ...specOf(found.row), ...(app ? { app } : {}) },
-          job.signal,
-          runOf(job),
-        )
+        const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
+        await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
         // Held meanwhile: it must not serve for a moment. Suspending is idempotent, so a repeated run is safe.
         const suspendedOnNode = await kept(context.db, found.row)
         if (suspendedOnNode) {
           await job.progress(80, 'Suspending: its customer is on hold')
-          await found.driver.suspend(found.node, specOf(found.row), job.signal, runOf(job))
+          await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
         }
         await job.progress(90, 'Activating')
         const status = await job.transaction(async (trx) => {
@@ -165,7 +161,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (!found || (found.row.status !== 'active' && found.row.status !== 'suspended'))
           return { skipped: true }
         await job.progress(20, 'Updating the node')
-        await found.driver.update(found.node, specOf(found.row), job.signal, runOf(job))
+        await nodes.send(found.node, nodeCommand('update', specOf(found.row)), job.signal, runOf(job))
         return {}
       },
     },
@@ -176,7 +172,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const found = await target(job)
         if (found?.row.status !== 'suspended') return { skipped: true }
         await job.progress(20, 'Suspending on the node')
-        await found.driver.suspend(found.node, specOf(found.row), job.signal, runOf(job))
+        await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
         return {}
       },
     },
@@ -187,7 +183,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const found = await target(job)
         if (found?.row.status !== 'active') return { skipped: true }
         await job.progress(20, 'Unsuspending on the node')
-        await found.driver.unsuspend(found.node, specOf(found.row), job.signal, runOf(job))
+        await nodes.send(found.node, nodeCommand('unsuspend', specOf(found.row)), job.signal, runOf(job))
         return {}
       },
     },
@@ -200,7 +196,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (!found) return { alreadyGone: true }
         if (found.row.status !== 'deleting') return { skipped: true }
         await job.progress(20, 'Removing from the node')
-        await found.driver.delete(found.node, specOf(found.row), job.signal, runOf(job))
+        await nodes.send(found.node, nodeCommand('delete', specOf(found.row)), job.signal, runOf(job))
         await job.progress(90, 'Forgetting the site')
         await job.transaction(async (trx) => {
           const row = await findSiteRow(trx, found.row.id)

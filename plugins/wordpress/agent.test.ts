@@ -3,56 +3,24 @@
 // through the agent's queue (the password a reset generates travels sealed), and work as they do in process.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import {
-  chmodSync,
-  chownSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chownSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import {
   apiClient,
   cliStaffToken,
   createProcessTracker,
-  freePort,
+  type TestAgent,
   waitFor,
 } from '../../hosts/testing/index.ts'
 import { makeZip } from './testing/zip.ts'
 
-const { tempDataDir, runCli, startStandalone, spawnTracked, cleanup } =
-  createProcessTracker('plinth-wp-agent-')
-const agentDir = mkdtempSync(join(tmpdir(), 'plinth-wp-agent-node-'))
-// nginx's workers and the sites' users pass through to the sites' homes.
-chmodSync(agentDir, 0o711)
-const httpPort = freePort()
+const { tempDataDir, runCli, startStandalone, startAgent, cleanup } = createProcessTracker('plinth-wp-agent-')
 let call: ReturnType<typeof apiClient>
-let agent: ReturnType<typeof spawnTracked> | undefined
+let agent: TestAgent
 let siteId = ''
 let databaseName = ''
 const domain = `agent-${crypto.randomUUID().slice(0, 8)}.example.test`
-
-/** Reads `stream` until `pattern` shows, then keeps draining it (a full pipe would stall the agent). */
-async function waitForOutput(stream: ReadableStream<Uint8Array>, pattern: RegExp, ms = 30_000) {
-  const reader = stream.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  const deadline = Date.now() + ms
-  while (!pattern.test(text)) {
-    if (Date.now() > deadline) throw new Error(`The agent did not say ${pattern}:\n${text}`)
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`The agent ended before saying ${pattern}:\n${text}`)
-    text += decoder.decode(value)
-  }
-  void (async () => {
-    while (!(await reader.read()).done) {}
-  })().catch(() => {})
-}
 
 async function finished(jobId: string, ms = 120_000) {
   return waitFor(
@@ -67,12 +35,7 @@ async function finished(jobId: string, ms = 120_000) {
   )
 }
 
-const fromNode = (path = '/', init: RequestInit = {}) =>
-  fetch(`http://127.0.0.1:${httpPort}${path}`, {
-    ...init,
-    redirect: 'manual',
-    headers: { ...(init.headers as Record<string, string> | undefined), host: domain },
-  })
+const fromNode = (path = '/', init: RequestInit = {}) => agent.fromNode(domain, path, init)
 
 beforeAll(async () => {
   const dataDir = tempDataDir()
@@ -98,16 +61,7 @@ beforeAll(async () => {
     driver: 'agent',
     hostname: '127.0.0.1',
   })
-  agent = spawnTracked(['hosts/agent/main.ts'], {
-    ...process.env,
-    PANEL_URL: panel.url,
-    AGENT_TOKEN: node.body.agentToken,
-    AGENT_DATA_DIR: agentDir,
-    SITES_HTTP_PORT: String(httpPort),
-    SITES_HTTPS_PORT: String(freePort()),
-  })
-  void new Response(agent.stderr).text()
-  await waitForOutput(agent.stdout, /Plinth node agent connected/)
+  agent = await startAgent(panel, node.body.agentToken)
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
   const site = await call<{ id: string; jobId: string }>('POST', '/sites', {
     customerId: customer.body.id,
@@ -136,23 +90,7 @@ afterAll(async () => {
       30_000,
     ).catch(() => {})
   }
-  if (agent && agent.exitCode === null) agent.kill('SIGTERM')
-  await agent?.exited
-  // The agent leaves its nginx and PHP-FPM serving when it stops: stopped here, with any site user left.
-  for (const path of readdirSync(agentDir, { recursive: true }) as string[]) {
-    if (!path.endsWith('.pid')) continue
-    const pid = Number(readFileSync(join(agentDir, path), 'utf8').trim())
-    try {
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , home = ''] = line.split(':')
-    if (!home.startsWith(`${agentDir}/`)) continue
-    Bun.spawnSync(['pkill', '-KILL', '-u', name])
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
+  await agent?.stop()
   if (databaseName) {
     const root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
     await root.query(`DROP DATABASE IF EXISTS \`${databaseName}\``).catch(() => {})
@@ -168,8 +106,8 @@ afterAll(async () => {
       .catch(() => {})
     await root.end()
   }
+  // The agent's nginx, PHP-FPM and sites' users go with its folder.
   await cleanup()
-  rmSync(agentDir, { recursive: true, force: true })
 }, 180_000)
 
 describe('WordPress operations on a node run by the agent', () => {
@@ -180,7 +118,7 @@ describe('WordPress operations on a node run by the agent', () => {
     expect(core.status).toBe(200)
     expect(core.body).toMatchObject({ version: expect.stringMatching(/^\d+\.\d+/), maintenance: false })
 
-    const home = join(agentDir, 'sites', siteId)
+    const home = join(agent.dataDir, 'sites', siteId)
     writeFileSync(
       join(home, 'tmp/agent-hello.zip'),
       makeZip([{ name: 'agent-hello/agent-hello.php', content: '<?php\n/* Plugin Name: Agent Hello */\n' }]),

@@ -7,11 +7,12 @@
 import { randomBytes } from 'node:crypto'
 import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t } from '../../core/index.ts'
 import { siteDatabases } from '../databases/contract.ts'
-import { nodeDirectory, nodeServices, type WordPressApp } from '../nodes/contract.ts'
+import { nodeDirectory, nodeModules } from '../nodes/contract.ts'
 import { type CreatedSite, type SiteType, siteTypes } from '../sites/contract.ts'
 import { adminPasswordHash, generateAdminPassword, isStrongAdminPassword } from './admin-password.ts'
 import { type WordPressTables, wordpressMigrations } from './migrations.ts'
-import { wordpressNodeService } from './node/service.ts'
+import { type WordPressAppSettings, wordpressKind } from './node/app-settings.ts'
+import wordpressNodeModule from './node/index.ts'
 import { wordpressProblems } from './problems.ts'
 import { coreRoutes } from './routes/core.ts'
 import { extensionsRoutes } from './routes/extensions.ts'
@@ -73,8 +74,8 @@ export const wordpressPlugin = () =>
     migrations: wordpressMigrations,
     setup(context) {
       context.extensionPoint(siteTypes).add(wordpressSiteType(context))
-      // The local node runs WordPress operations in process; remote nodes list it in hosts/agent/node-services.ts.
-      context.extensionPoint(nodeServices).add(wordpressNodeService())
+      // The application and the operations on a site, run by the local node in process and by every agent.
+      context.extensionPoint(nodeModules).add({ module: wordpressNodeModule })
       // A deleted site's administrator record goes with it (its database goes with the databases plugin).
       context.onEvent('site.deleted', async (trx, event) => {
         await trx
@@ -93,7 +94,7 @@ function wordpressSiteType(context: PluginContext): SiteType {
   const nodes = () => context.use(nodeDirectory)
 
   /** The site's database and login made and ready, with a password this attempt set (for wp-config.php). */
-  async function databaseFor(job: JobRun, site: CreatedSite): Promise<WordPressApp['database']> {
+  async function databaseFor(job: JobRun, site: CreatedSite): Promise<WordPressAppSettings['database']> {
     const password = randomBytes(24).toString('base64url')
     const ids = await job.transaction(async (trx) => {
       const made = await databases().ensure(trx, {
@@ -160,7 +161,7 @@ function wordpressSiteType(context: PluginContext): SiteType {
     async app(job, site) {
       // A node that only lays out files (no nginx or PHP-FPM, said so in its state) gets the placeholder site.
       const node = site.nodeId ? await nodes().find(site.nodeId) : null
-      if (node?.agent.capabilities?.mode !== 'serving') return undefined
+      if (!node?.agent.capabilities?.applications[wordpressKind]) return undefined
       const row = await sites(context.db)
         .selectFrom('wordpress_sites')
         .selectAll()
@@ -172,12 +173,12 @@ function wordpressSiteType(context: PluginContext): SiteType {
       const passwordHash = row.admin_hash_sealed
         ? context.secrets.open(row.admin_hash_sealed)
         : await adminPasswordHash(randomBytes(24).toString('base64url'))
-      return {
-        kind: 'wordpress',
+      const settings: WordPressAppSettings = {
         title: site.name,
         database,
         admin: { user: row.admin_user, email: row.admin_email, passwordHash },
       }
+      return { kind: wordpressKind, settings: { ...settings } }
     },
     async provisioned(trx, site) {
       await sites(trx)

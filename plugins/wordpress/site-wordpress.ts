@@ -78,13 +78,12 @@ export function siteWordPressOf(context: PluginContext) {
     const node = site.nodeId ? await nodes.find(site.nodeId) : null
     if (!node) throw new Problem(problems.wordpress_unavailable, { detail: 'The site has no node.' })
     if (node.agent.capabilities?.mode === 'files-only') throw new Problem(problems.wordpress_not_installed)
-    const driver = nodes.driverOf(node)
     return {
       site,
       async run<T>(request: WordPressOperation, entry: OperationAudit): Promise<T> {
         let answer: unknown
         try {
-          answer = await driver.call(
+          answer = await nodes.call(
             node,
             { siteId: site.id, service: wordpressService, request: { ...request, domain: site.domain } },
             AbortSignal.any([signal, AbortSignal.timeout(callTimeoutMs)]),

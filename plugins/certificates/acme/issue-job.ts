@@ -11,7 +11,7 @@ import {
   nowIso,
   type PluginContext,
 } from '../../../core/index.ts'
-import { nodeDirectory } from '../../nodes/contract.ts'
+import { nodeCommand, nodeDirectory } from '../../nodes/contract.ts'
 import { siteDirectory } from '../../sites/contract.ts'
 import { checkUpload } from '../certificate-checks.ts'
 import type { AcmeError } from '../contract.ts'
@@ -59,7 +59,7 @@ export function issueJob(
   const sites = context.use(siteDirectory)
   const everyone = { kind: 'all' } as const
 
-  /** The node serving `domain` for `customerId`, and its driver. */
+  /** The node serving `domain` for `customerId`. */
   async function nodeServing(customerId: string, domain: string) {
     const site = await sites.findByDomain(context.db, everyone, domain)
     if (!site || site.customerId !== customerId || !site.nodeId || site.status === 'deleting')
@@ -69,7 +69,7 @@ export function issueJob(
       )
     const node = await nodes.find(site.nodeId)
     if (!node) throw new JobFailure(`The node of ${domain} is gone`, 'node_missing')
-    return { node, driver: nodes.driverOf(node) }
+    return node
   }
 
   /** Orders the certificate: the chain PEM the CA issued and its key. */
@@ -94,10 +94,15 @@ export function issueJob(
           'urn:ietf:params:acme:error:unsupportedIdentifier',
           `The CA offers no HTTP-01 challenge for ${domain}`,
         )
-      const { node, driver } = await nodeServing(row.customer_id, domain)
+      const node = await nodeServing(row.customer_id, domain)
       const keyAuthorization = await client.getChallengeKeyAuthorization(challenge)
       await job.progress(15 + Math.round((index / authorizations.length) * 60), `proving ${domain}`)
-      await driver.putChallenge(node, { token: challenge.token, keyAuthorization }, job.signal, attempt)
+      await nodes.send(
+        node,
+        nodeCommand('put-challenge', { token: challenge.token, keyAuthorization }),
+        job.signal,
+        attempt,
+      )
       try {
         await client.completeChallenge(challenge)
         await client.waitForValidStatus(challenge)
@@ -112,8 +117,13 @@ export function issueJob(
         if (seen?.detail) throw new AcmeProblem(seen.type ?? 'about:blank', `${domain}: ${seen.detail}`)
         throw error
       } finally {
-        await driver
-          .removeChallenge(node, challenge.token, AbortSignal.timeout(60_000), attempt)
+        await nodes
+          .send(
+            node,
+            nodeCommand('remove-challenge', { token: challenge.token }),
+            AbortSignal.timeout(60_000),
+            attempt,
+          )
           .catch((error: unknown) =>
             context.log.warn({ err: error, jobId: job.id }, 'could not remove a challenge'),
           )

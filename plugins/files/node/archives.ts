@@ -6,7 +6,7 @@
 
 import { lstat, readdir, readlink } from 'node:fs/promises'
 import { dirname, posix, resolve } from 'node:path'
-import type { NodeSite } from '../../nodes/contract.ts'
+import type { NodeSite } from '../../nodes/node/contract.ts'
 import { type ArchiveFormat, archiveFormatOf } from '../protocol.ts'
 import { FileRefusal } from './file-refusal.ts'
 import { refusalOfMessage, runChecked } from './run-checked.ts'

@@ -2,7 +2,7 @@
 // a link at the destination removed rather than written through), deleted (every path checked first, each one's
 // outcome said), and chmodded (never a link, nor through one).
 
-import type { NodeSite } from '../../nodes/contract.ts'
+import type { NodeSite } from '../../nodes/node/contract.ts'
 import type { FileEntry, FilesRequest } from '../protocol.ts'
 import { entryOrNull, statEntry } from './file-entries.ts'
 import { FileRefusal } from './file-refusal.ts'

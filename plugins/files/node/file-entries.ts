@@ -1,7 +1,7 @@
 // Directory entries as the site's user sees them: GNU find run as that user, printing each entry's fields
 // NUL-separated (names may hold tabs and newlines), never following a link.
 
-import type { NodeSite } from '../../nodes/contract.ts'
+import type { NodeSite } from '../../nodes/node/contract.ts'
 import type { FileEntry, FileType } from '../protocol.ts'
 import { FileRefusal } from './file-refusal.ts'
 import { refusalOfMessage } from './run-checked.ts'

@@ -2,7 +2,7 @@
 // site path asked for (never the node's own path). A NodeRefusal, so it reaches the panel with its code from a
 // remote node too.
 
-import { NodeRefusal } from '../../nodes/contract.ts'
+import { NodeRefusal } from '../../nodes/node/contract.ts'
 
 /** The codes of refused file operations; the files plugin maps each to a problem. */
 export const fileRefusalCodes = [

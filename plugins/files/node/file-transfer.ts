@@ -3,7 +3,7 @@
 // the file they become (`.plinth-upload-<id>` in the same folder: its group and filesystem), renamed into place once
 // whole, so a reader never sees half a file.
 
-import type { NodeSite } from '../../nodes/contract.ts'
+import type { NodeSite } from '../../nodes/node/contract.ts'
 import { FileRefusal } from './file-refusal.ts'
 import { refusalOfMessage } from './run-checked.ts'
 import type { Located } from './site-paths.ts'

@@ -3,7 +3,7 @@
 // component never followed, the node's files and the site's layout judged by where a path really leads), and every
 // program run as the site's Unix user, so the kernel refuses what the checks might miss.
 
-import { NodeRefusal, type NodeService, type NodeSite } from '../../nodes/contract.ts'
+import { NodeRefusal, type NodeService, type NodeSite } from '../../nodes/node/contract.ts'
 import {
   type FileEntry,
   type FileListing,

@@ -1,7 +1,7 @@
 // Running a coreutils program as the site's user, its complaint turned into the refusal it names (or a plain error
 // for anything else, which the service reports without the node's paths).
 
-import type { NodeSite } from '../../nodes/contract.ts'
+import type { NodeSite } from '../../nodes/node/contract.ts'
 import { FileRefusal } from './file-refusal.ts'
 
 /** The refusal a program's complaint about `sitePath` names, or null. */

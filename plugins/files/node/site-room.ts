@@ -2,7 +2,7 @@
 // then counted as they write, so writes running side by side (two uploads) share one count and cannot both pass the
 // quota; a site with no quota is held to the node's free space, less a reserve, so no site fills the node's disk.
 
-import type { NodeSite } from '../../nodes/contract.ts'
+import type { NodeSite } from '../../nodes/node/contract.ts'
 import { FileRefusal } from './file-refusal.ts'
 
 /** What the node keeps free whatever the sites' quotas: a site without one stops here. */

@@ -3,7 +3,7 @@
 // per site, so two saves with the same `If-Match` cannot both win.
 
 import { lstat } from 'node:fs/promises'
-import type { NodeSite } from '../../nodes/contract.ts'
+import type { NodeSite } from '../../nodes/node/contract.ts'
 import { ifMatchHolds } from '../entity-tags.ts'
 import { type FileEntry, type FilesRequest, partBytes } from '../protocol.ts'
 import { entryOrNull, statEntry } from './file-entries.ts'

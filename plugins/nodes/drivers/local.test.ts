@@ -1,5 +1,5 @@
 // The local driver without a port (files only) on a temporary data directory: the files it lays out, idempotence,
-// abort, and path safety. Serving is the runtime's tests' (plugins/nodes/runtime/).
+// abort, and path safety. Serving is the runtime's tests' (plugins/nodes/node/runtime/).
 
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import {
@@ -15,9 +15,15 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { JobFailure } from '../../../core/index.ts'
-import type { Node, NodeDriver, SiteSpec } from '../contract.ts'
-import { parseStateFile } from '../runtime/site-state.ts'
+import {
+  type Node,
+  type NodeDriver,
+  NodeFailure,
+  type NodePayload,
+  nodeCommand,
+  type SiteSpec,
+} from '../contract.ts'
+import { parseStateFile } from '../node/runtime/site-state.ts'
 import { createLocalDriver } from './local.ts'
 
 const roots: string[] = []
@@ -47,6 +53,13 @@ const spec = (overrides: Partial<SiteSpec> = {}): SiteSpec => ({
 })
 
 const never = () => new AbortController().signal
+
+/** The driver's `operation` on `site`, sent as a job sends it. */
+const on = <O extends 'provision' | 'update' | 'suspend' | 'unsuspend' | 'delete' | 'report'>(
+  operation: O,
+  site: SiteSpec,
+  signal = never(),
+) => driver.send(node, nodeCommand(operation, site as NodePayload<O>), signal)
 let dataDir: string
 let driver: NodeDriver
 let siteDir: string
@@ -74,7 +87,7 @@ const files = (dir = siteDir) =>
 
 describe('provision', () => {
   test('lays out htdocs with a placeholder naming the domain, logs, tmp, state.json and an nginx server block', async () => {
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     expect(files()).toEqual(['htdocs/index.html', 'state.json'])
     expect(files(join(dataDir, 'nginx'))).toEqual([`sites/${spec().id}.conf`])
     for (const dir of ['logs', 'tmp']) expect(lstatSync(join(siteDir, dir)).isDirectory()).toBe(true)
@@ -103,37 +116,37 @@ describe('provision', () => {
   })
 
   test('is idempotent: a second run changes nothing and keeps the customer’s own page', async () => {
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     writeFileSync(join(siteDir, 'htdocs', 'index.html'), '<p>my own shop</p>')
     const config = block()
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     expect(read('htdocs/index.html')).toBe('<p>my own shop</p>')
     expect(block()).toBe(config)
     expect(files()).toEqual(['htdocs/index.html', 'state.json'])
   })
 
   test('an unlimited quota says so', async () => {
-    await driver.provision(node, spec({ diskMB: null }), never())
+    await on('provision', spec({ diskMB: null }), never())
     expect(block()).toContain('# Disk quota: unlimited')
   })
 
   test('an aborted signal stops before anything is written', async () => {
     const controller = new AbortController()
     controller.abort(new Error('cancelled'))
-    await expect(driver.provision(node, spec(), controller.signal)).rejects.toThrow('cancelled')
+    await expect(on('provision', spec(), controller.signal)).rejects.toThrow('cancelled')
     expect(existsSync(siteDir)).toBe(false)
   })
 
   test('a signal aborted midway leaves no temporary files, and a repeat completes the site', async () => {
     const controller = new AbortController()
     // Aborts as soon as the driver has started: whatever folders it made, the writes see the abort.
-    const started = driver.provision(node, spec(), controller.signal)
+    const started = on('provision', spec(), controller.signal)
     controller.abort(new Error('lease lost'))
     await expect(started).rejects.toThrow('lease lost')
     // No file was written, not even a temporary one.
     expect(files()).toEqual([])
     expect(files(join(dataDir, 'nginx'))).toEqual([])
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     expect(files()).toEqual(['htdocs/index.html', 'state.json'])
     expect(block()).toContain('server_name shop.example.com;')
   })
@@ -152,7 +165,7 @@ describe('provision', () => {
     ]
     for (const path of leftovers) writeFileSync(path, 'half')
     writeFileSync(join(siteDir, 'htdocs', 'upload.tmp'), 'the customer’s')
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     expect(files()).toEqual(['htdocs/index.html', 'htdocs/upload.tmp', 'state.json'])
     expect(files(join(dataDir, 'nginx'))).toEqual([`sites/${spec().id}.conf`])
   })
@@ -160,21 +173,21 @@ describe('provision', () => {
 
 describe('update', () => {
   test('rewrites the server block for a new domain and quota, and renames the placeholder but not a real page', async () => {
-    await driver.provision(node, spec(), never())
-    await driver.update(node, spec({ domain: 'new.example.org', diskMB: 2048 }), never())
+    await on('provision', spec(), never())
+    await on('update', spec({ domain: 'new.example.org', diskMB: 2048 }), never())
     expect(block()).toContain('server_name new.example.org;')
     expect(block()).toContain('# Disk quota: 2048 MB')
     expect(read('htdocs/index.html')).toContain('<h1>new.example.org</h1>')
     expect(state()).toMatchObject({ domain: 'new.example.org', diskMB: 2048, state: 'active' })
     writeFileSync(join(siteDir, 'htdocs', 'index.html'), '<p>real</p>')
-    await driver.update(node, spec({ domain: 'third.example.org' }), never())
+    await on('update', spec({ domain: 'third.example.org' }), never())
     expect(read('htdocs/index.html')).toBe('<p>real</p>')
   })
 
   test('keeps a suspended site suspended', async () => {
-    await driver.provision(node, spec(), never())
-    await driver.suspend(node, spec(), never())
-    await driver.update(node, spec({ domain: 'other.example.com' }), never())
+    await on('provision', spec(), never())
+    await on('suspend', spec(), never())
+    await on('update', spec({ domain: 'other.example.com' }), never())
     expect(block()).toContain('return 503 ')
     expect(block()).toContain('server_name other.example.com;')
     expect(state()?.state).toBe('suspended')
@@ -183,10 +196,10 @@ describe('update', () => {
 
 describe('suspend and unsuspend', () => {
   test('suspending answers 503 for the domain and keeps the files; unsuspending serves them again', async () => {
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     writeFileSync(join(siteDir, 'htdocs', 'shop.html'), 'products')
-    await driver.suspend(node, spec(), never())
-    await driver.suspend(node, spec(), never())
+    await on('suspend', spec(), never())
+    await on('suspend', spec(), never())
     const suspended = block()
     expect(suspended).toContain('return 503 ')
     expect(suspended).toContain('server_name shop.example.com;')
@@ -194,9 +207,9 @@ describe('suspend and unsuspend', () => {
     expect(suspended).not.toContain(`root "${join(siteDir, 'htdocs')}";`)
     expect(state()?.state).toBe('suspended')
     expect(read('htdocs/shop.html')).toBe('products')
-    expect(await driver.report(node, spec())).toMatchObject({ state: 'suspended' })
-    await driver.unsuspend(node, spec(), never())
-    await driver.unsuspend(node, spec(), never())
+    expect(await on('report', spec())).toMatchObject({ state: 'suspended' })
+    await on('unsuspend', spec(), never())
+    await on('unsuspend', spec(), never())
     expect(block()).not.toContain('return 503')
     expect(block()).toContain(`root "${join(siteDir, 'htdocs')}";`)
     expect(state()?.state).toBe('active')
@@ -205,25 +218,25 @@ describe('suspend and unsuspend', () => {
 
 describe('delete', () => {
   test('removes the site’s directory and server block; deleting again, or a site never provisioned, is fine', async () => {
-    await driver.provision(node, spec(), never())
-    await driver.delete(node, spec(), never())
+    await on('provision', spec(), never())
+    await on('delete', spec(), never())
     expect(existsSync(siteDir)).toBe(false)
     expect(existsSync(blockPath)).toBe(false)
     expect(readdirSync(join(dataDir, 'sites')).filter((name) => name !== '.trash')).toEqual([])
     expect(readdirSync(join(dataDir, 'sites', '.trash'))).toEqual([])
-    await driver.delete(node, spec(), never())
-    await driver.delete(node, spec({ id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SNP' }), never())
-    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0, certificate: null })
+    await on('delete', spec(), never())
+    await on('delete', spec({ id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SNP' }), never())
+    expect(await on('report', spec())).toEqual({ state: 'absent', diskBytes: 0, certificate: null })
   })
 
   test('finishes a removal a crash interrupted after the site was moved aside', async () => {
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     const parked = join(dataDir, 'sites', '.trash', spec().id)
     mkdirSync(join(dataDir, 'sites', '.trash'), { recursive: true })
     // As if the process died between the move and the removal.
     const { renameSync } = await import('node:fs')
     renameSync(siteDir, parked)
-    await driver.delete(node, spec(), never())
+    await on('delete', spec(), never())
     expect(existsSync(parked)).toBe(false)
   })
 
@@ -233,33 +246,33 @@ describe('delete', () => {
       handle: 'other',
       domain: 'other.example.com',
     })
-    await driver.provision(node, spec(), never())
-    await driver.provision(node, other, never())
-    await driver.delete(node, spec(), never())
-    expect(await driver.report(node, other)).toMatchObject({ state: 'active' })
+    await on('provision', spec(), never())
+    await on('provision', other, never())
+    await on('delete', spec(), never())
+    expect(await on('report', other)).toMatchObject({ state: 'active' })
   })
 
   test('an aborted signal deletes nothing', async () => {
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     const controller = new AbortController()
     controller.abort(new Error('cancelled'))
-    await expect(driver.delete(node, spec(), controller.signal)).rejects.toThrow('cancelled')
+    await expect(on('delete', spec(), controller.signal)).rejects.toThrow('cancelled')
     expect(existsSync(siteDir)).toBe(true)
   })
 })
 
 describe('report', () => {
   test('gives the state and the bytes under the site’s directory', async () => {
-    expect(await driver.report(node, spec())).toEqual({ state: 'absent', diskBytes: 0, certificate: null })
-    await driver.provision(node, spec(), never())
-    const base = (await driver.report(node, spec())).diskBytes
+    expect(await on('report', spec())).toEqual({ state: 'absent', diskBytes: 0, certificate: null })
+    await on('provision', spec(), never())
+    const base = (await on('report', spec())).diskBytes
     const expected = ['htdocs/index.html', 'state.json']
       .map((file) => lstatSync(join(siteDir, file)).size)
       .reduce((a, b) => a + b, 0)
     expect(base).toBe(expected)
     mkdirSync(join(siteDir, 'htdocs', 'media'))
     writeFileSync(join(siteDir, 'htdocs', 'media', 'photo.jpg'), new Uint8Array(10_000))
-    expect(await driver.report(node, spec())).toEqual({
+    expect(await on('report', spec())).toEqual({
       state: 'active',
       diskBytes: base + 10_000,
       certificate: null,
@@ -267,13 +280,13 @@ describe('report', () => {
   })
 
   test('does not follow symbolic links out of the site, to a file or a directory', async () => {
-    await driver.provision(node, spec(), never())
+    await on('provision', spec(), never())
     const outside = join(dataDir, 'big.bin')
     writeFileSync(outside, new Uint8Array(1_000_000))
-    const before = (await driver.report(node, spec())).diskBytes
+    const before = (await on('report', spec())).diskBytes
     symlinkSync(outside, join(siteDir, 'htdocs', 'link.bin'))
     symlinkSync(dataDir, join(siteDir, 'htdocs', 'link-dir'))
-    const after = (await driver.report(node, spec())).diskBytes
+    const after = (await on('report', spec())).diskBytes
     expect(after - before).toBeLessThan(1000)
   })
 })
@@ -294,13 +307,13 @@ describe('path safety', () => {
     ['a negative quota', { diskMB: -1 }],
   ]
   for (const [what, overrides] of unsafe) {
-    test(`refuses ${what} for good (a JobFailure), touching nothing`, async () => {
+    test(`refuses ${what} for good (a NodeFailure), touching nothing`, async () => {
       for (const operation of ['provision', 'update', 'suspend', 'unsuspend', 'delete'] as const) {
-        const attempt = driver[operation](node, spec(overrides), never())
-        await expect(attempt).rejects.toBeInstanceOf(JobFailure)
+        const attempt = on(operation, spec(overrides))
+        await expect(attempt).rejects.toBeInstanceOf(NodeFailure)
         await expect(attempt).rejects.toMatchObject({ code: 'unsafe_site_spec' })
       }
-      await expect(driver.report(node, spec(overrides))).rejects.toBeInstanceOf(JobFailure)
+      await expect(on('report', spec(overrides))).rejects.toBeInstanceOf(NodeFailure)
       expect(existsSync(join(dataDir, 'sites')) ? readdirSync(join(dataDir, 'sites')) : []).toEqual([])
     })
   }
@@ -310,7 +323,7 @@ describe('path safety', () => {
     mkdirSync(elsewhere)
     mkdirSync(join(dataDir, 'sites'))
     symlinkSync(elsewhere, siteDir)
-    await expect(driver.provision(node, spec(), never())).rejects.toMatchObject({
+    await expect(on('provision', spec(), never())).rejects.toMatchObject({
       code: 'unsafe_site_directory',
     })
     expect(readdirSync(elsewhere)).toEqual([])

@@ -9,11 +9,13 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { agentCredential } from '../agent/agent-credential.ts'
-import type { CommandQueue } from '../agent/command-queue.ts'
-import { AgentHello, AgentResult, AgentWork } from '../agent/protocol.ts'
+import type { NodeModuleEntry } from '../contract.ts'
 import type { NodesTables } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
+import { agentCredential } from '../remote/agent-credential.ts'
+import { agentModulesOf } from '../remote/agent-modules.ts'
+import type { CommandQueue } from '../remote/command-queue.ts'
+import { AgentHello, AgentResult, AgentWork } from '../remote/protocol.ts'
 
 const AnswerReceipt = t.Object(
   {
@@ -28,8 +30,14 @@ const AnswerReceipt = t.Object(
 export const agentAnswerLimitBytes = 8 * 1024 * 1024
 
 /** The agent routes. */
-export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteDefinition[] {
+export function agentRoutes(
+  context: PluginContext,
+  queue: CommandQueue,
+  modules: () => readonly NodeModuleEntry[],
+): RouteDefinition[] {
   const credential = agentCredential(context)
+  // Made once the plugins are set up: every module is declared by then.
+  const agentModules = agentModulesOf(modules(), context.log)
   return [
     defineRoute({
       method: 'POST',
@@ -37,7 +45,7 @@ export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteD
       operationId: 'takeAgentWork',
       summary: 'Ask for work (node agents)',
       description:
-        'Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.',
+        'Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the node modules of the installation (which the agent loads from its own install) and the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.',
       public: true,
       credential,
       // Presence, not a change anyone audits: an agent asks every few seconds. Charged to the address, as every
@@ -72,7 +80,7 @@ export function agentRoutes(context: PluginContext, queue: CommandQueue): RouteD
           .set({ agent_seen_at: nowIso() })
           .where('id', '=', node.id)
           .execute()
-        return { nodeId: node.id, commands }
+        return { nodeId: node.id, modules: agentModules, commands }
       },
     }),
     defineRoute({

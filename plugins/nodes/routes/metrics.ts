@@ -10,11 +10,11 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { agentCredential, invalidAgentToken } from '../agent/agent-credential.ts'
 import { type LocatedSite, siteLocators } from '../contract.ts'
 import { recordDisk, type SiteDiskSample } from '../disk.ts'
 import type { NodesTable } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
+import { agentCredential, invalidAgentToken } from '../remote/agent-credential.ts'
 import { recordTraffic } from '../traffic.ts'
 
 /** How far back a sample may be dated: usage sums at most the last 7 days. */

@@ -15,11 +15,11 @@ import {
   unchanged,
   visibleTable,
 } from '../../../core/index.ts'
-import { agentTokens } from '../agent-token.ts'
 import { Node, nodeDrivers, nodeScopes, nodeStatuses } from '../contract.ts'
 import { normaliseHostname } from '../hostname.ts'
 import type { NodesTable, NodesTables } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
+import { agentTokens } from '../remote/agent-token.ts'
 import { insertNode, nameTaken, toNode, updateNode } from '../repository.ts'
 
 const NodeName = t.String({

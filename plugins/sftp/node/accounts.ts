@@ -3,7 +3,7 @@
 
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SftpNodeAccount } from '../contract.ts'
+import type { SftpNodeAccount } from './protocol.ts'
 
 /** The accounts of a node, by id, written through at every change. */
 export interface AccountStore {

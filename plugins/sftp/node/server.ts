@@ -6,10 +6,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { userInfo } from 'node:os'
 import { type AuthContext, type Connection, Server, type ServerChannel, utils } from 'ssh2'
-import type { NodeServiceHost, NodeSite } from '../../nodes/contract.ts'
-import type { SftpNodeAccount } from '../contract.ts'
+import type { NodeServiceHost, NodeSite } from '../../nodes/node/contract.ts'
 import type { AccountStore } from './accounts.ts'
 import type { HostKeys } from './host-keys.ts'
+import type { SftpNodeAccount } from './protocol.ts'
 import { type SandboxTools, sandboxArgv, writeIdentityFiles } from './sandbox.ts'
 
 /** Options of {@link startSftpServer}. */

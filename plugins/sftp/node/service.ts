@@ -4,17 +4,17 @@
 
 import { chmod, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { NodeRefusal, type NodeService } from '../../nodes/contract.ts'
+import { NodeRefusal, type NodeService } from '../../nodes/node/contract.ts'
+import { checkPublicKey } from '../keys.ts'
+import { type AccountStore, openAccountStore, UsernameTaken } from './accounts.ts'
+import { loadHostKeys } from './host-keys.ts'
 import {
   type SftpNodeAccount,
   type SftpNodeInfo,
   type SftpNodeRemoved,
   type SftpNodeRequest,
   sftpServiceName,
-} from '../contract.ts'
-import { checkPublicKey } from '../keys.ts'
-import { type AccountStore, openAccountStore, UsernameTaken } from './accounts.ts'
-import { loadHostKeys } from './host-keys.ts'
+} from './protocol.ts'
 import { findSandboxTools } from './sandbox.ts'
 import { credentialStamp, type SftpServer, startSftpServer } from './server.ts'
 

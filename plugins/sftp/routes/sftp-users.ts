@@ -152,13 +152,11 @@ export function sftpUserRoutes(context: PluginContext): RouteDefinition[] {
   /** Asks the site's node's `sftp` service; its refusals become the API's, an unreachable node a 503. */
   async function ask(node: Node, site: SiteRef, request: SftpNodeRequest, signal: AbortSignal) {
     try {
-      return await nodes
-        .driverOf(node)
-        .call(
-          node,
-          { siteId: site.id, service: sftpServiceName, request },
-          AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
-        )
+      return await nodes.call(
+        node,
+        { siteId: site.id, service: sftpServiceName, request },
+        AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
+      )
     } catch (error) {
       if (error instanceof NodeRefusal) {
         if (error.code === 'sftp_unavailable' || error.code === 'unknown_node_service')

@@ -2,8 +2,8 @@
 // lines the panel reads back in order (repeatable: a read names the last line it has), and their stdout and stderr
 // kept up to a cap for the result. Kept in the node process's memory: a node restarted meanwhile has forgotten them.
 
-import { NodeRefusal, type NodeSite } from '../../nodes/contract.ts'
-import type { ExecOutcome, OutputLine } from '../contract.ts'
+import { NodeRefusal, type NodeSite } from '../../nodes/node/contract.ts'
+import type { ExecOutcome, OutputLine } from './protocol.ts'
 import { sandboxEnvironment, sandboxed } from './sandbox.ts'
 
 /** Lines kept for the panel to read, per command; later lines only reach the result's capped output. */

@@ -6,7 +6,7 @@
 import { chmodSync, closeSync, constants, lstatSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { NodeRefusal, type NodeSite } from '../../nodes/contract.ts'
+import { NodeRefusal, type NodeSite } from '../../nodes/node/contract.ts'
 
 /** The site's user, or a refusal: a node that runs no user per site cannot confine a command to one. */
 export function siteUserOf(site: NodeSite): NonNullable<NodeSite['user']> {

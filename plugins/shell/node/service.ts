@@ -2,10 +2,10 @@
 // panel's local node in process, a remote one through its agent). Everything it is sent is checked again here: the
 // node never trusts the panel's checks alone.
 
-import { NodeRefusal, type NodeService, type NodeSite } from '../../nodes/contract.ts'
-import { execOutputCapBytes, execTimeouts, shellServiceName } from '../contract.ts'
+import { NodeRefusal, type NodeService, type NodeSite } from '../../nodes/node/contract.ts'
 import { checkArgv, siteDirectory as checkSiteDirectory } from '../site-command.ts'
 import { createExecutions } from './executions.ts'
+import { execOutputCapBytes, execTimeouts, shellServiceName } from './protocol.ts'
 import { createTerminals } from './terminals.ts'
 
 const malformed = (what: string) =>

@@ -3,7 +3,7 @@
 // kept from the last byte the relay confirmed (`after`), so a repeated read loses nothing. A shell the relay
 // stops asking about (the panel went away) ends on its own.
 
-import { NodeRefusal, type NodeSite } from '../../nodes/contract.ts'
+import { NodeRefusal, type NodeSite } from '../../nodes/node/contract.ts'
 import { sandboxEnvironment, sandboxed } from './sandbox.ts'
 
 /** Output held for a relay that does not read: past it, the oldest is dropped. */

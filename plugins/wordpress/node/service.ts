@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { NodeRefusal, type NodeService, type NodeSite } from '../../nodes/contract.ts'
+import { NodeRefusal, type NodeService, type NodeSite } from '../../nodes/node/contract.ts'
 import {
   siteUrlPattern,
   slugPattern,

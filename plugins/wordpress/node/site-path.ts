@@ -4,7 +4,7 @@
 
 import { lstat, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
-import { NodeRefusal } from '../../nodes/contract.ts'
+import { NodeRefusal } from '../../nodes/node/contract.ts'
 
 const invalid = (path: string, why: string) =>
   new NodeRefusal('invalid_package_path', `${JSON.stringify(path)} ${why}`, { path })

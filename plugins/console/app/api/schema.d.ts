@@ -377,7 +377,7 @@ export interface paths {
   "/api/v1/agent/work": {
     /**
      * Ask for work (node agents)
-     * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
+     * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the node modules of the installation (which the agent loads from its own install) and the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
      *
      * Authenticated with `nodeAgentToken`, not with an API token or a session.
      */
@@ -893,6 +893,13 @@ export interface paths {
      */
     post: operations["createShellSession"];
   };
+  "/api/v1/sites/{id}/shell-sessions/{sessionId}": {
+    /**
+     * Read a shell session
+     * @description Needs scope `site:shell`.
+     */
+    get: operations["getShellSession"];
+  };
   "/api/v1/sites/{id}/shell-sessions/{sessionId}/connect": {
     /**
      * Connect to a shell session (WebSocket)
@@ -901,13 +908,6 @@ export interface paths {
      * Authenticated with `shellSessionToken`, not with an API token or a session.
      */
     get: operations["connectShellSession"];
-  };
-  "/api/v1/sites/{id}/shell-sessions/{sessionId}": {
-    /**
-     * Read a shell session
-     * @description Needs scope `site:shell`.
-     */
-    get: operations["getShellSession"];
   };
   "/api/v1/sites/{id}/shell-sessions/{sessionId}/recording": {
     /**
@@ -1940,14 +1940,14 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
     };
-    BrandBody: {
-      /** @description Display name, unique. */
-      name: string;
-    };
     BrandPage: {
       items: components["schemas"]["Brand"][];
       /** @description Cursor of the next page; null on the last page. */
       nextCursor: string | null;
+    };
+    BrandBody: {
+      /** @description Display name, unique. */
+      name: string;
     };
     /** @description Fields to change, at least one; omitted ones stay as they are. */
     UpdateBrandBody: {
@@ -1997,6 +1997,11 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
     };
+    CustomerPage: {
+      items: components["schemas"]["Customer"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
+    };
     CreateCustomerBody: {
       /** @description Display name; surrounding spaces are trimmed. */
       name: string;
@@ -2007,11 +2012,6 @@ export interface components {
       email?: string;
       /** @description Default: the caller’s brand (brand staff) or the default brand. */
       brandId?: string;
-    };
-    CustomerPage: {
-      items: components["schemas"]["Customer"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
     };
     UpdateCustomerBody: {
       name?: string;
@@ -2043,6 +2043,30 @@ export interface components {
     ChangeMemberRoleBody: {
       role: components["schemas"]["TeamRole"];
     };
+    NodeCapabilities: {
+      /** @description nginx’s version, or null. */
+      nginx: string | null;
+      /** @description PHP-FPM’s version, or null. */
+      php: string | null;
+      /** @description Whether each site runs as a Unix user of its own. */
+      unixUsers: boolean;
+      /**
+       * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
+       * @enum {string}
+       */
+      mode: "serving" | "files-only";
+      /** @description The applications it installs into sites, by kind (`[a-z][a-z0-9-]*`), with their versions (`{ "wordpress": "6.1.1" }`). */
+      applications: Record<string, never>;
+      /** @description The services it offers its sites (`files`, `sftp`, …). */
+      services: string[];
+      /** @description What the node lacks to serve sites and to install each application; `npm run panel -- node setup` (or `npm run agent -- setup` on a remote node) installs it. */
+      missing: {
+          /** @description What is missing (`nginx`, `php-fpm`, a Debian package). */
+          what: string;
+          /** @description What it is needed for (`serving sites`, `wordpress sites`). */
+          for: string;
+        }[];
+    };
     Node: {
       /** @description Identifier, `nod_…`. */
       id: string;
@@ -2066,17 +2090,7 @@ export interface components {
         /** @description The agent’s version. */
         version: string | null;
         /** @description What the node can run, as its agent last said; null before it said. */
-        capabilities: ({
-          nginx: string | null;
-          php: string | null;
-          wordpress: string | null;
-          unixUsers: boolean;
-          /**
-           * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
-           * @enum {string}
-           */
-          mode: "serving" | "files-only";
-        }) | null;
+        capabilities: components["schemas"]["NodeCapabilities"] | null;
       };
       /** Format: date-time */
       createdAt: string;
@@ -2111,17 +2125,7 @@ export interface components {
         /** @description The agent’s version. */
         version: string | null;
         /** @description What the node can run, as its agent last said; null before it said. */
-        capabilities: ({
-          nginx: string | null;
-          php: string | null;
-          wordpress: string | null;
-          unixUsers: boolean;
-          /**
-           * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
-           * @enum {string}
-           */
-          mode: "serving" | "files-only";
-        }) | null;
+        capabilities: components["schemas"]["NodeCapabilities"] | null;
       };
       /** Format: date-time */
       createdAt: string;
@@ -2183,6 +2187,12 @@ export interface components {
           bytes: number;
         }[];
     };
+    AgentModule: {
+      /** @description The module’s name (its plugin’s). */
+      name: string;
+      /** @description The file that declares it, below the install’s root (`plugins/files/node/index.ts`). */
+      source: string;
+    };
     AgentCommand: {
       /** @description The command, `cmd_…`: its answer names it. */
       id: string;
@@ -2190,13 +2200,15 @@ export interface components {
       operation: "provision" | "update" | "suspend" | "unsuspend" | "delete" | "report" | "install-certificate" | "remove-certificate" | "put-challenge" | "remove-challenge" | "call";
       jobId: string;
       attempt: number;
-      /** @description What the command is about: the site id, or `acme` for challenges. The agent runs the commands on one subject one after another. */
+      /** @description What the command is about: the site id, `acme` for challenges, or the command’s own for a call. The agent runs the commands on one subject one after another. */
       subject: string;
-      /** @description What the operation needs (nodes contract types): the `SiteSpec` for `provision`, `update`, `suspend`, `unsuspend`, `delete` and `report`; `{ siteId, certificate }` (a `SiteCertificate`, its private key included) for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`; the `SiteCall` (`{ siteId, service, request }`) for `call`. Sealed at rest in the panel and cleared once answered; never logged. */
+      /** @description What the operation needs (the node wing’s operations, plugins/nodes/node/operations.ts): the `SiteSpec` for the site’s changes and its report; `{ siteId, certificate }` for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`; the `SiteCall` (`{ siteId, service, request }`) for `call`. Sealed at rest in the panel and cleared once answered; never logged. */
       payload: unknown;
     };
     AgentWork: {
       nodeId: string;
+      /** @description The node modules of the installation’s plugins: the agent loads those it does not run yet before carrying out the commands. */
+      modules: components["schemas"]["AgentModule"][];
       commands: components["schemas"]["AgentCommand"][];
     };
     AgentHello: {
@@ -2204,14 +2216,29 @@ export interface components {
       session: string;
       /** @description The agent’s version. */
       version: string;
-      /** @description What the node can run. */
       capabilities: {
+        /** @description nginx’s version, or null. */
         nginx: string | null;
+        /** @description PHP-FPM’s version, or null. */
         php: string | null;
-        wordpress: string | null;
+        /** @description Whether each site runs as a Unix user of its own. */
         unixUsers: boolean;
-        /** @enum {string} */
+        /**
+         * @description `serving`: nginx and PHP-FPM serve the sites; `files-only`: they are missing, and only the sites’ files are laid out.
+         * @enum {string}
+         */
         mode: "serving" | "files-only";
+        /** @description The applications it installs into sites, by kind (`[a-z][a-z0-9-]*`), with their versions (`{ "wordpress": "6.1.1" }`). */
+        applications: Record<string, never>;
+        /** @description The services it offers its sites (`files`, `sftp`, …). */
+        services: string[];
+        /** @description What the node lacks to serve sites and to install each application; `npm run panel -- node setup` (or `npm run agent -- setup` on a remote node) installs it. */
+        missing: {
+            /** @description What is missing (`nginx`, `php-fpm`, a Debian package). */
+            what: string;
+            /** @description What it is needed for (`serving sites`, `wordpress sites`). */
+            for: string;
+          }[];
       };
       /** @description The commands the agent has and has not answered yet. A command sent to this run that it does not list never reached it (the answer to a poll was lost) and is sent again. */
       holding?: string[];
@@ -2224,21 +2251,17 @@ export interface components {
     };
     AgentResult: {
       ok: boolean;
-      report?: {
-        /** @enum {string} */
-        state: "active" | "suspended" | "absent";
-        diskBytes: number;
-        /** @description The fingerprint of the certificate the site serves over HTTPS, or null. */
-        certificate?: string | null;
-      };
-      /** @description What the node service answered a `call` (a site’s file, a listing): sealed at rest in the panel and cleared once read. */
-      response?: unknown;
+      /** @description What the operation resolved with: a site’s report, a node service’s answer to a `call` (a site’s file, a listing). Sealed at rest in the panel and cleared once read. */
+      result?: unknown;
       error?: {
         message: string;
         code?: string;
         /** @description What a node service said of its refusal besides the code (`call`). */
         details?: Record<string, never>;
+        /** @description Whether repeating the command cannot help: the job fails at once. */
         final?: boolean;
+        /** @description Whether it was a node service’s refusal, answered to its caller as such. */
+        refusal?: boolean;
       };
     };
     CreatedSite: {
@@ -2869,6 +2892,39 @@ export interface components {
       /** @description The comment after the key, as given (may be empty). */
       comment: string;
     };
+    SftpUser: {
+      /** @description Identifier, `sftpu_…`. */
+      id: string;
+      /** @description The site whose files it reaches, `site_…`. */
+      siteId: string;
+      /** @description The site’s customer, `cus_…`. */
+      customerId: string;
+      /** @description The login: the site’s handle, `.` and the account’s name (`my-shop.deploy`); unique on the node. */
+      username: string;
+      /** @description Whether a password logs in. The panel keeps no password (the node keeps an Argon2id hash); it is shown only when created or rotated. */
+      passwordEnabled: boolean;
+      /** @description The SSH public keys that log in. */
+      publicKeys: components["schemas"]["SftpPublicKey"][];
+      /** @description Whether the account may only read: every write is refused. */
+      readOnly: boolean;
+      /** @description After this time the node refuses logins and ends live sessions; null for never. */
+      expiresAt: string | null;
+      /** @description Where to connect: the host name of the site’s node. */
+      host: string;
+      /** @description The node’s SFTP port (`SFTP_PORT`). */
+      port: number;
+      /** @description SHA-256 fingerprints of the node’s SSH host keys as OpenSSH prints them (`SHA256:…`): compare with what your client shows on first connecting. */
+      hostKeyFingerprints: string[];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    SftpUserPage: {
+      items: components["schemas"]["SftpUser"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
+    };
     SftpUserWithPassword: {
       /** @description Identifier, `sftpu_…`. */
       id: string;
@@ -2913,39 +2969,6 @@ export interface components {
       readOnly?: boolean;
       /** @description When the account stops working: the node refuses logins after it and ends live sessions. Default null, never. */
       expiresAt?: string | null;
-    };
-    SftpUser: {
-      /** @description Identifier, `sftpu_…`. */
-      id: string;
-      /** @description The site whose files it reaches, `site_…`. */
-      siteId: string;
-      /** @description The site’s customer, `cus_…`. */
-      customerId: string;
-      /** @description The login: the site’s handle, `.` and the account’s name (`my-shop.deploy`); unique on the node. */
-      username: string;
-      /** @description Whether a password logs in. The panel keeps no password (the node keeps an Argon2id hash); it is shown only when created or rotated. */
-      passwordEnabled: boolean;
-      /** @description The SSH public keys that log in. */
-      publicKeys: components["schemas"]["SftpPublicKey"][];
-      /** @description Whether the account may only read: every write is refused. */
-      readOnly: boolean;
-      /** @description After this time the node refuses logins and ends live sessions; null for never. */
-      expiresAt: string | null;
-      /** @description Where to connect: the host name of the site’s node. */
-      host: string;
-      /** @description The node’s SFTP port (`SFTP_PORT`). */
-      port: number;
-      /** @description SHA-256 fingerprints of the node’s SSH host keys as OpenSSH prints them (`SHA256:…`): compare with what your client shows on first connecting. */
-      hostKeyFingerprints: string[];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    SftpUserPage: {
-      items: components["schemas"]["SftpUser"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
     };
     SftpUserWithNewPassword: {
       /** @description Identifier, `sftpu_…`. */
@@ -2993,38 +3016,6 @@ export interface components {
       /** @description The command is killed after this many seconds (default 60, at most 3600). */
       timeoutSeconds?: number;
     };
-    NewShellSession: {
-      /** @description Identifier, `shs_…`. */
-      id: string;
-      siteId: string;
-      customerId: string;
-      /**
-       * @description `pending` until its WebSocket connects (within 60 s of creation, else `expired`), `open` while it runs, `ended` after.
-       * @enum {string}
-       */
-      status: "pending" | "open" | "ended" | "expired";
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description The token’s end: connect before it.
-       */
-      expiresAt: string;
-      startedAt: string | null;
-      endedAt: string | null;
-      /** @description From connection to end. */
-      durationSeconds: number | null;
-      /** @description `exited` (the shell ended), `closed` (the client left), `idle` (no input for the idle timeout), `site_unavailable` (the site was suspended or removed), `shutdown` (the panel stopped), `failed`. */
-      endReason: string | null;
-      /** @description The shell’s exit code when it exited. */
-      exitCode: number | null;
-      /** @description Size of its asciicast recording (`…/recording`). */
-      recordingBytes: number;
-      /** @description The WebSocket to open within 60 s, once (`wss://…/api/v1/sites/{id}/shell-sessions/{sessionId}/connect`); give `token` as its `token` query parameter. */
-      url: string;
-      /** @description Single use, valid 60 s; shown only here. */
-      token: string;
-    };
     ShellSession: {
       /** @description Identifier, `shs_…`. */
       id: string;
@@ -3057,6 +3048,38 @@ export interface components {
       items: components["schemas"]["ShellSession"][];
       /** @description Cursor of the next page; null on the last page. */
       nextCursor: string | null;
+    };
+    NewShellSession: {
+      /** @description Identifier, `shs_…`. */
+      id: string;
+      siteId: string;
+      customerId: string;
+      /**
+       * @description `pending` until its WebSocket connects (within 60 s of creation, else `expired`), `open` while it runs, `ended` after.
+       * @enum {string}
+       */
+      status: "pending" | "open" | "ended" | "expired";
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description The token’s end: connect before it.
+       */
+      expiresAt: string;
+      startedAt: string | null;
+      endedAt: string | null;
+      /** @description From connection to end. */
+      durationSeconds: number | null;
+      /** @description `exited` (the shell ended), `closed` (the client left), `idle` (no input for the idle timeout), `site_unavailable` (the site was suspended or removed), `shutdown` (the panel stopped), `failed`. */
+      endReason: string | null;
+      /** @description The shell’s exit code when it exited. */
+      exitCode: number | null;
+      /** @description Size of its asciicast recording (`…/recording`). */
+      recordingBytes: number;
+      /** @description The WebSocket to open within 60 s, once (`wss://…/api/v1/sites/{id}/shell-sessions/{sessionId}/connect`); give `token` as its `token` query parameter. */
+      url: string;
+      /** @description Single use, valid 60 s; shown only here. */
+      token: string;
     };
     AcmeError: {
       /** @description The ACME problem type (`urn:ietf:params:acme:error:unauthorized`, …), or `about:blank` when the failure was not the ACME server’s answer (it could not be reached). */
@@ -3119,6 +3142,11 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
     };
+    CertificatePage: {
+      items: components["schemas"]["Certificate"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
+    };
     CreateCertificateBody: {
       /** @description The owning customer, `cus_…`. */
       customerId: string;
@@ -3139,11 +3167,6 @@ export interface components {
       selfSigned?: boolean;
       /** @description ACME: the names to issue for, each the domain of one of the customer’s sites (whose node answers the CA’s HTTP-01 challenge). The first is the common name. */
       domains?: string[];
-    };
-    CertificatePage: {
-      items: components["schemas"]["Certificate"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
     };
     SiteCertificate: {
       /** @description The site, `site_…`. */
@@ -3186,6 +3209,11 @@ export interface components {
       updatedAt: string;
       limits: components["schemas"]["QuotaLimits"];
     };
+    PlanPage: {
+      items: components["schemas"]["Plan"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
+    };
     CreatePlanBody: {
       /** @description Display name; surrounding spaces are trimmed. */
       name: string;
@@ -3204,11 +3232,6 @@ export interface components {
         /** @description How many databases the customer may have. */
         databases?: number;
       };
-    };
-    PlanPage: {
-      items: components["schemas"]["Plan"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
     };
     UpdatePlanBody: {
       /** @description Display name; surrounding spaces are trimmed. */
@@ -3291,6 +3314,33 @@ export interface components {
       /** @description An active plan of the customer’s brand, `pln_…`. */
       planId: string;
     };
+    Webhook: {
+      /** @description Identifier, `whk_…`. */
+      id: string;
+      /** @description Where events are POSTed: https (http only for allowed hosts). */
+      url: string;
+      /** @description A note for people; null when none. */
+      description: string | null;
+      /** @description The event kinds it receives (`site.created`, ...), or `["*"]` for every kind. */
+      events: string[];
+      /** @description Disabled endpoints receive nothing; their pending deliveries fail. */
+      enabled: boolean;
+      /** @description The brand whose events it receives (brand staff’s endpoints); null for platform staff’s endpoints, which receive every event. */
+      brandId: string | null;
+      /** @description Why the panel disabled it (the endpoint answered 410 Gone); null when enabled or disabled by staff. */
+      disabledReason: string | null;
+      /** @description After a rotation, until when the previous secret still signs deliveries beside the new one (24 h); null otherwise. */
+      previousSecretExpiresAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    WebhookPage: {
+      items: components["schemas"]["Webhook"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
+    };
     WebhookWithSecret: {
       /** @description Identifier, `whk_…`. */
       id: string;
@@ -3326,33 +3376,6 @@ export interface components {
       description?: string | null;
       /** @description Platform staff only: make it the brand’s endpoint, receiving only that brand’s events and managed by the brand’s staff as their own. Brand staff’s endpoints are always their brand’s. */
       brandId?: string;
-    };
-    Webhook: {
-      /** @description Identifier, `whk_…`. */
-      id: string;
-      /** @description Where events are POSTed: https (http only for allowed hosts). */
-      url: string;
-      /** @description A note for people; null when none. */
-      description: string | null;
-      /** @description The event kinds it receives (`site.created`, ...), or `["*"]` for every kind. */
-      events: string[];
-      /** @description Disabled endpoints receive nothing; their pending deliveries fail. */
-      enabled: boolean;
-      /** @description The brand whose events it receives (brand staff’s endpoints); null for platform staff’s endpoints, which receive every event. */
-      brandId: string | null;
-      /** @description Why the panel disabled it (the endpoint answered 410 Gone); null when enabled or disabled by staff. */
-      disabledReason: string | null;
-      /** @description After a rotation, until when the previous secret still signs deliveries beside the new one (24 h); null otherwise. */
-      previousSecretExpiresAt: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    WebhookPage: {
-      items: components["schemas"]["Webhook"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
     };
     /** @description Fields to change; omitted ones stay as they are. */
     UpdateWebhookBody: {
@@ -8077,7 +8100,7 @@ export interface operations {
   };
   /**
    * Ask for work (node agents)
-   * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
+   * @description Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the node modules of the installation (which the agent loads from its own install) and the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.
    *
    * Authenticated with `nodeAgentToken`, not with an API token or a session.
    */
@@ -16076,6 +16099,108 @@ export interface operations {
     };
   };
   /**
+   * Read a shell session
+   * @description Needs scope `site:shell`.
+   */
+  getShellSession: {
+    parameters: {
+      header?: {
+        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Identifier, `site_…`. */
+        id: string;
+        /** @description Identifier, `shs_…`. */
+        sessionId: string;
+      };
+    };
+    responses: {
+      /** @description The ShellSession. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": components["schemas"]["ShellSession"];
+        };
+      };
+      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: never;
+      };
+      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden: `insufficient_scope`. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found: `not_found`. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Entity: `validation_failed`. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited`. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: `internal_error`. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Connect to a shell session (WebSocket)
    * @description Upgrades to a WebSocket carrying the shell, with the session’s `token` as the `token` query parameter: once, within 60 s of the session’s creation. A browser’s `Origin` must be the panel’s or one of `SHELL_ALLOWED_ORIGINS`. Frames are JSON text. From the client: `{"type":"stdin","data":"ls\r"}` (a binary frame is stdin as bytes) and `{"type":"resize","cols":120,"rows":40}`. From the panel: `{"type":"output","data":"…"}` (the terminal’s output as UTF-8 text), `{"type":"error","message":"…"}` for a frame it could not read, and last `{"type":"exit","code":0,"reason":"exited"}` (`reason`: `exited`, `idle`, `closed`, `site_unavailable`, `access_revoked`, `shutdown`, `failed`) before it closes the connection. A session without input for `SHELL_IDLE_SECONDS` (default 900) ends `idle`; one whose requester lost access (their token revoked or expired, their user disabled, `site:shell` on the customer taken from them) ends `access_revoked` within 5 s, and its token no longer connects (`shell_access_revoked`). `cols` and `rows` in the query set the terminal’s first size (default 80×24).
    *
@@ -16181,108 +16306,6 @@ export interface operations {
           RateLimit?: string;
           /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
           "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Internal Server Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-    };
-  };
-  /**
-   * Read a shell session
-   * @description Needs scope `site:shell`.
-   */
-  getShellSession: {
-    parameters: {
-      header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
-        "If-None-Match"?: string;
-      };
-      path: {
-        /** @description Identifier, `site_…`. */
-        id: string;
-        /** @description Identifier, `shs_…`. */
-        sessionId: string;
-      };
-    };
-    responses: {
-      /** @description The ShellSession. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: {
-          "application/json": components["schemas"]["ShellSession"];
-        };
-      };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
-      304: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: never;
-      };
-      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Forbidden: `insufficient_scope`. */
-      403: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Not Found: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Unprocessable Entity: `validation_failed`. */
-      422: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Too Many Requests: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "Retry-After": components["headers"]["Retry-After"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];

@@ -27,8 +27,18 @@ function CapabilityFacts({ capabilities }: { capabilities: Capabilities | null }
         ],
         ['nginx', capabilities.nginx ?? 'not installed'],
         ['PHP', capabilities.php ?? 'not installed'],
-        ['WordPress', capabilities.wordpress ?? 'not installed'],
+        ...Object.entries(capabilities.applications).map(([kind, version]): [string, string] => [
+          `Application: ${kind}`,
+          version,
+        ]),
+        ['Services', capabilities.services.join(', ') || 'none'],
         ['A Unix user per site', capabilities.unixUsers ? 'Yes' : 'No'],
+        [
+          'Missing',
+          capabilities.missing.length === 0
+            ? 'nothing'
+            : capabilities.missing.map((lack) => `${lack.what} (for ${lack.for})`).join('; '),
+        ],
       ]}
     />
   )

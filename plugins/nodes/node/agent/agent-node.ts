@@ -1,0 +1,87 @@
+// The node as its agent drives it: the modules the panel names loaded from the agent's own install (the same files
+// the panel's plugins declared them in), and each command carried out on the node with the operation it names.
+
+import { existsSync } from 'node:fs'
+import { isAbsolute, relative, resolve } from 'node:path'
+import type { NodeModule } from '../contract.ts'
+import type { PlinthNode } from '../node.ts'
+import { type NodeOperationName, operationOf } from '../operations.ts'
+import type { AgentNode } from './agent-loop.ts'
+import type { AgentModule } from './protocol.ts'
+
+/** The install the agent runs from: the root its modules' sources are named below. */
+export const codeRoot = resolve(import.meta.dir, '..', '..', '..', '..')
+
+/** Where a module's source may point: a TypeScript file below the code root, by a plain relative path. */
+const sourcePattern = /^(?!\/)(?:[A-Za-z0-9_@.-]+\/)*[A-Za-z0-9_.-]+\.ts$/
+
+/**
+ * The module the panel names, imported from this install: a plain relative path below the code root (never `..`,
+ * never absolute), to a file that default-exports a node module of that name. The panel already commands the node;
+ * this keeps its word from naming code outside the install.
+ */
+export async function importModule(reference: AgentModule, root = codeRoot): Promise<NodeModule<never>> {
+  const path = resolve(root, reference.source)
+  const inside = relative(root, path)
+  if (
+    !sourcePattern.test(reference.source) ||
+    reference.source.split('/').includes('..') ||
+    inside.startsWith('..') ||
+    isAbsolute(inside)
+  )
+    throw new Error(`its source ${JSON.stringify(reference.source)} is not a file of the agent's install`)
+  if (!existsSync(path))
+    throw new Error(`this install has no ${reference.source} (is the agent older than the panel?)`)
+  const loaded = ((await import(path)) as { default?: NodeModule<never> }).default
+  if (!loaded || typeof loaded.create !== 'function' || loaded.name !== reference.name)
+    throw new Error(`${reference.source} does not default-export the node module ${reference.name}`)
+  return loaded
+}
+
+/** The agent's view of `node`. */
+export function agentNode(node: PlinthNode, root = codeRoot): AgentNode {
+  const running = new Set<string>()
+  const tried = new Set<string>()
+  return {
+    capabilities: () => node.capabilities(),
+    async loadModules(modules) {
+      const entries = []
+      // Every poll names them: those running already are not looked at again; one that failed is tried again.
+      for (const reference of modules.filter(({ name }) => !running.has(name))) {
+        try {
+          entries.push({ module: await importModule(reference, root) })
+        } catch (error) {
+          // Told like a module that failed to start: in what the node lacks.
+          entries.push({ module: brokenModule(reference.name, (error as Error).message) })
+        }
+      }
+      const added = await node.use(entries)
+      for (const name of added) running.add(name)
+      // What the node offers changed: a module came, or one failed for the first time (now in what it lacks).
+      const first = entries.filter(({ module }) => !tried.has(module.name))
+      for (const { module } of first) tried.add(module.name)
+      return added.length > 0 || first.length > 0
+    },
+    run(command, signal) {
+      if (!operationOf(command.operation))
+        throw new Error(
+          `This agent knows no operation ${JSON.stringify(command.operation)} (is it older than the panel?)`,
+        )
+      return node.run(
+        { operation: command.operation as NodeOperationName, payload: command.payload as never },
+        signal,
+      )
+    },
+    traffic: () => node.runtime.traffic(),
+    disk: () => node.runtime.disk(),
+  }
+}
+
+/** A module that fails when made, saying why it could not be loaded. */
+const brokenModule = (name: string, why: string): NodeModule<never> => ({
+  name,
+  source: '',
+  create() {
+    throw new Error(why)
+  },
+})

@@ -1,0 +1,300 @@
+// The node contract: the one door of the node wing. What runs on a node (the site runtime, the agent, and every
+// plugin's node module: its services and site applications) is written against these types and nothing of the
+// panel's kernel, so a node runs none of the panel. The panel's side re-exports what it needs of them.
+
+/** What a node is told of a site to serve it. */
+export interface SiteSpec {
+  readonly id: string
+  readonly handle: string
+  readonly domain: string
+  readonly type: string
+  readonly customerId: string
+  /** Disk quota in MB; null means unlimited. */
+  readonly diskMB: number | null
+  /**
+   * What runs in the site, when its type installs an application: given on provision (and repeated on later
+   * operations, where the application ignores what it already did). Absent: a static placeholder site.
+   */
+  readonly app?: SiteAppSpec
+}
+
+/**
+ * An application installed into a site: the `kind` of a {@link SiteApplication} a node module offers, and what
+ * that application reads (its own shape: WordPress's title, database and administrator). Sealed at rest in the
+ * panel's command queue and never logged: it may carry a database password.
+ */
+export interface SiteAppSpec {
+  readonly kind: string
+  readonly settings: Readonly<Record<string, unknown>>
+}
+
+/** What a node reports of a site. */
+export interface SiteReport {
+  /** `absent` when the node has nothing for the site. */
+  readonly state: 'active' | 'suspended' | 'absent'
+  /** Bytes the site's files take on the node. */
+  readonly diskBytes: number
+  /** The fingerprint of the certificate the site serves over HTTPS, or null (absent from older agents). */
+  readonly certificate?: string | null
+}
+
+/** A certificate a node serves a site with over HTTPS (`SITES_HTTPS_PORT`). */
+export interface SiteCertificate {
+  /** SHA-256 of the certificate's DER in lower-case hex, no colons: what the node names its files after. */
+  readonly fingerprint: string
+  /** The certificate followed by its intermediates, PEM blocks, as nginx's `ssl_certificate` serves them. */
+  readonly chainPem: string
+  /** The key, unencrypted PKCS#8 PEM: readable by root only on the node, never logged. */
+  readonly privateKeyPem: string
+}
+
+/**
+ * An ACME HTTP-01 challenge's answer: the node serves `keyAuthorization` as text at
+ * `/.well-known/acme-challenge/<token>` on every site's domain over plain HTTP, suspended sites included.
+ */
+export interface AcmeChallenge {
+  /** The challenge's token: base64url, at most 128 characters. */
+  readonly token: string
+  readonly keyAuthorization: string
+}
+
+/**
+ * A request for one of the services a node offers its sites (`files`: the site's files; others that plugins add):
+ * JSON both ways, so the same request reaches the local node in process and a remote node through its agent.
+ */
+export interface SiteCall {
+  readonly siteId: string
+  /** The node service's name (`files`). */
+  readonly service: string
+  /** What the service is asked, as that service defines it. */
+  readonly request: unknown
+}
+
+/**
+ * A refusal by a node service that repeating cannot help (a path out of the site, a file that changed meanwhile):
+ * a stable code the panel plugin maps to its problem, a message for people (naming site paths, never the node's
+ * own), and optional details.
+ */
+export class NodeRefusal extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message)
+    this.name = 'NodeRefusal'
+  }
+}
+
+/**
+ * A failure of a node operation that repeating cannot fix (an unsafe site spec, a configuration nginx refuses): the
+ * panel fails the job at once with its code. Anything else thrown is a failure worth another attempt.
+ */
+export class NodeFailure extends Error {
+  constructor(
+    message: string,
+    /** A stable code, snake_case: `unsafe_site_spec`, `nginx_config_refused`. */
+    readonly code: string,
+  ) {
+    super(message)
+    this.name = 'NodeFailure'
+  }
+}
+
+/** What a node command prints and how it ended. */
+export interface NodeCommandResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** A command's output for an error message: stderr, else stdout, trimmed to its last 2,000 characters. */
+export function outputOf(result: NodeCommandResult): string {
+  const text = (result.stderr.trim() || result.stdout.trim()).replace(/<[^>]+>/g, ' ').replace(/\s+\n/g, '\n')
+  return text.length > 2000 ? `…${text.slice(-2000)}` : text || '(no output)'
+}
+
+/** Options of {@link NodeSite.run}. */
+export interface NodeCommandOptions {
+  /** Written to the command's stdin, then closed. */
+  readonly stdin?: string | Uint8Array
+  /** The working directory, a path on the node inside the site's home. Default the home. */
+  readonly cwd?: string
+  /** Killed after this many ms. Default 120 000. */
+  readonly timeoutMs?: number
+}
+
+/**
+ * A site as a node service or application sees it: its home, its state and its Unix user, and a way to run
+ * programs as that user (so the kernel, not the service's checks alone, keeps the site's code and files from other
+ * sites and the node).
+ */
+export interface NodeSite {
+  readonly id: string
+  /** The site's home on the node, a real path: what the API shows as `/` (`htdocs/`, `logs/`, `tmp/`). */
+  readonly home: string
+  readonly state: 'active' | 'suspended'
+  /**
+   * The site's Unix user; null where the node makes none (it lays out files only, or does not run as root): then
+   * programs run as the runtime's own user.
+   */
+  readonly user: { readonly name: string; readonly uid: number; readonly gid: number } | null
+  /** Its disk quota in bytes (the spec's `diskMB`), or null when unlimited. */
+  readonly quotaBytes: number | null
+  /** The bytes its home takes now (links not followed). */
+  usedBytes(signal: AbortSignal): Promise<number>
+  /** Runs `argv` as the site's user, in a session of its own, with a clean environment; never throws for its exit. */
+  run(argv: readonly string[], options: NodeCommandOptions, signal: AbortSignal): Promise<NodeCommandResult>
+  /** The command line that runs `argv` as the site's user (for services that stream a program's input or output). */
+  asUser(argv: readonly string[]): string[]
+  /** The clean environment programs run with as the site's user. */
+  readonly environment: Readonly<Record<string, string>>
+}
+
+/**
+ * A service a node offers its sites, reached with a {@link SiteCall}: a node module declares it once, and the
+ * local node and every agent offer it. Throw a {@link NodeRefusal} for a refusal with a code; anything else is a
+ * failure of the node.
+ */
+export interface NodeService {
+  /** Unique: `files`. */
+  readonly name: string
+  handle(site: NodeSite, request: unknown, signal: AbortSignal): Promise<unknown>
+  /**
+   * For a service that keeps something running while the node runs (the SFTP server's listener): called once when
+   * the node starts (the panel's local node at start-up, the agent once the panel took its token); resolves with
+   * how to stop it. Optional: most services only answer calls.
+   */
+  start?(host: NodeServiceHost): Promise<() => Promise<void>>
+}
+
+/** What a node lends a service's {@link NodeService.start}. */
+export interface NodeServiceHost {
+  /**
+   * The service's own directory, `<node data dir>/services/<service name>/` (root's; others may pass through
+   * `services/`): made by the node before `start`, for the service's files.
+   */
+  readonly dataDir: string
+  /** The site as a call sees it (home, state, Unix user); a NodeRefusal `site_not_on_node` when the node lacks it. */
+  site(siteId: string): Promise<NodeSite>
+  /** A line in the node's log (the panel's logger, or the agent's stdout); fields first, never a secret. */
+  log(level: 'info' | 'warn' | 'error', fields: Readonly<Record<string, unknown>>, message: string): void
+}
+
+/** The programs a node found to serve with; null where one is missing. */
+export interface NodePrograms {
+  readonly nginx: string | null
+  readonly phpFpm: string | null
+  /** The PHP CLI of PHP-FPM's version (`php8.2`) when there is one, else `php`. */
+  readonly php: string | null
+}
+
+/**
+ * A site as an application installing into it sees it: a {@link NodeSite} (its programs run as its user) with its
+ * document root, the spec being applied, and file writes made as the site's user.
+ */
+export interface ApplicationSite extends NodeSite {
+  readonly spec: SiteSpec
+  /** The document root (`<home>/htdocs`), the site's user's. */
+  readonly htdocs: string
+  /** The domain the application was last applied with, when that was another (the site moved). */
+  readonly previousDomain: string | null
+  /** The node's programs (the PHP CLI the site's PHP runs with). */
+  readonly programs: NodePrograms
+  /** Writes a file of the site whole (a temporary file renamed into place), owned by its user. */
+  writeFile(path: string, content: string, mode: number, signal: AbortSignal): Promise<void>
+  /** A small regular file of the site (never through a link), or null when missing or bigger than `maxBytes`. */
+  readFile(path: string, maxBytes?: number): Promise<string | null>
+}
+
+/**
+ * An application a node installs into sites whose spec names its `kind` (WordPress; a site type's application on
+ * the panel's side asks for it): declared by a node module, so the site runtime names none.
+ */
+export interface SiteApplication {
+  /** The `kind` specs name: `wordpress`. */
+  readonly kind: string
+  /** What the node lacks to run it (Debian's packages, in words), or its version when nothing is missing. */
+  probe(
+    programs: NodePrograms,
+  ): Promise<{ readonly version: string } | { readonly missing: readonly string[] }>
+  /** Where nginx sends a request for a path it has no file for (`/index.php?$args`). Default: 404. */
+  readonly fallback?: string
+  /**
+   * Installs the application into the site, or carries a changed spec (a new domain, new settings) to the one it
+   * installed: idempotent and resumable. `stage` is what it recorded last (null on a site it never touched);
+   * `record(stage)` keeps how far it got, so a run stopped anywhere goes on from there. `settings` is the spec's
+   * (absent on operations that do not carry them, such as a suspension). Resolves with the stage it ends in. Throws a
+   * {@link NodeFailure} for what repeating cannot fix.
+   */
+  apply(
+    site: ApplicationSite,
+    settings: Readonly<Record<string, unknown>> | undefined,
+    stage: string | null,
+    record: (stage: string) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<string>
+}
+
+/** Something a node lacks, and what for: shown to operators with the command that installs it. */
+export interface NodeLack {
+  /** What is missing, as Debian names it where it can: `nginx`, `php-fpm`, `Debian’s wordpress package`. */
+  readonly what: string
+  /** What it is needed for: `serving sites`, `wordpress sites`. */
+  readonly for: string
+}
+
+/** What a node can run, as it reports it to the panel. */
+export interface NodeCapabilities {
+  /** nginx's version, or null when it is not installed. */
+  readonly nginx: string | null
+  /** PHP-FPM's version, or null. */
+  readonly php: string | null
+  /** Whether it makes a Unix user per site (it serves and runs as root); false: pools run as its own user. */
+  readonly unixUsers: boolean
+  /**
+   * `serving` when nginx and PHP-FPM run the sites; `files-only` when they are missing and only the sites' files
+   * are laid out (said so, never a silent half).
+   */
+  readonly mode: 'serving' | 'files-only'
+  /** The applications it installs into sites, by kind, with their versions (`{ wordpress: "6.1.1" }`). */
+  readonly applications: Readonly<Record<string, string>>
+  /** The services it offers its sites (`files`, `sftp`, ...). */
+  readonly services: readonly string[]
+  /** What it lacks to serve sites and to install each application its modules offer. */
+  readonly missing: readonly NodeLack[]
+}
+
+/** What a node lends a module while it makes its parts. */
+export interface NodeModuleHost {
+  /** The node's environment (`SFTP_PORT`, ...): a module's settings on an agent, where no panel option reaches. */
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/** What a node module adds to a node. */
+export interface NodeModuleParts {
+  readonly services?: readonly NodeService[]
+  readonly applications?: readonly SiteApplication[]
+}
+
+/**
+ * A plugin's part that runs on nodes, declared once in the plugin's `node/index.ts` and run by the panel's local
+ * node (in process) and by every agent (which loads the same file: the panel names it by `source`).
+ * @example export default defineNodeModule({ name: 'files', source: import.meta.url, create: () => ({ services: [filesService()] }) })
+ */
+export interface NodeModule<Options = undefined> {
+  /** Unique: the plugin's name. */
+  readonly name: string
+  /** `import.meta.url` of the file that default-exports the module: agents import the same file of their install. */
+  readonly source: string
+  /**
+   * Makes the module's parts for one node (the local node, one run of an agent): `options` are what the panel's
+   * plugin gave for its local node; an agent gives none, and the module reads its settings from `host.env`.
+   */
+  create(host: NodeModuleHost, options: Options | undefined): NodeModuleParts | Promise<NodeModuleParts>
+}
+
+/** Declares a node module (see {@link NodeModule}); default-export it from the plugin's `node/index.ts`. */
+export function defineNodeModule<Options = undefined>(module: NodeModule<Options>): NodeModule<Options> {
+  return module
+}

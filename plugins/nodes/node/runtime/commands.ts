@@ -1,0 +1,93 @@
+// Running the programs the runtime drives (nginx -t, php-fpm -t, useradd, cp, php), as root or as a site's user.
+
+import { outputOf } from '../contract.ts'
+
+/** A Unix account a command runs as, dropped to with `setpriv` (no supplementary groups). */
+export interface RunAs {
+  readonly uid: number
+  readonly gid: number
+  /** Its home, given as `HOME`. */
+  readonly home: string
+}
+
+/** Options of {@link run}. */
+export interface RunOptions {
+  /** Written to the command's stdin, then closed. Default: none. */
+  readonly stdin?: string | Uint8Array
+  readonly cwd?: string
+  /** Runs the command as this user instead of the runtime's. Default: the runtime's own user. */
+  readonly as?: RunAs
+  /** Kills the command after this many ms. Default 120 000. */
+  readonly timeoutMs?: number
+  readonly signal?: AbortSignal
+}
+
+/** What a finished command said. */
+export interface RunResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** A clean environment: commands run as a site's user get nothing of the panel's (secrets included). */
+export function environment(as: RunAs | undefined): Record<string, string> {
+  return {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: as?.home ?? process.env.HOME ?? '/',
+  }
+}
+
+/**
+ * The command line running `argv` as `as` (or as it is without one): in a session of its own, so the site's code
+ * (WordPress's installer loads its config and plugins) cannot keep the agent's controlling terminal, where it could
+ * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups.
+ */
+export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
+  if (!as) return [...argv]
+  return [
+    'setsid',
+    '--wait',
+    'setpriv',
+    `--reuid=${as.uid}`,
+    `--regid=${as.gid}`,
+    '--clear-groups',
+    '--',
+    ...argv,
+  ]
+}
+
+/** Runs `argv` to its end and resolves with its exit code and output; never throws for a non-zero exit. */
+export async function run(argv: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  options.signal?.throwIfAborted()
+  const command = userCommand(argv, options.as)
+  const child = Bun.spawn(command, {
+    cwd: options.cwd,
+    env: environment(options.as),
+    stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin as BlobPart]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: options.timeoutMs ?? 120_000,
+    signal: options.signal,
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
+  options.signal?.throwIfAborted()
+  return { code, stdout, stderr }
+}
+
+export { outputOf }
+
+/** Runs `argv` and resolves with its stdout; a non-zero exit throws, naming `what` and quoting the output. */
+export async function runChecked(
+  what: string,
+  argv: readonly string[],
+  options: RunOptions = {},
+): Promise<string> {
+  const result = await run(argv, options)
+  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}): ${outputOf(result)}`)
+  return result.stdout
+}

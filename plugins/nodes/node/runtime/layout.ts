@@ -1,0 +1,162 @@
+// Where the runtime keeps everything under its data directory, and the names it gives a site (Unix user, socket).
+
+import { createHash } from 'node:crypto'
+import { dirname, join, resolve } from 'node:path'
+import type { SiteSpec } from '../contract.ts'
+import { NodeFailure } from '../contract.ts'
+import { checkConfigPath, checkSiteSpec } from './site-spec.ts'
+
+/** The runtime's own paths: its nginx and PHP-FPM masters' files and the sites' root. */
+export interface RuntimeLayout {
+  readonly dataDir: string
+  /** `<dataDir>/sites`: one home per site, and `.trash` for deletions under way. */
+  readonly sites: string
+  readonly trash: string
+  /** `<dataDir>/nginx`: nginx's prefix (`-p`), its `nginx.conf`, pid, logs, temporary files and `sites/*.conf`. */
+  readonly nginx: {
+    readonly prefix: string
+    readonly conf: string
+    readonly fastcgiParams: string
+    readonly pid: string
+    readonly errorLog: string
+    /** Where the master's stderr goes (what it says before it opens its error log). */
+    readonly startupLog: string
+    readonly temp: string
+    readonly sites: string
+  }
+  /** `<dataDir>/php`: PHP-FPM's `php-fpm.conf`, pid, log, `pools/*.conf` and the pools' sockets under `run/`. */
+  readonly php: {
+    readonly dir: string
+    readonly conf: string
+    readonly pid: string
+    readonly log: string
+    readonly startupLog: string
+    readonly pools: string
+    readonly run: string
+  }
+  /** What `traffic()` read of each site's access log so far. */
+  readonly trafficOffsets: string
+  /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
+  readonly tls: string
+  /** ACME HTTP-01 answers, served on every site's domain over plain HTTP (readable by nginx's workers). */
+  readonly acme: {
+    /** `<dataDir>/acme`: the `root` of the challenge location, so a request's path names the file. */
+    readonly root: string
+    /** `<dataDir>/acme/.well-known/acme-challenge`: one file per token. */
+    readonly challenges: string
+  }
+}
+
+/** A site's paths and names. */
+export interface SiteLayout {
+  readonly id: string
+  /** `<dataDir>/sites/<site id>`: root-owned, the site's user cannot rename what is in it. */
+  readonly home: string
+  /** The document root, the site's user's. */
+  readonly htdocs: string
+  /** nginx's access and error logs (root's, readable by the site's group). */
+  readonly logs: string
+  readonly accessLog: string
+  /** PHP's error log, in a folder of the site's user's inside `logs/`. */
+  readonly phpLogs: string
+  /** Uploads, sessions, PHP's temporary files. */
+  readonly tmp: string
+  /** What the runtime keeps of the site (`state.json`, root's). */
+  readonly state: string
+  readonly placeholder: string
+  /** `<dataDir>/nginx/sites/<site id>.conf`. */
+  readonly serverBlock: string
+  /** `<dataDir>/php/pools/<site id>.conf`. */
+  readonly pool: string
+  /** The pool's socket, `<dataDir>/php/run/<user name>.sock` (short: a socket's path has at most 107 bytes). */
+  readonly socket: string
+  /** The site's Unix user (and group): see {@link unixUserName}. */
+  readonly user: string
+  /** `<dataDir>/tls/<site id>`: its certificate and key, `<fingerprint>.pem` and `<fingerprint>.key` (0700). */
+  readonly tls: string
+}
+
+/** The runtime's paths for `dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
+export function runtimeLayout(dataDir: string): RuntimeLayout {
+  const root = resolve(dataDir)
+  checkConfigPath(root)
+  const nginx = join(root, 'nginx')
+  const php = join(root, 'php')
+  const layout: RuntimeLayout = {
+    dataDir: root,
+    sites: join(root, 'sites'),
+    trash: join(root, 'sites', '.trash'),
+    nginx: {
+      prefix: `${nginx}/`,
+      conf: join(nginx, 'nginx.conf'),
+      fastcgiParams: join(nginx, 'fastcgi_params'),
+      pid: join(nginx, 'nginx.pid'),
+      errorLog: join(nginx, 'logs', 'error.log'),
+      startupLog: join(nginx, 'logs', 'startup.log'),
+      temp: join(nginx, 'temp'),
+      sites: join(nginx, 'sites'),
+    },
+    php: {
+      dir: php,
+      conf: join(php, 'php-fpm.conf'),
+      pid: join(php, 'php-fpm.pid'),
+      log: join(php, 'php-fpm.log'),
+      startupLog: join(php, 'startup.log'),
+      pools: join(php, 'pools'),
+      run: join(php, 'run'),
+    },
+    trafficOffsets: join(root, 'traffic-offsets.json'),
+    tls: join(root, 'tls'),
+    acme: {
+      root: join(root, 'acme'),
+      challenges: join(root, 'acme', '.well-known', 'acme-challenge'),
+    },
+  }
+  // The longest socket path a site can get must fit a Unix socket address.
+  const longest = join(layout.php.run, `${'x'.repeat(maxUserName)}.sock`)
+  if (Buffer.byteLength(longest) > 107)
+    throw new Error(`The site runtime cannot use ${root}: its sockets' paths would pass 107 bytes`)
+  return layout
+}
+
+/** The site's paths, after checking its spec, and that its home is one segment below `sites/`. */
+export function siteLayout(runtime: RuntimeLayout, site: SiteSpec): SiteLayout {
+  checkSiteSpec(site)
+  const home = resolve(runtime.sites, site.id)
+  if (dirname(home) !== runtime.sites)
+    throw new NodeFailure(`Site ${site.id} escapes ${runtime.sites}`, 'unsafe_site_spec')
+  const user = unixUserName(site)
+  const htdocs = join(home, 'htdocs')
+  const logs = join(home, 'logs')
+  return {
+    id: site.id,
+    home,
+    htdocs,
+    logs,
+    accessLog: join(logs, 'access.log'),
+    phpLogs: join(logs, 'php'),
+    tmp: join(home, 'tmp'),
+    state: join(home, 'state.json'),
+    placeholder: join(htdocs, 'index.html'),
+    serverBlock: join(runtime.nginx.sites, `${site.id}.conf`),
+    pool: join(runtime.php.pools, `${site.id}.conf`),
+    socket: join(runtime.php.run, `${user}.sock`),
+    user,
+    tls: join(runtime.tls, site.id),
+  }
+}
+
+const maxUserName = 31
+
+/**
+ * A site's Unix user: `s_<handle, at most 20 characters>_<8 characters of a hash of the id>`, at most 31
+ * characters (Linux allows 32), e.g. `s_my-shop_k3v9q2xa`. The handle makes it readable in `ps` and `ls -l`; the
+ * hash of the id keeps two sites apart however their handles begin, and is the same on every repeat.
+ */
+export function unixUserName(site: Pick<SiteSpec, 'id' | 'handle'>): string {
+  const digest = createHash('sha256').update(site.id).digest()
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567'
+  let suffix = ''
+  for (let index = 0; index < 8; index++) suffix += alphabet[(digest[index] ?? 0) % 32]
+  return `s_${site.handle.slice(0, 20)}_${suffix}`
+}

@@ -1,0 +1,65 @@
+// Calls to the services a node offers its sites (files, SFTP accounts, commands): the site looked up from what the
+// runtime recorded of it (never from the caller's word), its Unix user found, and the service handed a `NodeSite`
+// that runs programs as that user, so the kernel keeps a service's work inside what the site may touch.
+
+import { realpath, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { NodeRefusal, type NodeService, type NodeSite, type SiteCall } from '../contract.ts'
+import type { RuntimeLayout } from './layout.ts'
+import { nodeSite } from './node-site.ts'
+import { isSafeSiteId } from './site-spec.ts'
+import { readSiteState } from './site-state.ts'
+import { findUser, type UnixUser } from './unix-users.ts'
+
+/** How long a site's Unix user, once looked up, is taken as it was (calls come many a second: a shell's keys). */
+const userTtlMs = 30_000
+const users = new Map<string, { readonly user: UnixUser | null; readonly at: number }>()
+
+/** The user called `name`, looked up at most every {@link userTtlMs} (`getent` takes milliseconds). */
+async function cachedUser(name: string): Promise<UnixUser | null> {
+  const known = users.get(name)
+  if (known && Date.now() - known.at < userTtlMs) return known.user
+  const user = await findUser(name)
+  // Only a user found is kept: one made a moment ago is found at the next call.
+  if (user) users.set(name, { user, at: Date.now() })
+  else users.delete(name)
+  return user
+}
+
+/** The site as the runtime recorded it, or a refusal (`site_not_on_node`) when the node has no such site. */
+export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise<NodeSite> {
+  const absent = () => new NodeRefusal('site_not_on_node', `Site ${siteId} is not on this node`)
+  if (!isSafeSiteId(siteId)) throw absent()
+  const home = join(layout.sites, siteId)
+  const state = await readSiteState(join(home, 'state.json'))
+  if (state?.siteId !== siteId) throw absent()
+  let current = state.unixUser ? await cachedUser(state.unixUser) : null
+  // A user removed and made again (the site deleted and made anew) has new ids: the home's owner says so.
+  if (current && (await stat(join(home, 'htdocs')).catch(() => null))?.uid !== current.uid) {
+    users.delete(current.name)
+    current = await cachedUser(current.name)
+  }
+  if (state.unixUser && !current)
+    throw new Error(`Site ${siteId}'s Unix user ${state.unixUser} is missing on this node`)
+  return nodeSite({
+    id: siteId,
+    home: await realpath(home),
+    state: state.state,
+    user: current,
+    diskMB: state.diskMB,
+  })
+}
+
+/** Answers site calls with the services `services()` lists (read at each call: plugins add theirs during setup). */
+export function siteCalls(layout: RuntimeLayout, services: () => readonly NodeService[]) {
+  return async function call(request: SiteCall, signal: AbortSignal): Promise<unknown> {
+    const service = services().find((candidate) => candidate.name === request.service)
+    if (!service)
+      throw new NodeRefusal(
+        'unknown_node_service',
+        `This node offers no service called ${JSON.stringify(String(request.service).slice(0, 64))}`,
+      )
+    const site = await nodeSiteOf(layout, request.siteId)
+    return service.handle(site, request.request, signal)
+  }
+}

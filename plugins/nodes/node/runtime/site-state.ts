@@ -1,0 +1,88 @@
+// What the runtime keeps of a site in `<home>/state.json` (root's, in a home the site's user cannot write): the
+// spec it last applied, whether the site is served or suspended, how far its application's installation got, and
+// the certificate it is served with over HTTPS.
+
+import { readFile } from 'node:fs/promises'
+import type { SiteSpec } from '../contract.ts'
+
+/** The contents of `state.json`. */
+export interface SiteState {
+  readonly siteId: string
+  readonly handle: string
+  readonly domain: string
+  readonly type: string
+  readonly customerId: string
+  readonly diskMB: number | null
+  readonly state: 'active' | 'suspended'
+  /** The site's Unix user, or null when the runtime makes none (files only, or not root). */
+  readonly unixUser: string | null
+  /** The application installed into the site, and how far its installation got (its own word); null: none. */
+  readonly app: { readonly kind: string; readonly stage: string } | null
+  /** The fingerprint of the certificate served over HTTPS (its files in `<dataDir>/tls/<site id>/`), or null. */
+  readonly certificate: string | null
+  readonly updatedAt: string
+}
+
+/** The record of `site` in state `state`. */
+export function siteState(
+  site: SiteSpec,
+  state: SiteState['state'],
+  unixUser: string | null,
+  app: SiteState['app'],
+  certificate: string | null,
+): SiteState {
+  return {
+    siteId: site.id,
+    handle: site.handle,
+    domain: site.domain,
+    type: site.type,
+    customerId: site.customerId,
+    diskMB: site.diskMB,
+    state,
+    unixUser,
+    app,
+    certificate,
+    updatedAt: new Date().toISOString(),
+  }
+}
+
+/** The contents of `state.json`. */
+export function stateFile(state: SiteState): string {
+  return `${JSON.stringify(state, null, 2)}\n`
+}
+
+/**
+ * The spec the runtime last applied, as `state.json` recorded it: enough to serve the site again (its application's
+ * settings are not kept, and not needed once it is installed).
+ */
+export function recordedSpec(state: SiteState): SiteSpec {
+  return {
+    id: state.siteId,
+    handle: state.handle,
+    domain: state.domain,
+    type: state.type,
+    customerId: state.customerId,
+    diskMB: state.diskMB,
+  }
+}
+
+/** `state.json` read back (older files, without the later fields, as null), or null when it is not one it wrote. */
+export function parseStateFile(text: string): SiteState | null {
+  try {
+    const value = JSON.parse(text) as Partial<SiteState> | null
+    if (value?.state !== 'active' && value?.state !== 'suspended') return null
+    return { unixUser: null, app: null, certificate: null, ...value } as SiteState
+  } catch {
+    return null
+  }
+}
+
+/** The state at `path`, or null when there is none. */
+export async function readSiteState(path: string): Promise<SiteState | null> {
+  try {
+    return parseStateFile(await readFile(path, 'utf8'))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+}
