@@ -1,5 +1,5 @@
 // Scheduled tasks under a site: a third-party plugin written only against the public contracts (the kernel's, and
-// the sites plugin's directory and `site.deleted`), the recipe of docs/plugin-authors.md. Its columns are named as
+// the sites plugin's directory and dependents), the recipe of docs/plugin-authors.md. Its columns are named as
 // the API's fields, so a row is a task as the API shows it.
 
 import {
@@ -21,7 +21,7 @@ import {
   type TenantView,
   t,
 } from '../../core/index.ts'
-import { siteDirectory } from '../../plugins/sites/contract.ts'
+import { siteDependents, siteDirectory } from '../../plugins/sites/contract.ts'
 import { isSchedule } from './schedule.ts'
 
 export const CronJob = t.Object(
@@ -84,9 +84,14 @@ export const cronJobsPlugin = () =>
       },
     ],
     setup(context) {
-      // A deleted site takes its tasks with it.
-      context.onEvent('site.deleted', async (trx, event) => {
-        await cron(trx).deleteFrom('cron_jobs').where('siteId', '=', String(event.data.id)).execute()
+      // A deleted site takes its tasks with it, in its deletion job.
+      context.extensionPoint(siteDependents).add({
+        name: 'cron-jobs',
+        async remove(run, site) {
+          await run.transaction((trx) =>
+            cron(trx).deleteFrom('cron_jobs').where('siteId', '=', site.id).execute(),
+          )
+        },
       })
     },
     routes: cronRoutes,

@@ -2,6 +2,7 @@
 // served by the nodes of the sites they are attached to, and watched for expiry. docs/certificates.md describes it.
 
 import { definePlugin } from '../../core/index.ts'
+import { siteDependents } from '../sites/contract.ts'
 import type { AcmeSettings } from './acme/acme-settings.ts'
 import { letsEncryptDirectory } from './acme/acme-settings.ts'
 import { issueJob } from './acme/issue-job.ts'
@@ -14,7 +15,7 @@ import { certificatesMigrations } from './migrations.ts'
 import { certificatesProblems } from './problems.ts'
 import { certificateRoutes } from './routes/certificates.ts'
 import { siteCertificateRoutes } from './routes/site-certificates.ts'
-import { siteDeleted, siteUpdated } from './site-events.ts'
+import { removeAttachmentOf, siteUpdated } from './site-events.ts'
 
 export type { AcmeSettings } from './acme/acme-settings.ts'
 export { letsEncryptDirectory } from './acme/acme-settings.ts'
@@ -88,7 +89,12 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     problems: certificatesProblems,
     migrations: certificatesMigrations,
     setup(context) {
-      context.onEvent('site.deleted', siteDeleted)
+      context
+        .extensionPoint(siteDependents)
+        .add({
+          name: 'certificates',
+          remove: (run, site) => run.transaction((trx) => removeAttachmentOf(trx, site.id)),
+        })
       context.onEvent('site.updated', (trx, event) => siteUpdated(context, trx, event))
     },
     jobs: (context) => [

@@ -4,6 +4,7 @@
 
 import { definePlugin, resourceEvents } from '../../core/index.ts'
 import { nodeModules } from '../nodes/contract.ts'
+import { siteDependents } from '../sites/contract.ts'
 import { SftpUser } from './contract.ts'
 import { sftpMigrations } from './migrations.ts'
 import sftpNodeModule from './node/index.ts'
@@ -44,9 +45,10 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
           ...(options.checkEveryMs === undefined ? {} : { checkEveryMs: options.checkEveryMs }),
         },
       })
-      // A deleted site's accounts went with its home on the node; the panel forgets them in the same transaction.
-      context.onEvent('site.deleted', async (trx, event) => {
-        await deleteSiteAccounts(trx, String(event.data.id))
+      // A deleted site's accounts went with its home on the node; the panel forgets them in its deletion job.
+      context.extensionPoint(siteDependents).add({
+        name: 'sftp',
+        remove: (run, site) => run.transaction((trx) => deleteSiteAccounts(trx, site.id)).then(() => {}),
       })
     },
     routes: sftpUserRoutes,

@@ -3,7 +3,7 @@
 import { definePlugin } from '../../core/index.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { siteLocators } from '../nodes/contract.ts'
-import { DeletedSite, Site, siteDirectory, siteScopes, siteTypes } from './contract.ts'
+import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
 import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesProblems } from './problems.ts'
@@ -91,7 +91,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       },
     ],
     migrations: sitesMigrations,
-    extensionPoints: [siteTypes],
+    extensionPoints: [siteTypes, siteDependents],
     setup(context) {
       if (options.wordpress !== false) {
         context.extensionPoint(siteTypes).add({ name: 'wordpress', description: 'A WordPress site.' })

@@ -55,7 +55,8 @@ export async function findSiteByDomain(db: Db, view: TenantView, domain: string)
   return row ? siteRefOf(row) : null
 }
 
-function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
+/** What other plugins see of a site. */
+export function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
   const { customerId, status, domain, handle, nodeId } = toSite(row)
   return { id: row.id, customerId, status, domain, handle, nodeId }
 }
