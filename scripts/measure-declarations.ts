@@ -3,11 +3,12 @@
 //
 // Definitions (kept fixed so two runs compare):
 // - routes: the operations each standard plugin mounts, read from the plugin itself on a built panel;
-// - lines per route: every line of a plugin's non-test files under `routes/`, over its routes;
+// - lines per route: every line of a plugin's non-test files under `routes/`, over its routes; code lines per
+//   route the same without blank lines, comments, imports and the routes' OpenAPI text (summaries, descriptions);
 // - declared changes and lists: routes whose definition carries `change`, and lists declaring their `filters`;
 // - hand-written audit calls: `audit(x, {`, `writeAudit(` and `.audit(x, {` calls in plugins' non-test files;
-// - hand-written filter lines: lines of plugins' non-test files that narrow a query by a query-string filter
-//   (`query.x` or `filters.x` beside a `where`);
+// - hand-written filter lines: lines of plugins' non-test files that narrow a query by a query-string filter when
+//   it is set (`query.x !== undefined` or `filters.x === undefined` with a `where` on it or the next line);
 // - visible selectors: functions and constants of plugins named `visible…`, `findVisible…`, `…In` or `…InView`
 //   (a read narrowed to the caller's view, written per plugin);
 // - function lengths: from the first to the last line of each function, as Biome's noExcessiveLinesPerFunction
@@ -35,6 +36,26 @@ function sources(dir: string): string[] {
 }
 
 const lineCount = (path: string) => readFileSync(join(root, path), 'utf8').split('\n').length - 1
+
+/**
+ * The lines of a file that are code: not blank, not comments, not imports, and not the OpenAPI text of its routes
+ * (`summary:` and `description:` lines, and the string lines that continue them).
+ */
+function codeLineCount(path: string): number {
+  let count = 0
+  let inImport = false
+  for (const line of readFileSync(join(root, path), 'utf8').split('\n')) {
+    const text = line.trim()
+    if (inImport || text.startsWith('import ')) {
+      inImport = !/from\s+['"]/.test(text)
+      continue
+    }
+    if (text === '' || text.startsWith('//') || text.startsWith('/*') || text.startsWith('*')) continue
+    if (/^(description|summary):/.test(text) || /^(['"`]).*\1,?$/.test(text)) continue
+    count++
+  }
+  return count
+}
 
 /** The routes each standard plugin mounts, captured as the panel asks each for them. */
 async function routesByPlugin(): Promise<Map<string, readonly RouteDefinition[]>> {
@@ -79,7 +100,7 @@ function filterLines(): number {
   for (const path of sources('plugins')) {
     const lines = readFileSync(join(root, path), 'utf8').split('\n')
     lines.forEach((line, index) => {
-      if (!/\b(query|filters)\.[A-Za-z]+/.test(line)) return
+      if (!/\b(query|filters)\.[A-Za-z]+\s*[!=]==\s*undefined/.test(line)) return
       if (/\.where\(/.test(line) || /\.where\(/.test(lines[index + 1] ?? '')) count++
     })
   }
@@ -135,10 +156,11 @@ function longFunctions(min: number): { lines: number; at: string; name: string }
 
 const captured = await routesByPlugin()
 const rows: string[] = []
-let totals = { routes: 0, lines: 0, changing: 0, declared: 0, lists: 0, filtered: 0 }
+let totals = { routes: 0, lines: 0, code: 0, changing: 0, declared: 0, lists: 0, filtered: 0 }
 for (const [plugin, routes] of captured) {
   const files = sources(`plugins/${plugin}`).filter((path) => path.startsWith(`plugins/${plugin}/routes/`))
   const lines = files.reduce((sum, path) => sum + lineCount(path), 0)
+  const code = files.reduce((sum, path) => sum + codeLineCount(path), 0)
   const changing = routes.filter((route) => route.method !== 'GET' && route.audited !== false)
   const declared = routes.filter((route) => route.change).length
   const lists = routes.filter((route) => route.list)
@@ -148,14 +170,15 @@ for (const [plugin, routes] of captured) {
   totals = {
     routes: totals.routes + routes.length,
     lines: totals.lines + lines,
+    code: totals.code + code,
     changing: totals.changing + changing.length,
     declared: totals.declared + declared,
     lists: totals.lists + lists.length,
     filtered: totals.filtered + filtered.length,
   }
-  const perRoute = routes.length ? (lines / routes.length).toFixed(1) : '-'
+  const per = (total: number) => (routes.length ? (total / routes.length).toFixed(1) : '-')
   rows.push(
-    `| ${plugin} | ${routes.length} | ${lines} | ${perRoute} | ${declared}/${changing.length} | ${filtered.length}/${lists.length} |`,
+    `| ${plugin} | ${routes.length} | ${lines} | ${per(lines)} | ${per(code)} | ${declared}/${changing.length} | ${filtered.length}/${lists.length} |`,
   )
 }
 
@@ -166,11 +189,14 @@ const visibleSelector =
 const longest = longFunctions(60)
 const compileRoute = longest.find((fn) => fn.name === 'compileRoute')
 
-console.log(`| plugin | routes | lines in routes/ | lines per route | declared changes | declared filters |`)
-console.log('| --- | --- | --- | --- | --- | --- |')
-for (const row of rows) console.log(row)
 console.log(
-  `| all | ${totals.routes} | ${totals.lines} | ${(totals.lines / totals.routes).toFixed(1)} | ${totals.declared}/${totals.changing} | ${totals.filtered}/${totals.lists} |`,
+  '| plugin | routes | lines in routes/ | lines per route | code lines per route | declared changes | declared filters |',
+)
+console.log('| --- | --- | --- | --- | --- | --- | --- |')
+for (const row of rows) console.log(row)
+const all = (total: number) => (total / totals.routes).toFixed(1)
+console.log(
+  `| all | ${totals.routes} | ${totals.lines} | ${all(totals.lines)} | ${all(totals.code)} | ${totals.declared}/${totals.changing} | ${totals.filtered}/${totals.lists} |`,
 )
 console.log('')
 console.log(
