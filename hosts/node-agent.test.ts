@@ -131,7 +131,7 @@ describe('a WordPress site on a node run by the agent', () => {
       php: expect.any(String),
       // The modules the panel's plugins declare, loaded by the agent from its own install.
       applications: { wordpress: expect.any(String) },
-      services: expect.arrayContaining(['files', 'wordpress', 'sftp', 'shell']),
+      services: { files: {}, wordpress: {}, sftp: {}, shell: {} },
       missing: [],
     })
   })

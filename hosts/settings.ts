@@ -72,6 +72,11 @@ export interface StandardSettings {
   readonly sftpPort: number | null
   /** `SFTP_LISTEN`, default `0.0.0.0`: the address the local node's SSH server listens on. */
   readonly sftpListen: string
+  /**
+   * `NODE_DATABASE_PORT`, default 3307: where on 127.0.0.1 the local node's own MariaDB serves its sites, when the
+   * node serves them and MariaDB's server is installed (docs/databases.md); `off` (null) runs none.
+   */
+  readonly nodeDatabasePort: number | null
   /** `SHELL_IDLE_SECONDS`, default 900: a shell session without input for this long ends (docs/shell.md). */
   readonly shellIdleSeconds: number
   /** `SHELL_SESSIONS_PER_SITE`, default 3: shell sessions pending or open on one site at once. */
@@ -269,6 +274,8 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     sitesHttpsPort: wholeNumber('SITES_HTTPS_PORT', 1, 65535) ?? 443,
     sftpPort: wholeNumber('SFTP_PORT', 1, 65535) ?? null,
     sftpListen: env.SFTP_LISTEN || '0.0.0.0',
+    nodeDatabasePort:
+      env.NODE_DATABASE_PORT === 'off' ? null : (wholeNumber('NODE_DATABASE_PORT', 1, 65535) ?? 3307),
     shellIdleSeconds: wholeNumber('SHELL_IDLE_SECONDS', 10, 86_400) ?? 900,
     shellSessionsPerSite: wholeNumber('SHELL_SESSIONS_PER_SITE', 1, 100) ?? 3,
     shellAllowedOrigins,

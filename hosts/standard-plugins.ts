@@ -36,6 +36,7 @@ export function standardPlugins(
         | 'acmeCaPem'
         | 'sftpPort'
         | 'sftpListen'
+        | 'nodeDatabasePort'
         | 'uploadLimitBytes'
         | 'shellIdleSeconds'
         | 'shellSessionsPerSite'
@@ -58,7 +59,8 @@ export function standardPlugins(
     nodesPlugin({ dataDir: settings.dataDir, ...(localServing ? { localServing } : {}) }),
     // WordPress comes from its own plugin, which installs it with a database of the site's own.
     sitesPlugin({ wordpress: false }),
-    databasesPlugin(),
+    // The local node runs a MariaDB of its own for its sites when it serves them.
+    databasesPlugin({ nodeDatabasePort: localServing ? (settings.nodeDatabasePort ?? null) : null }),
     filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),
     wordpressPlugin(),
     // SFTP accounts; the local node's SSH server runs only when SFTP_PORT is set.

@@ -43,6 +43,7 @@ export {
   eventually,
   never,
   nodeWith,
+  type PlinthNode,
   pidIn,
   processesOf,
   processesOfUid,

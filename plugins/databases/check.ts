@@ -3,7 +3,6 @@
 
 import { type JobRun, nowIso, type PluginContext } from '../../core/index.ts'
 import type { DatabaseGrant, DatabaseUser } from './contract.ts'
-import type { EngineName } from './engines/engine.ts'
 import { emitUser } from './lifecycle.ts'
 import {
   activeDatabasesOn,
@@ -17,7 +16,7 @@ import {
   updateDatabase,
   updateUser,
 } from './repository.ts'
-import { accessOf, type Engines } from './server-access.ts'
+import { accessOf, type Engines, serverEngines } from './server-access.ts'
 
 type Drift = NonNullable<DatabaseUser['drift']>
 
@@ -50,9 +49,10 @@ export async function runCheck(context: PluginContext, engines: Engines, job: Jo
   let measured = 0
   let drifted = 0
   const unreachable: string[] = []
+  const engineOf = serverEngines(context, engines)
   for (const [index, server] of servers.entries()) {
     await job.progress(Math.round((index / Math.max(servers.length, 1)) * 100), `checking ${server.name}`)
-    const engine = engines(server.engine as EngineName)
+    const engine = engineOf(server)
     const access = accessOf(secrets, server)
     try {
       const databases = await activeDatabasesOn(db, server.id)

@@ -49,6 +49,10 @@ export const DatabaseServer = t.Object(
     capacity: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
       description: 'How many databases it may hold; null for no limit. A full server receives no new ones.',
     }),
+    nodeId: t.Union([t.String(), t.Null()], {
+      description:
+        'The node whose own server it is, `nod_…` (a node with MariaDB runs one for its sites, on its loopback, and the panel registers it): the panel reaches it through the node, whose sites alone connect to it. Null for a server staff added.',
+    }),
     databases: t.Integer({ description: 'How many databases it holds.' }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
@@ -183,13 +187,16 @@ export interface SiteDatabase {
 export interface SiteDatabases {
   /**
    * The site's database and readwrite login named `name` on an active server of `engine`, made now (their jobs
-   * started) unless the site has them already. Tied to the site: deleting the site deletes them.
+   * started) unless the site has them already: on the own server of the site's node (`nodeId`) when it has one with
+   * room, else on one staff added. Tied to the site: deleting the site deletes them.
    */
   ensure(
     trx: Trx,
     request: {
       readonly customerId: string
       readonly siteId: string
+      /** The node the site runs on. */
+      readonly nodeId: string | null
       readonly name: string
       readonly engine: EngineName
     },

@@ -3,12 +3,15 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
+import { nodeModules, nodeWatchers } from '../nodes/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
 import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
 import { databaseJobs } from './jobs.ts'
 import { startDatabaseDeletion, startUserDeletion } from './lifecycle.ts'
 import { databasesMigrations } from './migrations.ts'
+import databasesNodeModule from './node/index.ts'
+import { nodeServerWatcher } from './node-servers.ts'
 import { databasesProblems } from './problems.ts'
 import { databasesOfSite, usersOfSite } from './repository.ts'
 import { databaseServerRoutes } from './routes/database-servers.ts'
@@ -30,6 +33,11 @@ export interface DatabasesOptions {
   readonly checkIntervalMs?: number
   /** The engines by name. Default: the MariaDB and PostgreSQL engines of `engines/`. */
   readonly engines?: Engines
+  /**
+   * Where on 127.0.0.1 the panel's local node runs a MariaDB of its own for its sites (the panel registers it as the
+   * node's database server). Default null: none (agents have their own setting, NODE_DATABASE_PORT).
+   */
+  readonly nodeDatabasePort?: number | null
 }
 
 /** Databases and database users of customers, on database servers staff add. */
@@ -116,6 +124,11 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
     setup(context) {
       // Site types that install applications (WordPress) have their site's database made through it.
       context.provide(siteDatabases, siteDatabasesService(context))
+      // Each node with MariaDB runs one for its sites: the module declared once, the server registered as it reports.
+      context
+        .extensionPoint(nodeModules)
+        .add({ module: databasesNodeModule, options: { port: options.nodeDatabasePort ?? null } })
+      context.extensionPoint(nodeWatchers).add(nodeServerWatcher(context))
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
       // A site's databases go with it, and the logins its application had made.

@@ -9,7 +9,7 @@ import {
   type Trx,
 } from '../../core/index.ts'
 import { runCheck } from './check.ts'
-import type { EngineName, Grant } from './engines/engine.ts'
+import type { Grant } from './engines/engine.ts'
 import { databaseJobKinds, emitDatabase, emitUser, startUserSync, type Writers } from './lifecycle.ts'
 import type { DatabaseServersTable, DatabaseUsersTable } from './migrations.ts'
 import {
@@ -24,7 +24,7 @@ import {
   updateUser,
   usersGrantedOn,
 } from './repository.ts'
-import { accessOf, type Engines } from './server-access.ts'
+import { accessOf, type Engines, serverEngines } from './server-access.ts'
 import { claim, release } from './sync-claims.ts'
 
 /** How often a sync job reads the panel again after finding it changed while the server was being changed. */
@@ -32,6 +32,7 @@ const maxRounds = 5
 
 /** The plugin's job definitions. */
 export function databaseJobs(context: PluginContext, engines: Engines): JobDefinition[] {
+  const engineOf = serverEngines(context, engines)
   const { secrets } = context
 
   /** A job's writers: the installation as the actor, its events through the job. */
@@ -69,7 +70,7 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
       const row = await findDatabaseRow(context.db, id)
       if (!row) return { outcome: 'gone' }
       const server = await serverOf(row.server_id)
-      const engine = engines(row.engine as EngineName)
+      const engine = engineOf(server)
       const access = accessOf(secrets, server)
       const wanted = row.status !== 'deleting'
       await job.progress(20, wanted ? 'creating the database' : 'dropping the database')
@@ -141,7 +142,7 @@ export function databaseJobs(context: PluginContext, engines: Engines): JobDefin
       if (!row) return { outcome: 'gone' }
       lastUsername = row.username
       const server = await serverOf(row.server_id)
-      const engine = engines(row.engine as EngineName)
+      const engine = engineOf(server)
       const access = accessOf(secrets, server)
       const hosts = JSON.parse(row.allowed_hosts) as string[]
       if (row.status === 'deleting') {

@@ -16,6 +16,8 @@ export interface DatabaseServersTable {
   version: string
   /** How many databases it may hold; null for no limit. */
   capacity: number | null
+  /** The node whose own server it is (the node runs it; the panel reaches it through the node), or null. */
+  node_id: string | null
   created_at: string
   updated_at: string
 }
@@ -180,6 +182,14 @@ export const databasesMigrations: readonly Migration[] = [
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('next_at', 'text', (c) => c.notNull())
         .execute()
+    },
+  },
+  {
+    // A node's own database server: the node runs it, and there is at most one per node.
+    id: '0002_node_database_servers',
+    async up(db) {
+      await db.schema.alterTable('database_servers').addColumn('node_id', 'text').execute()
+      await sql`create unique index database_servers_node_idx on database_servers (node_id)`.execute(db)
     },
   },
 ]

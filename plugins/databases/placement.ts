@@ -1,13 +1,21 @@
-// Where a new database goes: the active server of its engine with room and the fewest databases, the oldest on a
-// tie.
+// Where a new database goes: the own server of the site's node when it has one with room (its sites reach it on
+// their loopback); else the active server of its engine staff added with room and the fewest databases, the oldest on
+// a tie; a node's own server serves no other node's sites.
 
 import { type Db, Problem } from '../../core/index.ts'
 import type { DatabaseServersTable } from './migrations.ts'
 import { databasesProblems } from './problems.ts'
 import { activeServers, databaseCounts } from './repository.ts'
 
-/** The server a new database of `engine` goes on, or 409 `no_database_server`. */
-export async function placementOn(db: Db, engine: string): Promise<DatabaseServersTable> {
+/**
+ * The server a new database of `engine` goes on, for a site on `nodeId` (null: a database of no site, which may go on
+ * a node's own server only when no server staff added has room), or 409 `no_database_server`.
+ */
+export async function placementOn(
+  db: Db,
+  engine: string,
+  nodeId: string | null = null,
+): Promise<DatabaseServersTable> {
   const servers = await activeServers(db, engine)
   const counts = await databaseCounts(
     db,
@@ -16,7 +24,12 @@ export async function placementOn(db: Db, engine: string): Promise<DatabaseServe
   const roomy = servers.filter(
     (server) => server.capacity === null || (counts.get(server.id) ?? 0) < server.capacity,
   )
-  const chosen = roomy.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
+  const fewest = (candidates: DatabaseServersTable[]) =>
+    candidates.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
+  const chosen =
+    (nodeId === null ? undefined : roomy.find((server) => server.node_id === nodeId)) ??
+    fewest(roomy.filter((server) => server.node_id === null)) ??
+    (nodeId === null ? fewest(roomy) : undefined)
   if (!chosen) throw new Problem(databasesProblems.no_database_server)
   return chosen
 }

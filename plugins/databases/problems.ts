@@ -22,6 +22,12 @@ export const databasesProblems = defineProblems({
     description:
       'Real user names are unique per server: choose another name, or delete the other user first.',
   },
+  node_database_server: {
+    status: 422,
+    detail: 'The server is a node’s own: the node gives its address and holds its administrator.',
+    description:
+      'A node’s own database server (`nodeId`) is reached through its node: its host, port and administrator are the node’s and cannot be changed. Its name, status and capacity can.',
+  },
   no_database_server: {
     status: 409,
     detail: 'No active database server of that engine has room for a new database.',

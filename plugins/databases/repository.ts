@@ -27,6 +27,7 @@ export function toServer(row: DatabaseServersTable, databases: number): Database
     status: row.status as DatabaseServer['status'],
     version: row.version,
     capacity: row.capacity,
+    nodeId: row.node_id,
     databases,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -1,12 +1,27 @@
-// How the plugin reaches a server: its engine, and the administrator's credentials opened from their seal.
+// How the plugin reaches a server: its engine (a node's own server through its node), and the administrator's
+// credentials opened from their seal.
 
-import { fieldProblem, Problem, type SecretBox } from '../../core/index.ts'
+import { fieldProblem, type PluginContext, Problem, type SecretBox } from '../../core/index.ts'
+import { nodeDirectory } from '../nodes/contract.ts'
 import { type DatabaseEngine, EngineError, type EngineName, type ServerAccess } from './engines/engine.ts'
 import type { DatabaseServersTable } from './migrations.ts'
+import { nodeDatabaseEngine } from './node-servers.ts'
 import { databasesProblems } from './problems.ts'
 
 /** The engines a panel provisions with, by name (tests may give their own). */
 export type Engines = (name: EngineName) => DatabaseEngine
+
+/** The engine that reaches a server: a node's own through its node, any other directly. */
+export type ServerEngines = (server: DatabaseServersTable) => DatabaseEngine
+
+/** The engine of each server, on `engines` for the servers the panel reaches itself. */
+export function serverEngines(context: PluginContext, engines: Engines): ServerEngines {
+  const nodes = context.use(nodeDirectory)
+  return (server) =>
+    server.node_id === null
+      ? engines(server.engine as EngineName)
+      : nodeDatabaseEngine(nodes, server.node_id, server.engine as EngineName)
+}
 
 /** The administrator's access to a server row. */
 export function accessOf(secrets: SecretBox, row: DatabaseServersTable): ServerAccess {

@@ -68,7 +68,7 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
       }
       const server = existing
         ? await findServerRow(trx, existing.server_id)
-        : await placementOn(trx, request.engine)
+        : await placementOn(trx, request.engine, request.nodeId)
       if (!server) throw new Problem(databasesProblems.no_database_server)
       let database = existing
       if (!database) {

@@ -3,7 +3,15 @@
 // and send them commands. What runs on a node is the node wing's (node/contract.ts), re-exported here for the
 // panel's side.
 
-import { type Db, defineExtensionPoint, defineService, Problem, type Static, t } from '../../core/index.ts'
+import {
+  type Db,
+  defineExtensionPoint,
+  defineService,
+  Problem,
+  type Static,
+  type Trx,
+  t,
+} from '../../core/index.ts'
 import type { SiteCall } from './node/contract.ts'
 import type { NodeModuleEntry } from './node/node.ts'
 import type { NodeCommand, NodeOperationName, NodeResult } from './node/operations.ts'
@@ -56,9 +64,10 @@ export const NodeCapabilities = t.Object(
       description:
         'The applications it installs into sites, by kind (`[a-z][a-z0-9-]*`), with their versions (`{ "wordpress": "6.1.1" }`).',
     }),
-    services: t.Array(t.String({ maxLength: 64 }), {
-      maxItems: 100,
-      description: 'The services it offers its sites (`files`, `sftp`, …).',
+    services: t.Record(t.String(), t.Record(t.String(), t.Unknown()), {
+      maxProperties: 100,
+      description:
+        'The services it offers, by name, with what each says of itself (`{ "files": {}, "database": { "engine": "mariadb", "version": "10.11.6", "host": "127.0.0.1", "port": 3307 } }`).',
     }),
     missing: t.Array(
       t.Object({
@@ -77,9 +86,15 @@ export const NodeCapabilities = t.Object(
           'What the node lacks to serve sites and to install each application; `npm run panel -- node setup` (or `npm run agent -- setup` on a remote node) installs it.',
       },
     ),
+    setup: t.String({
+      maxLength: 200,
+      description:
+        'The command that installs on the node what it lacks: `npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one.',
+    }),
   },
   { $id: 'NodeCapabilities' },
 )
+export type NodeCapabilities = Static<typeof NodeCapabilities>
 
 /** A node (server) as the API returns it. */
 export const Node = t.Object(
@@ -141,6 +156,28 @@ export interface NodeDriver {
     run?: DriverRun,
   ): Promise<NodeResult<O>>
 }
+
+/**
+ * A plugin that keeps something of its own per node (the databases plugin: the node's own database server) and
+ * follows what the node reports it runs.
+ */
+export interface NodeWatcher {
+  readonly name: string
+  /**
+   * In the transaction that records what `node` now reports it can run (`node.agent.capabilities`), when that
+   * changed: at the local node's start, at an agent's poll. Throwing rolls the record back (the next report tries
+   * again), so keep it to the store.
+   */
+  reported(trx: Trx, node: Node): Promise<void>
+}
+
+/** Plugins that follow what nodes report. */
+export const nodeWatchers = defineExtensionPoint<NodeWatcher>({
+  id: 'nodes.watchers',
+  owner: 'nodes',
+  description: 'Plugins that keep something per node and follow what each node reports it can run.',
+  keyOf: (watcher) => watcher.name,
+})
 
 /** The registry of node drivers: `local` is built in; plugins that require `nodes` add others. */
 export const nodeDrivers = defineExtensionPoint<NodeDriver>({

@@ -12,6 +12,7 @@ import {
   nodeDrivers,
   nodeModules,
   nodeScopes,
+  nodeWatchers,
   siteLocators,
 } from './contract.ts'
 import { diskSection } from './disk.ts'
@@ -73,7 +74,7 @@ export const nodesPlugin = (options: NodesOptions) => {
     migrations: nodesMigrations({ seedLocal: local }),
     // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
     usageSections: [trafficSection, diskSection],
-    extensionPoints: [nodeDrivers, siteLocators, nodeModules],
+    extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers],
     setup(context) {
       const declared = context.extensionPoint(nodeModules)
       modules = () => declared.list()

@@ -1,7 +1,8 @@
 // The `local` node while the panel runs: what its runtime can run, recorded on the node as an agent's would be (so
 // the node says whether it serves or only lays out files), its masters started, and its sites' traffic counted.
 
-import { nowIso, type PluginContext } from '../../core/index.ts'
+import type { PluginContext } from '../../core/index.ts'
+import { recordReport } from './capabilities-record.ts'
 import type { LocatedSite } from './contract.ts'
 import { recordDisk } from './disk.ts'
 import type { LocalDriver } from './drivers/local.ts'
@@ -30,16 +31,21 @@ export function startLocalNode(
     stopServices = await driver.node.startServices((level, fields, message) =>
       context.log[level]({ ...fields }, message),
     )
-    await context.db
+    // Recorded as an agent's report is: the plugins that follow what nodes run (the node's database) follow it.
+    const rows = await context.db
       .withTables<NodesTables>()
-      .updateTable('nodes')
-      .set({
-        agent_capabilities: JSON.stringify(capabilities),
-        agent_version: version,
-        agent_seen_at: nowIso(),
-      })
+      .selectFrom('nodes')
+      .selectAll()
       .where('driver', '=', 'local')
       .execute()
+    const reported = await driver.node.capabilities()
+    for (const row of rows) await recordReport(context, row, { version }, reported)
+    // What it lacks, said once at every start, with the one command that installs it.
+    if (reported.missing.length > 0)
+      context.log.warn(
+        { missing: reported.missing, fix: reported.setup },
+        `the local node lacks ${reported.missing.map((lack) => `${lack.what} (for ${lack.for})`).join(', ')}: run \`${reported.setup}\``,
+      )
   })().catch((error: unknown) =>
     context.log.error({ err: error }, 'the local node could not start serving its sites'),
   )

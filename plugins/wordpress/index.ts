@@ -104,6 +104,8 @@ function wordpressSiteType(context: PluginContext): SiteType {
       const made = await databases().ensure(trx, {
         customerId: site.customerId,
         siteId: site.id,
+        // On the site's node's own server when it runs one.
+        nodeId: site.nodeId,
         // Unique per site, inside the chosen-name rules: `wp_` and the tail of the site's id.
         name: `wp_${site.id.slice(-10).toLowerCase()}`,
         engine: 'mariadb',

@@ -215,6 +215,7 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
           status: body.status ?? 'active',
           version,
           capacity: body.capacity ?? null,
+          node_id: null,
           created_at: now,
           updated_at: now,
         }
@@ -248,6 +249,7 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
         ...connectionProblems,
         databasesProblems.invalid_allowed_host,
         databasesProblems.database_server_name_taken,
+        databasesProblems.node_database_server,
       ],
       async handler({ params, body, audit }) {
         const current = orNotFound(await findServerRow(db, params.id))
@@ -267,6 +269,12 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
           body.port !== undefined ||
           body.username !== undefined ||
           body.password !== undefined
+        // A node's own server is reached through its node, with the node's credentials: its address is the node's.
+        if (reached && current.node_id !== null)
+          throw fieldProblem(
+            databasesProblems.node_database_server,
+            `body.${['host', 'port', 'username', 'password'].find((field) => field in body)}`,
+          )
         const access = {
           ...accessOf(secrets, current),
           host,

@@ -129,7 +129,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         const name = realNameOf(customer.id, body.name)
         if (await databaseNameTakenOnEngine(trx, body.engine, name))
           throw fieldProblem(databasesProblems.database_name_taken, 'body.name')
-        const server = await placementOn(trx, body.engine)
+        const server = await placementOn(trx, body.engine, site?.nodeId ?? null)
         await context.quotas.reserve(trx, { customerId: customer.id, amounts: { databases: 1 } })
         const row = newDatabaseRow({
           customer_id: customer.id,

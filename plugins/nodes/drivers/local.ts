@@ -42,6 +42,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     httpsPort: options.httpsPort ?? 443,
     filesOnly: !serve,
     env: process.env,
+    setupCommand: 'npm run panel -- node setup',
   })
   const loadModules = async () => {
     await node.use(options.modules?.() ?? [])

@@ -2,6 +2,12 @@
 // plugin's node module: its services and site applications) is written against these types and nothing of the
 // panel's kernel, so a node runs none of the panel. The panel's side re-exports what it needs of them.
 
+/**
+ * Long-running programs a node keeps (its nginx and PHP-FPM, a module's database server): found again through their
+ * pid files by any later run, started in a session of their own, stopped with their signal.
+ */
+export { type MasterSpec, runningMaster, startMaster, stopMaster } from './runtime/masters.ts'
+
 /** What a node is told of a site to serve it. */
 export interface SiteSpec {
   readonly id: string
@@ -67,6 +73,13 @@ export interface SiteCall {
   /** The node service's name (`files`). */
   readonly service: string
   /** What the service is asked, as that service defines it. */
+  readonly request: unknown
+}
+
+/** A request for a service of a node about the node itself (its database server), not one of its sites. */
+export interface NodeServiceCall {
+  /** The node service's name (`database`). */
+  readonly service: string
   readonly request: unknown
 }
 
@@ -160,6 +173,16 @@ export interface NodeService {
   /** Unique: `files`. */
   readonly name: string
   handle(site: NodeSite, request: unknown, signal: AbortSignal): Promise<unknown>
+  /**
+   * For a service asked about the node itself rather than one of its sites (the node's own database server): answers
+   * a {@link NodeServiceCall}. Optional: a node refuses such a call to a service without it (`unknown_node_service`).
+   */
+  handleNode?(request: unknown, signal: AbortSignal): Promise<unknown>
+  /**
+   * What the node tells the panel of this service with its capabilities (`capabilities.services[name]`): JSON, no
+   * secret, read when the capabilities are (once a minute at most). Default `{}`.
+   */
+  describe?(): Promise<Readonly<Record<string, unknown>>>
   /**
    * For a service that keeps something running while the node runs (the SFTP server's listener): called once when
    * the node starts (the panel's local node at start-up, the agent once the panel took its token); resolves with
@@ -259,10 +282,12 @@ export interface NodeCapabilities {
   readonly mode: 'serving' | 'files-only'
   /** The applications it installs into sites, by kind, with their versions (`{ wordpress: "6.1.1" }`). */
   readonly applications: Readonly<Record<string, string>>
-  /** The services it offers its sites (`files`, `sftp`, ...). */
-  readonly services: readonly string[]
+  /** The services it offers, by name, with what each says of itself (`{ files: {}, database: { engine, port } }`). */
+  readonly services: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   /** What it lacks to serve sites and to install each application its modules offer. */
   readonly missing: readonly NodeLack[]
+  /** The command that installs on the node what it lacks (`npm run panel -- node setup`, `npm run agent -- setup`). */
+  readonly setup: string
 }
 
 /** What a node lends a module while it makes its parts. */
@@ -275,6 +300,8 @@ export interface NodeModuleHost {
 export interface NodeModuleParts {
   readonly services?: readonly NodeService[]
   readonly applications?: readonly SiteApplication[]
+  /** What the node lacks for the module to offer what it would (`mariadb-server`): told with the node's `missing`. */
+  readonly lacks?: readonly NodeLack[]
 }
 
 /**
@@ -287,6 +314,11 @@ export interface NodeModule<Options = undefined> {
   readonly name: string
   /** `import.meta.url` of the file that default-exports the module: agents import the same file of their install. */
   readonly source: string
+  /**
+   * The Debian packages its services and applications need (`['zip', 'unzip']`): what `node setup` installs for it.
+   * Default none.
+   */
+  readonly packages?: readonly string[]
   /**
    * Makes the module's parts for one node (the local node, one run of an agent): `options` are what the panel's
    * plugin gave for its local node; an agent gives none, and the module reads its settings from `host.env`.

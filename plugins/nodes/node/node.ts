@@ -4,6 +4,7 @@
 
 import type {
   NodeCapabilities,
+  NodeLack,
   NodeModule,
   NodeService,
   NodeServiceHost,
@@ -54,6 +55,7 @@ export interface NodeOptions extends Omit<RuntimeSettings, 'parts'> {
 export function createNode(options: NodeOptions): PlinthNode {
   const services: NodeService[] = []
   const applications: SiteApplication[] = []
+  const lacks: NodeLack[] = []
   const made = new Set<string>()
   const failures = new Map<string, string>()
   const runtime = createSiteRuntime({ ...options, parts: () => ({ services, applications }) })
@@ -75,6 +77,7 @@ export function createNode(options: NodeOptions): PlinthNode {
           const parts = await module.create({ env: options.env }, given as never)
           services.push(...(parts.services ?? []))
           applications.push(...(parts.applications ?? []))
+          lacks.push(...(parts.lacks ?? []))
           made.add(module.name)
           failures.delete(module.name)
           added.push(module.name)
@@ -91,7 +94,7 @@ export function createNode(options: NodeOptions): PlinthNode {
         what: `the node module ${name} (${error})`,
         for: name,
       }))
-      return { ...capabilities, missing: [...capabilities.missing, ...broken] }
+      return { ...capabilities, missing: [...capabilities.missing, ...lacks, ...broken] }
     },
     run: (command, signal) => runOperation(node, command, signal),
     async startServices(log) {

@@ -7,6 +7,7 @@ import type {
   AcmeChallenge,
   NodeFailure,
   NodeRefusal,
+  NodeServiceCall,
   SiteCall,
   SiteCertificate,
   SiteReport,
@@ -86,6 +87,12 @@ export const nodeOperations = {
     subjectOf: () => null,
     changes: false,
     run: (node, call, signal) => node.runtime.call(call, signal),
+  }),
+  /** A service asked about the node itself (its database server), not one of its sites. */
+  'node-call': operation<NodeServiceCall, unknown>({
+    subjectOf: () => null,
+    changes: false,
+    run: (node, call, signal) => node.runtime.nodeCall(call, signal),
   }),
 } as const
 

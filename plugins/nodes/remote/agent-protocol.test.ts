@@ -50,8 +50,9 @@ const capabilities = {
   unixUsers: false,
   mode: 'files-only',
   applications: {},
-  services: [],
+  services: {},
   missing: [],
+  setup: 'npm run agent -- setup',
 }
 const work = (session: string, holding: string[] = [], waitSeconds = 0) =>
   tp.request('POST', '/api/v1/agent/work', {

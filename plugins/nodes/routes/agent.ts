@@ -9,6 +9,7 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
+import { recordReport } from '../capabilities-record.ts'
 import type { NodeModuleEntry } from '../contract.ts'
 import type { NodesTables } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
@@ -56,17 +57,7 @@ export function agentRoutes(
       problems: [nodesProblems.invalid_agent_token, nodesProblems.node_disabled],
       async handler({ principal: node, body }) {
         if (node.status === 'disabled') throw new Problem(nodesProblems.node_disabled)
-        await context.db
-          .withTables<NodesTables>()
-          .updateTable('nodes')
-          .set({
-            agent_seen_at: nowIso(),
-            agent_session: body.session,
-            agent_version: body.version,
-            agent_capabilities: JSON.stringify(body.capabilities),
-          })
-          .where('id', '=', node.id)
-          .execute()
+        await recordReport(context, node, body, body.capabilities)
         const commands = await queue.take(
           node.id,
           body.session,

@@ -123,6 +123,45 @@ function logIn(domain: string, pwd: string) {
 const cookieNames = (response: Response) =>
   response.headers.getSetCookie().map((cookie) => cookie.split('=')[0])
 
+/** A PNG of `side`×`side` random pixels: it does not compress, so its file is about 3·side² bytes. */
+function noisePng(side: number): Uint8Array<ArrayBuffer> {
+  const chunk = (type: string, data: Uint8Array) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
+    const out = Buffer.alloc(body.length + 8)
+    out.writeUInt32BE(data.length, 0)
+    body.copy(out, 4)
+    out.writeUInt32BE(Bun.hash.crc32(body) >>> 0, body.length + 4)
+    return out
+  }
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(side, 0)
+  header.writeUInt32BE(side, 4)
+  header.set([8, 2, 0, 0, 0], 8) // 8 bits, RGB, deflate, no filter method, no interlace
+  const rows = Buffer.alloc(side * (side * 3 + 1))
+  for (let row = 0; row < side; row++)
+    rows.set(crypto.getRandomValues(new Uint8Array(side * 3)), row * (side * 3 + 1) + 1)
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  const idat = Bun.deflateSync(rows, { level: 1 })
+  const zlib = Buffer.concat([Buffer.from([0x78, 0x01]), idat, Buffer.alloc(4)])
+  zlib.writeUInt32BE(adler32(rows) >>> 0, zlib.length - 4)
+  return Buffer.concat([
+    signature,
+    chunk('IHDR', header),
+    chunk('IDAT', zlib),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+function adler32(data: Uint8Array): number {
+  let a = 1
+  let b = 0
+  for (const byte of data) {
+    a = (a + byte) % 65521
+    b = (b + a) % 65521
+  }
+  return (b << 16) | a
+}
+
 describe('a WordPress site', () => {
   test('whose installation failed after the copy (the database refused it) is completed by the next provision, and never served half-installed', async () => {
     const refused = blog({}, settings({ database: { ...database, password: 'wrong' } }))
@@ -200,6 +239,36 @@ describe('a WordPress site', () => {
     await root.query('ALTER USER ?@? IDENTIFIED BY ?', [database.user, '%', database.password])
     await runtime.provision(blog(), never())
   })
+
+  test('its administrator uploads a 5 MB image in wp-admin (a body nginx keeps in a file), and it is served', async () => {
+    const login = await logIn('blog.example.com', password)
+    const cookie = login.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ')
+    const page = await request(port, 'blog.example.com', '/wp-admin/media-new.php', { headers: { cookie } })
+    expect(page.status).toBe(200)
+    const nonce = /"multipart_params":\{[^}]*"_wpnonce":"([0-9a-f]+)"/.exec(await page.text())?.[1]
+    expect(nonce).toBeDefined()
+    const image = noisePng(1300)
+    expect(image.length).toBeGreaterThan(5_000_000)
+    const form = new FormData()
+    form.set('name', 'photo.png')
+    form.set('action', 'upload-attachment')
+    form.set('_wpnonce', nonce ?? '')
+    form.set('async-upload', new File([image], 'photo.png', { type: 'image/png' }))
+    const uploaded = await request(port, 'blog.example.com', '/wp-admin/async-upload.php', {
+      method: 'POST',
+      headers: { cookie },
+      body: form,
+    })
+    expect(uploaded.status).toBe(200)
+    const answer = (await uploaded.json()) as { success: boolean; data: { url: string } }
+    expect(answer.success).toBe(true)
+    const served = await request(port, 'blog.example.com', new URL(answer.data.url).pathname)
+    expect(served.status).toBe(200)
+    expect((await served.arrayBuffer()).byteLength).toBe(image.length)
+  }, 60_000)
 
   test('moved to a new domain, it is served there, and WordPress knows its new address', async () => {
     await runtime.update(blog({ domain: 'news.example.org' }), never())

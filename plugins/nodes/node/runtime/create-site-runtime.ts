@@ -24,7 +24,7 @@ import { poolConfig } from './php-fpm.ts'
 import { placeholderMarker, placeholderPage } from './placeholder.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
-import { nodeSiteOf, siteCalls } from './site-calls.ts'
+import { nodeCalls, nodeSiteOf, siteCalls } from './site-calls.ts'
 import { certificateFiles } from './site-certificates.ts'
 import { ensureHome, existingKind, readSiteFile } from './site-home.ts'
 import { type Served, siteHttps } from './site-https.ts'
@@ -97,6 +97,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     })
   const https = siteHttps({ layout, serving, locked, siteLocked, blockOf })
   const call = siteCalls(layout, () => parts().services)
+  const nodeCall = nodeCalls(() => parts().services)
 
   /** The application of `kind` the node's modules offer, or undefined. */
   function applicationOf(kind: string): SiteApplication | undefined {
@@ -255,8 +256,13 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
             'version' in probe && servable ? [[kind, probe.version]] : [],
           ),
         ),
-        services: services.map((service) => service.name),
+        services: Object.fromEntries(
+          await Promise.all(
+            services.map(async (service) => [service.name, (await service.describe?.()) ?? {}]),
+          ),
+        ),
         missing: lacksOf(binaries, probed, { filesOnly: settings.filesOnly === true, root }),
+        setup: settings.setupCommand ?? 'npm run agent -- setup',
       }
     },
     async start() {
@@ -290,6 +296,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
     call,
+    nodeCall,
     async startServices(log, services = parts().services) {
       const stops: (() => Promise<void>)[] = []
       for (const service of services) {

@@ -118,13 +118,14 @@ export async function createServingStack(
         await mkdir(dir, { recursive: true })
         await chmod(dir, 0o711)
       }
-      for (const dir of [
-        layout.nginx.sites,
-        layout.nginx.temp,
-        dirname(layout.nginx.errorLog),
-        layout.php.pools,
-      ])
+      for (const dir of [layout.nginx.sites, dirname(layout.nginx.errorLog), layout.php.pools])
         await mkdir(dir, { recursive: true, mode: 0o700 })
+      // nginx's workers keep a request body larger than its buffer (16 KB: a media upload, a long post) in a file
+      // under temp/, in folders nginx makes for them: they must pass through nginx/ and temp/ (nobody lists either).
+      for (const dir of [layout.nginx.prefix, layout.nginx.temp]) {
+        await mkdir(dir, { recursive: true })
+        await chmod(dir, 0o711)
+      }
       // Written unchecked: nginx.conf includes the one, and PHP-FPM refuses a configuration without the other.
       await writeIfChanged(layout.nginx.fastcgiParams, fastcgiParams)
       await writeIfChanged(`${layout.php.pools}/${idlePoolFile}`, idlePool(phpSettings))

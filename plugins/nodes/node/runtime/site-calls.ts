@@ -4,7 +4,13 @@
 
 import { realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { NodeRefusal, type NodeService, type NodeSite, type SiteCall } from '../contract.ts'
+import {
+  NodeRefusal,
+  type NodeService,
+  type NodeServiceCall,
+  type NodeSite,
+  type SiteCall,
+} from '../contract.ts'
 import type { RuntimeLayout } from './layout.ts'
 import { nodeSite } from './node-site.ts'
 import { isSafeSiteId } from './site-spec.ts'
@@ -50,16 +56,28 @@ export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise
   })
 }
 
+/** The refusal of a call to a service the node does not offer (or that answers no such call). */
+const unknownService = (name: unknown) =>
+  new NodeRefusal(
+    'unknown_node_service',
+    `This node offers no service called ${JSON.stringify(String(name).slice(0, 64))}`,
+  )
+
 /** Answers site calls with the services `services()` lists (read at each call: plugins add theirs during setup). */
 export function siteCalls(layout: RuntimeLayout, services: () => readonly NodeService[]) {
   return async function call(request: SiteCall, signal: AbortSignal): Promise<unknown> {
     const service = services().find((candidate) => candidate.name === request.service)
-    if (!service)
-      throw new NodeRefusal(
-        'unknown_node_service',
-        `This node offers no service called ${JSON.stringify(String(request.service).slice(0, 64))}`,
-      )
+    if (!service) throw unknownService(request.service)
     const site = await nodeSiteOf(layout, request.siteId)
     return service.handle(site, request.request, signal)
+  }
+}
+
+/** Answers calls about the node itself with the services that take them. */
+export function nodeCalls(services: () => readonly NodeService[]) {
+  return async function nodeCall(request: NodeServiceCall, signal: AbortSignal): Promise<unknown> {
+    const service = services().find((candidate) => candidate.name === request.service)
+    if (!service?.handleNode) throw unknownService(request.service)
+    return service.handleNode(request.request, signal)
   }
 }

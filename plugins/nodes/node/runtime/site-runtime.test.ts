@@ -91,9 +91,10 @@ describe('the masters', () => {
       mode: 'serving',
       // No node module here: no application, no service, and nothing it lacks to serve.
       applications: {},
-      services: [],
+      services: {},
       missing:
         process.getuid?.() === 0 ? [] : [{ what: 'root (a Unix user per site)', for: 'serving sites' }],
+      setup: 'npm run agent -- setup',
     })
   })
 

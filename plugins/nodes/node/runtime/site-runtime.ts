@@ -7,6 +7,7 @@ import type {
   AcmeChallenge,
   NodeCapabilities,
   NodeService,
+  NodeServiceCall,
   NodeServiceHost,
   SiteApplication,
   SiteCall,
@@ -39,6 +40,8 @@ export interface RuntimeSettings {
   readonly filesOnly?: boolean
   /** What the node's modules add (services, applications), read at each use. Default none. */
   readonly parts?: () => RuntimeParts
+  /** The command that installs what the node lacks, as its capabilities tell it. Default `npm run agent -- setup`. */
+  readonly setupCommand?: string
 }
 
 /** What a runtime can run on this machine, as the node reports it. */
@@ -100,6 +103,8 @@ export interface SiteRuntime {
    * refusal of a service): the service runs as the site's Unix user.
    */
   call(call: SiteCall, signal: AbortSignal): Promise<unknown>
+  /** Asks one of its services about the node itself (`unknown_node_service` for one that answers no such call). */
+  nodeCall(call: NodeServiceCall, signal: AbortSignal): Promise<unknown>
   /**
    * Starts what `services` (default: every service of its parts) keep running while the node runs
    * (`NodeService.start`: the SFTP server), in the order listed; resolves with how to stop them all. A service that

@@ -6,7 +6,10 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { NodeModule, SiteSpec } from '../contract.ts'
-import { createNode, type NodeOptions, type PlinthNode } from '../node.ts'
+import { createNode, type NodeModuleEntry, type NodeOptions, type PlinthNode } from '../node.ts'
+
+export type { PlinthNode }
+
 import { runtimeLayout, type SiteLayout, siteLayout } from '../runtime/layout.ts'
 import { childrenOf, processInfo } from '../runtime/masters.ts'
 
@@ -18,15 +21,15 @@ export function servingDataDir(prefix: string): string {
 }
 
 /**
- * A node running `modules` (a plugin's node module: its services and applications), as the local node and agents
- * run them; `options.env` defaults to none.
+ * A node running `modules` (a plugin's node module: its services and applications; with its options where given as
+ * `{ module, options }`), as the local node and agents run them; `options.env` defaults to none.
  */
 export async function nodeWith(
-  modules: readonly NodeModule<never>[],
+  modules: readonly (NodeModule<never> | NodeModuleEntry)[],
   options: Omit<NodeOptions, 'env'> & { readonly env?: NodeOptions['env'] },
 ): Promise<PlinthNode> {
   const node = createNode({ env: {}, ...options })
-  await node.use(modules.map((module) => ({ module })))
+  await node.use(modules.map((module) => ('module' in module ? module : { module })))
   return node
 }
 

@@ -31,7 +31,7 @@ function CapabilityFacts({ capabilities }: { capabilities: Capabilities | null }
           `Application: ${kind}`,
           version,
         ]),
-        ['Services', capabilities.services.join(', ') || 'none'],
+        ['Services', Object.keys(capabilities.services).join(', ') || 'none'],
         ['A Unix user per site', capabilities.unixUsers ? 'Yes' : 'No'],
         [
           'Missing',

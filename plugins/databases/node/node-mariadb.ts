@@ -1,0 +1,208 @@
+// The node's own MariaDB: a server of its own under the node's data directory (`services/database/`), listening on
+// loopback only (the node's sites reach it; other machines do not), made on first start with an administrator
+// whose password stays in a root-only file of the node, and kept running across restarts of the node's process,
+// as its nginx and PHP-FPM are.
+
+import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { chmod, chown, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { type MasterSpec, runningMaster, startMaster, stopMaster } from '../../nodes/node/contract.ts'
+import type { ServerAccess } from '../engines/engine.ts'
+
+/** Where the server listens, and as whom it runs. */
+export interface NodeMariadbSettings {
+  /** The service's own directory on the node (`<node data dir>/services/database`). */
+  readonly dir: string
+  /** The port on 127.0.0.1 the node's sites connect to. */
+  readonly port: number
+}
+
+/** The programs the server needs, found on the machine; null when MariaDB's server is not installed. */
+export interface MariadbPrograms {
+  readonly server: string
+  readonly installDb: string
+  readonly client: string
+}
+
+/** Where to look for programs: the system directories a root `PATH` has, and those a non-root one may lack. */
+const searchDirs = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/sbin', '/bin']
+const find = (...names: string[]) => {
+  for (const name of names)
+    for (const dir of searchDirs) if (existsSync(join(dir, name))) return join(dir, name)
+  return null
+}
+
+/** MariaDB's server, its installer of system tables and its client, when Debian's `mariadb-server` is installed. */
+export function findMariadb(): MariadbPrograms | null {
+  const server = find('mariadbd', 'mysqld')
+  const installDb = find('mariadb-install-db', 'mysql_install_db')
+  const client = find('mariadb', 'mysql')
+  return server && installDb && client ? { server, installDb, client } : null
+}
+
+/** The server's files under its directory. */
+function pathsOf(dir: string) {
+  return {
+    conf: join(dir, 'my.cnf'),
+    data: join(dir, 'data'),
+    run: join(dir, 'run'),
+    socket: join(dir, 'run', 'mariadb.sock'),
+    pid: join(dir, 'run', 'mariadb.pid'),
+    // In a folder of the server's user: it opens its log after dropping to that user.
+    log: join(dir, 'run', 'error.log'),
+    startupLog: join(dir, 'startup.log'),
+    admin: join(dir, 'admin.json'),
+  }
+}
+
+/** The user the server runs as: Debian's `mysql`. */
+function mysqlUser(): { uid: number; gid: number } | null {
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const [name, , uid, gid] = line.split(':')
+    if (name === 'mysql') return { uid: Number(uid), gid: Number(gid) }
+  }
+  return null
+}
+
+/** The server's configuration: loopback only, its files under its directory, no name lookups. */
+function config(settings: NodeMariadbSettings): string {
+  const paths = pathsOf(settings.dir)
+  return `# Managed by Plinth: the node's own MariaDB, for its sites. Rewritten at every start.
+[mariadbd]
+datadir = ${paths.data}
+socket = ${paths.socket}
+pid-file = ${paths.pid}
+log-error = ${paths.log}
+port = ${settings.port}
+bind-address = 127.0.0.1
+user = mysql
+skip-name-resolve
+character-set-server = utf8mb4
+collation-server = utf8mb4_unicode_ci
+`
+}
+
+/** A MariaDB master as the node runs it. */
+function masterSpec(programs: MariadbPrograms, settings: NodeMariadbSettings): MasterSpec {
+  const paths = pathsOf(settings.dir)
+  return {
+    name: 'MariaDB',
+    argv: [programs.server, `--defaults-file=${paths.conf}`],
+    pidFile: paths.pid,
+    recognise: (cmdline) => cmdline.includes(`--defaults-file=${paths.conf}`),
+    startupLog: paths.startupLog,
+    log: paths.log,
+    ready: /ready for connections/,
+    failed: /\[ERROR\] Aborting/,
+    reloadSignal: 'SIGHUP',
+    stopSignal: 'SIGTERM',
+  }
+}
+
+/**
+ * Refuses a directory the server's own user could not reach: every directory above it must let others pass (the
+ * node's data directory is opened for passage when it first serves).
+ */
+function checkPassage(dir: string): void {
+  for (let current = dirname(dir); current !== dirname(current); current = dirname(current))
+    if ((statSync(current).mode & 0o001) === 0)
+      throw new Error(
+        `The node's database cannot live in ${dir}: ${current} lets no other user through (MariaDB runs as mysql)`,
+      )
+}
+
+/** A command of the installer or the client; throws with its words when it fails. */
+async function runChecked(argv: string[], stdin?: string): Promise<void> {
+  const child = Bun.spawn(argv, {
+    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: 120_000,
+  })
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
+  if (code !== 0)
+    throw new Error(`${argv[0]} failed (exit ${code}): ${(err.trim() || out.trim()).slice(-1000)}`)
+}
+
+/** The node's MariaDB. */
+export interface NodeMariadb {
+  /** Makes it (system tables, administrator) on first use and starts it unless it runs; resolves with its version. */
+  start(): Promise<string>
+  /** Stops it (the node's process never does: its sites need it across restarts; tests and removals do). */
+  stop(): Promise<void>
+  /** How the node's engine reaches it as its administrator (loopback, a password of the node's). */
+  access(): Promise<ServerAccess>
+}
+
+/** The node's MariaDB with `programs`, under `settings.dir`. */
+export function nodeMariadb(programs: MariadbPrograms, settings: NodeMariadbSettings): NodeMariadb {
+  const paths = pathsOf(settings.dir)
+  const spec = masterSpec(programs, settings)
+
+  /** Makes the data directory and system tables once, as the `mysql` user's. */
+  async function initialise(user: { uid: number; gid: number }): Promise<void> {
+    await mkdir(paths.run, { recursive: true })
+    await chown(paths.run, user.uid, user.gid)
+    await chmod(paths.run, 0o750)
+    if (existsSync(join(paths.data, 'mysql'))) return
+    await mkdir(paths.data, { recursive: true, mode: 0o700 })
+    await chown(paths.data, user.uid, user.gid)
+    await runChecked([
+      programs.installDb,
+      `--defaults-file=${paths.conf}`,
+      '--auth-root-authentication-method=socket',
+      '--skip-test-db',
+    ])
+  }
+
+  /**
+   * The administrator the panel's operations run as, made once over the root socket (root logs in by its Unix
+   * identity only): every privilege on `*.*` with grant option, from 127.0.0.1 alone, its password in a root-only file.
+   */
+  async function ensureAdministrator(): Promise<void> {
+    if (existsSync(paths.admin)) return
+    // base64url: nothing in it needs escaping inside single quotes.
+    const password = randomBytes(24).toString('base64url')
+    const statement = `CREATE USER IF NOT EXISTS 'plinth_admin'@'127.0.0.1' IDENTIFIED BY '${password}';
+ALTER USER 'plinth_admin'@'127.0.0.1' IDENTIFIED BY '${password}';
+GRANT ALL PRIVILEGES ON *.* TO 'plinth_admin'@'127.0.0.1' WITH GRANT OPTION;
+`
+    // The statement goes on stdin, never in argv where `ps` shows it.
+    await runChecked([programs.client, `--socket=${paths.socket}`, '--user=root', '--batch'], statement)
+    await writeFile(paths.admin, `${JSON.stringify({ username: 'plinth_admin', password })}\n`, {
+      mode: 0o600,
+    })
+  }
+
+  return {
+    async start() {
+      const user = mysqlUser()
+      if (!user) throw new Error('The node has MariaDB’s server but no mysql user to run it as')
+      await mkdir(settings.dir, { recursive: true, mode: 0o711 })
+      checkPassage(settings.dir)
+      await writeFile(paths.conf, config(settings), { mode: 0o644 })
+      if (runningMaster(spec) === null) {
+        await initialise(user)
+        await startMaster(spec)
+      }
+      await ensureAdministrator()
+      const version = /Ver (\S+)/.exec(
+        await new Response(Bun.spawn([programs.server, '--version'], { stdout: 'pipe' }).stdout).text(),
+      )?.[1]
+      return version?.replace(/-MariaDB.*$/, '') ?? 'unknown'
+    },
+    async stop() {
+      const pid = runningMaster(spec)
+      if (pid !== null) await stopMaster(spec, pid)
+    },
+    async access() {
+      const admin = JSON.parse(await readFile(paths.admin, 'utf8')) as { username: string; password: string }
+      return { host: '127.0.0.1', port: settings.port, username: admin.username, password: admin.password }
+    },
+  }
+}
