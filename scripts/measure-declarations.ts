@@ -5,7 +5,8 @@
 // - routes: the operations each standard plugin mounts, read from the plugin itself on a built panel;
 // - lines per route: every line of a plugin's non-test files under `routes/`, over its routes; code lines per
 //   route the same without blank lines, comments, imports and the routes' OpenAPI text (summaries, descriptions);
-// - declared changes and lists: routes whose definition carries `change`, and lists declaring their `filters`;
+// - declared changes and filters: state-changing routes whose definition carries `change`, and lists with a query
+//   of filters that declare them (`list.filters`);
 // - hand-written audit calls: `audit(x, {`, `writeAudit(` and `.audit(x, {` calls in plugins' non-test files;
 // - hand-written filter lines: lines of plugins' non-test files that narrow a query by a query-string filter when
 //   it is set (`query.x !== undefined` or `filters.x === undefined` with a `where` on it or the next line);
@@ -163,7 +164,8 @@ for (const [plugin, routes] of captured) {
   const code = files.reduce((sum, path) => sum + codeLineCount(path), 0)
   const changing = routes.filter((route) => route.method !== 'GET' && route.audited !== false)
   const declared = routes.filter((route) => route.change).length
-  const lists = routes.filter((route) => route.list)
+  // Lists that take filters at all (a query of their own): the ones whose filters could be declared.
+  const lists = routes.filter((route) => route.list && Object.keys(route.query?.properties ?? {}).length > 0)
   const filtered = lists.filter(
     (route) => Object.keys((route.list as { filters?: object } | undefined)?.filters ?? {}).length > 0,
   )
