@@ -9,9 +9,9 @@ const root = resolve(import.meta.dir, '..')
 const importPattern =
   /(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 
-/** Every TypeScript file under `folder`, repo-relative. */
+/** Every TypeScript file under `folder` (pages in `.tsx` too), repo-relative. */
 function filesUnder(folder: string): string[] {
-  return [...new Bun.Glob(`${folder}/**/*.ts`).scanSync({ cwd: root })]
+  return [...new Bun.Glob(`${folder}/**/*.{ts,tsx}`).scanSync({ cwd: root })]
 }
 
 /** The relative imports of `file` (type-only ones too), as repo-relative paths. */
@@ -64,7 +64,12 @@ const isTest = (file: string) => file.endsWith('.test.ts') || /^plugins\/[^/]+\/
 /** The testing kit, which tests anywhere outside core/ use (its browser part apart: only browser tests load it). */
 const isTestingKit = (target: string) =>
   target === 'hosts/testing/index.ts' || target === 'hosts/testing/browser.ts'
-const isPublicPluginPart = (target: string) => /^plugins\/[^/]+\/(contract|index)\.ts$/.test(target)
+const isPublicPluginPart = (target: string) =>
+  /^plugins\/[^/]+\/(contract|index)\.ts$/.test(target) || target === consoleKit
+/** Browser code: a plugin's console pages, which only the console's bundler loads. */
+const isConsolePages = (file: string) => /^plugins\/[^/]+\/console\//.test(file)
+/** The one door of the console's UI kit, for every plugin's console pages. */
+const consoleKit = 'plugins/console/kit.ts'
 
 /** Resources the standard plugins own: the kernel knows none of them by name. */
 const pluginResources = /(?<![-\w$])(sites?|databases|domains?|diskMB|traffic)(?![-\w$])/
@@ -92,8 +97,30 @@ describe('architecture', () => {
       if (target.startsWith('hosts/')) return true
       const owner = pluginOf(target)
       if (owner === undefined || owner === pluginOf(file)) return false
-      // Production code uses another plugin's contract; a test may mount another plugin whole (its index).
-      return !(target.endsWith('/contract.ts') || (isTest(file) && isPublicPluginPart(target)))
+      // Production code uses another plugin's contract (console pages the console's kit); a test may mount
+      // another plugin whole (its index).
+      return !(
+        target.endsWith('/contract.ts') ||
+        (isConsolePages(file) && target === consoleKit) ||
+        (isTest(file) && isPublicPluginPart(target))
+      )
+    })
+    expect(offending).toEqual([])
+  })
+
+  test('console pages reach only the kit, their own folder and console contracts; no server code loads them', () => {
+    const isBrowserCode = (path: string) =>
+      isConsolePages(path) || path === consoleKit || path.startsWith('plugins/console/app/')
+    const offending = [...importsUnder('plugins'), ...importsUnder('examples')].filter(({ file, target }) => {
+      if (isTest(file)) return false
+      if (!/^(plugins|examples)\/[^/]+\/console\//.test(file))
+        return !isBrowserCode(file) && isBrowserCode(target)
+      const ownFolder = file.split('/').slice(0, 3).join('/')
+      return !(
+        target.startsWith(`${ownFolder}/`) ||
+        target === consoleKit ||
+        /^plugins\/[^/]+\/console\/contract\.ts$/.test(target)
+      )
     })
     expect(offending).toEqual([])
   })

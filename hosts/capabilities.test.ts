@@ -21,7 +21,9 @@ test('reports the installation, the caller’s effective permissions and the lim
     caller: { kind: string; scopes: string[]; customerId: string | null }
     limits: Record<string, unknown>
   }
+  // In set-up order: the console before the plugins that add pages to it (`enhances`).
   expect(body.installation.plugins.map((plugin) => plugin.name)).toEqual([
+    'console',
     'brands',
     'customers',
     'nodes',
@@ -34,7 +36,6 @@ test('reports the installation, the caller’s effective permissions and the lim
     'certificates',
     'billing',
     'webhooks',
-    'console',
   ])
   expect(body.installation.plugins.find((plugin) => plugin.name === 'sites')?.capabilities).toEqual({
     siteTypes: [

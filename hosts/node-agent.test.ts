@@ -53,7 +53,10 @@ interface Job {
   readonly finishedAt: string | null
 }
 
-/** A panel with a MariaDB database server and an agent node (the local node drained), and its staff client. */
+/**
+ * A panel with an agent node (the local node drained), and its staff client. The node runs a MariaDB of its own
+ * (`databasePort`), which the panel registers as the node's database server: no server is added by hand.
+ */
 async function panelWithAgentNode() {
   const dataDir = tempDataDir()
   const panel = await startStandalone(dataDir, { JOB_LEASE_MS: '2000', LOCAL_SITES: 'files' })
@@ -62,15 +65,6 @@ async function panelWithAgentNode() {
   const nodes = await call<{ items: Node[] }>('GET', '/nodes')
   const local = nodes.body.items.find((node) => node.name === 'local')
   expect((await call('PATCH', `/nodes/${local?.id}`, { status: 'draining' })).status).toBe(200)
-  const server = await call('POST', '/database-servers', {
-    name: 'mariadb-1',
-    engine: 'mariadb',
-    host: '127.0.0.1',
-    port: 3306,
-    username: 'root',
-    password: '',
-  })
-  expect(server.status).toBe(201)
   const node = await call<Node & { agentToken: string }>('POST', '/nodes', {
     name: 'agent-1',
     driver: 'agent',
@@ -79,7 +73,9 @@ async function panelWithAgentNode() {
   expect(node.status).toBe(201)
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
   const agentDir = tempDataDir()
-  return { panel, dataDir, token, call, node: node.body, customerId: customer.body.id, agentDir }
+  // Its agents run the node's own MariaDB here (a port of its own, the same across the node's agents).
+  const env = { ...reportEverySecond, NODE_DATABASE_PORT: String(freePort()) }
+  return { panel, dataDir, token, call, node: node.body, customerId: customer.body.id, agentDir, env }
 }
 
 async function jobOf(call: ReturnType<typeof apiClient>, id: string): Promise<Job> {
@@ -118,7 +114,7 @@ describe('a WordPress site on a node run by the agent', () => {
     setup = await panelWithAgentNode()
     agent = await startAgent(setup.panel, setup.node.agentToken, {
       dataDir: setup.agentDir,
-      env: reportEverySecond,
+      env: setup.env,
     })
   }, 60_000)
 
@@ -131,9 +127,29 @@ describe('a WordPress site on a node run by the agent', () => {
       php: expect.any(String),
       // The modules the panel's plugins declare, loaded by the agent from its own install.
       applications: { wordpress: expect.any(String) },
-      services: { files: {}, wordpress: {}, sftp: {}, shell: {} },
+      services: {
+        files: {},
+        wordpress: {},
+        sftp: {},
+        shell: {},
+        database: {
+          engine: 'mariadb',
+          running: true,
+          host: '127.0.0.1',
+          port: Number(setup.env.NODE_DATABASE_PORT),
+        },
+      },
       missing: [],
+      setup: 'npm run agent -- setup',
     })
+    // The panel registered the node's own MariaDB as its database server: nobody added one.
+    const servers = await setup.call<{ items: { nodeId: string | null; port: number }[] }>(
+      'GET',
+      '/database-servers',
+    )
+    expect(servers.body.items).toEqual([
+      expect.objectContaining({ nodeId: setup.node.id, port: Number(setup.env.NODE_DATABASE_PORT) }),
+    ])
   })
 
   test('create → front page → admin login → suspend → unsuspend → delete, leaving nothing behind', async () => {
@@ -208,15 +224,19 @@ describe('a WordPress site on a node run by the agent', () => {
       expect(readFileSync(file, 'utf8')).not.toContain(created.body.id)
     const passwd = readFileSync('/etc/passwd', 'utf8')
     expect(passwd).not.toContain(join(agent.dataDir, 'sites', created.body.id))
-    // Nor its database, once the databases plugin's job has dropped it.
+    // Nor its database on the node's own server, once the databases plugin's job has dropped it.
     await poll(
       'the site’s database to be dropped',
       async () => {
+        // The node's own server, as its administrator (its password is in a root-only file of the node).
+        const credentials = JSON.parse(
+          readFileSync(join(agent.dataDir, 'services', 'database', 'admin.json'), 'utf8'),
+        ) as { username: string; password: string }
         const admin = await mysql.createConnection({
           host: '127.0.0.1',
-          port: 3306,
-          user: 'root',
-          password: '',
+          port: Number(setup.env.NODE_DATABASE_PORT),
+          user: credentials.username,
+          password: credentials.password,
         })
         const [rows] = await admin.query<mysql.RowDataPacket[]>(
           'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
@@ -239,7 +259,7 @@ describe('a site’s files on a node run by the agent', () => {
     const setup = await panelWithAgentNode()
     const agent = await startAgent(setup.panel, setup.node.agentToken, {
       dataDir: setup.agentDir,
-      env: reportEverySecond,
+      env: setup.env,
     })
     const domain = `files-${crypto.randomUUID().slice(0, 8)}.example.test`
     const created = await setup.call<Site>('POST', '/sites', {
@@ -309,7 +329,7 @@ describe('HTTPS for a WordPress site on a node run by the agent', () => {
     const setup = await panelWithAgentNode()
     const agent = await startAgent(setup.panel, setup.node.agentToken, {
       dataDir: setup.agentDir,
-      env: reportEverySecond,
+      env: setup.env,
     })
     const answers: unknown[] = []
     const call = async <T>(method: string, path: string, body?: unknown) => {
@@ -414,7 +434,7 @@ describe('an agent killed in the middle of provisioning', () => {
     const first = await startAgent(setup.panel, setup.node.agentToken, {
       dataDir: setup.agentDir,
       httpPort,
-      env: reportEverySecond,
+      env: setup.env,
     })
     const domain = `crash-${crypto.randomUUID().slice(0, 8)}.example.test`
     const created = await setup.call<Site & { wordpress: { adminUser: string; adminPassword: string } }>(
@@ -443,7 +463,7 @@ describe('an agent killed in the middle of provisioning', () => {
     const second = await startAgent(setup.panel, setup.node.agentToken, {
       dataDir: setup.agentDir,
       httpPort,
-      env: reportEverySecond,
+      env: setup.env,
     })
     const job = await jobOf(setup.call, created.body.jobId ?? '')
     expect(job).toMatchObject({ status: 'succeeded' })

@@ -82,7 +82,7 @@ export interface PluginContext {
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>
   /** Encrypts secrets the plugin must keep (webhook signing secrets) under the panel secret. */
   readonly secrets: SecretBox
-  /** The panel's instance of an extension point: the owner reads it, plugins that require the owner add to it. */
+  /** The panel's instance of an extension point: the owner reads it, plugins that require or enhance it add to it. */
   extensionPoint<T>(ref: ExtensionPointRef<T>): ExtensionRegistry<T>
   /** Provides a service this plugin owns (or a kernel slot, such as `kernel.tenantDirectory`). Once per service. */
   provide<T>(ref: ServiceRef<T>, implementation: T): void
@@ -229,6 +229,13 @@ export interface PluginDefinition {
   readonly description: string
   /** Plugins that must be mounted (and set up) before this one. */
   readonly requires?: readonly string[]
+  /**
+   * Plugins it adds to when they are mounted, without needing them (the sites plugin's console pages; a brand may
+   * leave the console out). A mounted one is set up before this one, which may fill its extension points and use
+   * its services, as with `requires`; an absent one's extension points take this plugin's entries and keep none.
+   * @example enhances: ['console']
+   */
+  readonly enhances?: readonly string[]
   readonly scopes?: readonly ScopeDefinition[]
   readonly events?: readonly EventDefinition[]
   /** Its refusals, as made by `defineProblems`. */

@@ -60,3 +60,8 @@ export function createExtensionRegistry<T>(ref: ExtensionPointRef<T>) {
     },
   }
 }
+
+/** The registry of a point whose owner is not mounted, for a plugin that only enhances it: it keeps nothing. */
+export function inertExtensionRegistry<T>(): ExtensionRegistry<T> {
+  return { add() {}, list: () => [], get: () => undefined }
+}

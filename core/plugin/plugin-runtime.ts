@@ -10,7 +10,12 @@ import type { Store, Trx } from '../store/store.ts'
 import type { Tenancy } from '../tenancy/tenancy.ts'
 import type { UsageCounters } from '../usage/usage-counters.ts'
 import type { Logger, PluginContext, PluginDefinition, PluginMetrics } from './define-plugin.ts'
-import { createExtensionRegistry, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
+import {
+  createExtensionRegistry,
+  type ExtensionPointRef,
+  type ExtensionRegistry,
+  inertExtensionRegistry,
+} from './extension-point.ts'
 import { PluginResolutionError } from './plugin-resolution-error.ts'
 import type { AuditInput, EventInput } from './route.ts'
 import type { ServiceRef } from './service.ts'
@@ -50,7 +55,10 @@ export function createPluginRuntime(
   let sealed = false
   const services = new Map<string, { implementation: unknown; providedBy: string }>()
   const registries = new Map<string, ReturnType<typeof createExtensionRegistry<unknown>>>()
-  const requiresOf = new Map(plugins.map((plugin) => [plugin.name, new Set(plugin.requires ?? [])]))
+  // What a plugin enhances it reaches as what it requires, when mounted.
+  const requiresOf = new Map(
+    plugins.map((plugin) => [plugin.name, new Set([...(plugin.requires ?? []), ...(plugin.enhances ?? [])])]),
+  )
   const eventKindsOf = new Map(
     plugins.map((plugin) => [plugin.name, new Set((plugin.events ?? []).map((event) => event.kind))]),
   )
@@ -92,6 +100,9 @@ export function createPluginRuntime(
       transaction: (work) => store.transaction(work),
       extensionPoint<T>(ref: ExtensionPointRef<T>) {
         const registry = registries.get(ref.id)
+        // An enhanced plugin the installation leaves out (not a key of requiresOf): what is added to it goes nowhere.
+        if (!registry && !requiresOf.has(ref.owner) && requiresOf.get(plugin)?.has(ref.owner))
+          return inertExtensionRegistry<T>()
         if (!registry)
           throw new PluginResolutionError(
             `"${plugin}" uses extension point "${ref.id}", but "${ref.owner}" is not mounted`,

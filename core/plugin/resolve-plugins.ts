@@ -97,7 +97,7 @@ function checkSameContract(original: PluginDefinition, override: PluginDefinitio
   }
 }
 
-/** Orders plugins so each comes after what it requires; keeps the given order otherwise. */
+/** Orders plugins so each comes after what it requires or enhances; keeps the given order otherwise. */
 function orderByRequires(plugins: readonly PluginDefinition[]): PluginDefinition[] {
   const byName = new Map(plugins.map((plugin) => [plugin.name, plugin]))
   for (const plugin of plugins) {
@@ -119,7 +119,8 @@ function orderByRequires(plugins: readonly PluginDefinition[]): PluginDefinition
       throw new PluginResolutionError(`Plugins require each other in a cycle: ${cycle.join(' → ')}`)
     }
     state.set(plugin.name, 'visiting')
-    for (const required of plugin.requires ?? []) {
+    // What it enhances comes first too, when mounted: an absent one was never a requirement.
+    for (const required of [...(plugin.requires ?? []), ...(plugin.enhances ?? [])]) {
       const dependency = byName.get(required)
       if (dependency) visit(dependency, [...path, plugin.name])
     }

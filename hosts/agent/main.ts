@@ -1,4 +1,5 @@
-// `npm run agent`: the node agent, installed on each node (docs/nodes.md). It runs the node's own nginx and PHP-FPM
+// `npm run agent`: the node agent, installed on each node (docs/nodes.md); `npm run agent -- setup` installs what
+// the node needs first. It runs the node's own nginx and PHP-FPM
 // for its sites, and the node modules the panel's plugins declare, and dials the panel for commands; SIGTERM stops
 // asking for work once the commands under way are done, and leaves the sites served (the masters keep running for
 // the next start of the agent). It loads nothing of the panel's kernel: only the node wing's door.
@@ -7,11 +8,26 @@ import {
   AgentRefused,
   AgentSettingsError,
   agentSettingsFromEnv,
+  codeRoot,
   runNodeAgent,
+  SetupError,
+  setupNode,
 } from '../../plugins/nodes/node/index.ts'
 
 const log = (fields: Record<string, unknown>, message: string) =>
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields, msg: message })}\n`)
+
+// `npm run agent -- setup`: install from Debian what this node needs, then stop (no panel needed for it).
+if (process.argv[2] === 'setup') {
+  try {
+    for (const line of await setupNode({ installRoot: codeRoot })) process.stdout.write(`${line}\n`)
+    process.exit(0)
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error
+    process.stderr.write(`${error.message}\n`)
+    process.exit(1)
+  }
+}
 
 let settings: ReturnType<typeof agentSettingsFromEnv>
 try {

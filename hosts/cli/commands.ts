@@ -19,6 +19,7 @@ import {
   type User,
   writeAudit,
 } from '../../core/host.ts'
+import { codeRoot, SetupError, setupNode } from '../../plugins/nodes/node/index.ts'
 import type { StandardSettings } from '../settings.ts'
 import { backup, restore } from './backup.ts'
 import { CliError } from './cli-error.ts'
@@ -383,6 +384,23 @@ const configCheck: Command = {
   run: async (context) => checkConfiguration(context.env),
 }
 
+const nodeSetup: Command = {
+  words: ['node', 'setup'],
+  synopsis: 'node setup',
+  summary: 'Install from Debian what the local node needs to serve sites, without starting system services.',
+  details:
+    'nginx, PHP-FPM with the PHP CLI, and what each node module of this install needs (WordPress and PHP’s MySQL\ndriver, MariaDB’s server, bubblewrap, OpenSSH’s sftp-server, zip): only what is missing, as root, with apt-get.\nSystem services stay stopped (the node runs its own nginx, PHP-FPM and MariaDB). Says what it installed. A remote\nnode runs `npm run agent -- setup` instead.',
+  options: {},
+  async run() {
+    try {
+      return await setupNode({ installRoot: codeRoot })
+    } catch (error) {
+      if (error instanceof SetupError) throw new CliError(error.message)
+      throw error
+    }
+  },
+}
+
 const version: Command = {
   words: ['version'],
   synopsis: 'version',
@@ -412,6 +430,7 @@ export const commands: readonly Command[] = [
   restoreCommand,
   storeCopy,
   configCheck,
+  nodeSetup,
   version,
 ]
 
@@ -422,6 +441,7 @@ export const standalone: ReadonlySet<Command> = new Set([
   restoreCommand,
   storeCopy,
   configCheck,
+  nodeSetup,
   version,
 ])
 

@@ -47,13 +47,16 @@ export function hostEnv(
     'LOCAL_SITES',
     'SITES_HTTP_PORT',
     'SITES_HTTPS_PORT',
+    'SITES_DATA_DIR',
+    'NODE_DATABASE_PORT',
   ])
     delete env[name]
   // On a PostgreSQL test run, the hosts keep the installation in a schema of its own for this DATA_DIR.
   const database = sqliteOnly.has(dataDir) ? {} : testDatabaseSettings(dataDir)
   // The local node lays out files only: serving would start nginx on port 80 for every test's panel. Tests of
-  // serving run the node agent, or say LOCAL_SITES=serve with ports of their own.
-  return { ...env, DATA_DIR: dataDir, LOCAL_SITES: 'files', ...database, ...extra }
+  // serving run the node agent, or say LOCAL_SITES=serve with ports of their own; likewise the node's own MariaDB
+  // (a port of its own, made in seconds), off unless a test gives NODE_DATABASE_PORT.
+  return { ...env, DATA_DIR: dataDir, LOCAL_SITES: 'files', NODE_DATABASE_PORT: 'off', ...database, ...extra }
 }
 
 /** Everything a stream has produced so far, and a way to wait for a pattern in it. */
@@ -146,7 +149,10 @@ export interface TestAgentOptions {
   readonly dataDir?: string
   /** SITES_HTTP_PORT; default a free port. */
   readonly httpPort?: number
-  /** More of its environment (SFTP_PORT, AGENT_REPORT_SECONDS, ...). */
+  /**
+   * More of its environment (SFTP_PORT, AGENT_REPORT_SECONDS, ...). The node runs no MariaDB of its own unless it
+   * gives NODE_DATABASE_PORT (the kit sets it `off`: a server of its own takes seconds to make).
+   */
   readonly env?: Record<string, string>
 }
 
@@ -248,6 +254,7 @@ export function createProcessTracker(prefix: string): ProcessTracker {
       AGENT_DATA_DIR: dataDir,
       SITES_HTTP_PORT: String(httpPort),
       SITES_HTTPS_PORT: String(httpsPort),
+      NODE_DATABASE_PORT: 'off',
       ...options.env,
     })
     const stdout = transcript(proc.stdout)

@@ -2,6 +2,7 @@
 // through the kernel's `kernel.customerLimits` slot. Brands that bill elsewhere replace it (docs/billing.md).
 
 import { customerLimitsService, definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { billingEvents, billingScopeDefinitions } from './contract.ts'
 import { billingJobs } from './jobs.ts'
 import { billingMigrations } from './migrations.ts'
@@ -43,11 +44,14 @@ export const billingPlugin = (options: BillingOptions = {}) => {
     description:
       'Plans and their limits, customers’ subscriptions, checkout, and suspension for non-payment.',
     requires: ['customers'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: billingScopeDefinitions,
     events: billingEvents,
     problems: billingProblems,
     migrations: billingMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       context.provide(customerLimitsService, {
         standingOf: (db, customerId) => standingOf(db, customerId, context.quotas),
       })

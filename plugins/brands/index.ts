@@ -1,6 +1,7 @@
 // The brands plugin: white-label resellers. Fills the kernel's brand directory, so brand staff can exist.
 
 import { brandDirectoryService, definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { brandScopes } from './contract.ts'
 import { brandsMigrations } from './migrations.ts'
 import { brandsProblems } from './problems.ts'
@@ -20,6 +21,8 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
     name: 'brands',
     version: '0.2.0',
     description: 'Brands: white-label resellers, each with its own staff and customers.',
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: brandScopes.read, description: 'Read brands (staff)', staff: true },
       { name: brandScopes.create, description: 'Create brands (platform staff only)', staff: 'platform' },
@@ -28,6 +31,7 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
     problems: brandsProblems,
     migrations: brandsMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       context.provide(brandDirectoryService, {
         findBrand: (id) => findBrand(context.db, id),
         defaultBrandId: () => defaultBrandId(context.db),

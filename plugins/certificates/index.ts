@@ -2,6 +2,7 @@
 // served by the nodes of the sites they are attached to, and watched for expiry. docs/certificates.md describes it.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import type { AcmeSettings } from './acme/acme-settings.ts'
 import { letsEncryptDirectory } from './acme/acme-settings.ts'
@@ -44,6 +45,8 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     description:
       'TLS certificates: uploaded or issued through ACME, served by sites’ nodes, watched for expiry.',
     requires: ['customers', 'sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: certificateScopes.read, description: 'Read certificates', roles: hostingRoles },
       {
@@ -89,12 +92,11 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     problems: certificatesProblems,
     migrations: certificatesMigrations,
     setup(context) {
-      context
-        .extensionPoint(siteDependents)
-        .add({
-          name: 'certificates',
-          remove: (run, site) => run.transaction((trx) => removeAttachmentOf(trx, site.id)),
-        })
+      addConsolePages(context, import.meta.dir)
+      context.extensionPoint(siteDependents).add({
+        name: 'certificates',
+        remove: (run, site) => run.transaction((trx) => removeAttachmentOf(trx, site.id)),
+      })
       context.onEvent('site.updated', (trx, event) => siteUpdated(context, trx, event))
     },
     jobs: (context) => [

@@ -1,8 +1,10 @@
-// The web app, built from its sources with Bun's bundler when first asked for, in memory: `npm start` serves it
-// with nothing to run beforehand, and a changed source is a new build at the next start. Asset names carry their
-// content hash, so browsers may keep them for ever.
+// The web app, built with Bun's bundler when first asked for, in memory, from the console's shell and the console
+// module of every plugin that contributes one (`console.pages`): `npm start` serves it with nothing to run
+// beforehand, and a changed source is a new build at the next start. Asset names carry their content hash, so
+// browsers may keep them for ever.
 
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
+import type { BunPlugin } from 'bun'
 
 /** One built file: its bytes, a gzip copy when smaller, and its content type. */
 export interface BuiltAsset {
@@ -34,11 +36,48 @@ export function builtAsset(body: Uint8Array<ArrayBuffer>, type: string): BuiltAs
   return { body, gzip: compressed.length < body.length ? compressed : null, type }
 }
 
-/** Builds the app; throws with the bundler's messages when a source does not compile. */
-export async function buildApp(): Promise<AppBundle> {
+/**
+ * The bundler's namespace of the module through which the shell imports every contributed module
+ * (`plinth-console:pages`, which app/assets.d.ts declares).
+ */
+const pagesNamespace = 'plinth-console'
+
+/**
+ * Brings the contributed modules into the build, and makes every module share the console's React and query cache
+ * library (a plugin outside this tree would otherwise bring its own copy, and its hooks would fail).
+ */
+function consoleModulesPlugin(modules: readonly string[]): BunPlugin {
+  return {
+    name: 'plinth-console-modules',
+    setup(build) {
+      build.onResolve({ filter: /^plinth-console:pages$/ }, () => ({
+        path: 'pages',
+        namespace: pagesNamespace,
+      }))
+      build.onLoad({ filter: /.*/, namespace: pagesNamespace }, () => ({
+        loader: 'ts',
+        contents: [
+          ...modules.map((module, index) => `import module${index} from ${JSON.stringify(module)}`),
+          `export default [${modules.map((_, index) => `module${index}`).join(', ')}]`,
+        ].join('\n'),
+      }))
+      build.onResolve({ filter: /^(react|react-dom|@tanstack\/react-query)(\/.*)?$/ }, (args) => ({
+        path: Bun.resolveSync(args.path, appDir),
+      }))
+    },
+  }
+}
+
+/**
+ * Builds the app with the console modules at `modules` (absolute paths); throws with the bundler's messages when a
+ * source does not compile.
+ */
+export async function buildApp(modules: readonly string[] = []): Promise<AppBundle> {
+  const relative = modules.find((module) => !isAbsolute(module))
+  if (relative) throw new Error(`a console module is given by an absolute path, not ${relative}`)
   const result = await Bun.build({
     entrypoints: [join(appDir, 'main.tsx')],
-    root: appDir,
+    plugins: [consoleModulesPlugin(modules)],
     target: 'browser',
     minify: true,
     splitting: true,

@@ -296,10 +296,17 @@ test('the member creates a WordPress site and watches it provision live, a datab
   expect(password.length).toBeGreaterThanOrEqual(16)
   await page.locator('[data-testid="job-progress"][data-status="succeeded"]').waitFor({ timeout: 30_000 })
   await checkPage(member, 'the new database user with its password', 'database-user-password')
-  // The password really logs in to MariaDB, as that user, and reaches the granted database (WordPress's tables).
+  // The password really logs in to MariaDB, as that user, and reaches the granted database (WordPress's tables),
+  // on the server the API names (the node's own MariaDB, when it runs one).
+  const users = await stack.call<{ items: { username: string; host: string; port: number }[] }>(
+    'GET',
+    '/database-users?limit=100',
+  )
+  const server = users.body.items.find((item) => item.username === username)
+  expect(server).toBeDefined()
   const login = await mysql.createConnection({
-    host: '127.0.0.1',
-    port: 3306,
+    host: server?.host,
+    port: server?.port,
     user: username,
     password,
     database: databaseName,

@@ -38,11 +38,11 @@ ${bundle.styles.map((name) => `<link rel="stylesheet" href="${asset(name)}">`).j
 `
 }
 
-/** The console's web routes; the app and its page are built once, on first use. */
-export function consoleWebRoutes(location: ConsoleLocation) {
+/** The console's web routes; the app (with the console `modules`) and its page are built once, on first use. */
+export function consoleWebRoutes(location: ConsoleLocation, modules: readonly string[]) {
   let app: Promise<{ readonly bundle: AppBundle; readonly page: BuiltAsset }> | undefined
   const built = () => {
-    app ??= buildApp().then(
+    app ??= buildApp(modules).then(
       (bundle) => ({
         bundle,
         page: builtAsset(new TextEncoder().encode(pageHtml(bundle, location)), 'text/html; charset=utf-8'),

@@ -1,6 +1,7 @@
 // The customers plugin: customers as owners of everything else, and their teams.
 
 import { definePlugin, tenantDirectoryService } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import {
   Customer,
   customerDirectory,
@@ -27,6 +28,8 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
     name: 'customers',
     version: '0.1.0',
     description: 'Customers: the owners of sites, databases and subscriptions.',
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       {
         name: customerScopes.read,
@@ -51,6 +54,7 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
     migrations: customersMigrations,
     extensionPoints: [suspensionHandlers],
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       // The handlers are read when a hold is taken, by then every plugin has added its own.
       context.provide(
         customerSuspensions,

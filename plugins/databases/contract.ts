@@ -201,6 +201,11 @@ export interface SiteDatabases {
       readonly engine: EngineName
     },
   ): Promise<SiteDatabase>
+  /**
+   * Whether a site on `nodeId` could have a database of `engine` now: its node's own server or one staff added,
+   * active with room (what `ensure` would place it on), read through `db`.
+   */
+  canPlace(db: Db, engine: EngineName, nodeId: string): Promise<boolean>
   /** Gives the login a new password (its job sets it on the server); `ready` turns true once it has. */
   setPassword(trx: Trx, userId: string, password: string): Promise<void>
   /** Where the site's database and login stand, or null when they are gone. */

@@ -2,6 +2,7 @@
 // MariaDB and PostgreSQL servers. docs/databases.md describes the model.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { nodeModules, nodeWatchers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
@@ -50,6 +51,8 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
     version: '0.1.0',
     description: 'Database servers, and customers’ MariaDB and PostgreSQL databases and users on them.',
     requires: ['customers', 'sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: databaseScopes.read, description: 'Read databases and database users', roles: hostingRoles },
       {
@@ -123,6 +126,7 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
     ],
     migrations: databasesMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       // Site types that install applications (WordPress) have their site's database made through it.
       context.provide(siteDatabases, siteDatabasesService(context))
       // Each node with MariaDB runs one for its sites: the module declared once, the server registered as it reports.

@@ -129,6 +129,16 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
       return describe(trx, database, created)
     },
 
+    async canPlace(db, engine, nodeId) {
+      try {
+        await placementOn(db, engine, nodeId)
+        return true
+      } catch (error) {
+        if (error instanceof Problem) return false
+        throw error
+      }
+    },
+
     async setPassword(trx, userId, password) {
       const user = await findUserRow(trx, userId)
       if (!user || user.status === 'deleting') throw new Error(`The database user ${userId} is gone`)

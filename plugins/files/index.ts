@@ -3,6 +3,7 @@
 // service as the site's Unix user, every path confined to the site.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { archiveJobs } from './archive-jobs.ts'
 import { filesMigrations } from './migrations.ts'
@@ -30,9 +31,12 @@ export const filesPlugin = (options: FilesOptions = {}) =>
     description:
       'A site’s files: the file manager’s operations, carried out on the site’s node as the site’s user.',
     requires: ['sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     problems: filesProblems,
     migrations: filesMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       context.extensionPoint(nodeModules).add({ module: filesNodeModule })
     },
     jobs: (context) => archiveJobs(context),

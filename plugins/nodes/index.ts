@@ -2,6 +2,7 @@
 // registry (with the built-in `local` driver), and the endpoint where nodes report traffic.
 
 import { definePlugin, JobFailure } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import {
   type LocatedSite,
   type NodeDirectory,
@@ -62,6 +63,8 @@ export const nodesPlugin = (options: NodesOptions) => {
     name: 'nodes',
     version: '0.1.0',
     description: 'Nodes: the servers sites run on, their drivers, and the traffic they report.',
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: nodeScopes.read, description: 'Read nodes (platform staff only)', staff: 'platform' },
       {
@@ -76,6 +79,7 @@ export const nodesPlugin = (options: NodesOptions) => {
     usageSections: [trafficSection, diskSection],
     extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers],
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       const declared = context.extensionPoint(nodeModules)
       modules = () => declared.list()
       const drivers = context.extensionPoint(nodeDrivers)

@@ -21,25 +21,30 @@ export function startLocalNode(
 ): () => Promise<void> {
   let stopped = false
   let stopServices: () => Promise<void> = async () => {}
-  const ready = (async () => {
-    // The node modules the plugins declared, made before anything asks for them.
-    await driver.loadModules()
-    const capabilities = await driver.node.capabilities()
-    // Sites served before a restart are served again at once, not at their next change.
-    if (capabilities.mode === 'serving') await driver.node.runtime.start()
-    // What the node's services keep running (the SFTP server), logged with the panel's lines.
-    stopServices = await driver.node.startServices((level, fields, message) =>
-      context.log[level]({ ...fields }, message),
-    )
-    // Recorded as an agent's report is: the plugins that follow what nodes run (the node's database) follow it.
+  /** Records what the local node runs now, as an agent's report is (the plugins that follow what nodes run do). */
+  const report = async () => {
+    const reported = await driver.node.capabilities()
     const rows = await context.db
       .withTables<NodesTables>()
       .selectFrom('nodes')
       .selectAll()
       .where('driver', '=', 'local')
       .execute()
-    const reported = await driver.node.capabilities()
     for (const row of rows) await recordReport(context, row, { version }, reported)
+    return reported
+  }
+  const ready = (async () => {
+    // The node modules the plugins declared, made before anything asks for them; then said at once (what it runs
+    // and what is on its way: the node's own database server, made on a first start in a few seconds).
+    await driver.loadModules()
+    const capabilities = await report()
+    // Sites served before a restart are served again at once, not at their next change.
+    if (capabilities.mode === 'serving') await driver.node.runtime.start()
+    // What the node's services keep running (the SFTP server, the node's MariaDB), logged with the panel's lines.
+    stopServices = await driver.node.startServices((level, fields, message) =>
+      context.log[level]({ ...fields }, message),
+    )
+    const reported = await report()
     // What it lacks, said once at every start, with the one command that installs it.
     if (reported.missing.length > 0)
       context.log.warn(

@@ -3,6 +3,7 @@
 // of the site as the site's Unix user (docs/sftp.md).
 
 import { definePlugin, resourceEvents } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { SftpUser } from './contract.ts'
@@ -32,10 +33,13 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
     version: '0.1.0',
     description: 'SFTP accounts for sites, served by an SSH server on each node that offers SFTP alone.',
     requires: ['sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     events: resourceEvents('sftp_user', SftpUser, 'An SFTP account'),
     problems: sftpProblems,
     migrations: sftpMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       // Remote nodes run the same module, with their agent's SFTP_PORT and SFTP_LISTEN.
       context.extensionPoint(nodeModules).add({
         module: sftpNodeModule,

@@ -3,6 +3,7 @@
 // the site's node. docs/shell.md describes it.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { execJob } from './exec-job.ts'
@@ -41,18 +42,19 @@ export const shellPlugin = (options: ShellOptions = {}) => {
     version: '0.1.0',
     description: 'Commands and interactive shells in sites, as the site’s user, confined to the site.',
     requires: ['sites', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     problems: shellProblems,
     migrations: shellMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       // The local node runs the module in process; remote nodes load the same file.
       context.extensionPoint(nodeModules).add({ module: shellNodeModule })
       // A deleted site's sessions and their recordings go with it.
-      context
-        .extensionPoint(siteDependents)
-        .add({
-          name: 'shell',
-          remove: (run, site) => run.transaction((trx) => removeSessionsOf(trx, site.id)),
-        })
+      context.extensionPoint(siteDependents).add({
+        name: 'shell',
+        remove: (run, site) => run.transaction((trx) => removeSessionsOf(trx, site.id)),
+      })
     },
     jobs: (context) => [execJob(context, options.execConcurrency ?? 4)],
     start() {

@@ -14,7 +14,7 @@ import {
   type Trx,
   t,
 } from '../../core/index.ts'
-import type { SiteAppSpec } from '../nodes/contract.ts'
+import type { Node, SiteAppSpec } from '../nodes/contract.ts'
 import { sitesProblems } from './problems.ts'
 
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
@@ -97,6 +97,13 @@ export interface SiteType {
   app?(job: JobRun, site: CreatedSite): Promise<SiteAppSpec | undefined>
   /** In the transaction that makes a provisioned site `active`: forget what was only needed to install it. */
   provisioned?(trx: Trx, site: CreatedSite): Promise<void>
+  /**
+   * What `node` lacks to serve a site of this type, in words an operator acts on (`Debian’s wordpress package`),
+   * read in the creating transaction (`db`). A new site goes to a node that lacks nothing; when every active node
+   * lacks something, the create is refused at once (422 `site_type_unavailable` at `body.type`, naming it) rather
+   * than leaving a job to fail. Default: every node serves it.
+   */
+  lacksOn?(db: Db, node: Node): Promise<readonly string[]>
 }
 
 /** A site as a site type's hooks see it. */

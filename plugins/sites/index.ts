@@ -1,6 +1,7 @@
 // The sites plugin: sites of customers, WordPress first. Copy this plugin's layout to write your own.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { siteLocators } from '../nodes/contract.ts'
 import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
@@ -31,6 +32,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     version: '0.1.0',
     description: 'Sites of customers (WordPress and other site types), their domains and lifecycle.',
     requires: ['customers', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: siteScopes.read, description: 'Read sites', roles: hostingRoles },
       { name: siteScopes.create, description: 'Create sites', roles: hostingRoles },
@@ -93,6 +96,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     migrations: sitesMigrations,
     extensionPoints: [siteTypes, siteDependents],
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       if (options.wordpress !== false) {
         context.extensionPoint(siteTypes).add({ name: 'wordpress', description: 'A WordPress site.' })
       }

@@ -80,6 +80,12 @@ export const sitesProblems = defineProblems({
     description:
       'The disk quotas of the customer’s sites (`limits.diskMB`) would add up to more than its `diskMB` limit, or the even share of what is left would be 0 MB. `limit`, `used` and `requested` are in MB. (A site without a quota while disk is limited is `disk_quota_required`.)',
   },
+  site_type_unavailable: {
+    status: 422,
+    detail: 'No node that takes new sites can serve this type of site.',
+    description:
+      'Every active node lacks something sites of this type need (WordPress, PHP, a database server, ...): the detail names it, with the command that installs it on the node (`npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one). Capabilities list the types.',
+  },
   no_node_available: {
     status: 409,
     detail: 'No node accepts new sites.',

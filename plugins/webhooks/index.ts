@@ -2,6 +2,7 @@
 // delivered, signed per Standard Webhooks, at least once, with retries over about three days.
 
 import { definePlugin, type Store } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { webhookScopes } from './contract.ts'
 import { createDeliveryLoop, type DeliveryLoop } from './delivery-loop.ts'
 import { webhookFanOut } from './fan-out.ts'
@@ -31,6 +32,8 @@ export const webhooksPlugin = (options: WebhooksOptions = {}) => {
     version: '0.1.0',
     description:
       'Webhook endpoints (the integrations area): events delivered signed per Standard Webhooks, retried, logged.',
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     scopes: [
       { name: webhookScopes.read, description: 'Read webhook endpoints and their deliveries', staff: true },
       {
@@ -42,6 +45,7 @@ export const webhooksPlugin = (options: WebhooksOptions = {}) => {
     problems: webhooksProblems,
     migrations: webhooksMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       const loop = createDeliveryLoop({
         store: context.store,
         db: context.db,

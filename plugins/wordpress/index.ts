@@ -6,6 +6,7 @@
 
 import { randomBytes } from 'node:crypto'
 import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { siteDatabases } from '../databases/contract.ts'
 import { nodeDirectory, nodeModules } from '../nodes/contract.ts'
 import { type CreatedSite, type SiteType, siteDependents, siteTypes } from '../sites/contract.ts'
@@ -70,9 +71,12 @@ export const wordpressPlugin = () =>
     description:
       'WordPress sites: Debian’s WordPress installed into the site, on a MariaDB database of its own.',
     requires: ['sites', 'databases', 'nodes'],
+    // Its console pages, when the installation has a console.
+    enhances: ['console'],
     problems: wordpressProblems,
     migrations: wordpressMigrations,
     setup(context) {
+      addConsolePages(context, import.meta.dir)
       context.extensionPoint(siteTypes).add(wordpressSiteType(context))
       // The application and the operations on a site, run by the local node in process and by every agent.
       context.extensionPoint(nodeModules).add({ module: wordpressNodeModule })
@@ -163,6 +167,31 @@ function wordpressSiteType(context: PluginContext): SiteType {
         })
         .execute()
       return options.adminPassword === undefined ? { adminUser, adminPassword: password } : { adminUser }
+    },
+    async lacksOn(db, node) {
+      const capabilities = node.agent.capabilities
+      // A node that never said what it runs (a panel not started, an agent not connected yet) is taken at its
+      // word later: its provisioning finds out.
+      if (!capabilities) return []
+      const serving = capabilities.missing.filter((lack) => lack.for === 'serving sites')
+      // A node that lays out files only by its operator's choice (LOCAL_SITES=files) takes WordPress sites as
+      // placeholder pages; one that would serve but lacks nginx or PHP-FPM does not.
+      if (capabilities.mode === 'files-only' && serving.length === 0) return []
+      const lacks: string[] = []
+      if (!capabilities.applications[wordpressKind]) {
+        const named = capabilities.missing.filter(
+          (lack) => lack.for === 'serving sites' || lack.for === 'wordpress sites',
+        )
+        lacks.push(...(named.length > 0 ? named.map((lack) => lack.what) : ['WordPress']))
+      }
+      // The node's own server being made (its first start takes seconds) will take the site's database.
+      const starting =
+        (capabilities.services.database as { starting?: boolean } | undefined)?.starting === true
+      if (!starting && !(await databases().canPlace(db, 'mariadb', node.id)))
+        lacks.push(
+          'a MariaDB server (mariadb-server on the node, or one staff add with POST /database-servers)',
+        )
+      return lacks
     },
     async app(job, site) {
       // A node that only lays out files (no nginx or PHP-FPM, said so in its state) gets the placeholder site.

@@ -1,21 +1,27 @@
-// The app: signed out it is the brand's sign-in page; signed in, the frame and the page the address names.
+// The app: signed out it is the brand's sign-in page; signed in, the frame and the page the address names, from
+// the index of every module's pages, guarded as the page declares (its audience, its scope).
 
 import { ErrorNotice, Loading } from './components/states.tsx'
+import { matchRoute } from './console-pages.ts'
 import { Layout } from './layout.tsx'
-import { NotAllowed, NotFound } from './pages/not-found.tsx'
+import { NotAllowed, NotForAudience, NotFound } from './pages/not-found.tsx'
 import { SignIn } from './pages/sign-in.tsx'
-import { matchRoute, useLocation } from './router.tsx'
-import { routes } from './routes.tsx'
+import { usePages } from './pages-context.tsx'
+import { useLocation } from './router.tsx'
 import { SessionProvider, useBranding, useMe } from './session.tsx'
 
 export function App() {
   const me = useMe()
   const branding = useBranding(me.data)
+  const { routes } = usePages()
   const { path } = useLocation()
   if (me.isPending) return <Loading label="Opening the control panel…" />
   if (me.isError) return <ErrorNotice error={me.error} />
   if (!me.data) return <SignIn branding={branding} />
   const matched = matchRoute(routes, path)
+  const audience = me.data.kind === 'member' ? 'member' : 'staff'
+  const foreign =
+    matched?.route.audience !== undefined && ![audience, 'both'].includes(matched.route.audience)
   return (
     <SessionProvider me={me.data}>
       <Layout branding={branding}>
@@ -23,6 +29,8 @@ export function App() {
         <div key={path}>
           {!matched ? (
             <NotFound />
+          ) : foreign ? (
+            <NotForAudience staffPage={audience === 'member'} />
           ) : matched.route.scope && !me.data.scopes.includes(matched.route.scope) ? (
             <NotAllowed scope={matched.route.scope} />
           ) : (

@@ -1,14 +1,10 @@
 // What this installation offers (`GET /capabilities`), read once and shared: a page offers only what will work.
 
 import { useQuery } from '@tanstack/react-query'
-import { api, unwrap } from './api/client.ts'
+import { api } from './api/client.ts'
 
 export function useCapabilities() {
-  return useQuery({
-    queryKey: ['capabilities'],
-    queryFn: () => unwrap(api.GET('/api/v1/capabilities')),
-    staleTime: 300_000,
-  })
+  return useQuery({ ...api.query('/api/v1/capabilities'), staleTime: 300_000 })
 }
 
 /** What a plugin adds to capabilities (free-form in the document, so read as a record); null when not mounted. */

@@ -1,13 +1,15 @@
-// The signed-in frame: the brand's header, the navigation of the areas the caller may use, and the page.
+// The signed-in frame: the brand's header, the navigation of the areas the caller may use (every module's entries
+// for the caller's audience and scopes), and the page.
 
 import type { ReactNode } from 'react'
-import { navigation } from './navigation.ts'
+import { usePages } from './pages-context.tsx'
 import { Link, useLocation } from './router.tsx'
 import { useSession } from './session.tsx'
 import type { Branding } from './theme.ts'
 
 export function Layout({ branding, children }: { branding: Branding | null; children: ReactNode }) {
   const session = useSession()
+  const { navigation } = usePages()
   const { path } = useLocation()
   const audience = session.staff ? 'staff' : 'member'
   const groups = navigation

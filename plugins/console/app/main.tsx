@@ -1,27 +1,27 @@
-// The app's entry: one query cache, the app, and its styles. Reads retry once; a refusal (4xx) never.
+// The app's entry: the index of every module's pages (the console's own, then each mounted plugin's, which the
+// bundler brings in as `plinth-console:pages`), one query cache, the app, and its styles.
 
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import contributed from 'plinth-console:pages'
+import { QueryClientProvider } from '@tanstack/react-query'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { ApiProblem } from './api/problem.ts'
+import { queryClient } from './api/query-client.ts'
 import { App } from './app.tsx'
+import { indexPages } from './console-pages.ts'
+import { ownPages } from './pages/own-pages.tsx'
+import { PagesProvider } from './pages-context.tsx'
 import './styles.css'
 
-const queries = new QueryClient({
-  defaultOptions: {
-    queries: {
-      retry: (count, error) => !(error instanceof ApiProblem && error.status < 500) && count < 1,
-      refetchOnWindowFocus: false,
-    },
-  },
-})
+const pages = indexPages([ownPages, ...contributed])
 
 const root = document.getElementById('root')
 if (root)
   createRoot(root).render(
     <StrictMode>
-      <QueryClientProvider client={queries}>
-        <App />
+      <QueryClientProvider client={queryClient}>
+        <PagesProvider value={pages}>
+          <App />
+        </PagesProvider>
       </QueryClientProvider>
     </StrictMode>,
   )

@@ -73,37 +73,3 @@ export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTML
   }
   return <a {...rest} href={hrefOf(to)} onClick={onClick} />
 }
-
-/** A route of the app: its pattern and what it shows. */
-export interface RouteDefinition<P = Record<string, string>> {
-  readonly path: string
-  /**
-   * The scope without which the page can do nothing (a create form of a staff area): a caller without it is told
-   * so instead of being shown a form the API will refuse.
-   */
-  readonly scope?: string
-  readonly render: (params: P) => React.ReactNode
-}
-
-/** The first route matching `path`, with its parameters. */
-export function matchRoute(
-  routes: readonly RouteDefinition[],
-  path: string,
-): { route: RouteDefinition; params: Record<string, string> } | null {
-  const parts = path.split('/').filter(Boolean)
-  for (const route of routes) {
-    const pattern = route.path.split('/').filter(Boolean)
-    if (pattern.length !== parts.length) continue
-    const params: Record<string, string> = {}
-    const matches = pattern.every((segment, index) => {
-      const part = parts[index] ?? ''
-      if (segment.startsWith(':')) {
-        params[segment.slice(1)] = decodeURIComponent(part)
-        return true
-      }
-      return segment === part
-    })
-    if (matches) return { route, params }
-  }
-  return null
-}

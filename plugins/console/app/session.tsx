@@ -2,10 +2,11 @@
 // CSRF token any browser client of the API uses; nothing here decides what a user may do: the API's scopes do,
 // and the app only hides what `/me` says the caller cannot do.
 
-import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query'
+import { type QueryClient, type QueryKey, useQuery, useQueryClient } from '@tanstack/react-query'
 import { createContext, type ReactNode, useContext, useEffect, useMemo } from 'react'
 import { api, type Schemas, setCsrfToken, unwrap, whenSignedOut } from './api/client.ts'
 import { ApiProblem } from './api/problem.ts'
+import { apiKey, segmentsOfKey } from './api/query-keys.ts'
 import { useLocation } from './router.tsx'
 import { applyBranding, type Branding } from './theme.ts'
 
@@ -30,7 +31,7 @@ export function useSession(): Session {
   return session
 }
 
-const meKey = ['me'] as const
+const meKey = apiKey('/api/v1/me')
 
 /** Reads `/me`; a 401 means signed out (null), anything else is an error to show. */
 export function useMe() {
@@ -59,7 +60,7 @@ export function useBranding(me: Me | null | undefined) {
   const brandId = me ? (me.brandId ?? me.memberships[0]?.brandId ?? null) : brandParam
   const host = me && brandId ? null : window.location.hostname
   const branding = useQuery({
-    queryKey: ['branding', host, brandId],
+    queryKey: apiKey('/api/v1/branding', { query: { host, brandId } }),
     queryFn: () =>
       unwrap(
         api.GET('/api/v1/branding', {
@@ -106,11 +107,15 @@ function forgetSession(queries: QueryClient): void {
   forgetAnswers(queries)
 }
 
+/** Whether an answer outlives a session: who is signed in (`GET /me`) and the public branding. */
+const outlivesSession = (key: QueryKey) => {
+  const segments = segmentsOfKey(key)
+  return segments?.length === 1 && (segments[0] === 'me' || segments[0] === 'branding')
+}
+
 /** Removes every answer read with a session: all but who is signed in (`me`) and the public branding. */
 function forgetAnswers(queries: QueryClient): void {
-  queries.removeQueries({
-    predicate: (query) => query.queryKey[0] !== meKey[0] && query.queryKey[0] !== 'branding',
-  })
+  queries.removeQueries({ predicate: (query) => !outlivesSession(query.queryKey) })
 }
 
 /** Signs in; on success `/me` is read again and the app shows the signed-in pages. */

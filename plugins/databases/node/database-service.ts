@@ -22,7 +22,8 @@ export interface DatabaseServiceOptions {
 /** The `database` service of a node that has MariaDB's server (`programs`). */
 export function databaseNodeService(programs: MariadbPrograms, options: DatabaseServiceOptions): NodeService {
   let server: NodeMariadb | null = null
-  let info: NodeDatabaseInfo = { engine: 'mariadb', running: false, reason: 'not started yet' }
+  // The node starts it with itself: until then, and while it is made on a first start, it is on its way.
+  let info: NodeDatabaseInfo = { engine: 'mariadb', running: false, starting: true }
   let engine: DatabaseEngine | null = null
 
   /** The engine's operation `request` names, on the node's own server. */

@@ -35,8 +35,9 @@ export interface DatabaseNodeRequest {
 /** What the node says of its database server with its capabilities (`capabilities.services.database`). */
 export interface NodeDatabaseInfo {
   readonly engine: 'mariadb'
-  /** Whether it runs now; when not, `reason` says why. */
+  /** Whether it runs now; when not, `starting` says it is on its way, else `reason` says why not. */
   readonly running: boolean
+  readonly starting?: boolean
   readonly version?: string
   /** Where the node's sites reach it: loopback, never another machine. */
   readonly host?: string

@@ -6,5 +6,6 @@ import { filesNodeService } from './files-service.ts'
 export default defineNodeModule({
   name: 'files',
   source: import.meta.url,
+  packages: ['zip', 'unzip'],
   create: () => ({ services: [filesNodeService()] }),
 })

@@ -12,6 +12,7 @@ import { createNode, type NodeModuleEntry, type PlinthNode } from './node.ts'
 export { AgentRefused } from './agent/agent-loop.ts'
 export { type AgentSettings, AgentSettingsError, agentSettingsFromEnv } from './agent/agent-settings.ts'
 export type { AgentModule } from './agent/protocol.ts'
+export { SetupError, setupNode } from './setup.ts'
 export { codeRoot, createNode, type NodeModuleEntry, type PlinthNode }
 
 /** The version of this install, as the agent reports it (the package's). */
@@ -25,8 +26,8 @@ export interface NodeAgent extends RunningAgent {
 /**
  * Runs the node agent: a node over `settings.dataDir` serving on its ports, dialling the panel for commands. Once the
  * panel took its token, the masters start (sites served before a restart of the agent are served again at once, not
- * at their next change) and so do the services' listeners. `stop()` finishes the commands under way and stops the
- * listeners; the masters keep serving for the next start.
+ * at their next change) and so do the services' servers. `stop()` finishes the commands under way and stops the
+ * services' listeners; the masters (nginx, PHP-FPM, MariaDB) keep serving for the next start.
  */
 export function runNodeAgent(
   settings: AgentSettings,
@@ -39,20 +40,14 @@ export function runNodeAgent(
     httpsPort: settings.httpsPort,
     env,
   })
-  const agent = startAgent(settings, agentNode(node), nodeVersion, log)
-  void agent.connected
-    .then(() => node.runtime.start())
-    .catch((error: unknown) => log({ err: String(error) }, 'could not start serving'))
-  const services = agent.connected.then(() =>
-    node.startServices((level, fields, message) => log({ level, ...fields }, message)),
-  )
-  services.catch(() => {})
+  const driven = agentNode(node, log)
+  const agent = startAgent(settings, driven, nodeVersion, log)
   return {
     ...agent,
     node,
     async stop() {
       await agent.stop()
-      await (await services.catch(() => async () => {}))()
+      await driven.stopServices()
     },
   }
 }

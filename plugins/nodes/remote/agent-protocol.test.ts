@@ -202,6 +202,7 @@ describe('certificates and challenges through the agent', () => {
     // The agent provisions the site on its runtime (files only here), as its loop would.
     const agent = agentNode(
       createNode({ dataDir: runtimeDir, httpPort: 80, httpsPort: 443, filesOnly: true, env: {} }),
+      () => {},
     )
     await agent.run(provision, AbortSignal.timeout(10_000))
     await answer(provision.id)

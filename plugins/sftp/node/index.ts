@@ -18,5 +18,6 @@ function fromEnvironment(env: Readonly<Record<string, string | undefined>>): Sft
 export default defineNodeModule<SftpServiceOptions>({
   name: 'sftp',
   source: import.meta.url,
+  packages: ['openssh-sftp-server', 'bubblewrap'],
   create: (host, options) => ({ services: [sftpNodeService(options ?? fromEnvironment(host.env))] }),
 })

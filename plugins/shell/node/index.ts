@@ -7,5 +7,6 @@ import { shellNodeService } from './service.ts'
 export default defineNodeModule({
   name: 'shell',
   source: import.meta.url,
+  packages: ['bubblewrap'],
   create: () => ({ services: [shellNodeService()] }),
 })

@@ -18,7 +18,7 @@ import {
 } from '../../../core/index.ts'
 import { customerDirectory } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
-import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
+import { Site, type SiteType, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
 import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
@@ -91,14 +91,31 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
     { $id: 'CreatedSite' },
   )
 
-  /** The active node with the fewest sites (oldest first on a tie), or a 409 when none accepts sites. */
-  async function placement(trx: Trx): Promise<string> {
+  /**
+   * The active node with the fewest sites (oldest first on a tie) among those that can serve `type`; a 409 when no
+   * node accepts sites, a 422 at `body.type` naming what the nodes lack when none can serve it.
+   */
+  async function placement(trx: Trx, type: SiteType): Promise<string> {
     const active = await nodes.activeNodes(trx)
+    if (active.length === 0) throw new Problem(sitesProblems.no_node_available)
+    const lacking = await Promise.all(
+      active.map(async (node) => ({ node, lacks: (await type.lacksOn?.(trx, node)) ?? [] })),
+    )
+    const able = lacking.filter(({ lacks }) => lacks.length === 0).map(({ node }) => node)
+    if (able.length === 0) {
+      const [first] = lacking
+      const setup = first?.node.agent.capabilities?.setup
+      throw fieldProblem(
+        sitesProblems.site_type_unavailable,
+        'body.type',
+        `cannot be served by any node that takes new sites: ${lacking.map(({ node, lacks }) => `${node.name} lacks ${lacks.join(', ')}`).join('; ')}${setup ? ` (\`${setup}\` installs what a node lacks)` : ''}`,
+      )
+    }
     const counts = await siteCountsByNode(
       trx,
-      active.map((node) => node.id),
+      able.map((node) => node.id),
     )
-    const chosen = active.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
+    const chosen = able.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
     if (!chosen) throw new Problem(sitesProblems.no_node_available)
     return chosen.id
   }
@@ -144,6 +161,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         sitesProblems.invalid_domain,
         sitesProblems.domain_in_use,
         sitesProblems.no_node_available,
+        sitesProblems.site_type_unavailable,
         sitesProblems.disk_quota_required,
         sitesProblems.site_limit_reached,
         sitesProblems.domain_limit_reached,
@@ -184,7 +202,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
               `is for sites of type ${option.type.name}`,
             )
         if (!customer || !siteType || !domain || refusals.hasAny()) throw refusals.toProblem()
-        const nodeId = await placement(trx)
+        const nodeId = await placement(trx, siteType)
         if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
         // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.
         const diskMB = await reserveSite(trx, customer.id, body.limits?.diskMB)

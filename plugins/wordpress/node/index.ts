@@ -8,6 +8,7 @@ import { wordpressNodeService } from './service.ts'
 export default defineNodeModule<WordPressApplicationOptions>({
   name: 'wordpress',
   source: import.meta.url,
+  packages: ['wordpress', 'php-mysql'],
   create: (_host, options) => ({
     applications: [wordpressApplication(options)],
     services: [wordpressNodeService()],

@@ -1,8 +1,7 @@
 // Putting an existing user on a customer's team with a role (`POST /customers/{id}/members`). Three forms do it (on
 // a customer's page by e-mail, right after creating a user, and on a user's page choosing the customer); they share
-// the call, its "Role" field and what is read again after it.
+// the call and its "Role" field.
 
-import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../api/client.ts'
 import { type ApiForm, SelectField, textOf, useApiForm } from './form.tsx'
 import { isTeamRole, roleOptions, rolesHint } from './team-roles.ts'
@@ -20,14 +19,13 @@ export interface AddedMember {
 }
 
 /**
- * A form adding `target(data)` with the role of its `role` field (a developer unless it names a team role). The
- * team's member list is read again, then `onAdded` runs. `target` may throw an `ApiProblem` to refuse at a field.
+ * A form adding `target(data)` with the role of its `role` field (a developer unless it names a team role). Then
+ * `onAdded` runs. `target` may throw an `ApiProblem` to refuse at a field.
  */
 export function useAddTeamMember(
   target: (data: FormData) => TeamMemberTarget,
   options: { onAdded?: (added: AddedMember) => void; resetOnSuccess?: boolean } = {},
 ): ApiForm<AddedMember> {
-  const queries = useQueryClient()
   return useApiForm(
     async (data) => {
       const { customerId, email } = target(data)
@@ -42,10 +40,7 @@ export function useAddTeamMember(
     },
     {
       resetOnSuccess: options.resetOnSuccess,
-      onSuccess: (added) => {
-        void queries.invalidateQueries({ queryKey: ['customers', added.customerId, 'members'] })
-        options.onAdded?.(added)
-      },
+      onSuccess: (added) => options.onAdded?.(added),
     },
   )
 }

@@ -1,23 +1,16 @@
 // The brands the caller may read, for the pages that name a brand or let staff choose one (customers, users, plans,
-// webhook endpoints). One read (`GET /brands`, every page) under one query key, so a
-// brand's change reaches them all; without `brand:read` there is none, and a brand shows as its id.
+// webhook endpoints). One read (`GET /brands`, every page), so a brand's change reaches them all; without
+// `brand:read` there is none, and a brand shows as its id.
 
 import { useQuery } from '@tanstack/react-query'
-import { allPages } from '../api/all-pages.ts'
-import { api, type Schemas, unwrap } from '../api/client.ts'
+import { api, type Schemas } from '../api/client.ts'
 import { useSession } from '../session.tsx'
 
 /** The brands the caller sees, or none without `brand:read`. */
 export function useBrands(): { brands: readonly Schemas['Brand'][]; loading: boolean; error: unknown } {
   const session = useSession()
   const enabled = session.can('brand:read')
-  const brands = useQuery({
-    queryKey: ['brands', 'options'],
-    queryFn: () =>
-      allPages((cursor) => unwrap(api.GET('/api/v1/brands', { params: { query: { limit: 100, cursor } } }))),
-    enabled,
-    staleTime: 60_000,
-  })
+  const brands = useQuery({ ...api.all('/api/v1/brands'), enabled, staleTime: 60_000 })
   return {
     brands: brands.data ?? [],
     loading: enabled && brands.isPending,

@@ -7,8 +7,9 @@ import { ConfirmButton } from './confirm-button.tsx'
 import { InlineError } from './states.tsx'
 
 /**
- * Runs `run` on the second press; then `onDone` (what to read again; a promise it answers keeps the button off
- * until it settles). `children` names the action with its row, for a screen reader's list of buttons.
+ * Runs `run` on the second press (the lists its path touched are read again by the client); then `onDone`, whose
+ * promise, if it answers one, keeps the button off until it settles. `children` names the action with its row, for
+ * a screen reader's list of buttons.
  */
 export function ConfirmAction({
   run,

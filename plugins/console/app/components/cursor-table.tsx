@@ -1,15 +1,10 @@
 // A list of the API as a table: pages fetched by cursor (`nextCursor`) and shown one after another, with empty,
-// loading and error states.
+// loading and error states. The list comes from a client's `list(path, init)`, which keys it by its path.
 
 import { useInfiniteQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
+import type { ApiList } from '../api/client.ts'
 import { EmptyState, ErrorNotice, Loading } from './states.tsx'
-
-/** One page of a list, as every list of the API answers. */
-export interface ListPage<T> {
-  readonly items: readonly T[]
-  readonly nextCursor?: string | null
-}
 
 /** A column: its header and how a row shows in it. */
 export interface Column<T> {
@@ -17,32 +12,37 @@ export interface Column<T> {
   readonly cell: (item: T) => ReactNode
 }
 
-/** Pass `load` before `rowKey` and `columns`: TypeScript infers the item type from it, in prop order. */
+/**
+ * Pass `list` before `rowKey` and `columns`: TypeScript infers the item type from it, in prop order.
+ * @example <CursorTable list={api.list('/api/v1/sites', { params: { query: { status } } })} … />
+ */
 export function CursorTable<T>({
-  queryKey,
-  load,
+  list: { queryKey, load },
   columns,
   caption,
   empty,
   rowKey,
+  refreshMs,
 }: {
-  queryKey: readonly unknown[]
-  load: (cursor: string | undefined) => Promise<ListPage<T>>
+  list: ApiList<T>
   columns: readonly Column<NoInfer<T>>[]
   /** Names the table for screen readers. */
   caption: string
   empty: ReactNode
   rowKey: (item: NoInfer<T>) => string
+  /** Reads the pages again every so many milliseconds, for a list whose items change by themselves. */
+  refreshMs?: number
 }) {
-  const list = useInfiniteQuery({
+  const pages = useInfiniteQuery({
     queryKey,
     queryFn: ({ pageParam }) => load(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+    refetchInterval: refreshMs,
   })
-  if (list.isPending) return <Loading />
-  if (list.isError) return <ErrorNotice error={list.error} />
-  const items = list.data.pages.flatMap((page) => page.items)
+  if (pages.isPending) return <Loading />
+  if (pages.isError) return <ErrorNotice error={pages.error} />
+  const items = pages.data.pages.flatMap((page) => page.items)
   if (items.length === 0) return <EmptyState>{empty}</EmptyState>
   return (
     <div className="table-wrap">
@@ -67,14 +67,14 @@ export function CursorTable<T>({
           ))}
         </tbody>
       </table>
-      {list.hasNextPage ? (
+      {pages.hasNextPage ? (
         <button
           type="button"
           className="button secondary"
-          onClick={() => void list.fetchNextPage()}
-          disabled={list.isFetchingNextPage}
+          onClick={() => void pages.fetchNextPage()}
+          disabled={pages.isFetchingNextPage}
         >
-          {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
+          {pages.isFetchingNextPage ? 'Loading…' : 'Load more'}
         </button>
       ) : null}
     </div>

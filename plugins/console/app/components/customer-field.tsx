@@ -3,20 +3,16 @@
 
 import { useQuery } from '@tanstack/react-query'
 import { type ChangeEvent, useState } from 'react'
-import { allPages } from '../api/all-pages.ts'
-import { api, unwrap } from '../api/client.ts'
+import { api } from '../api/client.ts'
 import { useLocation } from '../router.tsx'
 import { useSession } from '../session.tsx'
 import { type ApiForm, SelectField } from './form.tsx'
 
-/** Every customer staff see, page after page (a select of more than a thousand wants a search instead). */
-const allCustomers = () =>
-  allPages((cursor) => unwrap(api.GET('/api/v1/customers', { params: { query: { limit: 100, cursor } } })))
-
 /** The customers the caller may choose, as select options. */
 export function useCustomerOptions(): { options: { value: string; label: string }[]; loading: boolean } {
   const { me, staff } = useSession()
-  const customers = useQuery({ queryKey: ['customers', 'options'], queryFn: allCustomers, enabled: staff })
+  // Every customer staff see, page after page (a select of more than a thousand wants a search instead).
+  const customers = useQuery({ ...api.all('/api/v1/customers'), enabled: staff })
   if (!staff)
     return {
       options: me.memberships.map((m) => ({ value: m.customerId, label: m.customerName ?? m.customerId })),

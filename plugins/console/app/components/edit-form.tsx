@@ -1,8 +1,7 @@
-// Changing one resource in place (a PATCH from its page): the answer replaces the cached resource, so the page shows
-// it at once, the lists that show it are read again, and the form says so. Written once because every area has
+// Changing one resource in place (a PATCH from its page): the resource and the lists that show it are read again
+// (the client does so for every change, from its path), and the form says so. Written once because every area has
 // such a form, and a fix to what happens after a save belongs to all of them.
 
-import { type QueryKey, useQueryClient } from '@tanstack/react-query'
 import { type ApiForm, useApiForm } from './form.tsx'
 
 /** What a save answers when the form changed nothing, so nothing was sent. */
@@ -11,25 +10,16 @@ export const unchanged = 'unchanged'
 export type Unchanged = typeof unchanged
 
 /**
- * A form whose `save` answers the changed resource (or {@link unchanged}). On success the answer goes into the
- * cache under `cacheKey`, every key in `refresh` is read again, then `onSaved` runs.
- * @example useEditForm((data) => unwrap(api.PATCH(...)), { cacheKey: ['nodes', id], refresh: [['nodes', 'list']] })
+ * A form whose `save` answers the changed resource (or {@link unchanged}); `onSaved` runs after a save.
+ * @example useEditForm((data) => unwrap(api.PATCH('/api/v1/nodes/{id}', …)))
  */
 export function useEditForm<T>(
   save: (data: FormData) => Promise<T | Unchanged>,
-  options: {
-    readonly cacheKey: QueryKey
-    readonly refresh: readonly QueryKey[]
-    readonly onSaved?: (saved: T, form: HTMLFormElement) => void
-  },
+  options: { readonly onSaved?: (saved: T, form: HTMLFormElement) => void } = {},
 ): ApiForm<T | Unchanged> {
-  const queries = useQueryClient()
   return useApiForm<T | Unchanged>(save, {
     onSuccess: (result, element) => {
-      if (result === unchanged) return
-      queries.setQueryData(options.cacheKey, result)
-      for (const queryKey of options.refresh) void queries.invalidateQueries({ queryKey })
-      options.onSaved?.(result as T, element)
+      if (result !== unchanged) options.onSaved?.(result as T, element)
     },
   })
 }

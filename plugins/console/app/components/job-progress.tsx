@@ -1,6 +1,8 @@
 // A job followed live through its event stream (`GET /jobs/{id}/events`, Server-Sent Events): status, progress and
-// step as they change, output lines as they come, and the finished job at the end.
+// step as they change, output lines as they come, and the finished job at the end. A finished job changed its
+// subject (a site provisioned, a certificate issued): what the page shows is read again then, so no page says what.
 
+import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import { apiUrl, type Schemas } from '../api/client.ts'
 import { StatusBadge } from './status-badge.tsx'
@@ -35,6 +37,7 @@ export function JobProgress({
   const [progress, setProgress] = useState<Progress | null>(null)
   const [finished, setFinished] = useState<Job | null>(null)
   const [lines, setLines] = useState<string[]>([])
+  const queries = useQueryClient()
   const finishedRef = useRef(onFinished)
   finishedRef.current = onFinished
   useEffect(() => {
@@ -52,9 +55,10 @@ export function JobProgress({
       setFinished(job)
       setProgress({ status: job.status, progress: job.progress, step: job.step })
       finishedRef.current?.(job)
+      void queries.invalidateQueries({ type: 'active' })
     })
     return () => source.close()
-  }, [jobId])
+  }, [jobId, queries])
   const status = finished?.status ?? progress?.status ?? 'queued'
   const percent = progress?.progress ?? 0
   return (

@@ -2,7 +2,7 @@
 // hour over the last day and per day over the last week.
 
 import { useQuery } from '@tanstack/react-query'
-import { api, type Schemas, unwrap } from '../api/client.ts'
+import { api, type Schemas } from '../api/client.ts'
 import { BarChart } from '../components/bar-chart.tsx'
 import { formatBytes, formatCount } from '../components/format.ts'
 import { PageHeader, Section } from '../components/page.tsx'
@@ -85,7 +85,7 @@ function QuotaTable({ quota }: { quota: NonNullable<Usage['quota']> }) {
 
 export function Dashboard() {
   const { staff, me } = useSession()
-  const usage = useQuery({ queryKey: ['usage'], queryFn: () => unwrap(api.GET('/api/v1/usage')) })
+  const usage = useQuery(api.query('/api/v1/usage'))
   const title = staff
     ? 'Dashboard'
     : `Welcome${me.memberships.length === 1 ? `, ${me.memberships[0]?.customerName ?? ''}` : ''}`

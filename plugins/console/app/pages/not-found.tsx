@@ -24,3 +24,17 @@ export function NotAllowed({ scope }: { scope: string }) {
     </>
   )
 }
+
+/** A page for the other side of the app (the operator console's for a team member, or the portal's for staff). */
+export function NotForAudience({ staffPage }: { staffPage: boolean }) {
+  return (
+    <>
+      <PageHeader title="Not available to you" />
+      <p>
+        This page belongs to the{' '}
+        {staffPage ? 'operator console, for staff' : 'customer portal, for team members'}.{' '}
+        <Link to="/">Back to the dashboard</Link>.
+      </p>
+    </>
+  )
+}

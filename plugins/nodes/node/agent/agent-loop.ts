@@ -31,6 +31,11 @@ export interface AgentNode {
    * resolves true when that changed what the node offers.
    */
   loadModules(modules: readonly AgentModule[]): Promise<boolean>
+  /**
+   * Starts serving once the panel took the agent's token (a refused agent leaves nothing running): its masters and
+   * what its services keep running. Failures are the node's to log; the agent goes on.
+   */
+  serve(): Promise<void>
   /** Carries out a command; resolves with what the operation resolved with. */
   run(command: AgentCommand, signal: AbortSignal): Promise<unknown>
   /** What each site served since the last call. */
@@ -62,6 +67,7 @@ export function startAgent(
   const holding = new Set<string>()
   const running = new Set<Promise<void>>()
   let nodeId: string | null = null
+  let serving = false
   let onConnected: (id: string) => void = () => {}
   const connected = new Promise<string>((resolve) => {
     onConnected = resolve
@@ -188,12 +194,16 @@ export function startAgent(
           40_000,
         )
         // The modules first: a command may call a service one of them offers. What the node offers then changed, and
-        // the next poll says so; the first time, at once and before the agent calls itself connected, so the panel
-        // knows what the node runs by then.
+        // the next poll says so.
         const offersChanged = await node.loadModules(work.modules)
         if (offersChanged) known = null
-        if (nodeId === null && offersChanged) {
+        if (nodeId === null && !serving) {
+          // The panel took the token: the node serves (its masters, its services' servers), then says at once what
+          // it runs, before the agent calls itself connected, so the panel knows by then.
+          serving = true
           for (const command of work.commands) schedule(command)
+          await node.serve()
+          known = null
           continue
         }
         if (nodeId === null) {

@@ -6,7 +6,7 @@ import { isAbsolute, relative, resolve } from 'node:path'
 import type { NodeModule } from '../contract.ts'
 import type { PlinthNode } from '../node.ts'
 import { type NodeOperationName, operationOf } from '../operations.ts'
-import type { AgentNode } from './agent-loop.ts'
+import type { AgentLog, AgentNode } from './agent-loop.ts'
 import type { AgentModule } from './protocol.ts'
 
 /** The install the agent runs from: the root its modules' sources are named below. */
@@ -38,12 +38,25 @@ export async function importModule(reference: AgentModule, root = codeRoot): Pro
   return loaded
 }
 
-/** The agent's view of `node`. */
-export function agentNode(node: PlinthNode, root = codeRoot): AgentNode {
+/** The agent's view of `node`, and how to stop what its services keep running. */
+export function agentNode(
+  node: PlinthNode,
+  log: AgentLog,
+  root = codeRoot,
+): AgentNode & { stopServices(): Promise<void> } {
   const running = new Set<string>()
   const tried = new Set<string>()
+  let stopServices: () => Promise<void> = async () => {}
   return {
     capabilities: () => node.capabilities(),
+    async serve() {
+      // Sites served before a restart of the agent are served again at once, not at their next change.
+      await node.runtime
+        .start()
+        .catch((error: unknown) => log({ err: String(error) }, 'could not start serving'))
+      stopServices = await node.startServices((level, fields, message) => log({ level, ...fields }, message))
+    },
+    stopServices: () => stopServices(),
     async loadModules(modules) {
       const entries = []
       // Every poll names them: those running already are not looked at again; one that failed is tried again.

@@ -261,7 +261,11 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
             services.map(async (service) => [service.name, (await service.describe?.()) ?? {}]),
           ),
         ),
-        missing: lacksOf(binaries, probed, { filesOnly: settings.filesOnly === true, root }),
+        missing: lacksOf(binaries, probed, {
+          filesOnly: settings.filesOnly === true,
+          root,
+          dataDir: layout.dataDir,
+        }),
         setup: settings.setupCommand ?? 'npm run agent -- setup',
       }
     },

@@ -1,12 +1,10 @@
 // Changing one's password (`POST /me/password`). The API ends every session of the user and answers a new one for
-// this browser (cookie and CSRF token), so the app takes the new CSRF token and reads `/me` again.
+// this browser (cookie and CSRF token), so the app takes the new CSRF token.
 
-import { useQueryClient } from '@tanstack/react-query'
 import { api, setCsrfToken, unwrap } from '../../api/client.ts'
 import { FormProblem, SubmitButton, TextField, useApiForm } from '../../components/form.tsx'
 
 export function ChangePassword() {
-  const queries = useQueryClient()
   const form = useApiForm(
     (data) =>
       unwrap(
@@ -21,10 +19,9 @@ export function ChangePassword() {
     {
       resetOnSuccess: true,
       onSuccess: (login) => {
-        // The old session's CSRF token died with it; use the new one at once, before `/me` answers again.
+        // The old session's CSRF token died with it; use the new one at once, before `/me` answers again (a
+        // change at `/me/password` reads `/me` again).
         if (login) setCsrfToken(login.csrfToken)
-        void queries.invalidateQueries({ queryKey: ['me'] })
-        void queries.invalidateQueries({ queryKey: ['account', 'sessions'] })
       },
     },
   )

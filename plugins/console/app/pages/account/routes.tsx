@@ -1,7 +1,7 @@
 // The account area's pages: the signed-in user's own account.
 
-import type { RouteDefinition } from '../../router.tsx'
+import type { ConsoleRoute } from '../../console-pages.ts'
 import './account.css'
 import { AccountPage } from './account-page.tsx'
 
-export const accountRoutes: RouteDefinition[] = [{ path: '/account', render: () => <AccountPage /> }]
+export const accountRoutes: readonly ConsoleRoute[] = [{ path: '/account', render: () => <AccountPage /> }]

@@ -2,7 +2,7 @@
 // (`DELETE /sessions/{id}`). The API orders sessions by their random id, so they are all read and sorted here:
 // a user has few.
 
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ConfirmAction } from '../../components/confirm-action.tsx'
 import { formatTime } from '../../components/format.ts'
@@ -11,28 +11,18 @@ import { describeUserAgent } from './user-agent.ts'
 
 type Session = Schemas['Session']
 
-async function allSessions(): Promise<Session[]> {
-  const sessions: Session[] = []
-  let cursor: string | undefined
-  do {
-    const page = await unwrap(api.GET('/api/v1/sessions', { params: { query: { cursor, limit: 100 } } }))
-    sessions.push(...page.items)
-    cursor = page.nextCursor ?? undefined
-  } while (cursor)
-  return sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-}
+const newestFirst = (sessions: Session[]) =>
+  [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))
 
+/**
+ * Signs a session out. Signing out this browser's own ends it here too: the list, read again after the change,
+ * answers 401, and the sign-in page shows.
+ */
 function SignOutSession({ session }: { session: Session }) {
-  const queries = useQueryClient()
   const where = describeUserAgent(session.userAgent)
   return (
     <ConfirmAction
       run={() => unwrap(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: session.id } } }))}
-      onDone={() => {
-        // Ending this browser's own session signs it out: `/me` answers 401 and the sign-in page shows.
-        if (session.current) void queries.invalidateQueries({ queryKey: ['me'] })
-        else void queries.invalidateQueries({ queryKey: ['account', 'sessions'] })
-      }}
       confirmLabel={session.current ? 'Confirm: sign out here' : `Confirm: sign out ${where}`}
     >
       Sign out
@@ -44,7 +34,7 @@ function SignOutSession({ session }: { session: Session }) {
 }
 
 export function SessionsTable() {
-  const sessions = useQuery({ queryKey: ['account', 'sessions'], queryFn: allSessions })
+  const sessions = useQuery({ ...api.all('/api/v1/sessions'), select: newestFirst })
   if (sessions.isPending) return <Loading />
   if (sessions.isError) return <ErrorNotice error={sessions.error} />
   if (sessions.data.length === 0) return <EmptyState>No browser is signed in as you.</EmptyState>

@@ -1,7 +1,7 @@
 // `/audit`: every change within the caller's view, newest first, with its filters in the query string. Actors,
 // actions and subjects are links to the log filtered by them.
 
-import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { api, type Schemas } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
@@ -69,8 +69,7 @@ export function AuditLog() {
       <AuditFilters key={query.toString()} filters={filters} />
       <div className="activity-table">
         <CursorTable<Entry>
-          queryKey={['audit', filters]}
-          load={(cursor) => unwrap(api.GET('/api/v1/audit', { params: { query: { ...filters, cursor } } }))}
+          list={api.list('/api/v1/audit', { params: { query: filters } })}
           caption="Audit log"
           rowKey={(entry) => entry.id}
           empty={filtered ? 'No entry matches these filters.' : 'Nothing has changed yet.'}

@@ -1,7 +1,7 @@
 // `/jobs/:id`: one job's facts, its progress and output live (the job's event stream), its result or error, and
 // Cancel while it runs and its kind allows it.
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ConfirmButton } from '../../components/confirm-button.tsx'
 import { useCustomerNames } from '../../components/customer-name.tsx'
@@ -18,13 +18,8 @@ type Job = Schemas['Job']
 const live = (job: Job) => job.status === 'queued' || job.status === 'running'
 
 function CancelJob({ job }: { job: Job }) {
-  const queries = useQueryClient()
   const cancel = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id: job.id } } })),
-    onSuccess: (changed) => {
-      queries.setQueryData(['jobs', job.id], changed)
-      void queries.invalidateQueries({ queryKey: ['jobs', 'list'] })
-    },
   })
   return (
     <div>
@@ -61,12 +56,8 @@ function Outcome({ job }: { job: Job }) {
 
 export function JobDetail({ id }: { id: string }) {
   const session = useSession()
-  const queries = useQueryClient()
   const customerName = useCustomerNames()
-  const job = useQuery({
-    queryKey: ['jobs', id],
-    queryFn: () => unwrap(api.GET('/api/v1/jobs/{id}', { params: { path: { id } } })),
-  })
+  const job = useQuery(api.query('/api/v1/jobs/{id}', { params: { path: { id } } }))
   const breadcrumbs = <Breadcrumbs to="/jobs" label="Jobs" here={id} />
   if (job.isPending) return <Loading />
   if (job.isError)
@@ -97,14 +88,7 @@ export function JobDetail({ id }: { id: string }) {
         />
       </Section>
       <Section title="Progress">
-        <JobProgress
-          jobId={current.id}
-          showOutput
-          onFinished={(finished) => {
-            queries.setQueryData(['jobs', id], finished)
-            void queries.invalidateQueries({ queryKey: ['jobs', 'list'] })
-          }}
-        />
+        <JobProgress jobId={current.id} showOutput />
         {current.cancellable && live(current) && session.can('job:cancel') ? (
           <CancelJob job={current} />
         ) : null}

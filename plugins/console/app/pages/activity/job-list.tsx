@@ -1,7 +1,7 @@
 // `/jobs`: background work, newest first, filtered by status, kind, customer (staff) and subject. The filters live
 // in the query string, so a filtered view can be shared.
 
-import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { api, type Schemas } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
@@ -10,19 +10,10 @@ import { StatusBadge } from '../../components/status-badge.tsx'
 import { Link, useLocation } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { filtersOf } from './filters.ts'
-import { JobFilters, type JobFilterValues, jobFilterNames } from './job-filters.tsx'
+import { JobFilters, jobFilterNames } from './job-filters.tsx'
 import { SubjectLink } from './subject-link.tsx'
 
 type Job = Schemas['Job']
-
-/** `GET /jobs` with the page's filters. */
-function loadJobs(filters: JobFilterValues, cursor: string | undefined, limit?: number) {
-  return unwrap(
-    api.GET('/api/v1/jobs', {
-      params: { query: { ...filters, status: filters.status as Job['status'] | undefined, cursor, limit } },
-    }),
-  )
-}
 
 export function JobList() {
   const session = useSession()
@@ -39,8 +30,9 @@ export function JobList() {
       <JobFilters key={query.toString()} filters={filters} />
       <div className="activity-table">
         <CursorTable<Job>
-          queryKey={['jobs', 'list', filters]}
-          load={(cursor) => loadJobs(filters, cursor)}
+          list={api.list('/api/v1/jobs', {
+            params: { query: { ...filters, status: filters.status as Job['status'] | undefined } },
+          })}
           caption="Jobs"
           rowKey={(job) => job.id}
           empty={

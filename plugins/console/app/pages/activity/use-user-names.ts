@@ -2,18 +2,12 @@
 // sees their own; anyone else stays an id.
 
 import { useQuery } from '@tanstack/react-query'
-import { allPages } from '../../api/all-pages.ts'
-import { api, unwrap } from '../../api/client.ts'
+import { api } from '../../api/client.ts'
 import { useSession } from '../../session.tsx'
 
 export function useUserNames(): (id: string) => string {
   const session = useSession()
-  const users = useQuery({
-    queryKey: ['audit', 'users'],
-    queryFn: () =>
-      allPages((cursor) => unwrap(api.GET('/api/v1/users', { params: { query: { limit: 100, cursor } } }))),
-    enabled: session.staff && session.can('user:read'),
-  })
+  const users = useQuery({ ...api.all('/api/v1/users'), enabled: session.staff && session.can('user:read') })
   const names = new Map<string, string>([[session.me.user.id, session.me.user.email]])
   for (const user of users.data ?? []) names.set(user.id, user.email)
   return (id) => names.get(id) ?? id

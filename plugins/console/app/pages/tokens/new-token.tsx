@@ -1,8 +1,8 @@
 // `/api-tokens/new`: a new API token for the caller: a name, its scopes, optionally one customer, and an expiry
 // day (default and longest lifetime from capabilities). The token is shown once.
 
-import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
+import { useCapabilities } from '../../capabilities.ts'
 import { useCustomerOptions } from '../../components/customer-field.tsx'
 import { FormFooter, SelectField, TextField, textOf, useApiForm } from '../../components/form.tsx'
 import { formatTime } from '../../components/format.ts'
@@ -16,11 +16,7 @@ import { TokenScopes } from './token-cells.tsx'
 
 /** The installation's token lifetimes, with the documented defaults until capabilities answer. */
 function useLifetimes(): { defaultDays: number; maxDays: number; loading: boolean } {
-  const capabilities = useQuery({
-    queryKey: ['tokens', 'capabilities'],
-    queryFn: () => unwrap(api.GET('/api/v1/capabilities')),
-    staleTime: 300_000,
-  })
+  const capabilities = useCapabilities()
   const lifetime = capabilities.data?.limits.tokenLifetimeDays
   return {
     defaultDays: lifetime?.default ?? 90,
@@ -30,28 +26,24 @@ function useLifetimes(): { defaultDays: number; maxDays: number; loading: boolea
 }
 
 export function NewToken() {
-  const queries = useQueryClient()
   const { options, loading } = useCustomerOptions()
   const lifetimes = useLifetimes()
   const { defaultDays, maxDays } = lifetimes
   const bounds = expiryBounds(defaultDays, maxDays)
-  const form = useApiForm(
-    (data) => {
-      const customerId = textOf(data, 'customerId')
-      const expiresAt = expiryOf(textOf(data, 'expiresAt'), maxDays)
-      return unwrap(
-        api.POST('/api/v1/api-tokens', {
-          body: {
-            name: textOf(data, 'name') ?? '',
-            scopes: data.getAll('scopes').map(String),
-            ...(customerId ? { customerId } : {}),
-            ...(expiresAt ? { expiresAt } : {}),
-          },
-        }),
-      )
-    },
-    { onSuccess: () => void queries.invalidateQueries({ queryKey: ['tokens'] }) },
-  )
+  const form = useApiForm((data) => {
+    const customerId = textOf(data, 'customerId')
+    const expiresAt = expiryOf(textOf(data, 'expiresAt'), maxDays)
+    return unwrap(
+      api.POST('/api/v1/api-tokens', {
+        body: {
+          name: textOf(data, 'name') ?? '',
+          scopes: data.getAll('scopes').map(String),
+          ...(customerId ? { customerId } : {}),
+          ...(expiresAt ? { expiresAt } : {}),
+        },
+      }),
+    )
+  })
   const created = form.result
   const customerName = (id: string | null) =>
     id === null ? 'Any of yours' : (options.find((option) => option.value === id)?.label ?? id)

@@ -1,13 +1,11 @@
 // Revoking a token from a token list: the caller's own (`DELETE /api-tokens/{id}`) or, for staff on a user's page,
 // that user's (`DELETE /users/{id}/api-tokens/{tokenId}`). It stops working at once, so it asks twice.
 
-import { useQueryClient } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ConfirmAction } from '../../components/confirm-action.tsx'
 
 /** Revokes `token`: one of `userId`'s when given, else one of the caller's own. */
 export function RevokeToken({ token, userId }: { token: Schemas['ApiToken']; userId?: string }) {
-  const queries = useQueryClient()
   const revoke = () =>
     unwrap(
       userId === undefined
@@ -17,15 +15,7 @@ export function RevokeToken({ token, userId }: { token: Schemas['ApiToken']; use
           }),
     )
   return (
-    <ConfirmAction
-      run={revoke}
-      onDone={() =>
-        queries.invalidateQueries({
-          queryKey: userId === undefined ? ['tokens'] : ['users', userId, 'tokens'],
-        })
-      }
-      confirmLabel={`Confirm: revoke ${token.name}`}
-    >
+    <ConfirmAction run={revoke} confirmLabel={`Confirm: revoke ${token.name}`}>
       Revoke<span className="visually-hidden"> {token.name}</span>
     </ConfirmAction>
   )

@@ -1,6 +1,6 @@
 // `/api-tokens`: the caller's own live API tokens (never their secrets), each revocable.
 
-import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { api, type Schemas } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { useCustomerNames } from '../../components/customer-name.tsx'
 import { formatTime } from '../../components/format.ts'
@@ -26,8 +26,7 @@ export function TokenList() {
         }
       />
       <CursorTable<ApiToken>
-        queryKey={['tokens', 'list']}
-        load={(cursor) => unwrap(api.GET('/api/v1/api-tokens', { params: { query: { cursor } } }))}
+        list={api.list('/api/v1/api-tokens')}
         caption="Your API tokens"
         rowKey={(token) => token.id}
         empty="You have no API tokens. Create one for a script or an integration."

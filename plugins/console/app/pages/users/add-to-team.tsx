@@ -3,10 +3,10 @@
 
 import type { Schemas } from '../../api/client.ts'
 import { TeamRoleField, useAddTeamMember } from '../../components/add-team-member.tsx'
+import { useCustomer } from '../../components/customers.ts'
 import { FormProblem, SubmitButton } from '../../components/form.tsx'
 import { Section } from '../../components/page.tsx'
 import { Link, navigate } from '../../router.tsx'
-import { useCustomer } from '../customers/use-customer.ts'
 
 export function AddToTeam({ user, customerId }: { user: Schemas['User']; customerId: string }) {
   const customer = useCustomer(customerId)

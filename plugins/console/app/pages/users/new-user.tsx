@@ -1,7 +1,6 @@
 // `/users/new` (staff): a plain user (to add to customers' teams), brand staff, or (platform staff only) platform
 // staff. Coming from a customer's page (`?customerId=…&email=…`), a plain user is then offered that team.
 
-import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { useBrandName, useBrands } from '../../components/brands.ts'
@@ -19,7 +18,6 @@ function staffRoleOf(value: string | undefined): StaffRole | null {
 
 export function NewUser() {
   const session = useSession()
-  const queries = useQueryClient()
   const { query } = useLocation()
   const customerId = query.get('customerId') ?? ''
   const [staffRole, setStaffRole] = useState('')
@@ -44,7 +42,6 @@ export function NewUser() {
     },
     {
       onSuccess: (user) => {
-        void queries.invalidateQueries({ queryKey: ['users'] })
         // From a customer's page, a plain user is offered its team below; anyone else goes to their page.
         if (!(customerId && user.staffRole === null)) navigate(`/users/${encodeURIComponent(user.id)}`)
       },

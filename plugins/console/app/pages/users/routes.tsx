@@ -1,12 +1,12 @@
 // The users area's pages (staff): the list of staff and users, creating one, and a user's page.
 
-import type { RouteDefinition } from '../../router.tsx'
+import type { ConsoleRoute } from '../../console-pages.ts'
 import './users.css'
 import { NewUser } from './new-user.tsx'
 import { UserList } from './user-list.tsx'
 import { UserPage } from './user-page.tsx'
 
-export const userRoutes: RouteDefinition[] = [
+export const userRoutes: readonly ConsoleRoute[] = [
   { path: '/users', render: () => <UserList /> },
   // Before `/users/:id`: the first matching route wins.
   { path: '/users/new', scope: 'user:manage', render: () => <NewUser /> },

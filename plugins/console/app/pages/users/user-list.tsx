@@ -1,7 +1,7 @@
 // `/users` (staff): the users the caller sees: platform staff everyone, brand staff their brand's staff and their
 // customers' members. The API offers no search or filter on this list.
 
-import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { api, type Schemas } from '../../api/client.ts'
 import { useBrandName } from '../../components/brands.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { formatTime } from '../../components/format.ts'
@@ -31,8 +31,7 @@ export function UserList() {
         }
       />
       <CursorTable<User>
-        queryKey={['users', 'list']}
-        load={(cursor) => unwrap(api.GET('/api/v1/users', { params: { query: { cursor } } }))}
+        list={api.list('/api/v1/users')}
         caption="Staff and users"
         rowKey={(user) => user.id}
         empty={canCreate ? 'No users yet. Create one, then add them to a customer’s team.' : 'No users yet.'}

@@ -1,7 +1,7 @@
 // `/users/:id` (staff): a user's facts, disabling or enabling them, and their API tokens.
 
 import { useQuery } from '@tanstack/react-query'
-import { api, unwrap } from '../../api/client.ts'
+import { api } from '../../api/client.ts'
 import { useBrandName } from '../../components/brands.ts'
 import { formatTime } from '../../components/format.ts'
 import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
@@ -17,10 +17,7 @@ import { UserTokens } from './user-tokens.tsx'
 export function UserPage({ id }: { id: string }) {
   const session = useSession()
   const brandName = useBrandName()
-  const user = useQuery({
-    queryKey: ['users', id],
-    queryFn: () => unwrap(api.GET('/api/v1/users/{id}', { params: { path: { id } } })),
-  })
+  const user = useQuery(api.query('/api/v1/users/{id}', { params: { path: { id } } }))
   const breadcrumbs = <Breadcrumbs to="/users" label="Staff and users" />
   if (user.isPending) return <Loading />
   if (user.isError)

@@ -1,13 +1,12 @@
 // Disabling and enabling a user (`POST /users/{id}/disable|enable`): disabling ends their sessions and suspends
 // their tokens at once, so it asks twice; enabling does not. Staff cannot disable themselves (the API says so too).
 
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation } from '@tanstack/react-query'
 import { api, type Schemas, unwrap } from '../../api/client.ts'
 import { ConfirmButton } from '../../components/confirm-button.tsx'
 import { ErrorNotice } from '../../components/states.tsx'
 
 export function UserStatus({ user }: { user: Schemas['User'] }) {
-  const queries = useQueryClient()
   const change = useMutation({
     mutationFn: (action: 'disable' | 'enable') =>
       unwrap(
@@ -15,10 +14,6 @@ export function UserStatus({ user }: { user: Schemas['User'] }) {
           ? api.POST('/api/v1/users/{id}/disable', { params: { path: { id: user.id } } })
           : api.POST('/api/v1/users/{id}/enable', { params: { path: { id: user.id } } }),
       ),
-    onSuccess: (updated) => {
-      queries.setQueryData(['users', user.id], updated)
-      void queries.invalidateQueries({ queryKey: ['users'] })
-    },
   })
   return (
     <div>

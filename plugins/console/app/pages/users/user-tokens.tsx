@@ -1,7 +1,7 @@
 // A user's live API tokens as staff see them (`GET /users/{id}/api-tokens`, expired ones included, never the
 // secrets), each revocable for good (`DELETE /users/{id}/api-tokens/{tokenId}`).
 
-import { api, type Schemas, unwrap } from '../../api/client.ts'
+import { api, type Schemas } from '../../api/client.ts'
 import { CursorTable } from '../../components/cursor-table.tsx'
 import { formatTime } from '../../components/format.ts'
 import { useSession } from '../../session.tsx'
@@ -15,14 +15,9 @@ export function UserTokens({ userId }: { userId: string }) {
   const mayRevoke = session.can('user:manage')
   return (
     <CursorTable<ApiToken>
-      queryKey={['users', userId, 'tokens']}
-      load={(cursor) =>
-        unwrap(
-          api.GET('/api/v1/users/{id}/api-tokens', {
-            params: { path: { id: userId }, query: { cursor } },
-          }),
-        )
-      }
+      list={api.list('/api/v1/users/{id}/api-tokens', {
+        params: { path: { id: userId } },
+      })}
       caption="The user’s API tokens"
       rowKey={(token) => token.id}
       empty="This user has no API tokens."

@@ -1,0 +1,29 @@
+// The four limit fields of the plan forms, named by their body path (`limits.sites`) so a 422 shows at its field.
+
+import { type ApiForm, Fieldset, TextField } from '../../console/kit.ts'
+import type { Schemas } from './api.ts'
+import { limitKeys, limitLabels } from './limits.ts'
+
+export function LimitFields<R>({ form, limits }: { form: ApiForm<R>; limits?: Schemas['QuotaLimits'] }) {
+  return (
+    <Fieldset legend="Limits">
+      <p className="hint">A whole number of at least 0 each; leave a field empty for no limit.</p>
+      <div className="limits-grid">
+        {limitKeys.map((key) => (
+          <TextField
+            key={key}
+            form={form}
+            name={`limits.${key}`}
+            label={limitLabels[key]}
+            type="number"
+            min={0}
+            step={1}
+            inputMode="numeric"
+            placeholder="Unlimited"
+            defaultValue={limits?.[key] ?? undefined}
+          />
+        ))}
+      </div>
+    </Fieldset>
+  )
+}

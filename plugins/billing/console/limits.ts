@@ -1,0 +1,40 @@
+// A plan's four limits: their order, labels, how they read, and how the plan forms turn fields into a body.
+
+import { formatCount, numberOf } from '../../console/kit.ts'
+import type { Schemas } from './api.ts'
+
+/** The limit members, in the order the pages show them. */
+export const limitKeys = ['sites', 'databases', 'domains', 'diskMB'] as const
+export type LimitKey = (typeof limitKeys)[number]
+
+/** Each limit's field label and column header. */
+export const limitLabels: Readonly<Record<LimitKey, string>> = {
+  sites: 'Sites',
+  databases: 'Databases',
+  domains: 'Domains',
+  diskMB: 'Disk (MB)',
+}
+
+/** A limit as people read it (disk in MB, as its label says): an absent member is unlimited. */
+export function formatLimit(limits: Schemas['QuotaLimits'], key: LimitKey): string {
+  const value = limits[key]
+  if (value === undefined || value === null) return 'Unlimited'
+  return formatCount(value)
+}
+
+/** The limits a create form gives: empty fields are left out (unlimited). */
+export function limitsForCreate(data: FormData): Schemas['QuotaLimits'] {
+  const limits: Record<string, number> = {}
+  for (const key of limitKeys) {
+    const value = numberOf(data, `limits.${key}`)
+    if (value !== undefined) limits[key] = value
+  }
+  return limits
+}
+
+/** The limits an edit form gives: every member, an empty field as null (which removes the limit). */
+export function limitsForUpdate(data: FormData): Record<LimitKey, number | null> {
+  const limits = {} as Record<LimitKey, number | null>
+  for (const key of limitKeys) limits[key] = numberOf(data, `limits.${key}`) ?? null
+  return limits
+}

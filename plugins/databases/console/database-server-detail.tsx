@@ -1,0 +1,124 @@
+// `/database-servers/:id` (platform staff): a server's facts, and changing it. Only the fields that differ are
+// sent, so a rename does not re-test the connection; new connection details are tested before they are kept.
+
+import { useQuery } from '@tanstack/react-query'
+import {
+  changedFields,
+  ErrorNotice,
+  Facts,
+  FormFooter,
+  formatCount,
+  formatTime,
+  Link,
+  Loading,
+  numberOf,
+  PageHeader,
+  Section,
+  StatusBadge,
+  TextField,
+  textOf,
+  unwrap,
+  useEditForm,
+  useSession,
+} from '../../console/kit.ts'
+import { api, type Schemas } from './api.ts'
+import { engineLabels } from './queries.ts'
+import { ServerConnectionFields, ServerPlacementFields } from './server-fields.tsx'
+
+type DatabaseServer = Schemas['DatabaseServer']
+type Body = Schemas['UpdateDatabaseServerBody']
+
+/** The fields of the form that differ from the server as it is. */
+function changes(server: DatabaseServer, data: FormData): Body {
+  const body = changedFields<Body>(server, {
+    name: textOf(data, 'name') ?? '',
+    host: textOf(data, 'host') ?? '',
+    port: numberOf(data, 'port'),
+    username: textOf(data, 'username') ?? '',
+    capacity: numberOf(data, 'capacity') ?? null,
+    status: textOf(data, 'status') as Body['status'],
+  })
+  // The password is never shown, so a typed one is always new.
+  const password = String(data.get('password') ?? '')
+  if (password !== '') body.password = password
+  return body
+}
+
+export function DatabaseServerDetailPage({ id }: { id: string }) {
+  const { can } = useSession()
+  const query = useQuery(api.query('/api/v1/database-servers/{id}', { params: { path: { id } } }))
+  const form = useEditForm(
+    (data) => {
+      const server = query.data as DatabaseServer
+      const body = changes(server, data)
+      if (Object.keys(body).length === 0) return Promise.resolve(server)
+      return unwrap(api.PATCH('/api/v1/database-servers/{id}', { params: { path: { id } }, body }))
+    },
+    {
+      onSaved: (_server, element) => {
+        const password = element.querySelector<HTMLInputElement>('input[name="password"]')
+        if (password) password.value = ''
+      },
+    },
+  )
+  if (query.isPending) return <Loading />
+  if (query.isError)
+    return (
+      <>
+        <PageHeader
+          title="Database server"
+          subtitle={<Link to="/database-servers">Back to database servers</Link>}
+        />
+        <ErrorNotice error={query.error} />
+      </>
+    )
+  const server = query.data
+  return (
+    <>
+      <PageHeader
+        title={`Database server ${server.name}`}
+        subtitle={<Link to="/database-servers">Back to database servers</Link>}
+      />
+      <Section title="Details">
+        <Facts
+          items={[
+            ['Name', server.name],
+            ['Engine', engineLabels[server.engine] ?? server.engine],
+            ['Host', <code key="host">{server.host}</code>],
+            ['Port', String(server.port)],
+            ['Administrator', <code key="username">{server.username}</code>],
+            ['Status', <StatusBadge key="status" status={server.status} />],
+            ['Version', server.version],
+            [
+              'Databases',
+              server.capacity === null
+                ? `${formatCount(server.databases)} (no limit)`
+                : `${formatCount(server.databases)} of ${formatCount(server.capacity)}`,
+            ],
+            ['Added', formatTime(server.createdAt)],
+            ['Changed', formatTime(server.updatedAt)],
+          ]}
+        />
+      </Section>
+      {can('database-server:manage') ? (
+        <Section title="Change">
+          {/* Keyed by the server's version so its fields show what was saved. */}
+          <form key={server.updatedAt} onSubmit={form.submit} noValidate>
+            <TextField form={form} name="name" label="Name" defaultValue={server.name} autoComplete="off" />
+            <ServerConnectionFields form={form} current={server} />
+            <ServerPlacementFields form={form} current={server} />
+            <p className="muted">
+              The engine cannot change. New connection details are tested before they are kept.
+            </p>
+            {form.result && !form.pending && !form.problem ? (
+              <p className="muted" role="status">
+                Saved.
+              </p>
+            ) : null}
+            <FormFooter form={form}>Save changes</FormFooter>
+          </form>
+        </Section>
+      ) : null}
+    </>
+  )
+}

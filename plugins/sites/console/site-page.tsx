@@ -1,0 +1,58 @@
+// `/sites/:id`: a site's facts, the job working on it, and what the caller may do with it.
+
+import { useEffect, useState } from 'react'
+import { ApiProblem, JobProgress, navigate, Section, useSession } from '../../console/kit.ts'
+import type { Schemas } from './api.ts'
+import { SiteDelete } from './site-delete.tsx'
+import { SiteEditForm } from './site-edit-form.tsx'
+import { SiteFacts } from './site-facts.tsx'
+import { SiteFrame } from './site-frame.tsx'
+import { isBusy } from './site-statuses.ts'
+import { SiteSuspension } from './site-suspension.tsx'
+import { useSite } from './use-site.ts'
+
+function LatestJob({ site }: { site: Schemas['Site'] }) {
+  if (!site.jobId) return null
+  return (
+    <Section title={isBusy(site.status) ? 'Current job' : 'Latest job'}>
+      <JobProgress key={site.jobId} jobId={site.jobId} />
+    </Section>
+  )
+}
+
+export function SitePage({ id }: { id: string }) {
+  const session = useSession()
+  const site = useSite(id)
+  const [deleting, setDeleting] = useState(false)
+  // Once the deletion this page started is done, the site reads 404: back to the list.
+  useEffect(() => {
+    if (deleting && site.error instanceof ApiProblem && site.error.status === 404) navigate('/sites')
+  }, [deleting, site.error])
+  return (
+    <SiteFrame id={id}>
+      {(current) => (
+        <>
+          <Section title="Details">
+            <SiteFacts site={current} />
+          </Section>
+          {!deleting && session.can('job:read') ? <LatestJob site={current} /> : null}
+          {session.can('site:update') && !deleting ? (
+            <Section title="Change site">
+              <SiteEditForm site={current} />
+            </Section>
+          ) : null}
+          {session.staff && session.can('site:suspend') && !deleting ? (
+            <Section title="Suspension">
+              <SiteSuspension site={current} />
+            </Section>
+          ) : null}
+          {session.can('site:delete') ? (
+            <Section title="Delete site">
+              <SiteDelete site={current} onStarted={() => setDeleting(true)} />
+            </Section>
+          ) : null}
+        </>
+      )}
+    </SiteFrame>
+  )
+}

@@ -1,0 +1,104 @@
+// A WordPress site no node can serve is refused at once, naming what the nodes lack and the command that installs
+// it, rather than left to a provisioning job that fails again and again; once a node reports what it needs, the
+// same request creates the site there. The test plays the node's agent, reporting what its node runs.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createTestPanel, expectFieldProblem, type TestPanel } from '../../hosts/testing/index.ts'
+
+let tp: TestPanel
+let staff: string
+let node: { id: string; agentToken: string }
+let customerId: string
+
+const capabilities = (overrides: Record<string, unknown>) => ({
+  nginx: '1.22.1',
+  php: '8.2.26',
+  unixUsers: true,
+  mode: 'serving',
+  applications: {},
+  services: {},
+  missing: [],
+  setup: 'npm run agent -- setup',
+  ...overrides,
+})
+const report = (reported: Record<string, unknown>) =>
+  tp.request('POST', '/api/v1/agent/work', {
+    body: { session: 'unavailable', version: 'test', capabilities: reported, waitSeconds: 0 },
+    headers: { authorization: `Bearer ${node.agentToken}` },
+  })
+const createSite = (domain: string) =>
+  tp.request('POST', '/api/v1/sites', {
+    token: staff,
+    body: { customerId, name: 'Blog', type: 'wordpress', domain },
+  })
+const siteCount = async () =>
+  ((await (await tp.request('GET', '/api/v1/sites', { token: staff })).json()) as { items: unknown[] }).items
+    .length
+
+beforeAll(async () => {
+  tp = await createTestPanel()
+  staff = await tp.token()
+  const nodes = (await (await tp.request('GET', '/api/v1/nodes', { token: staff })).json()) as {
+    items: { id: string }[]
+  }
+  // Only the agent's node takes new sites.
+  await tp.request('PATCH', `/api/v1/nodes/${nodes.items[0]?.id}`, {
+    token: staff,
+    body: { status: 'draining' },
+  })
+  node = (await (
+    await tp.request('POST', '/api/v1/nodes', {
+      token: staff,
+      body: { name: 'fra-3', driver: 'agent', hostname: '10.0.0.3' },
+    })
+  ).json()) as typeof node
+  customerId = (
+    (await (
+      await tp.request('POST', '/api/v1/customers', { token: staff, body: { name: 'Acme' } })
+    ).json()) as { id: string }
+  ).id
+})
+afterAll(() => tp.panel.close())
+
+describe('a WordPress site no node can serve', () => {
+  test('is refused, naming what the node lacks and the command that installs it; nothing is kept', async () => {
+    await report(
+      capabilities({
+        missing: [
+          { what: 'Debian’s wordpress package', for: 'wordpress sites' },
+          { what: 'mariadb-server', for: 'a database server of the node’s own' },
+        ],
+      }),
+    )
+    const refused = await createSite('blog.example.test')
+    const body = JSON.stringify(await refused.clone().json())
+    await expectFieldProblem(refused, 422, 'site_type_unavailable', 'body.type')
+    expect(body).toContain('fra-3 lacks Debian’s wordpress package')
+    expect(body).toContain('a MariaDB server')
+    expect(body).toContain('npm run agent -- setup')
+    expect(await siteCount()).toBe(0)
+  })
+
+  test('is refused on a node that would serve but lacks nginx, though it lays out files only', async () => {
+    await report(
+      capabilities({ nginx: null, mode: 'files-only', missing: [{ what: 'nginx', for: 'serving sites' }] }),
+    )
+    const refused = await createSite('blog.example.test')
+    expect(JSON.stringify(await refused.clone().json())).toContain('fra-3 lacks nginx')
+    await expectFieldProblem(refused, 422, 'site_type_unavailable', 'body.type')
+  })
+
+  test('is created once the node runs WordPress and a database server of its own', async () => {
+    await report(
+      capabilities({
+        applications: { wordpress: '6.1.9' },
+        services: {
+          database: { engine: 'mariadb', running: true, host: '127.0.0.1', port: 3307, version: '10.11.6' },
+        },
+      }),
+    )
+    const created = await createSite('blog.example.test')
+    expect(created.status).toBe(201)
+    expect(((await created.json()) as { nodeId: string }).nodeId).toBe(node.id)
+  })
+})
