@@ -1,6 +1,7 @@
 // `npm test`'s test step: the whole suite on the embedded SQLite store, then again on PostgreSQL (the kernel's and
-// every plugin's store-dependent tests, and the real server and CLI with DATABASE_URL). Each run writes its own
-// JUnit report; .ci/run adds them up. A PostgreSQL that cannot be reached fails the run, saying so: never skipped.
+// every plugin's store-dependent tests, and the real server and CLI with DATABASE_URL) but for the tests of the node
+// side, which the store does not change: they run once. Each run writes its own JUnit report; .ci/run adds them up.
+// A PostgreSQL that cannot be reached fails the run, saying so: never skipped.
 
 import postgres from 'postgres'
 
@@ -23,6 +24,31 @@ async function postgresProblem(): Promise<string | null> {
   }
 }
 
+/**
+ * The tests of the node side (nginx, PHP-FPM, MariaDB, the agent, a browser driving the console): what they test
+ * runs on nodes or in the browser, whatever store the panel keeps, so the PostgreSQL run leaves them out. Code in a
+ * `node/` folder reaches no store at all (core/architecture.test.ts).
+ */
+const nodeSide = [
+  '{plugins,examples}/*/node/**/*.test.ts',
+  'plugins/databases/engines/*.test.ts',
+  'hosts/node-agent*.test.ts',
+  'hosts/first-site.test.ts',
+  'plugins/wordpress/agent.test.ts',
+  'plugins/console/*.e2e.test.ts',
+  'examples/*/*.e2e.test.ts',
+  'hosts/testing/browser.test.ts',
+]
+
+/** Every test file but the node side's, for the PostgreSQL run. */
+function storeTests(): string[] {
+  const once = new Set(nodeSide.flatMap((pattern) => [...new Bun.Glob(pattern).scanSync({ cwd: '.' })]))
+  return [...new Bun.Glob('{core,plugins,hosts,examples,scripts,bench}/**/*.test.ts').scanSync({ cwd: '.' })]
+    .filter((file) => !once.has(file) && !file.includes('node_modules'))
+    .sort()
+    .map((file) => `./${file}`)
+}
+
 let failed = false
 for (const { engine, report } of runs) {
   console.log(`\n=== bun test on ${engine} (report: ${report}) ===\n`)
@@ -36,8 +62,17 @@ for (const { engine, report } of runs) {
       continue
     }
   }
+  const files = engine === 'postgres' ? storeTests() : []
   const run = Bun.spawn(
-    [process.execPath, 'test', '--timeout', '20000', '--reporter=junit', `--reporter-outfile=${report}`],
+    [
+      process.execPath,
+      'test',
+      '--timeout',
+      '20000',
+      '--reporter=junit',
+      `--reporter-outfile=${report}`,
+      ...files,
+    ],
     {
       env: { ...process.env, PLINTH_TEST_STORE: engine },
       stdio: ['inherit', 'inherit', 'inherit'],

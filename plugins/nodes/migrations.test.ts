@@ -14,7 +14,7 @@ import {
   twoTenants,
 } from '../../hosts/testing/index.ts'
 import { nodesPlugin } from './index.ts'
-import { type NodeTrafficTable, nodesMigrations } from './migrations.ts'
+import { type NodesTables, type NodeTrafficTable, nodesMigrations } from './migrations.ts'
 import type { RecentTraffic } from './traffic.ts'
 
 const dir = temporaryDataDir()
@@ -99,4 +99,30 @@ test('a fresh installation gets node_traffic and no kernel traffic table', async
   } finally {
     await tp.panel.close()
   }
+})
+
+test('upgrading forgets what nodes reported before node modules, and keeps what they report now', async () => {
+  const storePath = join(dir, 'capabilities.sqlite')
+  const old = await open(storePath, {
+    ...nodesPlugin({ dataDir: dir }),
+    migrations: nodesMigrations({ seedLocal: true }).slice(0, 4),
+  })
+  const nodes = old.panel.store.db.withTables<NodesTables>()
+  const [local] = await nodes.selectFrom('nodes').select('id').execute()
+  const before = { nginx: '1.22.1', php: '8.2.26', wordpress: '6.1.9', unixUsers: true, mode: 'serving' }
+  await nodes
+    .updateTable('nodes')
+    .set({ agent_capabilities: JSON.stringify(before) })
+    .where('id', '=', local?.id ?? '')
+    .execute()
+  await old.panel.close()
+  const upgraded = await open(storePath, nodesPlugin({ dataDir: dir }))
+  const row = await upgraded.panel.store.db
+    .withTables<NodesTables>()
+    .selectFrom('nodes')
+    .select('agent_capabilities')
+    .where('id', '=', local?.id ?? '')
+    .executeTakeFirst()
+  expect(row?.agent_capabilities).toBeNull()
+  await upgraded.panel.close()
 })

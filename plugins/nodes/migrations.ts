@@ -16,7 +16,7 @@ export interface NodesTable {
   /** The agent process that asked last (each run of the agent picks a new one), its version and what it can run. */
   agent_session: string | null
   agent_version: string | null
-  /** JSON of the agent's capabilities (nginx, PHP, WordPress, serving mode). */
+  /** JSON of what the node last reported it can run (`NodeCapabilities`), or null before it did. */
   agent_capabilities: string | null
   created_at: string
   updated_at: string
@@ -187,6 +187,16 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
           .execute()
         await sql`create index node_site_disk_scope_idx on node_site_disk (scope_key)`.execute(db)
         await sql`create index node_site_disk_node_idx on node_site_disk (node_id)`.execute(db)
+      },
+    },
+    {
+      // What nodes reported before node modules (a `wordpress` version, no services, no `missing`) says nothing
+      // true now: forgotten, each node says it again at its next report (the local node at the panel's start).
+      id: '0005_node_modules_capabilities',
+      async up(db) {
+        await sql`update nodes set agent_capabilities = null where agent_capabilities not like '%"applications"%'`.execute(
+          db,
+        )
       },
     },
   ]

@@ -19,31 +19,11 @@ export function toNode(row: NodesTable): Node {
         (row.agent_seen_at !== null && Date.now() - Date.parse(row.agent_seen_at) <= agentSilenceMs),
       lastSeenAt: row.agent_seen_at,
       version: row.agent_version,
-      capabilities: row.agent_capabilities === null ? null : capabilitiesOf(row.agent_capabilities),
+      capabilities:
+        row.agent_capabilities === null ? null : (JSON.parse(row.agent_capabilities) as NodeCapabilities),
     },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-  }
-}
-
-/**
- * What a node last reported it can run, as recorded. A record an older agent wrote (before node modules: a
- * `wordpress` version, no services) reads with the fields it lacks empty, until the node reports again.
- */
-function capabilitiesOf(recorded: string): NonNullable<Node['agent']['capabilities']> {
-  const { wordpress, ...reported } = JSON.parse(recorded) as Partial<NodeCapabilities> & {
-    wordpress?: string | null
-  }
-  return {
-    nginx: null,
-    php: null,
-    unixUsers: false,
-    mode: 'files-only',
-    applications: wordpress ? { wordpress } : {},
-    services: {},
-    missing: [],
-    setup: 'npm run agent -- setup',
-    ...reported,
   }
 }
 

@@ -13,7 +13,8 @@ export function AgentToken({ driver, token }: { driver: string; token: string })
         <>
           <p>
             On the node, as root, from a checkout of Plinth (after <code>npm ci</code> and{' '}
-            <code>apt-get install nginx php-fpm php-mysql wordpress</code>), run the agent:
+            <code>npm run agent -- setup</code>, which installs from Debian what the node needs), run the
+            agent:
           </p>
           <pre className="agent-command">
             <code>{command}</code>

@@ -39,14 +39,28 @@ function CapabilityFacts({ capabilities }: { capabilities: Capabilities | null }
         ]),
         ['Services', Object.keys(capabilities.services).join(', ') || 'none'],
         ['A Unix user per site', capabilities.unixUsers ? 'Yes' : 'No'],
-        [
-          'Missing',
-          capabilities.missing.length === 0
-            ? 'nothing'
-            : capabilities.missing.map((lack) => `${lack.what} (for ${lack.for})`).join('; '),
-        ],
       ]}
     />
+  )
+}
+
+/** What the node lacks, each with what it is for, and the one command that installs it on the node. */
+function Lacks({ capabilities }: { capabilities: Capabilities | null }) {
+  if (!capabilities) return null
+  if (capabilities.missing.length === 0) return <p>Nothing: it has all its modules need.</p>
+  return (
+    <>
+      <ul className="node-lacks">
+        {capabilities.missing.map((lack) => (
+          <li key={`${lack.what}:${lack.for}`}>
+            {lack.what} <span className="muted">for {lack.for}</span>
+          </li>
+        ))}
+      </ul>
+      <p>
+        On the node, as root: <code>{capabilities.setup}</code> installs what Debian has of it.
+      </p>
+    </>
   )
 }
 
@@ -87,6 +101,9 @@ export function NodeDetail({ id }: { id: string }) {
       </Section>
       <Section title="Capabilities">
         <CapabilityFacts capabilities={current.agent.capabilities} />
+      </Section>
+      <Section title="What it lacks">
+        <Lacks capabilities={current.agent.capabilities} />
       </Section>
       {session.can('node:manage') ? (
         <>

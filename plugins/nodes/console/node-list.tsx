@@ -66,6 +66,14 @@ export function NodeList() {
           { header: 'Status', cell: (node) => <StatusBadge status={node.status} /> },
           { header: 'Agent', cell: (node) => <AgentState agent={node.agent} /> },
           { header: 'Version', cell: (node) => node.agent.version ?? '—' },
+          {
+            header: 'Lacks',
+            // What it lacks to serve sites and install their applications; its page says how to install it.
+            cell: (node) => {
+              const missing = node.agent.capabilities?.missing ?? []
+              return missing.length === 0 ? 'nothing' : missing.map((lack) => lack.what).join(', ')
+            },
+          },
         ]}
       />
     </>

@@ -57,6 +57,8 @@ async function installedOf(
   packages: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Set<string>> {
+  // dpkg-query's own field names, not template placeholders.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's format, in its own words.
   const answer = await run(['dpkg-query', '-W', '-f=${Package} ${db:Status-Abbrev}\n', ...packages], env)
   const installed = new Set<string>()
   for (const line of answer.stdout.split('\n')) {

@@ -3,9 +3,10 @@
 
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SiteCertificate, SiteSpec } from '../contract.ts'
+import type { SiteCertificate } from '../contract.ts'
 import { writeFileAtomic } from './atomic-files.ts'
-import { type RuntimeLayout, type SiteLayout, siteLayout } from './layout.ts'
+import { type SiteLayout, siteLayout } from './layout.ts'
+import type { RuntimeCore } from './runtime-core.ts'
 import type { ServingStack } from './serving-stack.ts'
 import {
   checkCertificate,
@@ -17,21 +18,8 @@ import { existingKind } from './site-home.ts'
 import type { SiteRuntime } from './site-runtime.ts'
 import { readSiteState, recordedSpec, type SiteState, stateFile } from './site-state.ts'
 
-/** How a site is served: what its server block is written from. */
-export type Served = Pick<SiteState, 'state' | 'app' | 'certificate'>
-
 /** What serving sites over HTTPS needs of the runtime. */
-export interface HttpsHost {
-  readonly layout: RuntimeLayout
-  /** The serving stack with its main configuration written, or null when files are only laid out. */
-  serving(): Promise<ServingStack | null>
-  /** Runs `task` after every change of the masters' configuration queued before it. */
-  locked<T>(task: () => Promise<T>): Promise<T>
-  /** Runs `task` after every operation on the site queued before it. */
-  siteLocked<T>(siteId: string, task: () => Promise<T>): Promise<T>
-  /** The site's server block. */
-  blockOf(site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served): string
-}
+export type HttpsHost = Pick<RuntimeCore, 'layout' | 'serving' | 'locked' | 'siteLocked' | 'blockOf'>
 
 /** The runtime's certificate operations over `host`. */
 export function siteHttps(host: HttpsHost): Pick<SiteRuntime, 'installCertificate' | 'removeCertificate'> {

@@ -1,0 +1,108 @@
+// What every part of the site runtime shares: its paths, the programs it found, whether it serves, its locks, the
+// serving stack (made once, when it first serves), and the checked change of a master's configuration.
+
+import type { SiteApplication, SiteSpec } from '../contract.ts'
+import { type Binaries, findBinaries } from './binaries.ts'
+import type { ConfiguredMaster } from './configured-master.ts'
+import { type RuntimeLayout, runtimeLayout, type SiteLayout } from './layout.ts'
+import { serialized } from './lock.ts'
+import { serverBlock } from './server-block.ts'
+import { createServingStack, type ServingStack } from './serving-stack.ts'
+import { certificateFiles } from './site-certificates.ts'
+import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
+import type { SiteState } from './site-state.ts'
+
+/** How a site is served: what its server block is written from. */
+export type Served = Pick<SiteState, 'state' | 'app' | 'certificate'>
+
+/** The runtime's shared state and steps. */
+export interface RuntimeCore {
+  readonly settings: RuntimeSettings
+  readonly layout: RuntimeLayout
+  readonly binaries: Binaries
+  /** What the node's modules add, read at each use. */
+  parts(): RuntimeParts
+  /** Whether nginx and PHP-FPM serve the sites (installed, and not told to lay out files only). */
+  readonly servable: boolean
+  /** Whether it runs as root. */
+  readonly root: boolean
+  /** Whether each site gets a Unix user of its own (it serves and runs as root). */
+  readonly unixUsers: boolean
+  /** Runs `task` after every change of the masters' configuration queued before it. */
+  locked<T>(task: () => Promise<T>): Promise<T>
+  /**
+   * Runs `task` after every operation on the site queued before it: a certificate installed while the site is
+   * provisioned must not be lost to the provisioning's record of the state it read before.
+   */
+  siteLocked<T>(siteId: string, task: () => Promise<T>): Promise<T>
+  /** The serving stack, or null when the runtime lays out files only. */
+  servingStack(): Promise<ServingStack> | null
+  /** The serving stack with its main configuration written, or null when files are only laid out. */
+  serving(): Promise<ServingStack | null>
+  /** Writes (or removes) one configuration file of a master, checked, then reloads it: one change at a time. */
+  change(master: ConfiguredMaster, path: string, content: string | null, signal: AbortSignal): Promise<void>
+  /** The site's server block for its state, application and certificate (a fingerprint, or null). */
+  blockOf(site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served): string
+  /** The application of `kind` the node's modules offer, or undefined. */
+  applicationOf(kind: string): SiteApplication | undefined
+}
+
+/** The core over `settings.dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
+export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
+  const layout = runtimeLayout(settings.dataDir)
+  const binaries = findBinaries()
+  const parts = settings.parts ?? (() => ({ services: [], applications: [] }))
+  const { nginx, phpFpm } = binaries
+  const servable = !settings.filesOnly && nginx !== null && phpFpm !== null
+  const root = process.getuid?.() === 0
+  const locked = <T>(task: () => Promise<T>) => serialized(layout.dataDir, task)
+
+  let stack: Promise<ServingStack> | null = null
+  const servingStack = (): Promise<ServingStack> | null => {
+    if (!servable || nginx === null || phpFpm === null) return null
+    const ports = { httpPort: settings.httpPort, httpsPort: settings.httpsPort }
+    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, ports, root).catch((error) => {
+      stack = null
+      throw error
+    })
+    return stack
+  }
+  const applicationOf = (kind: string) =>
+    parts().applications.find((application) => application.kind === kind)
+
+  return {
+    settings,
+    layout,
+    binaries,
+    parts,
+    servable,
+    root,
+    unixUsers: servable && root,
+    locked,
+    siteLocked: (siteId, task) => serialized(`${layout.dataDir}#site:${siteId}`, task),
+    servingStack,
+    async serving() {
+      const ready = await servingStack()
+      if (ready) await locked(() => ready.prepare())
+      return ready
+    },
+    change: (master, path, content, signal) =>
+      locked(async () => {
+        await master.put(path, content, signal)
+        await master.applyPending()
+      }),
+    blockOf: (site, paths, stack, served) =>
+      serverBlock(site, {
+        layout,
+        paths,
+        httpPort: settings.httpPort,
+        httpsPort: settings.httpsPort,
+        ipv6: stack?.ipv6 ?? false,
+        state: served.state,
+        php: stack !== null,
+        fallback: served.app ? (applicationOf(served.app.kind)?.fallback ?? null) : null,
+        certificate: served.certificate === null ? null : certificateFiles(paths, served.certificate),
+      }),
+    applicationOf,
+  }
+}
