@@ -24,6 +24,14 @@ export {
 export { prefersHtml } from './openapi/docs-page.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
 export {
+  type ChangeDeclaration,
+  type ChangedResource,
+  Recorded,
+  type RecordedAudit,
+  recorded,
+  unchanged,
+} from './plugin/change.ts'
+export {
   type BackgroundTask,
   type CounterMetric,
   definePlugin,
@@ -55,6 +63,7 @@ export {
   type ExtensionPointRef,
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
+export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
 export {
   type ResourceChange,
   type ResourceDeclaration,
@@ -63,22 +72,14 @@ export {
 } from './plugin/resource-routes.ts'
 export {
   type AuditInput,
-  type ChangeDeclaration,
-  type ChangedResource,
   defineRoute,
   type EventInput,
   type HandlerInput,
   type IdParams,
-  type ListDeclaration,
-  type ListFilter,
-  Recorded,
-  type RecordedAudit,
   Reply,
   type RouteCredential,
   type RouteDefinition,
   type RouteResponse,
-  recorded,
-  unchanged,
 } from './plugin/route.ts'
 export { defineService, type ServiceRef } from './plugin/service.ts'
 export type { WebRoute } from './plugin/web-route.ts'

@@ -7,7 +7,8 @@ import {
   keepAnswerWith,
   keptAnswerOf,
 } from '../idempotency/idempotency-keys.ts'
-import { type ChangeDeclaration, Recorded, type RecordedAudit, Reply } from '../plugin/route.ts'
+import { type ChangeDeclaration, Recorded, type RecordedAudit } from '../plugin/change.ts'
+import { Reply } from '../plugin/route.ts'
 import { changesState } from '../plugin/route-problems.ts'
 import type { Trx } from '../store/store.ts'
 import type { HandlerInputOf } from './handler-input.ts'

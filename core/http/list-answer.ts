@@ -3,7 +3,7 @@
 import type { SelectQueryBuilder } from 'kysely'
 import { paginate } from '../pagination/paginate.ts'
 import type { ListFilters, ListSource } from '../pagination/prepared-list.ts'
-import type { ListDeclaration } from '../plugin/route.ts'
+import type { ListDeclaration } from '../plugin/list-declaration.ts'
 
 /** What a list handler may return: a query builder, or a prepared list applied to the request. */
 type Listable = { execute(): Promise<unknown[]> } | ListSource<Record<string, unknown>>

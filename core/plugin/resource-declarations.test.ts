@@ -23,8 +23,9 @@ import {
   twoTenants,
 } from '../testing/tenancy-fixture.ts'
 import { createTestUser } from '../testing/users.ts'
+import { recorded, unchanged } from './change.ts'
 import { resourceEvents, resourceRoutes } from './resource-routes.ts'
-import { defineRoute, recorded, unchanged } from './route.ts'
+import { defineRoute } from './route.ts'
 
 const Box = t.Object(
   {

@@ -2,14 +2,15 @@
 // from there.
 
 import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox'
-import type { SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../auth/caller.ts'
 import type { SocketHandler } from '../http/socket-upgrade.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
+import type { ChangeDeclaration } from './change.ts'
 import { idParamsSchema } from './id-params.ts'
+import type { ListDeclaration } from './list-declaration.ts'
 
 /** HTTP methods a route may answer. */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -62,116 +63,6 @@ export interface EventInput {
  * schema (`^site_` and a ULID; anything else is 404 before the handler runs) and documents it.
  */
 export type IdParams = Readonly<Record<string, string>>
-
-/**
- * How a list's query-string filter narrows its query: the column it must equal (`'status'`, `'sites.customer_id'`;
- * a list of values is `in`), or a function adding the `where` itself (a boolean stored as 0 or 1). On a prepared
- * list the function runs once per shape with a placeholder for the value: use it only as a bound value.
- * @example filters: { status: 'status', enabled: (query, enabled: boolean) => query.where('enabled', '=', enabled ? 1 : 0) }
- */
-export type ListFilter =
-  | string
-  // biome-ignore lint/suspicious/noExplicitAny: a filter narrows whichever query its list returns
-  | ((query: SelectQueryBuilder<any, any, any>, value: never) => SelectQueryBuilder<any, any, any>)
-
-/**
- * A list operation, declared: the kernel adds `cursor` and `limit` to the query, narrows whatever the handler
- * returns (a query builder, or a `preparedList(...).of(...)`) by the declared `filters` that are set, walks its
- * keyset, signs the cursor (bound to the operation, caller, path and filters) and answers `{ items, nextCursor }`,
- * documented as `<item $id>Page`.
- */
-export interface ListDeclaration {
-  /** The item schema, named with `$id` (`Site`): the page is documented as `SitePage`. */
-  readonly item: TSchema
-  /** The unique, time-sortable key column of the walk; may be qualified (`sites.id`). Default `id`. */
-  readonly key?: string
-  /** Default `asc`: oldest first. */
-  readonly order?: 'asc' | 'desc'
-  /** Turns a row into an item; default: the row as it is. */
-  readonly toItem?: (row: never) => unknown
-  /**
-   * The route's `query` parameters that narrow the list, each with how (see {@link ListFilter}): the kernel adds
-   * the `where` of each one set, so the handler returns the list unfiltered (its tenancy and parent only).
-   * @example filters: { customerId: 'customer_id', status: 'status' }
-   */
-  readonly filters?: Readonly<Record<string, ListFilter>>
-}
-
-/** A resource as a change's declarations read it. */
-export type ChangedResource = Readonly<Record<string, unknown>>
-
-/**
- * A change the kernel records for the route: the handler runs inside one transaction (its input's `trx`) and
- * returns the resource it changed (an object with `id`, and `customerId` or `brandId` when it has them); in that
- * same transaction the kernel writes the audit entry (`action`, subject type from the action, subject id from the
- * resource) and puts `event` (one of the plugin's kinds) in the outbox with the resource as its data. Then it
- * answers as the route's responses say: 204 without a body, 201 with the resource and `Location` (the request
- * path and the id), 202 with the resource, else 200 with the resource; a handler that returns a `Reply` answers
- * that instead (its body is the resource recorded). With an `Idempotency-Key` (on an `idempotent` route), the
- * key's claim and its kept answer are written in that same transaction: one commit a create.
- *
- * What only the handler knows goes in what it returns: `recorded(resource, { details })` for details of the change
- * (what it was before), `unchanged(resource)` when the request changed nothing (no audit entry, no event).
- * @example change: { action: 'cron.create', event: 'cron.created' }
- */
-export interface ChangeDeclaration {
-  /** `<resource>.<verb>`: `cron.create`. */
-  readonly action: string
-  /** An event kind of the plugin: `cron.created`. None: only the audit entry. */
-  readonly event?: string
-  /** What the audit entry says of the change besides its subject (without secrets): made from the resource. */
-  readonly details?: (resource: ChangedResource) => Readonly<Record<string, unknown>>
-  /**
-   * What the event carries, made from the resource the handler returned: for an answer that shows a secret once
-   * (a generated password), the resource without it. Default: the resource as returned.
-   */
-  readonly payload?: (resource: ChangedResource) => Readonly<Record<string, unknown>>
-  /**
-   * The audit entry's subject when it is not the resource itself: a member is the user it makes a member
-   * (`{ type: 'user', id: member.userId }`), a site's certificate is the site's. Default: the action's resource
-   * (`cron` of `cron.create`) and the resource's `id`.
-   */
-  readonly subject?: (resource: ChangedResource) => { readonly type: string; readonly id: string }
-}
-
-/** What a change's audit entry says beyond its declaration, known only to the handler. */
-export interface RecordedAudit {
-  /** Replaces the declaration's `details`: what changed, from what (without secrets). */
-  readonly details?: Readonly<Record<string, unknown>>
-  /** The customer concerned, when the resource does not carry it as `customerId`. */
-  readonly customerId?: string | null
-  /** The brand of a record that belongs to no customer, when the resource does not carry it as `brandId`. */
-  readonly brandId?: string | null
-  /** The audit entry's subject, when the declaration cannot make it from the resource. */
-  readonly subject?: { readonly type: string; readonly id: string }
-}
-
-/** A change route's answer with what only its handler knows of the record; see {@link recorded}, {@link unchanged}. */
-export class Recorded {
-  constructor(
-    /** The resource changed, or a `Reply` whose body is. */
-    readonly answer: unknown,
-    /** What the audit entry says beyond the declaration; null when nothing changed (nothing is recorded). */
-    readonly audit: RecordedAudit | null,
-  ) {}
-}
-
-/**
- * A change route's resource (or `Reply`) with what its audit entry says beyond the declaration.
- * @example return recorded(toPlan(updated), { details: { from: row.status, to: updated.status } })
- */
-export function recorded(answer: unknown, audit: RecordedAudit): Recorded {
-  return new Recorded(answer, audit)
-}
-
-/**
- * A change route's resource (or `Reply`) when the request changed nothing (a PATCH repeating what is there):
- * answered as usual, with no audit entry and no event.
- * @example if (Object.keys(changes).length === 0) return unchanged(toPlan(row))
- */
-export function unchanged(answer: unknown): Recorded {
-  return new Recorded(answer, null)
-}
 
 /** What a handler receives. */
 export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal = undefined> {
