@@ -24,6 +24,14 @@ export {
 export { prefersHtml } from './openapi/docs-page.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
 export {
+  type ChangeDeclaration,
+  type ChangedResource,
+  Recorded,
+  type RecordedAudit,
+  recorded,
+  unchanged,
+} from './plugin/change.ts'
+export {
   type BackgroundTask,
   type CounterMetric,
   definePlugin,
@@ -44,22 +52,34 @@ export {
   type UsageSection,
 } from './plugin/define-plugin.ts'
 export {
+  type Blocker,
+  blockersOf,
+  type Dependent,
+  defineDependents,
+  removeDependents,
+} from './plugin/dependents.ts'
+export {
   defineExtensionPoint,
   type ExtensionPointRef,
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
-export { type ResourceDeclaration, resourceEvents, resourceRoutes } from './plugin/resource-routes.ts'
+export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
+export {
+  type ResourceChange,
+  type ResourceDeclaration,
+  resourceEvents,
+  resourceRoutes,
+} from './plugin/resource-routes.ts'
 export {
   type AuditInput,
-  type ChangeDeclaration,
   defineRoute,
   type EventInput,
   type HandlerInput,
   type IdParams,
-  type ListDeclaration,
   Reply,
   type RouteCredential,
   type RouteDefinition,
+  type RouteResponse,
 } from './plugin/route.ts'
 export { defineService, type ServiceRef } from './plugin/service.ts'
 export type { WebRoute } from './plugin/web-route.ts'
@@ -92,4 +112,5 @@ export {
   type TenantView,
   tenantDirectoryService,
 } from './tenancy/tenant-view.ts'
+export { type TableTenancy, type VisibleTable, visibleTable } from './tenancy/visible-table.ts'
 export type { UsageCounters } from './usage/usage-counters.ts'

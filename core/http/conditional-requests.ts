@@ -1,7 +1,7 @@
 // Conditional requests (RFC 9110 §13): an ETag on single-resource reads, 304 for If-None-Match, 412 for If-Match.
 
-/** The strong entity tag of a JSON representation: the same bytes, the same tag. */
-export function entityTagOf(body: string): string {
+/** The strong entity tag of a representation (JSON, text or bytes): the same bytes, the same tag. */
+export function entityTagOf(body: string | Uint8Array): string {
   return `"${Bun.hash(body).toString(36)}"`
 }
 

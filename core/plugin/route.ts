@@ -6,9 +6,11 @@ import type { Caller } from '../auth/caller.ts'
 import type { SocketHandler } from '../http/socket-upgrade.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
-import type { Trx } from '../store/store.ts'
+import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
+import type { ChangeDeclaration } from './change.ts'
 import { idParamsSchema } from './id-params.ts'
+import type { ListDeclaration } from './list-declaration.ts'
 
 /** HTTP methods a route may answer. */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -16,9 +18,18 @@ export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** A documented response of an operation. */
 export interface RouteResponse {
   readonly description: string
-  /** JSON schema of the body; omitted for an empty response (204) and a stream. */
+  /**
+   * Schema of the body (JSON's, or of the text in `contentType`, e.g. `t.String({ description })`); omitted for an
+   * empty response (204), a stream, or text documented as a plain string.
+   */
   readonly schema?: TSchema
-  /** The media type of a body that is no JSON: `text/event-stream` for a {@link Reply.stream}. */
+  /**
+   * The media type of a body that is not JSON: `text/plain; charset=utf-8` for a BIND zone file, `text/csv`,
+   * `application/x-asciicast`. The handler returns the body as text (a string) or bytes (a `Uint8Array`) and the
+   * kernel sends it as it is, under this type; a read's 200 gets the kernel's `ETag` and answers `If-None-Match`
+   * with 304 as a JSON one does. `text/event-stream` for a {@link Reply.stream}, which is never tagged. Default JSON.
+   * @example responses: { 200: { description: 'The zone file.', contentType: 'text/plain; charset=utf-8' } }
+   */
   readonly contentType?: string
   /** Documented response headers (name → description), e.g. `Location`. */
   readonly headers?: Readonly<Record<string, string>>
@@ -53,47 +64,6 @@ export interface EventInput {
  */
 export type IdParams = Readonly<Record<string, string>>
 
-/**
- * A list operation, declared: the kernel adds `cursor` and `limit` to the query, walks the keyset of whatever the
- * handler returns (a query builder, or a `preparedList(...).of(...)`), signs the cursor (bound to the operation,
- * caller, path and filters) and answers `{ items, nextCursor }`, documented as `<item $id>Page`.
- */
-export interface ListDeclaration {
-  /** The item schema, named with `$id` (`Site`): the page is documented as `SitePage`. */
-  readonly item: TSchema
-  /** The unique, time-sortable key column of the walk; may be qualified (`sites.id`). Default `id`. */
-  readonly key?: string
-  /** Default `asc`: oldest first. */
-  readonly order?: 'asc' | 'desc'
-  /** Turns a row into an item; default: the row as it is. */
-  readonly toItem?: (row: never) => unknown
-}
-
-/**
- * A change the kernel records for the route: the handler runs inside one transaction (its input's `trx`) and
- * returns the resource it changed (an object with `id`, and `customerId` or `brandId` when it has them); in that
- * same transaction the kernel writes the audit entry (`action`, subject type from the action, subject id from the
- * resource) and puts `event` (one of the plugin's kinds) in the outbox with the resource as its data. Then it
- * answers as the route's responses say: 204 without a body, 201 with the resource and `Location` (the request
- * path and the id), else 200 with the resource; a handler that returns a `Reply` answers that instead (its body is
- * the resource recorded). With an `Idempotency-Key` (on an `idempotent` route), the key's claim and its kept answer
- * are written in that same transaction: one commit a create.
- * @example change: { action: 'cron.create', event: 'cron.created' }
- */
-export interface ChangeDeclaration {
-  /** `<resource>.<verb>`: `cron.create`. */
-  readonly action: string
-  /** An event kind of the plugin: `cron.created`. None: only the audit entry. */
-  readonly event?: string
-  /** What the audit entry says of the change besides its subject (without secrets): made from the resource. */
-  readonly details?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
-  /**
-   * What the event carries, made from the resource the handler returned: for an answer that shows a secret once
-   * (a generated password), the resource without it. Default: the resource as returned.
-   */
-  readonly payload?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
-}
-
 /** What a handler receives. */
 export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal = undefined> {
   readonly body: B
@@ -106,6 +76,11 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal 
   readonly view: Authenticated extends true ? TenantView : TenantView | null
   /** What the route's own `credential` authenticated (a node), before the body was read. */
   readonly principal: Principal
+  /**
+   * The store's query builder, outside any transaction: for reads. A change's handler reads and writes through
+   * its `trx` instead (on SQLite a read through `db` while the transaction is open waits for ever).
+   */
+  readonly db: Db
   readonly request: Request
   readonly requestId: string
   /** The client's address as the host saw it, when known. */
@@ -121,7 +96,10 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal 
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
 }
 
-/** A response other than a plain 200 with a JSON body. */
+/**
+ * A response other than a plain 200 with the route's declared body: another status, headers (a media type chosen
+ * per request: `new Reply(200, bytes, { 'content-type': 'image/png' })`), a `Location`, a stream, a WebSocket.
+ */
 export class Reply {
   constructor(
     readonly status: number,
@@ -305,11 +283,29 @@ export interface ScopedRoute<B extends TObject | undefined, Q extends TObject | 
 }
 
 /** A scoped route whose change the kernel records and makes transactional (see {@link ChangeDeclaration}). */
-export interface ChangeRoute<B extends TObject | undefined, Q extends TObject | undefined, P>
-  extends Omit<ScopedRoute<B, Q, P>, 'change' | 'handler'> {
+export interface ChangeRoute<
+  B extends TObject | undefined,
+  Q extends TObject | undefined,
+  P,
+  Prepared = undefined,
+> extends Omit<ScopedRoute<B, Q, P>, 'change' | 'handler'> {
   readonly change: ChangeDeclaration
+  /**
+   * Work before the change's transaction, outside it: what is slow or reaches beyond the store (a DNS lookup, a
+   * node told of an account, a password hashed). Its result is the handler's `prepared`; a refusal it throws
+   * changes nothing. It runs once per request, however often the store retries the transaction after it.
+   */
+  prepare?(input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true>): Promise<Prepared> | Prepared
+  /**
+   * Undoes what `prepare` did beyond the store when the change then fails (a node told of an account the panel
+   * did not record); the failure is answered as it would be without it.
+   */
+  undo?(prepared: Prepared, error: unknown): Promise<void> | void
   handler(
-    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true> & { readonly trx: Trx },
+    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true> & {
+      readonly trx: Trx
+      readonly prepared: Prepared
+    },
   ): Promise<unknown> | unknown
 }
 
@@ -330,8 +326,13 @@ export interface RouteDefinition
   readonly scope?: string
   readonly staff?: boolean
   readonly change?: ChangeDeclaration
+  prepare?(input: HandlerInput<unknown, unknown, unknown, boolean, unknown>): unknown
+  undo?(prepared: unknown, error: unknown): Promise<void> | void
   handler(
-    input: HandlerInput<unknown, unknown, unknown, boolean, unknown> & { readonly trx?: Trx },
+    input: HandlerInput<unknown, unknown, unknown, boolean, unknown> & {
+      readonly trx?: Trx
+      readonly prepared?: unknown
+    },
   ): Promise<unknown> | unknown
 }
 
@@ -343,7 +344,8 @@ export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
   P extends TObject | IdParams | undefined = undefined,
->(route: ChangeRoute<B, Q, P>): RouteDefinition
+  Prepared = undefined,
+>(route: ChangeRoute<B, Q, P, Prepared>): RouteDefinition
 export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
@@ -357,6 +359,13 @@ export function defineRoute(
 ): RouteDefinition {
   // The kernel validates body, query and params against these very schemas before calling the handler.
   const params = route.params as TObject | IdParams | undefined
+  const unknownFilters = Object.keys(route.list?.filters ?? {}).filter(
+    (name) => !(name in (route.query?.properties ?? {})),
+  )
+  if (unknownFilters.length > 0)
+    throw new Error(
+      `${route.method} ${route.path} declares filters that are not in its query: ${unknownFilters.join(', ')}`,
+    )
   return {
     ...route,
     summary: route.summary ?? summaryOf(route.operationId),

@@ -61,7 +61,7 @@ export const billingPlugin = (options: BillingOptions = {}) => {
       const changes = subscriptionChanges(context, { removalGraceMs })
       return [
         ...planRoutes(context),
-        ...subscriptionRoutes(context, changes),
+        ...subscriptionRoutes(changes),
         ...checkoutRoutes(context, changes, { checkout }),
       ]
     },

@@ -37,5 +37,5 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
         defaultBrandId: () => defaultBrandId(context.db),
       })
     },
-    routes: (context) => [...brandRoutes(context), ...brandingRoutes(context)],
+    routes: (context) => [...brandRoutes(), ...brandingRoutes(context)],
   })

@@ -418,6 +418,17 @@ describe('the shell', () => {
     expect(session.durationSeconds).toBeGreaterThan(0)
     const recording = await call('GET', `/sites/${site.id}/shell-sessions/${shell.session.id}/recording`)
     expect(recording.headers.get('content-type')).toContain('application/x-asciicast')
+    // Tagged as the document says (a stream was not, before), and never kept by a cache.
+    expect(recording.headers.get('cache-control')).toBe('no-store')
+    const etag = recording.headers.get('etag') ?? ''
+    expect(etag).toMatch(/^"[0-9a-z]+"$/)
+    const unchanged = await fetch(
+      `${base}/api/v1/sites/${site.id}/shell-sessions/${shell.session.id}/recording`,
+      {
+        headers: { authorization: `Bearer ${token}`, 'if-none-match': etag },
+      },
+    )
+    expect(unchanged.status).toBe(304)
     const lines = (await recording.text())
       .trim()
       .split('\n')

@@ -402,11 +402,6 @@ export interface components {
       /** Format: date-time */
       at: string;
     };
-    CertificatePage: {
-      items: components["schemas"]["Certificate"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     CreateCertificateBody: {
       /** @description The owning customer, `cus_…`. */
       customerId: string;
@@ -427,6 +422,11 @@ export interface components {
       selfSigned?: boolean;
       /** @description ACME: the names to issue for, each the domain of one of the customer’s sites (whose node answers the CA’s HTTP-01 challenge). The first is the common name. */
       domains?: string[];
+    };
+    CertificatePage: {
+      items: components["schemas"]["Certificate"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
   };
   responses: never;

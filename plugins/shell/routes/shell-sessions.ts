@@ -10,6 +10,7 @@ import {
   Problem,
   Reply,
   type RouteCredential,
+  resourceRoutes,
   t,
   tokenFormat,
   writeAudit,
@@ -97,9 +98,9 @@ export function shellSessionRoutes(
   const sites = context.use(siteDirectory)
   const nodes = context.use(nodeDirectory)
   const sessions = (db: PluginContext['db']) => db.withTables<ShellTables>()
-  const sessionIn = async (siteId: string, sessionId: string) =>
+  const sessionIn = async (db: PluginContext['db'], siteId: string, sessionId: string) =>
     orNotFound(
-      await sessions(context.db)
+      await sessions(db)
         .selectFrom('shell_sessions')
         .selectAll()
         .where('id', '=', sessionId)
@@ -108,32 +109,61 @@ export function shellSessionRoutes(
     )
 
   return [
-    defineRoute({
-      method: 'POST',
+    ...resourceRoutes({
+      item: ShellSession,
+      name: 'shell_session',
       path: '/sites/:id/shell-sessions',
-      operationId: 'createShellSession',
-      summary: 'Open an interactive shell in a site',
-      description:
-        'Answers a single-use WebSocket `url` and `token`, valid 60 s. The WebSocket (see `connectShellSession`) runs bash on a real terminal as the site’s Unix user, confined to the site as `POST /sites/{id}/exec` is. At most `SHELL_SESSIONS_PER_SITE` (default 3) sessions pending or open per site. Audited as `site.shell`; the connection as `shell_session.start` and its end, with its duration, as `shell_session.end`. Not idempotent: an `Idempotency-Key` is ignored and every request is a new session with its own token (a token is never handed out twice).',
-      scope: siteScopes.shell,
       params: { id: 'site' },
-      // Never replayed: a replay would hand out the same single-use token again, and the idempotency store would
-      // keep it (sealed) for a day. Each request is a new session with a new token.
-      idempotent: false,
-      showsSecret: true,
-      responses: { 201: NewShellSession },
-      problems: [shellProblems.shell_session_limit, shellProblems.shell_unavailable, ...runningSiteProblems],
-      async handler({ params, view, caller, audit, request }) {
+      key: { sessionId: 'shs' },
+      scopes: { read: siteScopes.shell, manage: siteScopes.shell },
+      parent: (db, view, params) => sites.find(db, view, params.id),
+      list: {
+        summary: 'List a site’s shell sessions',
+        description: 'Newest first, with their state, duration and recording size.',
+        key: 'shell_sessions.id',
+        order: 'desc',
+        toItem: (row: ShellSessionsTable) => toSession(row),
+        handler: ({ db, parent }) =>
+          sessions(db).selectFrom('shell_sessions').selectAll().where('site_id', '=', parent.id),
+      },
+      read: {
+        summary: 'Read a shell session',
+        responses: { 200: ShellSession },
+        handler: async ({ db, parent, params }) =>
+          toSession(await sessionIn(db, parent.id, params.sessionId)),
+      },
+      create: {
+        summary: 'Open an interactive shell in a site',
+        description:
+          'Answers a single-use WebSocket `url` and `token`, valid 60 s. The WebSocket (see `connectShellSession`) runs bash on a real terminal as the site’s Unix user, confined to the site as `POST /sites/{id}/exec` is. At most `SHELL_SESSIONS_PER_SITE` (default 3) sessions pending or open per site. Audited as `site.shell`; the connection as `shell_session.start` and its end, with its duration, as `shell_session.end`. Not idempotent: an `Idempotency-Key` is ignored and every request is a new session with its own token (a token is never handed out twice).',
+        // Never replayed: a replay would hand out the same single-use token again, and the idempotency store would
+        // keep it (sealed) for a day. Each request is a new session with a new token.
+        idempotent: false,
+        showsSecret: true,
+        responses: { 201: NewShellSession },
+        problems: [
+          shellProblems.shell_session_limit,
+          shellProblems.shell_unavailable,
+          ...runningSiteProblems,
+        ],
+        record: {
+          action: 'site.shell',
+          event: null,
+          subject: (session) => ({ type: 'site', id: String(session.siteId) }),
+          details: (session) => ({ sessionId: session.id, expiresAt: session.expiresAt }),
+        },
         // The relay reaches the shell through node calls: in process for the local node, through the agent's
         // command queue for a remote one (hosts/node-agent-access.test.ts).
-        const placed = orNotFound(await sites.find(context.db, view, params.id))
-        const node = placed.nodeId ? await nodes.find(placed.nodeId) : null
-        if (node?.agent.capabilities?.unixUsers === false) throw new Problem(shellProblems.shell_unavailable)
-        const token = shellTokens.generate()
-        const now = new Date()
-        const row = await context.transaction(async (trx) => {
-          const site = orNotFound(await sites.find(trx, view, params.id))
+        async prepare({ db, params, view }) {
+          const placed = orNotFound(await sites.find(db, view, params.id))
+          const node = placed.nodeId ? await nodes.find(placed.nodeId) : null
+          if (node?.agent.capabilities?.unixUsers === false)
+            throw new Problem(shellProblems.shell_unavailable)
+          return shellTokens.generate()
+        },
+        async handler({ trx, parent: site, caller, request, prepared: token }) {
           requireRunningSite(site)
+          const now = new Date()
           const live = await sessions(trx)
             .selectFrom('shell_sessions')
             .select('id')
@@ -171,18 +201,8 @@ export function shellSessionRoutes(
             requested_by_token_id: caller.token?.id ?? null,
           }
           await sessions(trx).insertInto('shell_sessions').values(session).execute()
-          await audit(trx, {
-            action: 'site.shell',
-            subject: { type: 'site', id: site.id },
-            customerId: site.customerId,
-            details: { sessionId: session.id, expiresAt: session.expires_at },
-          })
-          return session
-        })
-        return Reply.created(
-          { ...toSession(row), url: socketUrl(request, row.id), token },
-          `/sites/${row.site_id}/shell-sessions/${row.id}`,
-        )
+          return { ...toSession(session), url: socketUrl(request, session.id), token }
+        },
       },
     }),
     defineRoute({
@@ -225,7 +245,7 @@ export function shellSessionRoutes(
         )
           throw new Problem(shellProblems.origin_not_allowed)
         // Asked before the transaction (it reads the store afresh); the token is checked inside it.
-        const asked = await sessionIn(params.id, params.sessionId).catch(() => null)
+        const asked = await sessionIn(context.db, params.id, params.sessionId).catch(() => null)
         const allowed = asked ? await mayStillShell(context, asked) : true
         const now = new Date().toISOString()
         const opened = await context.transaction(async (trx) => {
@@ -282,38 +302,6 @@ export function shellSessionRoutes(
     }),
     defineRoute({
       method: 'GET',
-      path: '/sites/:id/shell-sessions',
-      operationId: 'listShellSessions',
-      summary: 'List a site’s shell sessions',
-      description: 'Newest first, with their state, duration and recording size.',
-      scope: siteScopes.shell,
-      params: { id: 'site' },
-      list: {
-        item: ShellSession,
-        key: 'shell_sessions.id',
-        order: 'desc',
-        toItem: (row: ShellSessionsTable) => toSession(row),
-      },
-      async handler({ params, view }) {
-        const site = orNotFound(await sites.find(context.db, view, params.id))
-        return sessions(context.db).selectFrom('shell_sessions').selectAll().where('site_id', '=', site.id)
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/sites/:id/shell-sessions/:sessionId',
-      operationId: 'getShellSession',
-      summary: 'Read a shell session',
-      scope: siteScopes.shell,
-      params: { id: 'site', sessionId: 'shs' },
-      responses: { 200: ShellSession },
-      async handler({ params, view }) {
-        const site = orNotFound(await sites.find(context.db, view, params.id))
-        return toSession(await sessionIn(site.id, params.sessionId))
-      },
-    }),
-    defineRoute({
-      method: 'GET',
       path: '/sites/:id/shell-sessions/:sessionId/recording',
       operationId: 'getShellSessionRecording',
       summary: 'Replay a shell session',
@@ -322,17 +310,18 @@ export function shellSessionRoutes(
       scope: siteScopes.shell,
       params: { id: 'site', sessionId: 'shs' },
       responses: { 200: { description: 'The recording.', contentType: 'application/x-asciicast' } },
-      async handler({ params, view }) {
-        const site = orNotFound(await sites.find(context.db, view, params.id))
-        const session = await sessionIn(site.id, params.sessionId)
-        const pieces = await sessions(context.db)
+      async handler({ db, params, view }) {
+        const site = orNotFound(await sites.find(db, view, params.id))
+        const session = await sessionIn(db, site.id, params.sessionId)
+        const pieces = await sessions(db)
           .selectFrom('shell_recordings')
           .select('sealed')
           .where('session_id', '=', session.id)
           .orderBy('seq')
           .execute()
+        // Text under the declared media type, tagged by the kernel; never kept by a cache (it may show secrets).
         const text = pieces.map((piece) => context.secrets.open(piece.sealed)).join('')
-        return Reply.stream(new Response(text).body as ReadableStream<Uint8Array>, 'application/x-asciicast')
+        return new Reply(200, text, { 'cache-control': 'no-store' })
       },
     }),
   ]

@@ -628,11 +628,6 @@ export interface components {
       /** @description null removes the contact e-mail. */
       email?: string | null;
     };
-    CustomerPage: {
-      items: components["schemas"]["Customer"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     CreateCustomerBody: {
       /** @description Display name; surrounding spaces are trimmed. */
       name: string;
@@ -643,6 +638,11 @@ export interface components {
       email?: string;
       /** @description Default: the caller’s brand (brand staff) or the default brand. */
       brandId?: string;
+    };
+    CustomerPage: {
+      items: components["schemas"]["Customer"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
     Branding: {
       /** @description The brand shown, `brd_…`. */
@@ -696,14 +696,14 @@ export interface components {
       /** @description Replaces the brand’s host names (at most 20; `[]` for none): DNS names without scheme or port, stored in lower case, repeats dropped. */
       hostnames?: string[];
     };
+    BrandBody: {
+      /** @description Display name, unique. */
+      name: string;
+    };
     BrandPage: {
       items: components["schemas"]["Brand"][];
       /** @description Cursor of the next page; null on the last page. */
       nextCursor: string | null;
-    };
-    BrandBody: {
-      /** @description Display name, unique. */
-      name: string;
     };
     Capabilities: {
       installation: {
@@ -3159,10 +3159,6 @@ export interface operations {
    */
   streamJobEvents: {
     parameters: {
-      header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
-        "If-None-Match"?: string;
-      };
       path: {
         /** @description Identifier, `job_…`. */
         id: string;
@@ -3175,21 +3171,10 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
         };
         content: {
           "text/event-stream": string;
         };
-      };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
-      304: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: never;
       };
       /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
       401: {
