@@ -9,8 +9,9 @@ import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import type { ChangeDeclaration } from './change.ts'
-import { idParamsSchema } from './id-params.ts'
+import { type IdParams, idParamsSchema } from './id-params.ts'
 import type { ListDeclaration } from './list-declaration.ts'
+import type { AuditInput, EventInput } from './records.ts'
 
 /** HTTP methods a route may answer. */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -35,34 +36,8 @@ export interface RouteResponse {
   readonly headers?: Readonly<Record<string, string>>
 }
 
-/** An audit entry as a handler writes it; the kernel adds actor, time, request id, address and brand. */
-export interface AuditInput {
-  /** `<resource>.<verb>`: `site.create`, `customer.update`, `token.revoke`. */
-  readonly action: string
-  readonly subject: { readonly type: string; readonly id: string }
-  /** The customer concerned; null for staff-level changes (then `brandId`, when the record belongs to a brand). */
-  readonly customerId: string | null
-  /**
-   * The brand of a record that belongs to a brand but to no customer (a plan, a webhook endpoint, a brand's staff
-   * user), so that brand's staff see the entry. Entries with a customer take the customer's brand.
-   */
-  readonly brandId?: string | null
-  /** What changed, without secrets. */
-  readonly details?: Readonly<Record<string, unknown>>
-}
-
-/** An event as a handler emits it: a kind its plugin declared, the resource as data. */
-export interface EventInput {
-  readonly kind: string
-  readonly customerId: string | null
-  readonly data: Readonly<Record<string, unknown>>
-}
-
-/**
- * Path parameters that are ids, by name → id prefix: `{ id: 'site' }` for `/sites/:id`. The kernel makes the
- * schema (`^site_` and a ULID; anything else is 404 before the handler runs) and documents it.
- */
-export type IdParams = Readonly<Record<string, string>>
+export type { IdParams } from './id-params.ts'
+export type { AuditInput, EventInput } from './records.ts'
 
 /** What a handler receives. */
 export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal = undefined> {
