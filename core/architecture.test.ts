@@ -179,4 +179,25 @@ describe('architecture', () => {
     )
     expect(offending).toEqual([])
   })
+
+  test('no import cycles (type-only imports included): every layer reads down', () => {
+    const files = ['core', 'plugins', 'hosts', 'examples'].flatMap(filesUnder).filter((file) => !isTest(file))
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const path: string[] = []
+    const visit = (file: string) => {
+      state.set(file, 'open')
+      path.push(file)
+      for (const target of importsOf(file)) {
+        if (!/\.tsx?$/.test(target)) continue
+        if (state.get(target) === 'open')
+          cycles.push([...path.slice(path.indexOf(target)), target].join(' → '))
+        else if (!state.has(target)) visit(target)
+      }
+      path.pop()
+      state.set(file, 'done')
+    }
+    for (const file of files) if (!state.has(file)) visit(file)
+    expect(cycles).toEqual([])
+  })
 })

@@ -9,7 +9,6 @@ export { type TeamRole, teamRoles } from './auth/roles.ts'
 export { type TokenFormat, tokenFormat } from './auth/token-format.ts'
 export type { SecretBox } from './crypto/secret-box.ts'
 export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
-export { clientHasCurrent, entityTagOf } from './http/conditional-requests.ts'
 export type { PanelSocket, SocketHandler } from './http/socket-upgrade.ts'
 export { TeamRole as TeamRoleSchema } from './identity/schemas.ts'
 export { findUserByEmail, type User } from './identity/users.ts'
@@ -25,6 +24,14 @@ export {
 export { prefersHtml } from './openapi/docs-page.ts'
 export { keyedList } from './pagination/keyed-list.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
+export {
+  type ChangeDeclaration,
+  type ChangedResource,
+  Recorded,
+  type RecordedAudit,
+  recorded,
+  unchanged,
+} from './plugin/change.ts'
 export {
   type BackgroundTask,
   type CounterMetric,
@@ -46,22 +53,34 @@ export {
   type UsageSection,
 } from './plugin/define-plugin.ts'
 export {
+  type Blocker,
+  blockersOf,
+  type Dependent,
+  defineDependents,
+  removeDependents,
+} from './plugin/dependents.ts'
+export {
   defineExtensionPoint,
   type ExtensionPointRef,
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
-export { type ResourceDeclaration, resourceEvents, resourceRoutes } from './plugin/resource-routes.ts'
+export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
+export {
+  type ResourceChange,
+  type ResourceDeclaration,
+  resourceEvents,
+  resourceRoutes,
+} from './plugin/resource-routes.ts'
 export {
   type AuditInput,
-  type ChangeDeclaration,
   defineRoute,
   type EventInput,
   type HandlerInput,
   type IdParams,
-  type ListDeclaration,
   Reply,
   type RouteCredential,
   type RouteDefinition,
+  type RouteResponse,
 } from './plugin/route.ts'
 export { defineService, type ServiceRef } from './plugin/service.ts'
 export type { WebRoute } from './plugin/web-route.ts'
@@ -94,4 +113,5 @@ export {
   type TenantView,
   tenantDirectoryService,
 } from './tenancy/tenant-view.ts'
+export { type TableTenancy, type VisibleTable, visibleTable } from './tenancy/visible-table.ts'
 export type { UsageCounters } from './usage/usage-counters.ts'

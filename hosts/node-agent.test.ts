@@ -130,7 +130,7 @@ describe('a WordPress site on a node run by the agent', () => {
       services: {
         files: {},
         wordpress: {},
-        sftp: {},
+        sftp: expect.objectContaining({ port: expect.anything() }),
         shell: {},
         database: {
           engine: 'mariadb',

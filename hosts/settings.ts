@@ -289,7 +289,8 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     sitesDataDir: resolve(env.SITES_DATA_DIR || `${resolve(env.DATA_DIR || './data')}-sites`),
     sitesHttpPort: wholeNumber('SITES_HTTP_PORT', 1, 65535) ?? 80,
     sitesHttpsPort: wholeNumber('SITES_HTTPS_PORT', 1, 65535) ?? 443,
-    sftpPort: wholeNumber('SFTP_PORT', 1, 65535) ?? null,
+    // `off` as an agent takes it: no SSH server on the local node.
+    sftpPort: env.SFTP_PORT === 'off' ? null : (wholeNumber('SFTP_PORT', 1, 65535) ?? null),
     sftpListen: env.SFTP_LISTEN || '0.0.0.0',
     nodeDatabasePort:
       env.NODE_DATABASE_PORT === 'off' ? null : (wholeNumber('NODE_DATABASE_PORT', 1, 65535) ?? 3307),

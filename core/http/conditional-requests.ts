@@ -1,23 +1,7 @@
 // Conditional requests (RFC 9110 §13): an ETag on single-resource reads, 304 for If-None-Match, 412 for If-Match.
 
-import type { RouteDefinition } from '../plugin/route.ts'
-
-/**
- * Whether the kernel tags `route`'s answers (an `ETag`, 304 for `If-None-Match`): a single-resource read answering
- * JSON. Not a stream, nor other bytes (a 200 with a `contentType`): an event stream has no representation to tag
- * until it ends, which is after its headers left. A route with `ownPreconditions` tags its answers itself.
- */
-export function taggedByKernel(route: RouteDefinition): boolean {
-  return (
-    route.method === 'GET' &&
-    !route.list &&
-    !route.ownPreconditions &&
-    route.responses?.[200]?.contentType === undefined
-  )
-}
-
-/** The strong entity tag of a JSON representation: the same bytes, the same tag. */
-export function entityTagOf(body: string): string {
+/** The strong entity tag of a representation (JSON, text or bytes): the same bytes, the same tag. */
+export function entityTagOf(body: string | Uint8Array): string {
   return `"${Bun.hash(body).toString(36)}"`
 }
 

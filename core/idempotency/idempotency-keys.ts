@@ -14,8 +14,8 @@ import type { IdempotencyKeysTable, IdempotencyTables } from './idempotency-tabl
 export interface KeptAnswer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  /** A stream only for answers sent as produced, which are never kept. */
-  readonly body: string | null | ReadableStream<Uint8Array>
+  /** Bytes and streams only for answers that are never kept (reads, and answers sent as produced). */
+  readonly body: string | null | Uint8Array | ReadableStream<Uint8Array>
 }
 
 /**
@@ -24,6 +24,8 @@ export interface KeptAnswer {
  */
 function sealBody(box: SecretBox, body: KeptAnswer['body']): string | null {
   if (body instanceof ReadableStream) throw new Error('A streamed answer cannot be kept for replays')
+  if (body instanceof Uint8Array)
+    throw new Error('An answer in bytes cannot be kept for replays: answer text')
   return body === null ? null : box.seal(body)
 }
 

@@ -1,6 +1,6 @@
 // Background work as plugins declare it: a job kind with the function that runs it, and what a run may do.
 
-import type { AuditInput, EventInput } from '../plugin/route.ts'
+import type { AuditInput, EventInput } from '../plugin/records.ts'
 import type { Trx } from '../store/store.ts'
 
 /** The states of a job. `queued` and `running` are live; the others are final. */

@@ -2,7 +2,6 @@
 
 import { isDeepStrictEqual } from 'node:util'
 import type { TSchema } from '@sinclair/typebox'
-import { taggedByKernel } from '../http/conditional-requests.ts'
 import { acceptsEmptyBody } from '../http/request-body.ts'
 import { closeObjects } from '../http/schema-strictness.ts'
 import { pageOf, pageQuery } from '../pagination/paginate.ts'
@@ -260,7 +259,8 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
   const query: Record<string, TSchema> = { ...route.query?.properties, ...(route.list ? pageQuery : {}) }
   for (const [name, schema] of Object.entries(query))
     list.push(parameter(name, 'query', required.has(name), schema, components))
-  if (taggedByKernel(route))
+  // A route answering its own preconditions declares the headers it reads (`requestHeaders`).
+  if (taggedRead(route) && !route.ownPreconditions)
     list.push({
       name: 'If-None-Match',
       in: 'header',
@@ -304,6 +304,15 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
   return list
 }
 
+/**
+ * Whether `route` is a read whose 200 the kernel tags (`ETag`, 304 for `If-None-Match`): a single-resource GET,
+ * whatever its media type, unless it streams (`text/event-stream`).
+ */
+function taggedRead(route: RouteDefinition): boolean {
+  const streamed = route.responses?.[200]?.contentType?.startsWith('text/event-stream') ?? false
+  return route.method === 'GET' && !route.list && !streamed
+}
+
 /** The success responses of `route`: a list's page, or what it declares. */
 function successResponses(route: RouteDefinition): Readonly<Record<string, RouteResponse>> {
   if (!route.list) return route.responses ?? {}
@@ -330,7 +339,7 @@ export function operationOf(
         name in responseHeaders ? header(name) : { description, schema: { type: 'string' } },
       ]),
     )
-    const tagged = status === '200' && taggedByKernel(route)
+    const tagged = status === '200' && taggedRead(route)
     responses[status] = {
       description: response.description,
       headers: {
@@ -339,15 +348,19 @@ export function operationOf(
         ...(route.showsSecret ? { 'Cache-Control': header('Cache-Control') } : {}),
         ...declared,
       },
-      ...(response.schema
-        ? { content: { 'application/json': { schema: schemaRef(response.schema, components) } } }
-        : response.contentType
-          ? { content: { [response.contentType]: { schema: { type: 'string' } } } }
-          : {}),
+      ...(response.schema || response.contentType
+        ? {
+            content: {
+              [response.contentType ?? 'application/json']: {
+                schema: response.schema ? schemaRef(response.schema, components) : { type: 'string' },
+              },
+            },
+          }
+        : {}),
     }
   }
   // A route with its own preconditions declares its 304 (and its tags) itself.
-  if (taggedByKernel(route))
+  if (taggedRead(route) && !route.ownPreconditions)
     responses['304'] = {
       description: 'Not Modified: the copy named in `If-None-Match` is current.',
       headers: { 'X-Request-Id': header('X-Request-Id'), ...rateLimitHeaders(route), ETag: header('ETag') },

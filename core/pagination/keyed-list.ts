@@ -11,5 +11,6 @@ import type { ListSource } from './prepared-list.ts'
 export function keyedList<Row>(
   read: (after: string | undefined, limit: number) => Promise<readonly Row[]>,
 ): ListSource<Row> {
-  return { run: async (_keyset, page) => [...(await read(page.after, page.limit))] }
+  // Declared list filters are for queries: the reader narrows what it reads itself.
+  return { filters: {}, run: async (_keyset, page) => [...(await read(page.after, page.limit))] }
 }

@@ -5,7 +5,7 @@ import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
-import type { ListSource } from './prepared-list.ts'
+import type { ListFilters, ListSource } from './prepared-list.ts'
 
 /** Query parameters every list accepts; spread them into the route's query schema. */
 export const pageQuery = {
@@ -78,6 +78,16 @@ export async function paginate<DB, TB extends keyof DB, Row extends Record<strin
     readonly keyColumn: string
     readonly keyOf: (row: Row) => string
     readonly order?: 'asc' | 'desc'
+    /**
+     * Narrows the list by its filters before the page is cut: given the request's filter values for a query
+     * builder, the same shape's placeholders for a prepared list.
+     */
+    readonly narrow?: (
+      query: SelectQueryBuilder<DB, TB, Row>,
+      filters: ListFilters,
+    ) => SelectQueryBuilder<DB, TB, Row>
+    /** The request's filter values, for `narrow`. */
+    readonly filters?: ListFilters
   },
 ): Promise<{ rows: Row[]; nextCursor: string | null }> {
   const order = options.order ?? 'asc'
@@ -89,14 +99,25 @@ export async function paginate<DB, TB extends keyof DB, Row extends Record<strin
   }
   // One more row than asked: whether it exists says whether there is a next page.
   const limit = request.limit + 1
+  const narrow = options.narrow ?? ((list) => list)
   const rows =
     'run' in query
-      ? await query.run((list, start, size) => keyset(list, options.keyColumn, order, start, size), {
-          shape: `${options.keyColumn} ${order} ${after === undefined ? 'first' : 'after'}`,
-          after,
-          limit,
-        })
-      : await keyset(query, options.keyColumn, order, after, limit).execute()
+      ? await query.run(
+          (list, start, size, shaped) =>
+            keyset(
+              narrow(list as SelectQueryBuilder<DB, TB, Row>, shaped),
+              options.keyColumn,
+              order,
+              start,
+              size,
+            ),
+          {
+            shape: `${options.keyColumn} ${order} ${after === undefined ? 'first' : 'after'}`,
+            after,
+            limit,
+          },
+        )
+      : await keyset(narrow(query, options.filters ?? {}), options.keyColumn, order, after, limit).execute()
   const more = rows.length > request.limit
   const items = more ? rows.slice(0, request.limit) : rows
   const last = items.at(-1)

@@ -30,12 +30,20 @@ export type ListBuild<Filters extends ListFilters, Row> = (
 
 /** A prepared list applied to one request's view and filters: what `page()` reads. */
 export interface ListSource<Row> {
+  /** The filters it was given (a route's declared filters are applied only when given here). */
+  readonly filters: ListFilters
   /**
-   * Reads one page: `keyset` adds the start (when there is one), the order and the limit to the list's query, and
-   * `page.shape` names what it adds (key column, order, first page or not).
+   * Reads one page: `keyset` adds the start (when there is one), the order and the limit to the list's query (and
+   * the route's declared filters, given the filters of the same shape with placeholders), and `page.shape` names
+   * what it adds (key column, order, first page or not).
    */
   run(
-    keyset: (query: ListQuery<Row>, after: string | undefined, limit: number) => Compilable<Row>,
+    keyset: (
+      query: ListQuery<Row>,
+      after: string | undefined,
+      limit: number,
+      filters: ListFilters,
+    ) => Compilable<Row>,
     page: { readonly shape: string; readonly after: string | undefined; readonly limit: number },
   ): Promise<Row[]>
 }
@@ -121,19 +129,23 @@ export function preparedList<Filters extends ListFilters, Row>(
         }
       }
       return {
+        filters,
         run(keyset, page) {
           params.after = page.after
           params.limit = page.limit
           return shapes.run(
             db,
             `${shape}|${page.shape}`,
-            () =>
-              keyset(
-                build(db, viewPlaceholders(view), filterPlaceholders(filters) as Filters),
+            () => {
+              const shaped = filterPlaceholders(filters)
+              return keyset(
+                build(db, viewPlaceholders(view), shaped as Filters),
                 page.after === undefined ? undefined : placeholder('after'),
                 // Bound like any value: the placeholder stands for the number until the query runs.
                 placeholder('limit') as unknown as number,
-              ),
+                shaped,
+              )
+            },
             params,
           )
         },

@@ -14,9 +14,9 @@ import { webRoutePathProblem } from '../plugin/web-route.ts'
 import { kernelVersion } from '../version.ts'
 import type { Background } from './background.ts'
 import type { Catalogue } from './catalogue.ts'
-import type { PanelOptions } from './create-panel.ts'
 import type { PanelLimits } from './limits.ts'
 import { metricsEndpoint, type PanelMetrics } from './metrics.ts'
+import type { PanelOptions } from './panel-options.ts'
 import { createRouter, type MountedCompiledRoute, type PlainEndpoint, type RequestRecord } from './router.ts'
 
 /** Mounts every route; returns the panel's `handle`, its router and its document. */

@@ -2,7 +2,12 @@
 
 import { Kind, type TObject, Type as t } from '@sinclair/typebox'
 import { idPattern } from '../ids/ids.ts'
-import type { IdParams } from './route.ts'
+
+/**
+ * Path parameters that are ids, by name → id prefix: `{ id: 'site' }` for `/sites/:id`. The kernel makes the
+ * schema (`^site_` and a ULID; anything else is 404 before the handler runs) and documents it.
+ */
+export type IdParams = Readonly<Record<string, string>>
 
 /** Whether `params` is already a schema rather than ids by prefix. */
 function isSchema(params: TObject | IdParams): params is TObject {

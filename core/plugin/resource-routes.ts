@@ -1,86 +1,41 @@
 // The five operations of a plain resource (list, read, create, update, delete) from one declaration, named,
 // scoped, recorded and answered by the API's conventions, so each area writes only what is its own: the queries.
 
-import type { Static, TObject } from '@sinclair/typebox'
-import type { ProblemRef } from '../problem/problem-code.ts'
-import type { Trx } from '../store/store.ts'
+import type { TObject } from '@sinclair/typebox'
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import { Problem } from '../problem/problem.ts'
+import type { Db, Trx } from '../store/store.ts'
+import type { TenantView } from '../tenancy/tenant-view.ts'
+import type { ChangeDeclaration } from './change.ts'
 import type { EventDefinition } from './define-plugin.ts'
-import {
-  defineRoute,
-  type HandlerInput,
-  type IdParams,
-  type ListDeclaration,
-  type RouteDefinition,
-} from './route.ts'
+import type { ListDeclaration } from './list-declaration.ts'
+import type {
+  ChangeOperation,
+  OperationText,
+  ResourceChange,
+  ResourceDeclaration,
+} from './resource-declaration.ts'
+import { defineRoute, type IdParams, type RouteDefinition } from './route.ts'
 
-type ParamsOf<P extends IdParams> = { readonly [K in keyof P]: string }
-type Input<B, Q, P extends IdParams> = HandlerInput<B, Q, ParamsOf<P>, true>
-type Change<B, P extends IdParams> = Input<B, undefined, P> & { readonly trx: Trx }
-type Returns<T> = Promise<T> | T
-type ListHandler<LQ extends TObject, P extends IdParams> = (
-  input: Input<undefined, Static<LQ>, P>,
-) => Returns<unknown>
-type RemoveHandler<Item extends TObject, P extends IdParams> = (
-  input: Change<undefined, P>,
-) => Returns<Static<Item>>
+export type { ResourceChange, ResourceDeclaration } from './resource-declaration.ts'
 
-/** A plain resource, declared once; see {@link resourceRoutes}. */
-export interface ResourceDeclaration<
-  Item extends TObject,
-  P extends IdParams,
-  K extends IdParams,
-  LQ extends TObject,
-  CB extends TObject,
-  UB extends TObject,
-> {
-  /** The item schema, named (`$id: 'CronJob'`): the operations are `listCronJobs`, `getCronJob`, `createCronJob`, …. */
-  readonly item: Item
-  /** The resource part of its audit actions (`cron.create`) and of its events (`cron.created`), which the plugin declares. */
-  readonly name: string
-  /** The collection's path below the API base (`/sites/:id/cron-jobs`) and its id parameters (`{ id: 'site' }`). */
-  readonly path: string
-  readonly params?: P
-  /** The item's own id parameter, added to the path: `{ cronJobId: 'cron' }`. */
-  readonly key: K
-  /** Reading (list and read) and changing (create, update, delete) each need one scope. */
-  readonly scopes: { readonly read: string; readonly manage: string }
-  /**
-   * `GET <path>`: returns the query of the items, paged by the kernel; the handler alone, or with its filters
-   * (`query`), a row mapping (`toItem`) and key column.
-   */
-  readonly list?:
-    | ListHandler<LQ, P>
-    | {
-        readonly query?: LQ
-        readonly toItem?: ListDeclaration['toItem']
-        readonly key?: string
-        readonly handler: ListHandler<LQ, P>
-      }
-  /** `GET <path>/<key>`: the item, or 404 (`findVisible`). */
-  readonly read?: (input: Input<undefined, undefined, P & K>) => Returns<Static<Item>>
-  /**
-   * `POST <path>`: in one transaction (`trx`) with its audit entry and `<name>.created`; answers 201 with
-   * `Location`. Idempotent unless said otherwise.
-   */
-  readonly create?: {
-    readonly body: CB
-    readonly problems?: readonly ProblemRef[]
-    readonly idempotent?: boolean
-    handler(input: Change<Static<CB>, P>): Returns<Static<Item>>
-  }
-  /** `PATCH <path>/<key>`: like create, with `<name>.updated`; answers 200 with the item. */
-  readonly update?: {
-    readonly body: UB
-    readonly problems?: readonly ProblemRef[]
-    handler(input: Change<Static<UB>, P & K>): Returns<Static<Item>>
-  }
-  /**
-   * `DELETE <path>/<key>`: returns the item as it was (recorded with `<name>.deleted`); answers 204. The handler
-   * alone, or with its problems.
-   */
-  readonly remove?:
-    | RemoveHandler<Item, P & K>
-    | { readonly problems?: readonly ProblemRef[]; readonly handler: RemoveHandler<Item, P & K> }
+/** A route of the resource, checked by `defineRoute` as any other (its typing is the declaration's above). */
+const declared = (route: Record<string, unknown>): RouteDefinition => defineRoute(route as never)
+
+/** `CronJob` in words: `cron job`. */
+function wordsOf(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()
+}
+
+/** The change declaration of one operation: the convention, with what the operation says instead. */
+function changeOf(name: string, verb: string, pastTense: string, own: ResourceChange | undefined) {
+  const { event, ...rest } = own ?? {}
+  const kind = event === undefined ? `${name}.${pastTense}` : event
+  return {
+    action: `${name}.${verb}`,
+    ...rest,
+    ...(kind === null ? {} : { event: kind }),
+  } as ChangeDeclaration
 }
 
 /**
@@ -95,82 +50,209 @@ export function resourceRoutes<
   LQ extends TObject = TObject,
   CB extends TObject = TObject,
   UB extends TObject = TObject,
->(resource: ResourceDeclaration<Item, P, K, LQ, CB, UB>): RouteDefinition[] {
-  const noun = (resource.item as { $id?: string }).$id
-  if (!noun) throw new Error(`Resource at ${resource.path}: its item schema needs an $id`)
+  Parent = undefined,
+  Row = undefined,
+  CP = undefined,
+  UP = undefined,
+  RP = undefined,
+>(resource: ResourceDeclaration<Item, P, K, LQ, CB, UB, Parent, Row, CP, UP, RP>): RouteDefinition[] {
+  const id = (resource.item as { $id?: string }).$id
+  if (!id) throw new Error(`Resource at ${resource.path}: its item schema needs an $id`)
+  const noun = resource.noun ?? wordsOf(id)
   const params = (resource.params ?? {}) as P
   const one = { ...params, ...resource.key }
-  const itemPath = `${resource.path}/${Object.keys(resource.key).map((name) => `:${name}`)[0]}`
-  const change = (verb: string, event: string) => ({
-    action: `${resource.name}.${verb}`,
-    event: `${resource.name}.${event}`,
-  })
-  const { read, create, update } = resource
+  // A collection without id parameters of its own has none at all (no 404 of a malformed id to document).
+  const collection = resource.params ? { params } : {}
+  const keyName = Object.keys(resource.key)[0] ?? 'id'
+  const itemPath = `${resource.path}/:${keyName}`
+  const common = { ...(resource.staff ? { staff: true } : {}) }
+  const found = foundBy(resource as never, keyName)
   const list = typeof resource.list === 'function' ? { handler: resource.list } : resource.list
+  const read = typeof resource.read === 'function' ? { handler: resource.read } : resource.read
   const remove = typeof resource.remove === 'function' ? { handler: resource.remove } : resource.remove
+  const { create, update } = resource
   const { read: readScope, manage } = resource.scopes
+  const text = (operation: OperationText | undefined) => ({
+    ...(operation?.summary ? { summary: operation.summary } : {}),
+    ...(operation?.description ? { description: operation.description } : {}),
+  })
+  const changing = (operation: ChangeOperation<TObject | undefined, unknown> | undefined) => ({
+    ...text(operation),
+    problems: operation?.problems ?? [],
+    ...(operation?.showsSecret ? { showsSecret: true } : {}),
+    ...(operation?.prepare ? { prepare: operation.prepare } : {}),
+    ...(operation?.undo ? { undo: operation.undo } : {}),
+  })
   const routes: RouteDefinition[] = []
   if (list)
     routes.push(
-      defineRoute({
-        method: 'GET',
-        path: resource.path,
-        operationId: `list${noun}s`,
-        scope: readScope,
-        params,
+      declared({
+        ...{ method: 'GET', path: resource.path, operationId: `list${id}s`, scope: readScope, ...collection },
+        ...common,
+        ...text(list),
         ...('query' in list && list.query ? { query: list.query } : {}),
         list: {
           item: resource.item,
-          ...('toItem' in list ? { toItem: list.toItem } : {}),
-          ...('key' in list ? { key: list.key } : {}),
+          ...('toItem' in list && list.toItem ? { toItem: list.toItem } : found.toItem),
+          ...('key' in list && list.key ? { key: list.key } : {}),
+          ...('order' in list && list.order ? { order: list.order } : {}),
+          ...('filters' in list && list.filters ? { filters: list.filters } : {}),
         },
-        handler: list.handler as never,
+        handler: found.listed(list.handler) as never,
       }),
     )
   if (read)
     routes.push(
-      defineRoute({
-        ...{ method: 'GET', path: itemPath, operationId: `get${noun}`, scope: readScope, params: one },
-        responses: { 200: resource.item },
-        handler: read as never,
+      declared({
+        ...{ method: 'GET', path: itemPath, operationId: `get${id}`, scope: readScope, params: one },
+        ...common,
+        ...text(read),
+        responses: read.responses ?? { 200: { description: `The ${noun}.`, schema: resource.item } },
+        handler: found.read(read.handler) as never,
       }),
     )
   if (create)
     routes.push(
-      defineRoute({
-        ...{ method: 'POST', path: resource.path, operationId: `create${noun}`, scope: manage, params },
-        ...{ body: create.body, idempotent: create.idempotent ?? true, problems: create.problems ?? [] },
-        ...{ change: change('create', 'created'), responses: { 201: resource.item } },
-        handler: create.handler as never,
+      declared({
+        ...{ method: 'POST', path: resource.path, operationId: `create${id}`, ...collection },
+        scope: resource.scopes.create ?? manage,
+        ...common,
+        ...changing(create),
+        ...{ ...(create.body ? { body: create.body } : {}), idempotent: create.idempotent ?? true },
+        change: changeOf(resource.name, 'create', 'created', create.record),
+        responses: create.responses ?? {
+          201: {
+            description: `The new ${noun}.`,
+            schema: resource.item,
+            headers: { Location: `URL of the ${noun}.` },
+          },
+        },
+        handler: found.changed(create.handler, false) as never,
       }),
     )
   if (update)
     routes.push(
-      defineRoute({
-        ...{ method: 'PATCH', path: itemPath, operationId: `update${noun}`, scope: manage, params: one },
-        ...{ body: update.body, problems: update.problems ?? [], change: change('update', 'updated') },
-        responses: { 200: resource.item },
-        handler: update.handler as never,
+      declared({
+        ...{ method: 'PATCH', path: itemPath, operationId: `update${id}`, scope: manage, params: one },
+        ...common,
+        ...changing(update),
+        body: update.body,
+        change: changeOf(resource.name, 'update', 'updated', update.record),
+        responses: update.responses ?? {
+          200: { description: `The ${noun} after the change.`, schema: resource.item },
+        },
+        handler: found.changed(update.handler, true) as never,
       }),
     )
   if (remove)
     routes.push(
-      defineRoute({
-        ...{ method: 'DELETE', path: itemPath, operationId: `delete${noun}`, scope: manage, params: one },
-        ...{ problems: ('problems' in remove && remove.problems) || [], change: change('delete', 'deleted') },
-        responses: { 204: { description: `The ${noun} is deleted.` } },
-        handler: remove.handler as never,
+      declared({
+        ...{ method: 'DELETE', path: itemPath, operationId: `delete${id}`, scope: manage, params: one },
+        ...common,
+        ...changing(remove as ChangeOperation<undefined, unknown>),
+        change: changeOf(resource.name, 'delete', 'deleted', 'record' in remove ? remove.record : undefined),
+        responses: ('responses' in remove && remove.responses) || {
+          204: { description: `The ${noun} is deleted.` },
+        },
+        handler: found.changed(remove.handler as never, true) as never,
       }),
     )
   return routes
 }
 
+/** What a handler input carries that the declaration finds for it: the parent, and the row of the table. */
+type Found = { view: TenantView; db: Db; trx?: Trx; params: Record<string, string> }
+// biome-ignore lint/suspicious/noExplicitAny: handlers of any input
+type AnyHandler = ((input: any) => unknown) | undefined
+
+/** Wraps the handlers of a resource so each gets the parent and row the declaration finds, or answers 404. */
+function foundBy(
+  resource: ResourceDeclaration<
+    TObject,
+    IdParams,
+    IdParams,
+    TObject,
+    TObject,
+    TObject,
+    unknown,
+    unknown,
+    unknown,
+    unknown,
+    unknown
+  >,
+  keyName: string,
+) {
+  const { table } = resource
+  const parentOf = async (input: Found) => {
+    if (!resource.parent) return undefined
+    const parent = await resource.parent(input.trx ?? input.db, input.view, input.params as never)
+    if (parent === null || parent === undefined) throw notFound()
+    return parent
+  }
+  const rowOf = async (input: Found, parent: unknown) => {
+    if (!table) return undefined
+    const lock = { lock: input.trx !== undefined && table.lock === true }
+    const id = input.params[keyName] ?? ''
+    const row = (await table.rows.find(input.trx ?? input.db, input.view, id, lock)) as Record<
+      string,
+      unknown
+    >
+    const parentId = (parent as { id?: unknown } | undefined)?.id
+    if (table.parentColumn && row[table.parentColumn] !== parentId) throw notFound()
+    return row
+  }
+  const asItem = (row: unknown) => (table?.toItem ? table.toItem(row as never) : row)
+  const missing = (what: string) => () => {
+    throw new Error(`Resource at ${resource.path}: ${what} needs a handler or a table`)
+  }
+  return {
+    toItem: table?.toItem ? { toItem: table.toItem as ListDeclaration['toItem'] } : {},
+    listed(handler: AnyHandler) {
+      if (!handler && !table) return missing('list')
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        if (handler) return handler({ ...input, parent })
+        const rows = table?.rows.visible(input.db, input.view)
+        const parentId = (parent as { id?: unknown } | undefined)?.id
+        return table?.parentColumn ? rows?.where(table.parentColumn, '=', parentId) : rows
+      }
+    },
+    read(handler: AnyHandler) {
+      if (!handler && !table) return missing('read')
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        if (handler) return handler({ ...input, parent })
+        return asItem(await rowOf(input, parent))
+      }
+    },
+    changed(handler: AnyHandler, withRow: boolean) {
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        const row = withRow ? await rowOf(input, parent) : undefined
+        return handler?.({ ...input, parent, row })
+      }
+    },
+  }
+}
+
+/** The 404 of a parent or row outside the caller's view: the same as a missing one. */
+function notFound(): Problem {
+  return new Problem(kernelProblems.not_found)
+}
+
 /**
- * The events of a plain resource: `<name>.created`, `<name>.updated`, `<name>.deleted`, each carrying the item.
+ * The events of a plain resource: `<name>.<verb>` for each verb (by default `created`, `updated`, `deleted`), each
+ * carrying the item.
  * @example events: resourceEvents('cron', CronJob, 'A scheduled task')
+ * @example events: resourceEvents('dns_zone', DnsZone, 'A DNS zone', ['created', 'deleted'])
  */
-export function resourceEvents(name: string, item: TObject, what: string): EventDefinition[] {
-  return ['created', 'updated', 'deleted'].map((verb) => ({
+export function resourceEvents(
+  name: string,
+  item: TObject,
+  what: string,
+  verbs: readonly string[] = ['created', 'updated', 'deleted'],
+): EventDefinition[] {
+  return verbs.map((verb) => ({
     kind: `${name}.${verb}`,
     description: `${what} was ${verb}.`,
     payload: item,

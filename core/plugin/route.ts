@@ -6,9 +6,12 @@ import type { Caller } from '../auth/caller.ts'
 import type { SocketHandler } from '../http/socket-upgrade.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
-import type { Trx } from '../store/store.ts'
+import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
-import { idParamsSchema } from './id-params.ts'
+import type { ChangeDeclaration } from './change.ts'
+import { type IdParams, idParamsSchema } from './id-params.ts'
+import type { ListDeclaration } from './list-declaration.ts'
+import type { AuditInput, EventInput } from './records.ts'
 
 /** HTTP methods a route may answer. */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -16,13 +19,25 @@ export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** A documented response of an operation. */
 export interface RouteResponse {
   readonly description: string
-  /** JSON schema of the body; omitted for an empty response (204) and a stream. */
+  /**
+   * Schema of the body (JSON's, or of the text in `contentType`, e.g. `t.String({ description })`); omitted for an
+   * empty response (204), a stream, or text documented as a plain string.
+   */
   readonly schema?: TSchema
-  /** The media type of a body that is no JSON: `text/event-stream` for a {@link Reply.stream}. */
+  /**
+   * The media type of a body that is not JSON: `text/plain; charset=utf-8` for a BIND zone file, `text/csv`,
+   * `application/x-asciicast`. The handler returns the body as text (a string) or bytes (a `Uint8Array`) and the
+   * kernel sends it as it is, under this type; a read's 200 gets the kernel's `ETag` and answers `If-None-Match`
+   * with 304 as a JSON one does. `text/event-stream` for a {@link Reply.stream}, which is never tagged. Default JSON.
+   * @example responses: { 200: { description: 'The zone file.', contentType: 'text/plain; charset=utf-8' } }
+   */
   readonly contentType?: string
   /** Documented response headers (name → description), e.g. `Location`. */
   readonly headers?: Readonly<Record<string, string>>
 }
+
+export type { IdParams } from './id-params.ts'
+export type { AuditInput, EventInput } from './records.ts'
 
 /** A request header an operation reads, as its document describes it. */
 export interface RequestHeader {
@@ -31,76 +46,6 @@ export interface RequestHeader {
   readonly required?: boolean
   /** Its values; default a string of at most 1,024 characters. */
   readonly schema?: TSchema
-}
-
-/** An audit entry as a handler writes it; the kernel adds actor, time, request id, address and brand. */
-export interface AuditInput {
-  /** `<resource>.<verb>`: `site.create`, `customer.update`, `token.revoke`. */
-  readonly action: string
-  readonly subject: { readonly type: string; readonly id: string }
-  /** The customer concerned; null for staff-level changes (then `brandId`, when the record belongs to a brand). */
-  readonly customerId: string | null
-  /**
-   * The brand of a record that belongs to a brand but to no customer (a plan, a webhook endpoint, a brand's staff
-   * user), so that brand's staff see the entry. Entries with a customer take the customer's brand.
-   */
-  readonly brandId?: string | null
-  /** What changed, without secrets. */
-  readonly details?: Readonly<Record<string, unknown>>
-}
-
-/** An event as a handler emits it: a kind its plugin declared, the resource as data. */
-export interface EventInput {
-  readonly kind: string
-  readonly customerId: string | null
-  readonly data: Readonly<Record<string, unknown>>
-}
-
-/**
- * Path parameters that are ids, by name → id prefix: `{ id: 'site' }` for `/sites/:id`. The kernel makes the
- * schema (`^site_` and a ULID; anything else is 404 before the handler runs) and documents it.
- */
-export type IdParams = Readonly<Record<string, string>>
-
-/**
- * A list operation, declared: the kernel adds `cursor` and `limit` to the query, walks the keyset of whatever the
- * handler returns (a query builder, or a `preparedList(...).of(...)`), signs the cursor (bound to the operation,
- * caller, path and filters) and answers `{ items, nextCursor }`, documented as `<item $id>Page`.
- */
-export interface ListDeclaration {
-  /** The item schema, named with `$id` (`Site`): the page is documented as `SitePage`. */
-  readonly item: TSchema
-  /** The unique, time-sortable key column of the walk; may be qualified (`sites.id`). Default `id`. */
-  readonly key?: string
-  /** Default `asc`: oldest first. */
-  readonly order?: 'asc' | 'desc'
-  /** Turns a row into an item; default: the row as it is. */
-  readonly toItem?: (row: never) => unknown
-}
-
-/**
- * A change the kernel records for the route: the handler runs inside one transaction (its input's `trx`) and
- * returns the resource it changed (an object with `id`, and `customerId` or `brandId` when it has them); in that
- * same transaction the kernel writes the audit entry (`action`, subject type from the action, subject id from the
- * resource) and puts `event` (one of the plugin's kinds) in the outbox with the resource as its data. Then it
- * answers as the route's responses say: 204 without a body, 201 with the resource and `Location` (the request
- * path and the id), else 200 with the resource; a handler that returns a `Reply` answers that instead (its body is
- * the resource recorded). With an `Idempotency-Key` (on an `idempotent` route), the key's claim and its kept answer
- * are written in that same transaction: one commit a create.
- * @example change: { action: 'cron.create', event: 'cron.created' }
- */
-export interface ChangeDeclaration {
-  /** `<resource>.<verb>`: `cron.create`. */
-  readonly action: string
-  /** An event kind of the plugin: `cron.created`. None: only the audit entry. */
-  readonly event?: string
-  /** What the audit entry says of the change besides its subject (without secrets): made from the resource. */
-  readonly details?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
-  /**
-   * What the event carries, made from the resource the handler returned: for an answer that shows a secret once
-   * (a generated password), the resource without it. Default: the resource as returned.
-   */
-  readonly payload?: (resource: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
 }
 
 /** What a handler receives. */
@@ -115,6 +60,11 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal 
   readonly view: Authenticated extends true ? TenantView : TenantView | null
   /** What the route's own `credential` authenticated (a node), before the body was read. */
   readonly principal: Principal
+  /**
+   * The store's query builder, outside any transaction: for reads. A change's handler reads and writes through
+   * its `trx` instead (on SQLite a read through `db` while the transaction is open waits for ever).
+   */
+  readonly db: Db
   readonly request: Request
   readonly requestId: string
   /** The client's address as the host saw it, when known. */
@@ -130,7 +80,10 @@ export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal 
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
 }
 
-/** A response other than a plain 200 with a JSON body. */
+/**
+ * A response other than a plain 200 with the route's declared body: another status, headers (a media type chosen
+ * per request: `new Reply(200, bytes, { 'content-type': 'image/png' })`), a `Location`, a stream, a WebSocket.
+ */
 export class Reply {
   constructor(
     readonly status: number,
@@ -320,11 +273,29 @@ export interface ScopedRoute<B extends TObject | undefined, Q extends TObject | 
 }
 
 /** A scoped route whose change the kernel records and makes transactional (see {@link ChangeDeclaration}). */
-export interface ChangeRoute<B extends TObject | undefined, Q extends TObject | undefined, P>
-  extends Omit<ScopedRoute<B, Q, P>, 'change' | 'handler'> {
+export interface ChangeRoute<
+  B extends TObject | undefined,
+  Q extends TObject | undefined,
+  P,
+  Prepared = undefined,
+> extends Omit<ScopedRoute<B, Q, P>, 'change' | 'handler'> {
   readonly change: ChangeDeclaration
+  /**
+   * Work before the change's transaction, outside it: what is slow or reaches beyond the store (a DNS lookup, a
+   * node told of an account, a password hashed). Its result is the handler's `prepared`; a refusal it throws
+   * changes nothing. It runs once per request, however often the store retries the transaction after it.
+   */
+  prepare?(input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true>): Promise<Prepared> | Prepared
+  /**
+   * Undoes what `prepare` did beyond the store when the change then fails (a node told of an account the panel
+   * did not record); the failure is answered as it would be without it.
+   */
+  undo?(prepared: Prepared, error: unknown): Promise<void> | void
   handler(
-    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true> & { readonly trx: Trx },
+    input: HandlerInput<Input<B>, Input<Q>, ParamsInput<P>, true> & {
+      readonly trx: Trx
+      readonly prepared: Prepared
+    },
   ): Promise<unknown> | unknown
 }
 
@@ -345,8 +316,13 @@ export interface RouteDefinition
   readonly scope?: string
   readonly staff?: boolean
   readonly change?: ChangeDeclaration
+  prepare?(input: HandlerInput<unknown, unknown, unknown, boolean, unknown>): unknown
+  undo?(prepared: unknown, error: unknown): Promise<void> | void
   handler(
-    input: HandlerInput<unknown, unknown, unknown, boolean, unknown> & { readonly trx?: Trx },
+    input: HandlerInput<unknown, unknown, unknown, boolean, unknown> & {
+      readonly trx?: Trx
+      readonly prepared?: unknown
+    },
   ): Promise<unknown> | unknown
 }
 
@@ -358,7 +334,8 @@ export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
   P extends TObject | IdParams | undefined = undefined,
->(route: ChangeRoute<B, Q, P>): RouteDefinition
+  Prepared = undefined,
+>(route: ChangeRoute<B, Q, P, Prepared>): RouteDefinition
 export function defineRoute<
   B extends TObject | undefined = undefined,
   Q extends TObject | undefined = undefined,
@@ -372,6 +349,13 @@ export function defineRoute(
 ): RouteDefinition {
   // The kernel validates body, query and params against these very schemas before calling the handler.
   const params = route.params as TObject | IdParams | undefined
+  const unknownFilters = Object.keys(route.list?.filters ?? {}).filter(
+    (name) => !(name in (route.query?.properties ?? {})),
+  )
+  if (unknownFilters.length > 0)
+    throw new Error(
+      `${route.method} ${route.path} declares filters that are not in its query: ${unknownFilters.join(', ')}`,
+    )
   return {
     ...route,
     summary: route.summary ?? summaryOf(route.operationId),

@@ -33,6 +33,11 @@ export interface TestPanel {
 /** What a test panel is made of; everything but the plugins has a default fit for tests. */
 export interface KernelTestPanelOptions {
   readonly plugins: readonly PluginDefinition[]
+  /**
+   * Plugins mounted only when one of `plugins` requires them (directly or through another) and none of `plugins`
+   * has their name: the testing kit gives the standard plugins, so a plugin's test mounts what it builds on.
+   */
+  readonly available?: readonly PluginDefinition[]
   readonly overrides?: readonly PluginDefinition[]
   readonly limits?: PanelOptions['limits']
   /** Login throttle policy; tests lower the delays. */
@@ -59,12 +64,35 @@ export interface KernelTestPanelOptions {
   readonly secret?: string
 }
 
+/**
+ * `plugins` and what they require of `available`, transitively (the plugins they build on first). A requirement
+ * neither gives is left for the panel's start-up to refuse, naming it.
+ */
+export function withRequired(
+  plugins: readonly PluginDefinition[],
+  available: readonly PluginDefinition[],
+): PluginDefinition[] {
+  const mounted = new Set(plugins.map((plugin) => plugin.name))
+  const added: PluginDefinition[] = []
+  const pending = [...plugins]
+  for (let plugin = pending.shift(); plugin; plugin = pending.shift()) {
+    for (const name of plugin.requires ?? []) {
+      const found = mounted.has(name) ? undefined : available.find((candidate) => candidate.name === name)
+      if (!found) continue
+      mounted.add(name)
+      added.push(found)
+      pending.push(found)
+    }
+  }
+  return [...added, ...plugins]
+}
+
 /** Builds a test panel with `plugins` (and `overrides`), on a fresh in-memory store. */
 export async function createKernelTestPanel(options: KernelTestPanelOptions): Promise<TestPanel> {
   const panel = await createPanel({
     store: await openTestStore(options.storePath),
     contractChecks: options.contractChecks ?? true,
-    plugins: options.plugins,
+    plugins: withRequired(options.plugins, options.available ?? []),
     overrides: options.overrides ?? [],
     secret: options.secret ?? 'test-secret-test-secret-test-secret-!',
     limits: options.limits ?? {},

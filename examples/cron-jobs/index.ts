@@ -1,5 +1,5 @@
 // Scheduled tasks under a site: a third-party plugin written only against the public contracts (the kernel's, and
-// the sites plugin's directory and `site.deleted`), the recipe of docs/plugin-authors.md. Its columns are named as
+// the sites plugin's directory and dependents), the recipe of docs/plugin-authors.md. Its columns are named as
 // the API's fields, so a row is a task as the API shows it.
 
 import {
@@ -7,21 +7,19 @@ import {
   defineFormat,
   definePlugin,
   defineProblems,
-  findVisible,
   newId,
   nonBlankText,
   nowIso,
-  orNotFound,
   type PluginContext,
   Problem,
   resourceEvents,
   resourceRoutes,
   type Static,
   sql,
-  type TenantView,
   t,
+  visibleTable,
 } from '../../core/index.ts'
-import { siteDirectory } from '../../plugins/sites/contract.ts'
+import { siteDependents, siteDirectory } from '../../plugins/sites/contract.ts'
 import { isSchedule } from './schedule.ts'
 
 export const CronJob = t.Object(
@@ -37,6 +35,8 @@ export const CronJob = t.Object(
   { $id: 'CronJob' },
 )
 const cron = (db: Db) => db.withTables<{ cron_jobs: Static<typeof CronJob> }>()
+/** Tasks as callers' views reach them: those of the customers in the view. */
+const cronJobs = visibleTable(cron, 'cron_jobs', { customerColumn: 'customerId' })
 
 export const cronProblems = defineProblems({
   invalid_schedule: {
@@ -84,23 +84,21 @@ export const cronJobsPlugin = () =>
       },
     ],
     setup(context) {
-      // A deleted site takes its tasks with it.
-      context.onEvent('site.deleted', async (trx, event) => {
-        await cron(trx).deleteFrom('cron_jobs').where('siteId', '=', String(event.data.id)).execute()
+      // A deleted site takes its tasks with it, in its deletion job.
+      context.extensionPoint(siteDependents).add({
+        name: 'cron-jobs',
+        async remove(run, site) {
+          await run.transaction((trx) =>
+            cron(trx).deleteFrom('cron_jobs').where('siteId', '=', site.id).execute(),
+          )
+        },
       })
     },
     routes: cronRoutes,
   })
 
-function cronRoutes({ db, use }: PluginContext) {
+function cronRoutes({ use }: PluginContext) {
   const sites = use(siteDirectory)
-  const siteIn = async (trx: Db, view: TenantView, id: string) => orNotFound(await sites.find(trx, view, id))
-  const taskIn = async (trx: Db, view: TenantView, params: { id: string; cronJobId: string }) => {
-    const row = await findVisible(cron(trx), 'cron_jobs', view, params.cronJobId, {
-      customerColumn: 'customerId',
-    })
-    return orNotFound(row.siteId === params.id ? row : null)
-  }
   return resourceRoutes({
     item: CronJob,
     name: 'cron',
@@ -108,33 +106,34 @@ function cronRoutes({ db, use }: PluginContext) {
     params: { id: 'site' },
     key: { cronJobId: 'cron' },
     scopes: { read: 'cron:read', manage: 'cron:manage' },
-    async list({ params, view }) {
-      await siteIn(db, view, params.id)
-      return cron(db).selectFrom('cron_jobs').selectAll().where('siteId', '=', params.id)
-    },
-    read: ({ params, view }) => taskIn(db, view, params),
+    parent: (db, view, params) => sites.find(db, view, params.id),
+    table: { rows: cronJobs, parentColumn: 'siteId' },
+    list: {},
+    read: {},
     create: {
       body: Create,
       problems: [cronProblems.site_unavailable],
-      async handler({ trx, params, body, view }) {
-        const { id: siteId, customerId, status } = await siteIn(trx, view, params.id)
-        if (status !== 'active' && status !== 'suspended') throw new Problem(cronProblems.site_unavailable)
+      async handler({ trx, parent: site, body }) {
+        if (site.status !== 'active' && site.status !== 'suspended')
+          throw new Problem(cronProblems.site_unavailable)
         const at = nowIso()
-        const row = { ...body, id: newId('cron'), siteId, customerId, createdAt: at, updatedAt: at }
-        await cron(trx).insertInto('cron_jobs').values(row).execute()
-        return row
+        const row = { ...body, id: newId('cron'), siteId: site.id, customerId: site.customerId }
+        await cron(trx)
+          .insertInto('cron_jobs')
+          .values({ ...row, createdAt: at, updatedAt: at })
+          .execute()
+        return { ...row, createdAt: at, updatedAt: at }
       },
     },
     update: {
       body: t.Partial(Create),
-      async handler({ trx, params, body, view }) {
-        const changed = { ...(await taskIn(trx, view, params)), ...body, updatedAt: nowIso() }
+      async handler({ trx, row, body }) {
+        const changed = { ...row, ...body, updatedAt: nowIso() }
         await cron(trx).updateTable('cron_jobs').set(changed).where('id', '=', changed.id).execute()
         return changed
       },
     },
-    async remove({ trx, params, view }) {
-      const row = await taskIn(trx, view, params)
+    async remove({ trx, row }) {
       await cron(trx).deleteFrom('cron_jobs').where('id', '=', row.id).execute()
       return row
     },

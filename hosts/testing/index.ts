@@ -91,11 +91,16 @@ export { presentedFingerprint } from './tls-probe.ts'
 
 /** What {@link createTestPanel} mounts and how; every panel option has a default fit for tests. */
 export interface TestPanelOptions extends Omit<KernelTestPanelOptions, 'plugins'> {
-  /** Your plugins, mounted beside the standard ones (or alone, with `standard: false`). */
+  /**
+   * Your plugins, mounted beside the standard ones (or with only those they require, with `standard: false`); one
+   * with a standard plugin's name takes its place (the standard sites plugin with other options).
+   */
   readonly plugins?: readonly PluginDefinition[]
   /**
-   * The standard plugins (brands, customers, nodes on a temporary data directory, sites, billing, webhooks).
-   * Default true; false mounts `plugins` alone.
+   * The standard plugins (brands, customers, nodes on a temporary data directory, sites, databases, WordPress,
+   * files, SFTP, shell, certificates, billing, webhooks, the console), each with its test defaults. Default true;
+   * false mounts `plugins` and only the standard plugins they require, directly or through one another (a plugin
+   * requiring `sites` gets sites, nodes, customers and brands), unless `plugins` gives one of that name itself.
    */
   readonly standard?: boolean
   /** Hosts webhooks may reach over plain http (a loopback receiver: `['127.0.0.1']`). Default none. */
@@ -117,13 +122,21 @@ export async function createTestPanel(options: TestPanelOptions = {}): Promise<T
     billingCheckout = 'open',
     ...rest
   } = options
-  // Loaded only when mounted: a test of one plugin does not depend on every standard plugin loading.
-  const base = standard
-    ? (await import('../standard-plugins.ts')).standardPlugins({
-        dataDir: temporaryDataDir(),
-        webhookAllowedHosts,
-        billingCheckout,
+  const given = new Set(plugins.map((plugin) => plugin.name))
+  const missing = plugins.some((plugin) => (plugin.requires ?? []).some((name) => !given.has(name)))
+  // Loaded only when needed: a test of plugins that require nothing else does not load every standard plugin.
+  const base =
+    standard || missing
+      ? (await import('../standard-plugins.ts')).standardPlugins({
+          dataDir: temporaryDataDir(),
+          webhookAllowedHosts,
+          billingCheckout,
+        })
+      : []
+  return standard
+    ? createKernelTestPanel({
+        ...rest,
+        plugins: [...base.filter((plugin) => !given.has(plugin.name)), ...plugins],
       })
-    : []
-  return createKernelTestPanel({ ...rest, plugins: [...base, ...plugins] })
+    : createKernelTestPanel({ ...rest, plugins, available: base })
 }

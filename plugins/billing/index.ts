@@ -7,14 +7,13 @@ import { billingEvents, billingScopeDefinitions } from './contract.ts'
 import { billingJobs } from './jobs.ts'
 import { billingMigrations } from './migrations.ts'
 import { billingProblems } from './problems.ts'
-import { checkoutRoutes } from './routes/checkout.ts'
+import { type CheckoutMode, checkoutRoutes } from './routes/checkout.ts'
 import { planRoutes } from './routes/plans.ts'
 import { subscriptionRoutes } from './routes/subscriptions.ts'
 import { standingOf } from './standing.ts'
 import { subscriptionChanges } from './subscription-changes.ts'
 
-/** Whether customers may subscribe themselves through `POST /checkout`. */
-export type CheckoutMode = 'open' | 'closed'
+export type { CheckoutMode }
 
 /** Options of {@link billingPlugin}. */
 export interface BillingOptions {
@@ -61,7 +60,7 @@ export const billingPlugin = (options: BillingOptions = {}) => {
       const changes = subscriptionChanges(context, { removalGraceMs })
       return [
         ...planRoutes(context),
-        ...subscriptionRoutes(context, changes),
+        ...subscriptionRoutes(changes),
         ...checkoutRoutes(context, changes, { checkout }),
       ]
     },

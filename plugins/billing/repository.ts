@@ -1,14 +1,6 @@
 // Reads and writes of the plans and subscriptions tables; the only file that knows their columns.
 
-import {
-  type Db,
-  findVisible,
-  orNotFound,
-  type QuotaLimits,
-  selectVisible,
-  sql,
-  type TenantView,
-} from '../../core/index.ts'
+import { type Db, type QuotaLimits, visibleTable } from '../../core/index.ts'
 import type { Plan, PlanStatus, Subscription, SubscriptionStatus } from './contract.ts'
 import type { BillingTables, PlansTable, SubscriptionsTable } from './migrations.ts'
 
@@ -51,20 +43,10 @@ export function toSubscription(row: SubscriptionsTable): Subscription {
 }
 
 /**
- * Plans a staff view may see, as a query keyed by `plans.id`: all of them for platform staff, their brand's for
- * brand staff, none otherwise (plans are a staff area).
+ * Plans as staff views reach them: all of them for platform staff, their brand's for brand staff, none otherwise
+ * (plans are a staff area).
  */
-export function visiblePlans(db: Db, view: TenantView) {
-  let plans = billing(db).selectFrom('plans').selectAll()
-  if (view.kind === 'brand') plans = plans.where('brand_id', '=', view.brandId)
-  if (view.kind === 'customers') plans = plans.where(sql<boolean>`1 = 0`)
-  return plans
-}
-
-/** The plan with this id inside a staff view, or 404 `not_found` (missing and invisible alike). */
-export async function findVisiblePlan(db: Db, view: TenantView, id: string): Promise<PlansTable> {
-  return orNotFound(await visiblePlans(db, view).where('id', '=', id).executeTakeFirst())
-}
+export const plans = visibleTable(billing, 'plans', { brandColumn: 'brand_id' })
 
 /** The active plans a brand offers its customers, as a query keyed by `plans.id`. */
 export function offeredPlans(db: Db, brandId: string) {
@@ -101,15 +83,8 @@ export async function updatePlan(
   return row
 }
 
-/** Subscriptions of customers inside a view, as a query keyed by `subscriptions.id`. */
-export function visibleSubscriptions(db: Db, view: TenantView) {
-  return selectVisible(billing(db), 'subscriptions', view).selectAll()
-}
-
-/** The subscription with this id inside a view, or 404 `not_found` (missing and invisible alike). */
-export function findVisibleSubscription(db: Db, view: TenantView, id: string): Promise<SubscriptionsTable> {
-  return findVisible(billing(db), 'subscriptions', view, id)
-}
+/** Subscriptions as views reach them: those of the customers inside the view. */
+export const subscriptions = visibleTable(billing, 'subscriptions', { customerColumn: 'customer_id' })
 
 /** The subscription row with this id, or undefined (no tenancy). */
 export function findSubscriptionRow(db: Db, id: string): Promise<SubscriptionsTable | undefined> {

@@ -20,8 +20,8 @@ import type { SubscriptionsTable } from './migrations.ts'
 import { billingProblems } from './problems.ts'
 import {
   findPlanRow,
-  findVisibleSubscription,
   insertSubscription,
+  subscriptions,
   subscriptionsOfCustomer,
   toSubscription,
   updateSubscription,
@@ -176,7 +176,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
       body: { planId?: string; status?: 'active' | 'past_due'; externalId?: string | null },
     ): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await findVisibleSubscription(trx, input.view, id)
+        const row = await subscriptions.find(trx, input.view, id)
         const from = row.status as SubscriptionStatus
         if (from === 'cancelled')
           throw new Problem(billingProblems.illegal_subscription_transition, {
@@ -215,7 +215,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
     /** Suspends a live subscription; the customer's resources are suspended when none of its subscriptions is live. */
     async suspend(input: ChangeInput, id: string, reason: string): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await findVisibleSubscription(trx, input.view, id)
+        const row = await subscriptions.find(trx, input.view, id)
         assertTransition(row.status as SubscriptionStatus, 'suspended')
         const updated = await updateSubscription(trx, row.id, {
           status: 'suspended',
@@ -234,7 +234,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
     /** Makes a suspended subscription active again; what its suspension suspended is restored. */
     async unsuspend(input: ChangeInput, id: string): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await findVisibleSubscription(trx, input.view, id)
+        const row = await subscriptions.find(trx, input.view, id)
         assertTransition(row.status as SubscriptionStatus, 'active')
         const updated = await updateSubscription(trx, row.id, {
           status: 'active',
@@ -256,7 +256,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
      */
     async cancel(input: ChangeInput, id: string): Promise<Subscription> {
       return context.transaction(async (trx) => {
-        const row = await findVisibleSubscription(trx, input.view, id)
+        const row = await subscriptions.find(trx, input.view, id)
         assertTransition(row.status as SubscriptionStatus, 'cancelled')
         const now = new Date()
         const removalAt = new Date(now.getTime() + options.removalGraceMs)

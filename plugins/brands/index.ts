@@ -38,5 +38,5 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
       })
       context.provide(brandHostnames, { taken: brandsHostnames })
     },
-    routes: (context) => [...brandRoutes(context), ...brandingRoutes(context)],
+    routes: (context) => [...brandRoutes(), ...brandingRoutes(context)],
   })

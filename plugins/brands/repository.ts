@@ -1,6 +1,6 @@
 // Reads and writes of the brands tables; the only file that knows their columns.
 
-import { type Db, sql } from '../../core/index.ts'
+import { type Db, sql, visibleTable } from '../../core/index.ts'
 import { type Brand, type Branding, type BrandTheme, defaultTheme } from './contract.ts'
 import type { BrandsTable, BrandsTables } from './migrations.ts'
 
@@ -35,6 +35,9 @@ export function newBrandRow(id: string, name: string, now: string): BrandsTable 
     updated_at: now,
   }
 }
+
+/** Brands as staff views reach them: every brand for platform staff, their own for a brand's staff. */
+export const brands = visibleTable((db: Db) => db.withTables<BrandsTables>(), 'brands', { brandColumn: 'id' })
 
 /** All brands as a query, for lists: keyed by `id`. */
 export function brandsQuery(db: Db) {

@@ -3,6 +3,7 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
+import { siteDependents } from '../sites/contract.ts'
 import type { AcmeSettings } from './acme/acme-settings.ts'
 import { letsEncryptDirectory } from './acme/acme-settings.ts'
 import { issueJob } from './acme/issue-job.ts'
@@ -15,7 +16,7 @@ import { certificatesMigrations } from './migrations.ts'
 import { certificatesProblems } from './problems.ts'
 import { certificateRoutes } from './routes/certificates.ts'
 import { siteCertificateRoutes } from './routes/site-certificates.ts'
-import { siteDeleted, siteUpdated } from './site-events.ts'
+import { removeAttachmentOf, siteUpdated } from './site-events.ts'
 
 export type { AcmeSettings } from './acme/acme-settings.ts'
 export { letsEncryptDirectory } from './acme/acme-settings.ts'
@@ -92,7 +93,10 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     migrations: certificatesMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
-      context.onEvent('site.deleted', siteDeleted)
+      context.extensionPoint(siteDependents).add({
+        name: 'certificates',
+        remove: (run, site) => run.transaction((trx) => removeAttachmentOf(trx, site.id)),
+      })
       context.onEvent('site.updated', (trx, event) => siteUpdated(context, trx, event))
     },
     jobs: (context) => [

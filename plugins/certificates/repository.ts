@@ -1,6 +1,6 @@
 // Reads and writes of the certificates plugin's tables; the only file that knows its columns.
 
-import { type Db, newId, nowIso, selectVisible, type TenantView } from '../../core/index.ts'
+import { type Db, newId, nowIso, visibleTable } from '../../core/index.ts'
 import type { CheckedCertificate } from './certificate-checks.ts'
 import type { AcmeError, Certificate, CertificateStatus, SiteCertificate } from './contract.ts'
 import type {
@@ -132,10 +132,8 @@ export async function insertCertificate(db: Db, row: CertificatesTable): Promise
   await tables(db).insertInto('certificates').values(row).execute()
 }
 
-/** Certificates of customers inside `view`. */
-export function visibleCertificates(db: Db, view: TenantView) {
-  return selectVisible(tables(db), 'certificates', view).selectAll()
-}
+/** Certificates as views reach them: those of the customers inside the view. */
+export const certificates = visibleTable(tables, 'certificates', { customerColumn: 'customer_id' })
 
 export function findCertificateRow(db: Db, id: string): Promise<CertificatesTable | undefined> {
   return tables(db).selectFrom('certificates').selectAll().where('id', '=', id).executeTakeFirst()

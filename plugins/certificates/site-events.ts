@@ -6,9 +6,8 @@ import { namesCover } from './certificate-checks.ts'
 import { moveAttachment } from './lifecycle.ts'
 import { deleteAttachment, findAttachment, findCertificateRow, recountSites } from './repository.ts'
 
-/** Handles `site.deleted`. */
-export async function siteDeleted(trx: Trx, event: OutboxEvent): Promise<void> {
-  const siteId = String(event.data.id)
+/** Forgets a deleted site's attachment (in its deletion job; again after a crash, when there is none left). */
+export async function removeAttachmentOf(trx: Trx, siteId: string): Promise<void> {
   const row = await findAttachment(trx, siteId)
   if (!row) return
   await deleteAttachment(trx, siteId)

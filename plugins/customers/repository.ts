@@ -1,6 +1,6 @@
 // Reads and writes of the customers table; the only file that knows its columns.
 
-import { type Db, findVisible, selectVisible, type TenantView } from '../../core/index.ts'
+import { type Db, type TenantView, visibleTable } from '../../core/index.ts'
 import type { Customer } from './contract.ts'
 import type { CustomersTable, CustomersTables } from './migrations.ts'
 
@@ -17,15 +17,10 @@ export function toCustomer(row: CustomersTable): Customer {
   }
 }
 
-/** Customers inside a view as a query, for reads and lists: keyed by `customers.id`. */
-export function visibleCustomers(db: Db, view: TenantView) {
-  return selectVisible(db.withTables<CustomersTables>(), 'customers', view, 'id').selectAll()
-}
-
-/** The customer with this id inside a view, or 404 `not_found` (missing and invisible alike). */
-export function findVisibleCustomer(db: Db, view: TenantView, id: string): Promise<CustomersTable> {
-  return findVisible(db.withTables<CustomersTables>(), 'customers', view, id, { customerColumn: 'id' })
-}
+/** Customers as views reach them: a customer is in a view when its own id is. */
+export const customers = visibleTable((db: Db) => db.withTables<CustomersTables>(), 'customers', {
+  customerColumn: 'id',
+})
 
 /** Changes a customer's name and contact e-mail. */
 export async function updateCustomer(
@@ -43,7 +38,7 @@ export async function updateCustomer(
 
 /** The customer with this id inside a view, or null. */
 export async function findCustomer(db: Db, view: TenantView, id: string): Promise<Customer | null> {
-  const row = await visibleCustomers(db, view).where('customers.id', '=', id).executeTakeFirst()
+  const row = await customers.visible(db, view).where('customers.id', '=', id).executeTakeFirst()
   return row ? toCustomer(row) : null
 }
 

@@ -5,6 +5,7 @@ import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { nodeModules, nodeWatchers } from '../nodes/contract.ts'
+import { siteDependents } from '../sites/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
 import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
@@ -135,14 +136,19 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
       context.extensionPoint(nodeWatchers).add(nodeServerWatcher(context))
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
-      // A site's databases go with it, and the logins its application had made.
-      context.onEvent('site.deleted', async (trx, event) => {
-        const writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }
-        const siteId = String(event.data.id)
-        for (const row of await usersOfSite(trx, siteId))
-          await startUserDeletion(trx, writers, row, { reason: 'site deleted', siteId })
-        for (const row of await databasesOfSite(trx, siteId))
-          await startDatabaseDeletion(trx, writers, row, { reason: 'site deleted', siteId })
+      // A site's databases go with it, and the logins its application had made: their deletions start in the
+      // site's deletion job (rows already deleting are passed over, so a job run again starts none twice).
+      const writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }
+      context.extensionPoint(siteDependents).add({
+        name: 'databases',
+        remove: (run, site) =>
+          run.transaction(async (trx) => {
+            const details = { reason: 'site deleted', siteId: site.id }
+            for (const row of await usersOfSite(trx, site.id))
+              await startUserDeletion(trx, writers, row, details)
+            for (const row of await databasesOfSite(trx, site.id))
+              await startDatabaseDeletion(trx, writers, row, details)
+          }),
       })
     },
     jobs: (context) => databaseJobs(context, engines),

@@ -161,6 +161,17 @@ describe('a node’s own database server', () => {
     })
   })
 
+  test('takes no database of no site (nothing but its node’s sites could reach it), saying how to place one', async () => {
+    const refused = await tp.request('POST', '/api/v1/databases', {
+      token: staff,
+      body: { customerId, engine: 'mariadb', name: 'reports' },
+    })
+    expect(refused.status).toBe(409)
+    const body = (await refused.json()) as { code: string; detail: string }
+    expect(body.code).toBe('no_database_server')
+    expect(body.detail).toContain('give `siteId`')
+  })
+
   test('takes no database of a site on another node, which could not reach it', async () => {
     const local = (
       (await (await tp.request('GET', '/api/v1/nodes', { token: staff })).json()) as {

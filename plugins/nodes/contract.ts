@@ -79,6 +79,13 @@ export const NodeCapabilities = t.Object(
           maxLength: 100,
           description: 'What it is needed for (`serving sites`, `wordpress sites`).',
         }),
+        fix: t.Optional(
+          t.String({
+            maxLength: 300,
+            description:
+              'What to do about it, when it is not what `setup` installs (a node module its install lacks: update the node’s install to the panel’s version).',
+          }),
+        ),
       }),
       {
         maxItems: 100,

@@ -5,6 +5,7 @@
 import { definePlugin, resourceEvents } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
+import { siteDependents } from '../sites/contract.ts'
 import { SftpUser } from './contract.ts'
 import { sftpMigrations } from './migrations.ts'
 import sftpNodeModule from './node/index.ts'
@@ -48,9 +49,10 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
           ...(options.checkEveryMs === undefined ? {} : { checkEveryMs: options.checkEveryMs }),
         },
       })
-      // A deleted site's accounts went with its home on the node; the panel forgets them in the same transaction.
-      context.onEvent('site.deleted', async (trx, event) => {
-        await deleteSiteAccounts(trx, String(event.data.id))
+      // A deleted site's accounts went with its home on the node; the panel forgets them in its deletion job.
+      context.extensionPoint(siteDependents).add({
+        name: 'sftp',
+        remove: (run, site) => run.transaction((trx) => deleteSiteAccounts(trx, site.id)).then(() => {}),
       })
     },
     routes: sftpUserRoutes,

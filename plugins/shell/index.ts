@@ -5,6 +5,7 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
+import { siteDependents } from '../sites/contract.ts'
 import { execJob } from './exec-job.ts'
 import { shellMigrations } from './migrations.ts'
 import shellNodeModule from './node/index.ts'
@@ -12,7 +13,7 @@ import { shellProblems } from './problems.ts'
 import { execRoutes } from './routes/exec.ts'
 import { shellSessionRoutes } from './routes/shell-sessions.ts'
 import { createRelays } from './shell-relay.ts'
-import { siteDeleted } from './site-events.ts'
+import { removeSessionsOf } from './site-events.ts'
 
 /** Options of {@link shellPlugin}. */
 export interface ShellOptions {
@@ -50,7 +51,10 @@ export const shellPlugin = (options: ShellOptions = {}) => {
       // The local node runs the module in process; remote nodes load the same file.
       context.extensionPoint(nodeModules).add({ module: shellNodeModule })
       // A deleted site's sessions and their recordings go with it.
-      context.onEvent('site.deleted', siteDeleted)
+      context.extensionPoint(siteDependents).add({
+        name: 'shell',
+        remove: (run, site) => run.transaction((trx) => removeSessionsOf(trx, site.id)),
+      })
     },
     jobs: (context) => [execJob(context, options.execConcurrency ?? 4)],
     start() {

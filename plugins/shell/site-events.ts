@@ -1,12 +1,11 @@
 // What the shell plugin does when a site is deleted: its shell sessions and their recordings (sealed terminal
-// output, which may show the site's secrets) are removed with it, in the handler's transaction.
+// output, which may show the site's secrets) are removed with it, in the site's deletion job.
 
-import type { OutboxEvent, Trx } from '../../core/index.ts'
+import type { Trx } from '../../core/index.ts'
 import type { ShellTables } from './migrations.ts'
 
-/** Handles `site.deleted`. */
-export async function siteDeleted(trx: Trx, event: OutboxEvent): Promise<void> {
-  const siteId = String(event.data.id)
+/** Removes a site's shell sessions and their recordings (again, after a crash: nothing is left the second time). */
+export async function removeSessionsOf(trx: Trx, siteId: string): Promise<void> {
   const db = trx.withTables<ShellTables>()
   const sessions = db.selectFrom('shell_sessions').select('id').where('site_id', '=', siteId)
   await db.deleteFrom('shell_recordings').where('session_id', 'in', sessions).execute()

@@ -2,6 +2,7 @@
 
 import {
   type Db,
+  defineDependents,
   defineExtensionPoint,
   defineService,
   type JobRun,
@@ -144,6 +145,18 @@ export interface SiteDirectory {
   /** The site serving `domain` (lower-case ASCII, as sites keep it), the same way. */
   findByDomain(db: Db, view: TenantView, domain: string): Promise<SiteRef | null>
 }
+
+/**
+ * What goes with a site: each plugin whose records hang under sites adds a dependent here, and its `remove` runs in
+ * the site's deletion job once the node dropped the site, before the site itself is forgotten (plugins set up later
+ * first). Sites are deleted in any state, so no dependent keeps one (`blocking` is not asked).
+ * @example context.extensionPoint(siteDependents).add({ name: 'cron-jobs', remove: (run, site) => run.transaction((trx) => removeTasksOf(trx, site.id)) })
+ */
+export const siteDependents = defineDependents<SiteRef>({
+  id: 'sites.dependents',
+  owner: 'sites',
+  description: 'Records of other plugins under a site, removed in its deletion job.',
+})
 
 /** The sites plugin's directory service. */
 export const siteDirectory = defineService<SiteDirectory>({

@@ -4,7 +4,7 @@ import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
 import { siteLocators } from '../nodes/contract.ts'
-import { DeletedSite, Site, siteDirectory, siteScopes, siteTypes } from './contract.ts'
+import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
 import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesProblems } from './problems.ts'
@@ -101,7 +101,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       },
     ],
     migrations: sitesMigrations,
-    extensionPoints: [siteTypes],
+    extensionPoints: [siteTypes, siteDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       if (options.wordpress !== false) {

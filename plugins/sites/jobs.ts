@@ -7,13 +7,14 @@ import {
   JobFailure,
   type JobRun,
   type PluginContext,
+  removeDependents,
   type Trx,
 } from '../../core/index.ts'
 import { customerSuspensions } from '../customers/contract.ts'
 import { nodeCommand, nodeDirectory, type SiteSpec } from '../nodes/contract.ts'
-import { type CreatedSite, siteTypes } from './contract.ts'
+import { type CreatedSite, siteDependents, siteTypes } from './contract.ts'
 import type { SitesTable } from './migrations.ts'
-import { deleteSiteRow, findSiteRow, toSite, updateSite } from './repository.ts'
+import { deleteSiteRow, findSiteRow, siteRefOf, toSite, updateSite } from './repository.ts'
 
 /** Job kinds of the sites plugin. */
 export const siteJobKinds = {
@@ -197,6 +198,8 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (found.row.status !== 'deleting') return { skipped: true }
         await job.progress(20, 'Removing from the node')
         await nodes.send(found.node, nodeCommand('delete', specOf(found.row)), job.signal, runOf(job))
+        await job.progress(60, 'Removing what other plugins keep of the site')
+        await removeDependents(context.extensionPoint(siteDependents), job, siteRefOf(found.row))
         await job.progress(90, 'Forgetting the site')
         await job.transaction(async (trx) => {
           const row = await findSiteRow(trx, found.row.id)

@@ -2,12 +2,11 @@
 
 import {
   type Db,
-  findVisible,
   preparedInsert,
   preparedQuery,
-  selectVisible,
   sql,
   type TenantView,
+  visibleTable,
 } from '../../core/index.ts'
 import type { Site, SiteRef } from './contract.ts'
 import type { SitesTable, SitesTables } from './migrations.ts'
@@ -33,29 +32,23 @@ export function toSite(row: SitesTable): Site {
 
 const sites = (db: Db) => db.withTables<SitesTables>()
 
-/** Sites of customers inside a view, as a query for reads and lists: keyed by `sites.id`. */
-export function visibleSites(db: Db, view: TenantView) {
-  return selectVisible(sites(db), 'sites', view).selectAll()
-}
-
-/** The site with this id inside a view, or 404 `not_found` (missing and invisible alike). */
-export function findVisibleSite(db: Db, view: TenantView, id: string): Promise<SitesTable> {
-  return findVisible(sites(db), 'sites', view, id)
-}
+/** Sites as views reach them: those of the customers inside the view (reads and lists, keyed by `sites.id`). */
+export const siteRows = visibleTable(sites, 'sites', { customerColumn: 'customer_id' })
 
 /** What other plugins see of a site inside a view (the sites directory), or null. */
 export async function findSite(db: Db, view: TenantView, id: string): Promise<SiteRef | null> {
-  const row = await visibleSites(db, view).where('sites.id', '=', id).executeTakeFirst()
+  const row = await siteRows.visible(db, view).where('sites.id', '=', id).executeTakeFirst()
   return row ? siteRefOf(row) : null
 }
 
 /** The site serving `domain` that `view` reaches, or null. */
 export async function findSiteByDomain(db: Db, view: TenantView, domain: string): Promise<SiteRef | null> {
-  const row = await visibleSites(db, view).where('sites.domain', '=', domain).executeTakeFirst()
+  const row = await siteRows.visible(db, view).where('sites.domain', '=', domain).executeTakeFirst()
   return row ? siteRefOf(row) : null
 }
 
-function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
+/** What other plugins see of a site. */
+export function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
   const { customerId, status, domain, handle, nodeId } = toSite(row)
   return { id: row.id, customerId, status, domain, handle, nodeId }
 }

@@ -1,13 +1,6 @@
 // Reads and writes of the webhooks tables; the only file that knows their columns.
 
-import {
-  claimRows,
-  type Db,
-  lockRows,
-  type OutboxEvent,
-  orNotFound,
-  type TenantView,
-} from '../../core/index.ts'
+import { claimRows, type Db, lockRows, type OutboxEvent, orNotFound, visibleTable } from '../../core/index.ts'
 import type { DeliveryStatus, Webhook, WebhookDelivery } from './contract.ts'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksTables } from './migrations.ts'
 import { retiredSecretsExpireAt } from './secrets.ts'
@@ -51,31 +44,10 @@ export function toDelivery(row: WebhookDeliveriesTable): WebhookDelivery {
 }
 
 /**
- * Endpoints inside a view, as a query for reads and lists (keyed by `webhook_endpoints.id`): platform staff see
- * every endpoint, brand staff their brand's; a view of some customers (never given to staff routes) sees none.
+ * Endpoints as staff views reach them: platform staff see every endpoint, brand staff their brand's; a view of
+ * some customers (never given to staff routes) sees none.
  */
-export function visibleEndpoints(db: Db, view: TenantView) {
-  const endpoints = tables(db).selectFrom('webhook_endpoints').selectAll()
-  switch (view.kind) {
-    case 'all':
-      return endpoints
-    case 'brand':
-      return endpoints.where('webhook_endpoints.brand_id', '=', view.brandId)
-    case 'customers':
-      return endpoints.where('webhook_endpoints.id', 'is', null)
-  }
-}
-
-/** The endpoint with this id inside the view, or 404 `not_found` (missing and invisible alike). */
-export async function findVisibleEndpoint(
-  db: Db,
-  view: TenantView,
-  id: string,
-): Promise<WebhookEndpointsTable> {
-  return orNotFound(
-    await visibleEndpoints(db, view).where('webhook_endpoints.id', '=', id).executeTakeFirst(),
-  )
-}
+export const endpoints = visibleTable(tables, 'webhook_endpoints', { brandColumn: 'brand_id' })
 
 /** The endpoint row with this id, or undefined (no tenancy: for the delivery loop). */
 export function findEndpointRow(db: Db, id: string): Promise<WebhookEndpointsTable | undefined> {

@@ -9,7 +9,7 @@ import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t 
 import { addConsolePages } from '../console/contract.ts'
 import { siteDatabases } from '../databases/contract.ts'
 import { nodeDirectory, nodeModules } from '../nodes/contract.ts'
-import { type CreatedSite, type SiteType, siteTypes } from '../sites/contract.ts'
+import { type CreatedSite, type SiteType, siteDependents, siteTypes } from '../sites/contract.ts'
 import { adminPasswordHash, generateAdminPassword, isStrongAdminPassword } from './admin-password.ts'
 import { type WordPressTables, wordpressMigrations } from './migrations.ts'
 import { type WordPressAppSettings, wordpressKind } from './node/app-settings.ts'
@@ -81,12 +81,16 @@ export const wordpressPlugin = () =>
       // The application and the operations on a site, run by the local node in process and by every agent.
       context.extensionPoint(nodeModules).add({ module: wordpressNodeModule })
       // A deleted site's administrator record goes with it (its database goes with the databases plugin).
-      context.onEvent('site.deleted', async (trx, event) => {
-        await trx
-          .withTables<WordPressTables>()
-          .deleteFrom('wordpress_sites')
-          .where('site_id', '=', String(event.data.id))
-          .execute()
+      context.extensionPoint(siteDependents).add({
+        name: 'wordpress',
+        remove: (run, site) =>
+          run.transaction(async (trx) => {
+            await trx
+              .withTables<WordPressTables>()
+              .deleteFrom('wordpress_sites')
+              .where('site_id', '=', site.id)
+              .execute()
+          }),
       })
     },
     routes: (context) => [...coreRoutes(context), ...extensionsRoutes(context), ...userRoutes(context)],
@@ -97,9 +101,25 @@ function wordpressSiteType(context: PluginContext): SiteType {
   const databases = () => context.use(siteDatabases)
   const nodes = () => context.use(nodeDirectory)
 
+  /**
+   * Waits while the site's node says its own database server is being made (its first start takes seconds): the
+   * site's database goes there once the node says it runs, rather than failing this attempt for a moment's gap.
+   */
+  async function untilNodeDatabaseMade(job: JobRun, site: CreatedSite): Promise<void> {
+    const deadline = Date.now() + databaseWaitMs
+    for (;;) {
+      const node = site.nodeId ? await nodes().find(site.nodeId) : null
+      const database = node?.agent.capabilities?.services.database as { starting?: boolean } | undefined
+      if (database?.starting !== true || Date.now() > deadline) return
+      job.signal.throwIfAborted()
+      await Bun.sleep(250)
+    }
+  }
+
   /** The site's database and login made and ready, with a password this attempt set (for wp-config.php). */
   async function databaseFor(job: JobRun, site: CreatedSite): Promise<WordPressAppSettings['database']> {
     const password = randomBytes(24).toString('base64url')
+    await untilNodeDatabaseMade(job, site)
     const ids = await job.transaction(async (trx) => {
       const made = await databases().ensure(trx, {
         customerId: site.customerId,

@@ -12,10 +12,12 @@ import {
   t,
 } from '../../../core/index.ts'
 import { billingScopes, planSchema, Subscription } from '../contract.ts'
-import type { CheckoutMode } from '../index.ts'
 import { billingProblems } from '../problems.ts'
 import { offeredPlans, toPlan } from '../repository.ts'
 import type { SubscriptionChanges } from '../subscription-changes.ts'
+
+/** Whether customers may subscribe themselves through `POST /checkout`. */
+export type CheckoutMode = 'open' | 'closed'
 
 const CheckoutBody = t.Object(
   {

@@ -4,14 +4,14 @@
 import {
   defineRoute,
   nonBlankText,
-  type PluginContext,
   Reply,
   type RouteDefinition,
+  resourceRoutes,
   t,
 } from '../../../core/index.ts'
 import { billingScopes, Subscription, subscriptionStatuses } from '../contract.ts'
 import { billingProblems } from '../problems.ts'
-import { findVisibleSubscription, toSubscription, visibleSubscriptions } from '../repository.ts'
+import { subscriptions, toSubscription } from '../repository.ts'
 import type { SubscriptionChanges } from '../subscription-changes.ts'
 
 const ExternalId = t.String({
@@ -77,38 +77,29 @@ const SubscriptionParams = { id: 'sub' }
 const transition = [billingProblems.illegal_subscription_transition]
 
 /** The subscriptions routes. */
-export function subscriptionRoutes(context: PluginContext, changes: SubscriptionChanges): RouteDefinition[] {
+export function subscriptionRoutes(changes: SubscriptionChanges): RouteDefinition[] {
   return [
-    defineRoute({
-      method: 'GET',
+    ...resourceRoutes({
+      item: Subscription,
+      name: 'subscription',
       path: '/subscriptions',
-      operationId: 'listSubscriptions',
-      summary: 'List subscriptions',
-      description:
-        'Only subscriptions of customers the caller may see, oldest first. Every filter narrows the list.',
-      scope: billingScopes.read,
-      query: ListSubscriptionsQuery,
-      list: { item: Subscription, key: 'subscriptions.id', toItem: toSubscription },
-      handler({ query, view }) {
-        let rows = visibleSubscriptions(context.db, view)
-        if (query.customerId !== undefined) rows = rows.where('customer_id', '=', query.customerId)
-        if (query.status !== undefined) rows = rows.where('status', '=', query.status)
-        if (query.planId !== undefined) rows = rows.where('plan_id', '=', query.planId)
-        if (query.externalId !== undefined) rows = rows.where('external_id', '=', query.externalId)
-        return rows
+      key: { id: 'sub' },
+      scopes: { read: billingScopes.read, manage: billingScopes.manage },
+      table: { rows: subscriptions, toItem: toSubscription },
+      list: {
+        summary: 'List subscriptions',
+        description:
+          'Only subscriptions of customers the caller may see, oldest first. Every filter narrows the list.',
+        query: ListSubscriptionsQuery,
+        filters: {
+          customerId: 'customer_id',
+          status: 'status',
+          planId: 'plan_id',
+          externalId: 'external_id',
+        },
+        key: 'subscriptions.id',
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/subscriptions/:id',
-      operationId: 'getSubscription',
-      summary: 'Read a subscription',
-      scope: billingScopes.read,
-      params: SubscriptionParams,
-      responses: { 200: { description: 'The subscription.', schema: Subscription } },
-      async handler({ params, view }) {
-        return toSubscription(await findVisibleSubscription(context.db, view, params.id))
-      },
+      read: { summary: 'Read a subscription' },
     }),
     defineRoute({
       method: 'POST',

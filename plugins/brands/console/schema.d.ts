@@ -350,14 +350,14 @@ export interface components {
       /** @description Replaces the brand’s host names (at most 20; `[]` for none): DNS names without scheme or port, stored in lower case, repeats dropped. */
       hostnames?: string[];
     };
+    BrandBody: {
+      /** @description Display name, unique. */
+      name: string;
+    };
     BrandPage: {
       items: components["schemas"]["Brand"][];
       /** @description Cursor of the next page; null on the last page. */
       nextCursor: string | null;
-    };
-    BrandBody: {
-      /** @description Display name, unique. */
-      name: string;
     };
   };
   responses: never;

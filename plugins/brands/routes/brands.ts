@@ -1,17 +1,15 @@
 // Brand operations: platform staff create brands; brand staff see and change only their own (name, theme, host names).
 
 import {
-  type Caller,
-  defineRoute,
   fieldProblem,
   newId,
   nonBlankText,
   nowIso,
   orNotFound,
-  type PluginContext,
   Problem,
-  Reply,
   type RouteDefinition,
+  recorded,
+  resourceRoutes,
   t,
 } from '../../../core/index.ts'
 import { Brand, brandScopes } from '../contract.ts'
@@ -21,7 +19,7 @@ import { checkLogo, logoMaxLength } from '../logo.ts'
 import { brandsProblems } from '../problems.ts'
 import {
   type BrandChange,
-  brandsQuery,
+  brands,
   findBrand,
   hostnamesTaken,
   insertBrand,
@@ -80,11 +78,6 @@ const brandChangeProblems = [
   brandsProblems.unsafe_svg_logo,
   brandsProblems.brand_hostname_taken,
 ]
-
-/** The brand a caller may see: all for platform staff, its own for brand staff. */
-function ownBrandOnly(caller: Caller): string | null {
-  return caller.kind === 'platform' ? null : (caller.user.brandId ?? '')
-}
 
 /** The logo as stored, or a 422 at `body.theme.logo` saying why not. */
 function checkedLogo(given: string): string {
@@ -146,105 +139,52 @@ function hostnamesTakenProblem(given: readonly string[], taken: ReadonlySet<stri
 }
 
 /** The brands routes. */
-export function brandRoutes({ db, transaction }: PluginContext): RouteDefinition[] {
-  const visibleBrand = async (caller: Caller, id: string) => {
-    const own = ownBrandOnly(caller)
-    return orNotFound(own === null || own === id ? await findBrand(db, id) : null)
-  }
-  return [
-    defineRoute({
-      method: 'POST',
-      path: '/brands',
-      operationId: 'createBrand',
-      idempotent: true,
+export function brandRoutes(): RouteDefinition[] {
+  return resourceRoutes({
+    item: Brand,
+    name: 'brand',
+    path: '/brands',
+    key: { id: 'brd' },
+    scopes: { read: brandScopes.read, manage: brandScopes.manage, create: brandScopes.create },
+    staff: true,
+    table: { rows: brands, toItem: toBrand },
+    list: { summary: 'List brands', description: 'Platform staff see every brand; brand staff their own.' },
+    read: { summary: 'Read a brand' },
+    create: {
       summary: 'Create a brand',
       description:
         'Platform staff only: a brand is a white-label reseller with its own staff and customers. It starts with the default theme and no host names (change them with `PATCH`).',
-      scope: brandScopes.create,
-      staff: true,
       body: BrandBody,
-      responses: {
-        201: { description: 'The new brand.', schema: Brand, headers: { Location: 'URL of the brand.' } },
-      },
       problems: [brandsProblems.brand_name_taken],
-      async handler({ body, audit }) {
-        const name = body.name.trim()
-        const row = newBrandRow(newId('brd'), name, nowIso())
-        await transaction(async (trx) => {
-          if (await nameTaken(trx, name)) throw new Problem(brandsProblems.brand_name_taken)
-          await insertBrand(trx, row)
-          await audit(trx, {
-            action: 'brand.create',
-            subject: { type: 'brand', id: row.id },
-            customerId: null,
-            brandId: row.id,
-            details: { name },
-          })
-        })
-        return Reply.created(toBrand(row), `/brands/${row.id}`)
+      record: { event: null, details: ({ name }) => ({ name }) },
+      async handler({ trx, body }) {
+        const row = newBrandRow(newId('brd'), body.name.trim(), nowIso())
+        if (await nameTaken(trx, row.name)) throw new Problem(brandsProblems.brand_name_taken)
+        await insertBrand(trx, row)
+        // A brand's entries are its own staff's to read.
+        return recorded(toBrand(row), { brandId: row.id })
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/brands',
-      operationId: 'listBrands',
-      summary: 'List brands',
-      description: 'Platform staff see every brand; brand staff their own.',
-      scope: brandScopes.read,
-      staff: true,
-      list: { item: Brand, toItem: toBrand },
-      handler({ caller }) {
-        const own = ownBrandOnly(caller)
-        return own === null ? brandsQuery(db) : brandsQuery(db).where('id', '=', own)
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/brands/:id',
-      operationId: 'getBrand',
-      summary: 'Read a brand',
-      scope: brandScopes.read,
-      staff: true,
-      params: { id: 'brd' },
-      responses: { 200: { description: 'The brand.', schema: Brand } },
-      handler: ({ caller, params }) => visibleBrand(caller, params.id),
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: '/brands/:id',
-      operationId: 'updateBrand',
+    },
+    update: {
       summary: 'Change a brand’s name, theme or host names',
       description:
         'Platform staff change any brand, brand staff their own. Give at least one of `name`, `theme` (any of `logo`, `primaryColor`, `accentColor`; `logo: null` removes the logo) and `hostnames` (replaces the list). The logo is checked for real: its bytes must be the declared image type, and an SVG may hold no script, event handler or reference outside itself. A host name shows one brand only.',
-      scope: brandScopes.manage,
-      staff: true,
-      params: { id: 'brd' },
       body: UpdateBrandBody,
-      responses: { 200: { description: 'The brand.', schema: Brand } },
       problems: brandChangeProblems,
-      async handler({ caller, params, body, audit }) {
-        const { id } = await visibleBrand(caller, params.id)
+      responses: { 200: { description: 'The brand.', schema: Brand } },
+      record: { event: null },
+      async handler({ trx, row, body }) {
         const change = changeOf(body)
-        return transaction(async (trx) => {
-          const before = orNotFound(await findBrand(trx, id))
-          if (change.name !== undefined && (await nameTaken(trx, change.name, id)))
-            throw new Problem(brandsProblems.brand_name_taken)
-          if (change.hostnames !== undefined) {
-            const taken = await hostnamesTaken(trx, change.hostnames, id)
-            if (taken.size > 0) throw hostnamesTakenProblem(body.hostnames ?? [], taken)
-          }
-          await updateBrand(trx, id, change, nowIso())
-          const after = orNotFound(await findBrand(trx, id))
-          await audit(trx, {
-            action: 'brand.update',
-            subject: { type: 'brand', id },
-            customerId: null,
-            brandId: id,
-            details: changedFields(before, after),
-          })
-          return after
-        })
+        if (change.name !== undefined && (await nameTaken(trx, change.name, row.id)))
+          throw new Problem(brandsProblems.brand_name_taken)
+        if (change.hostnames !== undefined) {
+          const taken = await hostnamesTaken(trx, change.hostnames, row.id)
+          if (taken.size > 0) throw hostnamesTakenProblem(body.hostnames ?? [], taken)
+        }
+        await updateBrand(trx, row.id, change, nowIso())
+        const after = orNotFound(await findBrand(trx, row.id))
+        return recorded(after, { brandId: row.id, details: changedFields(toBrand(row), after) })
       },
-    }),
-  ]
+    },
+  })
 }

@@ -405,11 +405,6 @@ export interface components {
       /** Format: date-time */
       at: string;
     };
-    CertificatePage: {
-      items: components["schemas"]["Certificate"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     CreateCertificateBody: {
       /** @description The owning customer, `cus_…`. */
       customerId: string;
@@ -430,6 +425,11 @@ export interface components {
       selfSigned?: boolean;
       /** @description ACME: the names to issue for, each the domain of one of the customer’s sites (whose node answers the CA’s HTTP-01 challenge). The first is the common name. */
       domains?: string[];
+    };
+    CertificatePage: {
+      items: components["schemas"]["Certificate"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
   };
   responses: never;

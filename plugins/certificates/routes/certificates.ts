@@ -6,12 +6,13 @@ import {
   FieldErrors,
   fieldProblem,
   kernelProblems,
-  lockRows,
-  orNotFound,
   type PluginContext,
   Problem,
-  Reply,
   type RouteDefinition,
+  recorded,
+  resourceRoutes,
+  type Static,
+  type TenantView,
   type Trx,
   t,
 } from '../../../core/index.ts'
@@ -23,13 +24,13 @@ import { Certificate, certificateScopes, certificateSources, certificateStatuses
 import { startIssuance } from '../lifecycle.ts'
 import { certificatesProblems as problems } from '../problems.ts'
 import {
+  certificates,
   deleteCertificateRow,
   insertCertificate,
   issuedColumns,
   newCertificateRow,
   toCertificate,
   updateCertificate,
-  visibleCertificates,
 } from '../repository.ts'
 
 // At most 64 Ki characters; the checks refuse more than 64 KiB (`pem_too_large`), which UTF-8 may reach sooner.
@@ -86,9 +87,36 @@ const ListCertificatesQuery = t.Object({
   ),
 })
 
-const CertificateParams = { id: 'crt' } as const
-
 const uploadFields = ['certificatePem', 'privateKeyPem', 'chainPem', 'passphrase', 'selfSigned'] as const
+
+type CreateBody = Static<typeof CreateCertificateBody>
+
+/** What creating may refuse: an upload's checks, or an order's. */
+const createProblems = [
+  kernelProblems.unknown_customer,
+  problems.certificate_fields_missing,
+  problems.field_not_for_source,
+  problems.pem_too_large,
+  problems.chain_too_long,
+  problems.invalid_certificate_pem,
+  problems.invalid_private_key_pem,
+  problems.private_key_passphrase_required,
+  problems.wrong_private_key_passphrase,
+  problems.invalid_chain_pem,
+  problems.key_certificate_mismatch,
+  problems.certificate_expired,
+  problems.certificate_not_yet_valid,
+  problems.certificate_is_ca,
+  problems.weak_key,
+  problems.incomplete_chain,
+  problems.chain_not_for_certificate,
+  problems.chain_issuer_not_ca,
+  problems.certificate_without_names,
+  problems.acme_disabled,
+  problems.invalid_acme_domain,
+  problems.acme_wildcard_unsupported,
+  problems.acme_domain_not_hosted,
+]
 
 /** Options the routes need. */
 export interface CertificateRouteOptions {
@@ -103,170 +131,135 @@ export function certificateRoutes(
   context: PluginContext,
   options: CertificateRouteOptions,
 ): RouteDefinition[] {
-  const { db } = context
   const customers = context.use(customerDirectory)
   const sites = context.use(siteDirectory)
 
-  /** The certificate `id` inside `view`, locked until `trx` ends when it is to be changed; else 404. */
-  async function findVisible(
-    trx: Trx,
-    view: Parameters<typeof visibleCertificates>[1],
-    id: string,
-    lock = false,
-  ) {
-    const query = visibleCertificates(trx, view).where('id', '=', id)
-    return orNotFound(await (lock ? lockRows(trx, query) : query).executeTakeFirst())
+  /** An order through ACME: each domain that of one of the customer's sites, served by a node. */
+  async function ordered(trx: Trx, view: TenantView, customerId: string, body: CreateBody) {
+    const refusals = new FieldErrors()
+    if (!options.acme) throw fieldProblem(problems.acme_disabled, 'body.source')
+    for (const field of uploadFields)
+      if (body[field] !== undefined) refusals.add(problems.field_not_for_source, `body.${field}`)
+    if (body.domains === undefined) refusals.add(problems.certificate_fields_missing, 'body.domains')
+    const domains: string[] = []
+    for (const [index, given] of (body.domains ?? []).entries()) {
+      const at = `body.domains.${index}`
+      const domain = acmeDomainOf(given)
+      if (domain === null) refusals.add(problems.invalid_acme_domain, at)
+      else if (domain.startsWith('*.')) refusals.add(problems.acme_wildcard_unsupported, at)
+      else {
+        const site = await sites.findByDomain(trx, view, domain)
+        const hosted =
+          site && site.customerId === customerId && site.nodeId !== null && site.status !== 'deleting'
+        if (!hosted) refusals.add(problems.acme_domain_not_hosted, at)
+        else if (!domains.includes(domain)) domains.push(domain)
+      }
+    }
+    if (refusals.hasAny()) throw refusals.toProblem()
+    return newCertificateRow({
+      customer_id: customerId,
+      source: 'acme',
+      status: 'issuing',
+      acme_domains: JSON.stringify(domains),
+    })
+  }
+
+  /** An upload: the certificate, its key and chain checked before anything is kept, the key sealed. */
+  function uploaded(customerId: string, body: CreateBody) {
+    const refusals = new FieldErrors()
+    if (body.domains !== undefined) refusals.add(problems.field_not_for_source, 'body.domains')
+    if (body.certificatePem === undefined)
+      refusals.add(problems.certificate_fields_missing, 'body.certificatePem')
+    if (body.privateKeyPem === undefined)
+      refusals.add(problems.certificate_fields_missing, 'body.privateKeyPem')
+    if (refusals.hasAny() || body.certificatePem === undefined || body.privateKeyPem === undefined)
+      throw refusals.toProblem()
+    const checked = checkUpload({
+      certificatePem: body.certificatePem,
+      privateKeyPem: body.privateKeyPem,
+      ...(body.chainPem !== undefined ? { chainPem: body.chainPem } : {}),
+      ...(body.passphrase !== undefined ? { passphrase: body.passphrase } : {}),
+      ...(body.selfSigned !== undefined ? { selfSigned: body.selfSigned } : {}),
+    })
+    if (!checked.ok) throw checked.problem
+    const sealed = context.secrets.seal(checked.certificate.privateKeyPem)
+    return newCertificateRow({
+      customer_id: customerId,
+      source: 'uploaded',
+      ...issuedColumns(checked.certificate, sealed, options.now()),
+    })
   }
 
   return [
-    defineRoute({
-      method: 'POST',
+    ...resourceRoutes({
+      item: Certificate,
+      name: 'certificate',
       path: '/certificates',
-      operationId: 'createCertificate',
-      idempotent: true,
-      summary: 'Upload a certificate, or order one through ACME',
-      description:
-        'An upload (`certificatePem`, `privateKeyPem`, optional `chainPem`, `passphrase`, `selfSigned`) is checked before anything is kept, every refusal at its field in one 422: readable PEM, the key matching the certificate, validity now, not a CA, a strong key, and a chain leading from the certificate towards a root (intermediates reordered; docs/certificates.md). The key is sealed at rest and never returned. With `source: "acme"` and `domains` (each the domain of one of the customer’s sites) the certificate is `issuing` while the `certificate.issue` job (`jobId`) orders it; it becomes `active` (`certificate.issued`) or `failed` (`certificate.failed`, with the CA’s problem in `acme.lastError`), and is renewed 30 days before it expires.',
-      scope: certificateScopes.manage,
-      body: CreateCertificateBody,
-      responses: {
-        201: {
-          description: 'The certificate: `active` (or `expiring`) when uploaded, `issuing` when ordered.',
-          schema: Certificate,
-          headers: { Location: 'URL of the certificate.' },
+      key: { id: 'crt' },
+      scopes: { read: certificateScopes.read, manage: certificateScopes.manage },
+      // Locked when deleted: an attachment made at the same time waits, and this reads the sites it added.
+      table: { rows: certificates, toItem: toCertificate, lock: true },
+      list: {
+        summary: 'List certificates',
+        description:
+          'Only certificates of customers the caller may see, oldest first. Every filter narrows the list. Keys are never shown.',
+        query: ListCertificatesQuery,
+        filters: { customerId: 'customer_id', status: 'status', source: 'source' },
+      },
+      read: {
+        summary: 'Read a certificate',
+        description: 'The certificate, its chain and the sites using it; never its key.',
+      },
+      create: {
+        summary: 'Upload a certificate, or order one through ACME',
+        description:
+          'An upload (`certificatePem`, `privateKeyPem`, optional `chainPem`, `passphrase`, `selfSigned`) is checked before anything is kept, every refusal at its field in one 422: readable PEM, the key matching the certificate, validity now, not a CA, a strong key, and a chain leading from the certificate towards a root (intermediates reordered; docs/certificates.md). The key is sealed at rest and never returned. With `source: "acme"` and `domains` (each the domain of one of the customer’s sites) the certificate is `issuing` while the `certificate.issue` job (`jobId`) orders it; it becomes `active` (`certificate.issued`) or `failed` (`certificate.failed`, with the CA’s problem in `acme.lastError`), and is renewed 30 days before it expires.',
+        body: CreateCertificateBody,
+        responses: {
+          201: {
+            description: 'The certificate: `active` (or `expiring`) when uploaded, `issuing` when ordered.',
+            schema: Certificate,
+            headers: { Location: 'URL of the certificate.' },
+          },
         },
-      },
-      problems: [
-        kernelProblems.unknown_customer,
-        problems.certificate_fields_missing,
-        problems.field_not_for_source,
-        problems.pem_too_large,
-        problems.chain_too_long,
-        problems.invalid_certificate_pem,
-        problems.invalid_private_key_pem,
-        problems.private_key_passphrase_required,
-        problems.wrong_private_key_passphrase,
-        problems.invalid_chain_pem,
-        problems.key_certificate_mismatch,
-        problems.certificate_expired,
-        problems.certificate_not_yet_valid,
-        problems.certificate_is_ca,
-        problems.weak_key,
-        problems.incomplete_chain,
-        problems.chain_not_for_certificate,
-        problems.chain_issuer_not_ca,
-        problems.certificate_without_names,
-        problems.acme_disabled,
-        problems.invalid_acme_domain,
-        problems.acme_wildcard_unsupported,
-        problems.acme_domain_not_hosted,
-      ],
-      change: {
-        action: 'certificate.create',
-        event: 'certificate.created',
-        details: (certificate) => ({
-          source: certificate.source,
-          names: certificate.names,
-          serial: certificate.serial,
-          fingerprintSha256: certificate.fingerprintSha256,
-          ...(certificate.acme ? { domains: (certificate.acme as { domains: string[] }).domains } : {}),
-        }),
-      },
-      async handler({ trx, body, view, enqueueJob }) {
-        const refusals = new FieldErrors()
-        // Missing and invisible customers answer alike, so a limited token learns nothing about others.
-        const customer = await customers.find(trx, view, body.customerId)
-        if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
-        const acme = body.source === 'acme'
-        if (acme) {
-          if (!options.acme) throw fieldProblem(problems.acme_disabled, 'body.source')
-          for (const field of uploadFields)
-            if (body[field] !== undefined) refusals.add(problems.field_not_for_source, `body.${field}`)
-          if (body.domains === undefined) refusals.add(problems.certificate_fields_missing, 'body.domains')
-          const domains: string[] = []
-          for (const [index, given] of (body.domains ?? []).entries()) {
-            const at = `body.domains.${index}`
-            const domain = acmeDomainOf(given)
-            if (domain === null) refusals.add(problems.invalid_acme_domain, at)
-            else if (domain.startsWith('*.')) refusals.add(problems.acme_wildcard_unsupported, at)
-            else {
-              const site = await sites.findByDomain(trx, view, domain)
-              const hosted =
-                site && site.customerId === customer.id && site.nodeId !== null && site.status !== 'deleting'
-              if (!hosted) refusals.add(problems.acme_domain_not_hosted, at)
-              else if (!domains.includes(domain)) domains.push(domain)
-            }
+        problems: createProblems,
+        record: {
+          details: (certificate) => ({
+            source: certificate.source,
+            names: certificate.names,
+            serial: certificate.serial,
+            fingerprintSha256: certificate.fingerprintSha256,
+            ...(certificate.acme ? { domains: (certificate.acme as { domains: string[] }).domains } : {}),
+          }),
+        },
+        async handler({ trx, body, view, enqueueJob }) {
+          // Missing and invisible customers answer alike, so a limited token learns nothing about others.
+          const customer = await customers.find(trx, view, body.customerId)
+          if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
+          if (body.source !== 'acme') {
+            const row = uploaded(customer.id, body)
+            await insertCertificate(trx, row)
+            return toCertificate(row)
           }
-          if (refusals.hasAny()) throw refusals.toProblem()
-          const row = newCertificateRow({
-            customer_id: customer.id,
-            source: 'acme',
-            status: 'issuing',
-            acme_domains: JSON.stringify(domains),
-          })
+          const row = await ordered(trx, view, customer.id, body)
           await insertCertificate(trx, row)
           return toCertificate(await startIssuance(trx, { enqueueJob }, row))
-        }
-        if (body.domains !== undefined) refusals.add(problems.field_not_for_source, 'body.domains')
-        if (body.certificatePem === undefined)
-          refusals.add(problems.certificate_fields_missing, 'body.certificatePem')
-        if (body.privateKeyPem === undefined)
-          refusals.add(problems.certificate_fields_missing, 'body.privateKeyPem')
-        if (refusals.hasAny() || body.certificatePem === undefined || body.privateKeyPem === undefined)
-          throw refusals.toProblem()
-        const checked = checkUpload({
-          certificatePem: body.certificatePem,
-          privateKeyPem: body.privateKeyPem,
-          ...(body.chainPem !== undefined ? { chainPem: body.chainPem } : {}),
-          ...(body.passphrase !== undefined ? { passphrase: body.passphrase } : {}),
-          ...(body.selfSigned !== undefined ? { selfSigned: body.selfSigned } : {}),
-        })
-        if (!checked.ok) throw checked.problem
-        const row = newCertificateRow({
-          customer_id: customer.id,
-          source: 'uploaded',
-          ...issuedColumns(
-            checked.certificate,
-            context.secrets.seal(checked.certificate.privateKeyPem),
-            options.now(),
-          ),
-        })
-        await insertCertificate(trx, row)
-        return toCertificate(row)
+        },
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/certificates',
-      operationId: 'listCertificates',
-      summary: 'List certificates',
-      description:
-        'Only certificates of customers the caller may see, oldest first. Every filter narrows the list. Keys are never shown.',
-      scope: certificateScopes.read,
-      query: ListCertificatesQuery,
-      list: { item: Certificate, toItem: toCertificate },
-      handler({ query, view }) {
-        let certificates = visibleCertificates(db, view)
-        if (query.customerId !== undefined)
-          certificates = certificates.where('customer_id', '=', query.customerId)
-        if (query.status !== undefined) certificates = certificates.where('status', '=', query.status)
-        if (query.source !== undefined) certificates = certificates.where('source', '=', query.source)
-        return certificates
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/certificates/:id',
-      operationId: 'getCertificate',
-      summary: 'Read a certificate',
-      description: 'The certificate, its chain and the sites using it; never its key.',
-      scope: certificateScopes.read,
-      params: CertificateParams,
-      responses: { 200: { description: 'The certificate.', schema: Certificate } },
-      async handler({ params, view }) {
-        return toCertificate(
-          orNotFound(await visibleCertificates(db, view).where('id', '=', params.id).executeTakeFirst()),
-        )
+      remove: {
+        summary: 'Delete a certificate',
+        description:
+          'Removes the certificate and its sealed key, sending `certificate.deleted`. Refused while sites use it (409 `certificate_in_use`, listing them in `sites`): attach their successor, or detach it, first.',
+        responses: { 204: { description: 'Deleted.' } },
+        problems: [problems.certificate_in_use],
+        record: { details: ({ source, names, serial }) => ({ source, names, serial }) },
+        async handler({ trx, row }) {
+          const using = JSON.parse(row.site_ids) as string[]
+          if (using.length > 0)
+            throw new Problem(problems.certificate_in_use, { extensions: { sites: using } })
+          await deleteCertificateRow(trx, row.id)
+          return toCertificate(row)
+        },
       },
     }),
     defineRoute({
@@ -277,62 +270,20 @@ export function certificateRoutes(
       description:
         'Starts the `certificate.issue` job (`jobId`) for an ACME certificate at once, instead of waiting for the daily check to renew it 30 days before it expires; a `failed` one is ordered again (`issuing`). The sites using it get the new certificate when it is issued (`certificate.renewed`). Answers 202.',
       scope: certificateScopes.manage,
-      params: CertificateParams,
+      params: { id: 'crt' },
       responses: { 202: { description: 'The certificate, with its new job.', schema: Certificate } },
       problems: [problems.not_acme_certificate, problems.certificate_busy, problems.acme_disabled],
-      async handler({ params, view, enqueueJob, audit }) {
-        const row = await context.transaction(async (trx) => {
-          const found = await findVisible(trx, view, params.id, true)
-          if (found.source !== 'acme') throw new Problem(problems.not_acme_certificate)
-          if (!options.acme) throw new Problem(problems.acme_disabled)
-          if (found.issuing_job !== null)
-            throw new Problem(problems.certificate_busy, { extensions: { jobId: found.issuing_job } })
-          const ready =
-            found.status === 'failed' ? await updateCertificate(trx, found.id, { status: 'issuing' }) : found
-          const started = await startIssuance(trx, { enqueueJob }, ready)
-          await audit(trx, {
-            action: 'certificate.request_renewal',
-            subject: { type: 'certificate', id: found.id },
-            customerId: found.customer_id,
-            details: { jobId: started.job_id, from: found.status },
-          })
-          return started
-        })
-        return new Reply(202, toCertificate(row))
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/certificates/:id',
-      operationId: 'deleteCertificate',
-      summary: 'Delete a certificate',
-      description:
-        'Removes the certificate and its sealed key, sending `certificate.deleted`. Refused while sites use it (409 `certificate_in_use`, listing them in `sites`): attach their successor, or detach it, first.',
-      scope: certificateScopes.manage,
-      params: CertificateParams,
-      responses: { 204: { description: 'Deleted.' } },
-      problems: [problems.certificate_in_use],
-      async handler({ params, view, audit, emit }) {
-        await context.transaction(async (trx) => {
-          // Locked: an attachment made at the same time waits, and this reads the sites it added.
-          const row = await findVisible(trx, view, params.id, true)
-          const using = JSON.parse(row.site_ids) as string[]
-          if (using.length > 0)
-            throw new Problem(problems.certificate_in_use, { extensions: { sites: using } })
-          await deleteCertificateRow(trx, row.id)
-          await audit(trx, {
-            action: 'certificate.delete',
-            subject: { type: 'certificate', id: row.id },
-            customerId: row.customer_id,
-            details: { source: row.source, names: JSON.parse(row.names), serial: row.serial },
-          })
-          await emit(trx, {
-            kind: 'certificate.deleted',
-            customerId: row.customer_id,
-            data: toCertificate(row),
-          })
-        })
-        return Reply.noContent()
+      change: { action: 'certificate.request_renewal' },
+      async handler({ trx, params, view, enqueueJob }) {
+        const found = await certificates.find(trx, view, params.id, { lock: true })
+        if (found.source !== 'acme') throw new Problem(problems.not_acme_certificate)
+        if (!options.acme) throw new Problem(problems.acme_disabled)
+        if (found.issuing_job !== null)
+          throw new Problem(problems.certificate_busy, { extensions: { jobId: found.issuing_job } })
+        const ready =
+          found.status === 'failed' ? await updateCertificate(trx, found.id, { status: 'issuing' }) : found
+        const started = await startIssuance(trx, { enqueueJob }, ready)
+        return recorded(toCertificate(started), { details: { jobId: started.job_id, from: found.status } })
       },
     }),
   ]

@@ -2,6 +2,7 @@
 // site's domain; the site's `certificate.install` job then installs it on the node, or removes it after DELETE.
 
 import {
+  type ChangedResource,
   defineRoute,
   fieldProblem,
   lockRows,
@@ -9,8 +10,8 @@ import {
   type PluginContext,
   Problem,
   type ProblemRef,
-  Reply,
   type RouteDefinition,
+  recorded,
   t,
 } from '../../../core/index.ts'
 import { siteDirectory } from '../../sites/contract.ts'
@@ -18,7 +19,7 @@ import { namesCover } from '../certificate-checks.ts'
 import { certificateScopes, SiteCertificate } from '../contract.ts'
 import { moveAttachment } from '../lifecycle.ts'
 import { certificatesProblems as problems } from '../problems.ts'
-import { findAttachment, toSiteCertificate, visibleCertificates } from '../repository.ts'
+import { certificates, findAttachment, toSiteCertificate } from '../repository.ts'
 
 const AttachCertificateBody = t.Object(
   {
@@ -41,9 +42,14 @@ function atCertificateId(ref: ProblemRef, extensions: Readonly<Record<string, un
   })
 }
 
+/** A site's certificate is the site's: its changes are audited on the site. */
+const onTheSite = (action: string) => ({
+  action,
+  subject: (attachment: ChangedResource) => ({ type: 'site', id: String(attachment.siteId) }),
+})
+
 /** The routes under `/sites/{id}/certificate`. */
 export function siteCertificateRoutes(context: PluginContext): RouteDefinition[] {
-  const { db } = context
   const sites = context.use(siteDirectory)
 
   return [
@@ -57,7 +63,7 @@ export function siteCertificateRoutes(context: PluginContext): RouteDefinition[]
       scope: certificateScopes.read,
       params: SiteParams,
       responses: { 200: { description: 'The site’s certificate.', schema: SiteCertificate } },
-      async handler({ params, view }) {
+      async handler({ db, params, view }) {
         orNotFound(await sites.find(db, view, params.id))
         return toSiteCertificate(orNotFound(await findAttachment(db, params.id)))
       },
@@ -81,44 +87,39 @@ export function siteCertificateRoutes(context: PluginContext): RouteDefinition[]
         problems.certificate_not_usable,
         problems.certificate_name_mismatch,
       ],
-      async handler({ params, body, view, enqueueJob, audit }) {
-        const row = await context.transaction(async (trx) => {
-          const site = orNotFound(await sites.find(trx, view, params.id))
-          if (site.status === 'deleting' || site.nodeId === null)
-            throw new Problem(problems.site_not_servable, { extensions: { siteStatus: site.status } })
-          // Locked: a DELETE of the certificate at the same time waits, then sees this site using it.
-          const certificate = await lockRows(
-            trx,
-            visibleCertificates(trx, view).where('id', '=', body.certificateId),
-          ).executeTakeFirst()
-          if (!certificate || certificate.customer_id !== site.customerId)
-            throw fieldProblem(problems.unknown_certificate, 'body.certificateId')
-          if (certificate.status !== 'active' && certificate.status !== 'expiring')
-            throw atCertificateId(problems.certificate_not_usable, { certificateStatus: certificate.status })
-          const names = JSON.parse(certificate.names) as string[]
-          if (!namesCover(names, site.domain))
-            throw atCertificateId(problems.certificate_name_mismatch, { domain: site.domain, names })
-          const previous = await findAttachment(trx, site.id)
-          const moved = await moveAttachment(trx, { enqueueJob }, previous, {
-            siteId: site.id,
-            customerId: site.customerId,
-            nodeId: site.nodeId,
-            certificateId: certificate.id,
-            status: 'installing',
-          })
-          await audit(trx, {
-            action: 'site_certificate.attach',
-            subject: { type: 'site', id: site.id },
-            customerId: site.customerId,
-            details: {
-              certificateId: certificate.id,
-              fingerprintSha256: certificate.fingerprint,
-              previousCertificateId: previous?.certificate_id ?? null,
-            },
-          })
-          return moved
+      change: onTheSite('site_certificate.attach'),
+      async handler({ trx, params, body, view, enqueueJob }) {
+        const site = orNotFound(await sites.find(trx, view, params.id))
+        if (site.status === 'deleting' || site.nodeId === null)
+          throw new Problem(problems.site_not_servable, { extensions: { siteStatus: site.status } })
+        // Locked: a DELETE of the certificate at the same time waits, then sees this site using it.
+        const certificate = await lockRows(
+          trx,
+          certificates.visible(trx, view).where('certificates.id', '=', body.certificateId),
+        ).executeTakeFirst()
+        if (!certificate || certificate.customer_id !== site.customerId)
+          throw fieldProblem(problems.unknown_certificate, 'body.certificateId')
+        if (certificate.status !== 'active' && certificate.status !== 'expiring')
+          throw atCertificateId(problems.certificate_not_usable, { certificateStatus: certificate.status })
+        const names = JSON.parse(certificate.names) as string[]
+        if (!namesCover(names, site.domain))
+          throw atCertificateId(problems.certificate_name_mismatch, { domain: site.domain, names })
+        const previous = await findAttachment(trx, site.id)
+        const moved = await moveAttachment(trx, { enqueueJob }, previous, {
+          siteId: site.id,
+          customerId: site.customerId,
+          nodeId: site.nodeId,
+          certificateId: certificate.id,
+          status: 'installing',
         })
-        return new Reply(202, toSiteCertificate(row))
+        return recorded(toSiteCertificate(moved), {
+          customerId: site.customerId,
+          details: {
+            certificateId: certificate.id,
+            fingerprintSha256: certificate.fingerprint,
+            previousCertificateId: previous?.certificate_id ?? null,
+          },
+        })
       },
     }),
     defineRoute({
@@ -133,26 +134,21 @@ export function siteCertificateRoutes(context: PluginContext): RouteDefinition[]
       responses: {
         202: { description: 'The site’s certificate, `removing`.', schema: SiteCertificate },
       },
-      async handler({ params, view, enqueueJob, audit }) {
-        const row = await context.transaction(async (trx) => {
-          const site = orNotFound(await sites.find(trx, view, params.id))
-          const previous = orNotFound(await findAttachment(trx, site.id))
-          const moved = await moveAttachment(trx, { enqueueJob }, previous, {
-            siteId: site.id,
-            customerId: site.customerId,
-            nodeId: previous.node_id,
-            certificateId: previous.certificate_id,
-            status: 'removing',
-          })
-          await audit(trx, {
-            action: 'site_certificate.detach',
-            subject: { type: 'site', id: site.id },
-            customerId: site.customerId,
-            details: { certificateId: previous.certificate_id },
-          })
-          return moved
+      change: onTheSite('site_certificate.detach'),
+      async handler({ trx, params, view, enqueueJob }) {
+        const site = orNotFound(await sites.find(trx, view, params.id))
+        const previous = orNotFound(await findAttachment(trx, site.id))
+        const moved = await moveAttachment(trx, { enqueueJob }, previous, {
+          siteId: site.id,
+          customerId: site.customerId,
+          nodeId: previous.node_id,
+          certificateId: previous.certificate_id,
+          status: 'removing',
         })
-        return new Reply(202, toSiteCertificate(row))
+        return recorded(toSiteCertificate(moved), {
+          customerId: site.customerId,
+          details: { certificateId: previous.certificate_id },
+        })
       },
     }),
   ]

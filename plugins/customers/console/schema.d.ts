@@ -372,11 +372,6 @@ export interface components {
       /** @description null removes the contact e-mail. */
       email?: string | null;
     };
-    CustomerPage: {
-      items: components["schemas"]["Customer"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     CreateCustomerBody: {
       /** @description Display name; surrounding spaces are trimmed. */
       name: string;
@@ -387,6 +382,11 @@ export interface components {
       email?: string;
       /** @description Default: the caller’s brand (brand staff) or the default brand. */
       brandId?: string;
+    };
+    CustomerPage: {
+      items: components["schemas"]["Customer"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
   };
   responses: never;

@@ -3,24 +3,18 @@
 import {
   brandDirectoryService,
   brandForRecord,
-  defineRoute,
   kernelProblems,
   newId,
   nonBlankText,
   nowIso,
   type PluginContext,
-  Reply,
   type RouteDefinition,
+  recorded,
+  resourceRoutes,
   t,
 } from '../../../core/index.ts'
 import { Customer, customerScopes } from '../contract.ts'
-import {
-  findVisibleCustomer,
-  insertCustomer,
-  toCustomer,
-  updateCustomer,
-  visibleCustomers,
-} from '../repository.ts'
+import { customers, insertCustomer, toCustomer, updateCustomer } from '../repository.ts'
 
 const Email = t.String({
   format: 'email',
@@ -59,113 +53,60 @@ const ListCustomersQuery = t.Object({
 
 /** The customers routes. */
 export function customerRoutes(context: PluginContext): RouteDefinition[] {
-  const { db, transaction } = context
   const brands = context.use(brandDirectoryService)
-
-  return [
-    defineRoute({
-      method: 'POST',
-      path: '/customers',
-      operationId: 'createCustomer',
-      idempotent: true,
+  return resourceRoutes({
+    item: Customer,
+    name: 'customer',
+    path: '/customers',
+    key: { id: 'cus' },
+    scopes: { read: customerScopes.read, manage: customerScopes.manage, create: customerScopes.create },
+    table: { rows: customers, toItem: toCustomer },
+    list: {
+      summary: 'List customers',
+      description: 'Only customers the caller may see, oldest first. `brandId` narrows the list.',
+      query: ListCustomersQuery,
+      filters: { brandId: 'brand_id' },
+      key: 'customers.id',
+    },
+    read: { summary: 'Read a customer' },
+    create: {
       summary: 'Create a customer',
       description:
         'Staff only: a customer owns sites, databases and subscriptions, and has a team of members.',
-      scope: customerScopes.create,
-      staff: true,
       body: CreateCustomerBody,
-      responses: {
-        201: {
-          description: 'The new customer.',
-          schema: Customer,
-          headers: { Location: 'URL of the customer.' },
-        },
-      },
       problems: [kernelProblems.unknown_brand],
-      async handler({ body, caller, audit, emit }) {
-        const name = body.name.trim()
-        const email = body.email?.trim().toLowerCase() ?? null
-        const brandId = await brandForRecord(caller, body.brandId, () => brands, 'default')
+      record: { details: ({ name, email, brandId }) => ({ name, email, brandId }) },
+      // The brand is looked up outside the transaction: the brands plugin reads through its own connection.
+      prepare: ({ caller, body }) => brandForRecord(caller, body.brandId, () => brands, 'default'),
+      async handler({ trx, body, prepared: brandId }) {
         const now = nowIso()
         const row = {
           id: newId('cus'),
-          name,
-          email,
+          name: body.name.trim(),
+          email: body.email?.trim().toLowerCase() ?? null,
           brand_id: brandId,
           status: 'active',
           created_at: now,
           updated_at: now,
         }
-        const customer = await transaction(async (trx) => {
-          await insertCustomer(trx, row)
-          await context.tenancy.register(trx, row.id, brandId)
-          await context.usage.adjust(trx, row.id, 'customers', 1)
-          const created = toCustomer(row)
-          await audit(trx, {
-            action: 'customer.create',
-            subject: { type: 'customer', id: row.id },
-            customerId: row.id,
-            details: { name, email, brandId },
-          })
-          await emit(trx, { kind: 'customer.created', customerId: row.id, data: created })
-          return created
-        })
-        return Reply.created(customer, `/customers/${customer.id}`)
+        await insertCustomer(trx, row)
+        await context.tenancy.register(trx, row.id, brandId)
+        await context.usage.adjust(trx, row.id, 'customers', 1)
+        return recorded(toCustomer(row), { customerId: row.id })
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/customers',
-      operationId: 'listCustomers',
-      summary: 'List customers',
-      description: 'Only customers the caller may see, oldest first. `brandId` narrows the list.',
-      scope: customerScopes.read,
-      query: ListCustomersQuery,
-      list: { item: Customer, key: 'customers.id', toItem: toCustomer },
-      handler({ query, view }) {
-        const customers = visibleCustomers(db, view)
-        return query.brandId === undefined ? customers : customers.where('brand_id', '=', query.brandId)
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/customers/:id',
-      operationId: 'getCustomer',
-      summary: 'Read a customer',
-      scope: customerScopes.read,
-      params: { id: 'cus' },
-      responses: { 200: { description: 'The customer.', schema: Customer } },
-      async handler({ params, view }) {
-        return toCustomer(await findVisibleCustomer(db, view, params.id))
-      },
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: '/customers/:id',
-      operationId: 'updateCustomer',
+    },
+    update: {
       summary: 'Change a customer’s name or contact e-mail',
-      scope: customerScopes.manage,
-      params: { id: 'cus' },
       body: UpdateCustomerBody,
       responses: { 200: { description: 'The customer.', schema: Customer } },
-      async handler({ params, body, view, audit, emit }) {
-        return transaction(async (trx) => {
-          const row = await findVisibleCustomer(trx, view, params.id)
-          const name = body.name === undefined ? row.name : body.name.trim()
-          const email = body.email === undefined ? row.email : (body.email?.trim().toLowerCase() ?? null)
-          const updatedAt = nowIso()
-          await updateCustomer(trx, row.id, { name, email, updatedAt })
-          await audit(trx, {
-            action: 'customer.update',
-            subject: { type: 'customer', id: row.id },
-            customerId: row.id,
-            details: { name, email },
-          })
-          const updated = toCustomer({ ...row, name, email, updated_at: updatedAt })
-          await emit(trx, { kind: 'customer.updated', customerId: row.id, data: updated })
-          return updated
-        })
+      async handler({ trx, row, body }) {
+        const name = body.name === undefined ? row.name : body.name.trim()
+        const email = body.email === undefined ? row.email : (body.email?.trim().toLowerCase() ?? null)
+        const updatedAt = nowIso()
+        await updateCustomer(trx, row.id, { name, email, updatedAt })
+        const updated = toCustomer({ ...row, name, email, updated_at: updatedAt })
+        return recorded(updated, { customerId: row.id, details: { name, email } })
       },
-    }),
-  ]
+    },
+  })
 }

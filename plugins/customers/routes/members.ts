@@ -2,6 +2,7 @@
 
 import {
   type Caller,
+  type ChangedResource,
   type Db,
   defineRoute,
   fieldProblem,
@@ -11,6 +12,7 @@ import {
   Problem,
   Reply,
   type RouteDefinition,
+  recorded,
   type TeamRole,
   TeamRoleSchema,
   type TenantView,
@@ -19,7 +21,7 @@ import {
 } from '../../../core/index.ts'
 import { customerScopes, Member } from '../contract.ts'
 import { customersProblems } from '../problems.ts'
-import { findVisibleCustomer } from '../repository.ts'
+import { customers } from '../repository.ts'
 
 const AddMemberBody = t.Object(
   {
@@ -38,8 +40,14 @@ function mayChangeOwners(caller: Caller, customerId: string): boolean {
   )
 }
 
+/** Who a member's audit entries are about: the user made a member, changed or removed. */
+const memberChange = (action: string) => ({
+  action,
+  subject: (member: ChangedResource) => ({ type: 'user', id: String(member.userId) }),
+})
+
 /** The members routes. */
-export function memberRoutes({ db, transaction, tenancy }: PluginContext): RouteDefinition[] {
+export function memberRoutes({ tenancy }: PluginContext): RouteDefinition[] {
   const { members } = tenancy
   const location = (customerId: string, userId: string) => `/customers/${customerId}/members/${userId}`
 
@@ -52,8 +60,8 @@ export function memberRoutes({ db, transaction, tenancy }: PluginContext): Route
       scope: customerScopes.membersManage,
       params: { id: 'cus' },
       list: { item: Member, key: 'memberships.user_id' },
-      async handler({ params, view }) {
-        await findVisibleCustomer(db, view, params.id)
+      async handler({ db, params, view }) {
+        await customers.find(db, view, params.id)
         return members.list(db, params.id)
       },
     }),
@@ -74,26 +82,21 @@ export function memberRoutes({ db, transaction, tenancy }: PluginContext): Route
         customersProblems.already_member,
         customersProblems.owner_change_not_allowed,
       ],
-      async handler({ params, body, caller, view, audit }) {
-        const member = await transaction(async (trx) => {
-          await findVisibleCustomer(trx, view, params.id)
-          if (body.role === 'owner' && !mayChangeOwners(caller, params.id))
-            throw new Problem(customersProblems.owner_change_not_allowed)
-          const user = await findUserByEmail(trx, body.email)
-          // Staff see customers through their role; they answer like unknown e-mails, so staff stay unnamed.
-          if (!user || user.staffRole !== null)
-            throw fieldProblem(customersProblems.unknown_user, 'body.email')
-          if (await members.find(trx, params.id, user.id)) throw new Problem(customersProblems.already_member)
-          await members.add(trx, params.id, user.id, body.role)
-          await audit(trx, {
-            action: 'member.create',
-            subject: { type: 'user', id: user.id },
-            customerId: params.id,
-            details: { role: body.role },
-          })
-          return orNotFound(await members.find(trx, params.id, user.id))
+      change: memberChange('member.create'),
+      async handler({ trx, params, body, caller, view }) {
+        await customers.find(trx, view, params.id)
+        if (body.role === 'owner' && !mayChangeOwners(caller, params.id))
+          throw new Problem(customersProblems.owner_change_not_allowed)
+        const user = await findUserByEmail(trx, body.email)
+        // Staff see customers through their role; they answer like unknown e-mails, so staff stay unnamed.
+        if (!user || user.staffRole !== null) throw fieldProblem(customersProblems.unknown_user, 'body.email')
+        if (await members.find(trx, params.id, user.id)) throw new Problem(customersProblems.already_member)
+        await members.add(trx, params.id, user.id, body.role)
+        const member = orNotFound(await members.find(trx, params.id, user.id))
+        return recorded(Reply.created(member, location(params.id, member.userId)), {
+          customerId: params.id,
+          details: { role: body.role },
         })
-        return Reply.created(member, location(params.id, member.userId))
       },
     }),
     defineRoute({
@@ -104,7 +107,7 @@ export function memberRoutes({ db, transaction, tenancy }: PluginContext): Route
       scope: customerScopes.membersManage,
       params: MemberParams,
       responses: { 200: { description: 'The member.', schema: Member } },
-      handler: ({ params, view }) => memberInView(db, view, params.id, params.userId),
+      handler: ({ db, params, view }) => memberInView(db, view, params.id, params.userId),
     }),
     defineRoute({
       method: 'PATCH',
@@ -116,19 +119,15 @@ export function memberRoutes({ db, transaction, tenancy }: PluginContext): Route
       body: t.Object({ role: TeamRoleSchema }, { $id: 'ChangeMemberRoleBody' }),
       responses: { 200: { description: 'The member.', schema: Member } },
       problems: [customersProblems.last_owner, customersProblems.owner_change_not_allowed],
-      async handler({ params, body, caller, view, audit }) {
-        return transaction(async (trx) => {
-          const member = await memberInView(trx, view, params.id, params.userId)
-          await guardOwnerChange(trx, caller, params.id, member.role, body.role)
-          await members.changeRole(trx, params.id, params.userId, body.role)
-          await audit(trx, {
-            action: 'member.update',
-            subject: { type: 'user', id: params.userId },
-            customerId: params.id,
-            details: { from: member.role, role: body.role },
-          })
-          return { ...member, role: body.role }
-        })
+      change: memberChange('member.update'),
+      async handler({ trx, params, body, caller, view }) {
+        const member = await memberInView(trx, view, params.id, params.userId)
+        await guardOwnerChange(trx, caller, params.id, member.role, body.role)
+        await members.changeRole(trx, params.id, params.userId, body.role)
+        return recorded(
+          { ...member, role: body.role },
+          { customerId: params.id, details: { from: member.role, role: body.role } },
+        )
       },
     }),
     defineRoute({
@@ -141,25 +140,18 @@ export function memberRoutes({ db, transaction, tenancy }: PluginContext): Route
       params: MemberParams,
       responses: { 204: { description: 'Removed.' } },
       problems: [customersProblems.last_owner, customersProblems.owner_change_not_allowed],
-      async handler({ params, caller, view, audit }) {
-        await transaction(async (trx) => {
-          const member = await memberInView(trx, view, params.id, params.userId)
-          await guardOwnerChange(trx, caller, params.id, member.role, null)
-          await members.remove(trx, params.id, params.userId)
-          await audit(trx, {
-            action: 'member.delete',
-            subject: { type: 'user', id: params.userId },
-            customerId: params.id,
-            details: { role: member.role },
-          })
-        })
-        return Reply.noContent()
+      change: memberChange('member.delete'),
+      async handler({ trx, params, caller, view }) {
+        const member = await memberInView(trx, view, params.id, params.userId)
+        await guardOwnerChange(trx, caller, params.id, member.role, null)
+        await members.remove(trx, params.id, params.userId)
+        return recorded(member, { customerId: params.id, details: { role: member.role } })
       },
     }),
   ]
 
   async function memberInView(trx: Db, view: TenantView, customerId: string, userId: string) {
-    await findVisibleCustomer(trx, view, customerId)
+    await customers.find(trx, view, customerId)
     return orNotFound(await members.find(trx, customerId, userId))
   }
 

@@ -28,13 +28,17 @@ import { ServerConnectionFields, ServerPlacementFields } from './server-fields.t
 type DatabaseServer = Schemas['DatabaseServer']
 type Body = Schemas['UpdateDatabaseServerBody']
 
-/** The fields of the form that differ from the server as it is. */
+/** The fields of the form that differ from the server as it is (a node's own has no connection fields). */
 function changes(server: DatabaseServer, data: FormData): Body {
   const body = changedFields<Body>(server, {
     name: textOf(data, 'name') ?? '',
-    host: textOf(data, 'host') ?? '',
-    port: numberOf(data, 'port'),
-    username: textOf(data, 'username') ?? '',
+    ...(server.nodeId === null
+      ? {
+          host: textOf(data, 'host') ?? '',
+          port: numberOf(data, 'port'),
+          username: textOf(data, 'username') ?? '',
+        }
+      : {}),
     capacity: numberOf(data, 'capacity') ?? null,
     status: textOf(data, 'status') as Body['status'],
   })
@@ -87,6 +91,18 @@ export function DatabaseServerDetailPage({ id }: { id: string }) {
             ['Host', <code key="host">{server.host}</code>],
             ['Port', String(server.port)],
             ['Administrator', <code key="username">{server.username}</code>],
+            [
+              'Runs on',
+              server.nodeId === null ? (
+                'a server staff added'
+              ) : (
+                <span key="node">
+                  its node’s own,{' '}
+                  <Link to={`/nodes/${encodeURIComponent(server.nodeId)}`}>{server.nodeId}</Link> (reached
+                  through the node; its sites alone connect to it)
+                </span>
+              ),
+            ],
             ['Status', <StatusBadge key="status" status={server.status} />],
             ['Version', server.version],
             [
@@ -105,10 +121,12 @@ export function DatabaseServerDetailPage({ id }: { id: string }) {
           {/* Keyed by the server's version so its fields show what was saved. */}
           <form key={server.updatedAt} onSubmit={form.submit} noValidate>
             <TextField form={form} name="name" label="Name" defaultValue={server.name} autoComplete="off" />
-            <ServerConnectionFields form={form} current={server} />
+            {server.nodeId === null ? <ServerConnectionFields form={form} current={server} /> : null}
             <ServerPlacementFields form={form} current={server} />
             <p className="muted">
-              The engine cannot change. New connection details are tested before they are kept.
+              {server.nodeId === null
+                ? 'The engine cannot change. New connection details are tested before they are kept.'
+                : 'Its address and administrator are its node’s: they cannot be changed here.'}
             </p>
             {form.result && !form.pending && !form.problem ? (
               <p className="muted" role="status">

@@ -42,6 +42,16 @@ export function DatabaseServerListPage() {
           { header: 'Engine', cell: (server) => engineLabels[server.engine] ?? server.engine },
           { header: 'Host', cell: (server) => <code>{server.host}</code> },
           { header: 'Port', cell: (server) => String(server.port) },
+          {
+            header: 'Node',
+            // A node's own server serves that node's sites alone.
+            cell: (server) =>
+              server.nodeId === null ? (
+                '—'
+              ) : (
+                <Link to={`/nodes/${encodeURIComponent(server.nodeId)}`}>its node’s own</Link>
+              ),
+          },
           { header: 'Status', cell: (server) => <StatusBadge status={server.status} /> },
           {
             header: 'Databases',

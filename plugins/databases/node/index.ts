@@ -9,6 +9,8 @@ import { findMariadb } from './node-mariadb.ts'
 /** Options the panel's plugin gives its local node: a port, or null for no database server on that node. */
 export interface DatabaseModuleOptions {
   readonly port: number | null
+  /** How often the server is looked at (started again if it died). Default 10 s. */
+  readonly watchEveryMs?: number
 }
 
 /** NODE_DATABASE_PORT as an agent has it; throws naming a bad one. */
@@ -26,11 +28,11 @@ export default defineNodeModule<DatabaseModuleOptions>({
   source: import.meta.url,
   packages: ['mariadb-server', 'mariadb-client'],
   create(host, options) {
-    const { port } = options ?? fromEnvironment(host.env)
+    const { port, watchEveryMs } = options ?? fromEnvironment(host.env)
     const programs = findMariadb()
     if (port === null) return {}
     if (!programs) return { lacks: [{ what: 'mariadb-server', for: 'a database server of the node’s own' }] }
-    const settings: DatabaseServiceOptions = { port }
+    const settings: DatabaseServiceOptions = { port, ...(watchEveryMs === undefined ? {} : { watchEveryMs }) }
     return { services: [databaseNodeService(programs, settings)] }
   },
 })

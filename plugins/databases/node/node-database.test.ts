@@ -3,11 +3,26 @@
 // engine operations the panel asks run on it by the node; a later start of the node finds it running.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, mkdtempSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
-import { freePort, nodeWith, type PlinthNode, removeNodeLeftovers } from '../../../hosts/testing/index.ts'
+import {
+  freePort,
+  nodeWith,
+  type PlinthNode,
+  removeNodeLeftovers,
+  waitFor,
+} from '../../../hosts/testing/index.ts'
 import databasesNodeModule from './index.ts'
 import type { NodeDatabaseInfo } from './protocol.ts'
 
@@ -120,4 +135,117 @@ describe('the node’s own MariaDB', () => {
     })
     expect((await none.capabilities()).services).toEqual({})
   })
+})
+
+describe('the node’s own MariaDB, when things go wrong', () => {
+  /** A node of its own, in a fresh folder, running the module with `port`, looked at every 200 ms. */
+  async function freshNode(port: number, dir = mkdtempSync(join(tmpdir(), 'plinth-node-db-'))) {
+    chmodSync(dir, 0o711)
+    dirs.push(dir)
+    const made = await nodeWith([{ module: databasesNodeModule, options: { port, watchEveryMs: 200 } }], {
+      dataDir: dir,
+      httpPort: freePort(),
+      httpsPort: freePort(),
+      filesOnly: true,
+    })
+    const lines: string[] = []
+    const stopNode = await made.startServices((_level, _fields, message) => lines.push(message))
+    stops.push(stopNode)
+    const info = async () => (await made.capabilities()).services.database as unknown as NodeDatabaseInfo
+    return { node: made, dir, lines, info, stop: stopNode }
+  }
+  const dirs: string[] = []
+  const stops: (() => Promise<void>)[] = []
+  afterAll(async () => {
+    for (const stopNode of stops) await stopNode()
+    for (const dir of dirs) removeNodeLeftovers(dir)
+  })
+  const pidOf = (dir: string) =>
+    Number(readFileSync(join(dir, 'services', 'database', 'run', 'mariadb.pid'), 'utf8'))
+
+  test('killed, it says so and is started again by itself', async () => {
+    const port = freePort()
+    const fresh = await freshNode(port)
+    const before = pidOf(fresh.dir)
+    process.kill(before, 'SIGKILL')
+    await waitFor('the node to say it stopped', async () =>
+      (await fresh.info()).running === false || pidOf(fresh.dir) !== before ? true : null,
+    )
+    await waitFor('it to run again', async () => ((await fresh.info()).running ? true : null), 30_000)
+    expect(pidOf(fresh.dir)).not.toBe(before)
+    expect((await fresh.info()).port).toBe(port)
+    expect(fresh.lines.some((line) => line.includes('stopped; starting it again'))).toBe(true)
+  }, 60_000)
+
+  test('keeps the port it was made with when the setting changes (the sites’ configurations name it)', async () => {
+    const first = freePort()
+    const fresh = await freshNode(first)
+    await fresh.stop()
+    const again = await freshNode(freePort(), fresh.dir)
+    expect((await again.info()).port).toBe(first)
+    expect(again.lines.some((line) => line.includes(`keeps port ${first}`))).toBe(true)
+  }, 60_000)
+
+  test('a data directory made again gets its administrator again: the node’s operations work', async () => {
+    const fresh = await freshNode(freePort())
+    const socket = join(fresh.dir, 'services', 'database', 'run', 'mariadb.sock')
+    // The administrator the file names no longer exists (a restored or remade data directory).
+    Bun.spawnSync([
+      'mariadb',
+      `--socket=${socket}`,
+      '--user=root',
+      '-e',
+      "DROP USER 'plinth_admin'@'127.0.0.1'",
+    ])
+    await fresh.stop()
+    const again = await freshNode(freePort(), fresh.dir)
+    const answer = await again.node.run(
+      {
+        operation: 'node-call',
+        payload: { service: 'database', request: { op: 'engine', method: 'check', args: [] } },
+      },
+      AbortSignal.timeout(30_000),
+    )
+    expect(answer).toMatchObject({ version: expect.any(String) })
+  }, 60_000)
+
+  test('one that cannot start (its port taken) says why among what the node lacks, and is tried again', async () => {
+    const taken = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    try {
+      const fresh = await freshNode(taken.port)
+      const info = await fresh.info()
+      expect(info.running).toBe(false)
+      expect(info.reason).toMatch(/\[ERROR\].*(port|Bind|Address already in use)/i)
+      const missing = (await fresh.node.capabilities()).missing
+      expect(missing).toEqual([
+        expect.objectContaining({
+          for: 'a database server of the node’s own',
+          what: expect.stringContaining('[ERROR]'),
+        }),
+      ])
+      taken.stop(true)
+      await waitFor(
+        'it to start once the port is free',
+        async () => ((await fresh.info()).running ? true : null),
+        30_000,
+      )
+      expect((await fresh.node.capabilities()).missing).toEqual([])
+    } finally {
+      taken.stop(true)
+    }
+  }, 60_000)
+
+  test('an installation cut short is moved aside, never deleted, and made again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plinth-node-db-'))
+    const data = join(dir, 'services', 'database', 'data')
+    mkdirSync(join(data, 'mysql'), { recursive: true })
+    writeFileSync(join(data, 'mysql', 'half-made'), 'x')
+    const fresh = await freshNode(freePort(), dir)
+    expect((await fresh.info()).running).toBe(true)
+    const aside = readdirSync(join(dir, 'services', 'database')).filter((name) =>
+      name.startsWith('data.incomplete-'),
+    )
+    expect(aside).toHaveLength(1)
+    expect(existsSync(join(dir, 'services', 'database', aside[0] ?? '', 'mysql', 'half-made'))).toBe(true)
+  }, 60_000)
 })

@@ -7,7 +7,6 @@ import {
   nowIso,
   orNotFound,
   type PluginContext,
-  Reply,
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
@@ -142,13 +141,9 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
         item: DatabaseServer,
         key: 'database_servers.id',
         toItem: (row) => toServer(row as ServerListRow, Number((row as ServerListRow).database_count ?? 0)),
+        filters: { engine: 'database_servers.engine', status: 'database_servers.status' },
       },
-      async handler({ query }) {
-        let servers = serversWithCounts(db)
-        if (query.engine !== undefined) servers = servers.where('database_servers.engine', '=', query.engine)
-        if (query.status !== undefined) servers = servers.where('database_servers.status', '=', query.status)
-        return servers
-      },
+      handler: () => serversWithCounts(db),
     }),
     defineRoute({
       method: 'GET',
@@ -186,7 +181,12 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
         databasesProblems.invalid_allowed_host,
         databasesProblems.database_server_name_taken,
       ],
-      async handler({ body, audit }) {
+      change: {
+        action: 'database_server.create',
+        details: ({ name, engine, host, port, status }) => ({ name, engine, host, port, status }),
+      },
+      // The server is reached and tested before the transaction: a slow or silent server holds nothing.
+      async prepare({ db, body }) {
         const host = allowedHostOf(body.host)
         if (!host)
           throw fieldProblem(
@@ -197,12 +197,13 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
         if (await serverNameTaken(db, body.name))
           throw fieldProblem(databasesProblems.database_server_name_taken, 'body.name')
         const access = { host, port: body.port, username: body.username, password: body.password }
-        let version: string
         try {
-          ;({ version } = await engines(body.engine).check(access))
+          return { host, version: (await engines(body.engine).check(access)).version }
         } catch (error) {
           throw serverProblem(error, 'body')
         }
+      },
+      async handler({ trx, body, prepared: { host, version } }) {
         const now = nowIso()
         const row: DatabaseServersTable = {
           id: newId('dbs'),
@@ -219,18 +220,10 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
           created_at: now,
           updated_at: now,
         }
-        await transaction(async (trx) => {
-          if (await serverNameTaken(trx, row.name))
-            throw fieldProblem(databasesProblems.database_server_name_taken, 'body.name')
-          await insertServer(trx, row)
-          await audit(trx, {
-            action: 'database_server.create',
-            subject: { type: 'database_server', id: row.id },
-            customerId: null,
-            details: { name: row.name, engine: row.engine, host, port: row.port, status: row.status },
-          })
-        })
-        return Reply.created(toServer(row, 0), `/database-servers/${row.id}`)
+        if (await serverNameTaken(trx, row.name))
+          throw fieldProblem(databasesProblems.database_server_name_taken, 'body.name')
+        await insertServer(trx, row)
+        return toServer(row, 0)
       },
     }),
     defineRoute({

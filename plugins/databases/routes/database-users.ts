@@ -318,15 +318,17 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
       description: 'Only users of customers the caller may see, oldest first. Every filter narrows the list.',
       scope: databaseScopes.read,
       query: ListUsersQuery,
-      list: { item: DatabaseUser, key: 'database_users.id', toItem: (row: UserListRow) => toUser(row, row) },
-      handler({ query, view }) {
-        let users = visibleUsers(db, view)
-        if (query.customerId !== undefined)
-          users = users.where('database_users.customer_id', '=', query.customerId)
-        if (query.serverId !== undefined) users = users.where('database_users.server_id', '=', query.serverId)
-        if (query.engine !== undefined) users = users.where('database_users.engine', '=', query.engine)
-        return users
+      list: {
+        item: DatabaseUser,
+        key: 'database_users.id',
+        toItem: (row: UserListRow) => toUser(row, row),
+        filters: {
+          customerId: 'database_users.customer_id',
+          serverId: 'database_users.server_id',
+          engine: 'database_users.engine',
+        },
       },
+      handler: ({ view }) => visibleUsers(db, view),
     }),
     defineRoute({
       method: 'GET',

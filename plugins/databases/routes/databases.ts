@@ -157,16 +157,14 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         item: Database,
         key: 'databases.id',
         toItem: (row: DatabaseListRow) => toDatabase(row, row),
+        filters: {
+          customerId: 'databases.customer_id',
+          siteId: 'databases.site_id',
+          engine: 'databases.engine',
+          status: 'databases.status',
+        },
       },
-      handler({ query, view }) {
-        let databases = visibleDatabases(db, view)
-        if (query.customerId !== undefined)
-          databases = databases.where('databases.customer_id', '=', query.customerId)
-        if (query.siteId !== undefined) databases = databases.where('databases.site_id', '=', query.siteId)
-        if (query.engine !== undefined) databases = databases.where('databases.engine', '=', query.engine)
-        if (query.status !== undefined) databases = databases.where('databases.status', '=', query.status)
-        return databases
-      },
+      handler: ({ view }) => visibleDatabases(db, view),
     }),
     defineRoute({
       method: 'GET',

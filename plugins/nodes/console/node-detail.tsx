@@ -54,12 +54,15 @@ function Lacks({ capabilities }: { capabilities: Capabilities | null }) {
         {capabilities.missing.map((lack) => (
           <li key={`${lack.what}:${lack.for}`}>
             {lack.what} <span className="muted">for {lack.for}</span>
+            {lack.fix ? <span>: {lack.fix}</span> : null}
           </li>
         ))}
       </ul>
-      <p>
-        On the node, as root: <code>{capabilities.setup}</code> installs what Debian has of it.
-      </p>
+      {capabilities.missing.some((lack) => !lack.fix) ? (
+        <p>
+          On the node, as root: <code>{capabilities.setup}</code> installs what Debian has of it.
+        </p>
+      ) : null}
     </>
   )
 }

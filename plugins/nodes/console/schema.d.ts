@@ -395,6 +395,8 @@ export interface components {
             what: string;
             /** @description What it is needed for (`serving sites`, `wordpress sites`). */
             for: string;
+            /** @description What to do about it, when it is not what `setup` installs (a node module its install lacks: update the node’s install to the panel’s version). */
+            fix?: string;
           }[];
         /** @description The command that installs on the node what it lacks: `npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one. */
         setup: string;
@@ -486,6 +488,8 @@ export interface components {
           what: string;
           /** @description What it is needed for (`serving sites`, `wordpress sites`). */
           for: string;
+          /** @description What to do about it, when it is not what `setup` installs (a node module its install lacks: update the node’s install to the panel’s version). */
+          fix?: string;
         }[];
       /** @description The command that installs on the node what it lacks: `npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one. */
       setup: string;

@@ -184,6 +184,11 @@ export interface NodeService {
    */
   describe?(): Promise<Readonly<Record<string, unknown>>>
   /**
+   * What the node lacks now for this service to do its work (a server of its own that could not start, and why):
+   * told with the node's `missing`, read with its capabilities. Default none.
+   */
+  lacks?(): readonly NodeLack[]
+  /**
    * For a service that keeps something running while the node runs (the SFTP server's listener): called once when
    * the node starts (the panel's local node at start-up, the agent once the panel took its token); resolves with
    * how to stop it. Optional: most services only answer calls.
@@ -265,6 +270,8 @@ export interface NodeLack {
   readonly what: string
   /** What it is needed for: `serving sites`, `wordpress sites`. */
   readonly for: string
+  /** What to do about it, when it is not what the node's `setup` command installs (update the node's install). */
+  readonly fix?: string
 }
 
 /** What a node can run, as it reports it to the panel. */

@@ -36,6 +36,8 @@ export interface PlinthNode {
   use(entries: readonly NodeModuleEntry[]): Promise<readonly string[]>
   /** What the node can run: the runtime's, the modules' services and applications, and what is missing. */
   capabilities(): Promise<NodeCapabilities>
+  /** The modules that could not be made, by name, with why. */
+  failures(): ReadonlyMap<string, string>
   /** Carries out a command on this node. */
   run<O extends NodeOperationName>(command: NodeCommand<O>, signal: AbortSignal): Promise<NodeResult<O>>
   /**
@@ -93,9 +95,12 @@ export function createNode(options: NodeOptions): PlinthNode {
       const broken = [...failures].map(([name, error]) => ({
         what: `the node module ${name} (${error})`,
         for: name,
+        fix: 'update the node’s install to the panel’s version (git pull && npm ci), then restart it',
       }))
-      return { ...capabilities, missing: [...capabilities.missing, ...lacks, ...broken] }
+      const failing = services.flatMap((service) => service.lacks?.() ?? [])
+      return { ...capabilities, missing: [...capabilities.missing, ...lacks, ...failing, ...broken] }
     },
+    failures: () => failures,
     run: (command, signal) => runOperation(node, command, signal),
     async startServices(log) {
       serving = { log, stops: [] }

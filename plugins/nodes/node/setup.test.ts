@@ -37,9 +37,18 @@ function machine(installed: readonly string[], options: { stale?: boolean; aptGe
 [ -e "${policy}" ] && echo "policy held" >> "${log}"
 case "$1" in
   update) /usr/bin/touch "${dir}/updated" ;;
-  install) ${options.stale ? `[ -e "${dir}/updated" ] || exit 100;` : ''} shift 2; for p in "$@"; do echo "$p" >> "${state}"; done ;;
+  install) ${options.stale ? `[ -e "${dir}/updated" ] || exit 100;` : ''} shift 2; for p in "$@"; do echo "$p" >> "${state}"; done; /usr/bin/touch "${dir}/enabled-nginx" ;;
 esac`,
     )
+  // Debian enables the services it installs: ssh was enabled before, nginx is once apt-get ran.
+  script(
+    'systemctl',
+    `case "$1" in
+  list-unit-files) echo "ssh.service enabled enabled"; [ -e "${dir}/enabled-nginx" ] && echo "nginx.service enabled enabled" ;;
+  *) echo "systemctl $*" >> "${log}" ;;
+esac
+exit 0`,
+  )
   const run = (asRoot = true) =>
     setupNode({ installRoot: codeRoot, env: { PATH: dir }, policyPath: policy, asRoot })
   return { run, log: () => (existsSync(log) ? readFileSync(log, 'utf8') : ''), policy }
@@ -69,7 +78,9 @@ describe('node setup', () => {
       'Installing from Debian: mariadb-server nginx (system services are not started: the node runs its own)',
     )
     expect(lines).toContain('Installed: mariadb-server nginx')
-    expect(node.log()).toBe('install -y mariadb-server nginx\npolicy held\n')
+    // The services the install enabled are disabled again (a reboot would start them); ssh, enabled before, is not.
+    expect(lines).toContain('Disabled the system services it brought (the node runs its own): nginx.service')
+    expect(node.log()).toBe('install -y mariadb-server nginx\npolicy held\nsystemctl disable nginx.service\n')
     // The policy it wrote is gone once it is done.
     expect(existsSync(node.policy)).toBe(false)
   })

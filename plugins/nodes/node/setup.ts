@@ -3,9 +3,9 @@
 // (the node runs its own nginx, PHP-FPM and MariaDB), and says what it did. `npm run panel -- node setup` runs it for
 // the local node, `npm run agent -- setup` on a remote one.
 
-import { existsSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { rm, writeFile } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import type { NodeModule } from './contract.ts'
 
 /** What serving needs whatever the modules: nginx, and PHP-FPM with the CLI of its version. */
@@ -68,6 +68,50 @@ async function installedOf(
   return installed
 }
 
+/** The system services enabled at boot, by unit name; none without systemctl. */
+async function enabledServices(env: Readonly<Record<string, string | undefined>>): Promise<Set<string>> {
+  if (!onPath('systemctl', env)) return new Set()
+  const listed = await run(
+    ['systemctl', 'list-unit-files', '--state=enabled', '--type=service', '--no-legend'],
+    env,
+  )
+  return new Set(
+    listed.stdout
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[0] ?? '')
+      .filter((unit) => unit.endsWith('.service')),
+  )
+}
+
+/**
+ * Runs `install` with Debian's `policy-rc.d` saying no to starting any service (101), then removes it, also when
+ * the install is interrupted (Ctrl-C, SIGTERM): one left behind would keep every later install from starting its
+ * services. A policy already there (Docker's) is left as it is.
+ */
+async function withServicesHeld(policy: string, install: () => Promise<void>): Promise<void> {
+  if (existsSync(policy)) return install()
+  await writeFile(
+    policy,
+    '#!/bin/sh\n# Written by Plinth’s node setup while it installs packages: start no service.\nexit 101\n',
+    {
+      mode: 0o755,
+    },
+  )
+  const interrupted = (signal: NodeJS.Signals) => {
+    rmSync(policy, { force: true })
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
+  process.once('SIGINT', interrupted)
+  process.once('SIGTERM', interrupted)
+  try {
+    await install()
+  } finally {
+    process.off('SIGINT', interrupted)
+    process.off('SIGTERM', interrupted)
+    await rm(policy, { force: true })
+  }
+}
+
 /** Whether `name` runs from `env`'s PATH. */
 function onPath(name: string, env: Readonly<Record<string, string | undefined>>): boolean {
   return (env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(join(dir, name)))
@@ -82,7 +126,7 @@ export async function setupNode(options: SetupOptions): Promise<string[]> {
   const modules = await installedModules(options.installRoot)
   const packages = packagesOf(modules)
   const lines = [
-    `Node modules of ${relative(process.cwd(), options.installRoot) || '.'}: ${modules.map((module) => module.name).join(', ') || 'none'}`,
+    `Node modules of this install (${options.installRoot}): ${modules.map((module) => module.name).join(', ') || 'none'}`,
     `A serving node needs: ${packages.join(' ')}`,
   ]
   const before = await installedOf(packages, env)
@@ -97,18 +141,8 @@ export async function setupNode(options: SetupOptions): Promise<string[]> {
   lines.push(
     `Installing from Debian: ${missing.join(' ')} (system services are not started: the node runs its own)`,
   )
-  const policy = options.policyPath ?? '/usr/sbin/policy-rc.d'
-  // invoke-rc.d asks policy-rc.d whether to start a service; 101 says no. One already there is left as it is.
-  const ours = !existsSync(policy)
-  if (ours)
-    await writeFile(
-      policy,
-      '#!/bin/sh\n# Written by Plinth’s node setup while it installs packages: start no service.\nexit 101\n',
-      {
-        mode: 0o755,
-      },
-    )
-  try {
+  const enabledBefore = await enabledServices(env)
+  await withServicesHeld(options.policyPath ?? '/usr/sbin/policy-rc.d', async () => {
     const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' }
     let installed = await run(['apt-get', 'install', '-y', ...missing], aptEnv)
     if (installed.code !== 0) {
@@ -120,8 +154,14 @@ export async function setupNode(options: SetupOptions): Promise<string[]> {
       throw new SetupError(
         `apt-get could not install ${missing.join(' ')} (exit ${installed.code}): ${(installed.stderr.trim() || installed.stdout.trim()).slice(-1500)}`,
       )
-  } finally {
-    if (ours) await rm(policy, { force: true })
+  })
+  // Debian enables what it installs (nginx, mariadb, php-fpm): a reboot would start them, and the system nginx would
+  // take the port the node's serves on. What this run enabled is disabled again; what was enabled before is left.
+  const enabledNow = await enabledServices(env)
+  const added = [...enabledNow].filter((unit) => !enabledBefore.has(unit)).sort()
+  if (added.length > 0) {
+    await run(['systemctl', 'disable', ...added], env)
+    lines.push(`Disabled the system services it brought (the node runs its own): ${added.join(' ')}`)
   }
   const after = await installedOf(packages, env)
   const still = packages.filter((name) => !after.has(name))

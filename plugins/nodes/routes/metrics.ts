@@ -8,6 +8,8 @@ import {
   Problem,
   type ProblemRef,
   type RouteDefinition,
+  type Static,
+  type Trx,
   t,
 } from '../../../core/index.ts'
 import { type LocatedSite, siteLocators } from '../contract.ts'
@@ -78,6 +80,8 @@ const MetricsBody = t.Object(
   { $id: 'NodeMetricsReport' },
 )
 
+type Report = Static<typeof MetricsBody>
+
 const MetricsReceipt = t.Object(
   { recorded: t.Integer({ minimum: 0, description: 'How many samples were recorded.' }) },
   { $id: 'NodeMetricsReceipt' },
@@ -123,6 +127,115 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
     return found
   }
 
+  /**
+   * Each sample's time in ms (now when it gives none); 422 when one names a date the calendar does not have. A
+   * report says something: traffic, or the disk measurement (which may come alone).
+   */
+  function sampleTimes(body: Report, now: number): (number | null)[] {
+    if (body.samples.length === 0 && body.disk === undefined)
+      throw new Problem(kernelProblems.validation_failed, {
+        detail: 'The request body has 1 invalid field.',
+        errors: [
+          {
+            location: 'body.samples',
+            message: 'must have at least 1 item without `disk`',
+            code: 'too_few_items',
+          },
+        ],
+      })
+    const times = body.samples.map((sample) => (sample.at === undefined ? now : sampleTime(sample.at)))
+    const impossible = times.flatMap((at, index) =>
+      at === null
+        ? [
+            {
+              location: `body.samples.${index}.at`,
+              message: 'must be a valid date-time',
+              code: 'invalid_format',
+            },
+          ]
+        : [],
+    )
+    if (impossible.length > 0)
+      throw new Problem(kernelProblems.validation_failed, {
+        detail: `The request body has ${impossible.length} invalid field${impossible.length === 1 ? '' : 's'}.`,
+        errors: impossible.slice(0, maxErrorItems),
+      })
+    return times
+  }
+
+  /**
+   * The customer of each sample's site, every sample checked first: too old, in the future, or of a site that is
+   * not on this node (answered like an unknown one: a node learns nothing about other nodes' sites).
+   */
+  async function samplesOfThisNode(
+    node: NodesTable,
+    body: Report,
+    times: readonly (number | null)[],
+    now: number,
+  ): Promise<string[]> {
+    const refusals = new FieldErrors()
+    let refused = 0
+    const refuse = (ref: ProblemRef, location: string) => {
+      if (refused++ < maxErrorItems) refusals.add(ref, location)
+    }
+    times.forEach((at, index) => {
+      if (at === null) return
+      if (at < now - sampleMaxAgeMs) refuse(nodesProblems.sample_too_old, `body.samples.${index}.at`)
+      else if (at > now + sampleMaxSkewMs) refuse(nodesProblems.sample_in_future, `body.samples.${index}.at`)
+    })
+    const sites = await locate([...new Set(body.samples.map((sample) => sample.siteId))])
+    const customers = body.samples.map((sample, index) => {
+      const site = sites.get(sample.siteId)
+      if (site?.nodeId !== node.id) refuse(nodesProblems.unknown_site, `body.samples.${index}.siteId`)
+      return site?.customerId ?? ''
+    })
+    if (refused > 0) throw refusals.toProblem()
+    return customers
+  }
+
+  /** The traffic samples, counted under their customers' usage scopes. */
+  async function recordSamples(
+    trx: Trx,
+    body: Report,
+    customers: readonly string[],
+    times: readonly (number | null)[],
+    now: number,
+  ): Promise<void> {
+    const scopes = new Map<string, readonly string[]>()
+    for (const id of new Set(customers)) scopes.set(id, await context.usage.scopesOf(trx, id))
+    const samples = body.samples.map(({ requests, bytes }, index) => ({
+      scopes: scopes.get(customers[index] ?? '') ?? [],
+      at: new Date(times[index] ?? now),
+      requests,
+      bytes,
+    }))
+    await recordTraffic(trx, samples)
+  }
+
+  /**
+   * The node's disk measurement, replacing its last one. A site deleted meanwhile, or placed on another node, is
+   * left out rather than refused: disk is state.
+   */
+  async function recordDiskOf(
+    trx: Trx,
+    node: NodesTable,
+    disk: NonNullable<Report['disk']>,
+    sites: ReadonlyMap<string, LocatedSite>,
+    now: number,
+  ): Promise<void> {
+    const measured = [] as SiteDiskSample[]
+    for (const entry of disk) {
+      const site = sites.get(entry.siteId)
+      if (site?.nodeId !== node.id) continue
+      measured.push({
+        siteId: entry.siteId,
+        bytes: entry.bytes,
+        scopes: await context.usage.scopesOf(trx, site.customerId),
+      })
+    }
+    await recordDisk(trx, node.id, measured, new Date(now))
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -150,85 +263,17 @@ export function metricsRoutes(context: PluginContext): RouteDefinition[] {
       ],
       async handler({ principal: node, body }) {
         if (node.status === 'disabled') throw new Problem(nodesProblems.node_disabled)
-        // A report says something: traffic, or the disk measurement (which may come alone).
-        if (body.samples.length === 0 && body.disk === undefined)
-          throw new Problem(kernelProblems.validation_failed, {
-            detail: 'The request body has 1 invalid field.',
-            errors: [
-              {
-                location: 'body.samples',
-                message: 'must have at least 1 item without `disk`',
-                code: 'too_few_items',
-              },
-            ],
-          })
         const now = Date.now()
-        const times = body.samples.map((sample) => (sample.at === undefined ? now : sampleTime(sample.at)))
-        const impossible = times.flatMap((at, index) =>
-          at === null
-            ? [
-                {
-                  location: `body.samples.${index}.at`,
-                  message: 'must be a valid date-time',
-                  code: 'invalid_format',
-                },
-              ]
-            : [],
-        )
-        if (impossible.length > 0) {
-          throw new Problem(kernelProblems.validation_failed, {
-            detail: `The request body has ${impossible.length} invalid field${impossible.length === 1 ? '' : 's'}.`,
-            errors: impossible.slice(0, maxErrorItems),
-          })
-        }
-        const refusals = new FieldErrors()
-        let refused = 0
-        const refuse = (ref: ProblemRef, location: string) => {
-          if (refused++ < maxErrorItems) refusals.add(ref, location)
-        }
-        times.forEach((at, index) => {
-          if (at === null) return
-          if (at < now - sampleMaxAgeMs) refuse(nodesProblems.sample_too_old, `body.samples.${index}.at`)
-          else if (at > now + sampleMaxSkewMs)
-            refuse(nodesProblems.sample_in_future, `body.samples.${index}.at`)
-        })
-        const sites = await locate([...new Set(body.samples.map((sample) => sample.siteId))])
-        const customers = body.samples.map((sample, index) => {
-          const site = sites.get(sample.siteId)
-          // A site on another node answers like an unknown one: a node learns nothing about other nodes' sites.
-          if (site?.nodeId !== node.id) refuse(nodesProblems.unknown_site, `body.samples.${index}.siteId`)
-          return site?.customerId ?? ''
-        })
-        if (refused > 0) throw refusals.toProblem()
+        const times = sampleTimes(body, now)
+        const customers = await samplesOfThisNode(node, body, times, now)
         // Located before the transaction: the locators read through the panel's own connection, which a
         // transaction on SQLite holds until it ends.
         const diskSites = body.disk
           ? await locate([...new Set(body.disk.map((entry) => entry.siteId))])
           : new Map<string, LocatedSite>()
         await context.transaction(async (trx) => {
-          const scopes = new Map<string, readonly string[]>()
-          for (const id of new Set(customers)) scopes.set(id, await context.usage.scopesOf(trx, id))
-          const samples = body.samples.map(({ requests, bytes }, index) => ({
-            scopes: scopes.get(customers[index] ?? '') ?? [],
-            at: new Date(times[index] ?? now),
-            requests,
-            bytes,
-          }))
-          await recordTraffic(trx, samples)
-          if (body.disk) {
-            // A site deleted meanwhile, or placed on another node, is left out rather than refused: disk is state.
-            const disk = [] as SiteDiskSample[]
-            for (const entry of body.disk) {
-              const site = diskSites.get(entry.siteId)
-              if (site?.nodeId !== node.id) continue
-              disk.push({
-                siteId: entry.siteId,
-                bytes: entry.bytes,
-                scopes: await context.usage.scopesOf(trx, site.customerId),
-              })
-            }
-            await recordDisk(trx, node.id, disk, new Date(now))
-          }
+          await recordSamples(trx, body, customers, times, now)
+          if (body.disk) await recordDiskOf(trx, node, body.disk, diskSites, now)
         })
         return { recorded: body.samples.length }
       },

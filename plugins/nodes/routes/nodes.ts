@@ -1,23 +1,26 @@
 // Node operations for platform staff: list, read, create (with its agent token), change, rotate the agent token.
 
 import {
+  type Db,
   defineRoute,
   FieldErrors,
   fieldProblem,
   newId,
   nowIso,
-  orNotFound,
   type PluginContext,
-  Reply,
   type RouteDefinition,
+  recorded,
+  resourceRoutes,
   t,
+  unchanged,
+  visibleTable,
 } from '../../../core/index.ts'
 import { Node, nodeDrivers, nodeScopes, nodeStatuses } from '../contract.ts'
 import { normaliseHostname } from '../hostname.ts'
-import type { NodesTable } from '../migrations.ts'
+import type { NodesTable, NodesTables } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
 import { agentTokens } from '../remote/agent-token.ts'
-import { findNodeRow, insertNode, nameTaken, nodesQuery, toNode, updateNode } from '../repository.ts'
+import { insertNode, nameTaken, toNode, updateNode } from '../repository.ts'
 
 const NodeName = t.String({
   minLength: 1,
@@ -78,116 +81,103 @@ const NodeWithAgentToken = t.Object(
 
 const ListNodesQuery = t.Object({ status: t.Optional(statusSchema('Only nodes in this state.')) })
 
+/** Nodes are the platform's own: only platform staff reach them. */
+const nodes = visibleTable((db: Db) => db.withTables<NodesTables>(), 'nodes', 'platform')
+
 /** The node administration routes. */
 export function nodeRoutes(context: PluginContext): RouteDefinition[] {
-  const { db, transaction } = context
   const drivers = context.extensionPoint(nodeDrivers)
 
+  /** The driver and host name of a new node, each refused at its field; checked before the transaction. */
+  function checkedNode(body: { driver: string; hostname: string }) {
+    const refusals = new FieldErrors()
+    const driver = drivers.get(body.driver)
+    if (!driver) {
+      const known = drivers
+        .list()
+        .map((item) => item.name)
+        .join(', ')
+      refusals.add(nodesProblems.unknown_driver, 'body.driver', `must be one of: ${known || '(none)'}`)
+    }
+    const hostname = normaliseHostname(body.hostname)
+    if (!hostname) refusals.add(nodesProblems.invalid_hostname, 'body.hostname')
+    if (!driver || !hostname) throw refusals.toProblem()
+    return { driver: driver.name, hostname }
+  }
+
   return [
-    defineRoute({
-      method: 'GET',
+    ...resourceRoutes({
+      item: Node,
+      name: 'node',
       path: '/nodes',
-      operationId: 'listNodes',
-      summary: 'List nodes',
-      description: 'Platform staff only. Every node, oldest first; `status` narrows the list.',
-      scope: nodeScopes.read,
+      key: { id: 'nod' },
+      scopes: { read: nodeScopes.read, manage: nodeScopes.manage },
       staff: true,
-      query: ListNodesQuery,
-      list: { item: Node, toItem: toNode },
-      handler: ({ query }) =>
-        query.status === undefined ? nodesQuery(db) : nodesQuery(db).where('status', '=', query.status),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/nodes/:id',
-      operationId: 'getNode',
-      summary: 'Read a node',
-      scope: nodeScopes.read,
-      staff: true,
-      params: { id: 'nod' },
-      responses: { 200: { description: 'The node.', schema: Node } },
-      handler: async ({ params }) => toNode(orNotFound(await findNodeRow(db, params.id))),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/nodes',
-      operationId: 'createNode',
-      idempotent: true,
-      showsSecret: true,
-      summary: 'Add a node',
-      description:
-        'Platform staff only. Registers a server that sites can be placed on, run by one of the installed node drivers. The answer carries the node’s agent token, shown this once.',
-      scope: nodeScopes.manage,
-      staff: true,
-      body: CreateNodeBody,
-      responses: {
-        201: {
-          description: 'The new node, with its agent token (shown once).',
-          schema: NodeWithAgentToken,
-          headers: { Location: 'URL of the node.' },
-        },
+      table: { rows: nodes, toItem: toNode },
+      list: {
+        summary: 'List nodes',
+        description: 'Platform staff only. Every node, oldest first; `status` narrows the list.',
+        query: ListNodesQuery,
+        filters: { status: 'status' },
       },
-      problems: [nodesProblems.unknown_driver, nodesProblems.invalid_hostname, nodesProblems.node_name_taken],
-      async handler({ body, audit }) {
-        const refusals = new FieldErrors()
-        const driver = drivers.get(body.driver)
-        if (!driver) {
-          const known = drivers
-            .list()
-            .map((item) => item.name)
-            .join(', ')
-          refusals.add(nodesProblems.unknown_driver, 'body.driver', `must be one of: ${known || '(none)'}`)
-        }
-        const hostname = normaliseHostname(body.hostname)
-        if (!hostname) refusals.add(nodesProblems.invalid_hostname, 'body.hostname')
-        if (!driver || !hostname) throw refusals.toProblem()
-        const agentToken = agentTokens.generate()
-        const now = nowIso()
-        const row: NodesTable = {
-          id: newId('nod'),
-          name: body.name,
-          driver: driver.name,
-          hostname,
-          status: body.status ?? 'active',
-          agent_token_hash: agentTokens.hash(agentToken),
-          agent_seen_at: null,
-          agent_session: null,
-          agent_version: null,
-          agent_capabilities: null,
-          created_at: now,
-          updated_at: now,
-        }
-        await transaction(async (trx) => {
+      read: { summary: 'Read a node' },
+      create: {
+        summary: 'Add a node',
+        description:
+          'Platform staff only. Registers a server that sites can be placed on, run by one of the installed node drivers. The answer carries the node’s agent token, shown this once.',
+        body: CreateNodeBody,
+        showsSecret: true,
+        responses: {
+          201: {
+            description: 'The new node, with its agent token (shown once).',
+            schema: NodeWithAgentToken,
+            headers: { Location: 'URL of the node.' },
+          },
+        },
+        problems: [
+          nodesProblems.unknown_driver,
+          nodesProblems.invalid_hostname,
+          nodesProblems.node_name_taken,
+        ],
+        record: {
+          event: null,
+          details: ({ name, driver, hostname, status }) => ({ name, driver, hostname, status }),
+        },
+        prepare: ({ body }) => ({ ...checkedNode(body), agentToken: agentTokens.generate() }),
+        async handler({ trx, body, prepared: { driver, hostname, agentToken } }) {
+          const now = nowIso()
+          const row: NodesTable = {
+            id: newId('nod'),
+            name: body.name,
+            driver,
+            hostname,
+            status: body.status ?? 'active',
+            agent_token_hash: agentTokens.hash(agentToken),
+            agent_seen_at: null,
+            agent_session: null,
+            agent_version: null,
+            agent_capabilities: null,
+            created_at: now,
+            updated_at: now,
+          }
           if (await nameTaken(trx, row.name)) throw fieldProblem(nodesProblems.node_name_taken, 'body.name')
           await insertNode(trx, row)
-          await audit(trx, {
-            action: 'node.create',
-            subject: { type: 'node', id: row.id },
-            customerId: null,
-            details: { name: row.name, driver: row.driver, hostname, status: row.status },
-          })
-        })
-        return Reply.created({ ...toNode(row), agentToken }, `/nodes/${row.id}`)
+          return { ...toNode(row), agentToken }
+        },
       },
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: '/nodes/:id',
-      operationId: 'updateNode',
-      summary: 'Change a node',
-      description:
-        'Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused.',
-      scope: nodeScopes.manage,
-      staff: true,
-      params: { id: 'nod' },
-      body: UpdateNodeBody,
-      responses: { 200: { description: 'The node after the change.', schema: Node } },
-      problems: [nodesProblems.invalid_hostname, nodesProblems.node_name_taken],
-      async handler({ params, body, audit }) {
-        const hostname = body.hostname === undefined ? undefined : normaliseHostname(body.hostname)
-        if (hostname === null) throw fieldProblem(nodesProblems.invalid_hostname, 'body.hostname')
-        return transaction(async (trx) => {
-          const row = orNotFound(await findNodeRow(trx, params.id))
+      update: {
+        summary: 'Change a node',
+        description:
+          'Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused.',
+        body: UpdateNodeBody,
+        problems: [nodesProblems.invalid_hostname, nodesProblems.node_name_taken],
+        record: { event: null },
+        prepare({ body }) {
+          const hostname = body.hostname === undefined ? undefined : normaliseHostname(body.hostname)
+          if (hostname === null) throw fieldProblem(nodesProblems.invalid_hostname, 'body.hostname')
+          return hostname
+        },
+        async handler({ trx, row, body, prepared: hostname }) {
           const changes: Partial<NodesTable> = {}
           if (body.name !== undefined && body.name !== row.name) {
             if (await nameTaken(trx, body.name, row.id))
@@ -196,18 +186,11 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
           }
           if (hostname !== undefined && hostname !== row.hostname) changes.hostname = hostname
           if (body.status !== undefined && body.status !== row.status) changes.status = body.status
-          if (Object.keys(changes).length === 0) return toNode(row)
-          changes.updated_at = nowIso()
-          await updateNode(trx, row.id, changes)
-          const { updated_at: _stamp, ...changed } = changes
-          await audit(trx, {
-            action: 'node.update',
-            subject: { type: 'node', id: row.id },
-            customerId: null,
-            details: changed,
-          })
-          return toNode({ ...row, ...changes })
-        })
+          if (Object.keys(changes).length === 0) return unchanged(toNode(row))
+          const updatedAt = nowIso()
+          await updateNode(trx, row.id, { ...changes, updated_at: updatedAt })
+          return recorded(toNode({ ...row, ...changes, updated_at: updatedAt }), { details: changes })
+        },
       },
     }),
     defineRoute({
@@ -224,20 +207,13 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
       responses: {
         200: { description: 'The node, with its new agent token (shown once).', schema: NodeWithAgentToken },
       },
-      async handler({ params, audit }) {
-        const agentToken = agentTokens.generate()
-        const node = await transaction(async (trx) => {
-          const row = orNotFound(await findNodeRow(trx, params.id))
-          const changes = { agent_token_hash: agentTokens.hash(agentToken), updated_at: nowIso() }
-          await updateNode(trx, row.id, changes)
-          await audit(trx, {
-            action: 'node.rotateAgentToken',
-            subject: { type: 'node', id: row.id },
-            customerId: null,
-          })
-          return toNode({ ...row, ...changes })
-        })
-        return { ...node, agentToken }
+      change: { action: 'node.rotateAgentToken' },
+      prepare: () => agentTokens.generate(),
+      async handler({ trx, params, view, prepared: agentToken }) {
+        const row = await nodes.find(trx, view, params.id)
+        const changes = { agent_token_hash: agentTokens.hash(agentToken), updated_at: nowIso() }
+        await updateNode(trx, row.id, changes)
+        return { ...toNode({ ...row, ...changes }), agentToken }
       },
     }),
   ]

@@ -364,11 +364,6 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
     };
-    SftpUserPage: {
-      items: components["schemas"]["SftpUser"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     SftpUserWithPassword: {
       /** @description Identifier, `sftpu_…`. */
       id: string;
@@ -413,6 +408,11 @@ export interface components {
       readOnly?: boolean;
       /** @description When the account stops working: the node refuses logins after it and ends live sessions. Default null, never. */
       expiresAt?: string | null;
+    };
+    SftpUserPage: {
+      items: components["schemas"]["SftpUser"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
   };
   responses: never;

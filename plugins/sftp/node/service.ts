@@ -73,6 +73,8 @@ export function sftpNodeService(options: SftpServiceOptions): NodeService {
   }
   return {
     name: sftpServiceName,
+    // Where its SSH server listens, or that it runs none (SFTP_PORT off).
+    describe: async () => (running ? { port: running.server.port } : { port: null }),
     async handle(site, request) {
       const asked = request as SftpNodeRequest | null
       const where = info()

@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto'
 import {
+  type ChangedResource,
   defineFormat,
   defineRoute,
   FieldErrors,
@@ -13,10 +14,11 @@ import {
   orNotFound,
   type PluginContext,
   Problem,
-  Reply,
   type RouteDefinition,
-  type TenantView,
+  recorded,
+  resourceRoutes,
   t,
+  unchanged,
 } from '../../../core/index.ts'
 import { type Node, NodeRefusal, nodeDirectory } from '../../nodes/contract.ts'
 import {
@@ -114,7 +116,6 @@ const SftpUserWithNewPassword = t.Object(
   { $id: 'SftpUserWithNewPassword' },
 )
 
-const SiteParams = { id: 'site' } as const
 const AccountParams = { id: 'site', sftpUserId: 'sftpu' } as const
 
 /** A random account name: 8 lower-case letters and digits. */
@@ -123,23 +124,23 @@ function randomName(): string {
   return [...randomBytes(8)].map((byte) => alphabet[byte % alphabet.length]).join('')
 }
 
-/** What the audit entries and events say of an account: never its password or hash. */
-const auditDetails = (row: SftpUsersTable) => ({
-  siteId: row.siteId,
-  username: row.username,
-  passwordEnabled: row.passwordEnabled === 1,
-  keyFingerprints: keysOf(row).map((key) => key.fingerprint),
-  readOnly: row.readOnly === 1,
-  expiresAt: row.expiresAt,
+/** What the audit entries say of an account: never its password or hash. */
+const accountDetails = (account: ChangedResource) => ({
+  siteId: account.siteId,
+  username: account.username,
+  passwordEnabled: account.passwordEnabled,
+  keyFingerprints: (account.publicKeys as { fingerprint: string }[]).map((key) => key.fingerprint),
+  readOnly: account.readOnly,
+  expiresAt: account.expiresAt,
 })
+
+/** What an account's events carry: the account, never the password an answer shows once. */
+const withoutPassword = ({ password: _shownOnce, ...account }: ChangedResource) => account
 
 /** The routes under `/sites/{id}/sftp-users`. */
 export function sftpUserRoutes(context: PluginContext): RouteDefinition[] {
-  const { db } = context
   const sites = context.use(siteDirectory)
   const nodes = context.use(nodeDirectory)
-
-  const siteIn = async (view: TenantView, id: string) => orNotFound(await sites.find(db, view, id))
 
   /** The site's node, or `sftp_unavailable` when it has none. */
   async function nodeOf(site: SiteRef): Promise<Node> {
@@ -206,129 +207,133 @@ export function sftpUserRoutes(context: PluginContext): RouteDefinition[] {
     expiresAt: row.expiresAt,
   })
 
+  /** The account as recorded once the node took it, where it is to be reached. */
+  const reachable = (draft: SftpUsersTable, where: SftpNodeInfo): SftpUsersTable => ({
+    ...draft,
+    port: where.port,
+    hostKeyFingerprints: JSON.stringify(where.hostKeyFingerprints),
+  })
+
   return [
-    defineRoute({
-      method: 'POST',
+    ...resourceRoutes({
+      item: SftpUser,
+      name: 'sftp_user',
       path: '/sites/:id/sftp-users',
-      operationId: 'createSftpUser',
-      summary: 'Create an SFTP account for a site',
-      description:
-        'Creates an account on the site’s node that logs in over SFTP (only SFTP: no shell, commands or forwarding) to the site’s files as the site’s Unix user, confined to the site: the client sees the site’s home as `/` (`htdocs/`, `logs/` read-only, `tmp/`). With a password (generated, shown once in this answer; default when no keys are given) and/or SSH public keys, optionally read-only and with an expiry. The answer says where to connect (`host`, `port`) and the host keys’ fingerprints to check on first connecting. The node is told before the panel records the account: a node that does not answer changes nothing (503). Refused for a site that is not running (409 `site_suspended`, `site_not_ready`).',
-      scope: siteScopes.files,
-      idempotent: true,
-      showsSecret: true,
-      params: SiteParams,
-      body: CreateSftpUserBody,
-      responses: {
-        201: {
-          description: 'The account, with its password when it has one (shown once).',
-          schema: SftpUserWithPassword,
-          headers: { Location: 'URL of the account.' },
+      params: { id: 'site' },
+      key: { sftpUserId: 'sftpu' },
+      scopes: { read: siteScopes.files, manage: siteScopes.files },
+      parent: (db, view, params) => sites.find(db, view, params.id),
+      list: {
+        summary: 'List a site’s SFTP accounts',
+        description: 'The site’s SFTP accounts, oldest first; passwords are never shown again.',
+        toItem: toSftpUser,
+        handler: ({ db, parent }) => siteAccounts(db, parent.id),
+      },
+      read: {
+        summary: 'Read an SFTP account',
+        responses: { 200: SftpUser },
+        handler: async ({ db, parent, params }) =>
+          toSftpUser(orNotFound(await findAccount(db, parent.id, params.sftpUserId))),
+      },
+      create: {
+        summary: 'Create an SFTP account for a site',
+        description:
+          'Creates an account on the site’s node that logs in over SFTP (only SFTP: no shell, commands or forwarding) to the site’s files as the site’s Unix user, confined to the site: the client sees the site’s home as `/` (`htdocs/`, `logs/` read-only, `tmp/`). With a password (generated, shown once in this answer; default when no keys are given) and/or SSH public keys, optionally read-only and with an expiry. The answer says where to connect (`host`, `port`) and the host keys’ fingerprints to check on first connecting. The node is told before the panel records the account: a node that does not answer changes nothing (503). Refused for a site that is not running (409 `site_suspended`, `site_not_ready`).',
+        body: CreateSftpUserBody,
+        showsSecret: true,
+        responses: {
+          201: {
+            description: 'The account, with its password when it has one (shown once).',
+            schema: SftpUserWithPassword,
+            headers: { Location: 'URL of the account.' },
+          },
+        },
+        problems: [
+          ...runningSiteProblems,
+          problems.invalid_public_key,
+          problems.invalid_sftp_name,
+          problems.sftp_credentials_required,
+          problems.invalid_expiry,
+          problems.sftp_username_taken,
+          problems.sftp_unavailable,
+          problems.sftp_node_unreachable,
+        ],
+        record: { details: accountDetails, payload: withoutPassword },
+        // The node is told first, outside the transaction (a password is hashed, the node called); the panel
+        // records what it accepted, and the node forgets it again if the record then fails.
+        async prepare({ db, params, body, view, request }) {
+          const site = orNotFound(await sites.find(db, view, params.id))
+          requireRunningSite(site)
+          const keys = checkedKeys(body.publicKeys ?? [])
+          const withPassword = body.password ?? keys.length === 0
+          if (!withPassword && keys.length === 0) throw new Problem(problems.sftp_credentials_required)
+          const expiresAt = expiryOf(body.expiresAt)
+          const username = `${site.handle}.${body.name ?? randomName()}`
+          if (await usernameTaken(db, username)) throw fieldProblem(problems.sftp_username_taken, 'body.name')
+          const node = await nodeOf(site)
+          const password = withPassword ? generatePassword() : null
+          const passwordHash = password === null ? null : await Bun.password.hash(password, 'argon2id')
+          const now = nowIso()
+          const draft: SftpUsersTable = {
+            id: newId('sftpu'),
+            siteId: site.id,
+            customerId: site.customerId,
+            nodeId: node.id,
+            username,
+            passwordEnabled: password === null ? 0 : 1,
+            publicKeys: JSON.stringify(keys),
+            readOnly: body.readOnly === true ? 1 : 0,
+            expiresAt,
+            host: node.hostname,
+            port: 0,
+            hostKeyFingerprints: '[]',
+            createdAt: now,
+            updatedAt: now,
+          }
+          const put = { op: 'put', account: nodeAccount(draft, passwordHash) } as const
+          const where = (await ask(node, site, put, request.signal)) as SftpNodeInfo
+          return { site, node, password, row: reachable(draft, where) }
+        },
+        undo: ({ site, node, row }) =>
+          ask(node, site, { op: 'remove', accountId: row.id }, AbortSignal.timeout(30_000)).then(
+            () => {},
+            () => {},
+          ),
+        async handler({ trx, parent, prepared: { password, row } }) {
+          requireRunningSite(parent)
+          if (await usernameTaken(trx, row.username))
+            throw fieldProblem(problems.sftp_username_taken, 'body.name')
+          await insertAccount(trx, row)
+          return { ...toSftpUser(row), ...(password === null ? {} : { password }) }
         },
       },
-      problems: [
-        ...runningSiteProblems,
-        problems.invalid_public_key,
-        problems.invalid_sftp_name,
-        problems.sftp_credentials_required,
-        problems.invalid_expiry,
-        problems.sftp_username_taken,
-        problems.sftp_unavailable,
-        problems.sftp_node_unreachable,
-      ],
-      async handler({ params, body, view, audit, emit, request }) {
-        const site = await siteIn(view, params.id)
-        requireRunningSite(site)
-        const keys = checkedKeys(body.publicKeys ?? [])
-        const withPassword = body.password ?? keys.length === 0
-        if (!withPassword && keys.length === 0) throw new Problem(problems.sftp_credentials_required)
-        const expiresAt = expiryOf(body.expiresAt)
-        const username = `${site.handle}.${body.name ?? randomName()}`
-        if (await usernameTaken(db, username)) throw fieldProblem(problems.sftp_username_taken, 'body.name')
-        const node = await nodeOf(site)
-        // Hashed here, outside any transaction (it takes a moment): the node keeps the hash, nobody the password.
-        const password = withPassword ? generatePassword() : null
-        const passwordHash = password === null ? null : await Bun.password.hash(password, 'argon2id')
-        const now = nowIso()
-        const draft: SftpUsersTable = {
-          id: newId('sftpu'),
-          siteId: site.id,
-          customerId: site.customerId,
-          nodeId: node.id,
-          username,
-          passwordEnabled: password === null ? 0 : 1,
-          publicKeys: JSON.stringify(keys),
-          readOnly: body.readOnly === true ? 1 : 0,
-          expiresAt,
-          host: node.hostname,
-          port: 0,
-          hostKeyFingerprints: '[]',
-          createdAt: now,
-          updatedAt: now,
-        }
-        const where = (await ask(
-          node,
-          site,
-          { op: 'put', account: nodeAccount(draft, passwordHash) },
-          request.signal,
-        )) as SftpNodeInfo
-        const row: SftpUsersTable = {
-          ...draft,
-          port: where.port,
-          hostKeyFingerprints: JSON.stringify(where.hostKeyFingerprints),
-        }
-        try {
-          await context.transaction(async (trx) => {
-            requireRunningSite(orNotFound(await sites.find(trx, view, site.id)))
-            if (await usernameTaken(trx, username))
-              throw fieldProblem(problems.sftp_username_taken, 'body.name')
-            await insertAccount(trx, row)
-            await audit(trx, {
-              action: 'sftp_user.create',
-              subject: { type: 'sftp_user', id: row.id },
-              customerId: row.customerId,
-              details: auditDetails(row),
-            })
-            await emit(trx, { kind: 'sftp_user.created', customerId: row.customerId, data: toSftpUser(row) })
-          })
-        } catch (error) {
-          // Not recorded (the site changed meanwhile): the node forgets it too.
-          await ask(node, site, { op: 'remove', accountId: row.id }, AbortSignal.timeout(30_000)).catch(
-            () => {},
-          )
-          throw error
-        }
-        return Reply.created(
-          { ...toSftpUser(row), ...(password === null ? {} : { password }) },
-          `/sites/${site.id}/sftp-users/${row.id}`,
-        )
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/sites/:id/sftp-users',
-      operationId: 'listSftpUsers',
-      summary: 'List a site’s SFTP accounts',
-      description: 'The site’s SFTP accounts, oldest first; passwords are never shown again.',
-      scope: siteScopes.files,
-      params: SiteParams,
-      list: { item: SftpUser, toItem: toSftpUser },
-      async handler({ params, view }) {
-        const site = await siteIn(view, params.id)
-        return siteAccounts(db, site.id)
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/sites/:id/sftp-users/:sftpUserId',
-      operationId: 'getSftpUser',
-      summary: 'Read an SFTP account',
-      scope: siteScopes.files,
-      params: AccountParams,
-      responses: { 200: SftpUser },
-      async handler({ params, view }) {
-        const site = await siteIn(view, params.id)
-        return toSftpUser(orNotFound(await findAccount(db, site.id, params.sftpUserId)))
+      remove: {
+        summary: 'Delete an SFTP account',
+        description:
+          'Removes the account from the node, which ends its live sessions at once, then from the panel. Works on a suspended site too (revoking access is always allowed). A node that does not answer changes nothing (503).',
+        responses: { 204: { description: 'Deleted; its sessions are ended.' } },
+        problems: [problems.sftp_node_unreachable],
+        async prepare({ db, params, view, request }) {
+          const site = orNotFound(await sites.find(db, view, params.id))
+          const row = orNotFound(await findAccount(db, site.id, params.sftpUserId))
+          const node = site.nodeId === null ? null : await nodes.find(site.nodeId)
+          if (!node) return { row, sessionsEnded: 0 }
+          try {
+            const removed = await ask(node, site, { op: 'remove', accountId: row.id }, request.signal)
+            return { row, sessionsEnded: (removed as SftpNodeRemoved).sessionsEnded }
+          } catch (error) {
+            // A node that has no SFTP server or no longer the site holds no login for it either.
+            if (!(error instanceof Problem) || error.status >= 500) throw error
+            return { row, sessionsEnded: 0 }
+          }
+        },
+        async handler({ trx, prepared: { row, sessionsEnded } }) {
+          // Gone meanwhile (a delete at the same time): nothing left to record.
+          if (!(await findAccount(trx, row.siteId, row.id))) return unchanged(toSftpUser(row))
+          await deleteAccount(trx, row.id)
+          const account = toSftpUser(row)
+          return recorded(account, { details: { ...accountDetails(account), sessionsEnded } })
+        },
       },
     }),
     defineRoute({
@@ -346,86 +351,33 @@ export function sftpUserRoutes(context: PluginContext): RouteDefinition[] {
         200: { description: 'The account and its new password.', schema: SftpUserWithNewPassword },
       },
       problems: [...runningSiteProblems, problems.sftp_unavailable, problems.sftp_node_unreachable],
-      async handler({ params, view, audit, emit, request }) {
-        const site = await siteIn(view, params.id)
+      change: {
+        action: 'sftp_user.rotate_password',
+        event: 'sftp_user.updated',
+        details: accountDetails,
+        payload: withoutPassword,
+      },
+      async prepare({ db, params, view, request }) {
+        const site = orNotFound(await sites.find(db, view, params.id))
         const current = orNotFound(await findAccount(db, site.id, params.sftpUserId))
         requireRunningSite(site)
         const node = await nodeOf(site)
         const password = generatePassword()
         const passwordHash = await Bun.password.hash(password, 'argon2id')
         const changed: SftpUsersTable = { ...current, passwordEnabled: 1, updatedAt: nowIso() }
-        const where = (await ask(
-          node,
-          site,
-          { op: 'put', account: nodeAccount(changed, passwordHash) },
-          request.signal,
-        )) as SftpNodeInfo
-        const row = {
-          ...changed,
-          port: where.port,
-          hostKeyFingerprints: JSON.stringify(where.hostKeyFingerprints),
-        }
-        await context.transaction(async (trx) => {
-          orNotFound(await findAccount(trx, site.id, row.id))
-          await updateAccount(trx, row.id, {
-            passwordEnabled: 1,
-            port: row.port,
-            hostKeyFingerprints: row.hostKeyFingerprints,
-            updatedAt: row.updatedAt,
-          })
-          await audit(trx, {
-            action: 'sftp_user.rotate_password',
-            subject: { type: 'sftp_user', id: row.id },
-            customerId: row.customerId,
-            details: auditDetails(row),
-          })
-          await emit(trx, { kind: 'sftp_user.updated', customerId: row.customerId, data: toSftpUser(row) })
+        const put = { op: 'put', account: nodeAccount(changed, passwordHash) } as const
+        const where = (await ask(node, site, put, request.signal)) as SftpNodeInfo
+        return { password, row: reachable(changed, where) }
+      },
+      async handler({ trx, prepared: { password, row } }) {
+        orNotFound(await findAccount(trx, row.siteId, row.id))
+        await updateAccount(trx, row.id, {
+          passwordEnabled: 1,
+          port: row.port,
+          hostKeyFingerprints: row.hostKeyFingerprints,
+          updatedAt: row.updatedAt,
         })
         return { ...toSftpUser(row), password }
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/sites/:id/sftp-users/:sftpUserId',
-      operationId: 'deleteSftpUser',
-      summary: 'Delete an SFTP account',
-      description:
-        'Removes the account from the node, which ends its live sessions at once, then from the panel. Works on a suspended site too (revoking access is always allowed). A node that does not answer changes nothing (503).',
-      scope: siteScopes.files,
-      params: AccountParams,
-      responses: { 204: { description: 'Deleted; its sessions are ended.' } },
-      problems: [problems.sftp_node_unreachable],
-      async handler({ params, view, audit, emit, request }) {
-        const site = await siteIn(view, params.id)
-        const row = orNotFound(await findAccount(db, site.id, params.sftpUserId))
-        const node = site.nodeId === null ? null : await nodes.find(site.nodeId)
-        let sessionsEnded = 0
-        if (node) {
-          try {
-            const removed = (await ask(
-              node,
-              site,
-              { op: 'remove', accountId: row.id },
-              request.signal,
-            )) as SftpNodeRemoved
-            sessionsEnded = removed.sessionsEnded
-          } catch (error) {
-            // A node that has no SFTP server or no longer the site holds no login for it either.
-            if (!(error instanceof Problem) || error.status >= 500) throw error
-          }
-        }
-        await context.transaction(async (trx) => {
-          if (!(await findAccount(trx, site.id, row.id))) return
-          await deleteAccount(trx, row.id)
-          await audit(trx, {
-            action: 'sftp_user.delete',
-            subject: { type: 'sftp_user', id: row.id },
-            customerId: row.customerId,
-            details: { ...auditDetails(row), sessionsEnded },
-          })
-          await emit(trx, { kind: 'sftp_user.deleted', customerId: row.customerId, data: toSftpUser(row) })
-        })
-        return Reply.noContent()
       },
     }),
   ]

@@ -34,6 +34,13 @@ export interface paths {
      */
     post: operations["createShellSession"];
   };
+  "/api/v1/sites/{id}/shell-sessions/{sessionId}": {
+    /**
+     * Read a shell session
+     * @description Needs scope `site:shell`.
+     */
+    get: operations["getShellSession"];
+  };
   "/api/v1/sites/{id}/shell-sessions/{sessionId}/connect": {
     /**
      * Connect to a shell session (WebSocket)
@@ -42,13 +49,6 @@ export interface paths {
      * Authenticated with `shellSessionToken`, not with an API token or a session.
      */
     get: operations["connectShellSession"];
-  };
-  "/api/v1/sites/{id}/shell-sessions/{sessionId}": {
-    /**
-     * Read a shell session
-     * @description Needs scope `site:shell`.
-     */
-    get: operations["getShellSession"];
   };
   "/api/v1/sites/{id}/shell-sessions/{sessionId}/recording": {
     /**
@@ -337,11 +337,6 @@ export interface components {
       /** @description Size of its asciicast recording (`…/recording`). */
       recordingBytes: number;
     };
-    ShellSessionPage: {
-      items: components["schemas"]["ShellSession"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     NewShellSession: {
       /** @description Identifier, `shs_…`. */
       id: string;
@@ -373,6 +368,11 @@ export interface components {
       url: string;
       /** @description Single use, valid 60 s; shown only here. */
       token: string;
+    };
+    ShellSessionPage: {
+      items: components["schemas"]["ShellSession"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
     ExecAccepted: {
       /** @description The job running the command, `job_…`: follow it at `/jobs/{id}/events`. */
@@ -842,6 +842,128 @@ export interface operations {
     };
   };
   /**
+   * Read a shell session
+   * @description Needs scope `site:shell`.
+   */
+  getShellSession: {
+    parameters: {
+      header?: {
+        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Identifier, `site_…`. */
+        id: string;
+        /** @description Identifier, `shs_…`. */
+        sessionId: string;
+      };
+    };
+    responses: {
+      /** @description The ShellSession. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": components["schemas"]["ShellSession"];
+        };
+      };
+      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: never;
+      };
+      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden: `insufficient_scope`. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found: `not_found`. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Content: `validation_failed`. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited`. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: `internal_error`. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Connect to a shell session (WebSocket)
    * @description Upgrades to a WebSocket carrying the shell, with the session’s `token` as the `token` query parameter: once, within 60 s of the session’s creation. A browser’s `Origin` must be the panel’s or one of `SHELL_ALLOWED_ORIGINS`. Frames are JSON text. From the client: `{"type":"stdin","data":"ls\r"}` (a binary frame is stdin as bytes) and `{"type":"resize","cols":120,"rows":40}`. From the panel: `{"type":"output","data":"…"}` (the terminal’s output as UTF-8 text), `{"type":"error","message":"…"}` for a frame it could not read, and last `{"type":"exit","code":0,"reason":"exited"}` (`reason`: `exited`, `idle`, `closed`, `site_unavailable`, `access_revoked`, `shutdown`, `failed`) before it closes the connection. A session without input for `SHELL_IDLE_SECONDS` (default 900) ends `idle`; one whose requester lost access (their token revoked or expired, their user disabled, `site:shell` on the customer taken from them) ends `access_revoked` within 5 s, and its token no longer connects (`shell_access_revoked`). `cols` and `rows` in the query set the terminal’s first size (default 80×24).
    *
@@ -988,128 +1110,6 @@ export interface operations {
     };
   };
   /**
-   * Read a shell session
-   * @description Needs scope `site:shell`.
-   */
-  getShellSession: {
-    parameters: {
-      header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
-        "If-None-Match"?: string;
-      };
-      path: {
-        /** @description Identifier, `site_…`. */
-        id: string;
-        /** @description Identifier, `shs_…`. */
-        sessionId: string;
-      };
-    };
-    responses: {
-      /** @description The ShellSession. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: {
-          "application/json": components["schemas"]["ShellSession"];
-        };
-      };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
-      304: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: never;
-      };
-      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Forbidden: `insufficient_scope`. */
-      403: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Not Found: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Unprocessable Content: `validation_failed`. */
-      422: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Too Many Requests: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "Retry-After": components["headers"]["Retry-After"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Internal Server Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-    };
-  };
-  /**
    * Replay a shell session
    * @description The session’s recording as asciicast v2 (`application/x-asciicast`: a header line, then `[seconds, "o", output]` and `[seconds, "r", "COLSxROWS"]` lines), playable with `asciinema play` or asciinema-player. Output only: what was typed is not recorded (passwords typed at prompts stay out of it), though the terminal’s echo of it is. Kept sealed in the store, up to 5 MiB per session. So far, while the session is open.
    *
@@ -1118,7 +1118,7 @@ export interface operations {
   getShellSessionRecording: {
     parameters: {
       header?: {
-        /** @description The recording’s `ETag` the client holds: 304 while it is current. */
+        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
         "If-None-Match"?: string;
       };
       path: {
@@ -1141,7 +1141,7 @@ export interface operations {
           "application/x-asciicast": string;
         };
       };
-      /** @description The recording is still the one tagged in `If-None-Match`. */
+      /** @description Not Modified: the copy named in `If-None-Match` is current. */
       304: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

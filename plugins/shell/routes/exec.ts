@@ -2,12 +2,13 @@
 
 import { createHash } from 'node:crypto'
 import {
+  type ChangedResource,
   defineRoute,
   fieldProblem,
   orNotFound,
   type PluginContext,
   Problem,
-  Reply,
+  recorded,
 } from '../../../core/index.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import { requireRunningSite, runningSiteProblems, siteDirectory, siteScopes } from '../../sites/contract.ts'
@@ -15,6 +16,19 @@ import { ExecAccepted, ExecRequest, execTimeouts } from '../contract.ts'
 import { type ExecInput, execJobKind } from '../exec-job.ts'
 import { shellProblems } from '../problems.ts'
 import { checkArgv, siteDirectory as workingDirectory } from '../site-command.ts'
+
+/**
+ * What the audit entry says of a command: the program, the number of arguments and a SHA-256 of the whole argv
+ * (arguments may hold secrets).
+ */
+const commandDetails = ({ jobId, argv, cwd, timeoutSeconds }: ChangedResource) => ({
+  jobId,
+  program: (argv as string[])[0],
+  arguments: (argv as string[]).length - 1,
+  argvSha256: createHash('sha256').update(JSON.stringify(argv)).digest('hex'),
+  cwd,
+  timeoutSeconds,
+})
 
 /** The exec route. */
 export function execRoutes(context: PluginContext) {
@@ -39,40 +53,36 @@ export function execRoutes(context: PluginContext) {
         shellProblems.shell_unavailable,
         ...runningSiteProblems,
       ],
-      async handler({ params, body, view, audit, enqueueJob }) {
+      change: {
+        action: 'site.exec',
+        subject: ({ siteId }) => ({ type: 'site', id: String(siteId) }),
+        details: commandDetails,
+      },
+      // The command is checked, and the site's node asked whether it can run one, before the transaction.
+      async prepare({ db, params, body, view }) {
         const argv = checkArgv(body.argv)
         if (typeof argv === 'string') throw fieldProblem(shellProblems.invalid_argv, 'body.argv')
         const cwd = workingDirectory(body.cwd)
         if (cwd === null) throw fieldProblem(shellProblems.invalid_working_directory, 'body.cwd')
-        const timeoutSeconds = body.timeoutSeconds ?? execTimeouts.defaultSeconds
-        const placed = orNotFound(await sites.find(context.db, view, params.id))
+        const placed = orNotFound(await sites.find(db, view, params.id))
         const node = placed.nodeId ? await nodes.find(placed.nodeId) : null
         if (node?.agent.capabilities?.unixUsers === false) throw new Problem(shellProblems.shell_unavailable)
-        return context.transaction(async (trx) => {
-          const site = orNotFound(await sites.find(trx, view, params.id))
-          requireRunningSite(site)
-          const input: ExecInput = { siteId: site.id, nodeId: site.nodeId ?? '', argv, cwd, timeoutSeconds }
-          const jobId = await enqueueJob(trx, {
-            kind: execJobKind,
-            customerId: site.customerId,
-            subject: { type: 'site', id: site.id },
-            input: { ...input },
-          })
-          await audit(trx, {
-            action: 'site.exec',
-            subject: { type: 'site', id: site.id },
-            customerId: site.customerId,
-            details: {
-              jobId,
-              program: argv[0],
-              arguments: argv.length - 1,
-              argvSha256: createHash('sha256').update(JSON.stringify(argv)).digest('hex'),
-              cwd,
-              timeoutSeconds,
-            },
-          })
-          return Reply.accepted({ jobId, siteId: site.id, argv, cwd, timeoutSeconds })
+        return { argv, cwd, timeoutSeconds: body.timeoutSeconds ?? execTimeouts.defaultSeconds }
+      },
+      async handler({ trx, params, view, enqueueJob, prepared: { argv, cwd, timeoutSeconds } }) {
+        const site = orNotFound(await sites.find(trx, view, params.id))
+        requireRunningSite(site)
+        const input: ExecInput = { siteId: site.id, nodeId: site.nodeId ?? '', argv, cwd, timeoutSeconds }
+        const jobId = await enqueueJob(trx, {
+          kind: execJobKind,
+          customerId: site.customerId,
+          subject: { type: 'site', id: site.id },
+          input: { ...input },
         })
+        return recorded(
+          { jobId, siteId: site.id, argv, cwd, timeoutSeconds },
+          { customerId: site.customerId },
+        )
       },
     }),
   ]

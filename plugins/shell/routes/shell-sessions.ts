@@ -3,15 +3,14 @@
 
 import {
   type AuditActor,
-  clientHasCurrent,
   defineRoute,
-  entityTagOf,
   newId,
   orNotFound,
   type PluginContext,
   Problem,
   Reply,
   type RouteCredential,
+  resourceRoutes,
   t,
   tokenFormat,
   writeAudit,
@@ -99,9 +98,9 @@ export function shellSessionRoutes(
   const sites = context.use(siteDirectory)
   const nodes = context.use(nodeDirectory)
   const sessions = (db: PluginContext['db']) => db.withTables<ShellTables>()
-  const sessionIn = async (siteId: string, sessionId: string) =>
+  const sessionIn = async (db: PluginContext['db'], siteId: string, sessionId: string) =>
     orNotFound(
-      await sessions(context.db)
+      await sessions(db)
         .selectFrom('shell_sessions')
         .selectAll()
         .where('id', '=', sessionId)
@@ -110,32 +109,61 @@ export function shellSessionRoutes(
     )
 
   return [
-    defineRoute({
-      method: 'POST',
+    ...resourceRoutes({
+      item: ShellSession,
+      name: 'shell_session',
       path: '/sites/:id/shell-sessions',
-      operationId: 'createShellSession',
-      summary: 'Open an interactive shell in a site',
-      description:
-        'Answers a single-use WebSocket `url` and `token`, valid 60 s. The WebSocket (see `connectShellSession`) runs bash on a real terminal as the site’s Unix user, confined to the site as `POST /sites/{id}/exec` is. At most `SHELL_SESSIONS_PER_SITE` (default 3) sessions pending or open per site. Audited as `site.shell`; the connection as `shell_session.start` and its end, with its duration, as `shell_session.end`. Not idempotent: an `Idempotency-Key` is ignored and every request is a new session with its own token (a token is never handed out twice).',
-      scope: siteScopes.shell,
       params: { id: 'site' },
-      // Never replayed: a replay would hand out the same single-use token again, and the idempotency store would
-      // keep it (sealed) for a day. Each request is a new session with a new token.
-      idempotent: false,
-      showsSecret: true,
-      responses: { 201: NewShellSession },
-      problems: [shellProblems.shell_session_limit, shellProblems.shell_unavailable, ...runningSiteProblems],
-      async handler({ params, view, caller, audit, request }) {
+      key: { sessionId: 'shs' },
+      scopes: { read: siteScopes.shell, manage: siteScopes.shell },
+      parent: (db, view, params) => sites.find(db, view, params.id),
+      list: {
+        summary: 'List a site’s shell sessions',
+        description: 'Newest first, with their state, duration and recording size.',
+        key: 'shell_sessions.id',
+        order: 'desc',
+        toItem: (row: ShellSessionsTable) => toSession(row),
+        handler: ({ db, parent }) =>
+          sessions(db).selectFrom('shell_sessions').selectAll().where('site_id', '=', parent.id),
+      },
+      read: {
+        summary: 'Read a shell session',
+        responses: { 200: ShellSession },
+        handler: async ({ db, parent, params }) =>
+          toSession(await sessionIn(db, parent.id, params.sessionId)),
+      },
+      create: {
+        summary: 'Open an interactive shell in a site',
+        description:
+          'Answers a single-use WebSocket `url` and `token`, valid 60 s. The WebSocket (see `connectShellSession`) runs bash on a real terminal as the site’s Unix user, confined to the site as `POST /sites/{id}/exec` is. At most `SHELL_SESSIONS_PER_SITE` (default 3) sessions pending or open per site. Audited as `site.shell`; the connection as `shell_session.start` and its end, with its duration, as `shell_session.end`. Not idempotent: an `Idempotency-Key` is ignored and every request is a new session with its own token (a token is never handed out twice).',
+        // Never replayed: a replay would hand out the same single-use token again, and the idempotency store would
+        // keep it (sealed) for a day. Each request is a new session with a new token.
+        idempotent: false,
+        showsSecret: true,
+        responses: { 201: NewShellSession },
+        problems: [
+          shellProblems.shell_session_limit,
+          shellProblems.shell_unavailable,
+          ...runningSiteProblems,
+        ],
+        record: {
+          action: 'site.shell',
+          event: null,
+          subject: (session) => ({ type: 'site', id: String(session.siteId) }),
+          details: (session) => ({ sessionId: session.id, expiresAt: session.expiresAt }),
+        },
         // The relay reaches the shell through node calls: in process for the local node, through the agent's
         // command queue for a remote one (hosts/node-agent-access.test.ts).
-        const placed = orNotFound(await sites.find(context.db, view, params.id))
-        const node = placed.nodeId ? await nodes.find(placed.nodeId) : null
-        if (node?.agent.capabilities?.unixUsers === false) throw new Problem(shellProblems.shell_unavailable)
-        const token = shellTokens.generate()
-        const now = new Date()
-        const row = await context.transaction(async (trx) => {
-          const site = orNotFound(await sites.find(trx, view, params.id))
+        async prepare({ db, params, view }) {
+          const placed = orNotFound(await sites.find(db, view, params.id))
+          const node = placed.nodeId ? await nodes.find(placed.nodeId) : null
+          if (node?.agent.capabilities?.unixUsers === false)
+            throw new Problem(shellProblems.shell_unavailable)
+          return shellTokens.generate()
+        },
+        async handler({ trx, parent: site, caller, request, prepared: token }) {
           requireRunningSite(site)
+          const now = new Date()
           const live = await sessions(trx)
             .selectFrom('shell_sessions')
             .select('id')
@@ -173,18 +201,8 @@ export function shellSessionRoutes(
             requested_by_token_id: caller.token?.id ?? null,
           }
           await sessions(trx).insertInto('shell_sessions').values(session).execute()
-          await audit(trx, {
-            action: 'site.shell',
-            subject: { type: 'site', id: site.id },
-            customerId: site.customerId,
-            details: { sessionId: session.id, expiresAt: session.expires_at },
-          })
-          return session
-        })
-        return Reply.created(
-          { ...toSession(row), url: socketUrl(request, row.id), token },
-          `/sites/${row.site_id}/shell-sessions/${row.id}`,
-        )
+          return { ...toSession(session), url: socketUrl(request, session.id), token }
+        },
       },
     }),
     defineRoute({
@@ -227,7 +245,7 @@ export function shellSessionRoutes(
         )
           throw new Problem(shellProblems.origin_not_allowed)
         // Asked before the transaction (it reads the store afresh); the token is checked inside it.
-        const asked = await sessionIn(params.id, params.sessionId).catch(() => null)
+        const asked = await sessionIn(context.db, params.id, params.sessionId).catch(() => null)
         const allowed = asked ? await mayStillShell(context, asked) : true
         const now = new Date().toISOString()
         const opened = await context.transaction(async (trx) => {
@@ -284,38 +302,6 @@ export function shellSessionRoutes(
     }),
     defineRoute({
       method: 'GET',
-      path: '/sites/:id/shell-sessions',
-      operationId: 'listShellSessions',
-      summary: 'List a site’s shell sessions',
-      description: 'Newest first, with their state, duration and recording size.',
-      scope: siteScopes.shell,
-      params: { id: 'site' },
-      list: {
-        item: ShellSession,
-        key: 'shell_sessions.id',
-        order: 'desc',
-        toItem: (row: ShellSessionsTable) => toSession(row),
-      },
-      async handler({ params, view }) {
-        const site = orNotFound(await sites.find(context.db, view, params.id))
-        return sessions(context.db).selectFrom('shell_sessions').selectAll().where('site_id', '=', site.id)
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/sites/:id/shell-sessions/:sessionId',
-      operationId: 'getShellSession',
-      summary: 'Read a shell session',
-      scope: siteScopes.shell,
-      params: { id: 'site', sessionId: 'shs' },
-      responses: { 200: ShellSession },
-      async handler({ params, view }) {
-        const site = orNotFound(await sites.find(context.db, view, params.id))
-        return toSession(await sessionIn(site.id, params.sessionId))
-      },
-    }),
-    defineRoute({
-      method: 'GET',
       path: '/sites/:id/shell-sessions/:sessionId/recording',
       operationId: 'getShellSessionRecording',
       summary: 'Replay a shell session',
@@ -323,39 +309,19 @@ export function shellSessionRoutes(
         'The session’s recording as asciicast v2 (`application/x-asciicast`: a header line, then `[seconds, "o", output]` and `[seconds, "r", "COLSxROWS"]` lines), playable with `asciinema play` or asciinema-player. Output only: what was typed is not recorded (passwords typed at prompts stay out of it), though the terminal’s echo of it is. Kept sealed in the store, up to 5 MiB per session. So far, while the session is open.',
       scope: siteScopes.shell,
       params: { id: 'site', sessionId: 'shs' },
-      // A recording is a document read whole, and once its session ends it never changes: it has a tag, so a
-      // player polling an open session (or keeping a copy) asks again with If-None-Match and gets 304.
-      ownPreconditions: true,
-      requestHeaders: {
-        'If-None-Match': { description: 'The recording’s `ETag` the client holds: 304 while it is current.' },
-      },
-      responses: {
-        200: {
-          description: 'The recording.',
-          contentType: 'application/x-asciicast',
-          headers: { ETag: 'The recording’s entity tag (a new one while the session goes on).' },
-        },
-        304: {
-          description: 'The recording is still the one tagged in `If-None-Match`.',
-          headers: { ETag: 'The recording’s entity tag.' },
-        },
-      },
-      async handler({ params, view, request }) {
-        const site = orNotFound(await sites.find(context.db, view, params.id))
-        const session = await sessionIn(site.id, params.sessionId)
-        const pieces = await sessions(context.db)
+      responses: { 200: { description: 'The recording.', contentType: 'application/x-asciicast' } },
+      async handler({ db, params, view }) {
+        const site = orNotFound(await sites.find(db, view, params.id))
+        const session = await sessionIn(db, site.id, params.sessionId)
+        const pieces = await sessions(db)
           .selectFrom('shell_recordings')
           .select('sealed')
           .where('session_id', '=', session.id)
           .orderBy('seq')
           .execute()
+        // Text under the declared media type, tagged by the kernel; never kept by a cache (it may show secrets).
         const text = pieces.map((piece) => context.secrets.open(piece.sealed)).join('')
-        // Kept by the client only (it may hold what a terminal showed), and checked again on each use.
-        const headers = { etag: entityTagOf(text), 'cache-control': 'private, no-cache' }
-        if (clientHasCurrent(request.headers.get('if-none-match'), headers.etag))
-          return new Reply(304, undefined, headers)
-        const body = new Response(text).body as ReadableStream<Uint8Array>
-        return new Reply(200, body, { ...headers, 'content-type': 'application/x-asciicast' })
+        return new Reply(200, text, { 'cache-control': 'no-store' })
       },
     }),
   ]

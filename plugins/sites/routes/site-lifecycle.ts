@@ -10,8 +10,10 @@ import {
   Problem,
   Reply,
   type RouteDefinition,
+  recorded,
   type Trx,
   t,
+  unchanged,
 } from '../../../core/index.ts'
 import { customerSuspensions } from '../../customers/contract.ts'
 import { Site, siteScopes } from '../contract.ts'
@@ -21,7 +23,7 @@ import { siteJobKinds } from '../jobs.ts'
 import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
-import { domainTaken, findVisibleSite, toSite, updateSite } from '../repository.ts'
+import { domainTaken, siteRows, toSite, updateSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
 
 const SiteParams = { id: 'site' } as const
@@ -85,49 +87,44 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         sitesProblems.disk_limit_reached,
         kernelProblems.customer_suspended,
       ],
-      async handler({ params, body, view, audit, emit, enqueueJob }) {
-        const name = body.name?.trim()
+      change: { action: 'site.update', event: 'site.updated' },
+      prepare({ body }) {
         const domain = body.domain === undefined ? undefined : normaliseDomain(body.domain)
         if (domain === null) throw fieldProblem(sitesProblems.invalid_domain, 'body.domain')
-        const site = await context.transaction(async (trx) => {
-          const row = await findVisibleSite(trx, view, params.id)
-          const changes: Partial<SitesTable> = {}
-          if (name !== undefined && name !== row.name) changes.name = name
-          if (domain && domain !== row.domain) {
-            const refused = await reserved(trx, domain)
-            if (refused) throw refused
-            if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
-            changes.domain = domain
-          }
-          const diskMB = body.limits?.diskMB
-          if (diskMB !== undefined && diskMB !== row.disk_mb) changes.disk_mb = diskMB
-          if (Object.keys(changes).length === 0) return toSite(row)
-          const onNode = changes.domain !== undefined || changes.disk_mb !== undefined
-          if (onNode && row.status !== 'active' && row.status !== 'suspended')
-            throw new Problem(sitesProblems.site_busy, { extensions: { currentStatus: row.status } })
-          if (onNode) {
-            changes.job_id = await enqueueJob(trx, {
-              kind: siteJobKinds.update,
-              customerId: row.customer_id,
-              subject: { type: 'site', id: row.id },
-            })
-          }
-          if (changes.disk_mb !== undefined) await moveDisk(trx, row, changes.disk_mb)
-          const updated = await updateSite(trx, row.id, changes)
-          await audit(trx, {
-            action: 'site.update',
-            subject: { type: 'site', id: row.id },
+        return { name: body.name?.trim(), domain }
+      },
+      async handler({ trx, params, body, view, enqueueJob, prepared: { name, domain } }) {
+        const row = await siteRows.find(trx, view, params.id)
+        const changes: Partial<SitesTable> = {}
+        if (name !== undefined && name !== row.name) changes.name = name
+        if (domain && domain !== row.domain) {
+          const refused = await reserved(trx, domain)
+          if (refused) throw refused
+          if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
+          changes.domain = domain
+        }
+        const diskMB = body.limits?.diskMB
+        if (diskMB !== undefined && diskMB !== row.disk_mb) changes.disk_mb = diskMB
+        if (Object.keys(changes).length === 0) return unchanged(toSite(row))
+        const onNode = changes.domain !== undefined || changes.disk_mb !== undefined
+        if (onNode && row.status !== 'active' && row.status !== 'suspended')
+          throw new Problem(sitesProblems.site_busy, { extensions: { currentStatus: row.status } })
+        if (onNode) {
+          changes.job_id = await enqueueJob(trx, {
+            kind: siteJobKinds.update,
             customerId: row.customer_id,
-            details: {
-              ...(changes.name !== undefined ? { name: changes.name } : {}),
-              ...(changes.domain !== undefined ? { domain: changes.domain } : {}),
-              ...(changes.disk_mb !== undefined ? { diskMB: changes.disk_mb } : {}),
-            },
+            subject: { type: 'site', id: row.id },
           })
-          await emit(trx, { kind: 'site.updated', customerId: row.customer_id, data: toSite(updated) })
-          return toSite(updated)
+        }
+        if (changes.disk_mb !== undefined) await moveDisk(trx, row, changes.disk_mb)
+        const updated = await updateSite(trx, row.id, changes)
+        return recorded(toSite(updated), {
+          details: {
+            ...(changes.name !== undefined ? { name: changes.name } : {}),
+            ...(changes.domain !== undefined ? { domain: changes.domain } : {}),
+            ...(changes.disk_mb !== undefined ? { diskMB: changes.disk_mb } : {}),
+          },
         })
-        return site
       },
     }),
     defineRoute({
@@ -143,7 +140,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       problems: lifecycleProblems,
       async handler(input) {
         return context.transaction(async (trx) => {
-          const row = await findVisibleSite(trx, input.view, input.params.id)
+          const row = await siteRows.find(trx, input.view, input.params.id)
           const status = row.status as SiteStatus
           if (status === 'active') {
             const moved = await moveSite(trx, input, row, {
@@ -183,7 +180,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       problems: [...lifecycleProblems, sitesProblems.site_held],
       async handler(input) {
         return context.transaction(async (trx) => {
-          const row = await findVisibleSite(trx, input.view, input.params.id)
+          const row = await siteRows.find(trx, input.view, input.params.id)
           const holders = await suspensions.holdersOf(trx, {
             customerId: row.customer_id,
             kind: 'sites',
@@ -217,7 +214,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       problems: lifecycleProblems,
       async handler(input) {
         const site = await context.transaction(async (trx) => {
-          const row = await findVisibleSite(trx, input.view, input.params.id)
+          const row = await siteRows.find(trx, input.view, input.params.id)
           const moved = await moveSite(trx, input, row, {
             to: 'deleting',
             jobKind: row.status === 'provisioning' ? null : siteJobKinds.delete,

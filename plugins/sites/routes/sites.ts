@@ -25,15 +25,7 @@ import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { siteJobKinds } from '../jobs.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
-import {
-  domainTaken,
-  findVisibleSite,
-  handlesLike,
-  insertSite,
-  siteCountsByNode,
-  toSite,
-  visibleSites,
-} from '../repository.ts'
+import { domainTaken, handlesLike, insertSite, siteCountsByNode, siteRows, toSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
 
 const CreateSiteBody = t.Object(
@@ -72,14 +64,9 @@ const ListSitesQuery = t.Object({
 })
 
 /** The sites list, compiled once per shape (which filters are set, the caller's kind of view). */
-const sitesList = preparedList((db, view, filters: Static<typeof ListSitesQuery>) => {
-  let sites = visibleSites(db, view)
-  if (filters.customerId !== undefined) sites = sites.where('sites.customer_id', '=', filters.customerId)
-  if (filters.status !== undefined) sites = sites.where('sites.status', '=', filters.status)
-  if (filters.type !== undefined) sites = sites.where('sites.type', '=', filters.type)
-  if (filters.domain !== undefined) sites = sites.where('sites.domain', '=', filters.domain)
-  return sites
-})
+const sitesList = preparedList((db, view, _filters: Static<typeof ListSitesQuery>) =>
+  siteRows.visible(db, view),
+)
 
 /** The sites routes. */
 export function siteRoutes(context: PluginContext, reserved: DomainReservations): RouteDefinition[] {
@@ -265,7 +252,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
       params: { id: 'site' },
       responses: { 200: { description: 'The site.', schema: Site } },
       async handler({ params, view }) {
-        return toSite(await findVisibleSite(context.db, view, params.id))
+        return toSite(await siteRows.find(context.db, view, params.id))
       },
     }),
     defineRoute({
@@ -276,7 +263,17 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
       description: 'Only sites of customers the caller may see, oldest first. Every filter narrows the list.',
       scope: siteScopes.read,
       query: ListSitesQuery,
-      list: { item: Site, key: 'sites.id', toItem: toSite },
+      list: {
+        item: Site,
+        key: 'sites.id',
+        toItem: toSite,
+        filters: {
+          customerId: 'sites.customer_id',
+          status: 'sites.status',
+          type: 'sites.type',
+          domain: 'sites.domain',
+        },
+      },
       handler({ query, view }) {
         // Normalised before the list sees it: the list binds values, it cannot compute with them.
         const filters =

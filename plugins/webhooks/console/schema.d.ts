@@ -424,11 +424,6 @@ export interface components {
       /** @description A note for people (what the endpoint is for); null for none. */
       description?: string | null;
     };
-    WebhookPage: {
-      items: components["schemas"]["Webhook"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     CreateWebhookBody: {
       /** @description Where events are POSTed: an absolute `https://` URL whose host resolves only to public addresses (plain http and private addresses only for hosts in `WEBHOOK_ALLOWED_HOSTS`). */
       url: string;
@@ -440,6 +435,11 @@ export interface components {
       description?: string | null;
       /** @description Platform staff only: make it the brand’s endpoint, receiving only that brand’s events and managed by the brand’s staff as their own. Brand staff’s endpoints are always their brand’s. */
       brandId?: string;
+    };
+    WebhookPage: {
+      items: components["schemas"]["Webhook"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
   };
   responses: never;

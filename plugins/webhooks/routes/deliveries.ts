@@ -14,8 +14,8 @@ import { deliveryStatuses, WebhookDelivery, webhookScopes } from '../contract.ts
 import { webhooksProblems } from '../problems.ts'
 import {
   deliveriesOf,
+  endpoints,
   findDelivery,
-  findVisibleEndpoint,
   insertDelivery,
   newDeliveryRow,
   toDelivery,
@@ -50,14 +50,16 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       staff: true,
       params: { id: 'whk' },
       query: ListDeliveriesQuery,
-      list: { item: WebhookDelivery, key: 'webhook_deliveries.id', order: 'desc', toItem: toDelivery },
-      async handler({ params, query, view }) {
-        const endpoint = await findVisibleEndpoint(db, view, params.id)
-        let deliveries = deliveriesOf(db, endpoint.id)
-        if (query.status !== undefined) deliveries = deliveries.where('status', '=', query.status)
-        if (query.eventType !== undefined) deliveries = deliveries.where('event_type', '=', query.eventType)
-        if (query.eventId !== undefined) deliveries = deliveries.where('event_id', '=', query.eventId)
-        return deliveries
+      list: {
+        item: WebhookDelivery,
+        key: 'webhook_deliveries.id',
+        order: 'desc',
+        toItem: toDelivery,
+        filters: { status: 'status', eventType: 'event_type', eventId: 'event_id' },
+      },
+      async handler({ params, view }) {
+        const endpoint = await endpoints.find(db, view, params.id)
+        return deliveriesOf(db, endpoint.id)
       },
     }),
     defineRoute({
@@ -70,7 +72,7 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       params: DeliveryParams,
       responses: { 200: { description: 'The delivery.', schema: WebhookDelivery } },
       async handler({ params, view }) {
-        const endpoint = await findVisibleEndpoint(db, view, params.id)
+        const endpoint = await endpoints.find(db, view, params.id)
         return toDelivery(await findDelivery(db, endpoint.id, params.deliveryId))
       },
     }),
@@ -95,7 +97,7 @@ export function deliveryRoutes(context: PluginContext, wake: () => void): RouteD
       problems: [webhooksProblems.webhook_disabled],
       async handler({ params, view, audit }) {
         const delivery = await transaction(async (trx) => {
-          const endpoint = await findVisibleEndpoint(trx, view, params.id)
+          const endpoint = await endpoints.find(trx, view, params.id)
           const original = await findDelivery(trx, endpoint.id, params.deliveryId)
           if (endpoint.enabled !== 1) throw new Problem(webhooksProblems.webhook_disabled)
           const row = newDeliveryRow(

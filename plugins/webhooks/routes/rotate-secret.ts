@@ -2,13 +2,12 @@
 
 import { defineRoute, type PluginContext, type RouteDefinition } from '../../../core/index.ts'
 import { WebhookWithSecret, webhookScopes } from '../contract.ts'
-import { findVisibleEndpoint, toWebhook, updateEndpoint } from '../repository.ts'
+import { endpoints, toWebhook, updateEndpoint } from '../repository.ts'
 import { rotatedSecrets } from '../secrets.ts'
 import { generateSecret } from '../signing.ts'
 
 /** The rotation route. */
-export function rotateSecretRoutes(context: PluginContext): RouteDefinition[] {
-  const { transaction, secrets } = context
+export function rotateSecretRoutes({ secrets }: PluginContext): RouteDefinition[] {
   return [
     defineRoute({
       method: 'POST',
@@ -24,24 +23,16 @@ export function rotateSecretRoutes(context: PluginContext): RouteDefinition[] {
       responses: {
         200: { description: 'The endpoint, with its new secret (shown once).', schema: WebhookWithSecret },
       },
-      async handler({ params, view, audit }) {
-        const secret = generateSecret()
-        const endpoint = await transaction(async (trx) => {
-          const row = await findVisibleEndpoint(trx, view, params.id)
-          const now = new Date()
-          const updated = await updateEndpoint(trx, row.id, {
-            ...rotatedSecrets(row, secrets.seal(secret), now),
-            updated_at: now.toISOString(),
-          })
-          await audit(trx, {
-            action: 'webhook.rotateSecret',
-            subject: { type: 'webhook', id: row.id },
-            customerId: null,
-            brandId: row.brand_id,
-          })
-          return toWebhook(updated)
+      change: { action: 'webhook.rotateSecret' },
+      prepare: () => generateSecret(),
+      async handler({ trx, params, view, prepared: secret }) {
+        const row = await endpoints.find(trx, view, params.id)
+        const now = new Date()
+        const updated = await updateEndpoint(trx, row.id, {
+          ...rotatedSecrets(row, secrets.seal(secret), now),
+          updated_at: now.toISOString(),
         })
-        return { ...endpoint, secret }
+        return { ...toWebhook(updated), secret }
       },
     }),
   ]

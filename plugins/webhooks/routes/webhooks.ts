@@ -4,16 +4,17 @@
 import {
   brandDirectoryService,
   brandForRecord,
-  defineRoute,
   FieldErrors,
   fieldProblem,
   kernelProblems,
   newId,
   nowIso,
   type PluginContext,
-  Reply,
   type RouteDefinition,
+  recorded,
+  resourceRoutes,
   t,
+  unchanged,
 } from '../../../core/index.ts'
 import { allEvents, Webhook, WebhookWithSecret, webhookScopes } from '../contract.ts'
 import type { WebhookEndpointsTable } from '../migrations.ts'
@@ -21,17 +22,14 @@ import type { WebhookSettings } from '../options.ts'
 import { webhooksProblems } from '../problems.ts'
 import {
   deleteEndpoint,
+  endpoints,
   failPendingDeliveries,
-  findVisibleEndpoint,
   insertEndpoint,
   toWebhook,
   updateEndpoint,
-  visibleEndpoints,
 } from '../repository.ts'
 import { generateSecret } from '../signing.ts'
 import { checkWebhookUrl, maxUrlLength } from '../url-guard.ts'
-
-const WebhookParams = { id: 'whk' } as const
 
 const Url = t.String({
   minLength: 1,
@@ -89,7 +87,7 @@ const ListWebhooksQuery = t.Object({
 
 /** The endpoint routes; `settings` carries the SSRF policy every saved URL is checked against. */
 export function webhookRoutes(context: PluginContext, settings: WebhookSettings): RouteDefinition[] {
-  const { db, transaction, secrets } = context
+  const { secrets } = context
 
   /** The URL checked by the SSRF guard (DNS included): the URL as stored, or a 422 at `body.url`. */
   async function checkedUrl(raw: string): Promise<string> {
@@ -125,17 +123,32 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
     webhooksProblems.unknown_event_kind,
   ]
 
-  return [
-    defineRoute({
-      method: 'POST',
-      path: '/webhooks',
-      operationId: 'createWebhook',
-      idempotent: true,
+  return resourceRoutes({
+    item: Webhook,
+    name: 'webhook',
+    noun: 'endpoint',
+    path: '/webhooks',
+    key: { id: 'whk' },
+    scopes: { read: webhookScopes.read, manage: webhookScopes.manage },
+    staff: true,
+    table: { rows: endpoints, toItem: toWebhook },
+    list: {
+      summary: 'List webhook endpoints',
+      description: 'Staff only: platform staff see every endpoint, brand staff their brand’s. Oldest first.',
+      query: ListWebhooksQuery,
+      filters: {
+        enabled: (query, enabled: boolean) => query.where('webhook_endpoints.enabled', '=', enabled ? 1 : 0),
+      },
+      key: 'webhook_endpoints.id',
+    },
+    read: {
+      summary: 'Read a webhook endpoint',
+      responses: { 200: { description: 'The endpoint (never its secret).', schema: Webhook } },
+    },
+    create: {
       summary: 'Add a webhook endpoint',
       description:
         'Staff only. Events of the chosen kinds are POSTed to the URL, signed per Standard Webhooks with the secret in this answer (shown this once, sent with `Cache-Control: no-store`). Brand staff’s endpoints receive only their brand’s events; platform staff’s receive every event unless `brandId` narrows them.',
-      scope: webhookScopes.manage,
-      staff: true,
       body: CreateWebhookBody,
       showsSecret: true,
       responses: {
@@ -146,7 +159,12 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
         },
       },
       problems: [...urlProblems, kernelProblems.unknown_brand],
-      async handler({ body, caller, audit }) {
+      record: {
+        event: null,
+        details: ({ url, events, enabled, brandId }) => ({ url, events, enabled, brandId }),
+      },
+      // The URL's host is resolved, and the brand looked up, before the transaction: neither may hold it.
+      async prepare({ body, caller }) {
         const events = checkedEvents(body.events)
         // The directory is looked up only when a brand is named: a panel without a brands plugin serves the rest.
         const brandId = await brandForRecord(
@@ -155,8 +173,9 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
           () => context.use(brandDirectoryService),
           'none',
         )
-        const url = await checkedUrl(body.url)
-        const secret = generateSecret()
+        return { events, brandId, url: await checkedUrl(body.url), secret: generateSecret() }
+      },
+      async handler({ trx, body, prepared: { events, brandId, url, secret } }) {
         const now = nowIso()
         const row: WebhookEndpointsTable = {
           id: newId('whk'),
@@ -171,119 +190,56 @@ export function webhookRoutes(context: PluginContext, settings: WebhookSettings)
           created_at: now,
           updated_at: now,
         }
-        await transaction(async (trx) => {
-          await insertEndpoint(trx, row)
-          await audit(trx, {
-            action: 'webhook.create',
-            subject: { type: 'webhook', id: row.id },
-            customerId: null,
-            brandId,
-            details: { url, events, enabled: row.enabled === 1, brandId },
-          })
-        })
-        return Reply.created({ ...toWebhook(row), secret }, `/webhooks/${row.id}`)
+        await insertEndpoint(trx, row)
+        return { ...toWebhook(row), secret }
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/webhooks',
-      operationId: 'listWebhooks',
-      summary: 'List webhook endpoints',
-      description: 'Staff only: platform staff see every endpoint, brand staff their brand’s. Oldest first.',
-      scope: webhookScopes.read,
-      staff: true,
-      query: ListWebhooksQuery,
-      list: { item: Webhook, key: 'webhook_endpoints.id', toItem: toWebhook },
-      handler({ query, view }) {
-        const endpoints = visibleEndpoints(db, view)
-        if (query.enabled === undefined) return endpoints
-        return endpoints.where('webhook_endpoints.enabled', '=', query.enabled ? 1 : 0)
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/webhooks/:id',
-      operationId: 'getWebhook',
-      summary: 'Read a webhook endpoint',
-      scope: webhookScopes.read,
-      staff: true,
-      params: WebhookParams,
-      responses: { 200: { description: 'The endpoint (never its secret).', schema: Webhook } },
-      handler: async ({ params, view }) => toWebhook(await findVisibleEndpoint(db, view, params.id)),
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: '/webhooks/:id',
-      operationId: 'updateWebhook',
+    },
+    update: {
       summary: 'Change a webhook endpoint',
       description:
         'Changes the URL (checked again), the event kinds, the description, or `enabled`. Disabling fails the pending deliveries; enabling clears `disabledReason`.',
-      scope: webhookScopes.manage,
-      staff: true,
-      params: WebhookParams,
       body: UpdateWebhookBody,
-      responses: { 200: { description: 'The endpoint after the change.', schema: Webhook } },
       problems: urlProblems,
-      async handler({ params, body, view, audit }) {
-        const events = body.events === undefined ? undefined : checkedEvents(body.events)
-        const url = body.url === undefined ? undefined : await checkedUrl(body.url)
-        return transaction(async (trx) => {
-          const row = await findVisibleEndpoint(trx, view, params.id)
-          const changes: Partial<WebhookEndpointsTable> = {}
-          if (url !== undefined && url !== row.url) changes.url = url
-          if (events !== undefined && JSON.stringify(events) !== row.events)
-            changes.events = JSON.stringify(events)
-          if (body.description !== undefined && body.description !== row.description)
-            changes.description = body.description
-          const enabled = body.enabled === undefined ? undefined : body.enabled ? 1 : 0
-          if (enabled !== undefined && enabled !== row.enabled) {
-            changes.enabled = enabled
-            changes.disabled_reason = null
-          }
-          if (Object.keys(changes).length === 0) return toWebhook(row)
-          const updated = await updateEndpoint(trx, row.id, { ...changes, updated_at: nowIso() })
-          if (changes.enabled === 0)
-            await failPendingDeliveries(trx, row.id, 'the endpoint was disabled by staff')
-          await audit(trx, {
-            action: 'webhook.update',
-            subject: { type: 'webhook', id: row.id },
-            customerId: null,
-            brandId: row.brand_id,
-            details: {
-              ...(changes.url !== undefined ? { url: changes.url } : {}),
-              ...(events !== undefined && changes.events !== undefined ? { events } : {}),
-              ...(changes.description !== undefined ? { description: changes.description } : {}),
-              ...(changes.enabled !== undefined ? { enabled: changes.enabled === 1 } : {}),
-            },
-          })
-          return toWebhook(updated)
+      record: { event: null },
+      prepare: async ({ body }) => ({
+        events: body.events === undefined ? undefined : checkedEvents(body.events),
+        url: body.url === undefined ? undefined : await checkedUrl(body.url),
+      }),
+      async handler({ trx, row, body, prepared: { events, url } }) {
+        const changes: Partial<WebhookEndpointsTable> = {}
+        if (url !== undefined && url !== row.url) changes.url = url
+        if (events !== undefined && JSON.stringify(events) !== row.events)
+          changes.events = JSON.stringify(events)
+        if (body.description !== undefined && body.description !== row.description)
+          changes.description = body.description
+        const enabled = body.enabled === undefined ? undefined : body.enabled ? 1 : 0
+        if (enabled !== undefined && enabled !== row.enabled) {
+          changes.enabled = enabled
+          changes.disabled_reason = null
+        }
+        if (Object.keys(changes).length === 0) return unchanged(toWebhook(row))
+        const updated = await updateEndpoint(trx, row.id, { ...changes, updated_at: nowIso() })
+        if (changes.enabled === 0)
+          await failPendingDeliveries(trx, row.id, 'the endpoint was disabled by staff')
+        return recorded(toWebhook(updated), {
+          details: {
+            ...(changes.url !== undefined ? { url: changes.url } : {}),
+            ...(events !== undefined && changes.events !== undefined ? { events } : {}),
+            ...(changes.description !== undefined ? { description: changes.description } : {}),
+            ...(changes.enabled !== undefined ? { enabled: changes.enabled === 1 } : {}),
+          },
         })
       },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/webhooks/:id',
-      operationId: 'deleteWebhook',
+    },
+    remove: {
       summary: 'Delete a webhook endpoint',
       description: 'Removes the endpoint and its delivery log; nothing more is sent to it.',
-      scope: webhookScopes.manage,
-      staff: true,
-      params: WebhookParams,
       responses: { 204: { description: 'Deleted.' } },
-      async handler({ params, view, audit }) {
-        await transaction(async (trx) => {
-          const row = await findVisibleEndpoint(trx, view, params.id)
-          await deleteEndpoint(trx, row.id)
-          await audit(trx, {
-            action: 'webhook.delete',
-            subject: { type: 'webhook', id: row.id },
-            customerId: null,
-            brandId: row.brand_id,
-            details: { url: row.url },
-          })
-        })
-        return Reply.noContent()
+      record: { event: null, details: ({ url }) => ({ url }) },
+      async handler({ trx, row }) {
+        await deleteEndpoint(trx, row.id)
+        return toWebhook(row)
       },
-    }),
-  ]
+    },
+  })
 }

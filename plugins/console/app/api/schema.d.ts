@@ -631,11 +631,6 @@ export interface components {
       /** @description null removes the contact e-mail. */
       email?: string | null;
     };
-    CustomerPage: {
-      items: components["schemas"]["Customer"][];
-      /** @description Cursor of the next page; null on the last page. */
-      nextCursor: string | null;
-    };
     CreateCustomerBody: {
       /** @description Display name; surrounding spaces are trimmed. */
       name: string;
@@ -646,6 +641,11 @@ export interface components {
       email?: string;
       /** @description Default: the caller’s brand (brand staff) or the default brand. */
       brandId?: string;
+    };
+    CustomerPage: {
+      items: components["schemas"]["Customer"][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
     };
     Branding: {
       /** @description The brand shown, `brd_…`. */
@@ -699,14 +699,14 @@ export interface components {
       /** @description Replaces the brand’s host names (at most 20; `[]` for none): DNS names without scheme or port, stored in lower case, repeats dropped. */
       hostnames?: string[];
     };
+    BrandBody: {
+      /** @description Display name, unique. */
+      name: string;
+    };
     BrandPage: {
       items: components["schemas"]["Brand"][];
       /** @description Cursor of the next page; null on the last page. */
       nextCursor: string | null;
-    };
-    BrandBody: {
-      /** @description Display name, unique. */
-      name: string;
     };
     Capabilities: {
       installation: {

@@ -2,7 +2,8 @@
 // the panel's plugins declared them in), and each command carried out on the node with the operation it names.
 
 import { existsSync } from 'node:fs'
-import { isAbsolute, relative, resolve } from 'node:path'
+import { realpath, stat } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { NodeModule } from '../contract.ts'
 import type { PlinthNode } from '../node.ts'
 import { type NodeOperationName, operationOf } from '../operations.ts'
@@ -12,26 +13,44 @@ import type { AgentModule } from './protocol.ts'
 /** The install the agent runs from: the root its modules' sources are named below. */
 export const codeRoot = resolve(import.meta.dir, '..', '..', '..', '..')
 
-/** Where a module's source may point: a TypeScript file below the code root, by a plain relative path. */
-const sourcePattern = /^(?!\/)(?:[A-Za-z0-9_@.-]+\/)*[A-Za-z0-9_.-]+\.ts$/
+/**
+ * Where a module's source may point: a plugin's node module, `<folders>/node/index.ts`, below the code root by a
+ * plain relative path (never `..`, never absolute).
+ */
+const sourcePattern = /^(?:[A-Za-z0-9_@.-]+\/)+node\/index\.ts$/
 
 /**
- * The module the panel names, imported from this install: a plain relative path below the code root (never `..`,
- * never absolute), to a file that default-exports a node module of that name. The panel already commands the node;
- * this keeps its word from naming code outside the install.
+ * Refuses a file nobody but root (or the agent's own user) could have written: the file and every folder from it up
+ * to the code root belong to one of them and let no group or other user write, as OpenSSH's StrictModes asks of a
+ * key. A site's files (an agent data directory inside the install, say) are its Unix user's: never loaded.
+ */
+async function checkOwnership(path: string, root: string): Promise<void> {
+  const owners = new Set([0, process.getuid?.() ?? 0])
+  for (let current = path; ; current = dirname(current)) {
+    const stats = await stat(current)
+    if (!owners.has(stats.uid) || (stats.mode & 0o022) !== 0)
+      throw new Error(`${relative(root, current) || '.'} may be written by another user than the agent's`)
+    if (current === root || current === dirname(current)) return
+  }
+}
+
+/**
+ * The module the panel names, imported from this install: a plugin's `node/index.ts` below the code root, written by
+ * no other user than root or the agent's, default-exporting a node module of that name. The panel already commands
+ * the node; this keeps its word from naming code a site could have written, or code outside the install.
  */
 export async function importModule(reference: AgentModule, root = codeRoot): Promise<NodeModule<never>> {
-  const path = resolve(root, reference.source)
-  const inside = relative(root, path)
-  if (
-    !sourcePattern.test(reference.source) ||
-    reference.source.split('/').includes('..') ||
-    inside.startsWith('..') ||
-    isAbsolute(inside)
-  )
-    throw new Error(`its source ${JSON.stringify(reference.source)} is not a file of the agent's install`)
-  if (!existsSync(path))
+  const refuse = () =>
+    new Error(`its source ${JSON.stringify(reference.source)} is not a node module of the agent's install`)
+  if (!sourcePattern.test(reference.source) || reference.source.split('/').includes('..')) throw refuse()
+  if (!existsSync(resolve(root, reference.source)))
     throw new Error(`this install has no ${reference.source} (is the agent older than the panel?)`)
+  // Where the path really leads, links resolved: still a node module of the install.
+  const realRoot = await realpath(root)
+  const path = await realpath(resolve(root, reference.source))
+  const inside = relative(realRoot, path)
+  if (inside.startsWith('..') || isAbsolute(inside) || !sourcePattern.test(inside)) throw refuse()
+  await checkOwnership(path, realRoot)
   const loaded = ((await import(path)) as { default?: NodeModule<never> }).default
   if (!loaded || typeof loaded.create !== 'function' || loaded.name !== reference.name)
     throw new Error(`${reference.source} does not default-export the node module ${reference.name}`)
@@ -70,9 +89,14 @@ export function agentNode(
       }
       const added = await node.use(entries)
       for (const name of added) running.add(name)
-      // What the node offers changed: a module came, or one failed for the first time (now in what it lacks).
+      // What the node offers changed: a module came, or one failed for the first time (now in what it lacks, and
+      // said on the agent's log).
       const first = entries.filter(({ module }) => !tried.has(module.name))
-      for (const { module } of first) tried.add(module.name)
+      for (const { module } of first) {
+        tried.add(module.name)
+        const why = node.failures().get(module.name)
+        if (why) log({ module: module.name, err: why }, `the node module ${module.name} could not be loaded`)
+      }
       return added.length > 0 || first.length > 0
     },
     run(command, signal) {

@@ -1,0 +1,78 @@
+// A change a route declares: the kernel runs its handler in one transaction and records the change there (its
+// audit entry and event), with what only the handler knows returned beside the resource.
+
+/** A resource as a change's declarations read it. */
+export type ChangedResource = Readonly<Record<string, unknown>>
+
+/**
+ * A change the kernel records for the route: the handler runs inside one transaction (its input's `trx`) and
+ * returns the resource it changed (an object with `id`, and `customerId` or `brandId` when it has them); in that
+ * same transaction the kernel writes the audit entry (`action`, subject type from the action, subject id from the
+ * resource) and puts `event` (one of the plugin's kinds) in the outbox with the resource as its data. Then it
+ * answers as the route's responses say: 204 without a body, 201 with the resource and `Location` (the request
+ * path and the id), 202 with the resource, else 200 with the resource; a handler that returns a `Reply` answers
+ * that instead (its body is the resource recorded). With an `Idempotency-Key` (on an `idempotent` route), the
+ * key's claim and its kept answer are written in that same transaction: one commit a create.
+ *
+ * What only the handler knows goes in what it returns: `recorded(resource, { details })` for details of the change
+ * (what it was before), `unchanged(resource)` when the request changed nothing (no audit entry, no event).
+ * @example change: { action: 'cron.create', event: 'cron.created' }
+ */
+export interface ChangeDeclaration {
+  /** `<resource>.<verb>`: `cron.create`. */
+  readonly action: string
+  /** An event kind of the plugin: `cron.created`. None: only the audit entry. */
+  readonly event?: string
+  /** What the audit entry says of the change besides its subject (without secrets): made from the resource. */
+  readonly details?: (resource: ChangedResource) => Readonly<Record<string, unknown>>
+  /**
+   * What the event carries, made from the resource the handler returned: for an answer that shows a secret once
+   * (a generated password), the resource without it. Default: the resource as returned.
+   */
+  readonly payload?: (resource: ChangedResource) => Readonly<Record<string, unknown>>
+  /**
+   * The audit entry's subject when it is not the resource itself: a member is the user it makes a member
+   * (`{ type: 'user', id: member.userId }`), a site's certificate is the site's. Default: the action's resource
+   * (`cron` of `cron.create`) and the resource's `id`.
+   */
+  readonly subject?: (resource: ChangedResource) => { readonly type: string; readonly id: string }
+}
+
+/** What a change's audit entry says beyond its declaration, known only to the handler. */
+export interface RecordedAudit {
+  /** Replaces the declaration's `details`: what changed, from what (without secrets). */
+  readonly details?: Readonly<Record<string, unknown>>
+  /** The customer concerned, when the resource does not carry it as `customerId`. */
+  readonly customerId?: string | null
+  /** The brand of a record that belongs to no customer, when the resource does not carry it as `brandId`. */
+  readonly brandId?: string | null
+  /** The audit entry's subject, when the declaration cannot make it from the resource. */
+  readonly subject?: { readonly type: string; readonly id: string }
+}
+
+/** A change route's answer with what only its handler knows of the record; see {@link recorded}, {@link unchanged}. */
+export class Recorded {
+  constructor(
+    /** The resource changed, or a `Reply` whose body is. */
+    readonly answer: unknown,
+    /** What the audit entry says beyond the declaration; null when nothing changed (nothing is recorded). */
+    readonly audit: RecordedAudit | null,
+  ) {}
+}
+
+/**
+ * A change route's resource (or `Reply`) with what its audit entry says beyond the declaration.
+ * @example return recorded(toPlan(updated), { details: { from: row.status, to: updated.status } })
+ */
+export function recorded(answer: unknown, audit: RecordedAudit): Recorded {
+  return new Recorded(answer, audit)
+}
+
+/**
+ * A change route's resource (or `Reply`) when the request changed nothing (a PATCH repeating what is there):
+ * answered as usual, with no audit entry and no event.
+ * @example if (Object.keys(changes).length === 0) return unchanged(toPlan(row))
+ */
+export function unchanged(answer: unknown): Recorded {
+  return new Recorded(answer, null)
+}
