@@ -34,6 +34,7 @@ export {
 } from './plugin/change.ts'
 export {
   type BackgroundTask,
+  type CancelledJob,
   type CounterMetric,
   definePlugin,
   type EventDefinition,

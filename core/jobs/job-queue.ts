@@ -43,6 +43,9 @@ const insertJobRow = preparedInsert<JobsTable>('jobs', [
 /** The channel every instance's workers listen on: a job was enqueued (`store.listen`). */
 export const jobsChannel = 'jobs'
 
+/** The channel a cancel of a running job is told on, once it commits: the worker running it aborts it then. */
+export const jobCancelsChannel = 'jobs.cancels'
+
 /** Who asked for a job: recorded for the audit entries its run writes. */
 export interface JobRequester {
   readonly userId: string | null

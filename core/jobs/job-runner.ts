@@ -16,12 +16,13 @@ import {
   findJobRow,
   finishRun,
   type JobOutcome,
+  jobCancelsChannel,
   jobsChannel,
   releaseLease,
   renewLease,
   toJob,
 } from './job-queue.ts'
-import type { JobsTable } from './job-tables.ts'
+import type { JobsTable, JobTables } from './job-tables.ts'
 
 /** How the pool runs. */
 export interface JobRunnerOptions {
@@ -112,9 +113,13 @@ export async function emitJobFinished(trx: Trx, row: JobsTable, cancellable: boo
   await writeEvent(trx, { kind: 'job.finished', customerId: row.customer_id, data: toJob(row, cancellable) })
 }
 
+/** What a run's error says as the job's `error`: its own stable code when it has one (see `JobDefinition.run`). */
 function errorOf(error: unknown): { code: string; message: string } {
-  if (error instanceof JobFailure) return { code: error.code, message: error.message }
-  return { code: 'job_error', message: error instanceof Error ? error.message : String(error) }
+  if (!(error instanceof Error)) return { code: 'job_error', message: String(error) }
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(code)
+    ? { code, message: error.message }
+    : { code: 'job_error', message: error.message }
 }
 
 /** How a run ended, as the metrics count it: `retried` is a failed run with attempts left. */
@@ -141,7 +146,14 @@ export function createJobRunner(
   const owner = `wrk_${ulid()}`
   const running = new Map<
     string,
-    { controller: AbortController; done: Promise<void>; abandon: () => void; lane: string | null }
+    {
+      controller: AbortController
+      done: Promise<void>
+      abandon: () => void
+      /** Aborts the run as cancelled (its kind is cancellable and a cancel was asked for). */
+      cancel: () => void
+      lane: string | null
+    }
   >()
   let started = false
   let stopping = false
@@ -152,6 +164,21 @@ export function createJobRunner(
   let claiming: Promise<void> | null = null
   let again = false
   let listening: Listening | null = null
+  let cancelListening: Listening | null = null
+
+  /** Aborts the runs of this instance whose cancel was asked for (told on the cancels channel as it commits). */
+  async function abortCancelled(): Promise<void> {
+    const ids = [...running.keys()]
+    if (ids.length === 0) return
+    const asked = await store.db
+      .withTables<JobTables>()
+      .selectFrom('jobs')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('cancel_requested', '=', 1)
+      .execute()
+    for (const { id } of asked) running.get(id)?.cancel()
+  }
 
   /**
    * The pools: the shared one (`null`: kinds without a lane) and each lane's, with their kinds and sizes. Read at
@@ -244,7 +271,7 @@ export function createJobRunner(
             signal: AbortSignal.abort(),
             progress: async () => {},
           })
-          await onGivenUp(trx, view, outcome.status)
+          await onGivenUp(trx, view, outcome.status, outcome.error)
         }
         await emitJobFinished(trx, finished, registered.definition.cancellable === true)
         return true
@@ -387,7 +414,12 @@ export function createJobRunner(
       clearInterval(renewal)
       clearTimeout(timeout)
     }
-    running.set(row.id, { controller, done, abandon, lane: definition.lane?.name ?? null })
+    const cancel = () => {
+      if (!definition.cancellable || controller.signal.aborted) return
+      cancelled = true
+      controller.abort(new Error('Cancelled'))
+    }
+    running.set(row.id, { controller, done, abandon, cancel, lane: definition.lane?.name ?? null })
   }
 
   /** Give-backs under way: `stop()` lets them finish before the store closes. */
@@ -420,6 +452,15 @@ export function createJobRunner(
         },
         (error) => log.error({ err: error }, 'listening for new jobs failed; polling alone finds them'),
       )
+      // A cancel asked for on any instance reaches the run here as it commits (else at the next lease renewal).
+      cancelListening = listenWhileRunning(
+        store,
+        jobCancelsChannel,
+        () => {
+          if (started && !stopping) void abortCancelled().catch(() => {})
+        },
+        (error) => log.error({ err: error }, 'listening for cancels failed; lease renewals find them'),
+      )
       void fill()
       schedule()
     },
@@ -431,7 +472,7 @@ export function createJobRunner(
       // (its steps are made to be run again, as after a crash). Waiting would hold a stop for as long as a site
       // takes to provision.
       for (const entry of running.values()) entry.controller.abort(new Error('The panel is shutting down'))
-      await Promise.all([listening?.stop(), claiming])
+      await Promise.all([listening?.stop(), cancelListening?.stop(), claiming])
       const all = Promise.all([...running.values()].map((entry) => entry.done))
       // A handler that ignores its signal must not hold the shutdown: its job stays leased and is resumed later.
       await Promise.race([all, Bun.sleep(options.shutdownGraceMs)])

@@ -2,6 +2,7 @@
 
 import { createDispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../events/dispatcher.ts'
 import type { EventConsumer } from '../events/event-consumer.ts'
+import { cancelJob } from '../jobs/job-cancel.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import { insertJob, type JobRequester } from '../jobs/job-queue.ts'
 import {
@@ -76,6 +77,9 @@ export function createBackground(
       const maxAttempts = registered.definition.maxAttempts ?? defaultMaxAttempts
       return insertJob(trx, job, { maxAttempts, requester, now: new Date() })
     },
+
+    /** Cancels a job in `trx` (queued: at once; running: its worker is told as `trx` commits). */
+    cancelJob: (trx: Trx, id: string) => cancelJob(trx, store, registry, id),
 
     /** After a change committed: wake the workers and the dispatcher for what it started. */
     committed(work: { readonly jobs: boolean; readonly events: boolean }): void {

@@ -158,6 +158,13 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       setTimeout(() => outsideTransactions(() => background.committed({ jobs: true, events: false })), 0)
       return id
     },
+    cancelJob: async (trx, id) => {
+      const cancel = await background.cancelJob(trx, id)
+      // A job ended at once sent `job.finished`: the dispatcher delivers it once the caller's transaction commits.
+      if (cancel.outcome === 'cancelled')
+        setTimeout(() => outsideTransactions(() => background.committed({ jobs: false, events: true })), 0)
+      return cancel.outcome === 'not_cancellable' ? 'finished' : cancel.outcome
+    },
     audit: (trx, entry) => writeAudit(trx, system, entry),
     writeEvent: async (trx, event) => {
       await writeEvent(trx, event)
