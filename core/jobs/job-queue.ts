@@ -142,6 +142,15 @@ export function findJobRow(db: Db, id: string): Promise<JobsTable | undefined> {
 }
 
 /**
+ * Whether job `id` is still to run or running (`queued`, `running`): a plugin whose resource names the job working on
+ * it asks before another job takes the resource over. False for a job that ended, or none.
+ */
+export async function jobIsLive(db: Db, id: string): Promise<boolean> {
+  const row = await jobs(db).selectFrom('jobs').select('status').where('id', '=', id).executeTakeFirst()
+  return row?.status === 'queued' || row?.status === 'running'
+}
+
+/**
  * Extends the lease of a job `owner` holds, optionally recording progress. Returns whether the owner still holds
  * it, and whether a cancel was asked for.
  */
