@@ -110,3 +110,18 @@ export class JobFailure extends Error {
     this.name = 'JobFailure'
   }
 }
+
+/**
+ * Thrown by a job handler for a failure worth another attempt, with a stable code for the job's `error.code` (and
+ * whatever the job's owner shows of it): a database still being made, a peer away for a while.
+ */
+export class JobAttemptFailure extends Error {
+  constructor(
+    message: string,
+    /** A stable code for the job's `error.code`. */
+    readonly code: string,
+  ) {
+    super(message)
+    this.name = 'JobAttemptFailure'
+  }
+}

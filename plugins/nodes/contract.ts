@@ -229,6 +229,18 @@ export const nodeModules = defineExtensionPoint<NodeModuleEntry>({
   keyOf: (entry) => entry.module.name,
 })
 
+/**
+ * The node's agent has not been connected for a while (`agentSilenceMs`) as a command waited for it: worth another
+ * attempt once it is back. Its `code`, `node_unreachable`, becomes the job's error code.
+ */
+export class NodeUnreachable extends Error {
+  readonly code = 'node_unreachable'
+  constructor(message: string) {
+    super(message)
+    this.name = 'NodeUnreachable'
+  }
+}
+
 /** What other plugins may ask of nodes. */
 export interface NodeDirectory {
   /** The node with this id, or null. */
@@ -238,7 +250,8 @@ export interface NodeDirectory {
   /**
    * Carries `command` out on `node` through its driver and resolves with what the operation resolved with: the one
    * path every node operation takes. A failure the node calls final is a `JobFailure` with its code (the job fails at
-   * once); a service's refusal a `NodeRefusal`; anything else is worth another attempt. `run` is the job attempt it
+   * once); a service's refusal a `NodeRefusal`; a node whose agent is away a {@link NodeUnreachable}; anything else
+   * is worth another attempt. `run` is the job attempt it
    * belongs to (remote drivers send it along).
    * @example await nodes.send(node, nodeCommand('provision', spec), job.signal, { jobId: job.id, attempt: job.attempt })
    */

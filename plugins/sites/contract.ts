@@ -20,6 +20,23 @@ import { sitesProblems } from './problems.ts'
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
 export const siteStatuses = ['provisioning', 'active', 'suspended', 'failed', 'deleting'] as const
 
+/** Why a site's provisioning failed, as the site shows it. */
+export const SiteError = t.Object(
+  {
+    code: t.String({
+      description:
+        'A stable code: `no_database_server`, `database_failed`, `node_unreachable`, `node_error`, `wordpress_failed`, `cancelled`, or another the node or a plugin names (docs/sites.md lists them).',
+      examples: ['no_database_server'],
+    }),
+    message: t.String({ description: 'What went wrong, in words an operator acts on.' }),
+    jobId: t.Union([t.String(), t.Null()], {
+      description: 'The job whose attempt failed, `job_…`: its events hold the steps.',
+    }),
+  },
+  { $id: 'SiteError' },
+)
+export type SiteError = Static<typeof SiteError>
+
 /** A site as the API returns it. */
 export const Site = t.Object(
   {
@@ -49,6 +66,10 @@ export const Site = t.Object(
     suspendedByStaff: t.Boolean({
       description:
         'Whether staff suspended the site (`POST /sites/{id}/suspend`, e.g. for abuse). Such a site stays `suspended` until staff unsuspend it, whatever billing does; a site billing suspended alone reads false.',
+    }),
+    error: t.Union([SiteError, t.Null()], {
+      description:
+        'Why the site’s provisioning failed: set when it is `failed`, and while it is still `provisioning` after an attempt that failed (the job tries again); null otherwise. `POST /sites/{id}/retry` provisions a failed site again.',
     }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),

@@ -3,9 +3,11 @@
 
 import {
   type Db,
+  JobAttemptFailure,
   type JobDefinition,
   JobFailure,
   type JobRun,
+  jobIsLive,
   type PluginContext,
   removeDependents,
   type Trx,
@@ -14,6 +16,12 @@ import { customerSuspensions } from '../customers/contract.ts'
 import { nodeCommand, nodeDirectory, type SiteSpec } from '../nodes/contract.ts'
 import { type CreatedSite, siteDependents, siteTypes } from './contract.ts'
 import type { SitesTable } from './migrations.ts'
+import {
+  attemptError,
+  type ProvisioningFailure,
+  type ProvisioningStep,
+  provisioningFailureOf,
+} from './provisioning-failure.ts'
 import { deleteSiteRow, findSiteRow, siteRefOf, toSite, updateSite } from './repository.ts'
 
 /** Job kinds of the sites plugin. */
@@ -36,6 +44,9 @@ export function specOf(row: SitesTable): SiteSpec {
     diskMB: row.disk_mb,
   }
 }
+
+/** The columns of a site's error, cleared: it was provisioned, or is provisioned again. */
+export const noError = { error_code: null, error_message: null, error_job_id: null } as const
 
 /** A site as its type's hooks see it. */
 const createdSiteOf = (row: SitesTable): CreatedSite => ({
@@ -92,6 +103,40 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     return { row, node }
   }
 
+  /**
+   * Writes why an attempt failed on the site, which stays `provisioning` while attempts are left (the last one, or a
+   * final failure, makes it `failed` in `onGivenUp`). Only while this job is still the one provisioning it.
+   */
+  async function noteFailedAttempt(trx: Trx, job: JobRun, failure: ProvisioningFailure): Promise<void> {
+    const row = await findSiteRow(trx, job.subject.id)
+    if (row?.status !== 'provisioning' || row.job_id !== job.id) return
+    const noted = await updateSite(trx, row.id, {
+      error_code: failure.code,
+      error_message: failure.message,
+      error_job_id: job.id,
+    })
+    await changed(trx, job, noted)
+  }
+
+  /**
+   * Waits for the job that worked on the site before its deletion (`after`: a provisioning the deletion cancelled)
+   * to end, so the two never change the site at once. A cancelled run ends within moments, or once the node call it
+   * is in returns; one still running after half a minute ends this attempt instead, to be tried again.
+   */
+  async function untilEnded(job: JobRun, after: unknown): Promise<void> {
+    if (typeof after !== 'string') return
+    const deadline = Date.now() + 30_000
+    while (await jobIsLive(context.db, after)) {
+      if (Date.now() > deadline)
+        throw new JobAttemptFailure(
+          `The job ${after} still works on the site; its deletion waits`,
+          'site_busy',
+        )
+      job.signal.throwIfAborted()
+      await Bun.sleep(50)
+    }
+  }
+
   async function changed(trx: Trx, job: JobRun, row: SitesTable): Promise<void> {
     await job.emit(trx, { kind: 'site.updated', customerId: row.customer_id, data: toSite(row) })
   }
@@ -100,8 +145,9 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     {
       kind: siteJobKinds.provision,
       description:
-        'Creates the site on its node, then makes it `active` (`suspended` when a hold on its customer covers it by then; `failed` when it runs out of attempts). A site removed meanwhile is handed to `site.delete`.',
+        'Creates the site on its node, then makes it `active` (`suspended` when a hold on its customer covers it by then). An attempt that fails writes why on the site (`error`); a refusal (no database server, the node refuses) or the last attempt makes it `failed`. Cancelling it (deleting the site does) makes the site `failed` with the code `cancelled` unless it is being deleted.',
       maxAttempts: 5,
+      cancellable: true,
       async run(job) {
         const found = await target(job)
         if (found?.row.status === 'deleting') {
@@ -111,19 +157,30 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
           return handed ? { removed: true } : { skipped: true }
         }
         if (found?.row.status !== 'provisioning') return { skipped: true }
-        // What the site's type installs (WordPress), its database made first.
         const type = types.get(found.row.type)
         const created = createdSiteOf(found.row)
-        if (type?.app) await job.progress(5, `Preparing ${type.name}`)
-        const app = await type?.app?.(job, created)
-        await job.progress(10, `Provisioning on node ${found.node.name}`)
-        const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
-        await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
-        // Held meanwhile: it must not serve for a moment. Suspending is idempotent, so a repeated run is safe.
-        const suspendedOnNode = await kept(context.db, found.row)
-        if (suspendedOnNode) {
-          await job.progress(80, 'Suspending: its customer is on hold')
-          await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
+        let step: ProvisioningStep = 'application'
+        let suspendedOnNode: boolean
+        try {
+          // What the site's type installs (WordPress), its database made first.
+          if (type?.app) await job.progress(5, `Preparing ${type.name}`)
+          const app = await type?.app?.(job, created)
+          step = 'node'
+          await job.progress(10, `Provisioning on node ${found.node.name}`)
+          const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
+          await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
+          // Held meanwhile: it must not serve for a moment. Suspending is idempotent, so a repeated run is safe.
+          suspendedOnNode = await kept(context.db, found.row)
+          if (suspendedOnNode) {
+            await job.progress(80, 'Suspending: its customer is on hold')
+            await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
+          }
+        } catch (error) {
+          // Stopped (cancelled, timed out, the panel stopping): the runner says so; nothing to tell the site.
+          if (job.signal.aborted) throw error
+          const failure = provisioningFailureOf(error, step)
+          await job.transaction((trx) => noteFailedAttempt(trx, job, failure))
+          throw attemptError(failure)
         }
         await job.progress(90, 'Activating')
         const status = await job.transaction(async (trx) => {
@@ -142,16 +199,35 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
                 })
           const to = suspended ? 'suspended' : 'active'
           await type?.provisioned?.(trx, created)
-          await changed(trx, job, await updateSite(trx, current.id, { status: to, job_id: jobId }))
+          await changed(
+            trx,
+            job,
+            await updateSite(trx, current.id, { status: to, job_id: jobId, ...noError }),
+          )
           return to
         })
         return { nodeId: found.node.id, status }
       },
-      async onGivenUp(trx, job) {
+      async onGivenUp(trx, job, outcome, error) {
         const row = await findSiteRow(trx, job.subject.id)
         if (await handOverToDeletion(trx, job, row)) return
-        if (row?.status !== 'provisioning') return
-        await changed(trx, job, await updateSite(trx, row.id, { status: 'failed' }))
+        // Deleted meanwhile (its deletion cancelled this job), or already provisioned again by a newer job.
+        if (row?.status !== 'provisioning' || row.job_id !== job.id) return
+        const message =
+          outcome === 'cancelled' ? 'Provisioning was cancelled before the site was ready.' : error.message
+        const failed = await updateSite(trx, row.id, {
+          status: 'failed',
+          error_code: error.code,
+          error_message: message,
+          error_job_id: job.id,
+        })
+        await job.audit(trx, {
+          action: 'site.fail',
+          subject: { type: 'site', id: row.id },
+          customerId: row.customer_id,
+          details: { from: row.status, to: 'failed', code: error.code },
+        })
+        await changed(trx, job, failed)
       },
     },
     {
@@ -196,6 +272,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const found = await target(job)
         if (!found) return { alreadyGone: true }
         if (found.row.status !== 'deleting') return { skipped: true }
+        await untilEnded(job, job.input.after)
         await job.progress(20, 'Removing from the node')
         await nodes.send(found.node, nodeCommand('delete', specOf(found.row)), job.signal, runOf(job))
         await job.progress(60, 'Removing what other plugins keep of the site')

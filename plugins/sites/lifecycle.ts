@@ -11,15 +11,15 @@ export type SiteStatus = (typeof siteStatuses)[number]
 
 /**
  * The legal transitions (docs/sites.md has the same table). `deleting` ends with the site gone; `failed` is where
- * a provisioning that ran out of attempts lands, and can only be deleted. A `provisioning` site lands `suspended`
- * when a hold covers it by the time it is ready, and one removed while provisioning is deleted once its
- * provisioning job is done with it.
+ * a provisioning that failed for good lands (its `error` says why), and is provisioned again by a retry or deleted.
+ * A `provisioning` site lands `suspended` when a hold covers it by the time it is ready; one deleted while
+ * provisioning has its provisioning cancelled.
  */
 export const siteTransitions: Readonly<Record<SiteStatus, readonly SiteStatus[]>> = {
   provisioning: ['active', 'suspended', 'failed', 'deleting'],
   active: ['suspended', 'deleting'],
   suspended: ['active', 'deleting'],
-  failed: ['deleting'],
+  failed: ['provisioning', 'deleting'],
   deleting: [],
 }
 
@@ -56,10 +56,14 @@ export interface SiteMove {
   readonly to: SiteStatus
   /** The job that applies the move on the site's node; null when the job already working on the site carries on. */
   readonly jobKind: string | null
+  /** The input of that job (a deletion names the provisioning it waits for). */
+  readonly jobInput?: Readonly<Record<string, unknown>>
   /** The audit action: `site.suspend`. */
   readonly action: string
   /** Other columns that change with the move (the staff suspension reason). */
-  readonly changes?: Partial<Pick<SitesTable, 'suspended_by_staff'>>
+  readonly changes?: Partial<
+    Pick<SitesTable, 'suspended_by_staff' | 'error_code' | 'error_message' | 'error_job_id'>
+  >
   /** More audit details (`reason`). */
   readonly details?: Readonly<Record<string, unknown>>
 }
@@ -82,6 +86,7 @@ export async function moveSite(
           kind: move.jobKind,
           customerId: row.customer_id,
           subject: { type: 'site', id: row.id },
+          ...(move.jobInput ? { input: move.jobInput } : {}),
         })
   const moved = await updateSite(trx, row.id, { ...move.changes, status: move.to, job_id: jobId })
   await writers.audit(trx, {

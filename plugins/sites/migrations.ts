@@ -22,6 +22,12 @@ export interface SitesTable {
    * is left: neither this one nor a hold on its customer (`customers.suspensions`).
    */
   suspended_by_staff: number
+  /** Why the site's provisioning last failed (its `error`): a stable code, null while nothing failed. */
+  error_code: string | null
+  /** What went wrong, in words, with `error_code`. */
+  error_message: string | null
+  /** The job whose attempt failed, with `error_code`. */
+  error_job_id: string | null
   created_at: string
   updated_at: string
 }
@@ -106,6 +112,14 @@ export const sitesMigrations: readonly Migration[] = [
         .execute()
       await sql`insert into node_site_counts (node_id, sites)
         select node_id, count(*) from sites where node_id is not null group by node_id`.execute(db)
+    },
+  },
+  {
+    id: '0006_site_errors',
+    async up(db) {
+      // Why a site failed is kept on the site itself, so it can be shown (and retried) without reading its jobs.
+      for (const column of ['error_code', 'error_message', 'error_job_id'])
+        await db.schema.alterTable('sites').addColumn(column, 'text').execute()
     },
   },
 ]

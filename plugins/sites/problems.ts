@@ -43,7 +43,7 @@ export const sitesProblems = defineProblems({
     status: 409,
     detail: 'The site is being changed; try again once its job has finished.',
     description:
-      'Changing the domain or limits of a site whose state is `provisioning` or `deleting` must wait.',
+      'Changing the domain or limits of a site that is `provisioning` waits for its job to end (it becomes `active`, or `failed`, which takes changes); a site that is `deleting` takes none. `currentStatus` says which.',
   },
   site_suspended: {
     status: 409,
@@ -92,6 +92,12 @@ export const sitesProblems = defineProblems({
     detail: 'No node that takes new sites can serve this type of site.',
     description:
       'Every active node lacks something sites of this type need (WordPress, PHP, a database server, ...): the detail names it, with the command that installs it on the node (`npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one). Capabilities list the types.',
+  },
+  site_node_lacks: {
+    status: 409,
+    detail: 'The site’s node lacks what sites of its type need.',
+    description:
+      'A failed site cannot be provisioned again while its node lacks something its type needs (WordPress, PHP, a database server, ...): `lacks` names it, the detail the command that installs it on the node (`npm run panel -- node setup`, `npm run agent -- setup`); `nodeId` is the node.',
   },
   no_node_available: {
     status: 409,

@@ -25,6 +25,10 @@ export function toSite(row: SitesTable): Site {
     jobId: row.job_id,
     limits: { diskMB: row.disk_mb },
     suspendedByStaff: row.suspended_by_staff === 1,
+    error:
+      row.error_code === null
+        ? null
+        : { code: row.error_code, message: row.error_message ?? '', jobId: row.error_job_id },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -81,6 +85,9 @@ const insertSiteRow = preparedInsert<SitesTable>('sites', [
   'job_id',
   'disk_mb',
   'suspended_by_staff',
+  'error_code',
+  'error_message',
+  'error_job_id',
   'created_at',
   'updated_at',
 ])

@@ -73,6 +73,7 @@ describe('creating a site', () => {
       jobId: expect.stringMatching(/^job_[0-9A-Z]{26}$/),
       limits: { diskMB: null },
       suspendedByStaff: false,
+      error: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: site.createdAt,
     })

@@ -6,6 +6,7 @@ import { customerSuspensions, type SuspensionHandler, type SuspensionRequest } f
 import { siteJobKinds } from './jobs.ts'
 import { moveSite, type SiteWriters } from './lifecycle.ts'
 import type { SitesTables } from './migrations.ts'
+import { startSiteDeletion } from './site-deletion.ts'
 
 /** The sites' suspension handler. */
 export function siteSuspensionHandler(context: PluginContext): SuspensionHandler {
@@ -76,16 +77,8 @@ export function siteSuspensionHandler(context: PluginContext): SuspensionHandler
       const rows = await sitesOf(trx, request.customerId)
         .where('status', 'in', ['provisioning', 'active', 'suspended', 'failed'])
         .execute()
-      for (const row of rows) {
-        // A provisioning site is deleted by its own provisioning job once it is done with it (no two jobs on one
-        // site at once); the others start their `site.delete` job now.
-        await moveSite(trx, writers, row, {
-          to: 'deleting',
-          jobKind: row.status === 'provisioning' ? null : siteJobKinds.delete,
-          action: 'site.delete',
-          details: { reason: request.reason },
-        })
-      }
+      // A provisioning one too: its provisioning is cancelled.
+      for (const row of rows) await startSiteDeletion(trx, context, writers, row, { reason: request.reason })
       return rows.map((row) => row.id)
     },
   }

@@ -5,7 +5,16 @@
 // `wordpress` node service (node/service.ts), which this plugin adds to the local node.
 
 import { randomBytes } from 'node:crypto'
-import { definePlugin, fieldProblem, type JobRun, nowIso, type PluginContext, t } from '../../core/index.ts'
+import {
+  definePlugin,
+  fieldProblem,
+  JobAttemptFailure,
+  JobFailure,
+  type JobRun,
+  nowIso,
+  type PluginContext,
+  t,
+} from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { siteDatabases } from '../databases/contract.ts'
 import { nodeDirectory, nodeModules } from '../nodes/contract.ts'
@@ -142,13 +151,23 @@ function wordpressSiteType(context: PluginContext): SiteType {
     for (;;) {
       job.signal.throwIfAborted()
       const state = await databases().find(context.db, ids)
-      if (!state) throw new Error('The site’s database was deleted while it was being made')
+      if (!state)
+        throw new JobAttemptFailure(
+          'The site’s database was deleted while it was being made',
+          'database_failed',
+        )
       if (state.failed)
-        throw new Error(`The site’s database ${state.name} could not be made on its server (see its job)`)
+        throw new JobFailure(
+          `The site’s database ${state.name} could not be made on its server (see its job)`,
+          'database_failed',
+        )
       if (state.ready)
         return { host: state.host, port: state.port, name: state.name, user: state.username, password }
       if (Date.now() > deadline)
-        throw new Error(`The site’s database ${state.name} was not ready within two minutes`)
+        throw new JobAttemptFailure(
+          `The site’s database ${state.name} was not ready within two minutes`,
+          'database_not_ready',
+        )
       await Bun.sleep(100)
     }
   }

@@ -98,6 +98,12 @@ const loginErrnos = new Set([1045, 1130, 4151])
 const privilegeErrnos = new Set([1044, 1142, 1227, 1095, 1410, 1211])
 /** `KILL` of a session that ended meanwhile. */
 const unknownThread = 1094
+/**
+ * A grant that is not there to revoke (ER_NONEXISTING_GRANT, _TABLE_GRANT, _PROC_GRANT): gone already, as a revoke
+ * wants, when the account or the grant was dropped between reading the grants and revoking them (a site's login
+ * and its database removed at once).
+ */
+const grantGone = new Set([1141, 1147, 1403])
 
 /** What MariaDB's `Host` column accepts that an administrator would write: names, addresses, `%`/`_` patterns, masks. */
 const hostPattern = /^[A-Za-z0-9.:%_/-]{1,255}$/
@@ -368,7 +374,16 @@ export function mariadbEngine(): DatabaseEngine {
     user: string,
     host: string,
   ) {
-    await run(server, `REVOKE ${list(privileges)} ON ??.* FROM ?@?`, [pattern, user, host])
+    await runRevoke(server, `REVOKE ${list(privileges)} ON ??.* FROM ?@?`, [pattern, user, host])
+  }
+
+  /** Runs a REVOKE; a grant already gone is what it wanted. */
+  async function runRevoke(server: ServerAccess, statement: string, values: unknown[]) {
+    try {
+      await poolOf(server).query(statement, values)
+    } catch (error) {
+      if (!grantGone.has((error as { errno?: number }).errno ?? 0)) throw engineError(error)
+    }
   }
 
   /**
@@ -388,7 +403,7 @@ export function mariadbEngine(): DatabaseEngine {
     )
     for (const { Db, Table_name } of tables)
       if (!keep.has(String(Db)))
-        await run(server, 'REVOKE ALL PRIVILEGES ON ??.?? FROM ?@?', [Db, Table_name, user, host])
+        await runRevoke(server, 'REVOKE ALL PRIVILEGES ON ??.?? FROM ?@?', [Db, Table_name, user, host])
     const routines = await rows(
       server,
       'SELECT Db, Routine_name, Routine_type FROM mysql.procs_priv WHERE User = ? AND Host = ?',
@@ -398,7 +413,12 @@ export function mariadbEngine(): DatabaseEngine {
       if (keep.has(String(Db))) continue
       const kind =
         Routine_type === 'FUNCTION' ? 'FUNCTION' : Routine_type === 'PACKAGE' ? 'PACKAGE' : 'PROCEDURE'
-      await run(server, `REVOKE ALL PRIVILEGES ON ${kind} ??.?? FROM ?@?`, [Db, Routine_name, user, host])
+      await runRevoke(server, `REVOKE ALL PRIVILEGES ON ${kind} ??.?? FROM ?@?`, [
+        Db,
+        Routine_name,
+        user,
+        host,
+      ])
     }
   }
 
@@ -493,7 +513,7 @@ export function mariadbEngine(): DatabaseEngine {
         name,
       ])
       for (const { User, Host, Table_name } of tables)
-        await run(server, 'REVOKE ALL PRIVILEGES ON ??.?? FROM ?@?', [name, Table_name, User, Host])
+        await runRevoke(server, 'REVOKE ALL PRIVILEGES ON ??.?? FROM ?@?', [name, Table_name, User, Host])
     },
 
     async databaseSizes(server, names) {

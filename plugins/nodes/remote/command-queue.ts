@@ -2,8 +2,8 @@
 // a driver call queues one and waits for its answer; the agent's poll takes the node's queued commands (and those
 // sent to an earlier run of the agent, which never answered), and its answer settles the command.
 
-import { type Db, newId, nowIso, type PluginContext, sql } from '../../../core/index.ts'
-import { NodeFailure, NodeRefusal } from '../contract.ts'
+import { type Db, JobAttemptFailure, newId, nowIso, type PluginContext, sql } from '../../../core/index.ts'
+import { NodeFailure, NodeRefusal, NodeUnreachable } from '../contract.ts'
 import type { NodeCommandsTable, NodesTables } from '../migrations.ts'
 import type { AgentCommand, AgentResult } from '../node/agent/protocol.ts'
 import { agentSilenceMs } from '../node/agent/protocol.ts'
@@ -150,12 +150,13 @@ export function createCommandQueue(context: Pick<PluginContext, 'db' | 'transact
               throw new NodeRefusal(error.code, error.message, error.details)
             const message = `The node's agent failed to carry out ${operation} for ${subject}: ${error?.message ?? 'no reason given'}`
             if (error?.final) throw new NodeFailure(message, error.code ?? 'agent_refused')
-            throw new Error(message)
+            // Worth another attempt, with what the agent called it (`disk_full`).
+            throw new JobAttemptFailure(message, error?.code ?? 'node_error')
           }
           if (await agentSilent(nodeId)) {
             const since = Date.parse(row.sent_at ?? row.created_at)
             if (Date.now() - since > agentSilenceMs)
-              throw new Error(
+              throw new NodeUnreachable(
                 `The node's agent has not been connected for a minute; the ${operation} waits for it`,
               )
           }

@@ -23,18 +23,19 @@ export function SiteDelete({ site, onStarted }: { site: Site; onStarted: () => v
     () => onStarted(),
   )
   const started = remove.isSuccess
+  // The deletion's own job, as the DELETE answered it (the page's read of the site may not have caught up).
+  const jobId = remove.data?.jobId ?? site.jobId
   return (
     <>
       {started ? (
         <>
           <p role="status">Deleting {site.name}…</p>
-          {site.jobId && session.can('job:read') ? (
+          {jobId && session.can('job:read') ? (
             <JobProgress
-              key={site.jobId}
-              jobId={site.jobId}
+              key={jobId}
+              jobId={jobId}
               onFinished={(job) => {
-                // Gone: its own answer is dropped rather than read again (a 404). A site deleted while
-                // provisioning is deleted by a second job, which the site read again names.
+                // Gone: its own answer is dropped rather than read again (a 404).
                 if (job.kind === 'site.delete' && job.status === 'succeeded') {
                   queries.removeQueries(
                     api.query('/api/v1/sites/{id}', { params: { path: { id: site.id } } }),

@@ -1,4 +1,5 @@
-// `/sites/:id`: a site's facts, the job working on it, and what the caller may do with it.
+// `/sites/:id`: a site's facts, why it failed (and its retry), the job working on it, and what the caller may do
+// with it.
 
 import { useEffect, useState } from 'react'
 import { ApiProblem, JobProgress, navigate, Section, useSession } from '../../console/kit.ts'
@@ -6,6 +7,7 @@ import type { Schemas } from './api.ts'
 import { SiteDelete } from './site-delete.tsx'
 import { SiteEditForm } from './site-edit-form.tsx'
 import { SiteFacts } from './site-facts.tsx'
+import { SiteFailure } from './site-failure.tsx'
 import { SiteFrame } from './site-frame.tsx'
 import { isBusy } from './site-statuses.ts'
 import { SiteSuspension } from './site-suspension.tsx'
@@ -32,6 +34,7 @@ export function SitePage({ id }: { id: string }) {
     <SiteFrame id={id}>
       {(current) => (
         <>
+          {deleting ? null : <SiteFailure site={current} />}
           <Section title="Details">
             <SiteFacts site={current} />
           </Section>

@@ -18,7 +18,7 @@ function SiteStateNotice({ site }: { site: Site }) {
         ? 'This site is still being set up: its files are available once it is active.'
         : site.status === 'deleting'
           ? 'This site is being deleted.'
-          : 'Setting up this site failed: its files are unavailable.'
+          : `Setting up this site failed${site.error ? ` (${site.error.message})` : ''}: its files are unavailable until it is set up again from its page.`
   return (
     <div className="notice notice-info" role="status">
       <p>{text}</p>

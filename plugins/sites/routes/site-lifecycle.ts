@@ -16,15 +16,17 @@ import {
   unchanged,
 } from '../../../core/index.ts'
 import { customerSuspensions } from '../../customers/contract.ts'
-import { Site, siteScopes } from '../contract.ts'
+import { nodeDirectory } from '../../nodes/contract.ts'
+import { Site, siteScopes, siteTypes } from '../contract.ts'
 import { requireDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
-import { siteJobKinds } from '../jobs.ts'
+import { noError, siteJobKinds } from '../jobs.ts'
 import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, siteRows, toSite, updateSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
+import { startSiteDeletion } from '../site-deletion.ts'
 
 const SiteParams = { id: 'site' } as const
 
@@ -51,6 +53,8 @@ const UpdateSiteBody = t.Object(
 /** The site operations after creation. */
 export function siteLifecycleRoutes(context: PluginContext, reserved: DomainReservations): RouteDefinition[] {
   const suspensions = context.use(customerSuspensions)
+  const nodes = context.use(nodeDirectory)
+  const types = context.extensionPoint(siteTypes)
 
   /**
    * Checks a new disk quota against the customer's disk limit and moves its `diskMB` counter. Lowering a quota
@@ -64,6 +68,20 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
     if (delta !== 0) await context.usage.adjust(trx, row.customer_id, 'diskMB', delta)
   }
 
+  /** 409 `site_node_lacks` when the site's node cannot serve its type now, else null. */
+  async function nodeLacks(row: SitesTable): Promise<Problem | null> {
+    const node = row.node_id ? await nodes.find(row.node_id) : null
+    const type = types.get(row.type)
+    if (!node || !type?.lacksOn) return null
+    const lacks = await type.lacksOn(context.db, node)
+    if (lacks.length === 0) return null
+    const setup = node.agent.capabilities?.setup
+    return new Problem(sitesProblems.site_node_lacks, {
+      detail: `The site's node ${node.name} lacks ${lacks.join(', ')}${setup ? ` (\`${setup}\` installs it)` : ''}.`,
+      extensions: { nodeId: node.id, lacks },
+    })
+  }
+
   const lifecycleProblems = [sitesProblems.illegal_site_transition]
 
   return [
@@ -73,7 +91,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       operationId: 'updateSite',
       summary: 'Change a site',
       description:
-        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`). Not while the site is `provisioning` or `deleting` (409 `site_busy`). A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.',
+        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.',
       scope: siteScopes.update,
       params: SiteParams,
       body: UpdateSiteBody,
@@ -106,9 +124,14 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         const diskMB = body.limits?.diskMB
         if (diskMB !== undefined && diskMB !== row.disk_mb) changes.disk_mb = diskMB
         if (Object.keys(changes).length === 0) return unchanged(toSite(row))
-        const onNode = changes.domain !== undefined || changes.disk_mb !== undefined
+        // A failed site takes the change now and its node at the retry, which provisions the site as it then is.
+        const onNode =
+          (changes.domain !== undefined || changes.disk_mb !== undefined) && row.status !== 'failed'
         if (onNode && row.status !== 'active' && row.status !== 'suspended')
-          throw new Problem(sitesProblems.site_busy, { extensions: { currentStatus: row.status } })
+          throw new Problem(sitesProblems.site_busy, {
+            ...(row.status === 'deleting' ? { detail: 'The site is being deleted.' } : {}),
+            extensions: { currentStatus: row.status },
+          })
         if (onNode) {
           changes.job_id = await enqueueJob(trx, {
             kind: siteJobKinds.update,
@@ -202,25 +225,51 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       },
     }),
     defineRoute({
+      method: 'POST',
+      path: '/sites/:id/retry',
+      operationId: 'retrySite',
+      summary: 'Provision a failed site again',
+      description:
+        'A `failed` site becomes `provisioning` again, as it now is (a domain or limit changed since included), and a new `site.provision` job (`jobId`) tries again; its `error` is cleared, and set again if this one fails. Answers 202 with the site. Any other state is 409 `illegal_site_transition`; a site whose node lacks what its type needs (say, WordPress was removed) is 409 `site_node_lacks`, naming what and the command that installs it.',
+      scope: siteScopes.update,
+      params: SiteParams,
+      responses: { 202: { description: 'The site, `provisioning` again.', schema: Site } },
+      problems: [...lifecycleProblems, sitesProblems.site_node_lacks, kernelProblems.customer_suspended],
+      async handler(input) {
+        // What the node lacks is read before the transaction (the node directory reads outside it).
+        const lacks = await nodeLacks(await siteRows.find(context.db, input.view, input.params.id))
+        const site = await context.transaction(async (trx) => {
+          const row = await siteRows.find(trx, input.view, input.params.id)
+          if (row.status !== 'failed') throw illegalTransition(row.status as SiteStatus, 'provisioning')
+          if (lacks) throw lacks
+          const moved = await moveSite(trx, input, row, {
+            to: 'provisioning',
+            jobKind: siteJobKinds.provision,
+            action: 'site.retry',
+            changes: noError,
+            details: { previousError: row.error_code },
+          })
+          return toSite(moved)
+        })
+        return new Reply(202, site)
+      },
+    }),
+    defineRoute({
       method: 'DELETE',
       path: '/sites/:id',
       operationId: 'deleteSite',
       summary: 'Delete a site',
       description:
-        'An `active`, `suspended` or `failed` site becomes `deleting`; the `site.delete` job (`jobId`) removes it from its node and then from the panel, and `site.deleted` is sent. A `provisioning` site becomes `deleting` too, and its provisioning job starts the `site.delete` job once it is done with it (two jobs never work on one site at once). Answers 202 with the site.',
+        'An `active`, `suspended`, `failed` or `provisioning` site becomes `deleting`; the `site.delete` job (`jobId`) removes it from its node and then from the panel, and `site.deleted` is sent (then the site is 404). A provisioning under way, or waiting to try again, is cancelled: the deletion starts once it has stopped, within seconds. Answers 202 with the site; a site already `deleting` answers the same, with the deletion under way.',
       scope: siteScopes.delete,
       params: SiteParams,
       responses: { 202: { description: 'The site, now `deleting`.', schema: Site } },
-      problems: lifecycleProblems,
       async handler(input) {
         const site = await context.transaction(async (trx) => {
           const row = await siteRows.find(trx, input.view, input.params.id)
-          const moved = await moveSite(trx, input, row, {
-            to: 'deleting',
-            jobKind: row.status === 'provisioning' ? null : siteJobKinds.delete,
-            action: 'site.delete',
-          })
-          return toSite(moved)
+          // Asked again (a client retrying): the deletion under way is the answer.
+          if (row.status === 'deleting') return toSite(row)
+          return toSite(await startSiteDeletion(trx, context, input, row))
         })
         return new Reply(202, site)
       },

@@ -224,6 +224,9 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
           job_id: null,
           disk_mb: diskMB,
           suspended_by_staff: 0,
+          error_code: null,
+          error_message: null,
+          error_job_id: null,
           created_at: now,
           updated_at: now,
         }
