@@ -1,7 +1,11 @@
-// What other plugins and clients may import of the DNS zones plugin: its resources as the API shows them.
+// What other plugins and clients may import of the DNS zones plugin: its resources as the API shows them, and its
+// refusals.
 
-import { type Static, t } from '../../core/index.ts'
-import { recordTypes } from './records.ts'
+import { defineProblems, type Static, t } from '../../core/index.ts'
+
+/** The record types the plugin keeps. */
+export const recordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const
+export type RecordType = (typeof recordTypes)[number]
 
 export const DnsZone = t.Object(
   {
@@ -41,3 +45,43 @@ export const DnsRecord = t.Object(
 )
 export type DnsZone = Static<typeof DnsZone>
 export type DnsRecord = Static<typeof DnsRecord>
+
+export const dnsProblems = defineProblems({
+  invalid_zone_name: {
+    status: 422,
+    detail: 'The zone name is not a domain name.',
+    description: '`name`: two labels or more (letters, digits, inner hyphens), without the final dot.',
+  },
+  dns_zone_taken: {
+    status: 409,
+    detail: 'This zone, or one above or below it, is kept here already.',
+    description:
+      'Zone names are unique in the installation, and no zone is inside another (keep its records there).',
+  },
+  dns_zone_limit_reached: {
+    status: 422,
+    detail: 'The customer already has as many DNS zones as its limits allow.',
+    description: 'Creating the zone would pass the customer’s `dnsZones` limit (its plans, or the defaults).',
+  },
+  invalid_record_name: {
+    status: 422,
+    detail: 'The name is not a name in the zone.',
+    description: '`name`: `@`, or labels relative to the zone (host names for A, AAAA and MX; `*` first).',
+  },
+  invalid_record_content: {
+    status: 422,
+    detail: 'The content does not suit the record’s type.',
+    description: 'A: IPv4; AAAA: IPv6; CNAME: a domain; MX: `0`-`65535` and a host name; TXT: no controls.',
+  },
+  cname_conflict: {
+    status: 409,
+    detail: 'A CNAME cannot share its name with other records.',
+    description:
+      'The name holds a CNAME, or other records (at `@`, the SOA and NS) beside the CNAME asked for.',
+  },
+  duplicate_record: {
+    status: 409,
+    detail: 'The zone already has this record.',
+    description: 'A record of the same name, type and content exists.',
+  },
+})

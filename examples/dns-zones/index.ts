@@ -1,11 +1,10 @@
 // DNS zones of customers, with their records and a BIND zone-file export: a third-party plugin written only against
 // the public contracts (the kernel's, the customers plugin's directory, the console's pages). See README.md.
 
-import { definePlugin, resourceEvents } from '../../core/index.ts'
+import { type Db, definePlugin, resourceEvents } from '../../core/index.ts'
 import { addConsolePages } from '../../plugins/console/contract.ts'
-import { DnsRecord, DnsZone } from './contract.ts'
-import { dnsProblems } from './problems.ts'
-import { isZoneName } from './records.ts'
+import { DnsRecord, DnsZone, dnsProblems } from './contract.ts'
+import { isDomain } from './records.ts'
 import { dnsRoutes } from './routes.ts'
 
 /** Options of {@link dnsZonesPlugin}: what each exported zone says of the installation's name servers. */
@@ -17,12 +16,27 @@ export interface DnsZonesOptions {
 }
 
 const roles = ['owner', 'admin', 'developer'] as const
+const limit = dnsProblems.dns_zone_limit_reached
+
+/** The plugin's tables, their columns named as the API's fields. */
+async function createTables(db: Db) {
+  const table = async (name: string, text: string[], integer: string) => {
+    let create = db.schema.createTable(name).addColumn('id', 'text', (c) => c.primaryKey())
+    for (const column of [...text, 'createdAt', 'updatedAt'])
+      create = create.addColumn(column, 'text', (c) => c.notNull())
+    await create.addColumn(integer, 'integer', (c) => c.notNull()).execute()
+  }
+  await table('dns_zones', ['customerId', 'name'], 'serial')
+  await table('dns_records', ['zoneId', 'customerId', 'name', 'type', 'content'], 'ttl')
+  await db.schema.createIndex('dns_zones_name').unique().on('dns_zones').column('name').execute()
+  await db.schema.createIndex('dns_records_zone').on('dns_records').columns(['zoneId', 'name']).execute()
+}
 
 /** DNS zones of customers: `dns:read` and `dns:manage`, held by owners, admins and developers. */
 export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
   const nameservers = options.nameservers ?? ['ns1.example.net', 'ns2.example.net']
   const hostmaster = options.hostmaster ?? 'hostmaster@example.net'
-  if (nameservers.length === 0 || !nameservers.every(isZoneName) || !/^[^@\s]+@[^@\s]+$/.test(hostmaster))
+  if (nameservers.length === 0 || !nameservers.every(isDomain) || !/^[^@\s]+@[^@\s]+$/.test(hostmaster))
     throw new Error('dnsZonesPlugin: nameservers must be domain names, and hostmaster an e-mail address')
   return definePlugin({
     name: 'dns-zones',
@@ -43,39 +57,14 @@ export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
       {
         name: 'dnsZones',
         description: 'DNS zones.',
-        quota: {
-          description: 'How many DNS zones the customer may keep.',
-          problem: dnsProblems.dns_zone_limit_reached,
-        },
+        quota: { description: 'How many zones a customer may keep.', problem: limit },
       },
     ],
-    migrations: [
-      {
-        id: '0001_dns',
-        async up(db) {
-          let zoneTable = db.schema.createTable('dns_zones').addColumn('id', 'text', (c) => c.primaryKey())
-          for (const column of ['customerId', 'name', 'createdAt', 'updatedAt'])
-            zoneTable = zoneTable.addColumn(column, 'text', (c) => c.notNull())
-          await zoneTable.addColumn('serial', 'integer', (c) => c.notNull()).execute()
-          await db.schema.createIndex('dns_zones_name').unique().on('dns_zones').column('name').execute()
-          let recordTable = db.schema
-            .createTable('dns_records')
-            .addColumn('id', 'text', (c) => c.primaryKey())
-          for (const column of ['zoneId', 'customerId', 'name', 'type', 'content', 'createdAt', 'updatedAt'])
-            recordTable = recordTable.addColumn(column, 'text', (c) => c.notNull())
-          await recordTable.addColumn('ttl', 'integer', (c) => c.notNull()).execute()
-          await db.schema
-            .createIndex('dns_records_zone')
-            .on('dns_records')
-            .columns(['zoneId', 'name'])
-            .execute()
-        },
-      },
-    ],
+    migrations: [{ id: '0001_dns', up: (db) => createTables(db as Db) }],
     setup(context) {
       addConsolePages(context, import.meta.dir)
     },
-    routes: (context) => dnsRoutes(context, { nameservers, hostmaster, defaultTtl: 3600 }),
+    routes: (context) => dnsRoutes(context, { nameservers, hostmaster }),
     capabilities: () => ({ nameservers }),
   })
 }
