@@ -285,7 +285,7 @@ export interface components {
        * - `unknown_event_kind` (422, webhooks): Each entry of `events` must be `"*"` or an event kind the installation declares (`GET /capabilities` lists them as `eventKinds`).
        * - `webhook_disabled` (409, webhooks): A disabled endpoint (by staff, or by the panel after a 410 answer) receives nothing; `PATCH` it with `enabled: true` first.
        * - `invalid_zone_name` (422, dns-zones): `name`: two labels or more (letters, digits, inner hyphens), without the final dot.
-       * - `dns_zone_taken` (409, dns-zones): Zone names are unique in the installation, and no customer’s zone is inside another’s.
+       * - `dns_zone_taken` (409, dns-zones): Zone names are unique in the installation, and no zone is inside another (keep its records there).
        * - `dns_zone_limit_reached` (422, dns-zones): Creating the zone would pass the customer’s `dnsZones` limit (its plans, or the defaults).
        * - `invalid_record_name` (422, dns-zones): `name`: `@`, or labels relative to the zone (host names for A, AAAA and MX; `*` first).
        * - `invalid_record_content` (422, dns-zones): A: IPv4; AAAA: IPv6; CNAME: a domain; MX: `0`-`65535` and a host name; TXT: no controls.
@@ -406,7 +406,6 @@ export interface operations {
   listDnsZones: {
     parameters: {
       query?: {
-        /** @description Only this customer’s zones. */
         customerId?: string;
         /** @description The `nextCursor` of the previous page. */
         cursor?: string;
@@ -505,7 +504,7 @@ export interface operations {
           /** @description The customer whose zone it is, `cus_…`. */
           customerId: string;
           /**
-           * Format: dns-zone-name
+           * Format: dns-zone
            * @description The domain, without the final dot: `example.com`.
            */
           name: string;
@@ -822,7 +821,6 @@ export interface operations {
   listDnsRecords: {
     parameters: {
       query?: {
-        /** @description Only records of this name. */
         name?: string;
         /** @description The record’s type. */
         type?: "A" | "AAAA" | "CNAME" | "MX" | "TXT";
@@ -937,14 +935,14 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Relative to the zone; `@` for the zone itself. */
+          /** @description Relative to the zone; `@`: the zone itself. */
           name: string;
           /**
            * @description The record’s type.
            * @enum {string}
            */
           type: "A" | "AAAA" | "CNAME" | "MX" | "TXT";
-          /** @description As the type wants (see `DnsRecord`). */
+          /** @description As its type wants (see `DnsRecord`). */
           content: string;
           /** @description Seconds; default 3600. */
           ttl?: number;
@@ -1287,9 +1285,9 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Relative to the zone; `@` for the zone itself. */
+          /** @description Relative to the zone; `@`: the zone itself. */
           name?: string;
-          /** @description As the type wants (see `DnsRecord`). */
+          /** @description As its type wants (see `DnsRecord`). */
           content?: string;
           /** @description Seconds; default 3600. */
           ttl?: number;
@@ -1432,7 +1430,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The zone file (RFC 1035), with its SOA and NS. */
+      /** @description The zone file (RFC 1035). */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
