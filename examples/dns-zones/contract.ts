@@ -5,8 +5,10 @@ import { defineProblems, type Static, t } from '../../core/index.ts'
 
 /** The record types the plugin keeps. */
 export const recordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const
+/** A record type's name. */
 export type RecordType = (typeof recordTypes)[number]
 
+/** A customer's DNS zone as the API shows it. */
 export const DnsZone = t.Object(
   {
     id: t.String({ description: 'Identifier, `dnsz_…`.' }),
@@ -20,10 +22,12 @@ export const DnsZone = t.Object(
   },
   { $id: 'DnsZone' },
 )
+/** A record's type, one of {@link recordTypes}. */
 export const RecordType = t.Union(
   recordTypes.map((type) => t.Literal(type)),
   { description: 'The record’s type.' },
 )
+/** A record of a zone as the API shows it; its content as the zone file writes it, but for the final dots. */
 export const DnsRecord = t.Object(
   {
     id: t.String({ description: 'Identifier, `dnsr_…`.' }),
@@ -46,6 +50,7 @@ export const DnsRecord = t.Object(
 export type DnsZone = Static<typeof DnsZone>
 export type DnsRecord = Static<typeof DnsRecord>
 
+/** The plugin's refusals (their codes are stable: clients decide on them). */
 export const dnsProblems = defineProblems({
   invalid_zone_name: {
     status: 422,

@@ -32,6 +32,7 @@ const recordOf = (data: FormData) => ({
   type: (textOf(data, 'type') ?? 'A') as DnsRecord['type'],
 })
 
+/** A zone's records, the form that adds one, and its zone file. */
 export function ZonePage({ id }: { id: string }) {
   const path = { params: { path: { id } } }
   const manage = useSession().can('dns:manage')

@@ -17,6 +17,7 @@ import {
 } from '../../../plugins/console/kit.ts'
 import { api, type Schemas } from './api.ts'
 
+/** The zones list, and the form that adds one. */
 export function ZonesPage() {
   const { can, staff } = useSession()
   const form = useApiForm(
