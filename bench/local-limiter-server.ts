@@ -30,7 +30,7 @@ const panel = await createPanel({
   logger: log,
   metrics: { token: settings.metricsToken, processMetrics: true },
 })
-const server = servePanel(panel, { hostname: settings.host, port: settings.port, trustProxy: false, log })
+const server = servePanel(panel, { hostname: settings.host, port: settings.port, log })
 panel.start()
 console.log(`local-limiter panel listening on ${server.url.href.replace(/\/$/, '')}`)
 process.once('SIGTERM', async () => {

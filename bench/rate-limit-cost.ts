@@ -164,6 +164,7 @@ try {
     ...defaultLoginThrottle,
     perAccount: 1e9,
     perAddress: 1e9,
+    perAccountAnywhere: 1e9,
   })
   const attempts: number[] = []
   for (let i = 0; i < rounds; i++) {

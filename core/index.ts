@@ -21,7 +21,9 @@ export {
   type JobRun,
   jobOutputLimits,
 } from './jobs/job-definition.ts'
+export { jobIsLive } from './jobs/job-queue.ts'
 export { prefersHtml } from './openapi/docs-page.ts'
+export { keyedList } from './pagination/keyed-list.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
 export {
   type ChangeDeclaration,
@@ -33,6 +35,7 @@ export {
 } from './plugin/change.ts'
 export {
   type BackgroundTask,
+  type CancelledJob,
   type CounterMetric,
   definePlugin,
   type EventDefinition,

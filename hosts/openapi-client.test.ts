@@ -53,6 +53,9 @@ export type Checks = [
   // Every 401 challenges; a 403 only for a missing scope.
   Expect<Equal<GetSite[401]['headers']['WWW-Authenticate'], string>>,
   Expect<Equal<Optional<GetSite[403]['headers'], 'WWW-Authenticate'>, true>>,
+  // Refusals carry what is left of the allowance when the request was counted before it was refused.
+  Expect<Equal<Optional<GetSite[404]['headers'], 'RateLimit'>, true>>,
+  Expect<Equal<NonNullable<GetSite[404]['headers']['RateLimit']>, string>>,
   // Public operations are limited by address, which an embedding host may not know.
   Expect<Equal<Optional<Login[200]['headers'], 'RateLimit'>, true>>,
   // Refusals are problem documents with a closed set of codes.
@@ -159,14 +162,31 @@ function requiredHeaders(path: string, method: string, status: number): string[]
     .map(([name]) => name.toLowerCase())
 }
 
-/** Asserts that `response` is documented for this operation and carries every header documented as always sent. */
+/** The names of every header the document declares on this answer, lower-case. */
+function declaredHeaders(path: string, method: string, status: number): string[] {
+  const paths = document.paths as Record<string, Record<string, { responses: Record<string, JsonObject> }>>
+  const response = paths[path]?.[method]?.responses[String(status)]
+  return Object.keys((response?.headers ?? {}) as JsonObject).map((name) => name.toLowerCase())
+}
+
+/** Headers of the panel's own that a client reads: whenever one is sent, the document must declare it. */
+const panelHeaders = ['ratelimit', 'ratelimit-policy', 'retry-after', 'etag', 'location', 'www-authenticate']
+
+/**
+ * Asserts that `response` is documented for this operation, carries every header documented as always sent, and
+ * sends none of the panel's headers the document does not declare (RateLimit on refusals once was).
+ */
 function expectDeclaredHeaders(response: Response, path: string, method: string): void {
+  const where = `${method.toUpperCase()} ${path} ${response.status}`
   const missing = requiredHeaders(path, method, response.status).filter((name) => !response.headers.has(name))
-  expect(missing, `${method.toUpperCase()} ${path} ${response.status}`).toEqual([])
+  expect(missing, where).toEqual([])
+  const declared = declaredHeaders(path, method, response.status)
+  const undeclared = panelHeaders.filter((name) => response.headers.has(name) && !declared.includes(name))
+  expect(undeclared, where).toEqual([])
 }
 
 describe('the headers the document declares as always sent', () => {
-  test('are on success, 304, 401, 403, 404, 412, 422 and 429 answers', async () => {
+  test('are on success, 304, 401, 403, 404, 412, 422 and 429 answers, and none is sent undeclared', async () => {
     const token = await tp.token()
     const created = await tp.request('POST', '/api/v1/customers', {
       token,

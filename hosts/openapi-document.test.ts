@@ -312,6 +312,67 @@ describe('the OpenAPI document', () => {
     expect(unbounded).toEqual([])
   })
 
+  test('titles every problem response with its status’s reason phrase, as the answers do', async () => {
+    // Outside clients found 412, 416, 426 and 502 described (and answered) as "Client Error".
+    const phrases: Readonly<Record<string, string>> = {
+      '412': 'Precondition Failed',
+      '416': 'Range Not Satisfiable',
+      '422': 'Unprocessable Content',
+      '426': 'Upgrade Required',
+      '502': 'Bad Gateway',
+    }
+    const seen = new Set<string>()
+    for (const { method, path, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (!response.content?.[problemJson]) continue
+        const { description } = response as { description: string }
+        expect(description, `${label(method, path)} ${status}`).not.toMatch(/^(Client|Server) Error/)
+        const phrase = phrases[status]
+        if (phrase === undefined) continue
+        expect(description, `${label(method, path)} ${status}`).toStartWith(`${phrase}: `)
+        seen.add(status)
+      }
+    }
+    expect([...seen].toSorted()).toEqual(Object.keys(phrases).toSorted())
+    const token = await tp.token()
+    const created = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Titles Inc' } })
+    const { id } = (await created.json()) as { id: string }
+    const stale = await tp.request('PATCH', `/api/v1/customers/${id}`, {
+      token,
+      body: { name: 'Renamed' },
+      headers: { 'if-match': '"stale"' },
+    })
+    expect(stale.status).toBe(412)
+    expect(((await stale.json()) as { title: string }).title).toBe('Precondition Failed')
+  })
+
+  test('declares the request headers operations read, and none they ignore', () => {
+    // Outside clients found Upload-Offset and Range read but undeclared (a validating proxy strips or refuses them).
+    const headersOf = (path: string, method: string) =>
+      Object.fromEntries(
+        (
+          (
+            document.paths[path]?.[method] as {
+              parameters?: { name: string; in: string; required: boolean }[]
+            }
+          )?.parameters ?? []
+        )
+          .filter((parameter) => parameter.in === 'header')
+          .map((parameter) => [parameter.name, parameter.required]),
+      )
+    expect(headersOf('/api/v1/sites/{id}/files/uploads/{uploadId}', 'put')).toEqual({ 'Upload-Offset': true })
+    const read = { 'If-None-Match': false, Range: false, 'If-Range': false }
+    expect(headersOf('/api/v1/sites/{id}/files/content', 'get')).toEqual(read)
+    expect(headersOf('/api/v1/file-downloads', 'get')).toEqual(read)
+    expect(headersOf('/api/v1/sites/{id}/files/content', 'put')).toEqual({
+      'If-Match': false,
+      'If-None-Match': false,
+    })
+    expect(headersOf('/api/v1/sites/{id}/files/uploads/{uploadId}', 'delete')).toEqual({})
+    expect(headersOf('/api/v1/sites/{id}', 'patch')).toEqual({ 'If-Match': false })
+    expect(headersOf('/api/v1/sites/{id}', 'get')).toEqual({ 'If-None-Match': false })
+  })
+
   test('names every kernel and plugin problem code in the Problem schema', () => {
     const codes = document.components.schemas.Problem?.properties?.code?.enum ?? []
     expect(codes).toEqual(

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type LogLevel, logLevels, parseQuotaLimits, type QuotaLimits } from '../core/host.ts'
+import { parseTrustedProxies, type TrustedProxies } from './trusted-proxies.ts'
 
 /** Whether customers subscribe themselves to a plan (`open`) or only staff and billing systems do (`closed`). */
 export type CheckoutMode = 'open' | 'closed'
@@ -34,8 +35,16 @@ export interface StandardSettings {
   readonly defaultCustomerLimits: QuotaLimits
   /** `BILLING_CHECKOUT`, `open` (default) or `closed`. */
   readonly billingCheckout: CheckoutMode
-  /** `TRUST_PROXY`: `1`/`true`/`yes` when one reverse proxy in front sets `X-Forwarded-For`/`-Proto`. */
-  readonly trustProxy: boolean
+  /**
+   * `TRUST_PROXY`: the reverse proxies (addresses or CIDRs, comma-separated) whose `X-Forwarded-For` and
+   * `X-Forwarded-Proto` are believed; none by default. Its old `1`/`true`/`yes` stops the start-up, saying so.
+   */
+  readonly trustedProxies: TrustedProxies
+  /**
+   * `PUBLIC_URL`: the URL people and clients reach the panel at (`https://panel.example.com`). Its host name is the
+   * panel's: no site may take it, or a name under it. None by default.
+   */
+  readonly publicUrl: string | null
   /** `PLINTH_CONFIG`: a module whose default export gives the plugin list; absolute, or null for the standard one. */
   readonly configPath: string | null
   /** `METRICS_TOKEN`: the bearer token `/metrics` wants; without it `/metrics` answers loopback callers only. */
@@ -230,6 +239,13 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
         `SHELL_ALLOWED_ORIGINS must list origins such as https://portal.example.com, not "${origin}"`,
       )
   }
+  const trust = parseTrustedProxies(env.TRUST_PROXY)
+  if ('problem' in trust) problems.push(trust.problem)
+  const publicUrl = env.PUBLIC_URL || null
+  if (publicUrl !== null && !/^https?:\/\/[^\s/?#]+(\/[^\s]*)?$/.test(publicUrl))
+    problems.push(
+      `PUBLIC_URL must be the http:// or https:// URL the panel is reached at, not "${publicUrl}"`,
+    )
   const acmeEmail = env.ACME_EMAIL || null
   if (acmeEmail !== null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(acmeEmail))
     problems.push(`ACME_EMAIL must be an email address, not "${acmeEmail}"`)
@@ -260,7 +276,8 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     jobLeaseMs: wholeNumber('JOB_LEASE_MS', 1000, 86_400_000),
     defaultCustomerLimits,
     billingCheckout: checkout === 'closed' ? 'closed' : 'open',
-    trustProxy: flag('TRUST_PROXY', false),
+    trustedProxies: 'proxies' in trust ? trust.proxies : [],
+    publicUrl,
     configPath,
     metricsToken,
     logRequests: flag('LOG_REQUESTS', true),

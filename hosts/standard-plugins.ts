@@ -41,6 +41,7 @@ export function standardPlugins(
         | 'shellIdleSeconds'
         | 'shellSessionsPerSite'
         | 'shellAllowedOrigins'
+        | 'publicUrl'
       >
     >,
 ): PluginDefinition[] {
@@ -58,7 +59,8 @@ export function standardPlugins(
     customersPlugin(),
     nodesPlugin({ dataDir: settings.dataDir, ...(localServing ? { localServing } : {}) }),
     // WordPress comes from its own plugin, which installs it with a database of the site's own.
-    sitesPlugin({ wordpress: false }),
+    // No site takes the panel's own host name (PUBLIC_URL's), nor a brand's.
+    sitesPlugin({ wordpress: false, panelHostnames: hostnamesOf(settings.publicUrl) }),
     // The local node runs a MariaDB of its own for its sites when it serves them.
     databasesPlugin({ nodeDatabasePort: localServing ? (settings.nodeDatabasePort ?? null) : null }),
     filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),
@@ -80,6 +82,12 @@ export function standardPlugins(
     // The web console at `/`, on the API above.
     consolePlugin(),
   ]
+}
+
+/** The host name of the panel's public URL (lower case, no trailing dot), or none. */
+function hostnamesOf(publicUrl: string | null | undefined): string[] {
+  if (!publicUrl) return []
+  return [new URL(publicUrl).hostname.toLowerCase().replace(/\.$/, '')]
 }
 
 /** The certificates plugin's ACME settings: Let's Encrypt unless the settings name another directory, or none. */

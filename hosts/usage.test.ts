@@ -114,6 +114,17 @@ test('brand staff see their brand, members their teams, limited tokens their cus
   expect(await usage(await tp.token({ customerId: customers.b }))).toMatchObject({ customers: 1, sites: 1 })
 })
 
+test('narrowing to a customer that does not exist is 404 for platform staff too, as the document says', async () => {
+  // Outside clients (Prism against the served document) found it answered platform staff 200 with zeros.
+  const unknown = 'cus_01M80QJY0XWSRMQ50BB8KAM10K'
+  const response = await tp.request('GET', `/api/v1/usage?customerId=${unknown}`, { token: staffToken })
+  expect(response.status).toBe(404)
+  expect(((await response.json()) as { code: string }).code).toBe('not_found')
+  const known = await tp.request('GET', `/api/v1/usage?customerId=${customers.a}`, { token: staffToken })
+  expect(known.status).toBe(200)
+  expect(await known.json()).toMatchObject({ customers: 1, sites: 2 })
+})
+
 test('a refused create changes no count', async () => {
   const before = await usage(staffToken)
   const refused = await tp.request('POST', '/api/v1/sites', {

@@ -132,24 +132,35 @@ export async function buildCaller(
   }
 }
 
-/** Whether a customer is inside a view; the brand case asks the tenants registry. */
+/**
+ * Whether a customer exists inside a view. The whole installation's view asks the tenants registry too: an id
+ * nobody registered (or a customer since removed) is in no view, so `?customerId=` of an unknown customer is a 404
+ * for staff as for anyone, never an empty answer.
+ */
 export async function customerInView(db: Db, view: TenantView, customerId: string): Promise<boolean> {
-  if (view.kind === 'all') return true
   if (view.kind === 'customers') return view.customerIds.includes(customerId)
-  const row = await db
+  let registered = db
     .withTables<TenancyTables>()
     .selectFrom('tenants')
     .select(sql<number>`1`.as('one'))
     .where('customer_id', '=', customerId)
-    .where('brand_id', '=', view.brandId)
-    .executeTakeFirst()
-  return row !== undefined
+  if (view.kind === 'brand') registered = registered.where('brand_id', '=', view.brandId)
+  return (await registered.executeTakeFirst()) !== undefined
 }
 
 /** The caller's scopes that reach `customerId`: what a token limited to that customer could hold. */
 export async function scopesOnCustomer(db: Db, caller: Caller, customerId: string): Promise<Set<string>> {
   const held = new Set<string>()
-  for (const scope of caller.scopes)
-    if (await customerInView(db, caller.viewFor(scope), customerId)) held.add(scope)
+  // Staff have one view for every scope: asked about once, not once per scope.
+  const answers = new Map<TenantView, boolean>()
+  for (const scope of caller.scopes) {
+    const view = caller.viewFor(scope)
+    let inView = answers.get(view)
+    if (inView === undefined) {
+      inView = await customerInView(db, view, customerId)
+      answers.set(view, inView)
+    }
+    if (inView) held.add(scope)
+  }
   return held
 }

@@ -7,6 +7,7 @@ import type { KeptAnswer } from '../idempotency/idempotency-keys.ts'
 import { Reply } from '../plugin/route.ts'
 import { type Problem, problemMediaType } from '../problem/problem.ts'
 import { clientHasCurrent, entityTagOf } from './conditional-requests.ts'
+import { endingWhen, eventStreamType } from './event-stream-end.ts'
 import type { RequestInfo, RouteUnderway } from './route-runtime.ts'
 import { markSocketUpgrade, type SocketHandler } from './socket-upgrade.ts'
 
@@ -91,7 +92,13 @@ export function answerRenderer({ route, runtime, label }: RouteUnderway) {
       ? { location: `${runtime.basePath}${result.location}` }
       : {}
     const all = { ...headers, ...result.headers, ...location }
-    const answer = bodyAnswer(result.status, result.body, all, declaredType(result.status), label)
+    const { stopping } = runtime
+    // An event stream never ends by itself: it ends when the panel stops.
+    const body =
+      stopping && result.body instanceof ReadableStream && result.headers['content-type'] === eventStreamType
+        ? endingWhen(result.body, stopping)
+        : result.body
+    const answer = bodyAnswer(result.status, body, all, declaredType(result.status), label)
     const socket = Reply.socketOf(result)
     if (socket) socketAnswers.set(answer, socket)
     return answer

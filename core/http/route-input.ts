@@ -10,7 +10,7 @@ import { Problem, type ProblemItem } from '../problem/problem.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import { validationItems } from '../problem/validation-errors.ts'
 import { queryReader } from './query-string.ts'
-import { readJsonBody } from './request-body.ts'
+import { acceptsEmptyBody, readJsonBody, requireMediaType } from './request-body.ts'
 import type { RouteUnderway } from './route-runtime.ts'
 import { closeObjects } from './schema-strictness.ts'
 import { unstorableQueryItems, unstorableTextItems } from './text-safety.ts'
@@ -72,6 +72,8 @@ export function inputReader(
   const queryDefaults = readQuery('')
   const defaultsValid = query.Check(queryDefaults)
   const body = compile(route.body)
+  // With every field optional, no body at all is `{}`.
+  const emptyBodyAllowed = route.body !== undefined && acceptsEmptyBody(route.body)
 
   /** The request's query as its schema reads it, or the 422 of what is wrong with it. */
   function queryOf(href: string): Record<string, unknown> {
@@ -86,7 +88,9 @@ export function inputReader(
   /** The JSON body, checked (every faulty field in one 422) and its text trimmed as the schema says. */
   async function bodyOf(request: Request): Promise<unknown> {
     if (!body) return undefined
-    const bodyInput = await readJsonBody(request, route.bodyLimitBytes ?? runtime.bodyLimitBytes)
+    const bodyInput =
+      (await readJsonBody(request, route.bodyLimitBytes ?? runtime.bodyLimitBytes)) ??
+      (emptyBodyAllowed ? {} : undefined)
     if (bodyInput === undefined) {
       throw new Problem(kernelProblems.validation_failed, {
         detail: 'This operation needs a JSON body.',
@@ -108,6 +112,7 @@ export function inputReader(
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
     const queryInput = queryOf(request.url)
+    if (route.rawBody) requireMediaType(request, route.rawBody.contentType ?? 'application/octet-stream')
     const bodyInput = await bodyOf(request)
     if (!route.list) {
       const page = { cursor: undefined, limit: undefined }

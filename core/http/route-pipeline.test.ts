@@ -74,6 +74,18 @@ const gadgetsPlugin = definePlugin({
       handler: ({ params, query }) => ({ id: params.id, limit: query.limit }),
     }),
     defineRoute({
+      method: 'POST',
+      path: '/gadgets/:id/polish',
+      operationId: 'polishGadget',
+      summary: 'An action whose body fields are all optional',
+      scope: 'gadget:create',
+      params: t.Object({ id: t.String({ pattern: '^gad_' }) }),
+      body: t.Object({ shine: t.Optional(t.Integer({ minimum: 1, maximum: 3 })) }),
+      audited: false,
+      responses: { 200: { description: 'Polished.' } },
+      handler: ({ params, body }) => ({ id: params.id, shine: body.shine ?? 1 }),
+    }),
+    defineRoute({
       method: 'GET',
       path: '/gadget-admin/forgetful',
       operationId: 'gadgetAdminForgetful',
@@ -220,7 +232,7 @@ describe('request bodies', () => {
     })
     expect(response.status).toBe(422)
     const body = await problem(response)
-    expect(body.title).toBe('Unprocessable Entity')
+    expect(body.title).toBe('Unprocessable Content')
     expect(body.code).toBe('validation_failed')
     const byLocation = Object.fromEntries(
       (body.errors as { location: string; code: string }[]).map((e) => [e.location, e.code]),
@@ -250,6 +262,25 @@ describe('request bodies', () => {
   test('no body at all is 422 required at body', async () => {
     const errors = (await problem(await tp.request('POST', '/api/v1/gadgets', { token }))).errors
     expect(errors).toEqual([{ location: 'body', message: 'is required', code: 'required' }])
+  })
+
+  test('an action whose fields are all optional takes no body at all, as it takes {}', async () => {
+    // Found by outside clients: POST /database-users/{id}/rotate-password without a body was 422 "needs a JSON body".
+    const bare = await tp.request('POST', '/api/v1/gadgets/gad_1/polish', { token })
+    expect(bare.status).toBe(200)
+    expect(await bare.json()).toEqual({ id: 'gad_1', shine: 1 })
+    const empty = await tp.request('POST', '/api/v1/gadgets/gad_1/polish', { token, body: {} })
+    expect(await empty.json()).toEqual({ id: 'gad_1', shine: 1 })
+    const chosen = await tp.request('POST', '/api/v1/gadgets/gad_1/polish', { token, body: { shine: 3 } })
+    expect(await chosen.json()).toEqual({ id: 'gad_1', shine: 3 })
+    const wrong = await tp.request('POST', '/api/v1/gadgets/gad_1/polish', { token, body: { shine: 9 } })
+    expect(wrong.status).toBe(422)
+    // The document says so: the body is optional there, required where a field is.
+    const document = (await (await tp.request('GET', '/api/docs')).json()) as {
+      paths: Record<string, Record<string, { requestBody: { required: boolean } }>>
+    }
+    expect(document.paths['/api/v1/gadgets/{id}/polish']?.post?.requestBody.required).toBe(false)
+    expect(document.paths['/api/v1/gadgets']?.post?.requestBody.required).toBe(true)
   })
 
   test('malformed JSON is 400 malformed_json', async () => {

@@ -39,6 +39,8 @@ export interface PipelineRuntime {
   rateLimited?(key: RateKey): void
   /** Where unexpected failures are logged, under the request id. */
   readonly log: Logger
+  /** Aborts when the panel begins to stop: live event streams end then (see `event-stream-end.ts`). */
+  readonly stopping?: AbortSignal
 }
 
 /** What a host knows of a request beyond the Request itself. */

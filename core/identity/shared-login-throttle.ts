@@ -2,7 +2,12 @@
 // across the instances behind a balancer gets the allowance of one panel, not one per instance.
 
 import { sql } from 'kysely'
-import { createLoginThrottle, type LoginThrottlePolicy } from '../auth/login-throttle.ts'
+import {
+  createLoginThrottle,
+  type LoginThrottlePolicy,
+  loginCounters,
+  throttleDelayMs,
+} from '../auth/login-throttle.ts'
 import type { Store } from '../store/store.ts'
 
 /** The outcome of asking to try a password, whichever throttle answered. */
@@ -40,14 +45,17 @@ const clock = (now: number | null) =>
 export function createSharedLoginThrottle(store: Store, policy: LoginThrottlePolicy) {
   return {
     async attempt(subject: string, address: string | null, now?: number): Promise<ThrottledAttempt> {
-      const accountKey = `failed-login:account:${subject}`
-      const addressKey = address === null ? null : `failed-login:address:${address}`
+      const counters = loginCounters(subject, address, policy).map((counter) => ({
+        ...counter,
+        key: `failed-login:${counter.key}`,
+      }))
       // Sorted, so two attempts sharing a key lock their rows in the same order and never deadlock.
-      const keys = addressKey === null ? [accountKey] : [accountKey, addressKey].sort()
+      const keys = counters.map((counter) => counter.key).sort()
+      const pairKey = counters.find((counter) => counter.kind === 'pair')?.key ?? ''
       const at = clock(now ?? null)
       return store.transaction(
         async (trx) => {
-          // Locks both counters (made, or opened again if their window closed) until the attempt is counted:
+          // Locks the counters (made, or opened again if their window closed) until the attempt is counted:
           // attempts at once for one account or address wait for each other instead of reading the same count.
           const { rows } = await sql<{ key: string; used: number; reset_ms: number }>`
             insert into rate_windows as w (key, resets_at, used)
@@ -56,28 +64,32 @@ export function createSharedLoginThrottle(store: Store, policy: LoginThrottlePol
               used = case when w.resets_at <= ${at} then 0 else w.used end,
               resets_at = case when w.resets_at <= ${at} then excluded.resets_at else w.resets_at end
             returning w.key as key, w.used as used, w.resets_at - ${at} as reset_ms`.execute(trx)
-          const counter = (key: string | null) => {
-            const row = rows.find((candidate) => candidate.key === key)
-            return row ? { failures: Number(row.used), resetMs: Number(row.reset_ms) } : null
-          }
-          const account = counter(accountKey) ?? { failures: 0, resetMs: policy.windowMs }
-          const byAddress = counter(addressKey)
-          const accountFull = account.failures >= policy.perAccount
-          const addressFull = byAddress !== null && byAddress.failures >= policy.perAddress
-          if (accountFull || addressFull) {
-            const resetMs = Math.max(
-              accountFull ? account.resetMs : 0,
-              addressFull && byAddress ? byAddress.resetMs : 0,
-            )
+          const counted = counters.map((counter) => {
+            const row = rows.find((candidate) => candidate.key === counter.key)
+            return {
+              ...counter,
+              failures: Number(row?.used ?? 0),
+              resetMs: Number(row?.reset_ms ?? policy.windowMs),
+            }
+          })
+          const full = counted.filter((counter) => counter.failures >= counter.limit)
+          if (full.length > 0) {
+            const resetMs = Math.max(...full.map((counter) => counter.resetMs))
             return { refuseForSeconds: Math.max(1, Math.ceil(resetMs / 1000)) }
           }
-          const failures = Math.max(account.failures, byAddress?.failures ?? 0)
+          // Slowed by this address's failures, never by others' (they would slow the account's owner).
+          const failures = Math.max(
+            ...counted.filter((counter) => counter.kind !== 'account').map((counter) => counter.failures),
+          )
           await sql`update rate_windows set used = used + 1 where key in (${sql.join(keys)})`.execute(trx)
+          const others = keys.filter((key) => key !== pairKey)
           return {
-            delayMs: Math.min(Math.max(0, failures - 1) * policy.stepDelayMs, policy.stepDelayMs * 4),
+            delayMs: throttleDelayMs(failures, policy),
             async succeeded() {
-              await sql`with forgotten as (delete from rate_windows where key = ${accountKey})
-                update rate_windows set used = greatest(used - 1, 0) where key = ${addressKey}`.execute(
+              // As the in-memory throttle: this address's failures for the account forgotten, the attempt given
+              // back elsewhere.
+              await sql`with forgotten as (delete from rate_windows where key = ${pairKey})
+                update rate_windows set used = greatest(used - 1, 0) where key in (${sql.join(others)})`.execute(
                 store.db,
               )
             },

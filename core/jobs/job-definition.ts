@@ -81,14 +81,22 @@ export interface JobDefinition {
   readonly lane?: { readonly name: string; readonly concurrency: number }
   /**
    * Does the work; the value it resolves to is kept as the job's `result` (JSON). Throwing fails the attempt; a
-   * {@link JobFailure} fails the job at once, without retries.
+   * {@link JobFailure} fails the job at once, without retries. The job's `error.code` is the code of what was thrown:
+   * a `JobFailure`'s, a `Problem`'s, or any error's own snake_case `code` (a node that cannot be reached:
+   * `node_unreachable`, tried again), else `job_error`.
    */
   run(job: JobRun): Promise<Readonly<Record<string, unknown>> | undefined>
   /**
    * Runs in the transaction that marks the job failed for good (after its last attempt) or cancelled, so the
-   * resource can follow (a site whose provisioning failed becomes `failed`).
+   * resource can follow (a site whose provisioning failed becomes `failed`, saying why): `error` is the job's last
+   * error (`cancelled` when it was cancelled).
    */
-  onGivenUp?(trx: Trx, job: JobRun, outcome: 'failed' | 'cancelled'): Promise<void>
+  onGivenUp?(
+    trx: Trx,
+    job: JobRun,
+    outcome: 'failed' | 'cancelled',
+    error: { readonly code: string; readonly message: string },
+  ): Promise<void>
 }
 
 /** Thrown by a job handler for a failure that retrying cannot fix. */

@@ -8,6 +8,7 @@ import { definePlugin } from '../plugin/define-plugin.ts'
 import { defineRoute, Reply } from '../plugin/route.ts'
 import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
 import { JobFailure } from './job-definition.ts'
+import { jobIsLive } from './job-queue.ts'
 
 type Behaviour = 'succeed' | 'flaky' | 'broken' | 'hopeless' | 'wait'
 
@@ -211,6 +212,21 @@ describe('jobs', () => {
     const again = await tp.request('POST', `/api/v1/jobs/${id}/cancel`, { token })
     expect(again.status).toBe(409)
     expect(((await again.json()) as { code: string }).code).toBe('job_not_cancellable')
+  })
+
+  test('a job is live while it waits to run and while it runs, and no longer once it ended', async () => {
+    const db = tp.panel.store.db
+    const later = await start('succeed', undefined, 300)
+    expect(await jobIsLive(db, later)).toBe(true)
+    const id = await start('wait')
+    await until(id, (body) => body.status === 'running')
+    expect(await jobIsLive(db, id)).toBe(true)
+    release()
+    await until(id, finished)
+    expect(await jobIsLive(db, id)).toBe(false)
+    await until(later, finished)
+    expect(await jobIsLive(db, later)).toBe(false)
+    expect(await jobIsLive(db, 'job_01JDQ3V6Y4T1ZK0M2N5P7R9S8W')).toBe(false)
   })
 
   test('a kind that cannot be cancelled answers 409 job_not_cancellable; unknown jobs are 404', async () => {

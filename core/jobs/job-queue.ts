@@ -43,6 +43,9 @@ const insertJobRow = preparedInsert<JobsTable>('jobs', [
 /** The channel every instance's workers listen on: a job was enqueued (`store.listen`). */
 export const jobsChannel = 'jobs'
 
+/** The channel a cancel of a running job is told on, once it commits: the worker running it aborts it then. */
+export const jobCancelsChannel = 'jobs.cancels'
+
 /** Who asked for a job: recorded for the audit entries its run writes. */
 export interface JobRequester {
   readonly userId: string | null
@@ -136,6 +139,15 @@ export async function claimNextJob(
 /** The job row with this id, or undefined. */
 export function findJobRow(db: Db, id: string): Promise<JobsTable | undefined> {
   return jobs(db).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/**
+ * Whether job `id` is still to run or running (`queued`, `running`): a plugin whose resource names the job working on
+ * it asks before another job takes the resource over. False for a job that ended, or none.
+ */
+export async function jobIsLive(db: Db, id: string): Promise<boolean> {
+  const row = await jobs(db).selectFrom('jobs').select('status').where('id', '=', id).executeTakeFirst()
+  return row?.status === 'queued' || row?.status === 'running'
 }
 
 /**

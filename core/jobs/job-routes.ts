@@ -7,10 +7,11 @@ import { defineProblems } from '../problem/problem-code.ts'
 import type { Db, Store } from '../store/store.ts'
 import { findVisible } from '../tenancy/find-visible.ts'
 import { selectVisible, type TenantView } from '../tenancy/tenant-view.ts'
+import { cancelJob } from './job-cancel.ts'
 import { jobStatuses } from './job-definition.ts'
 import { type JobStreamOptions, jobEventStream } from './job-event-stream.ts'
-import { cancelQueuedJob, findJobRow, requestCancel, toJob } from './job-queue.ts'
-import { emitJobFinished, jobRunOf, type RegisteredJob } from './job-runner.ts'
+import { toJob } from './job-queue.ts'
+import type { RegisteredJob } from './job-runner.ts'
 import { Job } from './job-schema.ts'
 import type { JobsTable, JobTables } from './job-tables.ts'
 
@@ -129,34 +130,18 @@ export function jobRoutes(
       },
       problems: Object.values(jobProblems),
       async handler({ params, view, audit }) {
-        const visible = await findVisible(jobTables(store.db), 'jobs', view, params.id)
-        const registered = jobs.get(visible.kind)
-        if (!registered?.definition.cancellable) throw new Problem(jobProblems.job_not_cancellable)
+        await findVisible(jobTables(store.db), 'jobs', view, params.id)
         const outcome = await store.transaction(async (trx) => {
-          const row = await findJobRow(trx, params.id)
-          if (!row || (row.status !== 'queued' && row.status !== 'running'))
+          const cancel = await cancelJob(trx, store, jobs, params.id)
+          if (cancel.outcome === 'finished' || cancel.outcome === 'not_cancellable' || !cancel.row)
             throw new Problem(jobProblems.job_not_cancellable)
-          const entry = {
+          await audit(trx, {
             action: 'job.cancel',
-            subject: { type: 'job', id: row.id },
-            customerId: row.customer_id,
-            details: { kind: row.kind, status: row.status },
-          }
-          if (row.status === 'queued' && (await cancelQueuedJob(trx, row.id, new Date()))) {
-            const cancelled = await findJobRow(trx, row.id)
-            if (!cancelled) throw new Error('A cancelled job vanished')
-            const run = jobRunOf(cancelled, registered, store, {
-              signal: AbortSignal.abort(),
-              progress: async () => {},
-            })
-            await registered.definition.onGivenUp?.(trx, run, 'cancelled')
-            await emitJobFinished(trx, cancelled, true)
-            await audit(trx, entry)
-            return { status: 200, row: cancelled }
-          }
-          await requestCancel(trx, row.id)
-          await audit(trx, entry)
-          return { status: 202, row: (await findJobRow(trx, row.id)) ?? row }
+            subject: { type: 'job', id: cancel.row.id },
+            customerId: cancel.row.customer_id,
+            details: { kind: cancel.row.kind, status: cancel.outcome === 'cancelled' ? 'queued' : 'running' },
+          })
+          return { status: cancel.outcome === 'cancelled' ? 200 : 202, row: cancel.row }
         })
         if (outcome.status === 200) finished()
         return new Reply(outcome.status, toJob(outcome.row, true))

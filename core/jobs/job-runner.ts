@@ -16,12 +16,13 @@ import {
   findJobRow,
   finishRun,
   type JobOutcome,
+  jobCancelsChannel,
   jobsChannel,
   releaseLease,
   renewLease,
   toJob,
 } from './job-queue.ts'
-import type { JobsTable } from './job-tables.ts'
+import type { JobsTable, JobTables } from './job-tables.ts'
 
 /** How the pool runs. */
 export interface JobRunnerOptions {
@@ -37,7 +38,10 @@ export interface JobRunnerOptions {
   /** First retry delay; each further retry doubles it (with jitter), up to `retryMaxMs`. Default 5 s. */
   readonly retryBaseMs: number
   readonly retryMaxMs: number
-  /** How long `stop()` waits for running jobs before abandoning them to a later start. Default 10 s. */
+  /**
+   * How long `stop()` waits, once it has asked the running jobs to stop, for their handlers to return before it
+   * abandons them (their leases then run out). Default 3 s: a handler that honours its signal returns at once.
+   */
   readonly shutdownGraceMs: number
 }
 
@@ -47,7 +51,7 @@ export const defaultJobRunnerOptions: JobRunnerOptions = {
   pollIntervalMs: 500,
   retryBaseMs: 5_000,
   retryMaxMs: 15 * 60_000,
-  shutdownGraceMs: 10_000,
+  shutdownGraceMs: 3_000,
 }
 
 /** A job kind as the runner knows it: its definition and the plugin that declared it (and its event kinds). */
@@ -109,9 +113,13 @@ export async function emitJobFinished(trx: Trx, row: JobsTable, cancellable: boo
   await writeEvent(trx, { kind: 'job.finished', customerId: row.customer_id, data: toJob(row, cancellable) })
 }
 
+/** What a run's error says as the job's `error`: its own stable code when it has one (see `JobDefinition.run`). */
 function errorOf(error: unknown): { code: string; message: string } {
-  if (error instanceof JobFailure) return { code: error.code, message: error.message }
-  return { code: 'job_error', message: error instanceof Error ? error.message : String(error) }
+  if (!(error instanceof Error)) return { code: 'job_error', message: String(error) }
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(code)
+    ? { code, message: error.message }
+    : { code: 'job_error', message: error.message }
 }
 
 /** How a run ended, as the metrics count it: `retried` is a failed run with attempts left. */
@@ -124,7 +132,10 @@ export interface JobRunnerHooks {
   readonly log: Logger
 }
 
-/** The pool. `start()` begins claiming; `stop()` stops claiming and waits for (then abandons) running jobs. */
+/**
+ * The pool. `start()` begins claiming; `stop()` stops claiming, asks the running jobs to stop, and gives their
+ * leases back, so another instance (or the next start) resumes them at once: a stop never waits for a job's end.
+ */
 export function createJobRunner(
   store: Store,
   jobs: ReadonlyMap<string, RegisteredJob>,
@@ -135,16 +146,39 @@ export function createJobRunner(
   const owner = `wrk_${ulid()}`
   const running = new Map<
     string,
-    { controller: AbortController; done: Promise<void>; abandon: () => void; lane: string | null }
+    {
+      controller: AbortController
+      done: Promise<void>
+      abandon: () => void
+      /** Aborts the run as cancelled (its kind is cancellable and a cancel was asked for). */
+      cancel: () => void
+      lane: string | null
+    }
   >()
   let started = false
   let stopping = false
   /** Set once `stop()` has returned: the store may close, so nothing more is written. */
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
-  let claiming = false
+  /** The claims under way, which `stop()` waits for: a job claimed as the pool stops is given back, not run. */
+  let claiming: Promise<void> | null = null
   let again = false
   let listening: Listening | null = null
+  let cancelListening: Listening | null = null
+
+  /** Aborts the runs of this instance whose cancel was asked for (told on the cancels channel as it commits). */
+  async function abortCancelled(): Promise<void> {
+    const ids = [...running.keys()]
+    if (ids.length === 0) return
+    const asked = await store.db
+      .withTables<JobTables>()
+      .selectFrom('jobs')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('cancel_requested', '=', 1)
+      .execute()
+    for (const { id } of asked) running.get(id)?.cancel()
+  }
 
   /**
    * The pools: the shared one (`null`: kinds without a lane) and each lane's, with their kinds and sizes. Read at
@@ -179,12 +213,18 @@ export function createJobRunner(
   }
 
   /** Claims work until the pool is full or nothing is runnable. */
-  async function fill(): Promise<void> {
+  function fill(): Promise<void> {
     if (claiming) {
       again = true
-      return
+      return claiming
     }
-    claiming = true
+    claiming = claimWhileRoom().finally(() => {
+      claiming = null
+    })
+    return claiming
+  }
+
+  async function claimWhileRoom(): Promise<void> {
     try {
       do {
         again = false
@@ -192,15 +232,17 @@ export function createJobRunner(
           while (started && !stopping && runningIn(pool.lane) < pool.concurrency) {
             const row = await claim(pool.kinds)
             if (!row) break
-            const registered = jobs.get(row.kind)
-            if (registered) run(row, registered)
+            // Claimed as the pool began to stop: handed back untouched, for whoever runs next.
+            if (stopping) await giveBack(row)
+            else {
+              const registered = jobs.get(row.kind)
+              if (registered) run(row, registered)
+            }
           }
         }
       } while (again && started && !stopping)
     } catch (error) {
       log.error({ err: error }, 'claiming jobs failed')
-    } finally {
-      claiming = false
     }
   }
 
@@ -229,7 +271,7 @@ export function createJobRunner(
             signal: AbortSignal.abort(),
             progress: async () => {},
           })
-          await onGivenUp(trx, view, outcome.status)
+          await onGivenUp(trx, view, outcome.status, outcome.error)
         }
         await emitJobFinished(trx, finished, registered.definition.cancellable === true)
         return true
@@ -314,7 +356,7 @@ export function createJobRunner(
         if (stopping && !cancelled) {
           // Returned only after stop() gave up waiting: the store may be closed; its lease runs out instead.
           if (stopped) return
-          // Given up on shutdown, and the handler has returned: nothing of this run goes on, so the lease is given
+          // Stopped on shutdown, and the handler has returned: nothing of this run goes on, so the lease is given
           // back and another instance takes the job over at once, not when the lease would have run out (a rolling
           // deploy). A handler that ignores its signal never gets here; its lease runs out instead.
           const givingBack = giveBack(row)
@@ -372,7 +414,12 @@ export function createJobRunner(
       clearInterval(renewal)
       clearTimeout(timeout)
     }
-    running.set(row.id, { controller, done, abandon, lane: definition.lane?.name ?? null })
+    const cancel = () => {
+      if (!definition.cancellable || controller.signal.aborted) return
+      cancelled = true
+      controller.abort(new Error('Cancelled'))
+    }
+    running.set(row.id, { controller, done, abandon, cancel, lane: definition.lane?.name ?? null })
   }
 
   /** Give-backs under way: `stop()` lets them finish before the store closes. */
@@ -405,6 +452,15 @@ export function createJobRunner(
         },
         (error) => log.error({ err: error }, 'listening for new jobs failed; polling alone finds them'),
       )
+      // A cancel asked for on any instance reaches the run here as it commits (else at the next lease renewal).
+      cancelListening = listenWhileRunning(
+        store,
+        jobCancelsChannel,
+        () => {
+          if (started && !stopping) void abortCancelled().catch(() => {})
+        },
+        (error) => log.error({ err: error }, 'listening for cancels failed; lease renewals find them'),
+      )
       void fill()
       schedule()
     },
@@ -412,16 +468,17 @@ export function createJobRunner(
       if (!started || stopping) return
       stopping = true
       clearTimeout(timer)
-      await listening?.stop()
-      const all = Promise.all([...running.values()].map((entry) => entry.done))
-      const grace = new Promise((resolve) => setTimeout(resolve, options.shutdownGraceMs))
-      await Promise.race([all, grace])
+      // Jobs are never waited for: each is asked to stop now and given back, to be resumed where it is next run
+      // (its steps are made to be run again, as after a crash). Waiting would hold a stop for as long as a site
+      // takes to provision.
       for (const entry of running.values()) entry.controller.abort(new Error('The panel is shutting down'))
+      await Promise.all([listening?.stop(), cancelListening?.stop(), claiming])
+      const all = Promise.all([...running.values()].map((entry) => entry.done))
       // A handler that ignores its signal must not hold the shutdown: its job stays leased and is resumed later.
-      await Promise.race([all, new Promise((resolve) => setTimeout(resolve, 100))])
+      await Promise.race([all, Bun.sleep(options.shutdownGraceMs)])
       for (const entry of running.values()) entry.abandon()
       // The jobs whose handlers stopped are being given back: a moment more, or their leases run out instead.
-      await Promise.race([Promise.all(givingBacks), new Promise((resolve) => setTimeout(resolve, 2_000))])
+      await Promise.race([Promise.all(givingBacks), Bun.sleep(2_000)])
       stopped = true
     },
   }

@@ -378,6 +378,19 @@ describe('a started panel runs jobs', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/event-stream')
     expect(response.headers.get('cache-control')).toBe('no-store')
+    // A live stream has no tag (its representation is not known until it ends), and the document promises none:
+    // it once declared an ETag and a 304 the stream never sent.
+    expect(response.headers.get('etag')).toBeNull()
+    const document = (await (await tp.request('GET', '/api/docs')).json()) as {
+      paths: Record<
+        string,
+        { get: { responses: Record<string, { headers?: object }>; parameters: object[] } }
+      >
+    }
+    const operation = document.paths['/api/v1/jobs/{id}/events']?.get
+    expect(Object.keys(operation?.responses ?? {})).not.toContain('304')
+    expect(Object.keys(operation?.responses[200]?.headers ?? {})).not.toContain('ETag')
+    expect(operation?.parameters).not.toContainEqual(expect.objectContaining({ name: 'If-None-Match' }))
     const events = serverSentEvents(response)
     const first = await events.next()
     expect(first).toMatchObject({ event: 'progress', id: '1' })
@@ -562,6 +575,45 @@ describe('a started panel runs jobs', () => {
       result: null,
     })
     expect(await gadgetStatus(tp, created.id)).toBe('failed')
+  })
+})
+
+describe('a panel that begins to stop (drain)', () => {
+  test('ends its job event streams, gives its running job back at once, and is no longer ready', async () => {
+    const harness = newHarness()
+    const tp = await createKernelTestPanel({ plugins: [tenancy, gadgetsPlugin(harness)], ...timings })
+    try {
+      const token = await tp.token()
+      tp.panel.start()
+      const reached = deferred()
+      harness.scripts.set('endless', async (job) => {
+        reached.resolve()
+        return aborted(job.signal)
+      })
+      const created = await createGadget(tp, token, { script: 'endless' })
+      await reached.promise
+      const events = serverSentEvents(
+        await tp.request('GET', `/api/v1/jobs/${created.jobId}/events`, { token }),
+      )
+      expect((await events.next()).event).toBe('progress')
+      await tp.panel.drain()
+      // The stream ends between two events (its client reconnects elsewhere) instead of holding the stop an hour.
+      expect(await events.done()).toBe(true)
+      // Given back, not waited for: still running, with its lease lapsed, for another instance to take at once.
+      const row = await tp.panel.store.db
+        .withTables<JobTables>()
+        .selectFrom('jobs')
+        .select(['status', 'lease_until'])
+        .where('id', '=', created.jobId)
+        .executeTakeFirstOrThrow()
+      expect(row.status).toBe('running')
+      expect(Date.parse(row.lease_until ?? '')).toBeLessThan(Date.now() - 60_000)
+      expect((await tp.request('GET', '/readyz')).status).toBe(503)
+      // Requests are still answered while the host lets those in flight finish.
+      expect((await tp.request('GET', `/api/v1/jobs/${created.jobId}`, { token })).status).toBe(200)
+    } finally {
+      await tp.panel.close()
+    }
   })
 })
 

@@ -74,6 +74,10 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
           minimum: 1,
           description: 'With `body_too_large`: the largest body this installation accepts, in bytes.',
         },
+        accepted: {
+          type: 'string',
+          description: 'With `unsupported_media_type`: the media type the operation takes its body as.',
+        },
         retryAfter: {
           type: 'integer',
           minimum: 1,

@@ -2,6 +2,7 @@
 
 import { isDeepStrictEqual } from 'node:util'
 import type { TSchema } from '@sinclair/typebox'
+import { acceptsEmptyBody } from '../http/request-body.ts'
 import { closeObjects } from '../http/schema-strictness.ts'
 import { pageOf, pageQuery } from '../pagination/paginate.ts'
 import type { RouteDefinition, RouteResponse } from '../plugin/route.ts'
@@ -161,6 +162,16 @@ function rateLimitHeaders(route: RouteDefinition): JsonObject {
   return { RateLimit: pick('RateLimit'), 'RateLimit-Policy': pick('RateLimit-Policy') }
 }
 
+/**
+ * The rate limit headers of `route`'s refusals other than 429: sent on every refusal made after the request was
+ * counted, which is most of them, but not on those made before (a malformed `Idempotency-Key`, a 401 from a host
+ * that knows no client address), so never promised.
+ */
+function refusalRateLimitHeaders(route: RouteDefinition): JsonObject {
+  if (route.rateLimited === false) return {}
+  return { RateLimit: sometimes('RateLimit'), 'RateLimit-Policy': sometimes('RateLimit-Policy') }
+}
+
 /** The headers every success of `route` carries. */
 function commonHeaders(route: RouteDefinition): JsonObject {
   return {
@@ -173,11 +184,20 @@ function commonHeaders(route: RouteDefinition): JsonObject {
 /** Headers a problem response of `status` carries, by the codes it lists. */
 function problemHeaders(route: RouteDefinition, status: number, problems: readonly ProblemRef[]): JsonObject {
   const codes = new Set(problems.map((problem) => problem.code))
-  // Every 401 challenges (the kernel's, and routes' own credentials); a 403 only for a missing scope.
-  if (status === 401) return { 'WWW-Authenticate': header('WWW-Authenticate') }
   if (status === 429) return { 'Retry-After': header('Retry-After'), ...rateLimitHeaders(route) }
-  if (status === 412) return { ETag: header('ETag') }
+  const counted = refusalRateLimitHeaders(route)
+  // Every 401 challenges (the kernel's, and routes' own credentials); a 403 only for a missing scope.
+  if (status === 401) return { 'WWW-Authenticate': header('WWW-Authenticate'), ...counted }
+  // The kernel's 412 always names the current tag; a route's own (a file's) only when there is something to tag.
+  if (status === 412)
+    return {
+      ETag: [...codes].every((code) => code === kernelProblems.precondition_failed.code)
+        ? header('ETag')
+        : sometimes('ETag'),
+      ...counted,
+    }
   return {
+    ...counted,
     ...(codes.has(kernelProblems.idempotency_request_in_flight.code)
       ? { 'Retry-After': sometimes('Retry-After') }
       : {}),
@@ -239,7 +259,8 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
   const query: Record<string, TSchema> = { ...route.query?.properties, ...(route.list ? pageQuery : {}) }
   for (const [name, schema] of Object.entries(query))
     list.push(parameter(name, 'query', required.has(name), schema, components))
-  if (taggedRead(route))
+  // A route answering its own preconditions declares the headers it reads (`requestHeaders`).
+  if (taggedRead(route) && !route.ownPreconditions)
     list.push({
       name: 'If-None-Match',
       in: 'header',
@@ -248,7 +269,8 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
         'The `ETag` of the copy the client holds: answered 304 without a body while it is current.',
       schema: { type: 'string', maxLength: 1024 },
     })
-  if (route.params && (route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'))
+  const changes = route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE'
+  if (route.params && changes && !route.ownPreconditions)
     list.push({
       name: 'If-Match',
       in: 'header',
@@ -257,6 +279,18 @@ function parameters(route: RouteDefinition, path: string, components: JsonObject
         'The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes.',
       schema: { type: 'string', maxLength: 1024 },
     })
+  for (const [name, declared] of Object.entries(route.requestHeaders ?? {})) {
+    const schema = declared.schema
+      ? schemaRef(declared.schema, components)
+      : { type: 'string', maxLength: 1024 }
+    list.push({
+      name,
+      in: 'header',
+      required: declared.required ?? false,
+      description: declared.description,
+      schema,
+    })
+  }
   if (route.idempotent) {
     list.push({
       name: 'Idempotency-Key',
@@ -325,7 +359,8 @@ export function operationOf(
         : {}),
     }
   }
-  if (taggedRead(route))
+  // A route with its own preconditions declares its 304 (and its tags) itself.
+  if (taggedRead(route) && !route.ownPreconditions)
     responses['304'] = {
       description: 'Not Modified: the copy named in `If-None-Match` is current.',
       headers: { 'X-Request-Id': header('X-Request-Id'), ...rateLimitHeaders(route), ETag: header('ETag') },
@@ -353,7 +388,7 @@ export function operationOf(
     ...(route.body
       ? {
           requestBody: {
-            required: true,
+            required: !acceptsEmptyBody(route.body),
             content: { 'application/json': { schema: schemaRef(closeObjects(route.body), components) } },
           },
         }

@@ -2,6 +2,7 @@
 
 import { createDispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../events/dispatcher.ts'
 import type { EventConsumer } from '../events/event-consumer.ts'
+import { cancelJob } from '../jobs/job-cancel.ts'
 import type { JobRequest } from '../jobs/job-definition.ts'
 import { insertJob, type JobRequester } from '../jobs/job-queue.ts'
 import {
@@ -77,6 +78,9 @@ export function createBackground(
       return insertJob(trx, job, { maxAttempts, requester, now: new Date() })
     },
 
+    /** Cancels a job in `trx` (queued: at once; running: its worker is told as `trx` commits). */
+    cancelJob: (trx: Trx, id: string) => cancelJob(trx, store, registry, id),
+
     /** After a change committed: wake the workers and the dispatcher for what it started. */
     committed(work: { readonly jobs: boolean; readonly events: boolean }): void {
       if (work.jobs) runner.nudge()
@@ -97,11 +101,15 @@ export function createBackground(
       }
     },
 
-    /** Stops plugins first (they may deliver what the dispatcher hands over), then the dispatcher, then the workers. */
+    /**
+     * Stops plugins first (they may deliver what the dispatcher hands over), then the dispatcher; the workers
+     * meanwhile, at once, so the jobs under way are given back without waiting on a delivery's grace.
+     */
     async stop(): Promise<void> {
+      const workers = runner.stop()
       for (const stop of tasks.splice(0).reverse()) await stop()
       await dispatcher.stop()
-      await runner.stop()
+      await workers
     },
   }
 }

@@ -57,7 +57,14 @@ export interface Panel {
   service<T>(ref: ServiceRef<T>): T | null
   /** Starts the job workers, the event dispatcher and every plugin's `start`. Servers call it; the CLI does not. */
   start(): void
-  /** Stops the background work (running jobs get a grace period), then closes the store. Host first drains requests. */
+  /**
+   * Begins to stop, while requests are still answered and the store stays open: `/readyz` answers 503, live event
+   * streams end (their clients reconnect, to another instance if there is one), and the background work stops, the
+   * jobs under way given back at once for another instance or the next start to resume. Hosts call it as they stop
+   * accepting connections, so a stop never waits on a stream or a job.
+   */
+  drain(): Promise<void>
+  /** Drains (when not yet done), then closes the store. Hosts first let the requests in flight finish. */
   close(): Promise<void>
 }
 
@@ -151,6 +158,13 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       setTimeout(() => outsideTransactions(() => background.committed({ jobs: true, events: false })), 0)
       return id
     },
+    cancelJob: async (trx, id) => {
+      const cancel = await background.cancelJob(trx, id)
+      // A job ended at once sent `job.finished`: the dispatcher delivers it once the caller's transaction commits.
+      if (cancel.outcome === 'cancelled')
+        setTimeout(() => outsideTransactions(() => background.committed({ jobs: false, events: true })), 0)
+      return cancel.outcome === 'not_cancellable' ? 'finished' : cancel.outcome
+    },
     audit: (trx, entry) => writeAudit(trx, system, entry),
     writeEvent: async (trx, event) => {
       await writeEvent(trx, event)
@@ -171,6 +185,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   registerStoreGauges(metrics, store, () => background.registry.keys(), version)
 
   // Wire: every route through the pipeline onto one router, and the document made from them.
+  const stopping = new AbortController()
   const wired = mountPanel({
     plugins,
     health,
@@ -181,10 +196,20 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     contractChecks: options.contractChecks ? createContractChecks(store) : null,
     log,
     metrics,
+    stopping: stopping.signal,
     options: { ...options, basePath, limits },
   })
 
   let isReady = await migrationsApplied(store, migrationSets)
+  let draining: Promise<void> | undefined
+  const drain = () => {
+    draining ??= (async () => {
+      isReady = false
+      stopping.abort(new Error('The panel is stopping'))
+      await background.stop()
+    })()
+    return draining
+  }
   return {
     handle: wired.handle,
     router: wired.router,
@@ -200,9 +225,9 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       buildCaller(store.db, user, { session: { id: 'cli' } }, late(catalogue, 'catalogue').holdings),
     service: (ref) => runtime.service(ref),
     start: () => background.start(plugins, runtime.contextFor),
+    drain,
     async close() {
-      isReady = false
-      await background.stop()
+      await drain()
       await store.close()
     },
   }

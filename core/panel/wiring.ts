@@ -31,6 +31,8 @@ export function mountPanel(input: {
   readonly contractChecks: ContractChecks | null
   readonly log: Logger
   readonly metrics: PanelMetrics
+  /** Aborts when the panel begins to stop. */
+  readonly stopping: AbortSignal
   readonly options: PanelOptions & { readonly basePath: string; readonly limits: PanelLimits }
 }) {
   const { options, catalogue, background, metrics } = input
@@ -68,6 +70,7 @@ export function mountPanel(input: {
     rateLimited: (key) =>
       metrics.rateLimited('credential' in key ? 'credential' : 'login' in key ? 'login' : 'address'),
     log: input.log,
+    stopping: input.stopping,
   }
   const mounted: (MountedCompiledRoute & { readonly tag: string })[] = []
   const readsByPath = new Map<string, CompiledRoute>()

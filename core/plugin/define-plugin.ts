@@ -107,6 +107,13 @@ export interface PluginContext {
    */
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
   /**
+   * Cancels job `id` in `trx`, when its kind is `cancellable`: a queued one ends `cancelled` at once (its kind's
+   * `onGivenUp` runs), a running one is aborted by its worker as `trx` commits. Answers what became of it:
+   * `cancelled`, `requested`, or `finished` (nothing to cancel, or a kind that cannot be).
+   * @example await context.cancelJob(trx, site.job_id) // a site deleted while it is provisioned
+   */
+  cancelJob(trx: Trx, id: string): Promise<CancelledJob>
+  /**
    * Writes an audit entry in `trx` on behalf of the installation, for changes no request made (the webhooks plugin
    * disabling an endpoint that answered 410). Routes use their handler's `audit`, which records the caller.
    */
@@ -216,6 +223,9 @@ export interface PluginMetrics {
   gauge<const L extends string = never>(definition: GaugeDefinition<L>): GaugeMetric<L>
   histogram<const L extends string = never>(definition: HistogramDefinition<L>): HistogramMetric<L>
 }
+
+/** What {@link PluginContext.cancelJob} did: ended the job, asked its worker to stop it, or nothing (finished). */
+export type CancelledJob = 'cancelled' | 'requested' | 'finished'
 
 /** A background task a plugin runs while the panel is started; returns how to stop it. */
 export type BackgroundTask = () => Promise<void> | void

@@ -9,7 +9,7 @@ import type { Quotas } from '../quotas/quotas.ts'
 import type { Store, Trx } from '../store/store.ts'
 import type { Tenancy } from '../tenancy/tenancy.ts'
 import type { UsageCounters } from '../usage/usage-counters.ts'
-import type { Logger, PluginContext, PluginDefinition, PluginMetrics } from './define-plugin.ts'
+import type { CancelledJob, Logger, PluginContext, PluginDefinition, PluginMetrics } from './define-plugin.ts'
 import {
   createExtensionRegistry,
   type ExtensionPointRef,
@@ -30,6 +30,7 @@ export interface KernelFacilities {
   readonly kernelPlugins: ReadonlySet<string>
   knownEvents(): readonly KnownEvent[]
   enqueueJob(trx: Trx, job: JobRequest): Promise<string>
+  cancelJob(trx: Trx, id: string): Promise<CancelledJob>
   audit(trx: Trx, entry: AuditInput): Promise<void>
   /** Writes an event to the outbox in `trx` (the kind is already checked against its plugin's). */
   writeEvent(trx: Trx, event: EventInput): Promise<void>
@@ -154,6 +155,7 @@ export function createPluginRuntime(
       },
       knownEvents: () => kernel.knownEvents(),
       enqueueJob: (trx, job) => kernel.enqueueJob(trx, job),
+      cancelJob: (trx, id) => kernel.cancelJob(trx, id),
       audit: (trx, entry) => kernel.audit(trx, entry),
       async emit(trx, event) {
         if (!eventKindsOf.get(plugin)?.has(event.kind))

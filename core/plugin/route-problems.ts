@@ -50,6 +50,7 @@ export function implicitProblems(route: RouteDefinition): ProblemRef[] {
     )
     problems.push(...formatProblemsOf(route.body))
   }
+  if (route.rawBody) problems.push(kernelProblems.unsupported_media_type)
   return problems
 }
 

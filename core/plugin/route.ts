@@ -39,6 +39,15 @@ export interface RouteResponse {
 export type { IdParams } from './id-params.ts'
 export type { AuditInput, EventInput } from './records.ts'
 
+/** A request header an operation reads, as its document describes it. */
+export interface RequestHeader {
+  readonly description: string
+  /** Whether a request without it is refused. Default false. */
+  readonly required?: boolean
+  /** Its values; default a string of at most 1,024 characters. */
+  readonly schema?: TSchema
+}
+
 /** What a handler receives. */
 export interface HandlerInput<B, Q, P, Authenticated extends boolean, Principal = undefined> {
   readonly body: B
@@ -178,6 +187,12 @@ interface RouteCommon<B extends TObject | undefined, Q extends TObject | undefin
    * at the same path.
    */
   readonly ownPreconditions?: boolean
+  /**
+   * Request headers the handler reads itself, documented as header parameters: `Upload-Offset`, `Range`. The
+   * kernel's own (`Idempotency-Key`, and `If-Match` or `If-None-Match` where it answers them) need no entry.
+   * @example requestHeaders: { 'Upload-Offset': { description: 'Where these bytes start.', required: true } }
+   */
+  readonly requestHeaders?: Readonly<Record<string, RequestHeader>>
   /** A list operation (see {@link ListDeclaration}); its 200 response is the page, so `responses` may be left out. */
   readonly list?: ListDeclaration
   /**

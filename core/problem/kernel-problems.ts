@@ -18,7 +18,8 @@ export const kernelProblems = defineProblems({
   unsupported_media_type: {
     status: 415,
     detail: 'Request bodies must be sent as application/json.',
-    description: 'A request carried a body whose `Content-Type` is not `application/json`.',
+    description:
+      'A request carried a body whose `Content-Type` is not the one its operation takes: `application/json`, or for an operation taking raw bytes (a file’s content) `application/octet-stream`, which a body sent without a `Content-Type` is taken to be. `accepted` names the one it takes.',
   },
   body_too_large: {
     status: 413,
@@ -118,7 +119,7 @@ export const kernelProblems = defineProblems({
     status: 429,
     detail: 'Too many failed sign-in attempts; wait before trying again.',
     description:
-      'Repeated failed logins for this account or from this address; `Retry-After` says how long to wait.',
+      'Repeated failed logins for this account from this address, from this address, or for this account from everywhere; `Retry-After` says how long to wait.',
   },
   csrf_token_invalid: {
     status: 403,

@@ -1,5 +1,7 @@
 // How a plugin (or the kernel) declares the refusals it can answer with: one table, rendered once.
 
+import { statusTitles } from './status-titles.ts'
+
 /** One entry of a problem catalogue: what the client sees and what the docs say about it. */
 export interface ProblemCode {
   /** HTTP status answered with this code. */
@@ -30,8 +32,9 @@ export function defineProblems<const C extends Record<string, ProblemCode>>(
   const refs: Record<string, ProblemRef> = {}
   for (const [code, entry] of Object.entries(catalogue)) {
     if (!problemCodePattern.test(code)) throw new Error(`Problem code "${code}" must be snake_case`)
-    if (entry.status < 400 || entry.status > 599)
-      throw new Error(`Problem code "${code}" has status ${entry.status}`)
+    // A problem's title is its status's reason phrase: a status without a registered one would be "Client Error".
+    if (statusTitles[entry.status] === undefined)
+      throw new Error(`Problem code "${code}" has status ${entry.status}, not a registered HTTP error status`)
     refs[code] = Object.freeze({ code, ...entry })
   }
   return refs as { readonly [K in keyof C & string]: ProblemRef }

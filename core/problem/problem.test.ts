@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { kernelProblems } from './kernel-problems.ts'
 import { Problem } from './problem.ts'
+import { defineProblems } from './problem-code.ts'
 
 describe('Problem', () => {
   test('keeps the HTTP status in `status` whatever extensions it carries', async () => {
@@ -22,5 +23,27 @@ describe('Problem', () => {
         /would replace a standard member/,
       )
     }
+  })
+
+  test('is titled with its status’s reason phrase (412, 416, 426 and 502 were "Client Error")', () => {
+    const problems = defineProblems({
+      stale: { status: 412, detail: 'x', description: 'x' },
+      range: { status: 416, detail: 'x', description: 'x' },
+      socket: { status: 426, detail: 'x', description: 'x' },
+      upstream: { status: 502, detail: 'x', description: 'x' },
+    })
+    expect(Object.values(problems).map((ref) => new Problem(ref).toJSON().title)).toEqual([
+      'Precondition Failed',
+      'Range Not Satisfiable',
+      'Upgrade Required',
+      'Bad Gateway',
+    ])
+  })
+
+  test('codes may only use registered error statuses, so no title is ever a generic "Client Error"', () => {
+    expect(() => defineProblems({ odd: { status: 499, detail: 'x', description: 'x' } })).toThrow(
+      /not a registered HTTP error status/,
+    )
+    expect(() => defineProblems({ fine: { status: 200, detail: 'x', description: 'x' } })).toThrow()
   })
 })

@@ -1,10 +1,12 @@
 // Assertions on problem+json refusals, shared by the HTTP tests: status, media type and code in one call.
 
 import { expect } from 'bun:test'
+import { statusTitles } from '../problem/status-titles.ts'
 
 /** The parts of a problem body the tests read: `scope` on insufficient_scope, `errors` on field refusals. */
 export interface ProblemBody {
   readonly code: string
+  readonly title: string
   readonly requestId: string
   readonly scope?: string
   readonly retryAfter?: number
@@ -17,6 +19,9 @@ export async function expectProblem(response: Response, status: number, code: st
   expect(response.headers.get('content-type')).toBe('application/problem+json')
   const body = (await response.json()) as ProblemBody
   expect(body.code).toBe(code)
+  // The title is the status's registered reason phrase (412, 416, 426 and 502 once said "Client Error").
+  expect(statusTitles[status]).toBeDefined()
+  expect(body.title).toBe(statusTitles[status] ?? '')
   return body
 }
 

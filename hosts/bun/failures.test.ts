@@ -25,6 +25,7 @@ test('a failure after the panel answered (a body that cannot be read) is a 500 p
   const broken = {
     limits: { bodyBytes: 1024 },
     handle: async () => new Response(Bun.file('/nonexistent/plinth/secret-path.txt')),
+    drain: async () => {},
     close: async () => {},
   } as unknown as Panel
   const server = servePanel(broken, { hostname: '127.0.0.1', port: 0 })

@@ -64,7 +64,7 @@ describe('without METRICS_TOKEN', () => {
   )
 
   test('behind TRUST_PROXY, a request the proxy forwarded is refused even when the address it forwards is loopback', async () => {
-    const server = await startStandalone(tempDataDir(), { TRUST_PROXY: '1' })
+    const server = await startStandalone(tempDataDir(), { TRUST_PROXY: '127.0.0.1' })
     expect((await metricsAt('127.0.0.1', server, { 'x-forwarded-for': '127.0.0.1' })).status).toBe(403)
     expect((await metricsAt('127.0.0.1', server, { 'x-forwarded-for': '203.0.113.5' })).status).toBe(403)
     // Straight from this machine, not through the proxy: answered.

@@ -1,5 +1,5 @@
-// The standard host: read the settings, open the installation, serve it, stop gracefully on SIGTERM. `npm start`
-// runs it; an embedder's own entry point may too, with a plugin list of its own.
+// The standard host: read the settings, open the installation, serve it, stop gracefully on SIGTERM (once, however
+// many arrive). `npm start` runs it; an embedder's own entry point may too, with a plugin list of its own.
 
 import type { Panel } from '../../core/host.ts'
 import { createHostLogger, type HostLogger, requestLogObserver } from '../observability.ts'
@@ -51,7 +51,7 @@ export async function runStandardServer(
     server = servePanel(panel, {
       hostname: settings.host,
       port: settings.port,
-      trustProxy: settings.trustProxy,
+      trustedProxies: settings.trustedProxies,
       log,
     })
   } catch (error) {
@@ -78,7 +78,16 @@ export async function runStandardServer(
     },
     `Plinth panel listening on ${url} (data in ${settings.databaseUrl ? `${redactedUrl(settings.databaseUrl)}${settings.databaseSchema ? ` schema ${settings.databaseSchema}` : ''}` : settings.dataDir}, ready in ${readyMs} ms)`,
   )
+  let stopping = false
   const shutdown = async (signal: string) => {
+    // systemd signals the whole group (npm, which passes its signal on, and bun), and a terminal's Ctrl-C too: a
+    // second signal during the stop is the same request again, never a reason to die by signal mid-way.
+    if (stopping) {
+      log.info({ signal }, `${signal} received again: already stopping`)
+      return
+    }
+    stopping = true
+    const stopAt = performance.now()
     log.info({ signal }, `${signal} received: finishing in-flight requests`)
     // Held from the start: once the store's connections are closed nothing else may keep the process alive, and
     // it would end quietly in the middle of the shutdown, before its last line is written.
@@ -86,12 +95,12 @@ export async function runStandardServer(
     const deadline = setTimeout(() => server.forceClose(), shutdownGraceMs)
     await server.stop()
     clearTimeout(deadline)
-    log.info({}, 'Plinth panel stopped')
+    log.info({ stopMs: Math.round(performance.now() - stopAt) }, 'Plinth panel stopped')
     await log.end()
     clearTimeout(keepAlive)
     process.exit(0)
   }
-  process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  process.once('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
   return { panel, server, settings, log }
 }

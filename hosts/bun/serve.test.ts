@@ -15,6 +15,8 @@ import {
   testDatabaseSettings,
   tokenPattern,
 } from '../testing/host-process.ts'
+import { startSlowPost } from '../testing/slow-post.ts'
+import { parseTrustedProxies, type TrustedProxies } from '../trusted-proxies.ts'
 import { servePanel } from './serve.ts'
 
 const { tempDataDir, runCli, startStandalone, cleanup } = createProcessTracker('plinth-serve-')
@@ -37,53 +39,6 @@ async function staffToken(dataDir: string): Promise<string> {
   const token = created.stdout.trimEnd().split('\n').at(-1) ?? ''
   expect(token).toMatch(tokenPattern)
   return token
-}
-
-/** A POST written by hand over TCP: headers at once (with `Expect: 100-continue`), the body when the test says. */
-async function startSlowPost(base: string, path: string, token: string, body: string) {
-  const url = new URL(base)
-  const socket = connect(Number(url.port), url.hostname)
-  await once(socket, 'connect')
-  socket.setEncoding('utf8')
-  let received = ''
-  let firstStatus: (status: number) => void = () => {}
-  const interim = new Promise<number>((resolve) => {
-    firstStatus = resolve
-  })
-  socket.on('data', (chunk: string) => {
-    received += chunk
-    const status = /^HTTP\/1\.1 (\d{3}) /.exec(received)
-    if (status) firstStatus(Number(status[1]))
-  })
-  const closed = new Promise<void>((resolve, reject) => {
-    socket.once('close', () => resolve())
-    socket.once('error', reject)
-  })
-  socket.write(
-    [
-      `POST ${path} HTTP/1.1`,
-      `Host: ${url.host}`,
-      `Authorization: Bearer ${token}`,
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Expect: 100-continue',
-      'Connection: close',
-      '',
-      '',
-    ].join('\r\n'),
-  )
-  return {
-    /** The status of the first answer: 100 once the server has taken the request in. */
-    interim,
-    /** Sends the body and returns the final response. */
-    async finish(): Promise<{ status: number; body: string }> {
-      socket.write(body)
-      await closed
-      const final = received.replace(/^HTTP\/1\.1 100 [^\r]*\r\n\r\n/, '')
-      const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(final)?.[1] ?? Number.NaN)
-      return { status, body: final.slice(final.indexOf('\r\n\r\n') + 4) }
-    },
-  }
 }
 
 /** Whether a TCP connection to `base` is refused now. */
@@ -295,14 +250,21 @@ describe('servePanel', () => {
   })
 })
 
+/** The proxies `TRUST_PROXY=value` trusts. */
+function trusted(value: string): TrustedProxies {
+  const read = parseTrustedProxies(value)
+  if ('problem' in read) throw new Error(read.problem)
+  return read.proxies
+}
+
 describe('behind a TLS-terminating proxy', () => {
   /** Signs in over plain HTTP with `X-Forwarded-Proto: https`, then tries a session write from the https origin. */
-  async function signInThroughProxy(trustProxy: boolean) {
+  async function signInThroughProxy(trustedProxies: TrustedProxies) {
     const dataDir = tempDataDir()
     expect((await runCli(dataDir, ['init'])).exitCode).toBe(0)
     await staffToken(dataDir)
     const panel = await openIn(dataDir)
-    const server = servePanel(panel, { hostname: '127.0.0.1', port: 0, trustProxy })
+    const server = servePanel(panel, { hostname: '127.0.0.1', port: 0, trustedProxies })
     try {
       const login = await fetch(new URL('/api/v1/auth/login', server.url), {
         method: 'POST',
@@ -329,11 +291,63 @@ describe('behind a TLS-terminating proxy', () => {
     }
   }
 
-  test('with TRUST_PROXY, X-Forwarded-Proto: https makes the cookie Secure and the https origin the panel’s own', async () => {
-    expect(await signInThroughProxy(true)).toEqual({ secure: true, writeStatus: 201 })
+  test('from a proxy TRUST_PROXY names, X-Forwarded-Proto: https makes the cookie Secure and the https origin the panel’s own', async () => {
+    expect(await signInThroughProxy(trusted('127.0.0.1'))).toEqual({ secure: true, writeStatus: 201 })
   })
 
-  test('without TRUST_PROXY the header is anyone’s: ignored, so the cookie is not Secure and https is another origin', async () => {
-    expect(await signInThroughProxy(false)).toEqual({ secure: false, writeStatus: 403 })
+  test('from anyone else the header is anyone’s: ignored, so the cookie is not Secure and https is another origin', async () => {
+    expect(await signInThroughProxy([])).toEqual({ secure: false, writeStatus: 403 })
+    expect(await signInThroughProxy(trusted('10.0.0.0/8'))).toEqual({ secure: false, writeStatus: 403 })
+  }, 30_000)
+})
+
+describe('TRUST_PROXY', () => {
+  /** The address the audit log records for a change sent with `X-Forwarded-For: forwarded` from 127.0.0.1. */
+  async function recordedAddress(trustedProxies: TrustedProxies, forwarded: string): Promise<string | null> {
+    const dataDir = tempDataDir()
+    expect((await runCli(dataDir, ['init'])).exitCode).toBe(0)
+    const token = await staffToken(dataDir)
+    const panel = await openIn(dataDir)
+    const server = servePanel(panel, { hostname: '127.0.0.1', port: 0, trustedProxies })
+    try {
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+      const created = await fetch(new URL('/api/v1/customers', server.url), {
+        method: 'POST',
+        headers: { ...headers, 'x-forwarded-for': forwarded },
+        body: JSON.stringify({ name: 'Acme' }),
+      })
+      expect(created.status).toBe(201)
+      const { id } = (await created.json()) as { id: string }
+      const audit = await fetch(new URL(`/api/v1/audit?subject=${id}`, server.url), { headers })
+      const { items } = (await audit.json()) as { items: { sourceAddress: string | null }[] }
+      return items[0]?.sourceAddress ?? null
+    } finally {
+      await server.stop()
+    }
+  }
+
+  test('forwarded addresses are believed only from the proxies it names: a site on this machine cannot claim one', async () => {
+    // Found by review: any caller's X-Forwarded-For was believed, and a site on the local node connects from
+    // 127.0.0.1, so it could be counted, throttled and audited as anyone.
+    expect(await recordedAddress([], '203.0.113.9')).toBe('127.0.0.1')
+    expect(await recordedAddress(trusted('10.0.0.0/8,192.0.2.1'), '203.0.113.9')).toBe('127.0.0.1')
+    // From a proxy it names: the address that proxy added, the last entry; earlier ones are the client's claims.
+    expect(await recordedAddress(trusted('127.0.0.1'), '198.51.100.1, 203.0.113.9')).toBe('203.0.113.9')
+    // Through two proxies it names, the first address that is not one of them.
+    expect(await recordedAddress(trusted('127.0.0.0/8, 203.0.113.0/24'), '198.51.100.1, 203.0.113.9')).toBe(
+      '198.51.100.1',
+    )
+  }, 60_000)
+
+  test('its old yes/no form: 1, true and yes stop the start-up saying what to write; 0, false and no trust nobody', () => {
+    for (const value of ['1', 'true', 'yes'])
+      expect(() => settingsFromEnv({ TRUST_PROXY: value })).toThrow(
+        /TRUST_PROXY now names the proxies it trusts/,
+      )
+    for (const value of ['0', 'false', 'no', ''])
+      expect(settingsFromEnv({ TRUST_PROXY: value }).trustedProxies).toEqual([])
+    expect(() => settingsFromEnv({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/"10.0.0.0\/33" is neither/)
+    expect(() => settingsFromEnv({ TRUST_PROXY: 'proxy.example' })).toThrow(/by IP address or CIDR/)
+    expect(settingsFromEnv({ TRUST_PROXY: '127.0.0.1, ::1, 10.0.0.0/8' }).trustedProxies).toHaveLength(3)
   })
 })

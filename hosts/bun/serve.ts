@@ -9,33 +9,27 @@ import {
   type SocketHandler,
   socketUpgradeOf,
 } from '../../core/host.ts'
+import { clientAddress, isTrustedProxy, type TrustedProxies } from '../trusted-proxies.ts'
 
 /** A running server. */
 export interface RunningServer {
   readonly url: URL
-  /** Stops accepting, waits for in-flight requests, then closes the panel. */
+  /**
+   * Stops accepting and drains the panel at once (event streams end, jobs under way are given back), waits for the
+   * requests in flight, then closes the panel.
+   */
   stop(): Promise<void>
   /** Closes every open connection now, ending a `stop()` that waits on a stalled client. */
   forceClose(): void
 }
 
 /**
- * The client's address: the socket's, or behind one trusted proxy (`trustProxy`) the last X-Forwarded-For entry,
- * the one that proxy added (earlier entries are whatever the client claimed). Login throttling counts by it.
+ * The request as the browser made it: from a trusted proxy that terminates TLS, `X-Forwarded-Proto` says the
+ * scheme, and the panel (Secure cookies, the Origin check on session writes) reads it from the URL. From anyone
+ * else the header is ignored, since anyone connecting directly could send it.
  */
-function clientAddress(request: Request, socketAddress: string | null, trustProxy: boolean): string | null {
-  if (!trustProxy) return socketAddress
-  const forwarded = request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim()
-  return forwarded || socketAddress
-}
-
-/**
- * The request as the browser made it: behind one trusted proxy that terminates TLS, `X-Forwarded-Proto` says the
- * scheme, and the panel (Secure cookies, the Origin check on session writes) reads it from the URL. Without
- * `trustProxy` the header is ignored, since anyone connecting directly could send it.
- */
-function asSeenByBrowser(request: Request, trustProxy: boolean): Request {
-  if (!trustProxy) return request
+function asSeenByBrowser(request: Request, fromProxy: boolean): Request {
+  if (!fromProxy) return request
   const scheme = request.headers.get('x-forwarded-proto')
   if ((scheme !== 'https' && scheme !== 'http') || request.url.startsWith(`${scheme}:`)) return request
   const url = new URL(request.url)
@@ -67,7 +61,13 @@ function failure(error: unknown, log: Logger): Response {
 /** Starts serving `panel` on `hostname:port` (port 0 picks a free one). */
 export function servePanel(
   panel: Panel,
-  options: { hostname: string; port: number; trustProxy?: boolean; log?: Logger },
+  options: {
+    hostname: string
+    port: number
+    /** The reverse proxies whose forwarded headers are believed (`TRUST_PROXY`); default none. */
+    trustedProxies?: TrustedProxies
+    log?: Logger
+  },
 ): RunningServer {
   const log = options.log ?? jsonLinesLogger()
   const server = Bun.serve({
@@ -86,12 +86,11 @@ export function servePanel(
     // 15 s) and a slow answer (a WordPress operation): the most Bun allows, 255 s.
     idleTimeout: 255,
     fetch: async (request, bunServer) => {
-      const response = await panel.handle(asSeenByBrowser(request, options.trustProxy ?? false), {
-        address: clientAddress(
-          request,
-          bunServer.requestIP(request)?.address ?? null,
-          options.trustProxy ?? false,
-        ),
+      const socketAddress = bunServer.requestIP(request)?.address ?? null
+      const proxies = options.trustedProxies ?? []
+      const response = await panel.handle(asSeenByBrowser(request, isTrustedProxy(socketAddress, proxies)), {
+        // Login throttling, rate limits and the audit log count by it.
+        address: clientAddress(request.headers.get('x-forwarded-for'), socketAddress, proxies),
       })
       // A route that opened a WebSocket (Reply.upgrade) gets the connection; otherwise its 426 is the answer.
       const socket = socketUpgradeOf(response)
@@ -116,7 +115,7 @@ export function servePanel(
     url: server.url,
     stop() {
       stopping ??= (async () => {
-        await server.stop(false)
+        await Promise.all([server.stop(false), panel.drain()])
         await panel.close()
       })()
       return stopping

@@ -69,6 +69,7 @@ export {
   tokenPattern,
 } from './host-process.ts'
 export { removeNodeLeftovers } from './node-leftovers.ts'
+export { startSlowPost } from './slow-post.ts'
 export { storeRowsText, storeText } from './store-text.ts'
 export { temporaryDataDir } from './temporary-data-dir.ts'
 export {

@@ -1,6 +1,7 @@
-// The brands plugin's public contract: the brand schema, its white-label theme, the public branding and the scopes.
+// The brands plugin's public contract: the brand schema, its white-label theme, the public branding, the scopes, and
+// the host names brands' sign-in pages are on.
 
-import { type Static, t } from '../../core/index.ts'
+import { type Db, defineService, type Static, t } from '../../core/index.ts'
 
 /** The colours a brand has until its staff choose others (existing brands were given them too). */
 export const defaultTheme = {
@@ -69,3 +70,18 @@ export const brandScopes = {
   create: 'brand:create',
   manage: 'brand:manage',
 } as const
+
+/** The host names brands' sign-in pages are on, for plugins that must keep them for the brands. */
+export interface BrandHostnames {
+  /**
+   * Which of `hostnames` (lower case, without a trailing dot) are some brand's, read in `db` (a transaction's, to
+   * decide with what it writes). A site's domain may not be one: a customer would take a brand's sign-in host.
+   */
+  taken(db: Db, hostnames: readonly string[]): Promise<string[]>
+}
+
+export const brandHostnames = defineService<BrandHostnames>({
+  id: 'brands.hostnames',
+  owner: 'brands',
+  description: 'Which host names are brands’ sign-in hosts, so no site takes one.',
+})

@@ -2,10 +2,10 @@
 
 import { brandDirectoryService, definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
-import { brandScopes } from './contract.ts'
+import { brandHostnames, brandScopes } from './contract.ts'
 import { brandsMigrations } from './migrations.ts'
 import { brandsProblems } from './problems.ts'
-import { defaultBrandId, findBrand } from './repository.ts'
+import { brandsHostnames, defaultBrandId, findBrand } from './repository.ts'
 import { brandingRoutes } from './routes/branding.ts'
 import { brandRoutes } from './routes/brands.ts'
 
@@ -36,6 +36,7 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
         findBrand: (id) => findBrand(context.db, id),
         defaultBrandId: () => defaultBrandId(context.db),
       })
+      context.provide(brandHostnames, { taken: brandsHostnames })
     },
     routes: (context) => [...brandRoutes(), ...brandingRoutes(context)],
   })

@@ -90,6 +90,18 @@ export async function nameTaken(db: Db, name: string, exceptId: string | null = 
   return (await query.executeTakeFirst()) !== undefined
 }
 
+/** Which of these host names some brand has. */
+export async function brandsHostnames(db: Db, hostnames: readonly string[]): Promise<string[]> {
+  if (hostnames.length === 0) return []
+  const rows = await db
+    .withTables<BrandsTables>()
+    .selectFrom('brand_hostnames')
+    .select('hostname')
+    .where('hostname', 'in', [...hostnames])
+    .execute()
+  return rows.map((row) => row.hostname)
+}
+
 /** Which of these host names brands other than `brandId` have. */
 export async function hostnamesTaken(
   db: Db,

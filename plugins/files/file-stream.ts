@@ -7,6 +7,21 @@ import { filesProblems as problems } from './problems.ts'
 import { type FilePart, partBytes } from './protocol.ts'
 import type { SiteFiles } from './site-files.ts'
 
+/** The request headers a read of a file answers, as the routes that read files declare them. */
+export const fileReadHeaders = {
+  'If-None-Match': {
+    description: 'The file’s `ETag` the client holds: 304 without a body while it is current.',
+  },
+  Range: {
+    description:
+      'One byte range, `bytes=start-end`, `bytes=start-` or `bytes=-suffix`: 206 with that part, 416 when it starts past the end. Several ranges or another unit are ignored: the whole file answers.',
+  },
+  'If-Range': {
+    description:
+      'The file’s `ETag`: the `Range` applies only while the file still has it, else the whole file answers.',
+  },
+} as const
+
 /** The bytes asked for: `start` to `end` inclusive. */
 interface ByteRange {
   readonly start: number

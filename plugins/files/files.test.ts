@@ -85,13 +85,21 @@ async function problem(response: Response, status: number): Promise<Record<strin
 const filesOf = (siteId: string, path: string) =>
   `/sites/${siteId}/files/content?path=${encodeURIComponent(path)}`
 
+/** Writes a file as a client does: its bytes as `application/octet-stream` (a string alone would be text/plain). */
 const write = (
   siteId: string,
   path: string,
   content: BodyInit,
   headers: Record<string, string> = {},
   token = staff,
-) => raw('PUT', filesOf(siteId, path), content, headers, token)
+) =>
+  raw(
+    'PUT',
+    filesOf(siteId, path),
+    content,
+    { 'content-type': 'application/octet-stream', ...headers },
+    token,
+  )
 
 async function newSite(customerId: string, domain: string, diskMB: number | null = null): Promise<Site> {
   const created = await json<Site>(
@@ -188,6 +196,10 @@ describe('reading and writing', () => {
     const entry = await json<SiteFile>(response, 201)
     expect(entry).toMatchObject({ path: '/htdocs/hello.txt', name: 'hello.txt', type: 'file', size: 19 })
     expect(response.headers.get('etag')).toBe(entry.etag)
+    // A new file says where it is read, as the document requires of a 201 (it once had no Location).
+    expect(response.headers.get('location')).toBe(
+      `/api/v1/sites/${site.id}/files/content?path=${encodeURIComponent('/htdocs/hello.txt')}`,
+    )
     const onDisk = statSync(join(home, 'htdocs', 'hello.txt'))
     expect(onDisk.uid).toBe(statSync(join(home, 'htdocs')).uid)
     expect(onDisk.uid).not.toBe(0)
@@ -212,10 +224,12 @@ describe('reading and writing', () => {
       200,
     )
     expect(second.etag).not.toBe(first.etag)
-    const stale = await problem(
-      await write(site.id, '/htdocs/editor.txt', 'version 2 by Bob', { 'if-match': first.etag ?? '' }),
-      412,
-    )
+    const refused = await write(site.id, '/htdocs/editor.txt', 'version 2 by Bob', {
+      'if-match': first.etag ?? '',
+    })
+    // The current tag in ETag too, as on every 412 (it was only in the body).
+    expect(refused.headers.get('etag')).toBe(second.etag)
+    const stale = await problem(refused, 412)
     expect(stale).toMatchObject({ code: 'file_changed', etag: second.etag })
     expect(readFileSync(join(home, 'htdocs', 'editor.txt'), 'utf8')).toBe('version 2 by Ann')
     const exists = await problem(
@@ -227,6 +241,29 @@ describe('reading and writing', () => {
     chmodSync(join(home, 'htdocs', 'editor.txt'), 0o600)
     await json<SiteFile>(await write(site.id, '/htdocs/editor.txt', 'version 3', { 'if-match': '*' }), 200)
     expect(statSync(join(home, 'htdocs', 'editor.txt')).mode & 0o777).toBe(0o600)
+  })
+
+  test('a body sent as anything but application/octet-stream is 415 and writes nothing; one without a type is bytes', async () => {
+    // Found by outside clients: a form or JSON body was stored as the file.
+    for (const type of [
+      'application/x-www-form-urlencoded',
+      'application/json',
+      'text/plain;charset=UTF-8',
+    ]) {
+      const refused = await raw('PUT', filesOf(site.id, '/htdocs/typed.txt'), 'a=1', { 'content-type': type })
+      expect(await problem(refused, 415)).toMatchObject({
+        code: 'unsupported_media_type',
+        accepted: 'application/octet-stream',
+      })
+    }
+    expect(existsSync(join(home, 'htdocs', 'typed.txt'))).toBe(false)
+    const untyped = await raw('PUT', filesOf(site.id, '/htdocs/typed.txt'), new TextEncoder().encode('a=1'))
+    await json<SiteFile>(untyped, 201)
+    expect(readFileSync(join(home, 'htdocs', 'typed.txt'), 'utf8')).toBe('a=1')
+    const typed = await write(site.id, '/htdocs/typed.txt', 'a=2', {
+      'content-type': 'Application/Octet-Stream',
+    })
+    await json<SiteFile>(typed, 200)
   })
 
   test('ranges answer 206, past the end 416; a file over the read limit needs a range', async () => {
@@ -422,6 +459,16 @@ describe('directories, moves, copies, deletes and modes', () => {
     )
     expect(second.items.map((item) => item.name)).toEqual(['three.txt', 'two.txt'])
     expect(second.nextCursor).toBeNull()
+    // As every list: 1 to 100 a page, and only the cursor this very walk handed out (outside clients found
+    // limit=101 and any cursor taken here).
+    const tooMany = await problem(await api('GET', `/sites/${site.id}/files?path=/htdocs/a&limit=101`), 422)
+    expect(tooMany).toMatchObject({ code: 'validation_failed', errors: [{ location: 'query.limit' }] })
+    for (const cursor of ['junk', `${first.nextCursor}x`, Buffer.from('one.txt').toString('base64url')]) {
+      const refused = await api('GET', `/sites/${site.id}/files?path=/htdocs/a&cursor=${cursor}`)
+      expect((await problem(refused, 400)).code).toBe('invalid_cursor')
+    }
+    const elsewhere = await api('GET', `/sites/${site.id}/files?path=/htdocs&cursor=${first.nextCursor}`)
+    expect((await problem(elsewhere, 400)).code).toBe('invalid_cursor')
 
     const exists = await api('POST', `/sites/${site.id}/files/directories`, { body: { path: '/htdocs/a' } })
     expect((await problem(exists, 409)).code).toBe('file_exists')

@@ -32,16 +32,6 @@ export const SiteFile = t.Object(
   { $id: 'SiteFile' },
 )
 
-export const SiteFilePage = t.Object(
-  {
-    items: t.Array(SiteFile),
-    nextCursor: t.Union([t.String(), t.Null()], {
-      description: 'Pass as `cursor` for the next page; null on the last.',
-    }),
-  },
-  { $id: 'SiteFilePage' },
-)
-
 export const MakeDirectoryBody = t.Object(
   {
     path: SitePathField('The directory to make.'),

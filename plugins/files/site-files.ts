@@ -41,7 +41,10 @@ function problemOf(refusal: NodeRefusal, log: PluginContext['log']): Problem {
       ([name, value]) => /^[a-z][A-Za-z]*$/.test(name) && name !== 'reason' && value !== undefined,
     ),
   )
-  return new Problem(ref, { detail: refusal.message, extensions })
+  // A file changed meanwhile: its current tag in `ETag`, as every 412 of a conditional request carries it.
+  const etag = ref.code === problems.file_changed.code ? extensions.etag : undefined
+  const headers: Record<string, string> = typeof etag === 'string' ? { etag } : {}
+  return new Problem(ref, { detail: refusal.message, extensions, headers })
 }
 
 /** A site's files as one caller reaches them. */

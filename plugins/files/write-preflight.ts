@@ -37,6 +37,14 @@ export async function preflightWrite(
   else if (current.type !== 'file') throw new Problem(problems.not_a_file)
   const { ifMatch, ifNoneMatch } = preconditions
   if ((ifNoneMatch && current) || (ifMatch !== null && !ifMatchHolds(ifMatch, current?.etag ?? null)))
-    throw new Problem(problems.file_changed, { extensions: { etag: current?.etag ?? null } })
+    throw fileChanged(current?.etag ?? null)
   return current
+}
+
+/** 412 `file_changed`, with the file's current tag (in `ETag` and `etag`) when there is a file. */
+export function fileChanged(etag: string | null): Problem {
+  return new Problem(problems.file_changed, {
+    extensions: { etag },
+    ...(etag === null ? {} : { headers: { etag } }),
+  })
 }

@@ -9,6 +9,7 @@ import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesProblems } from './problems.ts'
 import { findSite, findSiteByDomain, locateSites } from './repository.ts'
+import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteRoutes } from './routes/sites.ts'
 import { siteSuspensionHandler } from './suspension.ts'
@@ -23,6 +24,12 @@ export interface SitesOptions {
    * standard installation turns it off for the wordpress plugin's, which installs WordPress with its database.
    */
   readonly wordpress?: boolean
+  /**
+   * The host names the panel is reached at (lower case; the standard host gives `PUBLIC_URL`'s): no site may take
+   * one, or a name under one (422 `domain_reserved`), nor a brand's sign-in host name. Default none.
+   * @example { panelHostnames: ['panel.example.com'] }
+   */
+  readonly panelHostnames?: readonly string[]
 }
 
 /** Sites: create and read sites; other plugins add site types through `sites.siteTypes`. */
@@ -31,7 +38,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     name: 'sites',
     version: '0.1.0',
     description: 'Sites of customers (WordPress and other site types), their domains and lifecycle.',
-    requires: ['customers', 'nodes'],
+    requires: ['brands', 'customers', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
     scopes: [
@@ -110,7 +117,10 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       context.provide(siteDirectory, { find: findSite, findByDomain: findSiteByDomain })
     },
     jobs: (context) => siteJobs(context),
-    routes: (context) => [...siteRoutes(context), ...siteLifecycleRoutes(context)],
+    routes: (context) => {
+      const reserved = domainReservations(context, options.panelHostnames ?? [])
+      return [...siteRoutes(context, reserved), ...siteLifecycleRoutes(context, reserved)]
+    },
     capabilities: (context) => ({
       siteTypes: context
         .extensionPoint(siteTypes)

@@ -21,6 +21,13 @@ export const sitesProblems = defineProblems({
     description:
       'The `domain` must be a host name of at least two labels (`example.com`), no scheme, port or path.',
   },
+  domain_reserved: {
+    status: 422,
+    detail:
+      'The domain is the panel’s or a brand’s sign-in host name, or a name under one: no site may take it.',
+    description:
+      'A site’s `domain` may not be a host name the panel is reached at (`PUBLIC_URL`), nor a brand’s sign-in host name (`hostnames`), nor any name under one (a site there could set cookies for it).',
+  },
   domain_in_use: {
     status: 409,
     detail: 'Another site already uses this domain.',

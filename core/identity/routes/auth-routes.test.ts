@@ -400,6 +400,41 @@ describe('login throttling', () => {
       await throttled.panel.close()
     }
   })
+
+  test('failures from one address (code on the panel’s own machine, at 127.0.0.1) never lock the account for its owner elsewhere', async () => {
+    // The account once had one count for every address: five wrong passwords from a site locked staff out.
+    const throttled = await createKernelTestPanel({
+      plugins: [],
+      loginThrottle: { stepDelayMs: 1, perAccountAnywhere: 16 },
+    })
+    const attempt = (password: string, address: string) =>
+      throttled.panel.handle(
+        new Request('http://localhost/api/v1/auth/login', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'staff@example.test', password }),
+        }),
+        { address },
+      )
+    try {
+      await throttled.staff()
+      for (let i = 0; i < 5; i++)
+        await expectProblem(await attempt('a wrong password', '127.0.0.1'), 401, 'invalid_credentials')
+      // Guessing from that address stops there, even with the right password: loopback earns no allowance.
+      await expectProblem(await attempt(testPassword, '127.0.0.1'), 429, 'too_many_attempts')
+      // The owner, from elsewhere, signs in as ever.
+      expect((await attempt(testPassword, '198.51.100.7')).status).toBe(200)
+      // Guesses spread over many addresses are still bounded for the account as a whole (16 here, the five above
+      // included; 100 by default).
+      for (const address of ['203.0.113.1', '203.0.113.2'])
+        for (let i = 0; i < 5; i++)
+          await expectProblem(await attempt('a wrong password', address), 401, 'invalid_credentials')
+      await expectProblem(await attempt('a wrong password', '203.0.113.3'), 401, 'invalid_credentials')
+      await expectProblem(await attempt('a wrong password', '203.0.113.4'), 429, 'too_many_attempts')
+    } finally {
+      await throttled.panel.close()
+    }
+  }, 30_000)
 })
 
 describe('GET /me', () => {

@@ -173,7 +173,7 @@ export interface components {
       /**
        * @description - `validation_failed` (422, kernel): One or more body or query fields failed validation. Each failure is an item of `errors[]` with its `location`, `message` and a field code (see the field codes table).
        * - `malformed_json` (400, kernel): The body could not be parsed as JSON. Nothing was changed.
-       * - `unsupported_media_type` (415, kernel): A request carried a body whose `Content-Type` is not `application/json`.
+       * - `unsupported_media_type` (415, kernel): A request carried a body whose `Content-Type` is not the one its operation takes: `application/json`, or for an operation taking raw bytes (a file’s content) `application/octet-stream`, which a body sent without a `Content-Type` is taken to be. `accepted` names the one it takes.
        * - `body_too_large` (413, kernel): The body exceeds `BODY_LIMIT_BYTES` (1 MiB by default); the limit is in `limitBytes`.
        * - `invalid_cursor` (400, kernel): A cursor was altered, or comes from another list, other filters or another caller. Start again without one.
        * - `unknown_customer` (422, kernel): The `customerId` names no customer the caller may see (missing and invisible look the same): creating a resource or a token for it is refused.
@@ -191,7 +191,7 @@ export interface components {
        * - `account_disabled` (401, kernel): Staff disabled the user: their sessions were ended, their API tokens are refused (they work again, unless expired or revoked, once the user is enabled), and signing in is refused once the password is right (a wrong one is still `invalid_credentials`).
        * - `invalid_credentials` (401, kernel): Login failed. The answer does not say which of the two was wrong.
        * - `rate_limited` (429, kernel): The credential (or, without one, the address) went over its requests a minute (`RATE_LIMIT_PER_MINUTE`, 1,200 by default; login 30). `Retry-After`, `RateLimit` and `RateLimit-Policy` say when it resets.
-       * - `too_many_attempts` (429, kernel): Repeated failed logins for this account or from this address; `Retry-After` says how long to wait.
+       * - `too_many_attempts` (429, kernel): Repeated failed logins for this account from this address, from this address, or for this account from everywhere; `Retry-After` says how long to wait.
        * - `csrf_token_invalid` (403, kernel): The `X-CSRF-Token` header is missing or is not the one login returned for this session.
        * - `cross_origin_request` (403, kernel): Neither `Sec-Fetch-Site: same-origin` nor a matching `Origin` header was sent with a cookie-authenticated change.
        * - `insufficient_scope` (403, kernel): The caller’s effective scopes do not include the one named in `scope`.
@@ -236,6 +236,7 @@ export interface components {
        * - `unknown_site_type` (422, sites): The `type` is not one of the installed site types; capabilities lists them.
        * - `options_of_other_type` (422, sites): A create body field a site type adds (`wordpress`) is read only for sites of that type; for any other `type` it is refused rather than dropped.
        * - `invalid_domain` (422, sites): The `domain` must be a host name of at least two labels (`example.com`), no scheme, port or path.
+       * - `domain_reserved` (422, sites): A site’s `domain` may not be a host name the panel is reached at (`PUBLIC_URL`), nor a brand’s sign-in host name (`hostnames`), nor any name under one (a site there could set cookies for it).
        * - `domain_in_use` (409, sites): A domain is served by one site of the installation at a time.
        * - `illegal_site_transition` (409, sites): The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning, or unsuspending one that is running. `currentStatus` names the current state, `requestedStatus` the one asked for.
        * - `site_busy` (409, sites): Changing the domain or limits of a site whose state is `provisioning` or `deleting` must wait.
@@ -373,7 +374,7 @@ export interface components {
        * - `webhook_disabled` (409, webhooks): A disabled endpoint (by staff, or by the panel after a 410 answer) receives nothing; `PATCH` it with `enabled: true` first.
        * @enum {string}
        */
-      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
       errors?: components["schemas"]["ProblemItem"][];
       /** @description Matches the `X-Request-Id` header and the server log. */
       requestId?: string;
@@ -381,6 +382,8 @@ export interface components {
       scope?: string;
       /** @description With `body_too_large`: the largest body this installation accepts, in bytes. */
       limitBytes?: number;
+      /** @description With `unsupported_media_type`: the media type the operation takes its body as. */
+      accepted?: string;
       /** @description With `rate_limited` and `too_many_attempts`: seconds to wait, as in `Retry-After`. */
       retryAfter?: number;
       /** @description With a refused state change (`illegal_site_transition`, `site_busy`, …): the state the resource is in. */
@@ -401,7 +404,7 @@ export interface components {
       location: string;
       message: string;
       /** @enum {string} */
-      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
     };
     DownloadLink: {
       /** @description Where to download it: no credential needed, valid until `expiresAt`. */
@@ -517,7 +520,7 @@ export interface components {
     };
     SiteFilePage: {
       items: components["schemas"]["SiteFile"][];
-      /** @description Pass as `cursor` for the next page; null on the last. */
+      /** @description Cursor of the next page; null on the last page. */
       nextCursor: string | null;
     };
   };
@@ -560,14 +563,10 @@ export interface operations {
       query?: {
         /** @description The directory. Default `/`. A site path: `/` is the site’s home. */
         path?: string;
-        /** @description From the previous page’s `nextCursor`. */
+        /** @description The `nextCursor` of the previous page. */
         cursor?: string;
-        /** @description Entries a page. */
+        /** @description Page size, 1 to 100 (default 20). */
         limit?: number;
-      };
-      header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
-        "If-None-Match"?: string;
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -575,33 +574,39 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The SiteFilePage. */
+      /** @description A page of SiteFile items. */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["SiteFilePage"];
         };
       };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
-      304: {
+      /** @description Bad Request: `invalid_cursor`. */
+      400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
-        content: never;
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
       };
       /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -611,6 +616,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -622,6 +631,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -631,15 +644,23 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `link_not_followed`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `link_not_followed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -661,15 +682,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -679,6 +708,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -735,6 +768,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -744,6 +781,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -755,6 +796,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -764,15 +809,23 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -794,15 +847,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -812,6 +873,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -854,6 +919,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -864,6 +933,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -873,6 +946,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -884,6 +961,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -893,6 +974,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -902,6 +987,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -911,15 +1000,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -941,15 +1038,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -959,6 +1064,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1000,6 +1109,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1010,6 +1123,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1019,6 +1136,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -1030,6 +1151,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1039,6 +1164,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1048,6 +1177,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1057,15 +1190,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1087,15 +1228,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1105,6 +1254,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1146,6 +1299,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1156,6 +1313,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1165,6 +1326,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -1176,6 +1341,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1185,6 +1354,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1194,6 +1367,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1203,15 +1380,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `top_folder`, `disk_quota_exceeded`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1233,15 +1418,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1251,6 +1444,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1292,6 +1489,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1302,6 +1503,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1311,6 +1516,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -1322,6 +1531,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1331,6 +1544,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1340,6 +1557,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1349,15 +1570,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`, `is_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`, `is_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1379,15 +1608,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1397,6 +1634,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1438,6 +1679,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1448,6 +1693,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1457,6 +1706,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -1468,6 +1721,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1477,6 +1734,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1486,6 +1747,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1495,15 +1760,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_mode`, `link_not_followed`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_mode`, `link_not_followed`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1525,15 +1798,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1543,6 +1824,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1584,6 +1869,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1594,6 +1883,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1603,6 +1896,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -1614,6 +1911,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1623,6 +1924,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1632,6 +1937,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1641,15 +1950,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1671,15 +1988,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1689,6 +2014,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1730,6 +2059,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1740,6 +2073,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1749,6 +2086,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -1760,6 +2101,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1769,6 +2114,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1778,6 +2127,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1787,15 +2140,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `not_a_file`, `link_not_followed`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `invalid_archive`, `not_a_file`, `link_not_followed`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1817,15 +2178,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1835,6 +2204,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1855,8 +2228,12 @@ export interface operations {
         path: string;
       };
       header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        /** @description The file’s `ETag` the client holds: 304 without a body while it is current. */
         "If-None-Match"?: string;
+        /** @description One byte range, `bytes=start-end`, `bytes=start-` or `bytes=-suffix`: 206 with that part, 416 when it starts past the end. Several ranges or another unit are ignored: the whole file answers. */
+        Range?: string;
+        /** @description The file’s `ETag`: the `Range` applies only while the file still has it, else the whole file answers. */
+        "If-Range"?: string;
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -1882,6 +2259,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
           /** @description `bytes start-end/size`. */
           "Content-Range"?: string;
         };
@@ -1889,7 +2267,7 @@ export interface operations {
           "application/octet-stream": string;
         };
       };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      /** @description The file still has the tag sent in `If-None-Match`. */
       304: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1904,6 +2282,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1913,6 +2295,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -1924,6 +2310,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1933,24 +2323,36 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `range_not_satisfiable`. */
+      /** @description Range Not Satisfiable: `range_not_satisfiable`. */
       416: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1972,15 +2374,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1990,6 +2400,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2010,8 +2424,10 @@ export interface operations {
         path: string;
       };
       header?: {
-        /** @description The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes. */
+        /** @description The file’s `ETag` as the client last read it (or `*`: only an existing file): replaced only if it still has it, else 412 `file_changed` and nothing is written. */
         "If-Match"?: string;
+        /** @description `*`: only make a new file; 412 `file_changed` when one is there. */
+        "If-None-Match"?: "*";
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -2025,24 +2441,26 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The SiteFile. */
+      /** @description The file, replaced. */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["SiteFile"];
         };
       };
-      /** @description The new SiteFile. */
+      /** @description The file, made. */
       201: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           Location: components["headers"]["Location"];
+          ETag: components["headers"]["ETag"];
         };
         content: {
           "application/json": components["schemas"]["SiteFile"];
@@ -2052,6 +2470,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2062,6 +2484,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2071,6 +2497,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2082,6 +2512,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2091,16 +2525,25 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `file_changed`. */
+      /** @description Precondition Failed: `file_changed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          ETag: components["headers"]["ETag"];
+          /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
+          ETag?: string;
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2110,15 +2553,36 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `top_folder`, `disk_quota_exceeded`, `link_not_followed`. */
+      /** @description Unsupported Media Type: `unsupported_media_type`. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `top_folder`, `disk_quota_exceeded`, `link_not_followed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2140,15 +2604,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2158,6 +2630,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2200,6 +2676,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2210,6 +2690,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2219,6 +2703,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2230,6 +2718,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2239,16 +2731,25 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `file_changed`. */
+      /** @description Precondition Failed: `file_changed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          ETag: components["headers"]["ETag"];
+          /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
+          ETag?: string;
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2258,6 +2759,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2267,15 +2772,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2297,15 +2810,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2315,6 +2836,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2369,6 +2894,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2378,6 +2907,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2389,6 +2922,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2398,15 +2935,23 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2428,15 +2973,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2446,6 +2999,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2461,9 +3018,9 @@ export interface operations {
    */
   sendSiteFileUpload: {
     parameters: {
-      header?: {
-        /** @description The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes. */
-        "If-Match"?: string;
+      header: {
+        /** @description Where these bytes start in the file: the upload’s `received` (409 `upload_offset_mismatch` otherwise). */
+        "Upload-Offset": number;
       };
       path: {
         /** @description Identifier, `site_…`. */
@@ -2495,6 +3052,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2504,6 +3065,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2515,6 +3080,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2524,16 +3093,25 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `file_changed`. */
+      /** @description Precondition Failed: `file_changed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          ETag: components["headers"]["ETag"];
+          /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
+          ETag?: string;
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2543,15 +3121,36 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `disk_quota_exceeded`, `is_a_directory`, `top_folder`. */
+      /** @description Unsupported Media Type: `unsupported_media_type`. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `disk_quota_exceeded`, `is_a_directory`, `top_folder`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2573,15 +3172,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2591,6 +3198,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2606,10 +3217,6 @@ export interface operations {
    */
   abortSiteFileUpload: {
     parameters: {
-      header?: {
-        /** @description The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes. */
-        "If-Match"?: string;
-      };
       path: {
         /** @description Identifier, `site_…`. */
         id: string;
@@ -2632,6 +3239,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2641,6 +3252,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2652,6 +3267,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2661,15 +3280,23 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2691,15 +3318,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2709,6 +3344,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2751,6 +3390,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2761,6 +3404,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2770,6 +3417,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2781,6 +3432,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2790,6 +3445,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2799,6 +3458,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2808,15 +3471,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2838,15 +3509,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2856,6 +3535,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2876,8 +3559,12 @@ export interface operations {
         token: string;
       };
       header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        /** @description The file’s `ETag` the client holds: 304 without a body while it is current. */
         "If-None-Match"?: string;
+        /** @description One byte range, `bytes=start-end`, `bytes=start-` or `bytes=-suffix`: 206 with that part, 416 when it starts past the end. Several ranges or another unit are ignored: the whole file answers. */
+        Range?: string;
+        /** @description The file’s `ETag`: the `Range` applies only while the file still has it, else the whole file answers. */
+        "If-Range"?: string;
       };
     };
     responses: {
@@ -2903,12 +3590,15 @@ export interface operations {
           RateLimit?: string;
           /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
           "RateLimit-Policy"?: string;
+          ETag: components["headers"]["ETag"];
+          /** @description `bytes start-end/size`. */
+          "Content-Range"?: string;
         };
         content: {
           "application/octet-stream": string;
         };
       };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      /** @description The file still has the tag sent in `If-None-Match`. */
       304: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2925,6 +3615,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2934,6 +3628,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2943,6 +3641,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2952,24 +3654,36 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `range_not_satisfiable`. */
+      /** @description Range Not Satisfiable: `range_not_satisfiable`. */
       416: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `is_a_directory`, `not_a_file`, `link_not_followed`, `file_too_large`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2993,15 +3707,23 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Server Error: `file_operation_failed`. */
+      /** @description Bad Gateway: `file_operation_failed`. */
       502: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3011,6 +3733,10 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];

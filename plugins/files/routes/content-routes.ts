@@ -13,7 +13,7 @@ import {
 } from '../../../core/index.ts'
 import { siteScopes } from '../../sites/contract.ts'
 import { sendParts } from '../file-parts.ts'
-import { fileAnswer } from '../file-stream.ts'
+import { fileAnswer, fileReadHeaders } from '../file-stream.ts'
 import { filesProblems as problems } from '../problems.ts'
 import type { FileEntry } from '../protocol.ts'
 import { SiteFile, SitePathField } from '../schemas.ts'
@@ -46,6 +46,7 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
       params: SiteParams,
       query: PathQuery,
       ownPreconditions: true,
+      requestHeaders: fileReadHeaders,
       responses: {
         200: {
           description: 'The whole file.',
@@ -55,9 +56,12 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
         206: {
           description: 'The range asked for.',
           contentType: 'application/octet-stream',
-          headers: { 'Content-Range': '`bytes start-end/size`.' },
+          headers: { ETag: 'The file’s entity tag.', 'Content-Range': '`bytes start-end/size`.' },
         },
-        304: { description: 'The file still has the tag sent in `If-None-Match`.' },
+        304: {
+          description: 'The file still has the tag sent in `If-None-Match`.',
+          headers: { ETag: 'The file’s entity tag.' },
+        },
       },
       problems: [
         ...pathProblems,
@@ -86,8 +90,29 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
       query: PathQuery,
       rawBody: { description: 'The file’s new content.' },
       ownPreconditions: true,
+      requestHeaders: {
+        'If-Match': {
+          description:
+            'The file’s `ETag` as the client last read it (or `*`: only an existing file): replaced only if it still has it, else 412 `file_changed` and nothing is written.',
+        },
+        'If-None-Match': {
+          description: '`*`: only make a new file; 412 `file_changed` when one is there.',
+          schema: t.Literal('*'),
+        },
+      },
       idempotent: false,
-      responses: { 200: SiteFile, 201: SiteFile },
+      responses: {
+        200: {
+          description: 'The file, replaced.',
+          schema: SiteFile,
+          headers: { ETag: 'The file’s new entity tag.' },
+        },
+        201: {
+          description: 'The file, made.',
+          schema: SiteFile,
+          headers: { Location: 'Where the file is read.', ETag: 'The file’s entity tag.' },
+        },
+      },
       problems: [
         ...pathProblems,
         problems.is_a_directory,
@@ -132,7 +157,10 @@ export function contentRoutes(context: PluginContext, limits: ContentLimits): Ro
           throw error
         }
         await auditFiles(context, audit, files.site, 'file.write', { path: entry.path, bytes: entry.size })
-        return new Reply(current ? 200 : 201, entry, { etag: entry.etag ?? '' })
+        if (current) return new Reply(200, entry, { etag: entry.etag ?? '' })
+        // A new file says where it is read from, as every 201 does.
+        const location = `/sites/${params.id}/files/content?path=${encodeURIComponent(entry.path)}`
+        return new Reply(201, entry, { etag: entry.etag ?? '' }, location)
       },
     }),
   ]

@@ -12,7 +12,7 @@ import {
   t,
 } from '../../../core/index.ts'
 import { siteScopes } from '../../sites/contract.ts'
-import { fileAnswer } from '../file-stream.ts'
+import { fileAnswer, fileReadHeaders } from '../file-stream.ts'
 import { filesProblems as problems } from '../problems.ts'
 import type { FileEntry } from '../protocol.ts'
 import { DownloadLink, DownloadLinkBody } from '../schemas.ts'
@@ -110,10 +110,22 @@ export function downloadRoutes(context: PluginContext): RouteDefinition[] {
         token: t.String({ minLength: 10, maxLength: 12_000, description: 'The link’s token.' }),
       }),
       ownPreconditions: true,
+      requestHeaders: fileReadHeaders,
       responses: {
-        200: { description: 'The whole file.', contentType: 'application/octet-stream' },
-        206: { description: 'The range asked for.', contentType: 'application/octet-stream' },
-        304: { description: 'The file still has the tag sent in `If-None-Match`.' },
+        200: {
+          description: 'The whole file.',
+          contentType: 'application/octet-stream',
+          headers: { ETag: 'The file’s entity tag.' },
+        },
+        206: {
+          description: 'The range asked for.',
+          contentType: 'application/octet-stream',
+          headers: { ETag: 'The file’s entity tag.', 'Content-Range': '`bytes start-end/size`.' },
+        },
+        304: {
+          description: 'The file still has the tag sent in `If-None-Match`.',
+          headers: { ETag: 'The file’s entity tag.' },
+        },
       },
       problems: [
         ...pathProblems,

@@ -5,6 +5,7 @@
 import {
   type AuditInput,
   defineRoute,
+  keyedList,
   type PluginContext,
   Problem,
   Reply,
@@ -24,7 +25,6 @@ import {
   MakeDirectoryBody,
   MoveFileBody,
   SiteFile,
-  SiteFilePage,
   SitePathField,
 } from '../schemas.ts'
 import { siteFilesOf } from '../site-files.ts'
@@ -43,11 +43,6 @@ export const pathProblems = [
   problems.file_operation_failed,
   nodeUnavailable,
 ] as const
-
-/** A cursor: the name the last page ended at, opaque to clients. */
-const cursorOf = (name: string) => Buffer.from(name).toString('base64url')
-const nameOf = (cursor: string | undefined) =>
-  cursor === undefined ? null : Buffer.from(cursor, 'base64url').toString()
 
 /** Writes the audit entry of a change to a site's files. */
 export async function auditFiles(
@@ -75,26 +70,17 @@ export function fileRoutes(context: PluginContext): RouteDefinition[] {
         'The entries of a directory of the site (default `/`, the site’s home: `htdocs`, `logs`, `tmp`), sorted by name, a page at a time. Links are listed as links, never followed; listing through a link is refused (`link_not_followed`).',
       scope: siteScopes.files,
       params: SiteParams,
-      query: t.Object({
-        path: t.Optional(SitePathField('The directory. Default `/`.')),
-        cursor: t.Optional(
-          t.String({ maxLength: 6000, description: 'From the previous page’s `nextCursor`.' }),
-        ),
-        limit: t.Optional(
-          t.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Entries a page.' }),
-        ),
-      }),
-      responses: { 200: SiteFilePage },
+      query: t.Object({ path: t.Optional(SitePathField('The directory. Default `/`.')) }),
+      // Paged by the kernel as every list (limit 1 to 100, signed cursors): it once took limit=101 and any cursor.
+      list: { item: SiteFile, key: 'name' },
       problems: [...pathProblems, problems.link_not_followed],
       async handler({ params, query, view }) {
         const files = await open(view, params.id)
-        const listing = await files.call<FileListing>({
-          op: 'list',
-          path: query.path ?? '/',
-          after: nameOf(query.cursor),
-          limit: query.limit ?? 100,
+        const path = query.path ?? '/'
+        return keyedList(async (after, limit) => {
+          const listing = await files.call<FileListing>({ op: 'list', path, after: after ?? null, limit })
+          return listing.entries
         })
-        return { items: listing.entries, nextCursor: listing.next === null ? null : cursorOf(listing.next) }
       },
     }),
     defineRoute({

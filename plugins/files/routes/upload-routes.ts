@@ -188,6 +188,14 @@ export function uploadRoutes(
       params: UploadParams,
       rawBody: { description: 'The upload’s bytes from `Upload-Offset`.' },
       ownPreconditions: true,
+      requestHeaders: {
+        'Upload-Offset': {
+          description:
+            'Where these bytes start in the file: the upload’s `received` (409 `upload_offset_mismatch` otherwise).',
+          required: true,
+          schema: t.Integer({ minimum: 0 }),
+        },
+      },
       // Each request's bytes are progress, not a change anyone audits: the upload's start (`file.upload`) and the
       // file it makes (`file.write`) are.
       audited: false,

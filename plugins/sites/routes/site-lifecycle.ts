@@ -24,6 +24,7 @@ import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, siteRows, toSite, updateSite } from '../repository.ts'
+import type { DomainReservations } from '../reserved-domains.ts'
 
 const SiteParams = { id: 'site' } as const
 
@@ -48,7 +49,7 @@ const UpdateSiteBody = t.Object(
 )
 
 /** The site operations after creation. */
-export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
+export function siteLifecycleRoutes(context: PluginContext, reserved: DomainReservations): RouteDefinition[] {
   const suspensions = context.use(customerSuspensions)
 
   /**
@@ -80,6 +81,7 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
       problems: [
         sitesProblems.site_busy,
         sitesProblems.invalid_domain,
+        sitesProblems.domain_reserved,
         sitesProblems.domain_in_use,
         sitesProblems.disk_quota_required,
         sitesProblems.disk_limit_reached,
@@ -96,6 +98,8 @@ export function siteLifecycleRoutes(context: PluginContext): RouteDefinition[] {
         const changes: Partial<SitesTable> = {}
         if (name !== undefined && name !== row.name) changes.name = name
         if (domain && domain !== row.domain) {
+          const refused = await reserved(trx, domain)
+          if (refused) throw refused
           if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
           changes.domain = domain
         }

@@ -26,6 +26,7 @@ import { siteJobKinds } from '../jobs.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, handlesLike, insertSite, siteCountsByNode, siteRows, toSite } from '../repository.ts'
+import type { DomainReservations } from '../reserved-domains.ts'
 
 const CreateSiteBody = t.Object(
   {
@@ -68,7 +69,7 @@ const sitesList = preparedList((db, view, _filters: Static<typeof ListSitesQuery
 )
 
 /** The sites routes. */
-export function siteRoutes(context: PluginContext): RouteDefinition[] {
+export function siteRoutes(context: PluginContext, reserved: DomainReservations): RouteDefinition[] {
   const types = context.extensionPoint(siteTypes)
   const customers = context.use(customerDirectory)
   const nodes = context.use(nodeDirectory)
@@ -159,6 +160,7 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
         sitesProblems.unknown_site_type,
         sitesProblems.options_of_other_type,
         sitesProblems.invalid_domain,
+        sitesProblems.domain_reserved,
         sitesProblems.domain_in_use,
         sitesProblems.no_node_available,
         sitesProblems.site_type_unavailable,
@@ -202,6 +204,8 @@ export function siteRoutes(context: PluginContext): RouteDefinition[] {
               `is for sites of type ${option.type.name}`,
             )
         if (!customer || !siteType || !domain || refusals.hasAny()) throw refusals.toProblem()
+        const refused = await reserved(trx, domain)
+        if (refused) throw refused
         const nodeId = await placement(trx, siteType)
         if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
         // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.

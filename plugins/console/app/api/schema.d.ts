@@ -344,7 +344,7 @@ export interface components {
       /**
        * @description - `validation_failed` (422, kernel): One or more body or query fields failed validation. Each failure is an item of `errors[]` with its `location`, `message` and a field code (see the field codes table).
        * - `malformed_json` (400, kernel): The body could not be parsed as JSON. Nothing was changed.
-       * - `unsupported_media_type` (415, kernel): A request carried a body whose `Content-Type` is not `application/json`.
+       * - `unsupported_media_type` (415, kernel): A request carried a body whose `Content-Type` is not the one its operation takes: `application/json`, or for an operation taking raw bytes (a file’s content) `application/octet-stream`, which a body sent without a `Content-Type` is taken to be. `accepted` names the one it takes.
        * - `body_too_large` (413, kernel): The body exceeds `BODY_LIMIT_BYTES` (1 MiB by default); the limit is in `limitBytes`.
        * - `invalid_cursor` (400, kernel): A cursor was altered, or comes from another list, other filters or another caller. Start again without one.
        * - `unknown_customer` (422, kernel): The `customerId` names no customer the caller may see (missing and invisible look the same): creating a resource or a token for it is refused.
@@ -362,7 +362,7 @@ export interface components {
        * - `account_disabled` (401, kernel): Staff disabled the user: their sessions were ended, their API tokens are refused (they work again, unless expired or revoked, once the user is enabled), and signing in is refused once the password is right (a wrong one is still `invalid_credentials`).
        * - `invalid_credentials` (401, kernel): Login failed. The answer does not say which of the two was wrong.
        * - `rate_limited` (429, kernel): The credential (or, without one, the address) went over its requests a minute (`RATE_LIMIT_PER_MINUTE`, 1,200 by default; login 30). `Retry-After`, `RateLimit` and `RateLimit-Policy` say when it resets.
-       * - `too_many_attempts` (429, kernel): Repeated failed logins for this account or from this address; `Retry-After` says how long to wait.
+       * - `too_many_attempts` (429, kernel): Repeated failed logins for this account from this address, from this address, or for this account from everywhere; `Retry-After` says how long to wait.
        * - `csrf_token_invalid` (403, kernel): The `X-CSRF-Token` header is missing or is not the one login returned for this session.
        * - `cross_origin_request` (403, kernel): Neither `Sec-Fetch-Site: same-origin` nor a matching `Origin` header was sent with a cookie-authenticated change.
        * - `insufficient_scope` (403, kernel): The caller’s effective scopes do not include the one named in `scope`.
@@ -407,6 +407,7 @@ export interface components {
        * - `unknown_site_type` (422, sites): The `type` is not one of the installed site types; capabilities lists them.
        * - `options_of_other_type` (422, sites): A create body field a site type adds (`wordpress`) is read only for sites of that type; for any other `type` it is refused rather than dropped.
        * - `invalid_domain` (422, sites): The `domain` must be a host name of at least two labels (`example.com`), no scheme, port or path.
+       * - `domain_reserved` (422, sites): A site’s `domain` may not be a host name the panel is reached at (`PUBLIC_URL`), nor a brand’s sign-in host name (`hostnames`), nor any name under one (a site there could set cookies for it).
        * - `domain_in_use` (409, sites): A domain is served by one site of the installation at a time.
        * - `illegal_site_transition` (409, sites): The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning, or unsuspending one that is running. `currentStatus` names the current state, `requestedStatus` the one asked for.
        * - `site_busy` (409, sites): Changing the domain or limits of a site whose state is `provisioning` or `deleting` must wait.
@@ -544,7 +545,7 @@ export interface components {
        * - `webhook_disabled` (409, webhooks): A disabled endpoint (by staff, or by the panel after a 410 answer) receives nothing; `PATCH` it with `enabled: true` first.
        * @enum {string}
        */
-      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
       errors?: components["schemas"]["ProblemItem"][];
       /** @description Matches the `X-Request-Id` header and the server log. */
       requestId?: string;
@@ -552,6 +553,8 @@ export interface components {
       scope?: string;
       /** @description With `body_too_large`: the largest body this installation accepts, in bytes. */
       limitBytes?: number;
+      /** @description With `unsupported_media_type`: the media type the operation takes its body as. */
+      accepted?: string;
       /** @description With `rate_limited` and `too_many_attempts`: seconds to wait, as in `Retry-After`. */
       retryAfter?: number;
       /** @description With a refused state change (`illegal_site_transition`, `site_busy`, …): the state the resource is in. */
@@ -572,7 +575,7 @@ export interface components {
       location: string;
       message: string;
       /** @enum {string} */
-      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
     };
     Member: {
       /** @description The user, `usr_…`. */
@@ -1154,7 +1157,7 @@ export interface operations {
         };
         content: never;
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1204,7 +1207,7 @@ export interface operations {
         };
         content: never;
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1265,6 +1268,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1275,6 +1282,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1284,6 +1295,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1293,15 +1308,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1325,6 +1348,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1354,6 +1381,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1363,15 +1394,23 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1393,6 +1432,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1442,15 +1485,23 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1472,6 +1523,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1507,6 +1562,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1517,6 +1576,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1526,6 +1589,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1535,6 +1602,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1544,15 +1615,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1574,6 +1653,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1612,6 +1695,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1622,6 +1709,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1631,15 +1722,23 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1661,6 +1760,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1700,6 +1803,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1709,6 +1816,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1718,25 +1829,37 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1758,6 +1881,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1796,6 +1923,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1806,15 +1937,23 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1836,6 +1975,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1881,6 +2024,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1891,6 +2038,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1900,6 +2051,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1909,6 +2064,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description Seconds to wait before trying again. */
           "Retry-After"?: number;
         };
@@ -1920,6 +2079,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1929,15 +2092,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `unknown_scope`, `scope_not_held`, `expiry_in_past`, `lifetime_too_long`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_customer`, `unknown_scope`, `scope_not_held`, `expiry_in_past`, `lifetime_too_long`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1959,6 +2130,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2011,6 +2186,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2020,15 +2199,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2050,6 +2237,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2089,6 +2280,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2098,6 +2293,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2107,25 +2306,37 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2147,6 +2358,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2185,6 +2400,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2195,6 +2414,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2204,6 +2427,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2211,10 +2438,14 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2236,6 +2467,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2280,6 +2515,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2290,6 +2529,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2299,6 +2542,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2310,6 +2557,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description Seconds to wait before trying again. */
           "Retry-After"?: number;
         };
@@ -2321,6 +2572,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2330,15 +2585,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `staff_role_not_allowed`, `unknown_brand`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `staff_role_not_allowed`, `unknown_brand`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2360,6 +2623,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2410,6 +2677,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2419,6 +2690,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2430,15 +2705,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2460,6 +2743,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2497,6 +2784,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2506,6 +2797,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2517,6 +2812,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2526,15 +2825,23 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2556,6 +2863,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2593,6 +2904,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2602,6 +2917,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2613,15 +2932,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2643,6 +2970,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2685,6 +3016,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2695,6 +3030,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2704,6 +3043,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2715,15 +3058,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2745,6 +3096,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2786,6 +3141,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2795,6 +3154,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2806,25 +3169,37 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2846,6 +3221,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2894,6 +3273,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2904,6 +3287,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2913,6 +3300,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -2920,10 +3311,14 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2945,6 +3340,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2991,6 +3390,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3001,6 +3404,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3010,6 +3417,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3017,10 +3428,14 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3042,6 +3457,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3094,6 +3513,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3103,6 +3526,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3114,15 +3541,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3144,6 +3579,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3181,6 +3620,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3190,6 +3633,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3201,15 +3648,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3231,6 +3686,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3279,6 +3738,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3288,6 +3751,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3299,6 +3766,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3308,15 +3779,23 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3338,6 +3817,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3390,6 +3873,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3399,15 +3886,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3429,6 +3924,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3475,15 +3974,23 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3505,6 +4012,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3543,6 +4054,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3553,6 +4068,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3562,6 +4081,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3569,10 +4092,14 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3594,6 +4121,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3638,6 +4169,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3648,6 +4183,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3657,6 +4196,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3668,6 +4211,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description Seconds to wait before trying again. */
           "Retry-After"?: number;
         };
@@ -3679,6 +4226,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3688,15 +4239,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3718,6 +4277,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3768,6 +4331,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3777,6 +4344,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3788,15 +4359,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3818,6 +4397,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3842,7 +4425,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateBrandBody"];
       };
@@ -3863,6 +4446,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3873,6 +4460,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3882,6 +4473,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -3893,6 +4488,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3902,16 +4501,24 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3921,6 +4528,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3930,15 +4541,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `invalid_theme_color`, `invalid_brand_hostname`, `empty_brand_update`, `invalid_logo`, `logo_type_mismatch`, `logo_too_large`, `unsafe_svg_logo`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_theme_color`, `invalid_brand_hostname`, `empty_brand_update`, `invalid_logo`, `logo_type_mismatch`, `logo_too_large`, `unsafe_svg_logo`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3960,6 +4579,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4013,10 +4636,14 @@ export interface operations {
         };
         content: never;
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4040,6 +4667,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4080,6 +4711,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4090,6 +4725,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4099,6 +4738,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4106,10 +4749,14 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4131,6 +4778,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4175,6 +4826,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4185,6 +4840,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4194,6 +4853,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4205,6 +4868,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description Seconds to wait before trying again. */
           "Retry-After"?: number;
         };
@@ -4216,6 +4883,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4225,15 +4896,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_brand`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_brand`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4255,6 +4934,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4305,6 +4988,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4314,6 +5001,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4325,15 +5016,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4355,6 +5054,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4377,7 +5080,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": components["schemas"]["UpdateCustomerBody"];
       };
@@ -4398,6 +5101,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4408,6 +5115,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4417,6 +5128,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4428,16 +5143,24 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4447,6 +5170,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4456,15 +5183,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4486,6 +5221,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4526,6 +5265,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4536,6 +5279,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4545,6 +5292,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4556,15 +5307,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4586,6 +5345,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4632,6 +5395,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4642,6 +5409,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4651,6 +5422,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4662,6 +5437,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4671,6 +5450,10 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description Seconds to wait before trying again. */
           "Retry-After"?: number;
         };
@@ -4682,6 +5465,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4691,15 +5478,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`, `idempotency_key_reused`, `unknown_user`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `unknown_user`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4721,6 +5516,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4773,6 +5572,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4782,6 +5585,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4793,15 +5600,23 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4823,6 +5638,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4864,6 +5683,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4873,6 +5696,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -4884,6 +5711,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4893,25 +5724,37 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4933,6 +5776,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4978,6 +5825,10 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4988,6 +5839,10 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4997,6 +5852,10 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
           /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
           "WWW-Authenticate"?: string;
         };
@@ -5008,6 +5867,10 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5017,16 +5880,24 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Client Error: `precondition_failed`. */
+      /** @description Precondition Failed: `precondition_failed`. */
       412: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5036,6 +5907,10 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5045,15 +5920,23 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Entity: `validation_failed`. */
+      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5075,6 +5958,10 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
