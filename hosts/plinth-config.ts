@@ -21,7 +21,7 @@ export interface Installation {
 /**
  * What a PLINTH_CONFIG module exports by default: the plugin list (or an {@link Installation}), or a function of the
  * standard list (made from the settings) and the settings that returns one.
- * @example export default definePlinthConfig((standard) => [...standard, cronJobsPlugin()])
+ * @example export default definePlinthConfig((standard) => [...standard, dnsZonesPlugin()])
  * @example export default definePlinthConfig((standard) => ({ plugins: standard, overrides: [myBilling()] }))
  */
 export type PlinthConfig =

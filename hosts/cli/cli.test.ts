@@ -742,7 +742,7 @@ describe('config check and start-up errors', () => {
   test('a good configuration answers ok and exit 0, without touching DATA_DIR', async () => {
     const empty = tempDataDir()
     const result = await runCli(empty, ['config', 'check'], {
-      PLINTH_CONFIG: 'examples/cron-jobs/plinth.config.ts',
+      PLINTH_CONFIG: 'examples/dns-zones/plinth.config.ts',
     })
     expect(result.exitCode).toBe(0)
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('ok')

@@ -1,5 +1,5 @@
 // `store copy` as an operator runs it, a real CLI process beside a real server: an installation made through the API
-// (with the cron-jobs plugin from PLINTH_CONFIG) is copied into a fresh PostgreSQL database, counted table by table,
+// (with the DNS zones plugin from PLINTH_CONFIG) is copied into a fresh PostgreSQL database, counted table by table,
 // and then served from PostgreSQL with the same secret: its token, lists, cursors and sealed webhook secret still work.
 
 import { Database } from 'bun:sqlite'
@@ -105,7 +105,7 @@ function reportedCounts(stdout: string): Record<string, [number | null, number]>
   return counts
 }
 
-const config = join(repoRoot, 'examples', 'cron-jobs', 'plinth.config.ts')
+const config = join(repoRoot, 'examples', 'dns-zones', 'plinth.config.ts')
 /**
  * The hosts' settings. The store copied from is the embedded SQLite one, so on the PostgreSQL test run too the server
  * and CLI keep the installation in DATA_DIR (an empty DATABASE_URL is unset).
@@ -151,6 +151,7 @@ describe('store copy', () => {
   let siteIds: string[]
   let jobIds: string[]
   let developerId: string
+  let zoneId: string
   /** Answers of the SQLite server before the copy, to compare PostgreSQL's with. */
   const before = new Map<string, unknown>()
   /** The database the first test copied into. */
@@ -196,11 +197,15 @@ describe('store copy', () => {
         async () => (await call<{ status: string }>('GET', `/jobs/${jobId}`)).body.status === 'succeeded',
         15_000,
       )
-    const cron = await call('POST', `/sites/${siteIds[0]}/cron-jobs`, {
-      schedule: '@daily',
-      command: 'wp cron event run --due-now',
+    const zone = await call<{ id: string }>('POST', '/dns-zones', { customerId: acme, name: 'acme.example' })
+    expect(zone.status).toBe(201)
+    zoneId = zone.body.id
+    const record = await call('POST', `/dns-zones/${zoneId}/records`, {
+      name: 'www',
+      type: 'A',
+      content: '192.0.2.1',
     })
-    expect(cron.status).toBe(201)
+    expect(record.status).toBe(201)
     const developer = await runCli(
       dataDir,
       ['user', 'create', '--email', 'dev@example.com', '--password', 'correct horse battery'],
@@ -235,7 +240,7 @@ describe('store copy', () => {
     for (const path of [
       '/customers',
       '/sites',
-      `/sites/${siteIds[0]}/cron-jobs`,
+      `/dns-zones/${zoneId}/records`,
       `/customers/${acme}/members`,
       '/audit',
     ])
@@ -254,8 +259,8 @@ describe('store copy', () => {
 
     const reported = reportedCounts(result.stdout)
     const copiedTables = Object.keys(inSqlite).filter((name) => !name.startsWith('sqlite_'))
-    expect(copiedTables).toContain('cron_jobs')
-    expect(inSqlite.cron_jobs).toBe(1)
+    expect(copiedTables).toEqual(expect.arrayContaining(['dns_zones', 'dns_records']))
+    expect([inSqlite.dns_zones, inSqlite.dns_records]).toEqual([1, 1])
     const inPostgres = await postgresCounts(target)
     for (const name of copiedTables) {
       const rows = inSqlite[name] ?? -1

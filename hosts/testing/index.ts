@@ -112,7 +112,7 @@ export interface TestPanelOptions extends Omit<KernelTestPanelOptions, 'plugins'
 /**
  * A panel for tests: the standard plugins and `plugins` on a fresh in-memory store, every route held to its
  * declaration (a change without an audit entry, a refusal it does not list, fail the request).
- * @example const tp = await createTestPanel({ plugins: [cronJobsPlugin()] })
+ * @example const tp = await createTestPanel({ plugins: [dnsZonesPlugin()] })
  */
 export async function createTestPanel(options: TestPanelOptions = {}): Promise<TestPanel> {
   const {

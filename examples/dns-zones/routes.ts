@@ -1,0 +1,183 @@
+// The plugin's operations: zones (list, read, create, delete), their records (list, read, add, change, delete),
+// and a zone's BIND zone file. Every change of a zone's records raises its SOA serial in the same transaction.
+
+import {
+  type Db,
+  defineFormat,
+  defineRoute,
+  fieldProblem,
+  kernelProblems,
+  newId,
+  nowIso,
+  type PluginContext,
+  Problem,
+  Reply,
+  resourceRoutes,
+  type Trx,
+  t,
+  unchanged,
+  visibleTable,
+} from '../../core/index.ts'
+import { customerDirectory } from '../../plugins/customers/contract.ts'
+import { DnsRecord, DnsZone, dnsProblems, RecordType } from './contract.ts'
+import { checkedRecord, isDomain } from './records.ts'
+import { type ZoneFileOptions, zoneFile } from './zone-file.ts'
+
+const tables = (db: Db) => db.withTables<{ dns_zones: DnsZone; dns_records: DnsRecord }>()
+/** Zones and records as callers' views reach them: those of the customers in the view. */
+const zones = visibleTable(tables, 'dns_zones', { customerColumn: 'customerId' })
+const records = visibleTable(tables, 'dns_records', { customerColumn: 'customerId' })
+const scopes = { read: 'dns:read', manage: 'dns:manage' }
+const recordProblems = [
+  ...[dnsProblems.invalid_record_name, dnsProblems.invalid_record_content],
+  ...[dnsProblems.cname_conflict, dnsProblems.duplicate_record],
+]
+/** The view that sees every zone: zone names are unique in the installation. */
+const everyone = { kind: 'all' } as const
+
+const isZoneName = (name: string) => isDomain(name.toLowerCase())
+const ZoneName = defineFormat({ name: 'dns-zone', check: isZoneName, problem: dnsProblems.invalid_zone_name })
+const NewZone = t.Object({
+  customerId: t.String({ maxLength: 64, description: 'The customer whose zone it is, `cus_…`.' }),
+  name: ZoneName({ maxLength: 253, description: 'The domain, without the final dot: `example.com`.' }),
+})
+const NewRecord = t.Object({
+  name: t.String({
+    minLength: 1,
+    maxLength: 253,
+    description: 'Relative to the zone; `@`: the zone itself.',
+  }),
+  type: RecordType,
+  content: t.String({ minLength: 1, maxLength: 2000, description: 'As its type wants (see `DnsRecord`).' }),
+  ttl: t.Optional(t.Integer({ minimum: 60, maximum: 86400, description: 'Seconds; default 3600.' })),
+})
+type NewRecord = typeof NewRecord.static & { ttl: number }
+
+/** The SOA serial after `serial`: the day's first (`YYYYMMDD00`), or one more when that is not more already. */
+const nextSerial = (serial: number) =>
+  Math.max(serial + 1, Number(nowIso().slice(0, 10).replaceAll('-', '')) * 100)
+
+/** Raises the zone's serial, in the transaction of a change of its records. */
+async function raiseSerial(trx: Trx, zone: DnsZone) {
+  const update = tables(trx)
+    .updateTable('dns_zones')
+    .set({ serial: nextSerial(zone.serial), updatedAt: nowIso() })
+  await update.where('id', '=', zone.id).execute()
+}
+
+/** Writes `input` into `zone` (a new record, or `old` changed) when the zone's rules allow it. */
+async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord) {
+  const { name, content } = checkedRecord(zone.name, input)
+  if (old?.name === name && old.content === content && old.ttl === input.ttl) return unchanged(old)
+  const named = tables(trx).selectFrom('dns_records').selectAll().where('name', '=', name)
+  const others = await named
+    .where('zoneId', '=', zone.id)
+    .where('id', '!=', old?.id ?? '')
+    .execute()
+  if (others.some((other) => other.type === input.type && other.content === content))
+    throw new Problem(dnsProblems.duplicate_record)
+  // A CNAME is alone at its name; at the apex the export writes the SOA and NS.
+  const cnames = others.some((other) => other.type === 'CNAME')
+  if (input.type === 'CNAME' ? others.length > 0 || name === '@' : cnames)
+    throw new Problem(dnsProblems.cname_conflict)
+  const at = nowIso()
+  const record = { id: newId('dnsr'), createdAt: at, ...old, zoneId: zone.id, customerId: zone.customerId }
+  const row = { ...record, type: input.type, name, content, ttl: input.ttl, updatedAt: at }
+  if (old) await tables(trx).updateTable('dns_records').set(row).where('id', '=', old.id).execute()
+  else await tables(trx).insertInto('dns_records').values(row).execute()
+  await raiseSerial(trx, zone)
+  return row
+}
+
+/** The plugin's routes; `options` say what the zone file writes of the installation. */
+export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
+  const customers = context.use(customerDirectory)
+  const zoneRoutes = resourceRoutes({
+    item: DnsZone,
+    name: 'dns_zone',
+    path: '/dns-zones',
+    key: { id: 'dnsz' },
+    scopes,
+    table: { rows: zones },
+    list: { query: t.Object({ customerId: t.Optional(t.String()) }), filters: { customerId: 'customerId' } },
+    read: {},
+    create: {
+      body: NewZone,
+      problems: [
+        ...[kernelProblems.unknown_customer, kernelProblems.customer_suspended],
+        ...[dnsProblems.dns_zone_taken, dnsProblems.dns_zone_limit_reached],
+      ],
+      async handler({ trx, view, body }) {
+        const customer = await customers.find(trx, view, body.customerId)
+        if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
+        const name = body.name.toLowerCase()
+        // A zone above or below another would answer for the other's names: only one of them is kept here.
+        const above = name.split('.').map((_, at, labels) => labels.slice(at).join('.'))
+        const near = zones
+          .visible(trx, everyone)
+          .where((eb) => eb.or([eb('name', 'in', above), eb('name', 'like', `%.${name}`)]))
+        if (await near.executeTakeFirst()) throw fieldProblem(dnsProblems.dns_zone_taken, 'body.name')
+        await context.quotas.reserve(trx, { customerId: customer.id, amounts: { dnsZones: 1 } })
+        await context.usage.adjust(trx, customer.id, 'dnsZones', 1)
+        const at = nowIso()
+        const zone = { ...body, name, id: newId('dnsz'), serial: nextSerial(0), createdAt: at, updatedAt: at }
+        await tables(trx).insertInto('dns_zones').values(zone).execute()
+        return zone
+      },
+    },
+    async remove({ trx, row }) {
+      await tables(trx).deleteFrom('dns_records').where('zoneId', '=', row.id).execute()
+      await tables(trx).deleteFrom('dns_zones').where('id', '=', row.id).execute()
+      await context.usage.adjust(trx, row.customerId, 'dnsZones', -1)
+      return row
+    },
+  })
+  const recordRoutes = resourceRoutes({
+    item: DnsRecord,
+    name: 'dns_record',
+    path: '/dns-zones/:id/records',
+    params: { id: 'dnsz' },
+    key: { recordId: 'dnsr' },
+    scopes,
+    parent: (db, view, params) => zones.find(db, view, params.id),
+    table: { rows: records, parentColumn: 'zoneId' },
+    list: {
+      query: t.Object({ name: t.Optional(t.String()), type: t.Optional(RecordType) }),
+      filters: { name: 'name', type: 'type' },
+    },
+    read: {},
+    create: {
+      body: NewRecord,
+      problems: recordProblems,
+      handler: ({ trx, parent, body }) => saved(trx, parent, { ...body, ttl: body.ttl ?? 3600 }),
+    },
+    update: {
+      body: t.Partial(t.Omit(NewRecord, ['type'])),
+      problems: recordProblems,
+      handler: ({ trx, parent, row, body }) => saved(trx, parent, { ...row, ...body }, row),
+    },
+    async remove({ trx, parent, row }) {
+      await tables(trx).deleteFrom('dns_records').where('id', '=', row.id).execute()
+      await raiseSerial(trx, parent)
+      return row
+    },
+  })
+  const exported = defineRoute({
+    method: 'GET',
+    path: '/dns-zones/:id/zone-file',
+    operationId: 'exportDnsZone',
+    summary: 'A zone as a BIND zone file',
+    scope: scopes.read,
+    params: { id: 'dnsz' },
+    responses: {
+      200: { description: 'The zone file (RFC 1035).', contentType: 'text/plain; charset=utf-8' },
+    },
+    async handler({ db, view, params }) {
+      const zone = await zones.find(db, view, params.id)
+      const rows = await records.visible(db, view).where('zoneId', '=', zone.id).orderBy('id').execute()
+      const disposition = `attachment; filename="${zone.name}.zone"`
+      return new Reply(200, zoneFile(zone, rows, options), { 'content-disposition': disposition })
+    },
+  })
+  return [...zoneRoutes, ...recordRoutes, exported]
+}
