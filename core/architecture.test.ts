@@ -98,11 +98,11 @@ describe('architecture', () => {
       const owner = pluginOf(target)
       if (owner === undefined || owner === pluginOf(file)) return false
       // Production code uses another plugin's contract (console pages the console's kit); a test may mount
-      // another plugin whole (its index), and use what it offers tests (its `testing/` folder).
+      // another plugin whole (its index).
       return !(
         target.endsWith('/contract.ts') ||
         (isConsolePages(file) && target === consoleKit) ||
-        (isTest(file) && (isPublicPluginPart(target) || /^plugins\/[^/]+\/testing\//.test(target)))
+        (isTest(file) && isPublicPluginPart(target))
       )
     })
     expect(offending).toEqual([])

@@ -69,6 +69,13 @@ export {
   tokenPattern,
 } from './host-process.ts'
 export { removeNodeLeftovers } from './node-leftovers.ts'
+export {
+  filesOnlyNode,
+  nodeWithPlayedAgent,
+  type PlayedFailure,
+  playAgent,
+  wordpressNode,
+} from './played-agent.ts'
 export { startSlowPost } from './slow-post.ts'
 export { storeRowsText, storeText } from './store-text.ts'
 export { temporaryDataDir } from './temporary-data-dir.ts'

@@ -4,7 +4,13 @@
 // and used for its own node's sites only.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestPanel, expectFieldProblem, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  expectFieldProblem,
+  playAgent,
+  type TestPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let staff: string
@@ -23,11 +29,9 @@ const databaseOn = (port: number) => ({
   missing: [],
   setup: 'npm run agent -- setup',
 })
-const report = (port: number) =>
-  tp.request('POST', '/api/v1/agent/work', {
-    body: { session: 'node-servers', version: 'test', capabilities: databaseOn(port), waitSeconds: 0 },
-    headers: { authorization: `Bearer ${node.agentToken}` },
-  })
+let agent: ReturnType<typeof playAgent>
+/** The agent's poll, saying the node's own server listens on `port`; answers the commands handed out. */
+const report = (port: number) => agent.poll(databaseOn(port))
 const serversOfNode = async () =>
   (
     (await (await tp.request('GET', '/api/v1/database-servers', { token: staff })).json()) as {
@@ -52,6 +56,7 @@ beforeAll(async () => {
       body: { name: 'fra-9', driver: 'agent', hostname: '10.0.0.9' },
     })
   ).json()) as typeof node
+  agent = playAgent(tp, node.agentToken)
   customerId = (
     (await (
       await tp.request('POST', '/api/v1/customers', { token: staff, body: { name: 'Acme' } })
@@ -62,8 +67,8 @@ afterAll(() => tp.panel.close(), 30_000)
 
 describe('a node’s own database server', () => {
   test('is registered when the node reports it, as the node’s, once', async () => {
-    expect((await report(3307)).status).toBe(200)
-    expect((await report(3307)).status).toBe(200)
+    await report(3307)
+    await report(3307)
     expect(await serversOfNode()).toEqual([
       expect.objectContaining({
         name: 'fra-9-mariadb',
@@ -133,26 +138,20 @@ describe('a node’s own database server', () => {
     const [server] = await serversOfNode()
     expect(database).toMatchObject({ serverId: server?.id, host: '127.0.0.1', port: 3317 })
     // The agent is asked to make it on its own server.
-    const command = await waitFor('the node-call command', async () => {
-      const work = (await (await report(3317)).json()) as {
-        commands: { id: string; operation: string; payload: unknown }[]
-      }
-      return (
-        work.commands.find(
+    const command = await waitFor(
+      'the node-call command',
+      async () =>
+        (await report(3317)).find(
           (each) =>
             each.operation === 'node-call' &&
             (each.payload as { request: { method: string } }).request.method === 'createDatabase',
-        ) ?? null
-      )
-    })
+        ) ?? null,
+    )
     expect(command.payload).toMatchObject({
       service: 'database',
       request: { op: 'engine', method: 'createDatabase', args: [expect.stringMatching(/_shop$/)] },
     })
-    await tp.request('POST', `/api/v1/agent/commands/${command.id}`, {
-      body: { ok: true, result: null },
-      headers: { authorization: `Bearer ${node.agentToken}` },
-    })
+    await agent.answer(command, null, null)
     await waitFor('the database to be active', async () => {
       const now = (await (
         await tp.request('GET', `/api/v1/databases/${database.id}`, { token: staff })

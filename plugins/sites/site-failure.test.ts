@@ -1,13 +1,19 @@
 // Every way a site's provisioning can fail, as a client sees it: the site says why (`error`) while its job tries again
 // and once it failed for good, a failed site takes changes and is provisioned again by a retry, and a site deleted
 // while it provisions (or waits to try again) is gone within seconds. The test plays a remote node's agent over the
-// agent protocol (plugins/nodes/testing/played-agent.ts), answering its commands as a node would (or never, or with a
+// agent protocol (the kit's played agent), answering its commands as a node would (or never, or with a
 // refusal); the WordPress case uses the machine's MariaDB as a staff server.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestPanel, expectProblem, waitFor } from '../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  expectProblem,
+  filesOnlyNode,
+  nodeWithPlayedAgent,
+  waitFor,
+  wordpressNode,
+} from '../../hosts/testing/index.ts'
 import type { DatabaseServer } from '../databases/contract.ts'
-import { filesOnlyNode, nodeWithPlayedAgent, wordpressNode } from '../nodes/testing/played-agent.ts'
 import type { Site } from './contract.ts'
 
 /** A panel whose sites go to a remote node whose agent is this test. */

@@ -3,7 +3,7 @@
 // same request creates the site there. The test plays the node's agent, reporting what its node runs.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestPanel, expectFieldProblem, type TestPanel } from '../../hosts/testing/index.ts'
+import { createTestPanel, expectFieldProblem, playAgent, type TestPanel } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let staff: string
@@ -21,11 +21,8 @@ const capabilities = (overrides: Record<string, unknown>) => ({
   setup: 'npm run agent -- setup',
   ...overrides,
 })
-const report = (reported: Record<string, unknown>) =>
-  tp.request('POST', '/api/v1/agent/work', {
-    body: { session: 'unavailable', version: 'test', capabilities: reported, waitSeconds: 0 },
-    headers: { authorization: `Bearer ${node.agentToken}` },
-  })
+let agent: ReturnType<typeof playAgent>
+const report = (reported: Record<string, unknown>) => agent.poll(reported)
 const createSite = (domain: string) =>
   tp.request('POST', '/api/v1/sites', {
     token: staff,
@@ -52,6 +49,7 @@ beforeAll(async () => {
       body: { name: 'fra-3', driver: 'agent', hostname: '10.0.0.3' },
     })
   ).json()) as typeof node
+  agent = playAgent(tp, node.agentToken)
   customerId = (
     (await (
       await tp.request('POST', '/api/v1/customers', { token: staff, body: { name: 'Acme' } })

@@ -1,7 +1,7 @@
 // A failed site's page in Chromium: staff open a site whose node refused it, read why (the message and its code) with
 // a link to the job that failed, set it up again with "Retry setup" (the node answers this time) and watch it become
 // active; a second failed site is deleted from its page and the page goes back to the list once it is gone. The node
-// is a remote one whose agent the test plays (plugins/nodes/testing/played-agent.ts). Every state passes axe's WCAG
+// is a remote one whose agent the test plays (the kit's played agent). Every state passes axe's WCAG
 // 2.1 AA rules with nothing failing on the page.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
@@ -14,13 +14,14 @@ import {
 } from '../../../hosts/testing/browser.ts'
 import {
   createTestPanel,
+  nodeWithPlayedAgent,
+  type playAgent,
   type RunningServer,
   servePanel,
   type TestPanel,
   testPassword,
   waitFor,
 } from '../../../hosts/testing/index.ts'
-import { nodeWithPlayedAgent, type playAgent } from '../../nodes/testing/played-agent.ts'
 import type { Site } from '../contract.ts'
 
 let tp: TestPanel

@@ -4,8 +4,9 @@
 // fails), where a real node cannot be made to fail on cue.
 
 import { expect } from 'bun:test'
-import { type TestPanel, waitFor } from '../../../hosts/testing/index.ts'
-import type { AgentCommand, AgentWork } from '../remote/protocol.ts'
+import { waitFor } from '../../core/testing/async.ts'
+import type { TestPanel } from '../../core/testing/create-test-panel.ts'
+import type { AgentCommand, AgentWork } from '../../plugins/nodes/remote/protocol.ts'
 
 /** What a node says it can run: sites' files only (no WordPress to install, so no database). */
 export const filesOnlyNode = {
@@ -70,10 +71,12 @@ export function playAgent(tp: TestPanel, agentToken: string) {
         timeoutMs,
       )
     },
-    /** Answers `command`: done, or failed with `failure`. */
-    async answer(command: AgentCommand, failure?: PlayedFailure): Promise<void> {
+    /** Answers `command`: done (with what the operation resolved with, `result`), or failed with `failure`. */
+    async answer(command: AgentCommand, failure?: PlayedFailure | null, result?: unknown): Promise<void> {
       const response = await tp.request('POST', `/api/v1/agent/commands/${command.id}`, {
-        body: failure ? { ok: false, error: failure } : { ok: true },
+        body: failure
+          ? { ok: false, error: failure }
+          : { ok: true, ...(result === undefined ? {} : { result }) },
         headers,
       })
       expect(response.status).toBe(200)
@@ -82,16 +85,19 @@ export function playAgent(tp: TestPanel, agentToken: string) {
   return agent
 }
 
-/** A remote node on `tp` (staff `token`) whose agent the test plays, the local node drained so sites go there. */
-export async function nodeWithPlayedAgent(tp: TestPanel, token: string) {
+/**
+ * A remote node named `name` on `tp` (staff `token`) whose agent the test plays, every other node drained so new
+ * sites go there.
+ */
+export async function nodeWithPlayedAgent(tp: TestPanel, token: string, name = 'edge') {
   const call = (method: string, path: string, body?: unknown) =>
     tp.request(method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) })
   const nodes = (await (await call('GET', '/nodes')).json()) as { items: { id: string }[] }
   for (const node of nodes.items) await call('PATCH', `/nodes/${node.id}`, { status: 'draining' })
-  const created = await call('POST', '/nodes', { name: 'edge', driver: 'agent', hostname: '10.0.0.9' })
+  const created = await call('POST', '/nodes', { name, driver: 'agent', hostname: '10.0.0.9' })
   expect(created.status).toBe(201)
-  const node = (await created.json()) as { id: string; agentToken: string }
+  const node = (await created.json()) as { id: string; name: string; agentToken: string }
   const agent = playAgent(tp, node.agentToken)
   await agent.poll(filesOnlyNode)
-  return { nodeId: node.id, agent }
+  return { nodeId: node.id, node, agent }
 }
