@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   createTestPanel,
   expectFieldProblem,
-  playAgent,
+  nodeWithPlayedAgent,
+  type playAgent,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -50,13 +51,10 @@ beforeAll(async () => {
   tp = await createTestPanel({ jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 } })
   tp.panel.start()
   staff = await tp.token()
-  node = (await (
-    await tp.request('POST', '/api/v1/nodes', {
-      token: staff,
-      body: { name: 'fra-9', driver: 'agent', hostname: '10.0.0.9' },
-    })
-  ).json()) as typeof node
-  agent = playAgent(tp, node.agentToken)
+  // New sites go to the agent's node: the local one takes none.
+  const played = await nodeWithPlayedAgent(tp, staff, 'fra-9')
+  node = played.node
+  agent = played.agent
   customerId = (
     (await (
       await tp.request('POST', '/api/v1/customers', { token: staff, body: { name: 'Acme' } })
@@ -115,13 +113,6 @@ describe('a node’s own database server', () => {
   })
 
   test('makes a database of a site on its node through the node: a command the agent carries out', async () => {
-    const local = (
-      (await (await tp.request('GET', '/api/v1/nodes', { token: staff })).json()) as {
-        items: { id: string; driver: string }[]
-      }
-    ).items.find((each) => each.driver === 'local')
-    // New sites go to the agent's node: the local one takes none.
-    await tp.request('PATCH', `/api/v1/nodes/${local?.id}`, { token: staff, body: { status: 'draining' } })
     const site = (await (
       await tp.request('POST', '/api/v1/sites', {
         token: staff,

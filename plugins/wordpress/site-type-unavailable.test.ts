@@ -3,7 +3,13 @@
 // same request creates the site there. The test plays the node's agent, reporting what its node runs.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestPanel, expectFieldProblem, playAgent, type TestPanel } from '../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  expectFieldProblem,
+  nodeWithPlayedAgent,
+  type playAgent,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let staff: string
@@ -35,21 +41,10 @@ const siteCount = async () =>
 beforeAll(async () => {
   tp = await createTestPanel()
   staff = await tp.token()
-  const nodes = (await (await tp.request('GET', '/api/v1/nodes', { token: staff })).json()) as {
-    items: { id: string }[]
-  }
   // Only the agent's node takes new sites.
-  await tp.request('PATCH', `/api/v1/nodes/${nodes.items[0]?.id}`, {
-    token: staff,
-    body: { status: 'draining' },
-  })
-  node = (await (
-    await tp.request('POST', '/api/v1/nodes', {
-      token: staff,
-      body: { name: 'fra-3', driver: 'agent', hostname: '10.0.0.3' },
-    })
-  ).json()) as typeof node
-  agent = playAgent(tp, node.agentToken)
+  const played = await nodeWithPlayedAgent(tp, staff, 'fra-3')
+  node = played.node
+  agent = played.agent
   customerId = (
     (await (
       await tp.request('POST', '/api/v1/customers', { token: staff, body: { name: 'Acme' } })

@@ -8,7 +8,13 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Db, definePlugin, JobFailure } from '../../../core/index.ts'
-import { createTestPanel, makeCertificate, type TestPanel, waitFor } from '../../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  filesOnlyNode,
+  makeCertificate,
+  type TestPanel,
+  waitFor,
+} from '../../../hosts/testing/index.ts'
 import {
   type NodeDirectory,
   nodeCommand,
@@ -44,16 +50,7 @@ const driverCaller = definePlugin({
   },
 })
 
-const capabilities = {
-  nginx: null,
-  php: null,
-  unixUsers: false,
-  mode: 'files-only',
-  applications: {},
-  services: {},
-  missing: [],
-  setup: 'npm run agent -- setup',
-}
+const capabilities = filesOnlyNode
 const work = (session: string, holding: string[] = [], waitSeconds = 0) =>
   tp.request('POST', '/api/v1/agent/work', {
     body: { session, version: 'test', capabilities, holding, waitSeconds },
