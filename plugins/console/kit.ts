@@ -33,14 +33,15 @@ export { BrandField } from './app/components/brand-field.tsx'
 export { useBrandName, useBrandOptions, useBrands } from './app/components/brands.ts'
 export { ConfirmAction } from './app/components/confirm-action.tsx'
 export { ConfirmButton } from './app/components/confirm-button.tsx'
-export { type Column, CursorTable } from './app/components/cursor-table.tsx'
+export { type CreateField, CreateForm } from './app/components/create-form.tsx'
+export { type Column, CursorTable, type RowRemoval } from './app/components/cursor-table.tsx'
 export {
   type ChosenCustomer,
   CustomerField,
   useChosenCustomer,
   useCustomerOptions,
 } from './app/components/customer-field.tsx'
-export { CustomerName, useCustomerNames } from './app/components/customer-name.tsx'
+export { CustomerName, customerColumn, useCustomerNames } from './app/components/customer-name.tsx'
 export { useCustomer } from './app/components/customers.ts'
 export {
   changedFields,

@@ -4,7 +4,7 @@
 import {
   CursorTable,
   CustomerFilter,
-  CustomerName,
+  customerColumn,
   Link,
   PageHeader,
   QuerySelect,
@@ -37,7 +37,7 @@ const sourceOptions = [
 ]
 
 export function CertificateListPage() {
-  const { staff, can } = useSession()
+  const { can } = useSession()
   const { query } = useLocation()
   const customerId = query.get('customerId') ?? undefined
   const status = (query.get('status') ?? undefined) as Status | undefined
@@ -90,14 +90,7 @@ export function CertificateListPage() {
           { header: 'Valid until', cell: (certificate) => <Expiry notAfter={certificate.notAfter} /> },
           { header: 'Source', cell: (certificate) => sourceLabels[certificate.source] ?? certificate.source },
           { header: 'Status', cell: (certificate) => <StatusBadge status={certificate.status} /> },
-          ...(staff
-            ? [
-                {
-                  header: 'Customer',
-                  cell: (certificate: Certificate) => <CustomerName id={certificate.customerId} />,
-                },
-              ]
-            : []),
+          customerColumn,
         ]}
       />
     </>

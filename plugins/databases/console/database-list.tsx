@@ -4,7 +4,7 @@
 import {
   CursorTable,
   CustomerFilter,
-  CustomerName,
+  customerColumn,
   formatBytes,
   Link,
   PageHeader,
@@ -19,7 +19,7 @@ import { ServerName } from './server-name.tsx'
 type Database = Schemas['Database']
 
 export function DatabaseListPage() {
-  const { staff, can } = useSession()
+  const { can } = useSession()
   const { query } = useLocation()
   const customerId = query.get('customerId') ?? undefined
   const servers = useDatabaseServers()
@@ -73,14 +73,7 @@ export function DatabaseListPage() {
             ),
           },
           { header: 'Status', cell: (database) => <StatusBadge status={database.status} /> },
-          ...(staff
-            ? [
-                {
-                  header: 'Customer',
-                  cell: (database: Database) => <CustomerName id={database.customerId} />,
-                },
-              ]
-            : []),
+          customerColumn,
           { header: 'Size', cell: (database) => formatBytes(database.sizeBytes) },
         ]}
       />

@@ -3,14 +3,34 @@
 
 import { useInfiniteQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
-import type { ApiList } from '../api/client.ts'
+import { type ApiList, unwrap } from '../api/client.ts'
+import { useSession } from '../session.tsx'
+import { ActionError, useAction } from './action.tsx'
+import { ConfirmButton } from './confirm-button.tsx'
 import { EmptyState, ErrorNotice, Loading } from './states.tsx'
 
 /** A column: its header and how a row shows in it. */
 export interface Column<T> {
   readonly header: string
   readonly cell: (item: T) => ReactNode
+  /** Shown to staff only (whose a row is, which a customer's own people know). */
+  readonly staff?: boolean
 }
+
+/**
+ * A delete button on each row for callers holding `scope`, pressed twice ("Delete <label>", then "Confirm delete
+ * <label>"); its refusal shows above the table, and the client reads the list again after it by itself.
+ */
+export interface RowRemoval<T> {
+  readonly scope: string
+  /** The row in words, for the buttons' names: `A www`. */
+  readonly label: (item: T) => string
+  /** The API call that deletes the row. */
+  readonly run: (item: T) => Promise<{ error?: unknown; response: Response }>
+}
+
+/** The row's key when the table is given none: its `id`. */
+const idOf = (item: unknown) => String((item as { id?: unknown }).id)
 
 /**
  * Pass `list` before `rowKey` and `columns`: TypeScript infers the item type from it, in prop order.
@@ -21,18 +41,40 @@ export function CursorTable<T>({
   columns,
   caption,
   empty,
-  rowKey,
+  rowKey = idOf,
   refreshMs,
+  remove,
 }: {
   list: ApiList<T>
   columns: readonly Column<NoInfer<T>>[]
   /** Names the table for screen readers. */
   caption: string
   empty: ReactNode
-  rowKey: (item: NoInfer<T>) => string
+  /** Default: the item's `id`. */
+  rowKey?: (item: NoInfer<T>) => string
   /** Reads the pages again every so many milliseconds, for a list whose items change by themselves. */
   refreshMs?: number
+  remove?: RowRemoval<NoInfer<T>>
 }) {
+  const { can, staff } = useSession()
+  const removal = useAction((item: T) => unwrap(remove?.run(item) ?? Promise.reject()))
+  const actions: Column<T>[] =
+    remove && can(remove.scope)
+      ? [
+          {
+            header: 'Actions',
+            cell: (item) => (
+              <ConfirmButton
+                confirmLabel={`Confirm delete ${remove.label(item)}`}
+                onConfirm={() => removal.mutate(item)}
+                disabled={removal.isPending}
+              >
+                Delete {remove.label(item)}
+              </ConfirmButton>
+            ),
+          },
+        ]
+      : []
   const pages = useInfiniteQuery({
     queryKey,
     queryFn: ({ pageParam }) => load(pageParam),
@@ -44,13 +86,15 @@ export function CursorTable<T>({
   if (pages.isError) return <ErrorNotice error={pages.error} />
   const items = pages.data.pages.flatMap((page) => page.items)
   if (items.length === 0) return <EmptyState>{empty}</EmptyState>
+  const shown = [...columns.filter((column) => staff || !column.staff), ...actions]
   return (
     <div className="table-wrap">
+      <ActionError action={removal} />
       <table>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
-            {columns.map((column) => (
+            {shown.map((column) => (
               <th key={column.header} scope="col">
                 {column.header}
               </th>
@@ -60,7 +104,7 @@ export function CursorTable<T>({
         <tbody>
           {items.map((item) => (
             <tr key={rowKey(item)}>
-              {columns.map((column) => (
+              {shown.map((column) => (
                 <td key={column.header}>{column.cell(item)}</td>
               ))}
             </tr>

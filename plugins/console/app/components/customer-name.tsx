@@ -4,6 +4,7 @@
 
 import { Link } from '../router.tsx'
 import { useSession } from '../session.tsx'
+import type { Column } from './cursor-table.tsx'
 import { useCustomerOptions } from './customer-field.tsx'
 
 /** A function naming a customer id (its name when known, else the id). */
@@ -18,4 +19,11 @@ export function CustomerName({ id }: { id: string }) {
   const { staff } = useSession()
   const name = useCustomerNames()(id)
   return staff ? <Link to={`/customers/${encodeURIComponent(id)}`}>{name}</Link> : name
+}
+
+/** A table's "Customer" column, for staff only: `columns={[…, customerColumn, …]}` of any item with `customerId`. */
+export const customerColumn: Column<{ readonly customerId: string }> = {
+  header: 'Customer',
+  cell: (item) => <CustomerName id={item.customerId} />,
+  staff: true,
 }

@@ -1,0 +1,93 @@
+// A form that creates one thing, declared: its fields as data, the call it makes, what follows; for the common
+// create form (a section with text, number and select fields, the customer select, a footer with the refusal).
+
+import type { ReactNode } from 'react'
+import { unwrap } from '../api/client.ts'
+import { useSession } from '../session.tsx'
+import { CustomerField } from './customer-field.tsx'
+import { FormFooter, SelectField, TextField, textOf, useApiForm } from './form.tsx'
+import { Section } from './page.tsx'
+
+/** A field of a {@link CreateForm}: its body field, label and hint, and what kind of input it is. */
+export interface CreateField {
+  /** The body field it sends, where a refusal of `body.<name>` shows. */
+  readonly name: string
+  /** Its visible label; the customer select says "Customer". */
+  readonly label?: string
+  readonly hint?: ReactNode
+  /** `number` sends a number, `customer` is the customer select (staff's customers, a member's teams). Default text. */
+  readonly type?: 'text' | 'number' | 'customer'
+  /** A select among these values instead of a text input (the first chosen at first). */
+  readonly options?: readonly string[]
+}
+
+/** The body the fields make: text trimmed, empty fields left out (the API then says what is missing). */
+function bodyOf(fields: readonly CreateField[], data: FormData): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  for (const field of fields) {
+    const text = textOf(data, field.name)
+    if (text !== undefined) body[field.name] = field.type === 'number' ? Number(text) : text
+  }
+  return body
+}
+
+/**
+ * A section titled `title` with a form of `fields` that sends their body with `submit`, shown only to callers
+ * holding `scope`. After a success it calls `onCreated` with the answer, or else clears itself for the next one.
+ * The body is typed by `submit`'s call, not by the fields: the API checks it, and the form shows each refusal at
+ * its field.
+ * @example <CreateForm title="New zone" scope="dns:manage" fields={[{ name: 'customerId', type: 'customer' }, { name: 'name', label: 'Domain' }]} submit={(body) => api.POST('/api/v1/dns-zones', { body })} submitLabel="Add zone" />
+ */
+export function CreateForm<R>({
+  title,
+  scope,
+  fields,
+  submit,
+  submitLabel,
+  onCreated,
+}: {
+  title: string
+  scope?: string
+  fields: readonly CreateField[]
+  /** The API call, given the body as its operation wants it (see above). */
+  submit: (body: never) => Promise<{ data?: R; error?: unknown; response: Response }>
+  submitLabel: string
+  onCreated?: (created: NonNullable<R>) => void
+}) {
+  const { can } = useSession()
+  const form = useApiForm(
+    (data) => unwrap(submit(bodyOf(fields, data) as never)),
+    onCreated ? { onSuccess: onCreated } : { resetOnSuccess: true },
+  )
+  if (scope && !can(scope)) return null
+  return (
+    <Section title={title}>
+      <form onSubmit={form.submit} noValidate>
+        {fields.map((field) =>
+          field.type === 'customer' ? (
+            <CustomerField key={field.name} form={form} name={field.name} />
+          ) : field.options ? (
+            <SelectField
+              key={field.name}
+              form={form}
+              name={field.name}
+              label={field.label ?? field.name}
+              hint={field.hint}
+              options={field.options.map((value) => ({ value, label: value }))}
+            />
+          ) : (
+            <TextField
+              key={field.name}
+              form={form}
+              name={field.name}
+              label={field.label ?? field.name}
+              hint={field.hint}
+              type={field.type ?? 'text'}
+            />
+          ),
+        )}
+        <FormFooter form={form}>{submitLabel}</FormFooter>
+      </form>
+    </Section>
+  )
+}
