@@ -29,6 +29,7 @@ export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
 export {
   type ChangeDeclaration,
   type ChangedResource,
+  type CountedMetric,
   Recorded,
   type RecordedAudit,
   recorded,
@@ -104,6 +105,7 @@ export { type Listening, listenWhileRunning } from './store/listening.ts'
 export { type Migration, type MigrationContext, sql } from './store/migrations.ts'
 export { preparedInsert, preparedQuery } from './store/prepared-query.ts'
 export { claimRows, lockRows } from './store/row-locks.ts'
+export { createTableOf } from './store/schema-table.ts'
 export type { Db, StopListening, Store, TransactionOptions, Trx } from './store/store.ts'
 export { brandForRecord } from './tenancy/brand-for-record.ts'
 export { findVisible, orNotFound } from './tenancy/find-visible.ts'

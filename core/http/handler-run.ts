@@ -1,6 +1,7 @@
 // The handler's run: on a route declaring `change`, inside one transaction with the change's audit entry, its event
 // and (with an Idempotency-Key) the key's claim and kept answer; under the contract checks in test panels.
 
+import { customerInView } from '../auth/caller.ts'
 import {
   type IdempotencyClaim,
   type KeptAnswer,
@@ -10,6 +11,8 @@ import {
 import { type ChangeDeclaration, Recorded, type RecordedAudit } from '../plugin/change.ts'
 import { Reply } from '../plugin/route.ts'
 import { changesState } from '../plugin/route-problems.ts'
+import { kernelProblems } from '../problem/kernel-problems.ts'
+import { fieldProblem } from '../problem/problem.ts'
 import type { Trx } from '../store/store.ts'
 import type { HandlerInputOf } from './handler-input.ts'
 import type { RequestInfo, RouteUnderway } from './route-runtime.ts'
@@ -36,12 +39,33 @@ export interface KeyedChange {
 }
 
 /** Runs the handlers of one route. */
-export function handlerRunner({ route, label, runtime, eventKinds }: RouteUnderway) {
+export function handlerRunner({ route, label, runtime, eventKinds, plugin }: RouteUnderway) {
   const { change } = route
   if (change && !eventKinds.has(change.event ?? '') && change.event !== undefined)
     throw new Error(`${label} records the event "${change.event}", which its plugin does not declare`)
   const subjectType = change?.action.split('.')[0] ?? ''
   const checks = runtime.contractChecks
+  const counters = change?.usage ? runtime.countersOf?.(plugin) : undefined
+  if (change?.usage && !counters) throw new Error(`${label} counts usage, which this panel cannot count`)
+
+  /** The declared customer of the body, in the caller's view, or 422 at its field. */
+  async function checkCustomer(trx: Trx, input: HandlerInputOf, field: string): Promise<void> {
+    const customerId = (input.body as Record<string, unknown> | undefined)?.[field]
+    const view = input.view ?? { kind: 'customers', customerIds: [] }
+    if (typeof customerId !== 'string' || !(await customerInView(trx, view, customerId)))
+      throw fieldProblem(kernelProblems.unknown_customer, `body.${field}`)
+  }
+
+  /** Counts the declared usage for the resource's customer: reserved under its limits when it grows. */
+  async function count(trx: Trx, declared: ChangeDeclaration, resource: Record<string, unknown>) {
+    const { metric, delta } = declared.usage ?? { metric: { name: '' }, delta: 0 }
+    const customerId = resource.customerId
+    if (typeof customerId !== 'string')
+      throw new Error(`${label} counts ${metric.name} but returned no resource with a customerId`)
+    if (delta > 0 && metric.quota)
+      await counters?.quotas.reserve(trx, { customerId, amounts: { [metric.name]: delta } })
+    await counters?.usage.adjust(trx, customerId, metric.name, delta)
+  }
 
   /** Writes the change's audit entry and event in `trx`, for the resource its handler returned. */
   async function record(
@@ -93,11 +117,13 @@ export function handlerRunner({ route, label, runtime, eventKinds }: RouteUnderw
         if (kept) throw new KeptAlready(kept)
         keyed.held.claimed = true
       }
+      if (change.customer) await checkCustomer(trx, input, change.customer)
       const handled = await route.handler({ ...input, trx, prepared })
       const returned = handled instanceof Recorded ? handled.answer : handled
       const resource = (returned instanceof Reply ? returned.body : returned) as Record<string, unknown>
       if (!(handled instanceof Recorded && handled.audit === null)) {
         const extra = handled instanceof Recorded ? (handled.audit ?? undefined) : undefined
+        if (change.usage) await count(trx, change, resource)
         await record(trx, input, change, resource, extra)
       }
       if (!keyed || !claim) return returned

@@ -8,8 +8,10 @@ import type { JobRequest } from '../jobs/job-definition.ts'
 import type { JobRequester } from '../jobs/job-queue.ts'
 import type { Logger } from '../plugin/define-plugin.ts'
 import type { AuditInput, RouteDefinition } from '../plugin/route.ts'
+import type { Quotas } from '../quotas/quotas.ts'
 import type { Store, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
+import type { UsageCounters } from '../usage/usage-counters.ts'
 import type { ContractChecks } from './contract-checks.ts'
 import type { RateKey, RateLimiter } from './rate-limiter.ts'
 
@@ -27,6 +29,8 @@ export interface PipelineRuntime {
   readonly idempotencyBox: SecretBox
   /** Inserts a job in the handler's transaction, recording who asked. */
   enqueueJob(trx: Trx, job: JobRequest, requester: JobRequester): Promise<string>
+  /** Customers' limits and a plugin's usage counters: what its changes declaring `usage` count with. */
+  countersOf?(plugin: string): { readonly quotas: Quotas; readonly usage: UsageCounters }
   /** Writes an audit entry in the handler's transaction. */
   audit(trx: Trx, actor: AuditActor, entry: AuditInput): Promise<void>
   /** After a handler returned (its transactions committed): wake the job workers and the event dispatcher. */

@@ -64,6 +64,7 @@ export function mountPanel(input: {
     idempotencyBox: createSecretBox(options.secret, 'plinth idempotent answers v1'),
     enqueueJob: (trx, job, requester) => background.enqueueJob(trx, job, requester),
     audit: writeAudit,
+    countersOf: (plugin) => input.contextFor(plugin),
     committed: (work) => background.committed(work),
     contractChecks: input.contractChecks,
     limiter: input.limiter,

@@ -1,5 +1,14 @@
 // A change a route declares: the kernel runs its handler in one transaction and records the change there (its
-// audit entry and event), with what only the handler knows returned beside the resource.
+// audit entry and event, the customer it is for and the usage it counts), with what only the handler knows returned
+// beside the resource.
+
+import type { ProblemRef } from '../problem/problem-code.ts'
+
+/** A usage metric as a change counts it: a plugin's `usage` entry (`UsageMetricDefinition`). */
+export interface CountedMetric {
+  readonly name: string
+  readonly quota?: { readonly problem: ProblemRef }
+}
 
 /** A resource as a change's declarations read it. */
 export type ChangedResource = Readonly<Record<string, unknown>>
@@ -36,6 +45,20 @@ export interface ChangeDeclaration {
    * (`cron` of `cron.create`) and the resource's `id`.
    */
   readonly subject?: (resource: ChangedResource) => { readonly type: string; readonly id: string }
+  /**
+   * The body field naming the customer the change is for (`customerId`): before the handler, in its transaction,
+   * the kernel checks it names a customer the caller may see with the route's scope, else answers 422
+   * `unknown_customer` at `body.<field>` (a missing customer and one out of view alike). Documented by itself.
+   */
+  readonly customer?: string
+  /**
+   * A usage metric of the plugin the change counts for the resource's customer (`customerId`), in its
+   * transaction after the handler: `+1` (a create) first reserves it under the customer's limits, refusing with the
+   * metric's problem past them and `customer_suspended` for a suspended customer (both documented by themselves);
+   * `-1` (a deletion) gives it back. Nothing when the handler returns `unchanged(…)`.
+   * @example usage: { metric: dnsZones, delta: 1 }
+   */
+  readonly usage?: { readonly metric: CountedMetric; readonly delta: number }
 }
 
 /** What a change's audit entry says beyond its declaration, known only to the handler. */

@@ -6,7 +6,7 @@ import type { SelectQueryBuilder } from 'kysely'
 import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
-import type { ChangeDeclaration } from './change.ts'
+import type { ChangeDeclaration, CountedMetric } from './change.ts'
 import type { ListDeclaration, ListFilter } from './list-declaration.ts'
 import type { HandlerInput, IdParams, RouteResponse } from './route.ts'
 
@@ -98,6 +98,14 @@ export interface ResourceDeclaration<
   readonly scopes: { readonly read: string; readonly manage: string; readonly create?: string }
   /** A staff area: tokens limited to one customer are refused (403 `staff_only`). */
   readonly staff?: boolean
+  /**
+   * Whose the items are, declared rather than written in the handlers (see `ChangeDeclaration`): `customer`, the
+   * create body's field naming the customer (422 `unknown_customer` there unless the caller sees it); `counts`, the
+   * plugin's usage metric each item counts for its customer (`customerId`): reserved under the customer's limits
+   * by a create, given back by a delete.
+   * @example owner: { customer: 'customerId', counts: dnsZonesMetric }
+   */
+  readonly owner?: { readonly customer?: string; readonly counts?: CountedMetric }
   /**
    * The resource this one hangs under (the site of a cron job), as the parent plugin's directory finds it in the
    * caller's view: every operation finds it first (through the change's `trx` on changes), answers 404 when it is

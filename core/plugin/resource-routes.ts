@@ -28,11 +28,18 @@ function wordsOf(name: string): string {
 }
 
 /** The change declaration of one operation: the convention, with what the operation says instead. */
-function changeOf(name: string, verb: string, pastTense: string, own: ResourceChange | undefined) {
+function changeOf(
+  name: string,
+  verb: string,
+  pastTense: string,
+  own: ResourceChange | undefined,
+  owned: Partial<ChangeDeclaration> = {},
+) {
   const { event, ...rest } = own ?? {}
   const kind = event === undefined ? `${name}.${pastTense}` : event
   return {
     action: `${name}.${verb}`,
+    ...owned,
     ...rest,
     ...(kind === null ? {} : { event: kind }),
   } as ChangeDeclaration
@@ -72,6 +79,12 @@ export function resourceRoutes<
   const remove = typeof resource.remove === 'function' ? { handler: resource.remove } : resource.remove
   const { create, update } = resource
   const { read: readScope, manage } = resource.scopes
+  const { customer, counts } = resource.owner ?? {}
+  const created = {
+    ...(customer ? { customer } : {}),
+    ...(counts ? { usage: { metric: counts, delta: 1 } } : {}),
+  }
+  const deleted = counts ? { usage: { metric: counts, delta: -1 } } : {}
   const text = (operation: OperationText | undefined) => ({
     ...(operation?.summary ? { summary: operation.summary } : {}),
     ...(operation?.description ? { description: operation.description } : {}),
@@ -119,7 +132,7 @@ export function resourceRoutes<
         ...common,
         ...changing(create),
         ...{ ...(create.body ? { body: create.body } : {}), idempotent: create.idempotent ?? true },
-        change: changeOf(resource.name, 'create', 'created', create.record),
+        change: changeOf(resource.name, 'create', 'created', create.record, created),
         responses: create.responses ?? {
           201: {
             description: `The new ${noun}.`,
@@ -150,7 +163,13 @@ export function resourceRoutes<
         ...{ method: 'DELETE', path: itemPath, operationId: `delete${id}`, scope: manage, params: one },
         ...common,
         ...changing(remove as ChangeOperation<undefined, unknown>),
-        change: changeOf(resource.name, 'delete', 'deleted', 'record' in remove ? remove.record : undefined),
+        change: changeOf(
+          resource.name,
+          'delete',
+          'deleted',
+          'record' in remove ? remove.record : undefined,
+          deleted,
+        ),
         responses: ('responses' in remove && remove.responses) || {
           204: { description: `The ${noun} is deleted.` },
         },

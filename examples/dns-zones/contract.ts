@@ -90,3 +90,10 @@ export const dnsProblems = defineProblems({
     description: 'A record of the same name, type and content exists.',
   },
 })
+
+/** The usage metric of zones, which plans may limit (`limits.dnsZones`). */
+export const dnsZonesMetric = {
+  name: 'dnsZones',
+  description: 'DNS zones.',
+  quota: { description: 'How many zones a customer may keep.', problem: dnsProblems.dns_zone_limit_reached },
+}

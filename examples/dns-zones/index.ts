@@ -1,9 +1,9 @@
 // DNS zones of customers, with their records and a BIND zone-file export: a third-party plugin written only against
 // the public contracts (the kernel's, the customers plugin's directory, the console's pages). See README.md.
 
-import { type Db, definePlugin, resourceEvents } from '../../core/index.ts'
+import { createTableOf, definePlugin, resourceEvents } from '../../core/index.ts'
 import { addConsolePages } from '../../plugins/console/contract.ts'
-import { DnsRecord, DnsZone, dnsProblems } from './contract.ts'
+import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric } from './contract.ts'
 import { isDomain } from './records.ts'
 import { dnsRoutes } from './routes.ts'
 
@@ -16,21 +16,6 @@ export interface DnsZonesOptions {
 }
 
 const roles = ['owner', 'admin', 'developer'] as const
-const limit = dnsProblems.dns_zone_limit_reached
-
-/** The plugin's tables, their columns named as the API's fields. */
-async function createTables(db: Db) {
-  const table = async (name: string, text: string[], integer: string) => {
-    let create = db.schema.createTable(name).addColumn('id', 'text', (c) => c.primaryKey())
-    for (const column of [...text, 'createdAt', 'updatedAt'])
-      create = create.addColumn(column, 'text', (c) => c.notNull())
-    await create.addColumn(integer, 'integer', (c) => c.notNull()).execute()
-  }
-  await table('dns_zones', ['customerId', 'name'], 'serial')
-  await table('dns_records', ['zoneId', 'customerId', 'name', 'type', 'content'], 'ttl')
-  await db.schema.createIndex('dns_zones_name').unique().on('dns_zones').column('name').execute()
-  await db.schema.createIndex('dns_records_zone').on('dns_records').columns(['zoneId', 'name']).execute()
-}
 
 /** DNS zones of customers: `dns:read` and `dns:manage`, held by owners, admins and developers. */
 export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
@@ -53,18 +38,27 @@ export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
       ...resourceEvents('dns_record', DnsRecord, 'A DNS record'),
     ],
     problems: dnsProblems,
-    usage: [
+    usage: [dnsZonesMetric],
+    migrations: [
       {
-        name: 'dnsZones',
-        description: 'DNS zones.',
-        quota: { description: 'How many zones a customer may keep.', problem: limit },
+        id: '0001_dns',
+        // The tables' columns are the items' fields; names are unique, records read by zone and name.
+        async up(db) {
+          await createTableOf(db, 'dns_zones', DnsZone).execute()
+          await createTableOf(db, 'dns_records', DnsRecord).execute()
+          await db.schema.createIndex('dns_zones_name').unique().on('dns_zones').column('name').execute()
+          await db.schema
+            .createIndex('dns_records_zone')
+            .on('dns_records')
+            .columns(['zoneId', 'name'])
+            .execute()
+        },
       },
     ],
-    migrations: [{ id: '0001_dns', up: (db) => createTables(db as Db) }],
     setup(context) {
       addConsolePages(context, import.meta.dir)
     },
-    routes: (context) => dnsRoutes(context, { nameservers, hostmaster }),
+    routes: () => dnsRoutes({ nameservers, hostmaster }),
     capabilities: () => ({ nameservers }),
   })
 }

@@ -6,10 +6,8 @@ import {
   defineFormat,
   defineRoute,
   fieldProblem,
-  kernelProblems,
   newId,
   nowIso,
-  type PluginContext,
   Problem,
   Reply,
   resourceRoutes,
@@ -18,8 +16,7 @@ import {
   unchanged,
   visibleTable,
 } from '../../core/index.ts'
-import { customerDirectory } from '../../plugins/customers/contract.ts'
-import { DnsRecord, DnsZone, dnsProblems, RecordType } from './contract.ts'
+import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric, RecordType } from './contract.ts'
 import { checkedRecord, isDomain } from './records.ts'
 import { type ZoneFileOptions, zoneFile } from './zone-file.ts'
 
@@ -90,26 +87,21 @@ async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord)
 }
 
 /** The plugin's routes; `options` say what the zone file writes of the installation. */
-export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
-  const customers = context.use(customerDirectory)
+export function dnsRoutes(options: ZoneFileOptions) {
   const zoneRoutes = resourceRoutes({
     item: DnsZone,
     name: 'dns_zone',
     path: '/dns-zones',
     key: { id: 'dnsz' },
     scopes,
+    owner: { customer: 'customerId', counts: dnsZonesMetric },
     table: { rows: zones },
     list: { query: t.Object({ customerId: t.Optional(t.String()) }), filters: { customerId: 'customerId' } },
     read: {},
     create: {
       body: NewZone,
-      problems: [
-        ...[kernelProblems.unknown_customer, kernelProblems.customer_suspended],
-        ...[dnsProblems.dns_zone_taken, dnsProblems.dns_zone_limit_reached],
-      ],
-      async handler({ trx, view, body }) {
-        const customer = await customers.find(trx, view, body.customerId)
-        if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
+      problems: [dnsProblems.dns_zone_taken],
+      async handler({ trx, body }) {
         const name = body.name.toLowerCase()
         // A zone above or below another would answer for the other's names: only one of them is kept here.
         const above = name.split('.').map((_, at, labels) => labels.slice(at).join('.'))
@@ -117,8 +109,6 @@ export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
           .visible(trx, everyone)
           .where((eb) => eb.or([eb('name', 'in', above), eb('name', 'like', `%.${name}`)]))
         if (await near.executeTakeFirst()) throw fieldProblem(dnsProblems.dns_zone_taken, 'body.name')
-        await context.quotas.reserve(trx, { customerId: customer.id, amounts: { dnsZones: 1 } })
-        await context.usage.adjust(trx, customer.id, 'dnsZones', 1)
         const at = nowIso()
         const zone = { ...body, name, id: newId('dnsz'), serial: nextSerial(0), createdAt: at, updatedAt: at }
         await tables(trx).insertInto('dns_zones').values(zone).execute()
@@ -128,7 +118,6 @@ export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
     async remove({ trx, row }) {
       await tables(trx).deleteFrom('dns_records').where('zoneId', '=', row.id).execute()
       await tables(trx).deleteFrom('dns_zones').where('id', '=', row.id).execute()
-      await context.usage.adjust(trx, row.customerId, 'dnsZones', -1)
       return row
     },
   })
