@@ -1,6 +1,8 @@
 // A resource under another resource declared whole: its parent and table found in the caller's view, filters on
 // its list, changes recorded under event names the plugin chose, with details only the handler knows, nothing
-// recorded when nothing changed, work prepared outside the transaction and undone when the change fails.
+// recorded when nothing changed, work prepared outside the transaction and undone when the change fails. A resource
+// a customer owns declared whole: its customer checked in view, its usage counted under the customer's limits, its
+// table made from its item.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type as t } from '@sinclair/typebox'
@@ -10,6 +12,7 @@ import { newId, nowIso } from '../ids/ids.ts'
 import { preparedList } from '../pagination/prepared-list.ts'
 import { Problem } from '../problem/problem.ts'
 import { defineProblems } from '../problem/problem-code.ts'
+import { createTableOf } from '../store/schema-table.ts'
 import type { Db } from '../store/store.ts'
 import { visibleTable } from '../tenancy/visible-table.ts'
 import { createKernelTestPanel, type TestPanel } from '../testing/create-test-panel.ts'
@@ -57,7 +60,30 @@ const closedShelf = 'shf_01JDQ3V6Y4T1ZK0M2N5P7R9SCC'
 
 const boxProblems = defineProblems({
   shelf_closed: { status: 409, detail: 'The shelf is closed.', description: 'Boxes go on open shelves.' },
+  crate_limit_reached: { status: 422, detail: 'No more crates.', description: 'Past the `crates` limit.' },
 })
+
+/** A crate a customer owns directly; `note` optional, so its column may hold null. */
+const Crate = t.Object(
+  {
+    id: t.String(),
+    customerId: t.String(),
+    label: t.String(),
+    note: t.Optional(t.String()),
+    weight: t.Integer(),
+    createdAt: t.String(),
+  },
+  { $id: 'StorageCrate' },
+)
+type Crate = typeof Crate.static
+const crates = visibleTable((db: Db) => db.withTables<{ crates: Crate }>(), 'crates', {
+  customerColumn: 'customerId',
+})
+const crateMetric = {
+  name: 'crates',
+  description: 'Crates.',
+  quota: { description: 'How many crates.', problem: boxProblems.crate_limit_reached },
+}
 
 /** What `prepare` did beyond the store, and what `undo` undid: the test reads both. */
 const outside = { prepared: [] as string[], undone: [] as string[] }
@@ -67,8 +93,12 @@ const plugin = fixturePlugin({
   description: 'Boxes on shelves, declared.',
   scopes: ['gadget:read', 'gadget:create', 'widget:admin'],
   tenants: twoTenants,
-  events: resourceEvents('box', Box, 'A box', ['packed', 'updated']),
+  events: [
+    ...resourceEvents('box', Box, 'A box', ['packed', 'updated']),
+    ...resourceEvents('crate', Crate, 'A crate', ['created', 'deleted']),
+  ],
   problems: boxProblems,
+  usage: [crateMetric],
   migrations: [
     {
       id: '0001_storage',
@@ -107,8 +137,35 @@ const plugin = fixturePlugin({
           .execute()
       },
     },
+    { id: '0002_crates', up: (db) => createTableOf(db, 'crates', Crate).execute() },
   ],
   routes: () => [
+    ...resourceRoutes({
+      item: Crate,
+      name: 'crate',
+      path: '/crates',
+      key: { crateId: 'crt' },
+      scopes: { read: 'gadget:read', manage: 'gadget:create' },
+      owner: { customer: 'customerId', counts: crateMetric },
+      table: { rows: crates },
+      read: {},
+      create: {
+        body: t.Object({ customerId: t.String(), label: t.String({ maxLength: 20 }) }),
+        async handler({ trx, body }) {
+          const crate = { ...body, id: newId('crt'), weight: 0, createdAt: nowIso() }
+          await tables(trx).withTables<{ crates: Crate }>().insertInto('crates').values(crate).execute()
+          return crate
+        },
+      },
+      async remove({ trx, row }) {
+        await tables(trx)
+          .withTables<{ crates: Crate }>()
+          .deleteFrom('crates')
+          .where('id', '=', row.id)
+          .execute()
+        return row
+      },
+    }),
     ...resourceRoutes({
       item: Box,
       name: 'box',
@@ -228,7 +285,7 @@ const kernel = () => tp.panel.store.db.withTables<AuditTables & OutboxTables>()
 const items = async (response: Response) => ((await response.json()) as { items: Box[] }).items
 
 beforeAll(async () => {
-  tp = await createKernelTestPanel({ plugins: [plugin] })
+  tp = await createKernelTestPanel({ plugins: [plugin], defaultCustomerLimits: { crates: 1 } })
   token = await tp.token()
 })
 afterAll(() => tp.panel.close())
@@ -390,5 +447,50 @@ describe('a table of brands’ rows', () => {
     expect(await ids({ kind: 'all' })).toEqual(['stk_a', 'stk_b', 'stk_none'])
     expect(await ids({ kind: 'brand', brandId: brandA })).toEqual(['stk_a'])
     expect(await ids({ kind: 'customers', customerIds: [customerA] })).toEqual([])
+  })
+})
+
+describe('a resource a customer owns', () => {
+  const create = (body: Record<string, unknown>, as = token) =>
+    tp.request('POST', '/api/v1/crates', { token: as, body })
+  const used = async (customerId: string) => {
+    const usage = await tp.request('GET', `/api/v1/usage?customerId=${customerId}`, { token })
+    return JSON.stringify(await usage.json()).match(/"crates":(\d+)/)?.[1]
+  }
+
+  test('names a customer the caller sees, else 422 unknown_customer at the field, and nothing is made', async () => {
+    const limited = await tp.token({ customerId: customerA })
+    const theirs = await create({ customerId: customerB, label: 'theirs' }, limited)
+    expect(await expectProblem(theirs, 422, 'unknown_customer')).toMatchObject({
+      errors: [{ location: 'body.customerId' }],
+    })
+    await expectProblem(await create({ customerId: 'cus_nobody', label: 'x' }), 422, 'unknown_customer')
+    expect(await crates.visible(dbOf(), { kind: 'all' }).execute()).toEqual([])
+  })
+
+  test('counts against the customer’s limit, refused past it, and a deletion gives its place back', async () => {
+    const created = await create({ customerId: customerA, label: 'first' })
+    expect(created.status).toBe(201)
+    const crate = (await created.json()) as Crate
+    expect(crate.note).toBeUndefined()
+    expect(await used(customerA)).toBe('1')
+    await expectProblem(await create({ customerId: customerA, label: 'second' }), 422, 'crate_limit_reached')
+    expect(await crates.visible(dbOf(), { kind: 'all' }).execute()).toHaveLength(1)
+    const deleted = await tp.request('DELETE', `/api/v1/crates/${crate.id}`, { token })
+    expect(deleted.status).toBe(204)
+    expect(await used(customerA)).toBe('0')
+    expect((await create({ customerId: customerA, label: 'second' })).status).toBe(201)
+  })
+
+  test('documents the refusals its declaration makes', () => {
+    const document = tp.panel.document as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+    }
+    const text = JSON.stringify(document.paths['/api/v1/crates']?.post?.responses)
+    for (const code of ['unknown_customer', 'crate_limit_reached', 'customer_suspended'])
+      expect(text).toContain(code)
+    expect(JSON.stringify(document.paths['/api/v1/crates/{crateId}']?.delete?.responses)).not.toContain(
+      'crate_limit_reached',
+    )
   })
 })
