@@ -127,7 +127,9 @@ export interface ResourceDeclaration<
   }
   /**
    * `GET <path>`: the query of the items (paged by the kernel), narrowed by the declared `filters` of its `query`;
-   * without a handler, the table's rows in view (under the parent).
+   * without a handler, the table's rows in view (under the parent). Without a `query`, the filters name fields of
+   * the item, and the query is made of them (`filters: { type: 'type' }`: `?type=`, checked as the item's `type`);
+   * a resource whose `owner` names its `customer` is filtered by it as well (`?customerId=`).
    */
   readonly list?:
     | ((input: Input<undefined, Static<LQ>, P, Parent>) => Returns<unknown>)

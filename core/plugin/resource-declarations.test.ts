@@ -148,6 +148,7 @@ const plugin = fixturePlugin({
       scopes: { read: 'gadget:read', manage: 'gadget:create' },
       owner: { customer: 'customerId', counts: crateMetric },
       table: { rows: crates },
+      list: { filters: { label: 'label' } },
       read: {},
       create: {
         body: t.Object({ customerId: t.String(), label: t.String({ maxLength: 20 }) }),
@@ -480,6 +481,19 @@ describe('a resource a customer owns', () => {
     expect(deleted.status).toBe(204)
     expect(await used(customerA)).toBe('0')
     expect((await create({ customerId: customerA, label: 'second' })).status).toBe(201)
+  })
+
+  test('its list filters by its customer and by the fields its filters name, checked as the item’s', async () => {
+    const labels = async (query: string) => {
+      const response = await tp.request('GET', `/api/v1/crates?${query}`, { token })
+      return ((await response.json()) as { items: Crate[] }).items.map((crate) => crate.label)
+    }
+    expect(await labels(`customerId=${customerA}`)).toEqual(['second'])
+    expect(await labels(`customerId=${customerB}`)).toEqual([])
+    expect(await labels('label=second')).toEqual(['second'])
+    expect(await labels('label=first')).toEqual([])
+    const unknown = await tp.request('GET', '/api/v1/crates?weight=0', { token })
+    await expectProblem(unknown, 422, 'validation_failed')
   })
 
   test('documents the refusals its declaration makes', () => {

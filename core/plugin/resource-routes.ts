@@ -1,14 +1,14 @@
 // The five operations of a plain resource (list, read, create, update, delete) from one declaration, named,
 // scoped, recorded and answered by the API's conventions, so each area writes only what is its own: the queries.
 
-import type { TObject } from '@sinclair/typebox'
+import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import type { ChangeDeclaration } from './change.ts'
 import type { EventDefinition } from './define-plugin.ts'
-import type { ListDeclaration } from './list-declaration.ts'
+import type { ListDeclaration, ListFilter } from './list-declaration.ts'
 import type {
   ChangeOperation,
   OperationText,
@@ -96,6 +96,7 @@ export function resourceRoutes<
     ...(operation?.prepare ? { prepare: operation.prepare } : {}),
     ...(operation?.undo ? { undo: operation.undo } : {}),
   })
+  const filters = listFilters(resource.item, noun, list, customer)
   const routes: RouteDefinition[] = []
   if (list)
     routes.push(
@@ -103,13 +104,13 @@ export function resourceRoutes<
         ...{ method: 'GET', path: resource.path, operationId: `list${id}s`, scope: readScope, ...collection },
         ...common,
         ...text(list),
-        ...('query' in list && list.query ? { query: list.query } : {}),
+        ...(filters ? { query: filters.query } : {}),
         list: {
           item: resource.item,
           ...('toItem' in list && list.toItem ? { toItem: list.toItem } : found.toItem),
           ...('key' in list && list.key ? { key: list.key } : {}),
           ...('order' in list && list.order ? { order: list.order } : {}),
-          ...('filters' in list && list.filters ? { filters: list.filters } : {}),
+          ...(filters ? { filters: filters.filters } : {}),
         },
         handler: found.listed(list.handler) as never,
       }),
@@ -177,6 +178,31 @@ export function resourceRoutes<
       }),
     )
   return routes
+}
+
+/**
+ * The list's query and filters: as declared, with the owner's customer field (`?customerId=`) added to the filters,
+ * and, without a declared `query`, one made of the item's fields the filters name (each optional).
+ */
+function listFilters(
+  item: TObject,
+  noun: string,
+  list: { readonly query?: TObject; readonly filters?: Readonly<Record<string, ListFilter>> } | undefined,
+  customer: string | undefined,
+): { query: TObject; filters: Readonly<Record<string, ListFilter>> } | undefined {
+  if (!list) return undefined
+  const byCustomer = customer && (!list.query || customer in list.query.properties)
+  const filters = { ...(byCustomer ? { [customer]: customer } : {}), ...list.filters }
+  if (Object.keys(filters).length === 0) return list.query ? { query: list.query, filters } : undefined
+  if (list.query) return { query: list.query, filters }
+  const fields: Record<string, TSchema> = {}
+  for (const name of Object.keys(filters)) {
+    const field = item.properties[name]
+    if (!field)
+      throw new Error(`The ${noun} list filters by ${name}, which is no field of its item: declare its query`)
+    fields[name] = Type.Optional({ ...field, description: `Only the ${noun}s of this \`${name}\`.` })
+  }
+  return { query: Type.Object(fields), filters }
 }
 
 /** What a handler input carries that the declaration finds for it: the parent, and the row of the table. */

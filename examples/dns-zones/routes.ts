@@ -96,7 +96,7 @@ export function dnsRoutes(options: ZoneFileOptions) {
     scopes,
     owner: { customer: 'customerId', counts: dnsZonesMetric },
     table: { rows: zones },
-    list: { query: t.Object({ customerId: t.Optional(t.String()) }), filters: { customerId: 'customerId' } },
+    list: {},
     read: {},
     create: {
       body: NewZone,
@@ -130,10 +130,7 @@ export function dnsRoutes(options: ZoneFileOptions) {
     scopes,
     parent: (db, view, params) => zones.find(db, view, params.id),
     table: { rows: records, parentColumn: 'zoneId' },
-    list: {
-      query: t.Object({ name: t.Optional(t.String()), type: t.Optional(RecordType) }),
-      filters: { name: 'name', type: 'type' },
-    },
+    list: { filters: { name: 'name', type: 'type' } },
     read: {},
     create: {
       body: NewRecord,
