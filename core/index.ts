@@ -69,6 +69,7 @@ export {
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
 export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
+export { resourceItem } from './plugin/resource-item.ts'
 export {
   type ResourceChange,
   type ResourceDeclaration,
