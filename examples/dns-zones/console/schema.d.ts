@@ -410,7 +410,6 @@ export interface operations {
   listDnsZones: {
     parameters: {
       query?: {
-        /** @description Only the dns zones of this `customerId`. */
         customerId?: string;
         /** @description The `nextCursor` of the previous page. */
         cursor?: string;
@@ -634,7 +633,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_zone_name`, `unknown_customer`, `dns_zone_limit_reached`, `customer_suspended`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_zone_name`, `unknown_customer`, `customer_suspended`, `dns_zone_limit_reached`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -922,9 +921,8 @@ export interface operations {
   listDnsRecords: {
     parameters: {
       query?: {
-        /** @description Only the dns records of this `name`. */
         name?: string;
-        /** @description Only the dns records of this `type`. */
+        /** @description The record’s type. */
         type?: "A" | "AAAA" | "CNAME" | "MX" | "TXT";
         /** @description The `nextCursor` of the previous page. */
         cursor?: string;

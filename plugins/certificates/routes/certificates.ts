@@ -5,6 +5,7 @@ import {
   defineRoute,
   FieldErrors,
   fieldProblem,
+  kernelProblems,
   type PluginContext,
   Problem,
   type RouteDefinition,
@@ -15,6 +16,7 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
+import { customerDirectory } from '../../customers/contract.ts'
 import { siteDirectory } from '../../sites/contract.ts'
 import { acmeDomainOf } from '../acme/acme-domains.ts'
 import { checkUpload, maxPemBytes } from '../certificate-checks.ts'
@@ -91,6 +93,7 @@ type CreateBody = Static<typeof CreateCertificateBody>
 
 /** What creating may refuse: an upload's checks, or an order's. */
 const createProblems = [
+  kernelProblems.unknown_customer,
   problems.certificate_fields_missing,
   problems.field_not_for_source,
   problems.pem_too_large,
@@ -128,6 +131,7 @@ export function certificateRoutes(
   context: PluginContext,
   options: CertificateRouteOptions,
 ): RouteDefinition[] {
+  const customers = context.use(customerDirectory)
   const sites = context.use(siteDirectory)
 
   /** An order through ACME: each domain that of one of the customer's sites, served by a node. */
@@ -193,8 +197,6 @@ export function certificateRoutes(
       path: '/certificates',
       key: { id: 'crt' },
       scopes: { read: certificateScopes.read, manage: certificateScopes.manage },
-      // Missing and invisible customers answer alike, so a limited token learns nothing about others.
-      owner: { customer: 'customerId' },
       // Locked when deleted: an attachment made at the same time waits, and this reads the sites it added.
       table: { rows: certificates, toItem: toCertificate, lock: true },
       list: {
@@ -231,12 +233,15 @@ export function certificateRoutes(
           }),
         },
         async handler({ trx, body, view, enqueueJob }) {
+          // Missing and invisible customers answer alike, so a limited token learns nothing about others.
+          const customer = await customers.find(trx, view, body.customerId)
+          if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
           if (body.source !== 'acme') {
-            const row = uploaded(body.customerId, body)
+            const row = uploaded(customer.id, body)
             await insertCertificate(trx, row)
             return toCertificate(row)
           }
-          const row = await ordered(trx, view, body.customerId, body)
+          const row = await ordered(trx, view, customer.id, body)
           await insertCertificate(trx, row)
           return toCertificate(await startIssuance(trx, { enqueueJob }, row))
         },
