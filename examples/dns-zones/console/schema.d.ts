@@ -410,6 +410,7 @@ export interface operations {
   listDnsZones: {
     parameters: {
       query?: {
+        /** @description Only the dns zones of this `customerId`. */
         customerId?: string;
         /** @description The `nextCursor` of the previous page. */
         cursor?: string;
@@ -633,7 +634,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_zone_name`, `unknown_customer`, `customer_suspended`, `dns_zone_limit_reached`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `invalid_zone_name`, `unknown_customer`, `dns_zone_limit_reached`, `customer_suspended`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -921,8 +922,9 @@ export interface operations {
   listDnsRecords: {
     parameters: {
       query?: {
+        /** @description Only the dns records of this `name`. */
         name?: string;
-        /** @description The record’s type. */
+        /** @description Only the dns records of this `type`. */
         type?: "A" | "AAAA" | "CNAME" | "MX" | "TXT";
         /** @description The `nextCursor` of the previous page. */
         cursor?: string;
