@@ -57,7 +57,8 @@ export function CursorTable<T>({
   remove?: RowRemoval<NoInfer<T>>
 }) {
   const { can, staff } = useSession()
-  const removal = useAction((item: T) => unwrap(remove?.run(item) ?? Promise.reject()))
+  // Called only by the buttons, which exist only with `remove`.
+  const removal = useAction((item: T) => unwrap((remove as RowRemoval<T>).run(item)))
   const actions: Column<T>[] =
     remove && can(remove.scope)
       ? [
