@@ -9,7 +9,7 @@ test('adds the id, createdAt and updatedAt around its own fields, and names the 
   expect(Crate.$id).toBe('Crate')
   expect(Object.keys(Crate.properties)).toEqual(['id', 'label', 'weight', 'createdAt', 'updatedAt'])
   expect(Crate.properties.id.description).toBe('Identifier, `crt_…`.')
-  expect(Crate.required).toEqual(['id', 'label', 'createdAt', 'updatedAt'])
+  expect(Crate.required as string[] | undefined).toEqual(['id', 'label', 'createdAt', 'updatedAt'])
   expect([Crate.properties.createdAt.format, Crate.properties.updatedAt.format]).toEqual([
     'date-time',
     'date-time',
