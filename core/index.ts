@@ -60,6 +60,8 @@ export {
   blockersOf,
   type Dependent,
   defineDependents,
+  detachDependents,
+  refuseWhileBlocked,
   removeDependents,
 } from './plugin/dependents.ts'
 export {
@@ -106,6 +108,7 @@ export { preparedInsert, preparedQuery } from './store/prepared-query.ts'
 export { claimRows, lockRows } from './store/row-locks.ts'
 export type { Db, StopListening, Store, TransactionOptions, Trx } from './store/store.ts'
 export { brandForRecord } from './tenancy/brand-for-record.ts'
+export { brandHolders } from './tenancy/brand-holders.ts'
 export { findVisible, orNotFound } from './tenancy/find-visible.ts'
 export type { Member, Tenancy } from './tenancy/tenancy.ts'
 export {
