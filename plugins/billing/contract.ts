@@ -123,7 +123,11 @@ export const billingEvents: readonly EventDefinition[] = [
     description: 'A plan changed: its name, description, limits, or status (archived or active again).',
     payload: PlanPayload,
   },
-  { kind: 'plan.deleted', description: 'Staff deleted a plan (no subscription held it).', payload: PlanPayload },
+  {
+    kind: 'plan.deleted',
+    description: 'Staff deleted a plan (no subscription held it).',
+    payload: PlanPayload,
+  },
   { kind: 'subscription.created', description: 'A customer subscribed to a plan.', payload: Subscription },
   {
     kind: 'subscription.updated',

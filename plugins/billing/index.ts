@@ -2,8 +2,8 @@
 // through the kernel's `kernel.customerLimits` slot. Brands that bill elsewhere replace it (docs/billing.md).
 
 import { customerLimitsService, definePlugin } from '../../core/index.ts'
-import { addConsolePages } from '../console/contract.ts'
 import { brandDependents } from '../brands/contract.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { billingEvents, billingScopeDefinitions, planDependents } from './contract.ts'
 import { billingJobs } from './jobs.ts'
 import { billingMigrations } from './migrations.ts'

@@ -123,7 +123,10 @@ describe('deleting a brand', () => {
   test('a brand whose only plan was deleted can go', async () => {
     const brand = await newBrand('Planned Hosting')
     const plan = (await (
-      await tp.request('POST', '/api/v1/plans', { token: staffToken, body: { name: 'Once', brandId: brand.id } })
+      await tp.request('POST', '/api/v1/plans', {
+        token: staffToken,
+        body: { name: 'Once', brandId: brand.id },
+      })
     ).json()) as { id: string }
     expect((await expectProblem(await remove(brand.id), 409, 'brand_in_use')).blockers).toEqual([
       { name: 'plans', count: 1 },
@@ -133,7 +136,9 @@ describe('deleting a brand', () => {
   })
 
   test('the default brand is never deleted: 409 default_brand', async () => {
-    const brands = (await (await tp.request('GET', '/api/v1/brands', { token: staffToken })).json()) as Page<Brand>
+    const brands = (await (
+      await tp.request('GET', '/api/v1/brands', { token: staffToken })
+    ).json()) as Page<Brand>
     const fallback = brands.items.find((brand) => brand.isDefault)
     await expectProblem(await remove(fallback?.id ?? ''), 409, 'default_brand')
     expect(await status(`/api/v1/brands/${fallback?.id}`)).toBe(200)

@@ -39,7 +39,8 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
       })
       context.provide(brandHostnames, { taken: brandsHostnames })
       // The kernel's own records of a brand keep it too: its customers and its staff.
-      const holders = (db: Parameters<typeof brandHolders>[0], brand: { id: string }) => brandHolders(db, brand.id)
+      const holders = (db: Parameters<typeof brandHolders>[0], brand: { id: string }) =>
+        brandHolders(db, brand.id)
       context.extensionPoint(brandDependents).add({
         name: 'customers',
         blocking: async (db, brand) => (await holders(db, brand)).customers,
