@@ -93,7 +93,6 @@ describe('deleting a database server', () => {
     expect(await status(`/api/v1/database-servers/${server.id}`)).toBe(200)
     expect(await status(`/api/v1/databases/${((await database.json()) as { id: string }).id}`)).toBe(200)
   })
-  })
 
   test('a node’s own server is refused with 409 database_server_of_node: it goes with its node', async () => {
     const { node } = await nodeWithPlayedAgent(tp, staff, `db-node-${run}`)
