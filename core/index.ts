@@ -11,6 +11,7 @@ export type { SecretBox } from './crypto/secret-box.ts'
 export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
 export type { PanelSocket, SocketHandler } from './http/socket-upgrade.ts'
 export { TeamRole as TeamRoleSchema } from './identity/schemas.ts'
+export { type UserRef, userDependents } from './identity/user-deletion.ts'
 export { findUserByEmail, type User } from './identity/users.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
 export {
