@@ -34,7 +34,7 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
     setup(context) {
       addConsolePages(context, import.meta.dir)
       context.provide(brandDirectoryService, {
-        findBrand: (id) => findBrand(context.db, id),
+        findBrand: (id, db) => findBrand(db ?? context.db, id),
         defaultBrandId: () => defaultBrandId(context.db),
       })
       context.provide(brandHostnames, { taken: brandsHostnames })

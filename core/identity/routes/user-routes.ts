@@ -187,6 +187,9 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
           })
         })
         const user = await store.transaction(async (trx) => {
+          // Again in the transaction, so a brand deleted meanwhile is seen (its deletion counts its staff).
+          if (brandId && !(await context.brandDirectory()?.findBrand(brandId, trx)))
+            throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
           try {
             const created = await createUser(trx, prepared)
             await audit(trx, {

@@ -3,6 +3,7 @@
 import {
   brandDirectoryService,
   brandForRecord,
+  fieldProblem,
   kernelProblems,
   newId,
   nonBlankText,
@@ -119,6 +120,9 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       // The brand is looked up outside the transaction: the brands plugin reads through its own connection.
       prepare: ({ caller, body }) => brandForRecord(caller, body.brandId, () => brands, 'default'),
       async handler({ trx, body, prepared: brandId }) {
+        // Again in the transaction, so a brand deleted meanwhile is seen (its deletion counts its plans).
+        if (!(await brands.findBrand(brandId, trx)))
+          throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
         const now = nowIso()
         const row: PlansTable = {
           id: newId('pln'),
