@@ -55,13 +55,13 @@ export const userDeletionProblems = defineProblems({
     status: 409,
     detail: 'The user is the only owner of customers’ teams, or other records need them.',
     description:
-      'A customer’s team keeps at least one owner: `blockers` names the teams the user alone owns (`[{ "name": "owned teams", "count": 2 }]`), and whatever else the installed plugins count; make another member owner of each first.',
+      'A customer’s team keeps at least one owner: `blockers` names the teams the user alone owns (`[{ "name": "owned-teams", "count": 2 }]`), and whatever else the installed plugins count; make another member owner of each first.',
   },
 })
 
 /** The kernel's own entry among a user's dependents: the teams they alone own. */
 export const ownedTeams: Dependent<UserRef> = {
-  name: 'owned teams',
+  name: 'owned-teams',
   blocking: (db, user) => teamsOwnedAlone(db, user.id),
 }
 

@@ -76,7 +76,7 @@ describe('deleting a user', () => {
     const coOwner = await newUser()
     await tenancy.members.add(tp.panel.store.db, customerB, owner.id, 'owner')
     const body = await expectProblem(await remove(owner.id), 409, 'user_in_use')
-    expect(body.blockers).toEqual([{ name: 'owned teams', count: 1 }])
+    expect(body.blockers).toEqual([{ name: 'owned-teams', count: 1 }])
     expect(await status(`/api/v1/users/${owner.id}`)).toBe(200)
     expect(await teamOf(customerB)).toContain(owner.id)
     await tenancy.members.add(tp.panel.store.db, customerB, coOwner.id, 'owner')

@@ -107,7 +107,7 @@ export interface components {
        * - `user_outside_brand` (403, identity): Brand staff disable and enable only users wholly of their brand: its staff, and members of its customers only. For a user who is also on another brand’s teams, remove them from your customers’ teams instead (that takes effect at once, for their tokens too).
        * - `cannot_delete_self` (409, identity): Staff delete other users, never themselves (so an installation cannot lose its last staff member by a slip); ask another staff member.
        * - `last_platform_staff` (409, identity): An installation keeps at least one enabled platform staff member (two who delete each other at once: one of them is refused). Make another platform staff member first.
-       * - `user_in_use` (409, identity): A customer’s team keeps at least one owner: `blockers` names the teams the user alone owns (`[{ "name": "owned teams", "count": 2 }]`), and whatever else the installed plugins count; make another member owner of each first.
+       * - `user_in_use` (409, identity): A customer’s team keeps at least one owner: `blockers` names the teams the user alone owns (`[{ "name": "owned-teams", "count": 2 }]`), and whatever else the installed plugins count; make another member owner of each first.
        * - `unknown_scope` (422, identity): An item of a refused token request: the scope at this index does not exist here.
        * - `scope_not_held` (422, identity): An item of a refused token request: the creator does not hold this scope (on the customer the token is limited to).
        * - `expiry_in_past` (422, identity): An item of a refused token request: `expiresAt` has passed.
