@@ -102,8 +102,9 @@ async function otherPlatformStaff(db: Db, userId: string): Promise<number> {
 
 /**
  * Deletes `user` in `trx` as `actorUserId` asks (null for the CLI), with its `user.delete` entry; refused (409) when
- * it is the actor, the last enabled platform staff member, or one of `dependents` blocks (the teams it alone owns). Their sessions end and
- * their tokens stop working from the next request, in every panel process (a write to `users` ends kept callers).
+ * it is the actor, the last enabled platform staff member, or one of `dependents` blocks (the teams it alone owns).
+ * Their sessions end and their tokens stop working from the next request, in every panel process (a write to
+ * `users` ends kept callers).
  */
 export async function deleteUserIn(
   trx: Trx,
