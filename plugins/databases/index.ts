@@ -4,10 +4,16 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { suspensionHandlers } from '../customers/contract.ts'
-import { nodeModules, nodeWatchers } from '../nodes/contract.ts'
+import { nodeDependents, nodeModules, nodeWatchers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
-import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
+import {
+  Database,
+  DatabaseUser,
+  databaseScopes,
+  databaseServerDependents,
+  siteDatabases,
+} from './contract.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
 import { databaseJobs } from './jobs.ts'
 import { startDatabaseDeletion, startUserDeletion } from './lifecycle.ts'
@@ -20,6 +26,7 @@ import { databaseServerRoutes } from './routes/database-servers.ts'
 import { databaseUserRoutes } from './routes/database-users.ts'
 import { databaseRoutes } from './routes/databases.ts'
 import type { Engines } from './server-access.ts'
+import { heldOnNode, heldOnServer } from './server-dependents.ts'
 import { siteDatabasesService } from './site-databases.ts'
 import { databaseSuspensionHandler } from './suspension.ts'
 
@@ -125,6 +132,7 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
       },
     ],
     migrations: databasesMigrations,
+    extensionPoints: [databaseServerDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       // Site types that install applications (WordPress) have their site's database made through it.
@@ -134,6 +142,9 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
         .extensionPoint(nodeModules)
         .add({ module: databasesNodeModule, options: { port: options.nodeDatabasePort ?? null } })
       context.extensionPoint(nodeWatchers).add(nodeServerWatcher(context))
+      // A server keeps what is on it; a node keeps what is on its own server, which goes with it once empty.
+      for (const held of heldOnServer) context.extensionPoint(databaseServerDependents).add(held)
+      for (const held of heldOnNode(context)) context.extensionPoint(nodeDependents).add(held)
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
       // A site's databases go with it, and the logins its application had made: their deletions start in the
