@@ -4,6 +4,7 @@ import { definePlugin, tenantDirectoryService } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import {
   Customer,
+  customerDependents,
   customerDirectory,
   customerScopes,
   customerSuspensions,
@@ -52,7 +53,7 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
     problems: customersProblems,
     usage: [{ name: 'customers', description: 'Customers.' }],
     migrations: customersMigrations,
-    extensionPoints: [suspensionHandlers],
+    extensionPoints: [suspensionHandlers, customerDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       // The handlers are read when a hold is taken, by then every plugin has added its own.

@@ -11,7 +11,8 @@ export function toCustomer(row: CustomersTable): Customer {
     name: row.name,
     email: row.email,
     brandId: row.brand_id,
-    status: 'active',
+    status: row.status === 'deleting' ? 'deleting' : 'active',
+    jobId: row.job_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }

@@ -86,6 +86,7 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
           email: body.email?.trim().toLowerCase() ?? null,
           brand_id: brandId,
           status: 'active',
+          job_id: null,
           created_at: now,
           updated_at: now,
         }
