@@ -107,7 +107,7 @@ export { claimRows, lockRows } from './store/row-locks.ts'
 export type { Db, StopListening, Store, TransactionOptions, Trx } from './store/store.ts'
 export { brandForRecord } from './tenancy/brand-for-record.ts'
 export { findVisible, orNotFound } from './tenancy/find-visible.ts'
-export type { Member, Tenancy } from './tenancy/tenancy.ts'
+export type { ForgottenTenant, Member, Tenancy } from './tenancy/tenancy.ts'
 export {
   type BrandDirectory,
   brandDirectoryService,

@@ -6,7 +6,9 @@ import {
   defineDependents,
   defineExtensionPoint,
   defineService,
+  JobAttemptFailure,
   type JobRequest,
+  type JobRun,
   Problem,
   type Static,
   TeamRoleSchema,
@@ -37,6 +39,18 @@ export const Customer = t.Object(
   { $id: 'Customer' },
 )
 export type Customer = Static<typeof Customer>
+
+/** What `customer.deleted` carries: the customer as it was. */
+export const DeletedCustomer = t.Object(
+  {
+    id: t.String({ description: 'The customer, `cus_…`.' }),
+    name: t.String(),
+    email: t.Union([t.String(), t.Null()]),
+    brandId: t.String(),
+  },
+  { $id: 'DeletedCustomer' },
+)
+export type DeletedCustomer = Static<typeof DeletedCustomer>
 
 /**
  * The refusal of new records for a customer being deleted: list it in the `problems` of a route that creates
@@ -206,3 +220,30 @@ export const customerSuspensions = defineService<CustomerSuspensions>({
   owner: 'customers',
   description: 'Suspends, restores and removes all of a customer’s resources on behalf of billing.',
 })
+
+/**
+ * Waits, inside a customer's deletion job, until `remaining` (read afresh each time) answers 0: for a dependent
+ * whose records go through jobs of their own (a site's deletion). Stops at `run.signal`; after `timeoutMs`
+ * (default 5 minutes) it ends the attempt with `customer_resources_remain`, and the deletion job tries again later
+ * (its dependents start again what was lost meanwhile).
+ * @example await untilRemoved(run, 'sites', () => countSitesOf(context.db, customer.id))
+ */
+export async function untilRemoved(
+  run: JobRun,
+  what: string,
+  remaining: () => Promise<number>,
+  options: { readonly timeoutMs?: number; readonly pollMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 300_000)
+  for (;;) {
+    const left = await remaining()
+    if (left === 0) return
+    if (Date.now() > deadline)
+      throw new JobAttemptFailure(
+        `${left} ${what} of the customer are still being removed`,
+        'customer_resources_remain',
+      )
+    run.signal.throwIfAborted()
+    await Bun.sleep(options.pollMs ?? 100)
+  }
+}

@@ -3,11 +3,12 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
-import { suspensionHandlers } from '../customers/contract.ts'
+import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
 import { nodeModules, nodeWatchers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
 import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
+import { databaseCustomerDependent } from './customer-deletion.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
 import { databaseJobs } from './jobs.ts'
 import { startDatabaseDeletion, startUserDeletion } from './lifecycle.ts'
@@ -136,6 +137,8 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
       context.extensionPoint(nodeWatchers).add(nodeServerWatcher(context))
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
+      // A customer's deletion drops its databases and logins, each through its own job.
+      context.extensionPoint(customerDependents).add(databaseCustomerDependent(context))
       // A site's databases go with it, and the logins its application had made: their deletions start in the
       // site's deletion job (rows already deleting are passed over, so a job run again starts none twice).
       const writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }

@@ -4,9 +4,10 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
+import { customerDependents } from '../customers/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { archiveJobs } from './archive-jobs.ts'
-import { filesMigrations } from './migrations.ts'
+import { type FilesTables, filesMigrations } from './migrations.ts'
 import filesNodeModule from './node/index.ts'
 import { filesProblems } from './problems.ts'
 import { archiveRoutes } from './routes/archive-routes.ts'
@@ -38,6 +39,18 @@ export const filesPlugin = (options: FilesOptions = {}) =>
     setup(context) {
       addConsolePages(context, import.meta.dir)
       context.extensionPoint(nodeModules).add({ module: filesNodeModule })
+      // A deleted customer's uploads under way are forgotten (their bytes go with the site's home).
+      context.extensionPoint(customerDependents).add({
+        name: 'files',
+        remove: (run, customer) =>
+          run.transaction(async (trx) => {
+            await trx
+              .withTables<FilesTables>()
+              .deleteFrom('file_uploads')
+              .where('customer_id', '=', customer.id)
+              .execute()
+          }),
+      })
     },
     jobs: (context) => archiveJobs(context),
     routes: (context) => {
