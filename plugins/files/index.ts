@@ -31,7 +31,7 @@ export const filesPlugin = (options: FilesOptions = {}) =>
     version: '0.1.0',
     description:
       'A site’s files: the file manager’s operations, carried out on the site’s node as the site’s user.',
-    requires: ['sites', 'nodes'],
+    requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
     problems: filesProblems,

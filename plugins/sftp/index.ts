@@ -34,7 +34,7 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
     name: 'sftp',
     version: '0.1.0',
     description: 'SFTP accounts for sites, served by an SSH server on each node that offers SFTP alone.',
-    requires: ['sites', 'nodes'],
+    requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
     events: resourceEvents('sftp_user', SftpUser, 'An SFTP account'),

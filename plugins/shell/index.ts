@@ -42,7 +42,7 @@ export const shellPlugin = (options: ShellOptions = {}) => {
     name: 'shell',
     version: '0.1.0',
     description: 'Commands and interactive shells in sites, as the site’s user, confined to the site.',
-    requires: ['sites', 'nodes'],
+    requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
     problems: shellProblems,
