@@ -22,11 +22,9 @@ import {
   waitFor,
 } from '../../hosts/testing/index.ts'
 import { billingPlugin } from '../billing/index.ts'
-import { billingCalls } from '../billing/testing/billing-calls.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { certificatesPlugin } from '../certificates/index.ts'
 import { databasesPlugin } from '../databases/index.ts'
-import { mariadbAdmin, mariadbAdminOptions } from '../databases/test-servers.ts'
 import { filesPlugin } from '../files/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import { sftpPlugin } from '../sftp/index.ts'
@@ -44,7 +42,6 @@ const run = crypto.randomUUID().slice(0, 6)
 let tp: TestPanel
 let staff: string
 let hooks: WebhookReceiver
-let calls: ReturnType<typeof billingCalls>
 let serverId: string
 
 async function json<T>(response: Response, status: number): Promise<T> {
@@ -55,6 +52,42 @@ async function json<T>(response: Response, status: number): Promise<T> {
 
 const call = (method: string, path: string, body?: unknown, token = staff) =>
   tp.request(method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) })
+
+/** The machine's MariaDB: root, no password. */
+const mariadbAdmin = { host: '127.0.0.1', port: 3306, username: 'root', password: '' }
+
+let sequence = 0
+const calls = {
+  async newCustomer(): Promise<string> {
+    return (
+      await json<{ id: string }>(await call('POST', '/customers', { name: `Customer ${sequence++}` }), 201)
+    ).id
+  },
+  newPlan: async (limits: Record<string, number>) =>
+    json<{ id: string }>(await call('POST', '/plans', { name: `Plan ${sequence++}`, limits }), 201),
+  createSite: (customerId: string) =>
+    call('POST', '/sites', {
+      customerId,
+      name: 'Site',
+      type: 'wordpress',
+      domain: `d${run}-${sequence++}.example.com`,
+    }),
+  /** A site of the customer, once it is active on the local node. */
+  async activeSite(customerId: string) {
+    const site = await json<{ id: string; domain: string }>(await calls.createSite(customerId), 201)
+    await waitFor(
+      `site ${site.id} to be active`,
+      async () => {
+        const now = await json<{ status: string }>(await call('GET', `/sites/${site.id}`), 200)
+        if (now.status === 'active') return true
+        await Bun.sleep(50)
+        return false
+      },
+      30_000,
+    )
+    return site
+  },
+}
 
 /** Waits until `path` answers `status` to staff. */
 function until(path: string, status: number, timeoutMs = 30_000) {
@@ -94,7 +127,6 @@ beforeAll(async () => {
   })
   tp.panel.start()
   staff = await tp.token()
-  calls = billingCalls(tp, staff)
   await json(await call('POST', '/webhooks', { url: hooks.url, events: ['customer.deleted'] }), 201)
   const server = await json<{ id: string }>(
     await call('POST', '/database-servers', {
@@ -243,7 +275,11 @@ describe('DELETE /customers/{id}', () => {
 
     // The site left its node; its database and login left MariaDB.
     expect(existsSync(home)).toBe(false)
-    const mariadb = await mysql.createConnection(mariadbAdminOptions)
+    const mariadb = await mysql.createConnection({
+      host: mariadbAdmin.host,
+      port: mariadbAdmin.port,
+      user: 'root',
+    })
     try {
       const [schemas] = await mariadb.query(
         'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
