@@ -224,7 +224,7 @@ export const customerSuspensions = defineService<CustomerSuspensions>({
 /**
  * Waits, inside a customer's deletion job, until `remaining` (read afresh each time) answers 0: for a dependent
  * whose records go through jobs of their own (a site's deletion). Stops at `run.signal`; after `timeoutMs`
- * (default 5 minutes) it ends the attempt with `customer_resources_remain`, and the deletion job tries again later
+ * (default 5 minutes; read every `pollMs`, default 25) it ends the attempt with `customer_resources_remain`, and the deletion job tries again later
  * (its dependents start again what was lost meanwhile).
  * @example await untilRemoved(run, 'sites', () => countSitesOf(context.db, customer.id))
  */
@@ -244,6 +244,6 @@ export async function untilRemoved(
         'customer_resources_remain',
       )
     run.signal.throwIfAborted()
-    await Bun.sleep(options.pollMs ?? 100)
+    await Bun.sleep(options.pollMs ?? 25)
   }
 }
