@@ -15,6 +15,8 @@ import {
   expectProblem,
   freePort,
   makeHierarchy,
+  nodeWithPlayedAgent,
+  playAgent,
   removeNodeLeftovers,
   startWebhookReceiver,
   type TestPanel,
@@ -359,5 +361,79 @@ describe('DELETE /customers/{id}', () => {
     await json(await call('DELETE', `/customers/${customerId}`), 202)
     await until(`/customers/${customerId}`, 404)
     expect((await call('GET', `/sites/${site.id}`)).status).toBe(404)
+  }, 60_000)
+})
+
+describe('a deletion stopped half-way', () => {
+  test('carries on where it was when another instance takes its job up, and finishes', async () => {
+    // The sites are on a node whose agent the test plays: their deletion waits until the test answers for the node.
+    const storePath = join(folder, `stopped-${run}.sqlite`)
+    const open = () =>
+      createTestPanel({
+        standard: false,
+        plugins: [
+          brandsPlugin(),
+          customersPlugin(),
+          nodesPlugin({ dataDir: join(folder, 'stopped') }),
+          sitesPlugin(),
+        ],
+        storePath,
+        jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
+      })
+    const first = await open()
+    first.panel.start()
+    const token = await first.token()
+    const ask = (panel: TestPanel, method: string, path: string, body?: unknown) =>
+      panel.request(method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) })
+    const { agent, node } = await nodeWithPlayedAgent(first, token)
+    const customer = await json<{ id: string }>(
+      await ask(first, 'POST', '/customers', { name: 'Stopped' }),
+      201,
+    )
+    const sites: string[] = []
+    for (const name of ['one', 'two']) {
+      const site = await json<{ id: string }>(
+        await ask(first, 'POST', '/sites', {
+          customerId: customer.id,
+          name,
+          type: 'wordpress',
+          domain: `${name}-${run}.example.com`,
+        }),
+        201,
+      )
+      await agent.answer(await agent.command(site.id, 'provision'))
+      sites.push(site.id)
+    }
+    const deleting = await json<Customer>(await ask(first, 'DELETE', `/customers/${customer.id}`), 202)
+    // The node is told to delete the first site, and never answers: the instance stops with the job under way.
+    await agent.command(sites[0] ?? '', 'delete')
+    await first.panel.close()
+
+    const second = await open()
+    second.panel.start()
+    try {
+      const stillThere = await json<Customer>(await ask(second, 'GET', `/customers/${customer.id}`), 200)
+      expect(stillThere).toMatchObject({ status: 'deleting', jobId: deleting.jobId })
+      // The node answers this time, for every site the taken-up job deletes.
+      const played = playAgent(second, node.agentToken)
+      for (const id of sites) await played.answer(await played.command(id, 'delete'))
+      await waitFor(
+        'the customer to be gone',
+        async () => {
+          if ((await ask(second, 'GET', `/customers/${customer.id}`)).status === 404) return true
+          await Bun.sleep(20)
+          return false
+        },
+        30_000,
+      )
+      for (const id of sites) expect((await ask(second, 'GET', `/sites/${id}`)).status).toBe(404)
+      const job = await json<{ status: string; attempts: number }>(
+        await ask(second, 'GET', `/jobs/${deleting.jobId}`),
+        200,
+      )
+      expect(job.status).toBe('succeeded')
+    } finally {
+      await second.panel.close()
+    }
   }, 60_000)
 })
