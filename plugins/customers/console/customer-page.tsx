@@ -95,7 +95,10 @@ export function CustomerPage({ id }: { id: string }) {
           <EditCustomer customer={data} />
         </Section>
       ) : null}
-      {managesCustomer(session, data.id, 'members:manage') ? <TeamSection customerId={data.id} /> : null}
+      {/* A customer being deleted loses its team with it: not shown (nor read again) meanwhile. */}
+      {managesCustomer(session, data.id, 'members:manage') && !closing ? (
+        <TeamSection customerId={data.id} />
+      ) : null}
       <OwnedResources customerId={data.id} />
       {session.staff && session.can('customer:delete') ? (
         <Section title="Delete customer">
