@@ -138,9 +138,9 @@ async function job(id: string): Promise<JobBody> {
   return (await response.json()) as JobBody
 }
 
-/** Polls until the job satisfies `done`; fails after two seconds. */
+/** Polls until the job satisfies `done`; fails after ten seconds (a busy CI machine took more than two). */
 async function until(id: string, done: (body: JobBody) => boolean): Promise<JobBody> {
-  const deadline = Date.now() + 2_000
+  const deadline = Date.now() + 10_000
   for (;;) {
     const body = await job(id)
     if (done(body)) return body

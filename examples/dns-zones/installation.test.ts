@@ -9,6 +9,7 @@ afterAll(cleanup)
 
 const config = { PLINTH_CONFIG: 'examples/dns-zones/plinth.config.ts' }
 
+// A server and four CLI runs, each loading the panel: more than the suite's 20 s on a busy machine.
 test('PLINTH_CONFIG mounts the plugin for the server and the CLI alike', async () => {
   const dataDir = tempDataDir()
   const server = await startStandalone(dataDir, config)
@@ -59,7 +60,7 @@ test('PLINTH_CONFIG mounts the plugin for the server and the CLI alike', async (
   ])
   expect(refused.exitCode).toBe(1)
   expect(refused.stderr).toContain('unknown_scope')
-})
+}, 60_000)
 
 test('a PLINTH_CONFIG that is missing or exports no plugin list stops the start-up with one line, exit 2', async () => {
   const create = ['token', 'create', '--email', 'x@example.com', '--scopes', '*']

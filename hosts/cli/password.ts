@@ -61,10 +61,11 @@ export async function readPassword(
 /** Reads one line from the terminal without echoing it; Ctrl-C cancels (exit 130). */
 function promptHidden(io: PasswordIo, question: string): Promise<string> {
   const { stdin } = io
-  process.stderr.write(question)
+  // Echo goes off before the question shows: whoever types as soon as they see it is never echoed.
   stdin.setRawMode(true)
   stdin.setEncoding('utf8')
   stdin.resume()
+  process.stderr.write(question)
   return new Promise((resolve, reject) => {
     let typed = ''
     const finish = () => {
