@@ -11,6 +11,7 @@ export type { SecretBox } from './crypto/secret-box.ts'
 export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
 export type { PanelSocket, SocketHandler } from './http/socket-upgrade.ts'
 export { TeamRole as TeamRoleSchema } from './identity/schemas.ts'
+export { type UserRef, userDependents } from './identity/user-deletion.ts'
 export { findUserByEmail, type User } from './identity/users.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
 export {
@@ -60,6 +61,8 @@ export {
   blockersOf,
   type Dependent,
   defineDependents,
+  detachDependents,
+  refuseWhileBlocked,
   removeDependents,
 } from './plugin/dependents.ts'
 export {
@@ -106,6 +109,7 @@ export { preparedInsert, preparedQuery } from './store/prepared-query.ts'
 export { claimRows, lockRows } from './store/row-locks.ts'
 export type { Db, StopListening, Store, TransactionOptions, Trx } from './store/store.ts'
 export { brandForRecord } from './tenancy/brand-for-record.ts'
+export { brandHolders } from './tenancy/brand-holders.ts'
 export { findVisible, orNotFound } from './tenancy/find-visible.ts'
 export type { ForgottenTenant, Member, Tenancy } from './tenancy/tenancy.ts'
 export {

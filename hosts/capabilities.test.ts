@@ -78,6 +78,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'certificate.deleted',
     'plan.created',
     'plan.updated',
+    'plan.deleted',
     'subscription.created',
     'subscription.updated',
     'subscription.suspended',

@@ -4,6 +4,7 @@
 import { auditRoutes, auditScopes } from '../audit/audit-routes.ts'
 import { identityRoutes, userProblems, userScopes } from '../identity/routes/index.ts'
 import { tokenRequestProblems } from '../identity/token-request-problems.ts'
+import { ownedTeams, userDeletionProblems, userDependents } from '../identity/user-deletion.ts'
 import { jobProblems, jobRoutes, jobScopes } from '../jobs/job-routes.ts'
 import { Job } from '../jobs/job-schema.ts'
 import { definePlugin, type PluginDefinition } from '../plugin/define-plugin.ts'
@@ -33,8 +34,10 @@ export function kernelAreas(kernel: KernelInternals): PluginDefinition[] {
       version,
       description: 'Signing in, the caller, API tokens, sessions, users and staff.',
       scopes: userScopes,
-      problems: { ...userProblems, ...tokenRequestProblems },
-      routes: () =>
+      problems: { ...userProblems, ...userDeletionProblems, ...tokenRequestProblems },
+      extensionPoints: [userDependents],
+      setup: (context) => void context.extensionPoint(userDependents).add(ownedTeams),
+      routes: (context) =>
         identityRoutes({
           store: kernel.store,
           secret: kernel.secret,
@@ -43,6 +46,7 @@ export function kernelAreas(kernel: KernelInternals): PluginDefinition[] {
           throttle: kernel.throttle,
           tenantDirectory: () => kernel.service(tenantDirectoryService),
           brandDirectory: () => kernel.service(brandDirectoryService),
+          userDependents: context.extensionPoint(userDependents),
         }),
     }),
     definePlugin({

@@ -3,7 +3,9 @@
 // records of the parent inside the parent's deletion job. The owner names none of them.
 
 import type { JobRun } from '../jobs/job-definition.ts'
-import type { Db } from '../store/store.ts'
+import { Problem } from '../problem/problem.ts'
+import type { ProblemRef } from '../problem/problem-code.ts'
+import type { Db, Trx } from '../store/store.ts'
 import { defineExtensionPoint, type ExtensionPointRef, type ExtensionRegistry } from './extension-point.ts'
 
 /** What one plugin's records of a parent do when the parent is to be deleted. */
@@ -23,6 +25,12 @@ export interface Dependent<Parent> {
    * jobs of its own or does here, step by step.
    */
   remove?(run: JobRun, parent: Parent): Promise<void>
+  /**
+   * For a parent deleted at once (in one transaction, no job: a node, a plan): removes its records of the parent
+   * that do not block it (a node's own database server holding no database), in the owner's transaction, after
+   * every `blocking` counted none. Store writes only; audit through the owner's writers if it records them.
+   */
+  detach?(trx: Trx, parent: Parent): Promise<void>
 }
 
 /**
@@ -62,6 +70,39 @@ export async function blockersOf<Parent>(
     if (count > 0) blockers.push({ name: dependent.name, count })
   }
   return blockers
+}
+
+/**
+ * Refuses the deletion of `parent` with `problem` (409, the owner's code) while any dependent blocks it: the detail
+ * names what and how many, `blockers` in the problem's extensions. Call it in the transaction that deletes.
+ * @example await refuseWhileBlocked(context.extensionPoint(nodeDependents), trx, node, nodesProblems.node_in_use, 'The node')
+ */
+export async function refuseWhileBlocked<Parent>(
+  registry: ExtensionRegistry<Dependent<Parent>>,
+  db: Db,
+  parent: Parent,
+  problem: ProblemRef,
+  what: string,
+): Promise<void> {
+  const blockers = await blockersOf(registry, db, parent)
+  if (blockers.length === 0) return
+  const named = blockers.map(({ name, count }) => `${name} (${count})`).join(', ')
+  throw new Problem(problem, {
+    detail: `${what} is still in use by ${named}: remove them first.`,
+    extensions: { blockers },
+  })
+}
+
+/**
+ * Lets every dependent remove its records of `parent` in the transaction that deletes it at once (its `detach`),
+ * the plugins added last first. Call it after {@link refuseWhileBlocked}, in the same transaction.
+ */
+export async function detachDependents<Parent>(
+  registry: ExtensionRegistry<Dependent<Parent>>,
+  trx: Trx,
+  parent: Parent,
+): Promise<void> {
+  for (const dependent of [...registry.list()].reverse()) await dependent.detach?.(trx, parent)
 }
 
 /**

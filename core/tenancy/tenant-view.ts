@@ -2,6 +2,7 @@
 
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { defineService } from '../plugin/service.ts'
+import type { Db } from '../store/store.ts'
 
 /** What a caller may see with one scope: everything, one brand's customers, or some customers. */
 export type TenantView =
@@ -60,8 +61,11 @@ export const tenantDirectoryService = defineService<TenantDirectory>({
 
 /** What the kernel needs to know of brands; filled by the brands plugin. */
 export interface BrandDirectory {
-  /** The brand with this id, or null when there is none. */
-  findBrand(brandId: string): Promise<{ readonly id: string } | null>
+  /**
+   * The brand with this id, or null when there is none; read through `db` when given (a transaction's: a record
+   * made for the brand then conflicts with the brand's deletion, which counts such records in its own).
+   */
+  findBrand(brandId: string, db?: Db): Promise<{ readonly id: string } | null>
   /** The brand customers and users belong to when none is named (a fresh install has one). */
   defaultBrandId(): Promise<string>
 }

@@ -7,10 +7,13 @@ import { statusTitles } from '../problem/status-titles.ts'
 export interface ProblemBody {
   readonly code: string
   readonly title: string
+  readonly detail?: string
   readonly requestId: string
   readonly scope?: string
   readonly retryAfter?: number
   readonly errors?: readonly { location: string; code: string }[]
+  /** What keeps a resource from being deleted (409 `<noun>_in_use`). */
+  readonly blockers?: readonly { name: string; count: number }[]
 }
 
 /** Asserts that `response` is an `application/problem+json` refusal with this status and code; answers its body. */

@@ -3,7 +3,7 @@
 // limits and suspension work exactly as with the standard plugin (the same kernel slot and customers service).
 
 import { brandDirectoryService, customerLimitsService, definePlugin, nowIso } from '../../core/index.ts'
-import { billingEvents, billingScopeDefinitions } from '../../plugins/billing/contract.ts'
+import { billingEvents, billingScopeDefinitions, planDependents } from '../../plugins/billing/contract.ts'
 import { customerDependents } from '../../plugins/customers/contract.ts'
 import { type BrandBillingTables, brandBillingMigrations } from './migrations.ts'
 import { externalBillingProblems } from './problems.ts'
@@ -41,6 +41,9 @@ export const externalBillingPlugin = (options: ExternalBillingOptions) => {
     events: billingEvents,
     problems: externalBillingProblems,
     migrations: brandBillingMigrations,
+    // Part of the contract it honours: plugins may hang records on plans (its plans are deleted by the billing
+    // system's callbacks, not through the API, so none of them block anything here).
+    extensionPoints: [planDependents],
     async setup(context) {
       context.provide(customerLimitsService, {
         standingOf: (db, customerId) => standingOf(db, customerId, context.quotas),

@@ -2,6 +2,7 @@
 // own billing plugin that replaces this one declares the same, so clients and integrations see no seam.
 
 import {
+  defineDependents,
   type EventDefinition,
   type QuotaLimits,
   type Quotas,
@@ -122,6 +123,11 @@ export const billingEvents: readonly EventDefinition[] = [
     description: 'A plan changed: its name, description, limits, or status (archived or active again).',
     payload: PlanPayload,
   },
+  {
+    kind: 'plan.deleted',
+    description: 'Staff deleted a plan (no subscription held it).',
+    payload: PlanPayload,
+  },
   { kind: 'subscription.created', description: 'A customer subscribed to a plan.', payload: Subscription },
   {
     kind: 'subscription.updated',
@@ -148,3 +154,20 @@ export const billingEvents: readonly EventDefinition[] = [
 
 /** The holder name billing puts customers on hold under (`customers.suspensions`). */
 export const billingHolder = 'billing'
+
+/** A plan as its dependents see it when it is to be deleted. */
+export interface PlanRef {
+  readonly id: string
+  readonly brandId: string
+}
+
+/**
+ * What keeps a plan: its subscriptions that have not ended (counted by billing itself), and whatever other plugins
+ * hang on plans; while any counts more than 0, `DELETE /plans/{id}` is refused with 409 `plan_in_use`.
+ * @example context.extensionPoint(planDependents).add({ name: 'offers', blocking: (db, plan) => countOffers(db, plan.id) })
+ */
+export const planDependents = defineDependents<PlanRef>({
+  id: 'billing.planDependents',
+  owner: 'billing',
+  description: 'What keeps a plan from being deleted (its subscriptions that have not ended, …).',
+})

@@ -2,13 +2,15 @@
 // through the kernel's `kernel.customerLimits` slot. Brands that bill elsewhere replace it (docs/billing.md).
 
 import { customerLimitsService, definePlugin } from '../../core/index.ts'
+import { brandDependents } from '../brands/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
-import { billingEvents, billingScopeDefinitions } from './contract.ts'
+import { billingEvents, billingScopeDefinitions, planDependents } from './contract.ts'
 import { billingCustomerDependent } from './customer-deletion.ts'
 import { billingJobs } from './jobs.ts'
 import { billingMigrations } from './migrations.ts'
 import { billingProblems } from './problems.ts'
+import { plansOfBrand, unendedSubscriptionsOf } from './repository.ts'
 import { type CheckoutMode, checkoutRoutes } from './routes/checkout.ts'
 import { planRoutes } from './routes/plans.ts'
 import { subscriptionRoutes } from './routes/subscriptions.ts'
@@ -45,14 +47,21 @@ export const billingPlugin = (options: BillingOptions = {}) => {
     description:
       'Plans and their limits, customers’ subscriptions, checkout, and suspension for non-payment.',
     requires: ['customers'],
-    // Its console pages, when the installation has a console.
-    enhances: ['console'],
+    // Its console pages, when the installation has a console; a brand's plans keep the brand.
+    enhances: ['console', 'brands'],
     scopes: billingScopeDefinitions,
     events: billingEvents,
     problems: billingProblems,
     migrations: billingMigrations,
+    extensionPoints: [planDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
+      context
+        .extensionPoint(planDependents)
+        .add({ name: 'subscriptions', blocking: (db, plan) => unendedSubscriptionsOf(db, plan.id) })
+      context
+        .extensionPoint(brandDependents)
+        .add({ name: 'plans', blocking: (db, brand) => plansOfBrand(db, brand.id) })
       context.provide(customerLimitsService, {
         standingOf: (db, customerId) => standingOf(db, customerId, context.quotas),
       })

@@ -46,4 +46,10 @@ export const billingProblems = defineProblems({
     description:
       'The operator closed checkout (`BILLING_CHECKOUT=closed`, `billingPlugin({ checkout: "closed" })`), typically because payment is taken elsewhere and the billing system creates subscriptions (`POST /subscriptions`).',
   },
+  plan_in_use: {
+    status: 409,
+    detail: 'Subscriptions still hold this plan.',
+    description:
+      'A plan is deleted only once no subscription holds it: one that is `active`, `past_due`, `suspended`, or cancelled with its customer’s resources not yet removed (its grace period). `blockers` names them with how many (`[{ "name": "subscriptions", "count": 2 }]`). Archive the plan (`status: "archived"`) to stop new subscriptions meanwhile; ended subscriptions keep its id.',
+  },
 })

@@ -83,6 +83,35 @@ export async function updatePlan(
   return row
 }
 
+/** Deletes the plan `id`. */
+export async function deletePlan(db: Db, id: string): Promise<void> {
+  await billing(db).deleteFrom('plans').where('id', '=', id).execute()
+}
+
+/**
+ * How many subscriptions to the plan have not ended: every one but those cancelled whose customer's resources were
+ * removed (or whose removal was passed over, the customer being subscribed again).
+ */
+export async function unendedSubscriptionsOf(db: Db, planId: string): Promise<number> {
+  const row = await billing(db)
+    .selectFrom('subscriptions')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('plan_id', '=', planId)
+    .where((eb) => eb.or([eb('status', '<>', 'cancelled'), eb('removed_at', 'is', null)]))
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** How many plans the brand `brandId` has, in any state. */
+export async function plansOfBrand(db: Db, brandId: string): Promise<number> {
+  const row = await billing(db)
+    .selectFrom('plans')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('brand_id', '=', brandId)
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
 /** Subscriptions as views reach them: those of the customers inside the view. */
 export const subscriptions = visibleTable(billing, 'subscriptions', { customerColumn: 'customer_id' })
 

@@ -1,7 +1,7 @@
 // The brands plugin's public contract: the brand schema, its white-label theme, the public branding, the scopes, and
 // the host names brands' sign-in pages are on.
 
-import { type Db, defineService, type Static, t } from '../../core/index.ts'
+import { type Db, defineDependents, defineService, type Static, t } from '../../core/index.ts'
 
 /** The colours a brand has until its staff choose others (existing brands were given them too). */
 export const defaultTheme = {
@@ -84,4 +84,22 @@ export const brandHostnames = defineService<BrandHostnames>({
   id: 'brands.hostnames',
   owner: 'brands',
   description: 'Which host names are brands’ sign-in hosts, so no site takes one.',
+})
+
+/** A brand as its dependents see it when it is to be deleted. */
+export interface BrandRef {
+  readonly id: string
+  readonly name: string
+}
+
+/**
+ * What keeps a brand: plugins whose records belong to a brand (plans, webhook endpoints) count them in `blocking`;
+ * while any counts more than 0, `DELETE /brands/{id}` is refused with 409 `brand_in_use` naming them. The brands
+ * plugin counts the kernel's own (customers, staff).
+ * @example context.extensionPoint(brandDependents).add({ name: 'billing.plans', blocking: (db, brand) => countPlans(db, brand.id) })
+ */
+export const brandDependents = defineDependents<BrandRef>({
+  id: 'brands.dependents',
+  owner: 'brands',
+  description: 'What keeps a brand from being deleted (its plans, webhook endpoints, …).',
 })

@@ -1,8 +1,8 @@
 // The brands plugin: white-label resellers. Fills the kernel's brand directory, so brand staff can exist.
 
-import { brandDirectoryService, definePlugin } from '../../core/index.ts'
+import { brandDirectoryService, brandHolders, definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
-import { brandHostnames, brandScopes } from './contract.ts'
+import { brandDependents, brandHostnames, brandScopes } from './contract.ts'
 import { brandsMigrations } from './migrations.ts'
 import { brandsProblems } from './problems.ts'
 import { brandsHostnames, defaultBrandId, findBrand } from './repository.ts'
@@ -30,13 +30,28 @@ export const brandsPlugin = (_options: BrandsOptions = {}) =>
     ],
     problems: brandsProblems,
     migrations: brandsMigrations,
+    extensionPoints: [brandDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       context.provide(brandDirectoryService, {
-        findBrand: (id) => findBrand(context.db, id),
+        findBrand: (id, db) => findBrand(db ?? context.db, id),
         defaultBrandId: () => defaultBrandId(context.db),
       })
       context.provide(brandHostnames, { taken: brandsHostnames })
+      // The kernel's own records of a brand keep it too: its customers and its staff.
+      const holders = (db: Parameters<typeof brandHolders>[0], brand: { id: string }) =>
+        brandHolders(db, brand.id)
+      context.extensionPoint(brandDependents).add({
+        name: 'customers',
+        blocking: async (db, brand) => (await holders(db, brand)).customers,
+      })
+      context.extensionPoint(brandDependents).add({
+        name: 'staff',
+        blocking: async (db, brand) => (await holders(db, brand)).staff,
+      })
     },
-    routes: (context) => [...brandRoutes(), ...brandingRoutes(context)],
+    routes: (context) => [
+      ...brandRoutes(context.extensionPoint(brandDependents)),
+      ...brandingRoutes(context),
+    ],
   })

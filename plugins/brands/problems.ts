@@ -56,4 +56,16 @@ export const brandsProblems = defineProblems({
     description:
       'A host name shows one brand only: take it off the other brand first. The detail names the host, `errors[]` where it is in the body.',
   },
+  brand_in_use: {
+    status: 409,
+    detail: 'The brand still has customers, staff or other records.',
+    description:
+      'A brand is deleted only once nothing belongs to it: its customers, staff, plans, webhook endpoints (whatever the installed plugins count). `blockers` lists each with how many (`[{ "name": "customers", "count": 3 }]`); move or delete them first.',
+  },
+  default_brand: {
+    status: 409,
+    detail: 'The default brand cannot be deleted.',
+    description:
+      'Customers and users that name no brand belong to the default brand (`isDefault: true`), so it always exists.',
+  },
 })

@@ -156,3 +156,10 @@ export async function updateBrand(db: Db, id: string, change: BrandChange, updat
       .values(hostnames.map((hostname) => ({ hostname, brand_id: id })))
       .execute()
 }
+
+/** Deletes the brand `id` and its host names. */
+export async function deleteBrand(db: Db, id: string): Promise<void> {
+  const tables = db.withTables<BrandsTables>()
+  await tables.deleteFrom('brand_hostnames').where('brand_id', '=', id).execute()
+  await tables.deleteFrom('brands').where('id', '=', id).execute()
+}

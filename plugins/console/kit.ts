@@ -42,6 +42,7 @@ export {
 } from './app/components/customer-field.tsx'
 export { CustomerName, useCustomerNames } from './app/components/customer-name.tsx'
 export { useCustomer } from './app/components/customers.ts'
+export { DeleteResource } from './app/components/delete-resource.tsx'
 export {
   changedFields,
   SavedNotice,

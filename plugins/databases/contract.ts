@@ -1,6 +1,6 @@
 // The databases plugin's public contract: its resources as the API shows them, its scopes and its events.
 
-import { type Db, defineService, type Static, type Trx, t } from '../../core/index.ts'
+import { type Db, defineDependents, defineService, type Static, type Trx, t } from '../../core/index.ts'
 import { type EngineName, engineNames } from './engines/engine.ts'
 
 export { type EngineName, engineNames } from './engines/engine.ts'
@@ -217,4 +217,22 @@ export const siteDatabases = defineService<SiteDatabases>({
   id: 'databases.siteDatabases',
   owner: 'databases',
   description: 'Makes a site’s own database and login for plugins that install applications (WordPress).',
+})
+
+/** A database server as its dependents see it when it is to be deleted. */
+export interface DatabaseServerRef {
+  readonly id: string
+  readonly name: string
+}
+
+/**
+ * What keeps a database server: its databases and database users (counted by the databases plugin itself), and
+ * whatever other plugins hang on servers; while any counts more than 0, `DELETE /database-servers/{id}` is refused
+ * with 409 `database_server_in_use`.
+ * @example context.extensionPoint(databaseServerDependents).add({ name: 'backups', blocking: (db, server) => backupsOn(db, server.id) })
+ */
+export const databaseServerDependents = defineDependents<DatabaseServerRef>({
+  id: 'databases.serverDependents',
+  owner: 'databases',
+  description: 'What keeps a database server from being deleted (its databases and users, …).',
 })

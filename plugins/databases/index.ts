@@ -4,10 +4,16 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
-import { nodeModules, nodeWatchers } from '../nodes/contract.ts'
+import { nodeDependents, nodeModules, nodeWatchers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
-import { Database, DatabaseUser, databaseScopes, siteDatabases } from './contract.ts'
+import {
+  Database,
+  DatabaseUser,
+  databaseScopes,
+  databaseServerDependents,
+  siteDatabases,
+} from './contract.ts'
 import { databaseCustomerDependent } from './customer-deletion.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
 import { databaseJobs } from './jobs.ts'
@@ -21,6 +27,7 @@ import { databaseServerRoutes } from './routes/database-servers.ts'
 import { databaseUserRoutes } from './routes/database-users.ts'
 import { databaseRoutes } from './routes/databases.ts'
 import type { Engines } from './server-access.ts'
+import { heldOnNode, heldOnServer } from './server-dependents.ts'
 import { siteDatabasesService } from './site-databases.ts'
 import { databaseSuspensionHandler } from './suspension.ts'
 
@@ -126,6 +133,7 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
       },
     ],
     migrations: databasesMigrations,
+    extensionPoints: [databaseServerDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       // Site types that install applications (WordPress) have their site's database made through it.
@@ -135,6 +143,9 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
         .extensionPoint(nodeModules)
         .add({ module: databasesNodeModule, options: { port: options.nodeDatabasePort ?? null } })
       context.extensionPoint(nodeWatchers).add(nodeServerWatcher(context))
+      // A server keeps what is on it; a node keeps what is on its own server, which goes with it once empty.
+      for (const held of heldOnServer) context.extensionPoint(databaseServerDependents).add(held)
+      for (const held of heldOnNode(context)) context.extensionPoint(nodeDependents).add(held)
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
       // A customer's deletion drops its databases and logins, each through its own job.

@@ -117,4 +117,16 @@ export const databasesProblems = defineProblems({
     detail: 'A database is granted twice.',
     description: 'Each database appears at most once in `grants`.',
   },
+  database_server_in_use: {
+    status: 409,
+    detail: 'Databases or database users are still on this server.',
+    description:
+      'A database server is deleted only once it holds nothing: its databases and database users, in any state (deleting ones until they are dropped). `blockers` names each with how many (`[{ "name": "databases", "count": 4 }]`); delete them first, or set the server `disabled` to place nothing new on it.',
+  },
+  database_server_of_node: {
+    status: 409,
+    detail: 'The server is a node’s own; it goes with its node.',
+    description:
+      'A node’s own database server (`nodeId`) is registered by the node as it reports, and would come back: delete the node instead (its server goes with it once empty), or set the server `disabled` to place nothing on it.',
+  },
 })

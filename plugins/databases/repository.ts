@@ -93,6 +93,35 @@ export async function databaseCounts(db: Db, serverIds: readonly string[]): Prom
   return new Map(rows.map((row) => [row.server_id, Number(row.count)]))
 }
 
+/** How many databases and database users the servers `serverIds` hold, in any state. */
+export async function heldOn(
+  db: Db,
+  serverIds: readonly string[],
+): Promise<{ readonly databases: number; readonly users: number }> {
+  if (serverIds.length === 0) return { databases: 0, users: 0 }
+  const count = async (table: 'databases' | 'database_users') =>
+    Number(
+      (
+        await tables(db)
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number | string>().as('count'))
+          .where('server_id', 'in', serverIds)
+          .executeTakeFirstOrThrow()
+      ).count,
+    )
+  return { databases: await count('databases'), users: await count('database_users') }
+}
+
+/** The servers the node `nodeId` runs itself (at most one). */
+export function serversOfNode(db: Db, nodeId: string): Promise<DatabaseServersTable[]> {
+  return serversQuery(db).where('node_id', '=', nodeId).execute()
+}
+
+/** Deletes the server `id` (it holds nothing). */
+export async function deleteServer(db: Db, id: string): Promise<void> {
+  await tables(db).deleteFrom('database_servers').where('id', '=', id).execute()
+}
+
 /** Active servers of `engine`, oldest first. */
 export function activeServers(db: Db, engine: string): Promise<DatabaseServersTable[]> {
   return serversQuery(db).where('engine', '=', engine).where('status', '=', 'active').orderBy('id').execute()

@@ -5,6 +5,7 @@
 
 import {
   type Db,
+  defineDependents,
   defineExtensionPoint,
   defineService,
   Problem,
@@ -292,3 +293,21 @@ export function requireReachableNode(node: Node | null): asserts node is Node {
   if (!node) throw new Problem(nodesProblems.node_unavailable, { detail: 'The site has no node.' })
   if (node.driver === 'agent' && !node.agent.connected) throw new Problem(nodesProblems.node_unavailable)
 }
+
+/** A node as its dependents see it when it is to be deleted. */
+export interface NodeRef {
+  readonly id: string
+  readonly name: string
+}
+
+/**
+ * What keeps a node: plugins whose records live on a node (sites, databases) count them in `blocking`; while any
+ * counts more than 0, `DELETE /nodes/{id}` is refused with 409 `node_in_use` naming them. What is the node's own and
+ * blocks nothing (its own database server, empty) goes with it through `detach`, in the deleting transaction.
+ * @example context.extensionPoint(nodeDependents).add({ name: 'sites', blocking: (db, node) => sitesOn(db, node.id) })
+ */
+export const nodeDependents = defineDependents<NodeRef>({
+  id: 'nodes.dependents',
+  owner: 'nodes',
+  description: 'What keeps a node from being deleted (its sites, its databases, …), and what goes with it.',
+})

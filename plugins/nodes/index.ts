@@ -9,6 +9,7 @@ import {
   NodeFailure,
   type NodeModuleEntry,
   nodeCommand,
+  nodeDependents,
   nodeDirectory,
   nodeDrivers,
   nodeModules,
@@ -77,7 +78,7 @@ export const nodesPlugin = (options: NodesOptions) => {
     migrations: nodesMigrations({ seedLocal: local }),
     // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
     usageSections: [trafficSection, diskSection],
-    extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers],
+    extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers, nodeDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       const declared = context.extensionPoint(nodeModules)
@@ -125,7 +126,7 @@ export const nodesPlugin = (options: NodesOptions) => {
       return startLocalNode(context, localDriver, nodeVersion, locate)
     },
     routes: (context) => [
-      ...nodeRoutes(context),
+      ...nodeRoutes(context, localDriver !== null),
       ...metricsRoutes(context),
       ...agentRoutes(context, queue ?? createCommandQueue(context), () => modules()),
     ],

@@ -57,4 +57,16 @@ export const nodesProblems = defineProblems({
     description:
       'A sample’s `at` is more than 5 minutes ahead of the panel’s clock; check the node’s clock. Nothing of the report was recorded.',
   },
+  node_in_use: {
+    status: 409,
+    detail: 'Sites or databases still live on this node.',
+    description:
+      'A node is deleted only once nothing lives on it: its sites (in any state), the databases and database users on its own database server, and whatever else the installed plugins count. `blockers` names each with how many (`[{ "name": "sites", "count": 3 }]`); move or delete them first. Its own database server, once empty, goes with it.',
+  },
+  local_node: {
+    status: 409,
+    detail: 'The panel runs this node itself; it cannot be deleted.',
+    description:
+      'A node of the `local` driver is the panel’s own machine, run by the panel while it is installed with local serving (the default). Set it `disabled` to place no sites on it; an installation without the local driver (`nodes: { local: false }`) may delete it.',
+  },
 })

@@ -62,3 +62,11 @@ export async function updateNode(
 ): Promise<void> {
   await db.withTables<NodesTables>().updateTable('nodes').set(changes).where('id', '=', id).execute()
 }
+
+/** Deletes the node `id` with what the plugin keeps of it: commands still queued for it and its sites' disk use. */
+export async function deleteNode(db: Db, id: string): Promise<void> {
+  const tables = db.withTables<NodesTables>()
+  await tables.deleteFrom('node_commands').where('node_id', '=', id).execute()
+  await tables.deleteFrom('node_site_disk').where('node_id', '=', id).execute()
+  await tables.deleteFrom('nodes').where('id', '=', id).execute()
+}

@@ -3,11 +3,12 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
-import { siteLocators } from '../nodes/contract.ts'
+import { nodeDependents, siteLocators } from '../nodes/contract.ts'
 import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
 import { siteCustomerDependent } from './customer-deletion.ts'
 import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
+import { sitesOnNode } from './node-dependent.ts'
 import { sitesProblems } from './problems.ts'
 import { findSite, findSiteByDomain, locateSites } from './repository.ts'
 import { domainReservations } from './reserved-domains.ts'
@@ -112,6 +113,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       context
         .extensionPoint(siteLocators)
         .add({ name: 'sites', locate: (ids) => locateSites(context.db, ids) })
+      // A node that holds sites is not deleted.
+      context.extensionPoint(nodeDependents).add(sitesOnNode)
       // A customer's sites are suspended with it (billing holds), without sites knowing who holds it.
       context.extensionPoint(suspensionHandlers).add(siteSuspensionHandler(context))
       // A customer's deletion deletes its sites, each through its own deletion job.

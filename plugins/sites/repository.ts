@@ -170,3 +170,19 @@ export async function locateSites(db: Db, ids: readonly string[]) {
       .map((row) => [row.id, { customerId: row.customer_id, nodeId: row.node_id ?? '' }]),
   )
 }
+
+/** How many sites the node `nodeId` holds, in any state. */
+export async function siteCountOnNode(db: Db, nodeId: string): Promise<number> {
+  const row = await db
+    .withTables<SitesTables>()
+    .selectFrom('sites')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('node_id', '=', nodeId)
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** Forgets the count of sites of a node that is being deleted (it holds none). */
+export async function forgetNodeCount(db: Db, nodeId: string): Promise<void> {
+  await db.withTables<SitesTables>().deleteFrom('node_site_counts').where('node_id', '=', nodeId).execute()
+}

@@ -2,6 +2,7 @@
 // delivered, signed per Standard Webhooks, at least once, with retries over about three days.
 
 import { definePlugin, type Store } from '../../core/index.ts'
+import { brandDependents } from '../brands/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { webhookScopes } from './contract.ts'
 import { createDeliveryLoop, type DeliveryLoop } from './delivery-loop.ts'
@@ -10,6 +11,7 @@ import { webhooksMigrations } from './migrations.ts'
 import { deliveryObserver } from './observability.ts'
 import { resolveSettings, type WebhooksOptions } from './options.ts'
 import { webhooksProblems } from './problems.ts'
+import { endpointsOfBrand } from './repository.ts'
 import { deliveryRoutes } from './routes/deliveries.ts'
 import { rotateSecretRoutes } from './routes/rotate-secret.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
@@ -32,8 +34,8 @@ export const webhooksPlugin = (options: WebhooksOptions = {}) => {
     version: '0.1.0',
     description:
       'Webhook endpoints (the integrations area): events delivered signed per Standard Webhooks, retried, logged.',
-    // Its console pages, when the installation has a console.
-    enhances: ['console'],
+    // Its console pages, when the installation has a console; a brand's endpoints keep the brand.
+    enhances: ['console', 'brands'],
     scopes: [
       { name: webhookScopes.read, description: 'Read webhook endpoints and their deliveries', staff: true },
       {
@@ -46,6 +48,9 @@ export const webhooksPlugin = (options: WebhooksOptions = {}) => {
     migrations: webhooksMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
+      context
+        .extensionPoint(brandDependents)
+        .add({ name: 'webhooks', blocking: (db, brand) => endpointsOfBrand(db, brand.id) })
       const loop = createDeliveryLoop({
         store: context.store,
         db: context.db,

@@ -86,6 +86,16 @@ export async function disableGoneEndpoint(db: Db, id: string, url: string, reaso
   return Number(result.numUpdatedRows) === 1
 }
 
+/** How many endpoints receive the brand `brandId`'s events (its staff's). */
+export async function endpointsOfBrand(db: Db, brandId: string): Promise<number> {
+  const row = await tables(db)
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('brand_id', '=', brandId)
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
 /** Removes an endpoint and every delivery to it. */
 export async function deleteEndpoint(db: Db, id: string): Promise<void> {
   await tables(db).deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute()

@@ -12,6 +12,7 @@ import { orNotFound } from '../../tenancy/find-visible.ts'
 import { setDisabledIn } from '../account-controls.ts'
 import type { IdentityTables, UsersTable } from '../identity-tables.ts'
 import { User } from '../schemas.ts'
+import { deleteUserIn, userDeletionProblems } from '../user-deletion.ts'
 import { createUser, prepareUser, toUser, UserError } from '../users.ts'
 import type { KernelRouteContext } from './kernel-context.ts'
 
@@ -186,6 +187,9 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
           })
         })
         const user = await store.transaction(async (trx) => {
+          // Again in the transaction, so a brand deleted meanwhile is seen (its deletion counts its staff).
+          if (brandId && !(await context.brandDirectory()?.findBrand(brandId, trx)))
+            throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
           try {
             const created = await createUser(trx, prepared)
             await audit(trx, {
@@ -236,5 +240,26 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
     }),
     disablingRoute(context, true),
     disablingRoute(context, false),
+    defineRoute({
+      method: 'DELETE',
+      path: '/users/:id',
+      operationId: 'deleteUser',
+      summary: 'Delete a user',
+      description:
+        'At once, in one transaction: the user’s sessions end, their API tokens are deleted (refused from the very next request, in every panel process), and they leave every team; what they did stays in the audit log under their id. Refused with 409 `cannot_delete_self` for your own account, `last_platform_staff` for the last enabled platform staff member, and `user_in_use` (naming the `blockers`) while they are the only owner of a customer’s team. Brand staff delete only users wholly of their brand (403 `user_outside_brand` otherwise). Audited as `user.delete`; the user then answers 404.',
+      scope: 'user:manage',
+      staff: true,
+      params: { id: 'usr' },
+      responses: { 204: { description: 'The user is deleted.' } },
+      problems: [...Object.values(userDeletionProblems), userProblems.user_outside_brand],
+      async handler({ params, caller, audit }) {
+        await store.transaction(async (trx) => {
+          const { user, whole } = await userInView(trx, caller, params.id)
+          if (!whole && user.id !== caller.user.id) throw new Problem(userProblems.user_outside_brand)
+          await deleteUserIn(trx, user, caller.user.id, context.userDependents, audit)
+        })
+        return Reply.noContent()
+      },
+    }),
   ]
 }

@@ -3,13 +3,16 @@
 import { useQuery } from '@tanstack/react-query'
 import {
   Breadcrumbs,
+  DeleteResource,
   ErrorNotice,
   Facts,
   formatTime,
   Loading,
+  navigate,
   PageHeader,
   Section,
   StatusBadge,
+  unwrap,
   useBrandOptions,
   useSession,
 } from '../../console/kit.ts'
@@ -60,6 +63,18 @@ export function PlanDetail({ id }: { id: string }) {
             filters={{ planId: current.id }}
             empty="No customer subscribes to this plan yet."
           />
+        </Section>
+      ) : null}
+      {session.can('plan:manage') ? (
+        <Section title="Delete plan">
+          <DeleteResource
+            label="Delete plan"
+            run={() => unwrap(api.DELETE('/api/v1/plans/{id}', { params: { path: { id } } }))}
+            onDeleted={() => navigate('/plans')}
+          >
+            Only a plan no subscription holds can be deleted (cancelled ones hold it until the customer’s
+            resources are removed). Archive it to stop new subscriptions meanwhile.
+          </DeleteResource>
         </Section>
       ) : null}
     </>

@@ -3,6 +3,7 @@
 import {
   brandDirectoryService,
   brandForRecord,
+  fieldProblem,
   kernelProblems,
   newId,
   nonBlankText,
@@ -12,13 +13,15 @@ import {
   type Quotas,
   type RouteDefinition,
   recorded,
+  refuseWhileBlocked,
   resourceRoutes,
   t,
   unchanged,
 } from '../../../core/index.ts'
-import { billingScopes, planSchema, planStatuses } from '../contract.ts'
+import { billingScopes, planDependents, planSchema, planStatuses } from '../contract.ts'
 import type { PlansTable } from '../migrations.ts'
-import { insertPlan, limitsOf, plans, toPlan, updatePlan } from '../repository.ts'
+import { billingProblems } from '../problems.ts'
+import { deletePlan, insertPlan, limitsOf, plans, toPlan, updatePlan } from '../repository.ts'
 
 const Name = nonBlankText({ maxLength: 100, description: 'Display name; surrounding spaces are trimmed.' })
 const Description = t.String({ maxLength: 1000, description: 'What the plan is for.' })
@@ -90,6 +93,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
   const brands = context.use(brandDirectoryService)
   const Plan = planSchema(context.quotas)
   const { CreatePlanBody, UpdatePlanBody } = planBodies(context.quotas)
+  const dependents = context.extensionPoint(planDependents)
 
   return resourceRoutes({
     item: Plan,
@@ -116,6 +120,9 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
       // The brand is looked up outside the transaction: the brands plugin reads through its own connection.
       prepare: ({ caller, body }) => brandForRecord(caller, body.brandId, () => brands, 'default'),
       async handler({ trx, body, prepared: brandId }) {
+        // Again in the transaction, so a brand deleted meanwhile is seen (its deletion counts its plans).
+        if (!(await brands.findBrand(brandId, trx)))
+          throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
         const now = nowIso()
         const row: PlansTable = {
           id: newId('pln'),
@@ -152,6 +159,18 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
             ...(changes.limits !== undefined ? { limits: limitsOf(updated) } : {}),
           },
         })
+      },
+    },
+    remove: {
+      summary: 'Delete a plan',
+      description:
+        'Only once no subscription holds it: refused with 409 `plan_in_use` (naming the `blockers`) while a subscription to it is `active`, `past_due`, `suspended`, or cancelled with its customer’s resources not yet removed. Subscriptions that ended keep its id. Sends `plan.deleted`; the plan then answers 404.',
+      problems: [billingProblems.plan_in_use],
+      async handler({ trx, row }) {
+        const plan = toPlan(row)
+        await refuseWhileBlocked(dependents, trx, plan, billingProblems.plan_in_use, 'The plan')
+        await deletePlan(trx, row.id)
+        return recorded(plan, { details: { name: plan.name } })
       },
     },
   })

@@ -5,11 +5,13 @@ import { useQuery } from '@tanstack/react-query'
 import { type ChangeEvent, useState } from 'react'
 import {
   CheckboxField,
+  DeleteResource,
   ErrorNotice,
   Facts,
   FormProblem,
   formatTime,
   Loading,
+  navigate,
   PageHeader,
   SavedNotice,
   Section,
@@ -177,6 +179,18 @@ export function BrandDetail({ id }: { id: string }) {
         />
       </Section>
       {session.can('brand:manage') ? <EditBrand brand={brand.data} /> : null}
+      {session.can('brand:manage') && !brand.data.isDefault ? (
+        <Section title="Delete brand">
+          <DeleteResource
+            label="Delete brand"
+            run={() => unwrap(api.DELETE('/api/v1/brands/{id}', { params: { path: { id } } }))}
+            onDeleted={() => navigate('/brands')}
+          >
+            Only a brand nothing belongs to can be deleted: no customers, staff, plans or webhook endpoints.
+            Its host names are freed.
+          </DeleteResource>
+        </Section>
+      ) : null}
     </>
   )
 }

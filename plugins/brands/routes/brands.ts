@@ -1,6 +1,8 @@
 // Brand operations: platform staff create brands; brand staff see and change only their own (name, theme, host names).
 
 import {
+  type Dependent,
+  type ExtensionRegistry,
   fieldProblem,
   newId,
   nonBlankText,
@@ -9,10 +11,11 @@ import {
   Problem,
   type RouteDefinition,
   recorded,
+  refuseWhileBlocked,
   resourceRoutes,
   t,
 } from '../../../core/index.ts'
-import { Brand, brandScopes } from '../contract.ts'
+import { Brand, type BrandRef, brandScopes } from '../contract.ts'
 import { BrandHostname, ThemeColor } from '../formats.ts'
 import { canonicalHostname, canonicalHostnames, maxHostnames } from '../hostnames.ts'
 import { checkLogo, logoMaxLength } from '../logo.ts'
@@ -20,6 +23,7 @@ import { brandsProblems } from '../problems.ts'
 import {
   type BrandChange,
   brands,
+  deleteBrand,
   findBrand,
   hostnamesTaken,
   insertBrand,
@@ -138,8 +142,8 @@ function hostnamesTakenProblem(given: readonly string[], taken: ReadonlySet<stri
   })
 }
 
-/** The brands routes. */
-export function brandRoutes(): RouteDefinition[] {
+/** The brands routes; `dependents` are what keeps a brand (its customers, staff, plans, …). */
+export function brandRoutes(dependents: ExtensionRegistry<Dependent<BrandRef>>): RouteDefinition[] {
   return resourceRoutes({
     item: Brand,
     name: 'brand',
@@ -184,6 +188,19 @@ export function brandRoutes(): RouteDefinition[] {
         await updateBrand(trx, row.id, change, nowIso())
         const after = orNotFound(await findBrand(trx, row.id))
         return recorded(after, { brandId: row.id, details: changedFields(toBrand(row), after) })
+      },
+    },
+    remove: {
+      summary: 'Delete a brand',
+      description:
+        'Only once nothing belongs to the brand: refused with 409 `brand_in_use` while it has customers, staff (so in practice only platform staff delete a brand), plans, webhook endpoints or other records the installed plugins count, named in `blockers`; the default brand is never deleted (409 `default_brand`). Its host names are freed. Audited as `brand.delete`; the brand then answers 404.',
+      problems: [brandsProblems.brand_in_use, brandsProblems.default_brand],
+      record: { event: null },
+      async handler({ trx, row }) {
+        if (row.is_default === 1) throw new Problem(brandsProblems.default_brand)
+        await refuseWhileBlocked(dependents, trx, row, brandsProblems.brand_in_use, 'The brand')
+        await deleteBrand(trx, row.id)
+        return recorded(toBrand(row), { brandId: null, details: { name: row.name } })
       },
     },
   })

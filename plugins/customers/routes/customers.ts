@@ -3,6 +3,7 @@
 import {
   brandDirectoryService,
   brandForRecord,
+  fieldProblem,
   kernelProblems,
   newId,
   nonBlankText,
@@ -79,6 +80,9 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       // The brand is looked up outside the transaction: the brands plugin reads through its own connection.
       prepare: ({ caller, body }) => brandForRecord(caller, body.brandId, () => brands, 'default'),
       async handler({ trx, body, prepared: brandId }) {
+        // Again in the transaction, so a brand deleted meanwhile is seen (its deletion counts its customers).
+        if (!(await brands.findBrand(brandId, trx)))
+          throw fieldProblem(kernelProblems.unknown_brand, 'body.brandId')
         const now = nowIso()
         const row = {
           id: newId('cus'),

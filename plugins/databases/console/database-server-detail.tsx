@@ -4,6 +4,7 @@
 import { useQuery } from '@tanstack/react-query'
 import {
   changedFields,
+  DeleteResource,
   ErrorNotice,
   Facts,
   FormFooter,
@@ -11,6 +12,7 @@ import {
   formatTime,
   Link,
   Loading,
+  navigate,
   numberOf,
   PageHeader,
   Section,
@@ -135,6 +137,18 @@ export function DatabaseServerDetailPage({ id }: { id: string }) {
             ) : null}
             <FormFooter form={form}>Save changes</FormFooter>
           </form>
+        </Section>
+      ) : null}
+      {can('database-server:manage') && server.nodeId === null ? (
+        <Section title="Delete server">
+          <DeleteResource
+            label="Delete database server"
+            run={() => unwrap(api.DELETE('/api/v1/database-servers/{id}', { params: { path: { id } } }))}
+            onDeleted={() => navigate('/database-servers')}
+          >
+            Only a server that holds no databases or database users can be deleted. The panel forgets it;
+            nothing on the server itself is touched.
+          </DeleteResource>
         </Section>
       ) : null}
     </>

@@ -7,15 +7,25 @@ import {
   nowIso,
   orNotFound,
   type PluginContext,
+  Problem,
+  Reply,
   type RouteDefinition,
+  refuseWhileBlocked,
   t,
 } from '../../../core/index.ts'
-import { DatabaseServer, databaseScopes, engineNames, serverStatuses } from '../contract.ts'
+import {
+  DatabaseServer,
+  databaseScopes,
+  databaseServerDependents,
+  engineNames,
+  serverStatuses,
+} from '../contract.ts'
 import type { DatabaseServersTable } from '../migrations.ts'
 import { allowedHostOf } from '../naming.ts'
 import { databasesProblems } from '../problems.ts'
 import {
   databaseCounts,
+  deleteServer,
   findServerRow,
   insertServer,
   type ServerListRow,
@@ -123,6 +133,7 @@ const connectionProblems = [
 export function databaseServerRoutes(context: PluginContext, engines: Engines): RouteDefinition[] {
   const { db, transaction, secrets } = context
 
+  const dependents = context.extensionPoint(databaseServerDependents)
   const withCount = async (row: DatabaseServersTable) =>
     toServer(row, (await databaseCounts(db, [row.id])).get(row.id) ?? 0)
 
@@ -317,6 +328,44 @@ export function databaseServerRoutes(context: PluginContext, engines: Engines): 
         if (reached)
           await engines(current.engine as (typeof engineNames)[number]).close(accessOf(secrets, current))
         return withCount(row)
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/database-servers/:id',
+      operationId: 'deleteDatabaseServer',
+      summary: 'Delete a database server',
+      description:
+        'Platform staff only. Forgets a server that holds nothing: refused with 409 `database_server_in_use` (naming the `blockers`) while databases or database users of any state are on it; a node’s own server goes with its node instead (409 `database_server_of_node`). Nothing on the server itself is touched. Audited as `database_server.delete`; the server then answers 404.',
+      scope: databaseScopes.serverManage,
+      staff: true,
+      params: ServerParams,
+      responses: { 204: { description: 'The server is forgotten.' } },
+      problems: [databasesProblems.database_server_in_use, databasesProblems.database_server_of_node],
+      async handler({ params, audit }) {
+        const row = await transaction(async (trx) => {
+          const found = orNotFound(await findServerRow(trx, params.id))
+          if (found.node_id !== null) throw new Problem(databasesProblems.database_server_of_node)
+          const server = { id: found.id, name: found.name }
+          await refuseWhileBlocked(
+            dependents,
+            trx,
+            server,
+            databasesProblems.database_server_in_use,
+            `The database server ${found.name}`,
+          )
+          await deleteServer(trx, found.id)
+          await audit(trx, {
+            action: 'database_server.delete',
+            subject: { type: 'database_server', id: found.id },
+            customerId: null,
+            details: { name: found.name, engine: found.engine, host: found.host, port: found.port },
+          })
+          return found
+        })
+        // The connections kept to it are of no more use.
+        await engines(row.engine as (typeof engineNames)[number]).close(accessOf(secrets, row))
+        return Reply.noContent()
       },
     }),
   ]

@@ -4,19 +4,23 @@
 import { useQuery } from '@tanstack/react-query'
 import {
   Breadcrumbs,
+  DeleteResource,
   ErrorNotice,
   Facts,
   formatTime,
   Loading,
+  navigate,
   PageHeader,
   Section,
   StatusBadge,
+  unwrap,
   useSession,
 } from '../../console/kit.ts'
 import { AgentState } from './agent-state.tsx'
 import { api, type Schemas } from './api.ts'
 import { NodeSettingsForm } from './node-settings-form.tsx'
 import { RotateAgentToken } from './rotate-agent-token.tsx'
+import { useDrivers } from './use-drivers.ts'
 
 type Capabilities = NonNullable<Schemas['Node']['agent']['capabilities']>
 
@@ -73,6 +77,7 @@ export function NodeDetail({ id }: { id: string }) {
     ...api.query('/api/v1/nodes/{id}', { params: { path: { id } } }),
     refetchInterval: 15_000,
   })
+  const drivers = useDrivers()
   const breadcrumbs = <Breadcrumbs to="/nodes" label="Nodes" here={node.data?.name ?? id} />
   if (node.isPending) return <Loading />
   if (node.isError)
@@ -84,6 +89,9 @@ export function NodeDetail({ id }: { id: string }) {
       </>
     )
   const current = node.data
+  // The panel runs the nodes of its `local` driver itself: those are never deleted (409 local_node).
+  const runsItself =
+    current.driver === 'local' && (drivers.data ?? []).some((driver) => driver.name === 'local')
   return (
     <>
       {breadcrumbs}
@@ -116,6 +124,18 @@ export function NodeDetail({ id }: { id: string }) {
           <Section title="Agent token">
             <RotateAgentToken node={current} />
           </Section>
+          {runsItself ? null : (
+            <Section title="Delete node">
+              <DeleteResource
+                label="Delete node"
+                run={() => unwrap(api.DELETE('/api/v1/nodes/{id}', { params: { path: { id: current.id } } }))}
+                onDeleted={() => navigate('/nodes')}
+              >
+                Only a node nothing lives on can be deleted: no sites, and no databases on its own database
+                server (which goes with it). Its agent token stops working at once.
+              </DeleteResource>
+            </Section>
+          )}
         </>
       ) : null}
     </>

@@ -3,24 +3,27 @@
 import {
   type Db,
   defineRoute,
+  detachDependents,
   FieldErrors,
   fieldProblem,
   newId,
   nowIso,
   type PluginContext,
+  Problem,
   type RouteDefinition,
   recorded,
+  refuseWhileBlocked,
   resourceRoutes,
   t,
   unchanged,
   visibleTable,
 } from '../../../core/index.ts'
-import { Node, nodeDrivers, nodeScopes, nodeStatuses } from '../contract.ts'
+import { Node, nodeDependents, nodeDrivers, nodeScopes, nodeStatuses } from '../contract.ts'
 import { normaliseHostname } from '../hostname.ts'
 import type { NodesTable, NodesTables } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
 import { agentTokens } from '../remote/agent-token.ts'
-import { insertNode, nameTaken, toNode, updateNode } from '../repository.ts'
+import { deleteNode, insertNode, nameTaken, toNode, updateNode } from '../repository.ts'
 
 const NodeName = t.String({
   minLength: 1,
@@ -84,9 +87,13 @@ const ListNodesQuery = t.Object({ status: t.Optional(statusSchema('Only nodes in
 /** Nodes are the platform's own: only platform staff reach them. */
 const nodes = visibleTable((db: Db) => db.withTables<NodesTables>(), 'nodes', 'platform')
 
-/** The node administration routes. */
-export function nodeRoutes(context: PluginContext): RouteDefinition[] {
+/**
+ * The node administration routes. `runsLocal`: whether the panel runs the nodes of the `local` driver itself (they
+ * cannot be deleted while it does).
+ */
+export function nodeRoutes(context: PluginContext, runsLocal: boolean): RouteDefinition[] {
   const drivers = context.extensionPoint(nodeDrivers)
+  const dependents = context.extensionPoint(nodeDependents)
 
   /** The driver and host name of a new node, each refused at its field; checked before the transaction. */
   function checkedNode(body: { driver: string; hostname: string }) {
@@ -190,6 +197,23 @@ export function nodeRoutes(context: PluginContext): RouteDefinition[] {
           const updatedAt = nowIso()
           await updateNode(trx, row.id, { ...changes, updated_at: updatedAt })
           return recorded(toNode({ ...row, ...changes, updated_at: updatedAt }), { details: changes })
+        },
+      },
+      remove: {
+        summary: 'Delete a node',
+        description:
+          'Platform staff only. Only once nothing lives on it: refused with 409 `node_in_use` (naming the `blockers`) while it holds sites in any state, or databases or database users on its own database server. Its own database server, once empty, goes with it (the node registered it; nothing else can reach it). The node the panel runs itself (the `local` driver) is refused with 409 `local_node`. Its agent token stops working at once. Audited as `node.delete`; the node then answers 404.',
+        problems: [nodesProblems.node_in_use, nodesProblems.local_node],
+        record: { event: null },
+        async handler({ trx, row }) {
+          if (runsLocal && row.driver === 'local') throw new Problem(nodesProblems.local_node)
+          const node = { id: row.id, name: row.name }
+          await refuseWhileBlocked(dependents, trx, node, nodesProblems.node_in_use, `The node ${row.name}`)
+          await detachDependents(dependents, trx, node)
+          await deleteNode(trx, row.id)
+          return recorded(toNode(row), {
+            details: { name: row.name, driver: row.driver, hostname: row.hostname },
+          })
         },
       },
     }),

@@ -1,13 +1,14 @@
 // `/users/:id` (staff): a user's facts, disabling or enabling them, and their API tokens.
 
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client.ts'
+import { api, unwrap } from '../../api/client.ts'
 import { useBrandName } from '../../components/brands.ts'
+import { DeleteResource } from '../../components/delete-resource.tsx'
 import { formatTime } from '../../components/format.ts'
 import { Breadcrumbs, Facts, PageHeader, Section } from '../../components/page.tsx'
 import { ErrorNotice, Loading } from '../../components/states.tsx'
 import { StatusBadge } from '../../components/status-badge.tsx'
-import { Link } from '../../router.tsx'
+import { Link, navigate } from '../../router.tsx'
 import { useSession } from '../../session.tsx'
 import { JoinTeam } from './join-team.tsx'
 import { userKind } from './user-kind.ts'
@@ -67,6 +68,19 @@ export function UserPage({ id }: { id: string }) {
       <Section title="API tokens">
         <UserTokens userId={data.id} />
       </Section>
+      {session.can('user:manage') && !self ? (
+        <Section title="Delete user">
+          <DeleteResource
+            label="Delete user"
+            run={() => unwrap(api.DELETE('/api/v1/users/{id}', { params: { path: { id: data.id } } }))}
+            onDeleted={() => navigate('/users')}
+          >
+            Signs them out everywhere, deletes their API tokens and takes them off every team, at once; what
+            they did stays in the activity log. The only owner of a customer’s team cannot be deleted until
+            another member owns it.
+          </DeleteResource>
+        </Section>
+      ) : null}
     </>
   )
 }
