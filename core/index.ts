@@ -114,7 +114,7 @@ export type { Db, StopListening, Store, TransactionOptions, Trx } from './store/
 export { brandForRecord } from './tenancy/brand-for-record.ts'
 export { brandHolders } from './tenancy/brand-holders.ts'
 export { findVisible, orNotFound } from './tenancy/find-visible.ts'
-export type { Member, Tenancy } from './tenancy/tenancy.ts'
+export type { ForgottenTenant, Member, Tenancy } from './tenancy/tenancy.ts'
 export {
   type BrandDirectory,
   brandDirectoryService,

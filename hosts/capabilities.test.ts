@@ -55,6 +55,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'job.finished',
     'customer.created',
     'customer.updated',
+    'customer.deleted',
     'site.created',
     'site.updated',
     'site.deleted',

@@ -38,6 +38,7 @@ const staffScopes = [
   'brand:read',
   'brand:manage',
   'customer:create',
+  'customer:delete',
   'plan:read',
   'plan:manage',
   'webhook:read',

@@ -3,6 +3,7 @@
 
 import type { TeamRole } from '../auth/roles.ts'
 import type { Db } from '../store/store.ts'
+import { type ForgottenTenant, forgetTenant } from './forget-tenant.ts'
 import {
   addMember,
   brandOfCustomer,
@@ -15,12 +16,19 @@ import {
   removeMember,
 } from './tenants.ts'
 
+export type { ForgottenTenant } from './forget-tenant.ts'
 export type { Member } from './tenants.ts'
 
 /** Customers' brands and teams, as plugin contexts hand them out. */
 export interface Tenancy {
   /** Records that `customerId` belongs to `brandId`; the customers plugin calls it in the creating transaction. */
   register(db: Db, customerId: string, brandId: string): Promise<void>
+  /**
+   * Forgets a customer the customers plugin deletes, in its deletion transaction: its team, tokens limited to it
+   * (revoked), its place among tenants and its usage counters; answers how many members and tokens that ended.
+   * Audit entries stay. Idempotent.
+   */
+  forget(db: Db, customerId: string): Promise<ForgottenTenant>
   /** The brand a customer belongs to, or null for an unknown customer. */
   brandOf(db: Db, customerId: string): Promise<string | null>
   /** A customer's team. */
@@ -40,6 +48,7 @@ export interface Tenancy {
 /** The tenancy service of a panel. */
 export const tenancy: Tenancy = {
   register: registerTenant,
+  forget: forgetTenant,
   brandOf: brandOfCustomer,
   members: {
     list: membersQuery,

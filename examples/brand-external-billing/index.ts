@@ -2,11 +2,12 @@
 // billing system's signed callbacks, customers are sent to the brand's shop instead of checking out here, and plan
 // limits and suspension work exactly as with the standard plugin (the same kernel slot and customers service).
 
-import { brandDirectoryService, customerLimitsService, definePlugin } from '../../core/index.ts'
+import { brandDirectoryService, customerLimitsService, definePlugin, nowIso } from '../../core/index.ts'
 import { billingEvents, billingScopeDefinitions, planDependents } from '../../plugins/billing/contract.ts'
-import { brandBillingMigrations } from './migrations.ts'
+import { customerDependents } from '../../plugins/customers/contract.ts'
+import { type BrandBillingTables, brandBillingMigrations } from './migrations.ts'
 import { externalBillingProblems } from './problems.ts'
-import { standingOf } from './repository.ts'
+import { standingOf, toSubscription } from './repository.ts'
 import { brandBillingRoutes } from './routes.ts'
 
 /** Options of {@link externalBillingPlugin}. */
@@ -46,6 +47,37 @@ export const externalBillingPlugin = (options: ExternalBillingOptions) => {
     async setup(context) {
       context.provide(customerLimitsService, {
         standingOf: (db, customerId) => standingOf(db, customerId, context.quotas),
+      })
+      // A deleted customer's mirrored subscriptions end with it: `subscription.cancelled` tells the billing system.
+      context.extensionPoint(customerDependents).add({
+        name: 'billing',
+        remove: (run, customer) =>
+          run.transaction(async (trx) => {
+            const tables = trx.withTables<BrandBillingTables>()
+            const rows = await tables
+              .selectFrom('brand_billing_subscriptions')
+              .selectAll()
+              .where('customer_id', '=', customer.id)
+              .execute()
+            for (const row of rows.filter((row) => row.status !== 'cancelled')) {
+              const cancelled = { ...row, status: 'cancelled', cancelled_at: nowIso(), updated_at: nowIso() }
+              await run.audit(trx, {
+                action: 'subscription.cancel',
+                subject: { type: 'subscription', id: row.id },
+                customerId: row.customer_id,
+                details: { from: row.status, reason: 'customer deleted' },
+              })
+              await context.emit(trx, {
+                kind: 'subscription.cancelled',
+                customerId: row.customer_id,
+                data: toSubscription(cancelled),
+              })
+            }
+            await tables
+              .deleteFrom('brand_billing_subscriptions')
+              .where('customer_id', '=', customer.id)
+              .execute()
+          }),
       })
       const brandId = options.brandId
       if (brandId !== undefined && !(await context.use(brandDirectoryService).findBrand(brandId)))

@@ -4,7 +4,9 @@
 import { customerLimitsService, definePlugin } from '../../core/index.ts'
 import { brandDependents } from '../brands/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
+import { customerDependents } from '../customers/contract.ts'
 import { billingEvents, billingScopeDefinitions, planDependents } from './contract.ts'
+import { billingCustomerDependent } from './customer-deletion.ts'
 import { billingJobs } from './jobs.ts'
 import { billingMigrations } from './migrations.ts'
 import { billingProblems } from './problems.ts'
@@ -63,6 +65,8 @@ export const billingPlugin = (options: BillingOptions = {}) => {
       context.provide(customerLimitsService, {
         standingOf: (db, customerId) => standingOf(db, customerId, context.quotas),
       })
+      // A customer's deletion cancels its subscriptions and forgets them.
+      context.extensionPoint(customerDependents).add(billingCustomerDependent(context))
     },
     jobs: (context) => billingJobs(context),
     routes: (context) => {

@@ -1,7 +1,7 @@
 // The billing plugin's background work: removing a cancelled customer's resources once the grace period is over.
 
 import type { JobDefinition, PluginContext } from '../../core/index.ts'
-import { customerSuspensions } from '../customers/contract.ts'
+import { customerDirectory, customerSuspensions } from '../customers/contract.ts'
 import { billingHolder } from './contract.ts'
 import { markRemoved, subscriptionsOfCustomer } from './repository.ts'
 import { removalJobKind } from './subscription-changes.ts'
@@ -12,6 +12,7 @@ const scheduled = { userId: null, tokenId: null, requestId: null, sourceAddress:
 /** The billing plugin's job definitions. */
 export function billingJobs(context: PluginContext): JobDefinition[] {
   const suspensions = context.use(customerSuspensions)
+  const customers = context.use(customerDirectory)
   return [
     {
       kind: removalJobKind,
@@ -20,6 +21,9 @@ export function billingJobs(context: PluginContext): JobDefinition[] {
       async run(job) {
         const customerId = job.customerId
         if (customerId === null) return { skipped: true, why: 'no customer' }
+        // Deleted meanwhile: its deletion removed everything, and its subscriptions with it.
+        if (!(await customers.find(context.db, { kind: 'all' }, customerId)))
+          return { skipped: true, why: 'the customer was deleted' }
         return job.transaction(async (trx) => {
           const now = new Date()
           const own = job.subject.id

@@ -14,7 +14,7 @@ import {
   type TenantView,
   type Trx,
 } from '../../core/index.ts'
-import { customerDirectory, customerSuspensions } from '../customers/contract.ts'
+import { assertCustomerOpen, customerDirectory, customerSuspensions } from '../customers/contract.ts'
 import { type Subscription, type SubscriptionStatus, subscriptionTransitions } from './contract.ts'
 import type { SubscriptionsTable } from './migrations.ts'
 import { billingProblems } from './problems.ts'
@@ -138,6 +138,7 @@ export function subscriptionChanges(context: PluginContext, options: { readonly 
       return context.transaction(async (trx) => {
         const customer = await customers.find(trx, input.view, body.customerId)
         if (!customer) throw fieldProblem(billingProblems.unknown_billing_customer, 'body.customerId')
+        assertCustomerOpen(customer)
         // Inside the transaction: two checkouts at once cannot both find the customer unsubscribed.
         if (via === 'checkout') await assertMayCheckOut(trx, customer.id)
         const plan = await offeredPlan(trx, customer.id, body.planId, 'body.planId')

@@ -3,11 +3,13 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
+import { customerDependents } from '../customers/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import type { AcmeSettings } from './acme/acme-settings.ts'
 import { letsEncryptDirectory } from './acme/acme-settings.ts'
 import { issueJob } from './acme/issue-job.ts'
 import { Certificate, certificateScopes, ExpiringCertificate, FailedIssuance } from './contract.ts'
+import { certificateCustomerDependent } from './customer-deletion.ts'
 import { expiryJob } from './expiry.ts'
 import { expirySchedule } from './expiry-schedule.ts'
 import { installJob } from './install-job.ts'
@@ -97,6 +99,8 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
         name: 'certificates',
         remove: (run, site) => run.transaction((trx) => removeAttachmentOf(trx, site.id)),
       })
+      // A customer's deletion deletes its certificates.
+      context.extensionPoint(customerDependents).add(certificateCustomerDependent(context))
       context.onEvent('site.updated', (trx, event) => siteUpdated(context, trx, event))
     },
     jobs: (context) => [

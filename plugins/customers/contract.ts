@@ -3,15 +3,20 @@
 import {
   type AuditActor,
   type Db,
+  defineDependents,
   defineExtensionPoint,
   defineService,
+  JobAttemptFailure,
   type JobRequest,
+  type JobRun,
+  Problem,
   type Static,
   TeamRoleSchema,
   type TenantView,
   type Trx,
   t,
 } from '../../core/index.ts'
+import { customersProblems } from './problems.ts'
 
 /** A customer as the API returns it. */
 export const Customer = t.Object(
@@ -20,9 +25,13 @@ export const Customer = t.Object(
     name: t.String({ description: 'Display name of the customer (a person or a company).' }),
     email: t.Union([t.String({ format: 'email' }), t.Null()], { description: 'Contact e-mail, if given.' }),
     brandId: t.String({ description: 'The brand the customer belongs to, `brd_…`; fixed at creation.' }),
-    status: t.Literal('active', {
+    status: t.Union([t.Literal('active'), t.Literal('deleting')], {
       description:
-        'Lifecycle state; `active`. Billing suspends a customer’s resources (its sites), not the customer record: see `quota.source` in capabilities and usage.',
+        'Lifecycle state: `active`, or `deleting` once `DELETE /customers/{id}` started its deletion job (`jobId`); the customer is then refused new resources (409 `customer_deleting`) and is gone (404) when the job ends. Billing suspends a customer’s resources (its sites), not the customer record: see `quota.source` in capabilities and usage.',
+    }),
+    jobId: t.Union([t.String(), t.Null()], {
+      description:
+        'The job deleting the customer (`customer.delete`), `job_…`, while it is `deleting`; null otherwise.',
     }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
@@ -30,6 +39,29 @@ export const Customer = t.Object(
   { $id: 'Customer' },
 )
 export type Customer = Static<typeof Customer>
+
+/** What `customer.deleted` carries: the customer as it was. */
+export const DeletedCustomer = t.Object(
+  {
+    id: t.String({ description: 'The customer, `cus_…`.' }),
+    name: t.String(),
+    email: t.Union([t.String(), t.Null()]),
+    brandId: t.String(),
+  },
+  { $id: 'DeletedCustomer' },
+)
+export type DeletedCustomer = Static<typeof DeletedCustomer>
+
+/**
+ * The refusal of new records for a customer being deleted: list it in the `problems` of a route that creates
+ * records for a customer, and call {@link assertCustomerOpen} on the customer the directory found.
+ */
+export const openCustomerProblems = [customersProblems.customer_deleting] as const
+
+/** Refuses new records for a customer being deleted: 409 `customer_deleting`. */
+export function assertCustomerOpen(customer: Pick<Customer, 'status'>): void {
+  if (customer.status === 'deleting') throw new Problem(customersProblems.customer_deleting)
+}
 
 /** A member of a customer's team. */
 export const Member = t.Object(
@@ -64,8 +96,32 @@ export const customerScopes = {
   read: 'customer:read',
   manage: 'customer:manage',
   create: 'customer:create',
+  /** Staff: closing a customer removes everything it owns. */
+  delete: 'customer:delete',
   membersManage: 'members:manage',
 } as const
+
+/** A customer as the plugins whose records it owns see it in its deletion job. */
+export interface CustomerRef {
+  readonly id: string
+  readonly brandId: string
+}
+
+/**
+ * What goes with a customer: each plugin that keeps records of customers (sites, databases, certificates,
+ * subscriptions…) adds a dependent here in its `setup`, and its `remove` runs in the customer's deletion job
+ * (`customer.delete`), plugins set up later first, before the customer itself is forgotten. It removes every record
+ * of the customer it keeps, through its own lifecycle (a site's deletion job, a database's), and returns once they
+ * are gone; idempotent, since a job that crashed runs every dependent again. While the customer is `deleting`, new
+ * records for it are refused (see {@link assertCustomerOpen}), so none appears behind a dependent's back. Customers
+ * are deleted whatever they own, so no dependent keeps one (`blocking` is not asked).
+ * @example context.extensionPoint(customerDependents).add({ name: 'dns-zones', remove: (run, customer) => run.transaction((trx) => removeZonesOf(trx, customer.id)) })
+ */
+export const customerDependents = defineDependents<CustomerRef>({
+  id: 'customers.dependents',
+  owner: 'customers',
+  description: 'Records of other plugins owned by a customer, removed in its deletion job.',
+})
 
 /** Who suspends or restores a customer's resources, and why: recorded in the audit entries of each resource. */
 export interface SuspensionRequest {
@@ -164,3 +220,30 @@ export const customerSuspensions = defineService<CustomerSuspensions>({
   owner: 'customers',
   description: 'Suspends, restores and removes all of a customer’s resources on behalf of billing.',
 })
+
+/**
+ * Waits, inside a customer's deletion job, until `remaining` (read afresh each time) answers 0: for a dependent
+ * whose records go through jobs of their own (a site's deletion). Stops at `run.signal`; after `timeoutMs`
+ * (default 5 minutes; read every `pollMs`, default 25) it ends the attempt with `customer_resources_remain`, and the deletion job tries again later
+ * (its dependents start again what was lost meanwhile).
+ * @example await untilRemoved(run, 'sites', () => countSitesOf(context.db, customer.id))
+ */
+export async function untilRemoved(
+  run: JobRun,
+  what: string,
+  remaining: () => Promise<number>,
+  options: { readonly timeoutMs?: number; readonly pollMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 300_000)
+  for (;;) {
+    const left = await remaining()
+    if (left === 0) return
+    if (Date.now() > deadline)
+      throw new JobAttemptFailure(
+        `${left} ${what} of the customer are still being removed`,
+        'customer_resources_remain',
+      )
+    run.signal.throwIfAborted()
+    await Bun.sleep(options.pollMs ?? 25)
+  }
+}

@@ -4,11 +4,14 @@ import { definePlugin, tenantDirectoryService } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import {
   Customer,
+  customerDependents,
   customerDirectory,
   customerScopes,
   customerSuspensions,
+  DeletedCustomer,
   suspensionHandlers,
 } from './contract.ts'
+import { customerDeletionJobs, customerDeletionRoutes } from './deletion.ts'
 import { customersMigrations } from './migrations.ts'
 import { customersProblems } from './problems.ts'
 import { findCustomer } from './repository.ts'
@@ -39,20 +42,31 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
       { name: customerScopes.manage, description: 'Change customer details' },
       { name: customerScopes.membersManage, description: "Manage a customer's team" },
       { name: customerScopes.create, description: 'Create customers', staff: true },
+      {
+        name: customerScopes.delete,
+        description: 'Delete customers and everything they own',
+        staff: true,
+      },
     ],
     requires: ['brands'],
     events: [
       { kind: 'customer.created', description: 'A customer was created.', payload: Customer },
       {
         kind: 'customer.updated',
-        description: 'A customer’s name or contact e-mail changed.',
+        description: 'A customer’s name or contact e-mail changed, or its deletion started (`deleting`).',
         payload: Customer,
+      },
+      {
+        kind: 'customer.deleted',
+        description:
+          'A customer and everything it owned were removed (`DELETE /customers/{id}`); its audit entries stay.',
+        payload: DeletedCustomer,
       },
     ],
     problems: customersProblems,
     usage: [{ name: 'customers', description: 'Customers.' }],
     migrations: customersMigrations,
-    extensionPoints: [suspensionHandlers],
+    extensionPoints: [suspensionHandlers, customerDependents],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       // The handlers are read when a hold is taken, by then every plugin has added its own.
@@ -65,5 +79,10 @@ export const customersPlugin = (_options: CustomersOptions = {}) =>
         findCustomer: (id) => findCustomer(context.db, { kind: 'all' }, id),
       })
     },
-    routes: (context) => [...customerRoutes(context), ...memberRoutes(context)],
+    jobs: (context) => customerDeletionJobs(context),
+    routes: (context) => [
+      ...customerRoutes(context),
+      ...customerDeletionRoutes(context),
+      ...memberRoutes(context),
+    ],
   })

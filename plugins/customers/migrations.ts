@@ -8,7 +8,10 @@ export interface CustomersTable {
   name: string
   email: string | null
   brand_id: string
+  /** `active` or `deleting`. */
   status: string
+  /** The deletion job while `deleting`; null otherwise. */
+  job_id: string | null
   created_at: string
   updated_at: string
 }
@@ -77,6 +80,12 @@ export const customersMigrations: readonly Migration[] = [
           'resource_id',
         ])
         .execute()
+    },
+  },
+  {
+    id: '0003_customer_deletion_job',
+    async up(db) {
+      await db.schema.alterTable('customers').addColumn('job_id', 'text').execute()
     },
   },
 ]

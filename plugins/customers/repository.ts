@@ -1,6 +1,6 @@
 // Reads and writes of the customers table; the only file that knows its columns.
 
-import { type Db, type TenantView, visibleTable } from '../../core/index.ts'
+import { type Db, nowIso, type TenantView, visibleTable } from '../../core/index.ts'
 import type { Customer } from './contract.ts'
 import type { CustomersTable, CustomersTables } from './migrations.ts'
 
@@ -11,7 +11,8 @@ export function toCustomer(row: CustomersTable): Customer {
     name: row.name,
     email: row.email,
     brandId: row.brand_id,
-    status: 'active',
+    status: row.status === 'deleting' ? 'deleting' : 'active',
+    jobId: row.job_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -45,4 +46,35 @@ export async function findCustomer(db: Db, view: TenantView, id: string): Promis
 /** Inserts a customer row. */
 export async function insertCustomer(db: Db, row: CustomersTable): Promise<void> {
   await db.withTables<CustomersTables>().insertInto('customers').values(row).execute()
+}
+
+/** The row of a customer, whatever its state, or undefined. */
+export function findCustomerRow(db: Db, id: string): Promise<CustomersTable | undefined> {
+  return db
+    .withTables<CustomersTables>()
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Marks a customer `deleting` with its deletion job; answers the row after. */
+export async function updateCustomerDeletion(db: Db, id: string, jobId: string): Promise<CustomersTable> {
+  await db
+    .withTables<CustomersTables>()
+    .updateTable('customers')
+    .set({ status: 'deleting', job_id: jobId, updated_at: nowIso() })
+    .where('id', '=', id)
+    .execute()
+  const row = await findCustomerRow(db, id)
+  if (!row) throw new Error(`customer ${id} vanished while it was marked deleting`)
+  return row
+}
+
+/** Removes a customer's row and its holds (what they covered is gone with it). */
+export async function deleteCustomerRows(db: Db, id: string): Promise<void> {
+  const tables = db.withTables<CustomersTables>()
+  await tables.deleteFrom('customer_held_resources').where('customer_id', '=', id).execute()
+  await tables.deleteFrom('customer_holds').where('customer_id', '=', id).execute()
+  await tables.deleteFrom('customers').where('id', '=', id).execute()
 }

@@ -3,7 +3,7 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
-import { suspensionHandlers } from '../customers/contract.ts'
+import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
 import { nodeDependents, nodeModules, nodeWatchers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
@@ -14,6 +14,7 @@ import {
   databaseServerDependents,
   siteDatabases,
 } from './contract.ts'
+import { databaseCustomerDependent } from './customer-deletion.ts'
 import { closeEngines, engineFor } from './engines/engines.ts'
 import { databaseJobs } from './jobs.ts'
 import { startDatabaseDeletion, startUserDeletion } from './lifecycle.ts'
@@ -147,6 +148,8 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
       for (const held of heldOnNode(context)) context.extensionPoint(nodeDependents).add(held)
       // A customer's logins are locked with it, and its databases removed with it.
       context.extensionPoint(suspensionHandlers).add(databaseSuspensionHandler(context))
+      // A customer's deletion drops its databases and logins, each through its own job.
+      context.extensionPoint(customerDependents).add(databaseCustomerDependent(context))
       // A site's databases go with it, and the logins its application had made: their deletions start in the
       // site's deletion job (rows already deleting are passed over, so a job run again starts none twice).
       const writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }

@@ -4,9 +4,10 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
+import { customerDependents } from '../customers/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { archiveJobs } from './archive-jobs.ts'
-import { filesMigrations } from './migrations.ts'
+import { type FilesTables, filesMigrations } from './migrations.ts'
 import filesNodeModule from './node/index.ts'
 import { filesProblems } from './problems.ts'
 import { archiveRoutes } from './routes/archive-routes.ts'
@@ -30,7 +31,7 @@ export const filesPlugin = (options: FilesOptions = {}) =>
     version: '0.1.0',
     description:
       'A site’s files: the file manager’s operations, carried out on the site’s node as the site’s user.',
-    requires: ['sites', 'nodes'],
+    requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
     problems: filesProblems,
@@ -38,6 +39,18 @@ export const filesPlugin = (options: FilesOptions = {}) =>
     setup(context) {
       addConsolePages(context, import.meta.dir)
       context.extensionPoint(nodeModules).add({ module: filesNodeModule })
+      // A deleted customer's uploads under way are forgotten (their bytes go with the site's home).
+      context.extensionPoint(customerDependents).add({
+        name: 'files',
+        remove: (run, customer) =>
+          run.transaction(async (trx) => {
+            await trx
+              .withTables<FilesTables>()
+              .deleteFrom('file_uploads')
+              .where('customer_id', '=', customer.id)
+              .execute()
+          }),
+      })
     },
     jobs: (context) => archiveJobs(context),
     routes: (context) => {

@@ -4,9 +4,11 @@
 
 import { definePlugin, resourceEvents } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
+import { customerDependents } from '../customers/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { SftpUser } from './contract.ts'
+import { sftpCustomerDependent } from './customer-deletion.ts'
 import { sftpMigrations } from './migrations.ts'
 import sftpNodeModule from './node/index.ts'
 import { sftpProblems } from './problems.ts'
@@ -32,7 +34,7 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
     name: 'sftp',
     version: '0.1.0',
     description: 'SFTP accounts for sites, served by an SSH server on each node that offers SFTP alone.',
-    requires: ['sites', 'nodes'],
+    requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
     events: resourceEvents('sftp_user', SftpUser, 'An SFTP account'),
@@ -50,6 +52,8 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
         },
       })
       // A deleted site's accounts went with its home on the node; the panel forgets them in its deletion job.
+      // A customer's deletion takes its accounts off their nodes.
+      context.extensionPoint(customerDependents).add(sftpCustomerDependent(context))
       context.extensionPoint(siteDependents).add({
         name: 'sftp',
         remove: (run, site) => run.transaction((trx) => deleteSiteAccounts(trx, site.id)).then(() => {}),

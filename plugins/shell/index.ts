@@ -4,6 +4,7 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
+import { customerDependents } from '../customers/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { execJob } from './exec-job.ts'
@@ -13,7 +14,7 @@ import { shellProblems } from './problems.ts'
 import { execRoutes } from './routes/exec.ts'
 import { shellSessionRoutes } from './routes/shell-sessions.ts'
 import { createRelays } from './shell-relay.ts'
-import { removeSessionsOf } from './site-events.ts'
+import { removeCustomerSessions, removeSessionsOf } from './site-events.ts'
 
 /** Options of {@link shellPlugin}. */
 export interface ShellOptions {
@@ -41,7 +42,7 @@ export const shellPlugin = (options: ShellOptions = {}) => {
     name: 'shell',
     version: '0.1.0',
     description: 'Commands and interactive shells in sites, as the site’s user, confined to the site.',
-    requires: ['sites', 'nodes'],
+    requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
     problems: shellProblems,
@@ -51,6 +52,10 @@ export const shellPlugin = (options: ShellOptions = {}) => {
       // The local node runs the module in process; remote nodes load the same file.
       context.extensionPoint(nodeModules).add({ module: shellNodeModule })
       // A deleted site's sessions and their recordings go with it.
+      context.extensionPoint(customerDependents).add({
+        name: 'shell',
+        remove: (run, customer) => run.transaction((trx) => removeCustomerSessions(trx, customer.id)),
+      })
       context.extensionPoint(siteDependents).add({
         name: 'shell',
         remove: (run, site) => run.transaction((trx) => removeSessionsOf(trx, site.id)),

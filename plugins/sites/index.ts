@@ -2,9 +2,10 @@
 
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
-import { suspensionHandlers } from '../customers/contract.ts'
+import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
 import { nodeDependents, siteLocators } from '../nodes/contract.ts'
 import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
+import { siteCustomerDependent } from './customer-deletion.ts'
 import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesOnNode } from './node-dependent.ts'
@@ -116,6 +117,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       context.extensionPoint(nodeDependents).add(sitesOnNode)
       // A customer's sites are suspended with it (billing holds), without sites knowing who holds it.
       context.extensionPoint(suspensionHandlers).add(siteSuspensionHandler(context))
+      // A customer's deletion deletes its sites, each through its own deletion job.
+      context.extensionPoint(customerDependents).add(siteCustomerDependent(context))
       // Plugins whose resources hang under a site find it here, in their own transaction.
       context.provide(siteDirectory, { find: findSite, findByDomain: findSiteByDomain })
     },

@@ -11,6 +11,7 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
+import { openCustomerProblems } from '../../customers/contract.ts'
 import { billingScopes, planSchema, Subscription } from '../contract.ts'
 import { billingProblems } from '../problems.ts'
 import { offeredPlans, toPlan } from '../repository.ts'
@@ -67,6 +68,7 @@ export function checkoutRoutes(
       problems: [
         billingProblems.checkout_closed,
         billingProblems.unknown_billing_customer,
+        ...openCustomerProblems,
         billingProblems.unknown_plan,
         billingProblems.plan_archived,
         billingProblems.subscription_suspended,

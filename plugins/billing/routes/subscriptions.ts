@@ -9,6 +9,7 @@ import {
   resourceRoutes,
   t,
 } from '../../../core/index.ts'
+import { openCustomerProblems } from '../../customers/contract.ts'
 import { billingScopes, Subscription, subscriptionStatuses } from '../contract.ts'
 import { billingProblems } from '../problems.ts'
 import { subscriptions, toSubscription } from '../repository.ts'
@@ -121,6 +122,7 @@ export function subscriptionRoutes(changes: SubscriptionChanges): RouteDefinitio
       },
       problems: [
         billingProblems.unknown_billing_customer,
+        ...openCustomerProblems,
         billingProblems.unknown_plan,
         billingProblems.plan_archived,
       ],

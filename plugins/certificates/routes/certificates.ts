@@ -16,7 +16,7 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
-import { customerDirectory } from '../../customers/contract.ts'
+import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
 import { siteDirectory } from '../../sites/contract.ts'
 import { acmeDomainOf } from '../acme/acme-domains.ts'
 import { checkUpload, maxPemBytes } from '../certificate-checks.ts'
@@ -94,6 +94,7 @@ type CreateBody = Static<typeof CreateCertificateBody>
 /** What creating may refuse: an upload's checks, or an order's. */
 const createProblems = [
   kernelProblems.unknown_customer,
+  ...openCustomerProblems,
   problems.certificate_fields_missing,
   problems.field_not_for_source,
   problems.pem_too_large,
@@ -236,6 +237,7 @@ export function certificateRoutes(
           // Missing and invisible customers answer alike, so a limited token learns nothing about others.
           const customer = await customers.find(trx, view, body.customerId)
           if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
+          assertCustomerOpen(customer)
           if (body.source !== 'acme') {
             const row = uploaded(customer.id, body)
             await insertCertificate(trx, row)

@@ -1,7 +1,9 @@
 // `/customers/:id`: a customer's facts, editing them, its team, and the way to what it owns (sites, databases,
 // subscriptions), each list narrowed to it by `?customerId=`.
 
+import { useEffect, useState } from 'react'
 import {
+  ApiProblem,
   Breadcrumbs,
   ErrorNotice,
   Facts,
@@ -9,6 +11,7 @@ import {
   Link,
   Loading,
   managesCustomer,
+  navigate,
   PageHeader,
   Section,
   StatusBadge,
@@ -16,6 +19,7 @@ import {
   useCustomer,
   useSession,
 } from '../../console/kit.ts'
+import { CustomerDelete } from './customer-delete.tsx'
 import { EditCustomer } from './edit-customer.tsx'
 import { TeamSection } from './team-section.tsx'
 
@@ -49,6 +53,12 @@ export function CustomerPage({ id }: { id: string }) {
   const session = useSession()
   const customer = useCustomer(id)
   const brandName = useBrandName()
+  const [deleting, setDeleting] = useState(false)
+  // Once the deletion this page started is done, the customer reads 404: back to the list.
+  useEffect(() => {
+    if (deleting && customer.error instanceof ApiProblem && customer.error.status === 404)
+      navigate('/customers')
+  }, [deleting, customer.error])
   if (customer.isPending) return <Loading />
   if (customer.isError)
     return (
@@ -59,6 +69,7 @@ export function CustomerPage({ id }: { id: string }) {
     )
   const data = customer.data
   const membership = session.me.memberships.find((m) => m.customerId === data.id)
+  const closing = deleting || data.status === 'deleting'
   return (
     <>
       {session.staff ? <Breadcrumbs to="/customers" label="Customers" /> : null}
@@ -79,13 +90,21 @@ export function CustomerPage({ id }: { id: string }) {
           ]}
         />
       </Section>
-      {managesCustomer(session, data.id, 'customer:manage') ? (
+      {managesCustomer(session, data.id, 'customer:manage') && !closing ? (
         <Section title="Edit">
           <EditCustomer customer={data} />
         </Section>
       ) : null}
-      {managesCustomer(session, data.id, 'members:manage') ? <TeamSection customerId={data.id} /> : null}
+      {/* A customer being deleted loses its team with it: not shown (nor read again) meanwhile. */}
+      {managesCustomer(session, data.id, 'members:manage') && !closing ? (
+        <TeamSection customerId={data.id} />
+      ) : null}
       <OwnedResources customerId={data.id} />
+      {session.staff && session.can('customer:delete') ? (
+        <Section title="Delete customer">
+          <CustomerDelete customer={data} onStarted={() => setDeleting(true)} />
+        </Section>
+      ) : null}
     </>
   )
 }

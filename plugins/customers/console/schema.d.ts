@@ -32,6 +32,13 @@ export interface paths {
      */
     get: operations["getCustomer"];
     /**
+     * Delete a customer and everything it owns
+     * @description Staff only. The customer becomes `deleting` and its `customer.delete` job (`jobId`) removes everything it owns: its sites from their nodes (a provisioning under way is cancelled), databases and database users, certificates, SFTP accounts, shell sessions, subscriptions (cancelled, `subscription.cancelled`), its team and the API tokens limited to it (revoked); then the customer is gone (404) and `customer.deleted` is sent. The audit log keeps its entries. Meanwhile nothing new is made for it (409 `customer_deleting`). Answers 202 with the customer; a customer already `deleting` answers the same, with the deletion under way.
+     *
+     * Needs scope `customer:delete`.
+     */
+    delete: operations["deleteCustomer"];
+    /**
      * Change a customer’s name or contact e-mail
      * @description Needs scope `customer:manage`.
      */
@@ -140,6 +147,7 @@ export interface components {
        * - `unknown_user` (422, customers): Members are existing users; staff create users with POST /api/v1/users (or the CLI `user create`).
        * - `already_member` (409, customers): Change the member’s role with PATCH instead.
        * - `last_owner` (409, customers): Removing or demoting the last owner is refused; make another member owner first.
+       * - `customer_deleting` (409, customers): A customer whose deletion started (`DELETE /customers/{id}`, status `deleting`) takes no new resources, members or subscriptions: its deletion job removes everything it owns, then the customer is gone (404).
        * - `owner_change_not_allowed` (403, customers): Admins manage the team except owners.
        * - `node_unavailable` (503, nodes): Work inside a site (its files, commands, shell) goes to its node, whose agent is not connected (or did not answer in time): nothing was done. Try again once the node is back (`GET /nodes/{id}` says `agent.connected`).
        * - `node_name_taken` (409, nodes): Node names are unique within the installation, whatever their case (`Web-1` and `web-1` clash).
@@ -297,7 +305,7 @@ export interface components {
        * - `webhook_disabled` (409, webhooks): A disabled endpoint (by staff, or by the panel after a 410 answer) receives nothing; `PATCH` it with `enabled: true` first.
        * @enum {string}
        */
-      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "customer_deleting" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
       errors?: components["schemas"]["ProblemItem"][];
       /** @description Matches the `X-Request-Id` header and the server log. */
       requestId?: string;
@@ -327,7 +335,7 @@ export interface components {
       location: string;
       message: string;
       /** @enum {string} */
-      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "customer_deleting" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
     };
     Member: {
       /** @description The user, `usr_…`. */
@@ -369,10 +377,12 @@ export interface components {
       /** @description The brand the customer belongs to, `brd_…`; fixed at creation. */
       brandId: string;
       /**
-       * @description Lifecycle state; `active`. Billing suspends a customer’s resources (its sites), not the customer record: see `quota.source` in capabilities and usage.
-       * @constant
+       * @description Lifecycle state: `active`, or `deleting` once `DELETE /customers/{id}` started its deletion job (`jobId`); the customer is then refused new resources (409 `customer_deleting`) and is gone (404) when the job ends. Billing suspends a customer’s resources (its sites), not the customer record: see `quota.source` in capabilities and usage.
+       * @enum {string}
        */
-      status: "active";
+      status: "active" | "deleting";
+      /** @description The job deleting the customer (`customer.delete`), `job_…`, while it is `deleting`; null otherwise. */
+      jobId: string | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -816,6 +826,131 @@ export interface operations {
     };
   };
   /**
+   * Delete a customer and everything it owns
+   * @description Staff only. The customer becomes `deleting` and its `customer.delete` job (`jobId`) removes everything it owns: its sites from their nodes (a provisioning under way is cancelled), databases and database users, certificates, SFTP accounts, shell sessions, subscriptions (cancelled, `subscription.cancelled`), its team and the API tokens limited to it (revoked); then the customer is gone (404) and `customer.deleted` is sent. The audit log keeps its entries. Meanwhile nothing new is made for it (409 `customer_deleting`). Answers 202 with the customer; a customer already `deleting` answers the same, with the deletion under way.
+   *
+   * Needs scope `customer:delete`.
+   */
+  deleteCustomer: {
+    parameters: {
+      header?: {
+        /** @description The `ETag` of the resource as the client last read it: the change is made only if it is still current, else 412 `precondition_failed` and nothing changes. */
+        "If-Match"?: string;
+      };
+      path: {
+        /** @description Identifier, `cus_…`. */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The customer, now `deleting`, with `jobId`. */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+        };
+        content: {
+          "application/json": components["schemas"]["Customer"];
+        };
+      };
+      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden: `insufficient_scope`, `staff_only`, `csrf_token_invalid`, `cross_origin_request`. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found: `not_found`. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Precondition Failed: `precondition_failed`. */
+      412: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Content: `validation_failed`. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited`. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: `internal_error`. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Change a customer’s name or contact e-mail
    * @description Needs scope `customer:manage`.
    */
@@ -891,6 +1026,19 @@ export interface operations {
       };
       /** @description Not Found: `not_found`. */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict: `customer_deleting`. */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
@@ -1196,7 +1344,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Conflict: `idempotency_request_in_flight`, `already_member`. */
+      /** @description Conflict: `idempotency_request_in_flight`, `already_member`, `customer_deleting`. */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -14,7 +14,7 @@ import {
   resourceRoutes,
   t,
 } from '../../../core/index.ts'
-import { Customer, customerScopes } from '../contract.ts'
+import { assertCustomerOpen, Customer, customerScopes, openCustomerProblems } from '../contract.ts'
 import { customers, insertCustomer, toCustomer, updateCustomer } from '../repository.ts'
 
 const Email = t.String({
@@ -90,6 +90,7 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
           email: body.email?.trim().toLowerCase() ?? null,
           brand_id: brandId,
           status: 'active',
+          job_id: null,
           created_at: now,
           updated_at: now,
         }
@@ -103,7 +104,9 @@ export function customerRoutes(context: PluginContext): RouteDefinition[] {
       summary: 'Change a customer’s name or contact e-mail',
       body: UpdateCustomerBody,
       responses: { 200: { description: 'The customer.', schema: Customer } },
+      problems: [...openCustomerProblems],
       async handler({ trx, row, body }) {
+        assertCustomerOpen(toCustomer(row))
         const name = body.name === undefined ? row.name : body.name.trim()
         const email = body.email === undefined ? row.email : (body.email?.trim().toLowerCase() ?? null)
         const updatedAt = nowIso()

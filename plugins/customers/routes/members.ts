@@ -19,9 +19,9 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
-import { customerScopes, Member } from '../contract.ts'
+import { assertCustomerOpen, customerScopes, Member } from '../contract.ts'
 import { customersProblems } from '../problems.ts'
-import { customers } from '../repository.ts'
+import { customers, toCustomer } from '../repository.ts'
 
 const AddMemberBody = t.Object(
   {
@@ -81,10 +81,11 @@ export function memberRoutes({ tenancy }: PluginContext): RouteDefinition[] {
         customersProblems.unknown_user,
         customersProblems.already_member,
         customersProblems.owner_change_not_allowed,
+        customersProblems.customer_deleting,
       ],
       change: memberChange('member.create'),
       async handler({ trx, params, body, caller, view }) {
-        await customers.find(trx, view, params.id)
+        assertCustomerOpen(toCustomer(await customers.find(trx, view, params.id)))
         if (body.role === 'owner' && !mayChangeOwners(caller, params.id))
           throw new Problem(customersProblems.owner_change_not_allowed)
         const user = await findUserByEmail(trx, body.email)

@@ -18,7 +18,7 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
-import { customerDirectory } from '../../customers/contract.ts'
+import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import {
   type DatabaseGrant,
@@ -237,6 +237,7 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
       },
       problems: [
         kernelProblems.unknown_customer,
+        ...openCustomerProblems,
         kernelProblems.customer_suspended,
         databasesProblems.unknown_database_server,
         databasesProblems.no_database_server,
@@ -257,6 +258,7 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
       async handler({ trx, body, view, enqueueJob }) {
         const customer = await customers.find(trx, view, body.customerId)
         if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
+        assertCustomerOpen(customer)
         if ((await context.quotas.of(trx, customer.id)).source === 'suspended')
           throw new Problem(kernelProblems.customer_suspended)
         const password = passwordOf(body.password, 'body.password')

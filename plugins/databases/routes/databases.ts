@@ -12,7 +12,7 @@ import {
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
-import { customerDirectory } from '../../customers/contract.ts'
+import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
 import { siteDirectory } from '../../sites/contract.ts'
 import { Database, databaseScopes, databaseStatuses, engineNames } from '../contract.ts'
 import { ChosenName } from '../formats.ts'
@@ -100,6 +100,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
       },
       problems: [
         kernelProblems.unknown_customer,
+        ...openCustomerProblems,
         databasesProblems.unknown_database_site,
         databasesProblems.no_database_server,
         databasesProblems.database_name_taken,
@@ -120,6 +121,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         // Missing and invisible customers answer alike, so a limited token learns nothing about others.
         const customer = await customers.find(trx, view, body.customerId)
         if (!customer) refusals.add(kernelProblems.unknown_customer, 'body.customerId')
+        else assertCustomerOpen(customer)
         const site = body.siteId === undefined ? null : await sites.find(trx, view, body.siteId)
         const siteRefused =
           body.siteId !== undefined &&

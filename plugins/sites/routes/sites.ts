@@ -16,7 +16,7 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
-import { customerDirectory } from '../../customers/contract.ts'
+import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import { Site, type SiteType, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
 import { newSiteDiskQuota } from '../disk-quota.ts'
@@ -157,6 +157,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
       },
       problems: [
         kernelProblems.unknown_customer,
+        ...openCustomerProblems,
         sitesProblems.unknown_site_type,
         sitesProblems.options_of_other_type,
         sitesProblems.invalid_domain,
@@ -185,6 +186,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
         // Missing and invisible customers answer alike, so a limited token learns nothing about others.
         const customer = await customers.find(trx, view, body.customerId)
         if (!customer) refusals.add(kernelProblems.unknown_customer, 'body.customerId')
+        else assertCustomerOpen(customer)
         const siteType = types.get(body.type)
         if (!siteType) {
           const known = types
