@@ -1,6 +1,6 @@
 // The DNS zones plugin as a client meets it, mounted beside the standard plugins: every operation and refusal,
-// who may use them, tenancy, idempotency, events and audit entries, the plan quota, and the zone file (its
-// content, ETag and 304, and BIND's own named-checkzone accepting it).
+// who may use them, tenancy, idempotency, events and audit entries, the plan quota, the zone file (its content,
+// ETag and 304, and BIND's own named-checkzone accepting it), and a deleted customer taking its zones with it.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,6 +13,7 @@ import {
   expectProblem,
   type Page,
   type TestPanel,
+  waitFor,
 } from '../../hosts/testing/index.ts'
 import type { DnsRecord, DnsZone } from './contract.ts'
 import { dnsZonesPlugin } from './index.ts'
@@ -534,5 +535,67 @@ describe('who may', () => {
     )
     const ours = capabilities.installation.plugins.find((plugin) => plugin.name === 'dns-zones')
     expect(ours?.capabilities).toEqual({ nameservers: ['ns1.dns.test', 'ns2.dns.test'] })
+  })
+})
+
+describe('a deleted customer', () => {
+  test('takes no new zone while it goes, then its zones and records go with it, audited, announced, uncounted', async () => {
+    // A panel of its own, whose jobs run only once it is started.
+    const own = await createTestPanel({ plugins: [dnsZonesPlugin()], jobs: { pollIntervalMs: 10 } })
+    const token = await own.token()
+    const send = async (method: string, path: string, body?: unknown) => {
+      const response = await own.request(method, `/api/v1${path}`, { token, body })
+      return {
+        status: response.status,
+        response,
+        body: (await response.json().catch(() => null)) as Record<string, unknown>,
+      }
+    }
+    try {
+      const customer = (await send('POST', '/customers', { name: 'Leaving' })).body.id as string
+      const zone = (await send('POST', '/dns-zones', { customerId: customer, name: 'leaving.example' })).body
+      const record = { name: 'www', type: 'A', content: '192.0.2.1' }
+      expect((await send('POST', `/dns-zones/${zone.id}/records`, record)).status).toBe(201)
+      expect((await send('DELETE', `/customers/${customer}`)).status).toBe(202)
+      const late = await own.request('POST', '/api/v1/dns-zones', {
+        token,
+        body: { customerId: customer, name: 'late.example' },
+      })
+      await expectProblem(late, 409, 'customer_deleting')
+
+      own.panel.start()
+      await waitFor(
+        'the customer to be gone',
+        async () => (await send('GET', `/customers/${customer}`)).status === 404,
+      )
+      const db = own.panel.store.db.withTables<{
+        dns_zones: DnsZone
+        dns_records: DnsRecord
+        audit_entries: { action: string; subject_id: string }
+        event_outbox: { kind: string; payload: string }
+      }>()
+      expect(await db.selectFrom('dns_zones').selectAll().execute()).toEqual([])
+      expect(await db.selectFrom('dns_records').selectAll().execute()).toEqual([])
+      const audited = await db
+        .selectFrom('audit_entries')
+        .select('action')
+        .where('subject_id', '=', String(zone.id))
+        .execute()
+      expect(audited.map((entry) => entry.action)).toEqual(['dns_zone.create', 'dns_zone.delete'])
+      const events = await db
+        .selectFrom('event_outbox')
+        .select('payload')
+        .where('kind', '=', 'dns_zone.deleted')
+        .execute()
+      expect(events.map((event) => JSON.parse(event.payload).id)).toEqual([zone.id])
+      expect((await send('GET', '/usage')).body.dnsZones).toBe(0)
+      // Its name is free for another customer.
+      const next = (await send('POST', '/customers', { name: 'Next' })).body.id
+      expect((await send('POST', '/dns-zones', { customerId: next, name: 'leaving.example' })).status).toBe(
+        201,
+      )
+    } finally {
+      await own.panel.close()
+    }
   })
 })
