@@ -1,5 +1,5 @@
 // DNS zones of customers, with their records and a BIND zone-file export: a third-party plugin written only against
-// the public contracts (the kernel's and the console's pages). See README.md.
+// the public contracts (the kernel's, the customers plugin's and the console's). See README.md.
 
 import { createTableOf, definePlugin, resourceEvents } from '../../core/index.ts'
 import { addConsolePages } from '../../plugins/console/contract.ts'
