@@ -604,7 +604,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Conflict: `idempotency_request_in_flight`, `dns_zone_taken`. */
+      /** @description Conflict: `idempotency_request_in_flight`, `dns_zone_taken`, `customer_deleting`. */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
