@@ -65,7 +65,11 @@ export function routeGate({ route, runtime }: RouteUnderway): RouteGate {
       throw new Problem(kernelProblems.wildcard_token_required)
     }
     if (route.staff && (caller.kind === 'member' || caller.token?.customerId))
-      throw new Problem(kernelProblems.staff_only)
+      throw new Problem(kernelProblems.staff_only, {
+        detail: caller.token?.customerId
+          ? 'This operation is for platform or brand staff; a customer-limited token cannot use it.'
+          : 'This operation is for platform or brand staff; a member of a customer’s team cannot use it.',
+      })
     if (route.scope && !caller.scopes.has(route.scope)) {
       throw new Problem(kernelProblems.insufficient_scope, {
         detail: `This operation needs the scope "${route.scope}".`,

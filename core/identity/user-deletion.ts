@@ -117,7 +117,14 @@ export async function deleteUserIn(
   if (user.staff_role === 'platform' && (await otherPlatformStaff(trx, user.id)) === 0)
     throw new Problem(userDeletionProblems.last_platform_staff)
   const ref = { id: user.id, email: user.email }
-  await refuseWhileBlocked(dependents, trx, ref, userDeletionProblems.user_in_use, 'The user')
+  await refuseWhileBlocked(
+    dependents,
+    trx,
+    ref,
+    userDeletionProblems.user_in_use,
+    'The user',
+    'make another member owner of each team they alone own, and remove the rest first',
+  )
   await detachDependents(dependents, trx, ref)
   const deleted = toUser(user)
   // Read before the memberships go: the brand whose staff see the entry.

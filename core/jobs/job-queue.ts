@@ -151,6 +151,21 @@ export async function jobIsLive(db: Db, id: string): Promise<boolean> {
 }
 
 /**
+ * Why a job that is not over yet failed its last attempt (`{ code, message }`), or null when it has not failed one
+ * or is over: what a caller waiting on it can tell its own user while the job tries again.
+ */
+export async function jobTrouble(db: Db, id: string): Promise<{ code: string; message: string } | null> {
+  const row = await jobs(db)
+    .selectFrom('jobs')
+    .select(['status', 'error'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+  if (!row?.error || (row.status !== 'queued' && row.status !== 'running')) return null
+  const { code, message } = JSON.parse(row.error) as { code?: string; message?: string }
+  return { code: code ?? 'job_error', message: message ?? '' }
+}
+
+/**
  * Extends the lease of a job `owner` holds, optionally recording progress. Returns whether the owner still holds
  * it, and whether a cancel was asked for.
  */

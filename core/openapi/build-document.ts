@@ -92,6 +92,22 @@ function problemSchemas(problems: DocumentInput['problems']): JsonObject {
           type: 'string',
           description: 'With a refused state change: the state asked for.',
         },
+        blockers: {
+          type: 'array',
+          description:
+            'With a deletion refused while something depends on the record (`…_in_use`): what, and how many of each.',
+          items: {
+            type: 'object',
+            required: ['name', 'count'],
+            properties: {
+              name: {
+                type: 'string',
+                description: 'The dependent, as its plugin names it: `owned-teams`, …',
+              },
+              count: { type: 'integer', minimum: 1 },
+            },
+          },
+        },
         metric: { type: 'string', description: 'With a limit reached: the limited metric.' },
         limit: { type: 'integer', description: 'With a limit reached: the customer’s limit.' },
         used: { type: 'integer', description: 'With a limit reached: what the customer holds.' },

@@ -74,7 +74,8 @@ export async function blockersOf<Parent>(
 
 /**
  * Refuses the deletion of `parent` with `problem` (409, the owner's code) while any dependent blocks it: the detail
- * names what and how many, `blockers` in the problem's extensions. Call it in the transaction that deletes.
+ * names what and how many, and what to do (`remedy`; by default removing them), `blockers` in the problem's
+ * extensions. Call it in the transaction that deletes.
  * @example await refuseWhileBlocked(context.extensionPoint(nodeDependents), trx, node, nodesProblems.node_in_use, 'The node')
  */
 export async function refuseWhileBlocked<Parent>(
@@ -83,12 +84,13 @@ export async function refuseWhileBlocked<Parent>(
   parent: Parent,
   problem: ProblemRef,
   what: string,
+  remedy = 'remove them first',
 ): Promise<void> {
   const blockers = await blockersOf(registry, db, parent)
   if (blockers.length === 0) return
   const named = blockers.map(({ name, count }) => `${name} (${count})`).join(', ')
   throw new Problem(problem, {
-    detail: `${what} is still in use by ${named}: remove them first.`,
+    detail: `${what} is still in use by ${named}: ${remedy}.`,
     extensions: { blockers },
   })
 }

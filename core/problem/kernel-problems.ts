@@ -145,8 +145,9 @@ export const kernelProblems = defineProblems({
   },
   staff_only: {
     status: 403,
-    detail: 'This operation is for platform or brand staff; a customer-limited token cannot use it.',
-    description: 'Staff areas refuse tokens limited to one customer, whatever their creator may do.',
+    detail: 'This operation is for platform or brand staff.',
+    description:
+      'Staff areas refuse members of customers’ teams, and tokens limited to one customer whatever their creator may do.',
   },
   internal_error: {
     status: 500,

@@ -178,6 +178,8 @@ export interface SiteDatabase {
   readonly ready: boolean
   /** `failed` when either gave up (its job's `error` says why). */
   readonly failed: boolean
+  /** Why the last attempt to make either failed while its job tries again; null when none has failed. */
+  readonly trouble: { readonly code: string; readonly message: string } | null
 }
 
 /**

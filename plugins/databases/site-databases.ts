@@ -1,7 +1,7 @@
 // The databases plugin's service for site types that install applications (WordPress): a site's own database and
 // readwrite login, made through the same rows, jobs, audit entries and events as the API's, by the installation.
 
-import { newId, nowIso, type PluginContext, Problem, type Trx } from '../../core/index.ts'
+import { jobTrouble, newId, nowIso, type PluginContext, Problem, type Trx } from '../../core/index.ts'
 import type { EngineName, SiteDatabase, SiteDatabases } from './contract.ts'
 import {
   changeUser,
@@ -25,6 +25,7 @@ import {
   insertUser,
   newDatabaseRow,
   setGrantRows,
+  updateDatabase,
   usernameTaken,
 } from './repository.ts'
 
@@ -49,7 +50,35 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
       ready:
         database.status === 'active' && user.status === 'active' && user.applied_revision === user.revision,
       failed: database.status === 'failed' || user.status === 'failed',
+      trouble:
+        (database.job_id ? await jobTrouble(trx, database.job_id) : null) ??
+        (user.job_id ? await jobTrouble(trx, user.job_id) : null),
     }
+  }
+
+  /**
+   * A site's database or login whose making gave up (its server was down) is made again when the site's provisioning
+   * is tried again, so a retried site repairs them rather than failing on them for good.
+   */
+  async function repaired<Row extends DatabasesTable | DatabaseUsersTable>(trx: Trx, row: Row): Promise<Row> {
+    if (row.status !== 'failed') return row
+    const isLogin = 'username' in row
+    const changed = isLogin
+      ? await startUserSync(trx, writers.enqueueJob, row as DatabaseUsersTable, { status: 'provisioning' })
+      : await startDatabaseSync(
+          trx,
+          writers.enqueueJob,
+          await updateDatabase(trx, row.id, { status: 'provisioning' }),
+        )
+    await writers.audit(trx, {
+      action: isLogin ? 'database_user.retry' : 'database.retry',
+      subject: { type: isLogin ? 'database_user' : 'database', id: row.id },
+      customerId: row.customer_id,
+      details: { reason: 'the site’s provisioning is tried again', siteId: row.site_id },
+    })
+    if (isLogin) await emitUser(trx, writers, changed as DatabaseUsersTable, 'database_user.updated')
+    else await emitDatabase(trx, writers, changed as DatabasesTable, 'database.updated')
+    return changed as Row
   }
 
   return {
@@ -64,7 +93,8 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
           .where('server_id', '=', existing.server_id)
           .where('username', '=', name)
           .executeTakeFirst()
-        if (user && user.status !== 'deleting') return describe(trx, existing, user)
+        if (user && user.status !== 'deleting')
+          return describe(trx, await repaired(trx, existing), await repaired(trx, user))
       }
       const server = existing
         ? await findServerRow(trx, existing.server_id)

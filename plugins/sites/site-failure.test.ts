@@ -5,6 +5,7 @@
 // refusal); the WordPress case uses the machine's MariaDB as a staff server.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import mysql from 'mysql2/promise'
 import {
   createTestPanel,
   expectProblem,
@@ -292,4 +293,59 @@ describe('a site between attempts, and a WordPress site with no database server'
     await gone(h, site.id)
     expect(performance.now() - asked).toBeLessThan(5_000)
   })
+})
+
+describe('a WordPress site whose database could not be made', () => {
+  let h: Harness
+  const login = `plinth_repair_${crypto.randomUUID().slice(0, 8)}`
+  // The machine's MariaDB as its administrator (.ci/run starts it).
+  const admin = mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
+  beforeAll(async () => {
+    h = await panelWithAgent({ retryBaseMs: 50, start: true })
+    await h.agent.poll(wordpressNode)
+    // A staff server reached through a login of its own, which the test locks and unlocks: the server "down".
+    await (await admin).query(`CREATE USER '${login}'@'127.0.0.1' IDENTIFIED BY 'repair-secret-1'`)
+    await (await admin).query(`GRANT ALL PRIVILEGES ON *.* TO '${login}'@'127.0.0.1' WITH GRANT OPTION`)
+  })
+  afterAll(async () => {
+    await h.tp.panel.close()
+    await (await admin).query(`DROP USER IF EXISTS '${login}'@'127.0.0.1'`)
+    await (await admin).end()
+  })
+
+  test('says why while its server refuses, fails, and a retry once the server is back repairs the database and its login', async () => {
+    const server = await h.call('POST', '/database-servers', {
+      name: 'repair-mariadb',
+      engine: 'mariadb',
+      host: '127.0.0.1',
+      port: 3306,
+      username: login,
+      password: 'repair-secret-1',
+    })
+    expect(server.status).toBe(201)
+    const serverId = ((await server.json()) as DatabaseServer).id
+    await (await admin).query(`ALTER USER '${login}'@'127.0.0.1' ACCOUNT LOCK`)
+
+    const site = await newSite(h)
+    // While it tries again, the site says what its server answered.
+    const waiting = await siteWhen(h, site.id, (read) => read.error !== null, 20_000)
+    expect(waiting.error).toMatchObject({ code: 'database_not_ready', jobId: site.jobId })
+    expect(waiting.error?.message).toContain('account is locked')
+    const failed = await siteWhen(h, site.id, (read) => read.status === 'failed', 20_000)
+    expect(['database_not_ready', 'database_failed']).toContain(failed.error?.code ?? '')
+
+    // The server back: the retry makes the database and the login whose making had given up.
+    await (await admin).query(`ALTER USER '${login}'@'127.0.0.1' ACCOUNT UNLOCK`)
+    expect((await h.call('POST', `/sites/${site.id}/retry`)).status).toBe(202)
+    const command = await h.agent.command(site.id, 'provision')
+    expect(command.payload).toMatchObject({ app: { kind: 'wordpress' } })
+    await h.agent.answer(command)
+    await siteWhen(h, site.id, (read) => read.status === 'active')
+    const databases = (await (await h.call('GET', `/databases?siteId=${site.id}`)).json()) as {
+      items: { name: string; serverId: string; status: string }[]
+    }
+    expect(databases.items).toEqual([expect.objectContaining({ serverId, status: 'active' })])
+    const [rows] = await (await admin).query('SHOW DATABASES LIKE ?', [databases.items[0]?.name])
+    expect(rows).toHaveLength(1)
+  }, 40_000)
 })

@@ -163,6 +163,12 @@ function wordpressSiteType(context: PluginContext): SiteType {
         )
       if (state.ready)
         return { host: state.host, port: state.port, name: state.name, user: state.username, password }
+      // Its server refused an attempt: this attempt ends saying why (on the site), and the next looks again.
+      if (state.trouble)
+        throw new JobAttemptFailure(
+          `The site’s database ${state.name} cannot be made yet: ${state.trouble.message} (${state.trouble.code})`,
+          'database_not_ready',
+        )
       if (Date.now() > deadline)
         throw new JobAttemptFailure(
           `The site’s database ${state.name} was not ready within two minutes`,
@@ -222,10 +228,17 @@ function wordpressSiteType(context: PluginContext): SiteType {
       // The node's own server being made (its first start takes seconds) will take the site's database.
       const starting =
         (capabilities.services.database as { starting?: boolean } | undefined)?.starting === true
-      if (!starting && !(await databases().canPlace(db, 'mariadb', node.id)))
+      if (!starting && !(await databases().canPlace(db, 'mariadb', node.id))) {
+        // Said as it is: a node without its own server lacks a program; one whose server runs has no room on it.
+        const own = capabilities.missing.filter((lack) => lack.for === 'a database server of the node’s own')
+        const running =
+          (capabilities.services.database as { running?: boolean } | undefined)?.running === true
         lacks.push(
-          'a MariaDB server (mariadb-server on the node, or one staff add with POST /database-servers)',
+          !running || own.length > 0
+            ? `a MariaDB server (${own.map((lack) => lack.what).join(', ') || 'mariadb-server'} on the node, or one staff add with POST /database-servers)`
+            : 'room for a database: the node’s own MariaDB server is disabled or full (staff enable it or raise its capacity with PATCH /database-servers/{id}, or add one with POST /database-servers)',
         )
+      }
       return lacks
     },
     async app(job, site) {

@@ -36,8 +36,7 @@ export const userProblems = defineProblems({
   },
   user_outside_brand: {
     status: 403,
-    detail:
-      'This user is also on teams of another brand’s customers; only platform staff may disable or enable them.',
+    detail: 'This user is also on teams of another brand’s customers; only platform staff may change them.',
     description:
       'Brand staff disable and enable only users wholly of their brand: its staff, and members of its customers only. For a user who is also on another brand’s teams, remove them from your customers’ teams instead (that takes effect at once, for their tokens too).',
   },
@@ -255,7 +254,11 @@ export function userRoutes(context: KernelRouteContext): RouteDefinition[] {
       async handler({ params, caller, audit }) {
         await store.transaction(async (trx) => {
           const { user, whole } = await userInView(trx, caller, params.id)
-          if (!whole && user.id !== caller.user.id) throw new Problem(userProblems.user_outside_brand)
+          if (!whole && user.id !== caller.user.id)
+            throw new Problem(userProblems.user_outside_brand, {
+              detail:
+                'This user is also on teams of another brand’s customers; only platform staff may delete them.',
+            })
           await deleteUserIn(trx, user, caller.user.id, context.userDependents, audit)
         })
         return Reply.noContent()

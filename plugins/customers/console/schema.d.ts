@@ -115,7 +115,7 @@ export interface components {
        * - `cross_origin_request` (403, kernel): Neither `Sec-Fetch-Site: same-origin` nor a matching `Origin` header was sent with a cookie-authenticated change.
        * - `insufficient_scope` (403, kernel): The caller’s effective scopes do not include the one named in `scope`.
        * - `wildcard_token_required` (403, kernel): Creating and revoking API tokens is open to a session or to a token that carries `*`; narrower tokens cannot.
-       * - `staff_only` (403, kernel): Staff areas refuse tokens limited to one customer, whatever their creator may do.
+       * - `staff_only` (403, kernel): Staff areas refuse members of customers’ teams, and tokens limited to one customer whatever their creator may do.
        * - `internal_error` (500, kernel): An unexpected failure. Nothing internal is disclosed; `requestId` matches the server log.
        * - `precondition_failed` (412, kernel): A `PATCH`, `PUT` or `DELETE` carried `If-Match` with ETags none of which is the resource’s current one (someone changed it meanwhile). Read it again (`GET` answers the current `ETag`), then retry. Nothing was changed.
        * - `customer_suspended` (422, kernel): The customer has no live subscription, and one is suspended or cancelled with its removal pending (docs/billing.md), so creating what its limits count is refused until billing restores one or the removal has run.
@@ -321,6 +321,12 @@ export interface components {
       currentStatus?: string;
       /** @description With a refused state change: the state asked for. */
       requestedStatus?: string;
+      /** @description With a deletion refused while something depends on the record (`…_in_use`): what, and how many of each. */
+      blockers?: {
+          /** @description The dependent, as its plugin names it: `owned-teams`, … */
+          name: string;
+          count: number;
+        }[];
       /** @description With a limit reached: the limited metric. */
       metric?: string;
       /** @description With a limit reached: the customer’s limit. */

@@ -5,6 +5,7 @@
 import '@xterm/xterm/css/xterm.css'
 import { lazy, Suspense } from 'react'
 import { defineConsolePages, Loading } from '../../console/kit.ts'
+import { siteIsOnNode } from '../../sites/console/contract.ts'
 import './shell.css'
 
 const TerminalPage = lazy(() =>
@@ -15,7 +16,7 @@ export default defineConsolePages({
   routes: [
     {
       path: '/sites/:id/terminal',
-      tab: { of: '/sites/:id', label: 'Terminal', order: 20, scope: 'site:shell' },
+      tab: { of: '/sites/:id', label: 'Terminal', order: 20, scope: 'site:shell', shownFor: siteIsOnNode },
       render: ({ id = '' }) => (
         <Suspense fallback={<Loading label="Loading the terminal…" />}>
           <TerminalPage siteId={id} />

@@ -9,7 +9,7 @@ import { SiteEditForm } from './site-edit-form.tsx'
 import { SiteFacts } from './site-facts.tsx'
 import { SiteFailure } from './site-failure.tsx'
 import { SiteFrame } from './site-frame.tsx'
-import { isBusy } from './site-statuses.ts'
+import { isBusy, siteIsOnNode } from './site-statuses.ts'
 import { SiteSuspension } from './site-suspension.tsx'
 import { useSite } from './use-site.ts'
 
@@ -44,7 +44,7 @@ export function SitePage({ id }: { id: string }) {
               <SiteEditForm site={current} />
             </Section>
           ) : null}
-          {session.staff && session.can('site:suspend') && !deleting ? (
+          {session.staff && session.can('site:suspend') && !deleting && siteIsOnNode(current) ? (
             <Section title="Suspension">
               <SiteSuspension site={current} />
             </Section>

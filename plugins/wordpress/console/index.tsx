@@ -2,6 +2,7 @@
 // shown for WordPress sites). Its operations run code in the site, so the tab asks what the API asks: `site:shell`.
 
 import { defineConsolePages } from '../../console/kit.ts'
+import { siteIsOnNode } from '../../sites/console/contract.ts'
 import { SiteWordPressPage } from './site-wordpress-page.tsx'
 
 export default defineConsolePages({
@@ -13,7 +14,7 @@ export default defineConsolePages({
         label: 'WordPress',
         order: 50,
         scope: 'site:shell',
-        shownFor: (site) => site.type === 'wordpress',
+        shownFor: (site) => site.type === 'wordpress' && siteIsOnNode(site),
       },
       render: ({ id = '' }) => <SiteWordPressPage key={id} id={id} />,
     },
