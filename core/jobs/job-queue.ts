@@ -151,8 +151,8 @@ export async function jobIsLive(db: Db, id: string): Promise<boolean> {
 }
 
 /**
- * Why a job that is not over yet failed its last attempt (`{ code, message }`), or null when it has not failed one
- * or is over: what a caller waiting on it can tell its own user while the job tries again.
+ * Why a job's last attempt failed (`{ code, message }`), while it tries again or once it gave up; null when it has
+ * not failed one, succeeded or was cancelled: what a caller waiting on it can tell its own user.
  */
 export async function jobTrouble(db: Db, id: string): Promise<{ code: string; message: string } | null> {
   const row = await jobs(db)
@@ -160,7 +160,7 @@ export async function jobTrouble(db: Db, id: string): Promise<{ code: string; me
     .select(['status', 'error'])
     .where('id', '=', id)
     .executeTakeFirst()
-  if (!row?.error || (row.status !== 'queued' && row.status !== 'running')) return null
+  if (!row?.error || row.status === 'succeeded' || row.status === 'cancelled') return null
   const { code, message } = JSON.parse(row.error) as { code?: string; message?: string }
   return { code: code ?? 'job_error', message: message ?? '' }
 }

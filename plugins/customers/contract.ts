@@ -9,6 +9,8 @@ import {
   JobAttemptFailure,
   type JobRequest,
   type JobRun,
+  jobIsLive,
+  jobTrouble,
   Problem,
   type Static,
   TeamRoleSchema,
@@ -222,27 +224,49 @@ export const customerSuspensions = defineService<CustomerSuspensions>({
 })
 
 /**
- * Waits, inside a customer's deletion job, until `remaining` (read afresh each time) answers 0: for a dependent
- * whose records go through jobs of their own (a site's deletion). Stops at `run.signal`; after `timeoutMs`
- * (default 5 minutes; read every `pollMs`, default 25) it ends the attempt with `customer_resources_remain`, and the deletion job tries again later
- * (its dependents start again what was lost meanwhile).
- * @example await untilRemoved(run, 'sites', () => countSitesOf(context.db, customer.id))
+ * Waits, inside a customer's deletion job, until `remaining` (read afresh each time: the job of each record still
+ * there, null for one without) answers none: for a dependent whose records go through jobs of their own (a site's
+ * deletion). While it waits, the job's step says why their jobs are slow (a server away); once none of them is live
+ * (they gave up), or after `timeoutMs` (default 5 minutes; read every `pollMs`, default 25), it ends the attempt with
+ * `customer_resources_remain`, and the deletion job tries again later (its dependents start again what was lost).
+ * Stops at `run.signal`.
+ * @example await untilRemoved(run, 'sites', async () => (await sitesOf(context.db, customer.id)).map((row) => row.job_id))
  */
 export async function untilRemoved(
   run: JobRun,
   what: string,
-  remaining: () => Promise<number>,
+  remaining: () => Promise<readonly (string | null)[]>,
   options: { readonly timeoutMs?: number; readonly pollMs?: number } = {},
 ): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 300_000)
+  let nextLook = Date.now() + 1_000
   for (;;) {
-    const left = await remaining()
-    if (left === 0) return
+    const jobs = await remaining()
+    if (jobs.length === 0) return
     if (Date.now() > deadline)
       throw new JobAttemptFailure(
-        `${left} ${what} of the customer are still being removed`,
+        `${jobs.length} ${what} of the customer are still being removed`,
         'customer_resources_remain',
       )
+    if (Date.now() >= nextLook) {
+      nextLook = Date.now() + 1_000
+      const looks = await run.transaction((trx) =>
+        Promise.all(
+          jobs.map(async (id) =>
+            id === null
+              ? { live: false, trouble: null }
+              : { live: await jobIsLive(trx, id), trouble: await jobTrouble(trx, id) },
+          ),
+        ),
+      )
+      const trouble = looks.find((look) => look.trouble)?.trouble
+      if (looks.every((look) => !look.live))
+        throw new JobAttemptFailure(
+          `${jobs.length} ${what} of the customer could not be removed yet${trouble ? `: ${trouble.message}` : ''}; trying again`,
+          'customer_resources_remain',
+        )
+      if (trouble) await run.progress(5, `Waiting for ${jobs.length} ${what}: ${trouble.message}`)
+    }
     run.signal.throwIfAborted()
     await Bun.sleep(options.pollMs ?? 25)
   }

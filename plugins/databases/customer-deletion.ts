@@ -39,7 +39,7 @@ export function databaseCustomerDependent(context: PluginContext): Dependent<Cus
       await untilRemoved(run, 'databases and database users', async () => {
         const databases = await databasesOfCustomer(context.db, customer.id, all)
         const users = await usersOfCustomer(context.db, customer.id, all)
-        return databases.length + users.length
+        return [...databases, ...users].map((row) => row.job_id)
       })
     },
   }

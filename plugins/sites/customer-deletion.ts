@@ -37,8 +37,8 @@ export function siteCustomerDependent(context: PluginContext): Dependent<Custome
         }
       })
       await untilRemoved(run, 'sites', async () => {
-        const rows = await sitesOf(context.db, customer.id).select('id').execute()
-        return rows.length
+        const rows = await sitesOf(context.db, customer.id).select('job_id').execute()
+        return rows.map((row) => row.job_id)
       })
     },
   }

@@ -301,7 +301,8 @@ describe('a WordPress site whose database could not be made', () => {
   // The machine's MariaDB as its administrator (.ci/run starts it).
   const admin = mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
   beforeAll(async () => {
-    h = await panelWithAgent({ retryBaseMs: 50, start: true })
+    // Attempts 0.4 s apart: the site sees its database’s first refusal before the database’s job gives up.
+    h = await panelWithAgent({ retryBaseMs: 400, start: true })
     await h.agent.poll(wordpressNode)
     // A staff server reached through a login of its own, which the test locks and unlocks: the server "down".
     await (await admin).query(`CREATE USER '${login}'@'127.0.0.1' IDENTIFIED BY 'repair-secret-1'`)
