@@ -43,6 +43,7 @@ export {
 } from './app/components/customer-field.tsx'
 export { CustomerName, customerColumn, useCustomerNames } from './app/components/customer-name.tsx'
 export { useCustomer } from './app/components/customers.ts'
+export { DeleteByJob } from './app/components/delete-by-job.tsx'
 export { DeleteResource } from './app/components/delete-resource.tsx'
 export {
   changedFields,
