@@ -221,8 +221,11 @@ describe('jobs', () => {
     const id = await start('wait')
     await until(id, (body) => body.status === 'running')
     expect(await jobIsLive(db, id)).toBe(true)
-    release()
-    await until(id, finished)
+    // Released until it ends: `running` shows before the job reaches its wait, which a single release could miss.
+    await until(id, (body) => {
+      release()
+      return finished(body)
+    })
     expect(await jobIsLive(db, id)).toBe(false)
     await until(later, finished)
     expect(await jobIsLive(db, later)).toBe(false)
