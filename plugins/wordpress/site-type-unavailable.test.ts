@@ -94,4 +94,24 @@ describe('a WordPress site no node can serve', () => {
     expect(created.status).toBe(201)
     expect(((await created.json()) as { nodeId: string }).nodeId).toBe(node.id)
   })
+
+  test('is refused, saying so, while the node’s own server runs but staff disabled it', async () => {
+    const servers = (await (
+      await tp.request('GET', '/api/v1/database-servers', { token: staff })
+    ).json()) as {
+      items: { id: string; nodeId: string | null }[]
+    }
+    const own = servers.items.find((server) => server.nodeId === node.id)
+    expect(own).toBeDefined()
+    const path = `/api/v1/database-servers/${own?.id}`
+    const disabled = await tp.request('PATCH', path, { token: staff, body: { status: 'disabled' } })
+    expect(disabled.status).toBe(200)
+    const refused = await createSite('shop.example.test')
+    const body = JSON.stringify(await refused.clone().json())
+    await expectFieldProblem(refused, 422, 'site_type_unavailable', 'body.type')
+    // Not "install mariadb-server": it is installed and running.
+    expect(body).toContain('the node’s own MariaDB server is disabled or full')
+    expect(body).not.toContain('mariadb-server on the node')
+    await tp.request('PATCH', path, { token: staff, body: { status: 'active' } })
+  })
 })

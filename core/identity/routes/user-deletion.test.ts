@@ -77,6 +77,8 @@ describe('deleting a user', () => {
     await tenancy.members.add(tp.panel.store.db, customerB, owner.id, 'owner')
     const body = await expectProblem(await remove(owner.id), 409, 'user_in_use')
     expect(body.blockers).toEqual([{ name: 'owned-teams', count: 1 }])
+    // The detail says what to do: another owner, not "remove them".
+    expect(body.detail).toContain('make another member owner')
     expect(await status(`/api/v1/users/${owner.id}`)).toBe(200)
     expect(await teamOf(customerB)).toContain(owner.id)
     await tenancy.members.add(tp.panel.store.db, customerB, coOwner.id, 'owner')
@@ -139,7 +141,8 @@ describe('deleting a user', () => {
     const shared = await newUser()
     await tenancy.members.add(tp.panel.store.db, customerA, shared.id, 'developer')
     await tenancy.members.add(tp.panel.store.db, customerB, shared.id, 'developer')
-    await expectProblem(await remove(shared.id, brandToken), 403, 'user_outside_brand')
+    const outside = await expectProblem(await remove(shared.id, brandToken), 403, 'user_outside_brand')
+    expect(outside.detail).toContain('only platform staff may delete them')
     const reader = await tp.token({ scopes: ['user:read'] })
     await expectProblem(await remove(colleague.id, reader), 403, 'insufficient_scope')
     await expectProblem(await remove('usr_01J0000000000000000000000Z'), 404, 'not_found')

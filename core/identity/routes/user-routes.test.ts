@@ -150,7 +150,13 @@ describe('creating users', () => {
 describe('the users area is for staff', () => {
   test('a member is refused with 403 staff_only', async () => {
     const token = await tp.token({ user: memberA })
-    await expectProblem(await tp.request('GET', '/api/v1/users', { token }), 403, 'staff_only')
+    const refused = await expectProblem(
+      await tp.request('GET', '/api/v1/users', { token }),
+      403,
+      'staff_only',
+    )
+    // Said as it is: a member, not a customer-limited token.
+    expect(refused.detail).toContain('a member of a customer’s team cannot use it')
     await expectProblem(await tp.request('GET', `/api/v1/users/${memberA.id}`, { token }), 403, 'staff_only')
     await expectProblem(await postUser(token, { email: 'friend@example.test' }), 403, 'staff_only')
   })
@@ -158,7 +164,12 @@ describe('the users area is for staff', () => {
   test('a staff token limited to one customer is refused with 403 staff_only', async () => {
     for (const user of [staff, brandStaffA]) {
       const token = await tp.token({ user, customerId: customerA })
-      await expectProblem(await tp.request('GET', '/api/v1/users', { token }), 403, 'staff_only')
+      const refused = await expectProblem(
+        await tp.request('GET', '/api/v1/users', { token }),
+        403,
+        'staff_only',
+      )
+      expect(refused.detail).toContain('a customer-limited token cannot use it')
       await expectProblem(await postUser(token, { email: 'friend@example.test' }), 403, 'staff_only')
     }
   })
