@@ -23,7 +23,7 @@ export {
   type JobRun,
   jobOutputLimits,
 } from './jobs/job-definition.ts'
-export { jobIsLive, jobTrouble } from './jobs/job-queue.ts'
+export { type JobStanding, jobIsLive, jobStanding, jobTrouble } from './jobs/job-queue.ts'
 export { prefersHtml } from './openapi/docs-page.ts'
 export { keyedList } from './pagination/keyed-list.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'

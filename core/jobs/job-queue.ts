@@ -150,19 +150,32 @@ export async function jobIsLive(db: Db, id: string): Promise<boolean> {
   return row?.status === 'queued' || row?.status === 'running'
 }
 
-/**
- * Why a job's last attempt failed (`{ code, message }`), while it tries again or once it gave up; null when it has
- * not failed one, succeeded or was cancelled: what a caller waiting on it can tell its own user.
- */
-export async function jobTrouble(db: Db, id: string): Promise<{ code: string; message: string } | null> {
+/** A job as one waiting on it sees it: whether it is still to run or running, and why its last attempt failed. */
+export interface JobStanding {
+  readonly live: boolean
+  /** `{ code, message }` of its last failed attempt, while it tries again or once it gave up; else null. */
+  readonly trouble: { readonly code: string; readonly message: string } | null
+}
+
+/** How job `id` stands, in one read (an unknown job: not live, no trouble). */
+export async function jobStanding(db: Db, id: string): Promise<JobStanding> {
   const row = await jobs(db)
     .selectFrom('jobs')
     .select(['status', 'error'])
     .where('id', '=', id)
     .executeTakeFirst()
-  if (!row?.error || row.status === 'succeeded' || row.status === 'cancelled') return null
+  const live = row?.status === 'queued' || row?.status === 'running'
+  if (!row?.error || row.status === 'succeeded' || row.status === 'cancelled') return { live, trouble: null }
   const { code, message } = JSON.parse(row.error) as { code?: string; message?: string }
-  return { code: code ?? 'job_error', message: message ?? '' }
+  return { live, trouble: { code: code ?? 'job_error', message: message ?? '' } }
+}
+
+/**
+ * Why a job's last attempt failed (`{ code, message }`), while it tries again or once it gave up; null when it has
+ * not failed one, succeeded or was cancelled: what a caller waiting on it can tell its own user.
+ */
+export async function jobTrouble(db: Db, id: string): Promise<JobStanding['trouble']> {
+  return (await jobStanding(db, id)).trouble
 }
 
 /**

@@ -9,8 +9,7 @@ import {
   JobAttemptFailure,
   type JobRequest,
   type JobRun,
-  jobIsLive,
-  jobTrouble,
+  jobStanding,
   Problem,
   type Static,
   TeamRoleSchema,
@@ -251,13 +250,7 @@ export async function untilRemoved(
     if (Date.now() >= nextLook) {
       nextLook = Date.now() + 1_000
       const looks = await run.transaction((trx) =>
-        Promise.all(
-          jobs.map(async (id) =>
-            id === null
-              ? { live: false, trouble: null }
-              : { live: await jobIsLive(trx, id), trouble: await jobTrouble(trx, id) },
-          ),
-        ),
+        Promise.all(jobs.map((id) => (id === null ? { live: false, trouble: null } : jobStanding(trx, id)))),
       )
       const trouble = looks.find((look) => look.trouble)?.trouble
       if (looks.every((look) => !look.live))

@@ -56,29 +56,40 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
     }
   }
 
-  /**
-   * A site's database or login whose making gave up (its server was down) is made again when the site's provisioning
-   * is tried again, so a retried site repairs them rather than failing on them for good.
-   */
-  async function repaired<Row extends DatabasesTable | DatabaseUsersTable>(trx: Trx, row: Row): Promise<Row> {
-    if (row.status !== 'failed') return row
-    const isLogin = 'username' in row
-    const changed = isLogin
-      ? await startUserSync(trx, writers.enqueueJob, row as DatabaseUsersTable, { status: 'provisioning' })
-      : await startDatabaseSync(
-          trx,
-          writers.enqueueJob,
-          await updateDatabase(trx, row.id, { status: 'provisioning' }),
-        )
+  /** The audit entry of a site's database or login made again (see {@link repairedDatabase}). */
+  async function auditRetry(
+    trx: Trx,
+    noun: 'database' | 'database_user',
+    row: DatabasesTable | DatabaseUsersTable,
+  ) {
     await writers.audit(trx, {
-      action: isLogin ? 'database_user.retry' : 'database.retry',
-      subject: { type: isLogin ? 'database_user' : 'database', id: row.id },
+      action: `${noun}.retry`,
+      subject: { type: noun, id: row.id },
       customerId: row.customer_id,
       details: { reason: 'the site’s provisioning is tried again', siteId: row.site_id },
     })
-    if (isLogin) await emitUser(trx, writers, changed as DatabaseUsersTable, 'database_user.updated')
-    else await emitDatabase(trx, writers, changed as DatabasesTable, 'database.updated')
-    return changed as Row
+  }
+
+  /**
+   * A site's database whose making gave up (its server was down) is made again when the site's provisioning is
+   * tried again, so a retried site repairs it rather than failing on it for good; likewise its login.
+   */
+  async function repairedDatabase(trx: Trx, row: DatabasesTable): Promise<DatabasesTable> {
+    if (row.status !== 'failed') return row
+    const moved = await updateDatabase(trx, row.id, { status: 'provisioning' })
+    const changed = await startDatabaseSync(trx, writers.enqueueJob, moved)
+    await auditRetry(trx, 'database', row)
+    await emitDatabase(trx, writers, changed, 'database.updated')
+    return changed
+  }
+
+  /** A site's login whose making gave up, made again (as {@link repairedDatabase}). */
+  async function repairedLogin(trx: Trx, row: DatabaseUsersTable): Promise<DatabaseUsersTable> {
+    if (row.status !== 'failed') return row
+    const changed = await startUserSync(trx, writers.enqueueJob, row, { status: 'provisioning' })
+    await auditRetry(trx, 'database_user', row)
+    await emitUser(trx, writers, changed, 'database_user.updated')
+    return changed
   }
 
   return {
@@ -94,7 +105,7 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
           .where('username', '=', name)
           .executeTakeFirst()
         if (user && user.status !== 'deleting')
-          return describe(trx, await repaired(trx, existing), await repaired(trx, user))
+          return describe(trx, await repairedDatabase(trx, existing), await repairedLogin(trx, user))
       }
       const server = existing
         ? await findServerRow(trx, existing.server_id)
