@@ -6,6 +6,7 @@
 import {
   type Db,
   defineDependents,
+  type JobRun,
   defineExtensionPoint,
   defineService,
   Problem,
@@ -13,7 +14,7 @@ import {
   type Trx,
   t,
 } from '../../core/index.ts'
-import type { SiteCall } from './node/contract.ts'
+import type { NodeInventory, SiteCall } from './node/contract.ts'
 import type { NodeModuleEntry } from './node/node.ts'
 import type { NodeCommand, NodeOperationName, NodeResult } from './node/operations.ts'
 import { nodesProblems } from './problems.ts'
@@ -25,6 +26,9 @@ export {
   type NodeCommandOptions,
   type NodeCommandResult,
   NodeFailure,
+  type InventorySite,
+  type InventoryStray,
+  type NodeInventory,
   type NodeModule,
   NodeRefusal,
   type NodeService,
@@ -36,6 +40,7 @@ export {
   type SiteCertificate,
   type SiteReport,
   type SiteSpec,
+  type ServiceInventory,
 } from './node/contract.ts'
 export type { NodeModuleEntry } from './node/node.ts'
 export {
@@ -104,6 +109,43 @@ export const NodeCapabilities = t.Object(
 )
 export type NodeCapabilities = Static<typeof NodeCapabilities>
 
+/** Something on a node the panel does not know: reported by reconciliation, never removed. */
+export const UnknownOnNode = t.Object(
+  {
+    kind: t.Union(
+      [t.Literal('site'), t.Literal('home'), t.Literal('server-block'), t.Literal('pool')],
+      {
+        description:
+          '`site`: a site the node serves that the panel does not place there (`name` is its id, `domain` its domain); `home`: a folder under the node’s `sites/` with no site record of the node’s own; `server-block`, `pool`: an nginx server block or PHP-FPM pool that belongs to no site of the node.',
+      },
+    ),
+    name: t.String({ maxLength: 300, description: 'The site id, or the file’s name without `.conf`.' }),
+    domain: t.Optional(t.String({ maxLength: 253, description: 'The domain the node serves it at (`site`).' })),
+  },
+  { $id: 'UnknownOnNode' },
+)
+export type UnknownOnNode = Static<typeof UnknownOnNode>
+
+/** What the last reconciliation of a node found (see docs/nodes.md, "Reconciliation"). */
+export const NodeInventoryState = t.Object(
+  {
+    checkedAt: t.String({ format: 'date-time', description: 'When the node last reported what it holds.' }),
+    sites: t.Integer({ minimum: 0, description: 'How many sites the node said it keeps.' }),
+    reapplied: t.Integer({
+      minimum: 0,
+      description:
+        'What that reconciliation started jobs to put back (a site missing on the node, a certificate not served, a site in the wrong state).',
+    }),
+    unknown: t.Array(UnknownOnNode, {
+      maxItems: 1000,
+      description:
+        'What the node holds that the panel does not know: reported (`node.drifted`) and left alone, never removed.',
+    }),
+  },
+  { $id: 'NodeInventoryState' },
+)
+export type NodeInventoryState = Static<typeof NodeInventoryState>
+
 /** A node (server) as the API returns it. */
 export const Node = t.Object(
   {
@@ -134,6 +176,10 @@ export const Node = t.Object(
       },
       { description: 'The node’s agent: connected or not, its version, what it can run.' },
     ),
+    inventory: t.Union([NodeInventoryState, t.Null()], {
+      description:
+        'What the node’s last reconciliation found: at every connection of its agent (the local node: at the panel’s start) and periodically, the node reports what it holds and the panel puts back what is missing. Null before the first.',
+    }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
   },
@@ -185,6 +231,44 @@ export const nodeWatchers = defineExtensionPoint<NodeWatcher>({
   owner: 'nodes',
   description: 'Plugins that keep something per node and follow what each node reports it can run.',
   keyOf: (watcher) => watcher.name,
+})
+
+/** What one reconciler made of a node's inventory. */
+export interface ReconcileOutcome {
+  /** How many jobs it started to put back what the node lacks (a site, a certificate, a state). */
+  readonly reapplied: number
+  /** What the node holds that this plugin would own but does not know (a site of no record): reported only. */
+  readonly unknown?: readonly UnknownOnNode[]
+}
+
+/** What a node reported it holds, as reconcilers are given it. */
+export interface NodeReport {
+  readonly node: Node
+  readonly inventory: NodeInventory
+  /**
+   * When the node was asked (ISO 8601): a record changed since (a site provisioned meanwhile) may not be in the
+   * inventory yet, and is left for the next reconciliation.
+   */
+  readonly askedAt: string
+}
+
+/**
+ * A plugin whose records live on nodes (sites, their certificates, SFTP accounts) and puts back what a node lacks.
+ * Called in the node's `node.reconcile` job with what the node reports it holds: it compares that with its records
+ * and starts its own jobs (idempotent node operations, in the usual job lanes) for what is missing, leaving alone
+ * what a job of its own is working on already, and never removing what it does not know.
+ */
+export interface NodeReconciler {
+  readonly name: string
+  reconcile(job: JobRun, report: NodeReport): Promise<ReconcileOutcome>
+}
+
+/** Plugins that put back what a node lacks (their reconcilers run in the order plugins were set up). */
+export const nodeReconcilers = defineExtensionPoint<NodeReconciler>({
+  id: 'nodes.reconcilers',
+  owner: 'nodes',
+  description: 'Plugins that compare what a node holds with their records and put back what it lacks.',
+  keyOf: (reconciler) => reconciler.name,
 })
 
 /** The registry of node drivers: `local` is built in; plugins that require `nodes` add others. */

@@ -5,6 +5,7 @@ import { definePlugin, JobFailure } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import {
   type LocatedSite,
+  Node,
   type NodeDirectory,
   NodeFailure,
   type NodeModuleEntry,
@@ -13,6 +14,7 @@ import {
   nodeDirectory,
   nodeDrivers,
   nodeModules,
+  nodeReconcilers,
   nodeScopes,
   nodeWatchers,
   siteLocators,
@@ -23,6 +25,7 @@ import { startLocalNode } from './local-node.ts'
 import { nodesMigrations } from './migrations.ts'
 import { nodeVersion } from './node/index.ts'
 import { nodesProblems } from './problems.ts'
+import { defaultReconcileIntervalMs, reconcileJob, reconcileSchedule } from './reconcile.ts'
 import { createAgentDriver } from './remote/agent-driver.ts'
 import { type CommandQueue, createCommandQueue } from './remote/command-queue.ts'
 import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
@@ -45,6 +48,11 @@ export interface NodesOptions {
    * own, not the panel's) on `httpPort`. Absent: the local driver lays out the sites' files only.
    */
   readonly localServing?: { readonly dataDir: string; readonly httpPort: number; readonly httpsPort: number }
+  /**
+   * How often every connected node is reconciled (asked what it holds, and what is missing put back), besides at
+   * each connection of its agent and the local node at the panel's start. Default ten minutes; 0 for never.
+   */
+  readonly reconcileIntervalMs?: number
 }
 
 /** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
@@ -60,6 +68,8 @@ export const nodesPlugin = (options: NodesOptions) => {
       })
     : null
   let queue: CommandQueue | undefined
+  // The directory's one path to nodes, made in setup; the reconcile job sends through it.
+  let sendCommand: NodeDirectory['send'] | undefined
   return definePlugin({
     name: 'nodes',
     version: '0.1.0',
@@ -78,7 +88,22 @@ export const nodesPlugin = (options: NodesOptions) => {
     migrations: nodesMigrations({ seedLocal: local }),
     // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
     usageSections: [trafficSection, diskSection],
-    extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers, nodeDependents],
+    extensionPoints: [
+      nodeDrivers,
+      siteLocators,
+      nodeModules,
+      nodeWatchers,
+      nodeDependents,
+      nodeReconcilers,
+    ],
+    events: [
+      {
+        kind: 'node.drifted',
+        description:
+          'Reconciliation found on the node something the panel does not know (a site, a server block, a pool, a home of no site): `inventory.unknown` lists it; it is left alone. Sent once per new finding.',
+        payload: Node,
+      },
+    ],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       const declared = context.extensionPoint(nodeModules)
@@ -103,6 +128,7 @@ export const nodesPlugin = (options: NodesOptions) => {
           throw error
         }
       }
+      sendCommand = send
       context.provide(nodeDirectory, {
         async find(id) {
           const row = await findNodeRow(context.db, id)
@@ -113,8 +139,16 @@ export const nodesPlugin = (options: NodesOptions) => {
         call: (node, call, signal) => send(node, nodeCommand('call', call), signal),
       })
     },
+    jobs: (context) => [
+      reconcileJob(context, (node, command, signal, run) => {
+        if (!sendCommand) throw new Error('The nodes plugin is not set up')
+        return sendCommand(node, command, signal, run)
+      }),
+    ],
     start(context) {
-      if (!localDriver) return undefined
+      const interval = options.reconcileIntervalMs ?? defaultReconcileIntervalMs
+      const stopReconciling = interval > 0 ? reconcileSchedule(context, interval) : () => {}
+      if (!localDriver) return async () => stopReconciling()
       const locators = context.extensionPoint(siteLocators)
       const locate = async (ids: readonly string[]) => {
         const found = new Map<string, LocatedSite>()
@@ -123,7 +157,11 @@ export const nodesPlugin = (options: NodesOptions) => {
             found.set(id, site)
         return found
       }
-      return startLocalNode(context, localDriver, nodeVersion, locate)
+      const stopLocal = startLocalNode(context, localDriver, nodeVersion, locate)
+      return async () => {
+        stopReconciling()
+        await stopLocal()
+      }
     },
     routes: (context) => [
       ...nodeRoutes(context, localDriver !== null),

@@ -78,6 +78,8 @@ describe('a fresh installation', () => {
         status: 'active',
         // Run in the panel's process: always connected.
         agent: expect.objectContaining({ connected: true }),
+        // Reconciled at the panel's start, in the background: not asserted here.
+        inventory: expect.anything(),
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updatedAt: items[0]?.createdAt ?? '',
       },
@@ -135,6 +137,8 @@ describe('adding a node', () => {
       status: 'active',
       // No agent has dialled in yet.
       agent: { connected: false, lastSeenAt: null, version: null, capabilities: null },
+      // Never reconciled: its agent never connected.
+      inventory: null,
       createdAt: expect.any(String),
       updatedAt: node.createdAt,
       agentToken: expect.stringMatching(/^plinth_node_[0-9A-Za-z]{46}$/),
@@ -358,6 +362,7 @@ describe('changing a node', () => {
       hostname: 'new.example',
       status: 'active',
       agent: node.agent,
+      inventory: null,
       createdAt: node.createdAt,
       updatedAt: expect.any(String),
     })

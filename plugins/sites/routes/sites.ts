@@ -22,7 +22,7 @@ import { Site, type SiteType, siteScopes, siteStatuses, siteTypes } from '../con
 import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
-import { siteJobKinds } from '../jobs.ts'
+import { noDrift, siteJobKinds } from '../jobs.ts'
 import type { SitesTable } from '../migrations.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, handlesLike, insertSite, siteCountsByNode, siteRows, toSite } from '../repository.ts'
@@ -229,6 +229,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
           error_code: null,
           error_message: null,
           error_job_id: null,
+          ...noDrift,
           created_at: now,
           updated_at: now,
         }

@@ -3,7 +3,7 @@
 // only. Each part has its file; this one says which operation is which.
 
 import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-challenges.ts'
-import { capabilitiesOf, diskOf, reportOf, trafficOf } from './node-readings.ts'
+import { capabilitiesOf, diskOf, inventoryOf, reportOf, trafficOf } from './node-readings.ts'
 import { startServices } from './node-services.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
@@ -57,6 +57,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     nodeCall: nodeCalls(services),
     startServices: (log, only = services()) => startServices(layout, only, log),
     report: (site) => reportOf(core, site),
+    inventory: () => inventoryOf(core),
     disk: () => diskOf(core),
     traffic: () => trafficOf(core),
   }
