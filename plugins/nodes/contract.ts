@@ -6,9 +6,9 @@
 import {
   type Db,
   defineDependents,
-  type JobRun,
   defineExtensionPoint,
   defineService,
+  type JobRun,
   Problem,
   type Static,
   type Trx,
@@ -23,24 +23,24 @@ export {
   type AcmeChallenge,
   type ApplicationSite,
   defineNodeModule,
+  type InventorySite,
+  type InventoryStray,
   type NodeCommandOptions,
   type NodeCommandResult,
   NodeFailure,
-  type InventorySite,
-  type InventoryStray,
   type NodeInventory,
   type NodeModule,
   NodeRefusal,
   type NodeService,
   type NodeServiceHost,
   type NodeSite,
+  type ServiceInventory,
   type SiteApplication,
   type SiteAppSpec,
   type SiteCall,
   type SiteCertificate,
   type SiteReport,
   type SiteSpec,
-  type ServiceInventory,
 } from './node/contract.ts'
 export type { NodeModuleEntry } from './node/node.ts'
 export {
@@ -112,15 +112,14 @@ export type NodeCapabilities = Static<typeof NodeCapabilities>
 /** Something on a node the panel does not know: reported by reconciliation, never removed. */
 export const UnknownOnNode = t.Object(
   {
-    kind: t.Union(
-      [t.Literal('site'), t.Literal('home'), t.Literal('server-block'), t.Literal('pool')],
-      {
-        description:
-          '`site`: a site the node serves that the panel does not place there (`name` is its id, `domain` its domain); `home`: a folder under the node’s `sites/` with no site record of the node’s own; `server-block`, `pool`: an nginx server block or PHP-FPM pool that belongs to no site of the node.',
-      },
-    ),
+    kind: t.Union([t.Literal('site'), t.Literal('home'), t.Literal('server-block'), t.Literal('pool')], {
+      description:
+        '`site`: a site the node serves that the panel does not place there (`name` is its id, `domain` its domain); `home`: a folder under the node’s `sites/` with no site record of the node’s own; `server-block`, `pool`: an nginx server block or PHP-FPM pool that belongs to no site of the node.',
+    }),
     name: t.String({ maxLength: 300, description: 'The site id, or the file’s name without `.conf`.' }),
-    domain: t.Optional(t.String({ maxLength: 253, description: 'The domain the node serves it at (`site`).' })),
+    domain: t.Optional(
+      t.String({ maxLength: 253, description: 'The domain the node serves it at (`site`).' }),
+    ),
   },
   { $id: 'UnknownOnNode' },
 )

@@ -88,14 +88,7 @@ export const nodesPlugin = (options: NodesOptions) => {
     migrations: nodesMigrations({ seedLocal: local }),
     // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
     usageSections: [trafficSection, diskSection],
-    extensionPoints: [
-      nodeDrivers,
-      siteLocators,
-      nodeModules,
-      nodeWatchers,
-      nodeDependents,
-      nodeReconcilers,
-    ],
+    extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers, nodeDependents, nodeReconcilers],
     events: [
       {
         kind: 'node.drifted',

@@ -68,7 +68,9 @@ export function reconcileSchedule(context: PluginContext, intervalMs: number): (
       for (const row of nodes) {
         if (!toNode(row).agent.connected) continue
         // Not before the interval passed since the last one (another instance may have started it).
-        const last = row.inventory ? Date.parse((JSON.parse(row.inventory) as NodeInventoryState).checkedAt) : 0
+        const last = row.inventory
+          ? Date.parse((JSON.parse(row.inventory) as NodeInventoryState).checkedAt)
+          : 0
         if (Date.now() - last < intervalMs * 0.9) continue
         await context.transaction((trx) => startReconcile(trx, context, row.id))
       }

@@ -29,7 +29,12 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
         if (row.updated_at > askedAt) continue
         const started = await job.transaction(async (trx) => {
           const now = await findSiteRow(trx, row.id)
-          if (!now || now.status !== row.status || now.node_id !== node.id || now.updated_at !== row.updated_at)
+          if (
+            !now ||
+            now.status !== row.status ||
+            now.node_id !== node.id ||
+            now.updated_at !== row.updated_at
+          )
             return false
           // Its own job works on it (a provisioning, a suspension): that job makes the node match.
           if (now.job_id && (await jobIsLive(trx, now.job_id))) return false
@@ -66,7 +71,8 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
 }
 
 /** The job that puts a site in its recorded state (`suspended` or `active`) on its node. */
-const stateJob = (row: SitesTable) => (row.status === 'suspended' ? siteJobKinds.suspend : siteJobKinds.unsuspend)
+const stateJob = (row: SitesTable) =>
+  row.status === 'suspended' ? siteJobKinds.suspend : siteJobKinds.unsuspend
 
 /** The drift of a site its node lacks, or nothing for one it holds in the other state (simply put right). */
 function missingDrift(onNode: InventorySite | undefined, nodeName: string, jobId: string) {
