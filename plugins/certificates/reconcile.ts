@@ -62,7 +62,7 @@ export async function siteRestored(context: PluginContext, trx: Trx, event: Outb
   const drift = event.data.drift as { code?: string; detectedAt?: string } | null | undefined
   if (drift?.code !== 'content_lost' || !drift.detectedAt) return
   const row = await findAttachment(trx, String(event.data.id))
-  if (!row || row.status !== 'installed' || row.updated_at > drift.detectedAt) return
+  if (row?.status !== 'installed' || row.updated_at > drift.detectedAt) return
   const moved = await moveAttachment(trx, context, row, {
     siteId: row.site_id,
     customerId: row.customer_id,
