@@ -235,7 +235,7 @@ function wordpressSiteType(context: PluginContext): SiteType {
           (capabilities.services.database as { running?: boolean } | undefined)?.running === true
         lacks.push(
           !running || own.length > 0
-            ? `a MariaDB server (${own.map((lack) => lack.what).join(', ') || 'mariadb-server'} on the node, or one staff add with POST /database-servers)`
+            ? `a MariaDB server its sites reach (${own.map((lack) => lack.what).join(', ') || 'mariadb-server'} on the node, or one staff add with POST /database-servers at an address the node reaches: one at 127.0.0.1 serves only the panel’s own machine)`
             : 'room for a database: the node’s own MariaDB server is disabled or full (staff enable it or raise its capacity with PATCH /database-servers/{id}, or add one with POST /database-servers)',
         )
       }

@@ -13,6 +13,7 @@ import {
   t,
 } from '../../../core/index.ts'
 import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
+import { nodeDirectory } from '../../nodes/contract.ts'
 import { siteDirectory } from '../../sites/contract.ts'
 import { Database, databaseScopes, databaseStatuses, engineNames } from '../contract.ts'
 import { ChosenName } from '../formats.ts'
@@ -30,6 +31,7 @@ import {
   toDatabase,
   visibleDatabases,
 } from '../repository.ts'
+import { siteNodeOf } from '../site-reach.ts'
 
 const Engine = t.Union(
   engineNames.map((name) => t.Literal(name)),
@@ -76,6 +78,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
   const { db } = context
   const customers = context.use(customerDirectory)
   const sites = context.use(siteDirectory)
+  const nodes = context.use(nodeDirectory)
 
   const answerOf = async (row: DatabasesTable) =>
     toDatabase(row, orNotFound(await findServerRow(db, row.server_id)))
@@ -103,6 +106,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         ...openCustomerProblems,
         databasesProblems.unknown_database_site,
         databasesProblems.no_database_server,
+        databasesProblems.database_server_unreachable,
         databasesProblems.database_name_taken,
         databasesProblems.database_limit_reached,
         kernelProblems.customer_suspended,
@@ -131,7 +135,8 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         const name = realNameOf(customer.id, body.name)
         if (await databaseNameTakenOnEngine(trx, body.engine, name))
           throw fieldProblem(databasesProblems.database_name_taken, 'body.name')
-        const server = await placementOn(trx, body.engine, site?.nodeId ?? null)
+        const node = site?.nodeId ? await nodes.find(site.nodeId) : null
+        const server = await placementOn(trx, body.engine, node ? siteNodeOf(node) : null)
         await context.quotas.reserve(trx, { customerId: customer.id, amounts: { databases: 1 } })
         const row = newDatabaseRow({
           customer_id: customer.id,
