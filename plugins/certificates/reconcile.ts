@@ -33,7 +33,7 @@ export function certificateReconciler(context: PluginContext): NodeReconciler {
             certificateId: now.certificate_id,
             status: 'installing',
           })
-          await job.audit(trx, {
+          await context.audit(trx, {
             action: 'certificate.reinstall',
             subject: { type: 'site', id: now.site_id },
             customerId: now.customer_id,

@@ -32,6 +32,7 @@ import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
 import { agentRoutes } from './routes/agent.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { nodeRoutes } from './routes/nodes.ts'
+import { reconcileRoutes } from './routes/reconcile.ts'
 import { trafficSection } from './traffic.ts'
 
 /** Options of {@link nodesPlugin}. */
@@ -159,6 +160,7 @@ export const nodesPlugin = (options: NodesOptions) => {
     routes: (context) => [
       ...nodeRoutes(context, localDriver !== null),
       ...metricsRoutes(context),
+      ...reconcileRoutes(context),
       ...agentRoutes(context, queue ?? createCommandQueue(context), () => modules()),
     ],
     capabilities: (context) => ({

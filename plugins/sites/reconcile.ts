@@ -46,7 +46,7 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
           })
           const missing = missingDrift(onNode, node.name, jobId)
           const moved = await updateSite(trx, now.id, { job_id: jobId, ...missing })
-          await job.audit(trx, {
+          await context.audit(trx, {
             action: onNode ? 'site.reapply' : 'site.restore',
             subject: { type: 'site', id: now.id },
             customerId: now.customer_id,
@@ -56,7 +56,7 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
               jobId,
             },
           })
-          await job.emit(trx, {
+          await context.emit(trx, {
             kind: onNode ? 'site.updated' : 'site.drifted',
             customerId: now.customer_id,
             data: toSite(moved),
