@@ -252,10 +252,9 @@ function wordpressSiteType(context: PluginContext): SiteType {
         .executeTakeFirst()
       if (!row) throw new Error(`The WordPress site ${site.id} has no administrator recorded`)
       const database = await databaseFor(job, site)
-      // Installed already (the hash was dropped then): the node keeps the administrator it has.
-      const passwordHash = row.admin_hash_sealed
-        ? context.secrets.open(row.admin_hash_sealed)
-        : await adminPasswordHash(randomBytes(24).toString('base64url'))
+      // Installed already (the hash was dropped then): the node keeps the administrator it has, in its files or,
+      // provisioned again into an empty home (reconciliation of a rebuilt node), in its database.
+      const passwordHash = row.admin_hash_sealed ? context.secrets.open(row.admin_hash_sealed) : null
       const settings: WordPressAppSettings = {
         title: site.name,
         database,
