@@ -1,7 +1,7 @@
 // The databases plugin's service for site types that install applications (WordPress): a site's own database and
 // readwrite login, made through the same rows, jobs, audit entries and events as the API's, by the installation.
 
-import { jobTrouble, newId, nowIso, type PluginContext, Problem, type Trx } from '../../core/index.ts'
+import { type Db, jobTrouble, newId, nowIso, type PluginContext, Problem, type Trx } from '../../core/index.ts'
 import { nodeDirectory } from '../nodes/contract.ts'
 import type { EngineName, SiteDatabase, SiteDatabases } from './contract.ts'
 import {
@@ -35,9 +35,9 @@ import { type SiteNode, siteLoginHosts, siteNodeOf } from './site-reach.ts'
 export function siteDatabasesService(context: PluginContext): SiteDatabases {
   const writers: Writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }
 
-  /** The site's node as placement sees it, or null for a site on no node. */
-  async function siteNode(nodeId: string | null): Promise<SiteNode | null> {
-    const node = nodeId ? await context.use(nodeDirectory).find(nodeId) : null
+  /** The site's node as placement sees it (read through `db`), or null for a site on no node. */
+  async function siteNode(db: Db, nodeId: string | null): Promise<SiteNode | null> {
+    const node = nodeId ? await context.use(nodeDirectory).find(nodeId, db) : null
     return node ? siteNodeOf(node) : null
   }
 
@@ -129,11 +129,11 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
         const server = await findServerRow(trx, existing.server_id)
         if (user && user.status !== 'deleting' && server) {
           const login = await repairedLogin(trx, user)
-          const hosts = siteLoginHosts(server, await siteNode(request.nodeId))
+          const hosts = siteLoginHosts(server, await siteNode(trx, request.nodeId))
           return describe(trx, await repairedDatabase(trx, existing), await rehosted(trx, login, hosts))
         }
       }
-      const node = await siteNode(request.nodeId)
+      const node = await siteNode(trx, request.nodeId)
       const server = existing
         ? await findServerRow(trx, existing.server_id)
         : await placementOn(trx, request.engine, node)
@@ -200,7 +200,7 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
 
     async canPlace(db, engine, nodeId) {
       try {
-        await placementOn(db, engine, await siteNode(nodeId))
+        await placementOn(db, engine, await siteNode(db, nodeId))
         return true
       } catch (error) {
         if (error instanceof Problem) return false

@@ -124,8 +124,8 @@ export const nodesPlugin = (options: NodesOptions) => {
       }
       sendCommand = send
       context.provide(nodeDirectory, {
-        async find(id) {
-          const row = await findNodeRow(context.db, id)
+        async find(id, db = context.db) {
+          const row = await findNodeRow(db, id)
           return row ? toNode(row) : null
         },
         activeNodes: async (db = context.db) => (await activeNodeRows(db)).map(toNode),

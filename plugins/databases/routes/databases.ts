@@ -135,7 +135,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         const name = realNameOf(customer.id, body.name)
         if (await databaseNameTakenOnEngine(trx, body.engine, name))
           throw fieldProblem(databasesProblems.database_name_taken, 'body.name')
-        const node = site?.nodeId ? await nodes.find(site.nodeId) : null
+        const node = site?.nodeId ? await nodes.find(site.nodeId, trx) : null
         const server = await placementOn(trx, body.engine, node ? siteNodeOf(node) : null)
         await context.quotas.reserve(trx, { customerId: customer.id, amounts: { databases: 1 } })
         const row = newDatabaseRow({
