@@ -18,6 +18,7 @@ export {
   touch,
   unwrap,
 } from './app/api/client.ts'
+export { type BodyField, bodyFields, type OpenApiDocument, operationScope } from './app/api/operations.ts'
 export { ApiProblem, type ProblemItem, problemOf } from './app/api/problem.ts'
 export { type ApiQueryKey, apiKey } from './app/api/query-keys.ts'
 export { useCapabilities, usePluginCapabilities } from './app/capabilities.ts'
@@ -79,8 +80,23 @@ export {
   type SelectFilter,
 } from './app/components/list-filters.tsx'
 export { isoOfLocal, localOfIso } from './app/components/local-time.ts'
+export {
+  type BodyOf,
+  type CreatedOf,
+  type FieldChange,
+  type FieldChanges,
+  OperationForm,
+  type PostPath,
+} from './app/components/operation-form.tsx'
 export { Breadcrumbs, Facts, PageHeader, Section } from './app/components/page.tsx'
 export { PageTabs } from './app/components/page-tabs.tsx'
+export {
+  type ListCreate,
+  type ResourceItem,
+  type ResourceList,
+  type ResourcePages,
+  resourcePages,
+} from './app/components/resource-pages.tsx'
 export { SecretOnce } from './app/components/secret-once.tsx'
 export { EmptyState, ErrorNotice, InlineError, Loading } from './app/components/states.tsx'
 export { StatusBadge } from './app/components/status-badge.tsx'

@@ -5,7 +5,7 @@ import type { ReactNode } from 'react'
 import { unwrap } from '../api/client.ts'
 import { useSession } from '../session.tsx'
 import { CustomerField } from './customer-field.tsx'
-import { FormFooter, SelectField, TextField, textOf, useApiForm } from './form.tsx'
+import { CheckboxField, FormFooter, SelectField, TextField, textOf, useApiForm } from './form.tsx'
 import { Section } from './page.tsx'
 
 /** A field of a {@link CreateForm}: its body field, label and hint, and what kind of input it is. */
@@ -15,9 +15,12 @@ export interface CreateField {
   /** Its visible label; the customer select says "Customer". */
   readonly label?: string
   readonly hint?: ReactNode
-  /** `number` sends a number, `customer` is the customer select (staff's customers, a member's teams). Default text. */
-  readonly type?: 'text' | 'number' | 'customer'
-  /** A select among these values instead of a text input (the first chosen at first). */
+  /**
+   * `number` sends a number, `checkbox` true or false, `customer` is the customer select (staff's customers, a
+   * member's teams). Default text.
+   */
+  readonly type?: 'text' | 'number' | 'checkbox' | 'customer'
+  /** A select among these values instead of a text input (the first chosen at first; `''`, "Default", sends none). */
   readonly options?: readonly string[]
 }
 
@@ -25,6 +28,10 @@ export interface CreateField {
 function bodyOf(fields: readonly CreateField[], data: FormData): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const field of fields) {
+    if (field.type === 'checkbox') {
+      body[field.name] = data.get(field.name) === 'true'
+      continue
+    }
     const text = textOf(data, field.name)
     if (text !== undefined) body[field.name] = field.type === 'number' ? Number(text) : text
   }
@@ -73,7 +80,15 @@ export function CreateForm<R>({
               name={field.name}
               label={field.label ?? field.name}
               hint={field.hint}
-              options={field.options.map((value) => ({ value, label: value }))}
+              options={field.options.map((value) => ({ value, label: value || 'Default' }))}
+            />
+          ) : field.type === 'checkbox' ? (
+            <CheckboxField
+              key={field.name}
+              form={form}
+              name={field.name}
+              label={field.label ?? field.name}
+              hint={field.hint}
             />
           ) : (
             <TextField

@@ -1,0 +1,91 @@
+// What the kit's declared pages read of an operation in the served document: the fields of its body (their kinds,
+// labels, hints and options) and the scope it needs, on the standard panel's own document and on schemas it has
+// no example of.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createTestPanel, type TestPanel } from '../../../../hosts/testing/index.ts'
+import { bodyFields, type OpenApiDocument, operationScope } from './operations.ts'
+
+let tp: TestPanel
+let served: OpenApiDocument
+beforeAll(async () => {
+  tp = await createTestPanel()
+  served = (await (await tp.panel.handle(new Request('http://panel.test/api/docs'))).json()) as OpenApiDocument
+})
+afterAll(() => tp.panel.close())
+
+describe('on the served document', () => {
+  test('a body named by reference gives the customer select, an enum’s select, and texts hinted by descriptions', () => {
+    expect(bodyFields(served, 'post', '/api/v1/databases')).toEqual([
+      { name: 'customerId', label: 'Customer', hint: 'The owning customer, `cus_…`.', type: 'customer' },
+      {
+        name: 'engine',
+        label: 'Engine',
+        hint: '`mariadb` or `postgresql`.',
+        type: 'text',
+        options: ['mariadb', 'postgresql'],
+      },
+      expect.objectContaining({ name: 'name', label: 'Name', type: 'text' }),
+      expect.objectContaining({ name: 'siteId', label: 'Site id', type: 'text' }),
+    ])
+  })
+
+  test('an optional enum may send nothing, a boolean is a checkbox, and a list has no input of its own', () => {
+    const node = bodyFields(served, 'post', '/api/v1/nodes').find((field) => field.name === 'status')
+    expect(node?.options).toEqual(['', 'active', 'draining', 'disabled'])
+    const webhook = bodyFields(served, 'post', '/api/v1/webhooks')
+    expect(webhook.map((field) => [field.name, field.type])).toEqual([
+      ['url', 'text'],
+      ['enabled', 'checkbox'],
+      ['brandId', 'text'],
+    ])
+  })
+
+  test('the scope is the operation’s security requirement, and none for a public operation', () => {
+    expect(operationScope(served, 'post', '/api/v1/brands')).toBe('brand:create')
+    expect(operationScope(served, 'delete', '/api/v1/brands/{id}')).toBe('brand:manage')
+    expect(operationScope(served, 'post', '/api/v1/auth/login')).toBeNull()
+  })
+
+  test('an operation the document lacks is an error naming it, not an empty form', () => {
+    expect(() => bodyFields(served, 'post', '/api/v1/nothing-here')).toThrow(
+      'The API document has no POST /api/v1/nothing-here',
+    )
+  })
+})
+
+describe('on schemas the standard plugins do not show', () => {
+  const document: OpenApiDocument = {
+    paths: {
+      '/api/v1/things': {
+        post: {
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['kind'],
+                  properties: {
+                    kind: { anyOf: [{ const: 'small' }, { const: 'large' }] },
+                    sizeMB: { type: 'number', title: 'Size (MB)' },
+                    note: { type: ['string', 'null'] },
+                    limits: { type: 'object', properties: {} },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  }
+
+  test('a union of constants is a select, a title is the label, a nullable text a text, an object no input', () => {
+    expect(bodyFields(document, 'post', '/api/v1/things')).toEqual([
+      { name: 'kind', label: 'Kind', hint: undefined, type: 'text', options: ['small', 'large'] },
+      { name: 'sizeMB', label: 'Size (MB)', hint: undefined, type: 'number' },
+      { name: 'note', label: 'Note', hint: undefined, type: 'text' },
+    ])
+    expect(operationScope(document, 'post', '/api/v1/things')).toBeNull()
+  })
+})

@@ -1,0 +1,89 @@
+// A create form made from its operation: the fields of the POST's JSON body and the scope it needs, as the served
+// document says them, changed only where the page says more (a label, a hint, a field left out).
+
+import type { ReactNode } from 'react'
+import { useApiDocument } from '../api/api-document.ts'
+import type { ApiClient } from '../api/client.ts'
+import { type BodyField, bodyFields, operationScope } from '../api/operations.ts'
+import { type CreateField, CreateForm } from './create-form.tsx'
+import { ErrorNotice, Loading } from './states.tsx'
+
+type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never
+/** The paths of `P` taking a POST. */
+export type PostPath<P> = { [K in keyof P]: P[K] extends { post: unknown } ? K : never }[keyof P] & string
+/** The JSON body of the POST at `K`. */
+export type BodyOf<P, K extends keyof P> = P[K] extends { post: { requestBody?: infer B } }
+  ? Json<NonNullable<B>>
+  : never
+/** What the POST at `K` answers when it creates (201). */
+export type CreatedOf<P, K extends keyof P> = P[K] extends { post: { responses: { 201: infer R } } }
+  ? Json<R>
+  : never
+
+/**
+ * What a page says of a body field beyond its schema: its own label, hint, kind or options; `false` leaves it out
+ * (the API's default then applies).
+ */
+export type FieldChange = Partial<Pick<CreateField, 'label' | 'hint' | 'type' | 'options'>> | false
+/** Changes to the fields of a body, by field name. */
+export type FieldChanges<Body> = { readonly [K in keyof Body]?: FieldChange }
+
+/** A description's `code` spans shown as code. */
+const describedBy = (hint: string | undefined): ReactNode =>
+  hint?.split(/`([^`]+)`/).map((part, index) => (index % 2 === 1 ? <code key={part}>{part}</code> : part))
+
+/** The fields of the form: those of the body, changed as the page says. */
+function formFields(
+  derived: readonly BodyField[],
+  changes: Readonly<Record<string, FieldChange | undefined>>,
+): CreateField[] {
+  return derived.flatMap((field) => {
+    const change = changes[field.name]
+    return change === false ? [] : [{ ...field, hint: describedBy(field.hint), ...change }]
+  })
+}
+
+/** The typed client's POST, as the form calls it with the body its fields make. */
+type LoosePost = (
+  path: string,
+  init: { params: { path: Readonly<Record<string, string>> }; body: unknown },
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>
+
+/**
+ * A {@link CreateForm} for the POST at `path` (its path parameters in `params`): its fields and scope are the
+ * operation's (see `bodyFields` in api/operations.ts); `fields` changes or leaves out some by name.
+ * @example <OperationForm api={api} path="/api/v1/dns-zones" title="New zone" submitLabel="Add zone" fields={{ name: { label: 'Domain' } }} />
+ */
+export function OperationForm<P extends {}, K extends PostPath<P>>({
+  api,
+  path,
+  params = {},
+  title,
+  submitLabel,
+  fields = {},
+  onCreated,
+}: {
+  api: ApiClient<P>
+  path: K
+  params?: Readonly<Record<string, string>>
+  title: string
+  submitLabel: string
+  fields?: FieldChanges<BodyOf<P, K>>
+  /** Called with the answer; without it the form clears itself for the next one. */
+  onCreated?: (created: CreatedOf<P, K>) => void
+}) {
+  const document = useApiDocument()
+  if (document.isPending) return <Loading label="Loading the form…" />
+  if (document.isError) return <ErrorNotice error={document.error} />
+  const post = api.POST as unknown as LoosePost
+  return (
+    <CreateForm<unknown>
+      title={title}
+      scope={operationScope(document.data, 'post', path) ?? undefined}
+      fields={formFields(bodyFields(document.data, 'post', path), fields)}
+      submit={(body) => post(path, { params: { path: params }, body })}
+      submitLabel={submitLabel}
+      onCreated={onCreated as ((created: unknown) => void) | undefined}
+    />
+  )
+}
