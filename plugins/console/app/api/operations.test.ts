@@ -10,7 +10,9 @@ let tp: TestPanel
 let served: OpenApiDocument
 beforeAll(async () => {
   tp = await createTestPanel()
-  served = (await (await tp.panel.handle(new Request('http://panel.test/api/docs'))).json()) as OpenApiDocument
+  served = (await (
+    await tp.panel.handle(new Request('http://panel.test/api/docs'))
+  ).json()) as OpenApiDocument
 })
 afterAll(() => tp.panel.close())
 

@@ -59,7 +59,10 @@ const resolved = (document: OpenApiDocument, schema: JsonSchema): JsonSchema =>
 /** `siteId` → `Site id`: a label for a field whose schema has no title. */
 const labelOf = (name: string) =>
   name
-    .replace(/([a-z0-9])([A-Z])/g, (_, before: string, capital: string) => `${before} ${capital.toLowerCase()}`)
+    .replace(
+      /([a-z0-9])([A-Z])/g,
+      (_, before: string, capital: string) => `${before} ${capital.toLowerCase()}`,
+    )
     .replace(/^./, (first) => first.toUpperCase())
 
 /** The values of an enum, or of a union of constants, as texts. */
