@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestPanel, type TestPanel } from '../../../../hosts/testing/index.ts'
-import { bodyFields, type OpenApiDocument, operationScope } from './operations.ts'
+import { bodyFields, type OpenApiDocument, operationScope, takesIdempotencyKey } from './operations.ts'
 
 let tp: TestPanel
 let served: OpenApiDocument
@@ -47,6 +47,11 @@ describe('on the served document', () => {
     expect(operationScope(served, 'post', '/api/v1/brands')).toBe('brand:create')
     expect(operationScope(served, 'delete', '/api/v1/brands/{id}')).toBe('brand:manage')
     expect(operationScope(served, 'post', '/api/v1/auth/login')).toBeNull()
+  })
+
+  test('a creating POST takes an Idempotency-Key, a sign-in does not', () => {
+    expect(takesIdempotencyKey(served, 'post', '/api/v1/databases')).toBe(true)
+    expect(takesIdempotencyKey(served, 'post', '/api/v1/auth/login')).toBe(false)
   })
 
   test('an operation the document lacks is an error naming it, not an empty form', () => {

@@ -17,6 +17,7 @@ export interface JsonSchema {
 }
 
 interface Operation {
+  readonly parameters?: readonly { readonly name: string; readonly in: string }[]
   readonly security?: readonly Readonly<Record<string, readonly string[]>>[]
   readonly requestBody?: { readonly content?: Readonly<Record<string, { readonly schema?: JsonSchema }>> }
 }
@@ -50,6 +51,13 @@ const operationOf = (document: OpenApiDocument, method: string, path: string): O
 export function operationScope(document: OpenApiDocument, method: string, path: string): string | null {
   const [requirement] = operationOf(document, method, path).security ?? []
   return Object.values(requirement ?? {})[0]?.[0] ?? null
+}
+
+/** Whether an operation takes an `Idempotency-Key` (every creating POST says whether it does). */
+export function takesIdempotencyKey(document: OpenApiDocument, method: string, path: string): boolean {
+  return (operationOf(document, method, path).parameters ?? []).some(
+    (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
+  )
 }
 
 /** The schema a `$ref` names, the schema itself otherwise. */

@@ -4,8 +4,10 @@
 import type { ReactNode } from 'react'
 import { useApiDocument } from '../api/api-document.ts'
 import type { ApiClient } from '../api/client.ts'
-import { type BodyField, bodyFields, operationScope } from '../api/operations.ts'
+import { type BodyField, bodyFields, operationScope, takesIdempotencyKey } from '../api/operations.ts'
+import { problemOf } from '../api/problem.ts'
 import { type CreateField, CreateForm } from './create-form.tsx'
+import { useIdempotencyKey } from './idempotency-key.ts'
 import { ErrorNotice, Loading } from './states.tsx'
 
 type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never
@@ -46,12 +48,16 @@ function formFields(
 /** The typed client's POST, as the form calls it with the body its fields make. */
 type LoosePost = (
   path: string,
-  init: { params: { path: Readonly<Record<string, string>> }; body: unknown },
+  init: {
+    params: { path: Readonly<Record<string, string>>; header?: Readonly<Record<string, string>> }
+    body: unknown
+  },
 ) => Promise<{ data?: unknown; error?: unknown; response: Response }>
 
 /**
  * A {@link CreateForm} for the POST at `path` (its path parameters in `params`): its fields and scope are the
- * operation's (see `bodyFields` in api/operations.ts); `fields` changes or leaves out some by name.
+ * operation's (see `bodyFields` in api/operations.ts); `fields` changes or leaves out some by name. It sends an
+ * `Idempotency-Key` when the operation takes one, so a retry after a lost answer creates nothing twice.
  * @example <OperationForm api={api} path="/api/v1/dns-zones" title="New zone" submitLabel="Add zone" fields={{ name: { label: 'Domain' } }} />
  */
 export function OperationForm<P extends {}, K extends PostPath<P>>({
@@ -73,15 +79,24 @@ export function OperationForm<P extends {}, K extends PostPath<P>>({
   onCreated?: (created: CreatedOf<P, K>) => void
 }) {
   const document = useApiDocument()
+  const idempotency = useIdempotencyKey()
   if (document.isPending) return <Loading label="Loading the form…" />
   if (document.isError) return <ErrorNotice error={document.error} />
   const post = api.POST as unknown as LoosePost
+  const keyed = takesIdempotencyKey(document.data, 'post', path)
+  const submit = async (body: unknown) => {
+    const header = keyed ? { 'Idempotency-Key': idempotency.key() } : undefined
+    const answer = await post(path, { params: { path: params, ...(header ? { header } : {}) }, body })
+    if (answer.response.ok) idempotency.afterSuccess()
+    else idempotency.afterFailure(problemOf(answer.response.status, answer.error, null))
+    return answer
+  }
   return (
     <CreateForm<unknown>
       title={title}
       scope={operationScope(document.data, 'post', path) ?? undefined}
       fields={formFields(bodyFields(document.data, 'post', path), fields)}
-      submit={(body) => post(path, { params: { path: params }, body })}
+      submit={submit}
       submitLabel={submitLabel}
       onCreated={onCreated as ((created: unknown) => void) | undefined}
     />
