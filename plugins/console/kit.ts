@@ -1,5 +1,6 @@
 // The console's UI kit: the one door through which a plugin's console pages (its `console/` folder) reach the
-// console. Declaring pages and navigation entries, a typed API client whose query keys come from the API's paths,
+// console. Declaring pages and navigation entries (a resource's list and item pages declared whole, their forms
+// made from the served document's operations), a typed API client whose query keys come from the API's paths,
 // the session, the router, and the shared pieces every area uses (forms that place refusals, cursor tables,
 // customer and brand pickers, a job's live progress, secrets shown once), themed with the brand's colours.
 // Browser code: the server never loads it (plugins name their console module by path, see contract.ts).

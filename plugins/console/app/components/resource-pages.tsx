@@ -24,6 +24,11 @@ type ReadPath<P> = { [K in keyof P]: P[K] extends { get: unknown } ? K : never }
 /** The paths of `P` answering a GET with a list (`{ items, nextCursor }`). */
 type ListPath<P> = { [K in keyof P]: [ItemOf<Read<P, K>>] extends [never] ? never : K }[keyof P] & string
 
+/** The paths of `P` one parameter below `L` that take a DELETE (`/api/v1/dns-zones/{id}/records/{recordId}`). */
+type DeletePath<P, L extends string> = {
+  [K in keyof P]: K extends `${L}/{${string}}` ? (P[K] extends { delete: unknown } ? K : never) : never
+}[keyof P]
+
 /** A create form under a list: the POST at the list's path (see {@link OperationForm}). */
 export interface ListCreate<Body, Created> {
   /** The form's heading: `New zone`. */
@@ -53,8 +58,11 @@ interface ListOf<P, L extends ListPath<P>> {
    * A delete button on each row (twice pressed, see {@link RowRemoval}): the DELETE at the list's path and the
    * row's id, for callers holding its scope; `label` is the row in words (`A www`).
    */
-  readonly remove?: { readonly label: (item: ItemOf<Read<P, L>>) => string }
-  readonly create?: ListCreate<BodyOf<P, L>, CreatedOf<P, L>>
+  readonly remove?: [DeletePath<P, L>] extends [never]
+    ? never
+    : { readonly label: (item: ItemOf<Read<P, L>>) => string }
+  /** Only for a list whose path takes a POST. */
+  readonly create?: P[L] extends { post: unknown } ? ListCreate<BodyOf<P, L>, CreatedOf<P, L>> : never
 }
 /** A list of the API shown as a table, with its create form; typed by the list's path `read`. */
 export type ResourceList<P> = { [L in ListPath<P>]: ListOf<P, L> }[ListPath<P>]
