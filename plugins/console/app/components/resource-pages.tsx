@@ -4,7 +4,7 @@
 // forms and delete buttons). What a declaration cannot say, a page of its own says (`item: { render }`).
 
 import { useQuery } from '@tanstack/react-query'
-import type { ReactNode } from 'react'
+import { Fragment, type ReactNode } from 'react'
 import { useApiDocument } from '../api/api-document.ts'
 import { type ApiClient, type ApiList, type ApiQuery, apiUrl } from '../api/client.ts'
 import { type OpenApiDocument, operationScope } from '../api/operations.ts'
@@ -151,7 +151,7 @@ function removalOf(document: OpenApiDocument, read: string) {
   return { path, row: path.slice(read.length + 2, -1), scope: operationScope(document, 'delete', path) ?? '' }
 }
 
-/** A list's table and create form; `itemPath` is where a row's (and a created item's) page is, if anywhere. */
+/** A list's table; `itemPath` is where a row's page is, if anywhere. */
 function ResourceTable({
   api,
   list,
@@ -181,28 +181,41 @@ function ResourceTable({
             loose(api).DELETE(removal.path, { params: { path: { ...params, [removal.row]: item.id } } }),
         }
       : undefined
-  const open = list.create?.open ?? itemPath
   return (
-    <>
-      <CursorTable
-        list={loose(api).list(list.read, { params: { path: params } }) as ApiList<Row>}
-        caption={list.title}
-        empty={list.empty}
-        columns={linked}
-        remove={remove}
-      />
-      {list.create ? (
-        <OperationForm
-          api={api as ApiClient<Record<string, { post: { requestBody: never } }>>}
-          path={list.read}
-          params={params}
-          title={list.create.title}
-          submitLabel={list.create.submitLabel}
-          fields={list.create.fields as FieldChanges<never>}
-          onCreated={open ? (created) => navigate(open(created as Row)) : undefined}
-        />
-      ) : null}
-    </>
+    <CursorTable
+      list={loose(api).list(list.read, { params: { path: params } }) as ApiList<Row>}
+      caption={list.title}
+      empty={list.empty}
+      columns={linked}
+      remove={remove}
+    />
+  )
+}
+
+/** A list's create form, if it has one; what was created opens at `open`, else at `itemPath`, else nowhere. */
+function ResourceCreate({
+  api,
+  list,
+  params,
+  itemPath,
+}: {
+  api: unknown
+  list: LooseList
+  params: Record<string, string>
+  itemPath?: (item: Row) => string
+}) {
+  if (!list.create) return null
+  const open = list.create.open ?? itemPath
+  return (
+    <OperationForm
+      api={api as ApiClient<Record<string, { post: { requestBody: never } }>>}
+      path={list.read}
+      params={params}
+      title={list.create.title}
+      submitLabel={list.create.submitLabel}
+      fields={list.create.fields as FieldChanges<never>}
+      onCreated={open ? (created) => navigate(open(created as Row)) : undefined}
+    />
   )
 }
 
@@ -241,9 +254,12 @@ function ResourceItemPage({
         actions={actions.length > 0 ? actions : undefined}
       />
       {(spec.sections ?? []).map((section) => (
-        <Section key={section.read} title={section.title}>
-          <ResourceTable api={api} list={section} params={paramsOf(section.read, id)} />
-        </Section>
+        <Fragment key={section.read}>
+          <Section title={section.title}>
+            <ResourceTable api={api} list={section} params={paramsOf(section.read, id)} />
+          </Section>
+          <ResourceCreate api={api} list={section} params={paramsOf(section.read, id)} />
+        </Fragment>
       ))}
     </>
   )
@@ -269,6 +285,7 @@ export function resourcePages<P extends {}>(api: ApiClient<P>, pages: ResourcePa
         <>
           <PageHeader title={list.title} subtitle={list.subtitle} />
           <ResourceTable api={api} list={list} params={{}} itemPath={itemPath} />
+          <ResourceCreate api={api} list={list} params={{}} itemPath={itemPath} />
         </>
       ),
     },
