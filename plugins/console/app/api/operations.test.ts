@@ -32,14 +32,15 @@ describe('on the served document', () => {
     ])
   })
 
-  test('an optional enum may send nothing, a boolean is a checkbox, and a list has no input of its own', () => {
+  test('an optional enum may send nothing, an optional boolean may too, and a list has no input', () => {
     const node = bodyFields(served, 'post', '/api/v1/nodes').find((field) => field.name === 'status')
     expect(node?.options).toEqual(['', 'active', 'draining', 'disabled'])
     const webhook = bodyFields(served, 'post', '/api/v1/webhooks')
-    expect(webhook.map((field) => [field.name, field.type])).toEqual([
-      ['url', 'text'],
-      ['enabled', 'checkbox'],
-      ['brandId', 'text'],
+    expect(webhook.map((field) => [field.name, field.type, field.initial])).toEqual([
+      ['url', 'text', undefined],
+      // Optional, its default only in words: Default, Yes or No, so that leaving it alone sends nothing.
+      ['enabled', 'yes-no', undefined],
+      ['brandId', 'text', undefined],
     ])
   })
 
@@ -76,6 +77,7 @@ describe('on schemas the standard plugins do not show', () => {
                     kind: { anyOf: [{ const: 'small' }, { const: 'large' }] },
                     sizeMB: { type: 'number', title: 'Size (MB)' },
                     note: { type: ['string', 'null'] },
+                    public: { type: 'boolean', default: true },
                     limits: { type: 'object', properties: {} },
                   },
                 },
@@ -87,11 +89,12 @@ describe('on schemas the standard plugins do not show', () => {
     },
   }
 
-  test('a union of constants is a select, a title is the label, a nullable text a text, an object no input', () => {
+  test('a union of constants is a select, a title the label, a nullable text a text, a default the start, an object no input', () => {
     expect(bodyFields(document, 'post', '/api/v1/things')).toEqual([
       { name: 'kind', label: 'Kind', hint: undefined, type: 'text', options: ['small', 'large'] },
       { name: 'sizeMB', label: 'Size (MB)', hint: undefined, type: 'number' },
       { name: 'note', label: 'Note', hint: undefined, type: 'text' },
+      { name: 'public', label: 'Public', hint: undefined, type: 'checkbox', initial: true },
     ])
     expect(operationScope(document, 'post', '/api/v1/things')).toBeNull()
   })

@@ -12,6 +12,7 @@ export interface JsonSchema {
   readonly anyOf?: readonly JsonSchema[]
   readonly title?: string
   readonly description?: string
+  readonly default?: unknown
   readonly properties?: Readonly<Record<string, JsonSchema>>
   readonly required?: readonly string[]
 }
@@ -35,10 +36,15 @@ export interface BodyField {
   readonly label: string
   /** Its schema's description, whose `code` spans a form shows as code. */
   readonly hint?: string
-  /** `number` sends a number, `checkbox` a boolean, `customer` is the customer select. */
-  readonly type: 'text' | 'number' | 'checkbox' | 'customer'
+  /**
+   * `number` sends a number, `checkbox` a boolean, `yes-no` a boolean or nothing (an optional boolean whose default
+   * the document does not give), `customer` is the customer select.
+   */
+  readonly type: 'text' | 'number' | 'checkbox' | 'yes-no' | 'customer'
   /** A select among these values (an optional field's first is `''`, sending nothing). */
   readonly options?: readonly string[]
+  /** What it starts at: the schema's `default` (a checkbox is checked when it is `true`). */
+  readonly initial?: string | boolean
 }
 
 const operationOf = (document: OpenApiDocument, method: string, path: string): Operation => {
@@ -82,21 +88,27 @@ const valuesOf = (schema: JsonSchema): string[] | undefined =>
 
 function fieldOf(name: string, schema: JsonSchema, required: boolean): BodyField | null {
   const types = [schema.type ?? []].flat().filter((type) => type !== 'null')
-  const base = { name, label: schema.title ?? labelOf(name), hint: schema.description }
+  const initial = ['string', 'number', 'boolean'].includes(typeof schema.default)
+    ? { initial: typeof schema.default === 'boolean' ? schema.default : String(schema.default) }
+    : {}
+  const base = { name, label: schema.title ?? labelOf(name), hint: schema.description, ...initial }
   // `customerId` is the kernel's name of the customer a resource belongs to, everywhere.
   if (name === 'customerId') return { ...base, label: 'Customer', type: 'customer' }
   const values = valuesOf(schema)
   if (values) return { ...base, type: 'text', options: required ? values : ['', ...values] }
   if (types.length !== 1) return null
   if (types[0] === 'integer' || types[0] === 'number') return { ...base, type: 'number' }
-  if (types[0] === 'boolean') return { ...base, type: 'checkbox' }
+  // A checkbox always says yes or no: without a known default, leaving it alone must send nothing.
+  if (types[0] === 'boolean')
+    return { ...base, type: required || typeof schema.default === 'boolean' ? 'checkbox' : 'yes-no' }
   return types[0] === 'string' ? { ...base, type: 'text' } : null
 }
 
 /**
- * The inputs of an operation's JSON body, in its order: a text, number or checkbox by the field's type, a select
+ * The inputs of an operation's JSON body, in its order: a text, number or checkbox by the field's type (an optional
+ * boolean without a default: Default, Yes or No), a select
  * of an enum's values, the customer select for `customerId`; labelled by the field's title (else its name in
- * words) and hinted by its description. Fields a form cannot fill in one input (objects, lists) are left out.
+ * words), hinted by its description, and starting at its default. Fields a form cannot fill in one input (objects, lists) are left out.
  */
 export function bodyFields(document: OpenApiDocument, method: string, path: string): BodyField[] {
   const schema = operationOf(document, method, path).requestBody?.content?.['application/json']?.schema

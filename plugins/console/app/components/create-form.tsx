@@ -16,13 +16,18 @@ export interface CreateField {
   readonly label?: string
   readonly hint?: ReactNode
   /**
-   * `number` sends a number, `checkbox` true or false, `customer` is the customer select (staff's customers, a
-   * member's teams). Default text.
+   * `number` sends a number, `checkbox` true or false, `yes-no` a select of Default (nothing sent), Yes and No,
+   * `customer` is the customer select (staff's customers, a member's teams). Default text.
    */
-  readonly type?: 'text' | 'number' | 'checkbox' | 'customer'
+  readonly type?: 'text' | 'number' | 'checkbox' | 'yes-no' | 'customer'
   /** A select among these values instead of a text input (the first chosen at first; `''`, "Default", sends none). */
   readonly options?: readonly string[]
+  /** What the input starts at (a checkbox: checked or not). Default empty, the first option, unchecked. */
+  readonly initial?: string | boolean
 }
+
+/** The words of a `yes-no` select's values. */
+const yesNo: Readonly<Record<string, string>> = { '': 'Default', true: 'Yes', false: 'No' }
 
 /** The body the fields make: text trimmed, empty fields left out (the API then says what is missing). */
 function bodyOf(fields: readonly CreateField[], data: FormData): Record<string, unknown> {
@@ -33,7 +38,9 @@ function bodyOf(fields: readonly CreateField[], data: FormData): Record<string, 
       continue
     }
     const text = textOf(data, field.name)
-    if (text !== undefined) body[field.name] = field.type === 'number' ? Number(text) : text
+    if (text === undefined) continue
+    body[field.name] =
+      field.type === 'number' ? Number(text) : field.type === 'yes-no' ? text === 'true' : text
   }
   return body
 }
@@ -73,14 +80,18 @@ export function CreateForm<R>({
         {fields.map((field) =>
           field.type === 'customer' ? (
             <CustomerField key={field.name} form={form} name={field.name} />
-          ) : field.options ? (
+          ) : field.options || field.type === 'yes-no' ? (
             <SelectField
               key={field.name}
               form={form}
               name={field.name}
               label={field.label ?? field.name}
               hint={field.hint}
-              options={field.options.map((value) => ({ value, label: value || 'Default' }))}
+              options={(field.options ?? ['', 'true', 'false']).map((value) => ({
+                value,
+                label: field.type === 'yes-no' ? (yesNo[value] ?? value) : value || 'Default',
+              }))}
+              defaultValue={typeof field.initial === 'string' ? field.initial : undefined}
             />
           ) : field.type === 'checkbox' ? (
             <CheckboxField
@@ -89,6 +100,7 @@ export function CreateForm<R>({
               name={field.name}
               label={field.label ?? field.name}
               hint={field.hint}
+              defaultChecked={field.initial === true}
             />
           ) : (
             <TextField
@@ -98,6 +110,7 @@ export function CreateForm<R>({
               label={field.label ?? field.name}
               hint={field.hint}
               type={field.type ?? 'text'}
+              defaultValue={typeof field.initial === 'string' ? field.initial : undefined}
             />
           ),
         )}

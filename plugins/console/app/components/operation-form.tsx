@@ -23,10 +23,12 @@ export type CreatedOf<P, K extends keyof P> = P[K] extends { post: { responses: 
   : never
 
 /**
- * What a page says of a body field beyond its schema: its own label, hint, kind or options; `false` leaves it out
- * (the API's default then applies).
+ * What a page says of a body field beyond its schema: its own label, hint, kind, options or initial value;
+ * `false` leaves it out (the API's default then applies).
  */
-export type FieldChange = Partial<Pick<CreateField, 'label' | 'hint' | 'type' | 'options'>> | false
+export type FieldChange =
+  | Partial<Pick<CreateField, 'label' | 'hint' | 'type' | 'options' | 'initial'>>
+  | false
 /** Changes to the fields of a body, by field name. */
 export type FieldChanges<Body> = { readonly [K in keyof Body]?: FieldChange }
 
