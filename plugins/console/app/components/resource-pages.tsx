@@ -131,10 +131,8 @@ interface LooseClient {
 const loose = (api: unknown) => api as LooseClient
 
 /** Every parameter of an item's path filled with the item's id (`{id}`, whatever its name). */
-const paramsOf = (template: string, id: string | undefined): Record<string, string> =>
-  id === undefined
-    ? {}
-    : Object.fromEntries([...template.matchAll(/\{([^}]+)\}/g)].map((match) => [match[1] ?? '', id]))
+const paramsOf = (template: string, id: string): Record<string, string> =>
+  Object.fromEntries([...template.matchAll(/\{([^}]+)\}/g)].map((match) => [match[1] ?? '', id]))
 
 const filled = (template: string, params: Record<string, string>) =>
   template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''))
