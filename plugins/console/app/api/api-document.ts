@@ -18,7 +18,15 @@ async function loadDocument(): Promise<OpenApiDocument> {
   return (await read(`${base.slice(0, -index.api.length)}${index.docs}`)) as OpenApiDocument
 }
 
-/** The document, read once a session (it changes only with the installation's plugins, which a restart changes). */
-export function useApiDocument() {
-  return useQuery({ queryKey: ['api-document'], queryFn: loadDocument, staleTime: Number.POSITIVE_INFINITY })
+/**
+ * The document, read once a session (it changes only with the installation's plugins, which a restart changes), and
+ * only when `needed`: a page that declares no form or delete button never reads it.
+ */
+export function useApiDocument(needed = true) {
+  return useQuery({
+    queryKey: ['api-document'],
+    queryFn: loadDocument,
+    staleTime: Number.POSITIVE_INFINITY,
+    enabled: needed,
+  })
 }

@@ -161,7 +161,7 @@ function ResourceTable({
   params: Record<string, string>
   itemPath?: (item: Row) => string
 }) {
-  const document = useApiDocument()
+  const document = useApiDocument(Boolean(list.remove))
   if (list.remove && document.isPending) return <Loading />
   if (list.remove && document.isError) return <ErrorNotice error={document.error} />
   const linked = list.columns.map((column, index) =>
