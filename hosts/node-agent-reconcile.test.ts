@@ -3,16 +3,24 @@
 // network address (not loopback: where another machine would reach it), logs in there with a login granted to the
 // node's address, and is served over HTTPS with its certificate. Then the node is rebuilt (agent stopped, its nginx
 // and PHP-FPM ended, its sites' Unix users removed, its data directory wiped): the restarted agent's reconciliation
-// brings the site back, WordPress over its surviving database (the administrator's password still logs in), with its
-// certificate; a server block on the node the panel does not know is reported and left serving.
+// brings the site back, WordPress over its surviving database (the administrator’s password still logs in), with its
+// certificate, and its SFTP account that logs in with a key (with the node's new host keys); a server block on the node
+// the panel does not know is reported and left serving.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Node } from '../plugins/nodes/contract.ts'
+import { sftpClient } from '../plugins/sftp/testing/sftp-client.ts'
 import type { Site } from '../plugins/sites/contract.ts'
 import { apiClient, cliStaffToken, createProcessTracker, type TestAgent } from './testing/host-process.ts'
-import { makeHierarchy, presentedFingerprint, removeNodeLeftovers, waitFor } from './testing/index.ts'
+import {
+  freePort,
+  makeHierarchy,
+  presentedFingerprint,
+  removeNodeLeftovers,
+  waitFor,
+} from './testing/index.ts'
 import { type NetworkMariadb, startNetworkMariadb } from './testing/network-mariadb.ts'
 
 const { tempDataDir, startStandalone, startAgent, runCli, cleanup } = createProcessTracker('plinth-rebuild-')
@@ -47,6 +55,16 @@ async function logIn(agent: TestAgent, domain: string, user: string, password: s
   return { status: response.status, location: response.headers.get('location') ?? '' }
 }
 
+/** A fresh SFTP client folder (its known_hosts empty: a rebuilt node has new host keys) and a key made in it. */
+function sftpUser(port: number) {
+  const dir = tempDataDir()
+  chmodSync(dir, 0o700)
+  const key = join(dir, 'id_deploy')
+  const made = Bun.spawnSync(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', 'deploy@test', '-f', key])
+  expect(made.exitCode).toBe(0)
+  return { client: sftpClient(dir, port), key, publicKey: readFileSync(`${key}.pub`, 'utf8').trim() }
+}
+
 /** The pids of the node's masters (nginx, PHP-FPM), from their pid files. */
 function masterPids(dataDir: string): number[] {
   return ['nginx/nginx.pid', 'php/php-fpm.pid'].flatMap((file) => {
@@ -71,6 +89,8 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
   let agent: TestAgent
   let customerId: string
   const agentDir = tempDataDir()
+  // Its SSH server, on the same port across the node's rebuild.
+  const sftp = { SFTP_PORT: String(freePort()), SFTP_LISTEN: '127.0.0.1' }
 
   beforeAll(async () => {
     database = await startNetworkMariadb()
@@ -99,10 +119,10 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
     })
     expect(server.status).toBe(201)
     customerId = (await call<{ id: string }>('POST', '/customers', { name: 'Acme' })).body.id
-    agent = await startAgent(panel, node.agentToken, { dataDir: agentDir })
+    agent = await startAgent(panel, node.agentToken, { dataDir: agentDir, env: sftp })
   }, 90_000)
 
-  test('the site logs in on the central server, survives the node’s rebuild with its certificate, and an unknown server block is left alone', async () => {
+  test('the site logs in on the central server, survives the node’s rebuild with its certificate and SFTP key account, and an unknown server block is left alone', async () => {
     const domain = `rebuilt-${crypto.randomUUID().slice(0, 8)}.example.test`
     const created = await call<Site & { wordpress: { adminUser: string; adminPassword: string } }>(
       'POST',
@@ -155,6 +175,17 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
     )
     expect(presentedFingerprint(agent.httpsPort, domain)).toBe(certificate.body.fingerprintSha256)
 
+    // An SFTP account that logs in with a key.
+    const before = sftpUser(Number(sftp.SFTP_PORT))
+    const account = await call<{ id: string; username: string; hostKeyFingerprints: string[] }>(
+      'POST',
+      `/sites/${siteId}/sftp-users`,
+      { name: 'deploy', publicKeys: [before.publicKey] },
+    )
+    expect(account.status).toBe(201)
+    const listed = await before.client.run(account.body.username, { key: before.key }, ['ls /htdocs'])
+    expect(listed.stdout).toContain('wp-config.php')
+
     // The node is rebuilt: agent stopped, its nginx and PHP-FPM ended, its sites' users gone, its disk empty.
     await agent.stop()
     const pids = masterPids(agentDir)
@@ -169,7 +200,11 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
       `server {\n    listen ${agent.httpPort};\n    server_name status.example.test;\n    return 200 "left alone\\n";\n}\n`,
     )
     const rebuiltAt = performance.now()
-    const again = await startAgent(panel, node.agentToken, { dataDir: agentDir, httpPort: agent.httpPort })
+    const again = await startAgent(panel, node.agentToken, {
+      dataDir: agentDir,
+      httpPort: agent.httpPort,
+      env: sftp,
+    })
 
     // Its connection reconciles the node: the site is provisioned again, WordPress over its surviving database.
     const restored = await poll(
@@ -204,8 +239,8 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
       `a rebuilt node serving its WordPress site again: ${(performance.now() - rebuiltAt).toFixed(0)} ms`,
     )
 
-    // The operator's server block is reported on the node (a round asked for now finds the site in place), and
-    // still serves.
+    // A round asked for now finds the site in place, and puts back its SFTP account (its key, the node's new host
+    // keys); the operator's server block is reported on the node, and still serves.
     const round = await call<{ jobId: string }>('POST', `/nodes/${node.id}/reconcile`)
     expect(round.status).toBe(202)
     const result = await poll(
@@ -219,7 +254,16 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
       },
       30_000,
     )
-    expect(result).toEqual({ sites: 1, reapplied: 0, unknown: 1 })
+    expect(result).toEqual({ sites: 1, reapplied: 1, unknown: 1 })
+    const after = sftpUser(Number(sftp.SFTP_PORT))
+    const loggedInAgain = await after.client.run(account.body.username, { key: before.key }, ['ls /htdocs'])
+    expect(loggedInAgain.code, loggedInAgain.stderr).toBe(0)
+    expect(loggedInAgain.stdout).toContain('wp-config.php')
+    const recorded = await call<{ hostKeyFingerprints: string[] }>(
+      'GET',
+      `/sites/${siteId}/sftp-users/${account.body.id}`,
+    )
+    expect(recorded.body.hostKeyFingerprints).not.toEqual(account.body.hostKeyFingerprints)
     const reported = (await call<Node>('GET', `/nodes/${node.id}`)).body.inventory
     expect(reported?.sites).toBe(1)
     expect(reported?.unknown).toEqual([{ kind: 'server-block', name: 'operator-status' }])
