@@ -39,6 +39,12 @@ beforeAll(async () => {
   const nodes = (await (await tp.request('GET', '/api/v1/nodes', { token })).json()) as { items: Node[] }
   nodeId = nodes.items[0]?.id ?? ''
   tp.panel.start()
+  // The local node is compared once as the panel starts: that round is over before the tests ask for theirs.
+  await waitFor(
+    'the start’s reconciliation',
+    async () => (await get<Node>(`/nodes/${nodeId}`)).inventory !== null,
+    10_000,
+  )
 })
 afterAll(async () => {
   await tp.panel.close()
