@@ -65,12 +65,22 @@ function sftpUser(port: number) {
   return { client: sftpClient(dir, port), key, publicKey: readFileSync(`${key}.pub`, 'utf8').trim() }
 }
 
-/** The pids of the node's masters (nginx, PHP-FPM), from their pid files. */
+/** The pids of the node's masters (nginx, PHP-FPM, its own MariaDB), from their pid files. */
 function masterPids(dataDir: string): number[] {
-  return ['nginx/nginx.pid', 'php/php-fpm.pid'].flatMap((file) => {
+  return ['nginx/nginx.pid', 'php/php-fpm.pid', 'services/database/run/mariadb.pid'].flatMap((file) => {
     const path = join(dataDir, file)
     return existsSync(path) ? [Number(readFileSync(path, 'utf8').trim())] : []
   })
+}
+
+/** Rebuilds the node from nothing: its masters ended, its sites' users removed, its data directory wiped. */
+async function rebuild(agent: TestAgent, dataDir: string): Promise<void> {
+  await agent.stop()
+  const pids = masterPids(dataDir)
+  expect(pids.length).toBeGreaterThanOrEqual(2)
+  removeNodeLeftovers(dataDir)
+  await waitFor('the node’s masters to end', () => pids.every((pid) => !alive(pid)), 20_000)
+  rmSync(dataDir, { recursive: true, force: true })
 }
 
 const alive = (pid: number) => {
@@ -187,12 +197,7 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
     expect(listed.stdout).toContain('wp-config.php')
 
     // The node is rebuilt: agent stopped, its nginx and PHP-FPM ended, its sites' users gone, its disk empty.
-    await agent.stop()
-    const pids = masterPids(agentDir)
-    expect(pids.length).toBe(2)
-    removeNodeLeftovers(agentDir)
-    await waitFor('the node’s masters to end', () => pids.every((pid) => !alive(pid)), 20_000)
-    rmSync(agentDir, { recursive: true, force: true })
+    await rebuild(agent, agentDir)
     // Something on the new node the panel never put there: a server block of the operator's.
     mkdirSync(join(agentDir, 'nginx', 'sites'), { recursive: true })
     writeFileSync(
@@ -273,5 +278,64 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
 
     const deleting = await call<Site>('DELETE', `/sites/${siteId}`)
     expect(deleting.status).toBe(202)
+  }, 300_000)
+})
+
+describe('a node rebuilt from nothing, its WordPress site on the node’s own MariaDB', () => {
+  test('the node’s server gets the site’s database back, empty, and WordPress is installed on it again', async () => {
+    const dataDir = tempDataDir()
+    const panel = await startStandalone(dataDir, { JOB_LEASE_MS: '2000', LOCAL_SITES: 'files' })
+    const call = apiClient(panel, await cliStaffToken(runCli, dataDir))
+    const nodes = await call<{ items: Node[] }>('GET', '/nodes')
+    const local = nodes.body.items.find((item) => item.name === 'local')
+    expect((await call('PATCH', `/nodes/${local?.id}`, { status: 'draining' })).status).toBe(200)
+    const node = await call<Node & { agentToken: string }>('POST', '/nodes', {
+      name: 'own-db',
+      driver: 'agent',
+      hostname: '127.0.0.1',
+    })
+    const customerId = (await call<{ id: string }>('POST', '/customers', { name: 'Acme' })).body.id
+    const agentDir = tempDataDir()
+    const env = { NODE_DATABASE_PORT: String(freePort()) }
+    const agent = await startAgent(panel, node.body.agentToken, { dataDir: agentDir, env })
+    const domain = `own-${crypto.randomUUID().slice(0, 8)}.example.test`
+    const created = await call<Site & { wordpress: { adminUser: string; adminPassword: string } }>(
+      'POST',
+      '/sites',
+      { customerId, name: 'Own Shop', type: 'wordpress', domain },
+    )
+    expect(created.status).toBe(201)
+    const siteId = created.body.id
+    await poll(
+      'the site to be active',
+      async () => ((await call<Site>('GET', `/sites/${siteId}`)).body.status === 'active' ? true : undefined),
+      120_000,
+    )
+    const { adminUser, adminPassword } = created.body.wordpress
+    expect((await logIn(agent, domain, adminUser, adminPassword)).status).toBe(302)
+
+    await rebuild(agent, agentDir)
+    const again = await startAgent(panel, node.body.agentToken, {
+      dataDir: agentDir,
+      httpPort: agent.httpPort,
+      env,
+    })
+    await poll(
+      'the site to be provisioned again',
+      async () => {
+        const site = await call<Site>('GET', `/sites/${siteId}`)
+        expect(site.body.drift?.code).not.toBe('restore_failed')
+        return site.body.drift?.code === 'content_lost' ? true : undefined
+      },
+      180_000,
+    )
+    const front = await again.fromNode(domain)
+    expect(front.status).toBe(200)
+    expect(await front.text()).toContain('<title>Own Shop')
+    // Its database was lost with the node: WordPress is a new install, whose administrator nobody knows the
+    // password of (the panel never kept the one it showed).
+    expect((await logIn(again, domain, adminUser, adminPassword)).status).toBe(200)
+    const audit = await call<{ items: { action: string }[] }>('GET', '/audit?action=database.recreate')
+    expect(audit.body.items).toHaveLength(1)
   }, 300_000)
 })

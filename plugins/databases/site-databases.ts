@@ -1,7 +1,15 @@
 // The databases plugin's service for site types that install applications (WordPress): a site's own database and
 // readwrite login, made through the same rows, jobs, audit entries and events as the API's, by the installation.
 
-import { type Db, jobTrouble, newId, nowIso, type PluginContext, Problem, type Trx } from '../../core/index.ts'
+import {
+  type Db,
+  jobTrouble,
+  newId,
+  nowIso,
+  type PluginContext,
+  Problem,
+  type Trx,
+} from '../../core/index.ts'
 import { nodeDirectory } from '../nodes/contract.ts'
 import type { EngineName, SiteDatabase, SiteDatabases } from './contract.ts'
 import {
