@@ -30,6 +30,14 @@ export interface RowsOf<Row> {
   // biome-ignore lint/suspicious/noExplicitAny: the rows of any plugin's tables
   visible(db: Db, view: TenantView): SelectQueryBuilder<any, any, Row>
   find(db: Db, view: TenantView, id: string, options?: { readonly lock?: boolean }): Promise<Row>
+  /** Deletes rows by a column's value (a `visibleTable` has it): what a `remove` without handler does. */
+  removeWhere?(db: Db, column: string, value: string): Promise<number>
+}
+
+/** Rows that hang on a resource's row by `column` (its id), removed with it by a `remove` without handler. */
+export interface ChildRows {
+  readonly rows: { removeWhere(db: Db, column: string, value: string): Promise<number> }
+  readonly column: string
 }
 
 /** How a change of the resource is recorded, when the convention (`<name>.<verb>`, `<name>.<pastTense>`) does not fit. */
@@ -118,12 +126,15 @@ export interface ResourceDeclaration<
    * no handler, and `update` and `remove` receive the row the request names as `row` (404 when it is not in the
    * caller's view, or not under the parent: `parentColumn` holds the parent's id), locked until the change's
    * transaction ends with `lock` (a change of what hangs on the row made meanwhile waits, and is seen).
+   * `children`: the tables whose rows hang on a row by a column holding its id (a zone's records by `zoneId`),
+   * which a `remove` without handler deletes with it.
    */
   readonly table?: {
     readonly rows: RowsOf<Row>
     readonly toItem?: (row: Row) => Static<Item>
     readonly parentColumn?: string
     readonly lock?: boolean
+    readonly children?: readonly ChildRows[]
   }
   /**
    * `GET <path>`: the query of the items (paged by the kernel), narrowed by the declared `filters` of its `query`;
@@ -166,11 +177,14 @@ export interface ResourceDeclaration<
   }
   /**
    * `DELETE <path>/<key>`: returns the item as it was (recorded with `<name>.deleted`); answers 204. The handler
-   * alone, or with its problems.
+   * alone, or with its problems; without a handler (`remove: {}`), the kernel deletes the row and its `children`
+   * from the table. A resource the kernel removes whose `owner` names its `customer` (a column of its table) and
+   * whose path has no parameters also goes with its customer: the customer's deletion job removes each of its
+   * rows as this route does (audit entry, `<name>.deleted`, the usage it counts), nothing written by the plugin.
    */
   readonly remove?:
     | ((input: Change<undefined, P & K, Parent, Row, undefined>) => Returns<unknown>)
     | (ChangeOperation<undefined, RP, ParamsOf<P & K>> & {
-        handler(input: Change<undefined, P & K, Parent, Row, RP>): Returns<unknown>
+        handler?(input: Change<undefined, P & K, Parent, Row, RP>): Returns<unknown>
       })
 }

@@ -7,6 +7,7 @@ import { Problem } from '../problem/problem.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import type { ChangeDeclaration } from './change.ts'
+import type { CustomerCascade } from './customer-cascade.ts'
 import type { EventDefinition } from './define-plugin.ts'
 import type { ListDeclaration, ListFilter } from './list-declaration.ts'
 import type {
@@ -158,7 +159,8 @@ export function resourceRoutes<
         handler: found.changed(update.handler, true) as never,
       }),
     )
-  if (remove)
+  if (remove) {
+    const removal = removalOf(resource as never, customer)
     routes.push(
       declared({
         ...{ method: 'DELETE', path: itemPath, operationId: `delete${id}`, scope: manage, params: one },
@@ -174,9 +176,11 @@ export function resourceRoutes<
         responses: ('responses' in remove && remove.responses) || {
           204: { description: `The ${noun} is deleted.` },
         },
-        handler: found.changed(remove.handler as never, true) as never,
+        handler: found.changed((remove.handler ?? removal.handler) as never, true) as never,
+        ...(!remove.handler && removal.withCustomer ? { removedWithCustomer: removal.withCustomer } : {}),
       }),
     )
+  }
   return routes
 }
 
@@ -203,6 +207,44 @@ function listFilters(
     fields[name] = Type.Optional({ ...field, description: `Only the ${noun}s of this \`${name}\`.` })
   }
   return { query: Type.Object(fields), filters }
+}
+
+/**
+ * The kernel's removal of a row (a `remove` without handler): its children, then itself, answering the item; and,
+ * for a resource its customer owns at the top of the API, that same removal of every row of a deleted customer.
+ */
+function removalOf(
+  resource: ResourceDeclaration<
+    TObject,
+    IdParams,
+    IdParams,
+    TObject,
+    TObject,
+    TObject,
+    unknown,
+    Record<string, unknown>,
+    unknown,
+    unknown,
+    unknown
+  >,
+  customer: string | undefined,
+): { handler: AnyHandler; withCustomer?: CustomerCascade } {
+  const { table } = resource
+  const rows = table?.rows
+  const removeWhere = rows?.removeWhere
+  if (!rows || !removeWhere) return { handler: undefined }
+  const remove = async (trx: Trx, row: Record<string, unknown>) => {
+    const id = String(row.id)
+    for (const child of table.children ?? []) await child.rows.removeWhere(trx, child.column, id)
+    await removeWhere.call(rows, trx, 'id', id)
+    return (table.toItem ? table.toItem(row) : row) as Record<string, unknown>
+  }
+  const handler = ({ trx, row }: { trx: Trx; row: Record<string, unknown> }) => remove(trx, row)
+  if (!customer || resource.params) return { handler }
+  const everyone = { kind: 'all' } as const
+  const rowsOf = (db: Db, customerId: string) =>
+    rows.visible(db, everyone).where(customer, '=', customerId).execute()
+  return { handler, withCustomer: { rowsOf, remove } }
 }
 
 /** What a handler input carries that the declaration finds for it: the parent, and the row of the table. */

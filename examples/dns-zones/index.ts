@@ -3,10 +3,9 @@
 
 import { createTableOf, definePlugin, resourceEvents } from '../../core/index.ts'
 import { addConsolePages } from '../../plugins/console/contract.ts'
-import { customerDependents } from '../../plugins/customers/contract.ts'
 import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric } from './contract.ts'
 import { isDomain } from './records.ts'
-import { dnsRoutes, removeZonesOf } from './routes.ts'
+import { dnsRoutes } from './routes.ts'
 
 /** Options of {@link dnsZonesPlugin}: what each exported zone says of the installation's name servers. */
 export interface DnsZonesOptions {
@@ -58,13 +57,8 @@ export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
     ],
     setup(context) {
       addConsolePages(context, import.meta.dir)
-      // A deleted customer's zones go in its deletion job (again after a crash: nothing is left then).
-      context.extensionPoint(customerDependents).add({
-        name: 'dns-zones',
-        remove: (run, customer) => removeZonesOf(run, context, customer),
-      })
     },
-    routes: (context) => dnsRoutes(context, { nameservers, hostmaster }),
+    routes: () => dnsRoutes({ nameservers, hostmaster }),
     capabilities: () => ({ nameservers }),
   })
 }

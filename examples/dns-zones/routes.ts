@@ -6,10 +6,8 @@ import {
   defineFormat,
   defineRoute,
   fieldProblem,
-  type JobRun,
   newId,
   nowIso,
-  type PluginContext,
   Problem,
   Reply,
   resourceRoutes,
@@ -18,12 +16,6 @@ import {
   unchanged,
   visibleTable,
 } from '../../core/index.ts'
-import {
-  assertCustomerOpen,
-  type CustomerRef,
-  customerDirectory,
-  openCustomerProblems,
-} from '../../plugins/customers/contract.ts'
 import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric, RecordType } from './contract.ts'
 import { checkedRecord, isDomain } from './records.ts'
 import { type ZoneFileOptions, zoneFile } from './zone-file.ts'
@@ -94,24 +86,8 @@ async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord)
   return row
 }
 
-/** Removes a deleted customer's zones with their records, as `DELETE` does each (its customer's deletion job). */
-export async function removeZonesOf(run: JobRun, context: PluginContext, customer: CustomerRef) {
-  await run.transaction(async (trx) => {
-    const gone = await zones.visible(trx, everyone).where('customerId', '=', customer.id).execute()
-    await tables(trx).deleteFrom('dns_records').where('customerId', '=', customer.id).execute()
-    await tables(trx).deleteFrom('dns_zones').where('customerId', '=', customer.id).execute()
-    for (const zone of gone) {
-      const subject = { type: 'dns_zone', id: zone.id }
-      await run.audit(trx, { action: 'dns_zone.delete', subject, customerId: customer.id })
-      await context.emit(trx, { kind: 'dns_zone.deleted', customerId: customer.id, data: zone })
-    }
-    if (gone.length > 0) await context.usage.adjust(trx, customer.id, dnsZonesMetric.name, -gone.length)
-  })
-}
-
 /** The plugin's routes; `options` say what the zone file writes of the installation. */
-export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
-  const customers = context.use(customerDirectory)
+export function dnsRoutes(options: ZoneFileOptions) {
   const zoneRoutes = resourceRoutes({
     item: DnsZone,
     name: 'dns_zone',
@@ -119,16 +95,13 @@ export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
     key: { id: 'dnsz' },
     scopes,
     owner: { customer: 'customerId', counts: dnsZonesMetric },
-    table: { rows: zones },
+    table: { rows: zones, children: [{ rows: records, column: 'zoneId' }] },
     list: {},
     read: {},
     create: {
       body: NewZone,
-      problems: [dnsProblems.dns_zone_taken, ...openCustomerProblems],
-      async handler({ trx, view, body }) {
-        // The kernel found the customer in view; one being deleted takes no new zone.
-        const customer = await customers.find(trx, view, body.customerId)
-        if (customer) assertCustomerOpen(customer)
+      problems: [dnsProblems.dns_zone_taken],
+      async handler({ trx, body }) {
         const name = body.name.toLowerCase()
         // A zone above or below another would answer for the other's names: only one of them is kept here.
         const above = name.split('.').map((_, at, labels) => labels.slice(at).join('.'))
@@ -142,11 +115,8 @@ export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
         return zone
       },
     },
-    async remove({ trx, row }) {
-      await tables(trx).deleteFrom('dns_records').where('zoneId', '=', row.id).execute()
-      await tables(trx).deleteFrom('dns_zones').where('id', '=', row.id).execute()
-      return row
-    },
+    // The zone and its records; a deleted customer's zones go so too, in its deletion job.
+    remove: {},
   })
   const recordRoutes = resourceRoutes({
     item: DnsRecord,

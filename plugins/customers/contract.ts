@@ -10,6 +10,7 @@ import {
   type JobRequest,
   type JobRun,
   jobStanding,
+  kernelProblems,
   Problem,
   type Static,
   TeamRoleSchema,
@@ -17,7 +18,6 @@ import {
   type Trx,
   t,
 } from '../../core/index.ts'
-import { customersProblems } from './problems.ts'
 
 /** A customer as the API returns it. */
 export const Customer = t.Object(
@@ -57,11 +57,11 @@ export type DeletedCustomer = Static<typeof DeletedCustomer>
  * The refusal of new records for a customer being deleted: list it in the `problems` of a route that creates
  * records for a customer, and call {@link assertCustomerOpen} on the customer the directory found.
  */
-export const openCustomerProblems = [customersProblems.customer_deleting] as const
+export const openCustomerProblems = [kernelProblems.customer_deleting] as const
 
 /** Refuses new records for a customer being deleted: 409 `customer_deleting`. */
 export function assertCustomerOpen(customer: Pick<Customer, 'status'>): void {
-  if (customer.status === 'deleting') throw new Problem(customersProblems.customer_deleting)
+  if (customer.status === 'deleting') throw new Problem(kernelProblems.customer_deleting)
 }
 
 /** A member of a customer's team. */
