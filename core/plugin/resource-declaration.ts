@@ -137,6 +137,13 @@ export interface ResourceDeclaration<
     readonly children?: readonly ChildRows[]
   }
   /**
+   * Runs in the transaction of every create, update and delete of an item, after its handler, unless it changed
+   * nothing (`unchanged(…)`): what each change of an item does to its parent (a zone's serial, raised by every
+   * change of its records), written once.
+   * @example afterChange: ({ trx, parent }) => raiseSerial(trx, parent)
+   */
+  readonly afterChange?: (input: { readonly trx: Trx; readonly parent: Parent }) => Returns<void>
+  /**
    * `GET <path>`: the query of the items (paged by the kernel), narrowed by the declared `filters` of its `query`;
    * without a handler, the table's rows in view (under the parent). Without a `query`, the filters name fields of
    * the item, and the query is made of them (`filters: { type: 'type' }`: `?type=`, checked as the item's `type`);

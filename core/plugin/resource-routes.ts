@@ -6,7 +6,7 @@ import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
-import type { ChangeDeclaration } from './change.ts'
+import { type ChangeDeclaration, Recorded } from './change.ts'
 import type { CustomerCascade } from './customer-cascade.ts'
 import type { EventDefinition } from './define-plugin.ts'
 import type { ListDeclaration, ListFilter } from './list-declaration.ts'
@@ -316,7 +316,11 @@ function foundBy(
       return async (input: Found) => {
         const parent = await parentOf(input)
         const row = withRow ? await rowOf(input, parent) : undefined
-        return handler?.({ ...input, parent, row })
+        const result = await handler?.({ ...input, parent, row })
+        const nothing = result instanceof Recorded && result.audit === null
+        if (resource.afterChange && !nothing && input.trx)
+          await resource.afterChange({ trx: input.trx, parent })
+        return result
       }
     },
   }

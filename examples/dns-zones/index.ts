@@ -1,7 +1,7 @@
 // DNS zones of customers, with their records and a BIND zone-file export: a third-party plugin written only against
 // the public contracts (the kernel's, the customers plugin's and the console's). See README.md.
 
-import { createTableOf, definePlugin, resourceEvents } from '../../core/index.ts'
+import { definePlugin, resourceEvents, tablesMigration } from '../../core/index.ts'
 import { addConsolePages } from '../../plugins/console/contract.ts'
 import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric } from './contract.ts'
 import { isDomain } from './records.ts'
@@ -39,21 +39,12 @@ export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
     ],
     problems: dnsProblems,
     usage: [dnsZonesMetric],
+    // The tables' columns are the items' fields; names are unique, records read by zone and name.
     migrations: [
-      {
-        id: '0001_dns',
-        // The tables' columns are the items' fields; names are unique, records read by zone and name.
-        async up(db) {
-          await createTableOf(db, 'dns_zones', DnsZone).execute()
-          await createTableOf(db, 'dns_records', DnsRecord).execute()
-          await db.schema.createIndex('dns_zones_name').unique().on('dns_zones').column('name').execute()
-          await db.schema
-            .createIndex('dns_records_zone')
-            .on('dns_records')
-            .columns(['zoneId', 'name'])
-            .execute()
-        },
-      },
+      tablesMigration('0001_dns', {
+        dns_zones: { item: DnsZone, unique: [['name']] },
+        dns_records: { item: DnsRecord, indexes: [['zoneId', 'name']] },
+      }),
     ],
     setup(context) {
       addConsolePages(context, import.meta.dir)

@@ -82,7 +82,6 @@ async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord)
   const row = { ...record, type: input.type, name, content, ttl: input.ttl, updatedAt: at }
   if (old) await tables(trx).updateTable('dns_records').set(row).where('id', '=', old.id).execute()
   else await tables(trx).insertInto('dns_records').values(row).execute()
-  await raiseSerial(trx, zone)
   return row
 }
 
@@ -139,11 +138,9 @@ export function dnsRoutes(options: ZoneFileOptions) {
       problems: recordProblems,
       handler: ({ trx, parent, row, body }) => saved(trx, parent, { ...row, ...body }, row),
     },
-    async remove({ trx, parent, row }) {
-      await tables(trx).deleteFrom('dns_records').where('id', '=', row.id).execute()
-      await raiseSerial(trx, parent)
-      return row
-    },
+    remove: {},
+    // Every change of a zone's records raises its SOA serial, in the change's transaction.
+    afterChange: ({ trx, parent }) => raiseSerial(trx, parent),
   })
   const exported = defineRoute({
     method: 'GET',
