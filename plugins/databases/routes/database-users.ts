@@ -18,7 +18,7 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
-import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
+import { customerDirectory } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import {
   type DatabaseGrant,
@@ -236,8 +236,6 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
         },
       },
       problems: [
-        kernelProblems.unknown_customer,
-        ...openCustomerProblems,
         kernelProblems.customer_suspended,
         databasesProblems.unknown_database_server,
         databasesProblems.no_database_server,
@@ -251,14 +249,14 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
       change: {
         action: 'database_user.create',
         event: 'database_user.created',
+        customer: 'customerId',
         details: (user) => ({ username: user.username, serverId: user.serverId, grants: user.grants }),
         // The user without the password the answer shows once: events go to webhooks and stay in the outbox.
         payload: ({ password: _shownOnce, ...user }) => user,
       },
       async handler({ trx, body, view, enqueueJob }) {
-        const customer = await customers.find(trx, view, body.customerId)
-        if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
-        assertCustomerOpen(customer)
+        // The kernel found the customer in view and open (`change.customer`).
+        const customer = { id: body.customerId }
         if ((await context.quotas.of(trx, customer.id)).source === 'suspended')
           throw new Problem(kernelProblems.customer_suspended)
         const password = passwordOf(body.password, 'body.password')
