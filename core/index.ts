@@ -72,6 +72,7 @@ export {
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
 export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
+export { type ItemRows, itemRows, type NewItemRow } from './plugin/item-rows.ts'
 export { resourceItem } from './plugin/resource-item.ts'
 export {
   type ResourceChange,

@@ -19,20 +19,21 @@ import { expectProblem } from '../testing/problems.ts'
 import { customerA, customerB, fixturePlugin, twoTenants } from '../testing/tenancy-fixture.ts'
 import { unchanged } from './change.ts'
 import type { PluginContext } from './define-plugin.ts'
+import { itemRows } from './item-rows.ts'
+import { resourceItem } from './resource-item.ts'
 import { resourceEvents, resourceRoutes } from './resource-routes.ts'
 
-const Bin = t.Object(
-  { id: t.String(), customerId: t.String(), label: t.String(), touched: t.Integer(), createdAt: t.String() },
-  { $id: 'StorageBin' },
-)
-const Tag = t.Object(
-  { id: t.String(), binId: t.String(), customerId: t.String(), text: t.String() },
-  { $id: 'StorageTag' },
-)
+const Bin = resourceItem('StorageBin', 'bin', {
+  customerId: t.String(),
+  label: t.String(),
+  touched: t.Integer(),
+})
+const Tag = resourceItem('StorageTag', 'tag', { binId: t.String(), customerId: t.String(), text: t.String() })
 type Bin = typeof Bin.static
 type Tag = typeof Tag.static
 const tables = (db: Db) => db.withTables<{ bins: Bin; tags: Tag }>()
-const bins = visibleTable(tables, 'bins', { customerColumn: 'customerId' })
+/** Bins written by the plugin as the kernel stamps items; tags by hand. */
+const bins = itemRows('bins', Bin, { customerColumn: 'customerId' })
 const tags = visibleTable(tables, 'tags', { customerColumn: 'customerId' })
 const problems = defineProblems({
   bin_limit_reached: { status: 422, detail: 'No more bins.', description: 'Past the `bins` limit.' },
@@ -74,11 +75,7 @@ const fixture = fixturePlugin({
       read: {},
       create: {
         body: t.Object({ customerId: t.String(), label: t.String({ maxLength: 20 }) }),
-        async handler({ trx, body }) {
-          const bin = { ...body, id: newId('bin'), touched: 0, createdAt: nowIso() }
-          await tables(trx).insertInto('bins').values(bin).execute()
-          return bin
-        },
+        handler: ({ trx, body }) => bins.insert(trx, { ...body, touched: 0 }),
       },
       remove: {},
     }),
@@ -91,18 +88,16 @@ const fixture = fixturePlugin({
       scopes,
       parent: (db, view, params) => bins.find(db, view, params.id),
       table: { rows: tags, parentColumn: 'binId' },
-      afterChange: async ({ trx, parent }) => {
-        await tables(trx)
-          .updateTable('bins')
-          .set({ touched: parent.touched + 1 })
-          .where('id', '=', parent.id)
-          .execute()
-      },
+      afterChange: ({ trx, parent }) => bins.update(trx, parent, { touched: parent.touched + 1 }),
       create: {
         body: t.Object({ text: t.String({ maxLength: 20 }) }),
         async handler({ trx, parent, body }) {
+          const at = nowIso()
           const tag = { id: newId('tag'), binId: parent.id, customerId: parent.customerId, text: body.text }
-          await tables(trx).insertInto('tags').values(tag).execute()
+          await tables(trx)
+            .insertInto('tags')
+            .values({ ...tag, createdAt: at, updatedAt: at })
+            .execute()
           return tag
         },
       },
@@ -159,6 +154,19 @@ describe('a resource the kernel removes', () => {
     const other = { ...twin, customerId: customerB }
     await tables(db()).insertInto('bins').values(other).execute()
     await tables(db()).deleteFrom('bins').where('id', 'in', [bin.id, other.id]).execute()
+  })
+
+  test('its rows are written with their id of the item’s prefix and their times', async () => {
+    const bin = await made<Bin>(await post('/bins', { customerId: customerA, label: 'stamped' }))
+    expect(bin.id).toMatch(/^bin_[0-9A-Z]{26}$/)
+    expect(bin.updatedAt).toBe(bin.createdAt)
+    await Bun.sleep(5)
+    const touched = await bins.update(db(), bin, { touched: 7 })
+    expect(touched).toMatchObject({ id: bin.id, label: 'stamped', touched: 7, createdAt: bin.createdAt })
+    expect(touched.updatedAt > bin.updatedAt).toBe(true)
+    expect(await binOf(bin.id)).toEqual(touched)
+    expect(() => itemRows('crates', t.Object({ id: t.String() }), 'platform')).toThrow(/not a resourceItem/)
+    expect((await tp.request('DELETE', `/api/v1/bins/${bin.id}`, { token })).status).toBe(204)
   })
 
   test('deletes the row and its children; a child’s change touches its parent, one changing nothing does not', async () => {

@@ -142,7 +142,7 @@ export interface ResourceDeclaration<
    * change of its records), written once.
    * @example afterChange: ({ trx, parent }) => raiseSerial(trx, parent)
    */
-  readonly afterChange?: (input: { readonly trx: Trx; readonly parent: Parent }) => Returns<void>
+  readonly afterChange?: (input: { readonly trx: Trx; readonly parent: Parent }) => Returns<unknown>
   /**
    * `GET <path>`: the query of the items (paged by the kernel), narrowed by the declared `filters` of its `query`;
    * without a handler, the table's rows in view (under the parent). Without a `query`, the filters name fields of

@@ -2,11 +2,10 @@
 // and a zone's BIND zone file. Every change of a zone's records raises its SOA serial in the same transaction.
 
 import {
-  type Db,
   defineFormat,
   defineRoute,
   fieldProblem,
-  newId,
+  itemRows,
   nowIso,
   Problem,
   Reply,
@@ -14,16 +13,14 @@ import {
   type Trx,
   t,
   unchanged,
-  visibleTable,
 } from '../../core/index.ts'
 import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric, RecordType } from './contract.ts'
 import { checkedRecord, isDomain } from './records.ts'
 import { type ZoneFileOptions, zoneFile } from './zone-file.ts'
 
-const tables = (db: Db) => db.withTables<{ dns_zones: DnsZone; dns_records: DnsRecord }>()
-/** Zones and records as callers' views reach them: those of the customers in the view. */
-const zones = visibleTable(tables, 'dns_zones', { customerColumn: 'customerId' })
-const records = visibleTable(tables, 'dns_records', { customerColumn: 'customerId' })
+/** Zones and records as callers' views reach them (those of the customers in the view), and as they are written. */
+const zones = itemRows('dns_zones', DnsZone, { customerColumn: 'customerId' })
+const records = itemRows('dns_records', DnsRecord, { customerColumn: 'customerId' })
 const scopes = { read: 'dns:read', manage: 'dns:manage' }
 const recordProblems = [
   ...[dnsProblems.invalid_record_name, dnsProblems.invalid_record_content],
@@ -54,19 +51,11 @@ type NewRecord = typeof NewRecord.static & { ttl: number }
 const nextSerial = (serial: number) =>
   Math.max(serial + 1, Number(nowIso().slice(0, 10).replaceAll('-', '')) * 100)
 
-/** Raises the zone's serial, in the transaction of a change of its records. */
-async function raiseSerial(trx: Trx, zone: DnsZone) {
-  const update = tables(trx)
-    .updateTable('dns_zones')
-    .set({ serial: nextSerial(zone.serial), updatedAt: nowIso() })
-  await update.where('id', '=', zone.id).execute()
-}
-
 /** Writes `input` into `zone` (a new record, or `old` changed) when the zone's rules allow it. */
 async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord) {
   const { name, content } = checkedRecord(zone.name, input)
   if (old?.name === name && old.content === content && old.ttl === input.ttl) return unchanged(old)
-  const named = tables(trx).selectFrom('dns_records').selectAll().where('name', '=', name)
+  const named = records.visible(trx, everyone).where('name', '=', name)
   const others = await named
     .where('zoneId', '=', zone.id)
     .where('id', '!=', old?.id ?? '')
@@ -77,12 +66,9 @@ async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord)
   const cnames = others.some((other) => other.type === 'CNAME')
   if (input.type === 'CNAME' ? others.length > 0 || name === '@' : cnames)
     throw new Problem(dnsProblems.cname_conflict)
-  const at = nowIso()
-  const record = { id: newId('dnsr'), createdAt: at, ...old, zoneId: zone.id, customerId: zone.customerId }
-  const row = { ...record, type: input.type, name, content, ttl: input.ttl, updatedAt: at }
-  if (old) await tables(trx).updateTable('dns_records').set(row).where('id', '=', old.id).execute()
-  else await tables(trx).insertInto('dns_records').values(row).execute()
-  return row
+  const fields = { type: input.type, name, content, ttl: input.ttl }
+  if (old) return records.update(trx, old, fields)
+  return records.insert(trx, { ...fields, zoneId: zone.id, customerId: zone.customerId })
 }
 
 /** The plugin's routes; `options` say what the zone file writes of the installation. */
@@ -108,10 +94,7 @@ export function dnsRoutes(options: ZoneFileOptions) {
           .visible(trx, everyone)
           .where((eb) => eb.or([eb('name', 'in', above), eb('name', 'like', `%.${name}`)]))
         if (await near.executeTakeFirst()) throw fieldProblem(dnsProblems.dns_zone_taken, 'body.name')
-        const at = nowIso()
-        const zone = { ...body, name, id: newId('dnsz'), serial: nextSerial(0), createdAt: at, updatedAt: at }
-        await tables(trx).insertInto('dns_zones').values(zone).execute()
-        return zone
+        return zones.insert(trx, { ...body, name, serial: nextSerial(0) })
       },
     },
     // The zone and its records; a deleted customer's zones go so too, in its deletion job.
@@ -140,7 +123,7 @@ export function dnsRoutes(options: ZoneFileOptions) {
     },
     remove: {},
     // Every change of a zone's records raises its SOA serial, in the change's transaction.
-    afterChange: ({ trx, parent }) => raiseSerial(trx, parent),
+    afterChange: ({ trx, parent }) => zones.update(trx, parent, { serial: nextSerial(parent.serial) }),
   })
   const exported = defineRoute({
     method: 'GET',
