@@ -71,10 +71,11 @@ export {
   type ExtensionPointRef,
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
-export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
 export { type ItemRows, itemRows, type NewItemRow } from './plugin/item-rows.ts'
+export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
 export { resourceItem } from './plugin/resource-item.ts'
 export {
+  type Representation,
   type ResourceChange,
   type ResourceDeclaration,
   resourceEvents,

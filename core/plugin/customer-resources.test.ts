@@ -72,7 +72,16 @@ const fixture = fixturePlugin({
       scopes,
       owner: { customer: 'customerId', counts: binMetric },
       table: { rows: bins, children: [{ rows: tags, column: 'binId' }] },
-      read: {},
+      read: {
+        as: {
+          'label-card': {
+            description: 'The bin’s label, to print.',
+            contentType: 'text/plain; charset=utf-8',
+            filename: (bin) => `${bin.label}.txt`,
+            render: ({ row }) => `${row.label}\n`,
+          },
+        },
+      },
       create: {
         body: t.Object({ customerId: t.String(), label: t.String({ maxLength: 20 }) }),
         handler: ({ trx, body }) => bins.insert(trx, { ...body, touched: 0 }),
@@ -166,6 +175,28 @@ describe('a resource the kernel removes', () => {
     expect(touched.updatedAt > bin.updatedAt).toBe(true)
     expect(await binOf(bin.id)).toEqual(touched)
     expect(() => itemRows('crates', t.Object({ id: t.String() }), 'platform')).toThrow(/not a resourceItem/)
+    expect((await tp.request('DELETE', `/api/v1/bins/${bin.id}`, { token })).status).toBe(204)
+  })
+
+  test('answers the item in another media type, with its ETag, 304 while unchanged, 404 out of view', async () => {
+    const bin = await made<Bin>(await post('/bins', { customerId: customerA, label: 'card' }))
+    const card = await tp.request('GET', `/api/v1/bins/${bin.id}/label-card`, { token })
+    expect(card.status).toBe(200)
+    expect(card.headers.get('content-type')).toStartWith('text/plain')
+    expect(card.headers.get('content-disposition')).toBe('attachment; filename="card.txt"')
+    expect(await card.text()).toBe('card\n')
+    const etag = card.headers.get('etag') ?? ''
+    expect(etag).not.toBe('')
+    const again = await tp.request('GET', `/api/v1/bins/${bin.id}/label-card`, {
+      token,
+      headers: { 'if-none-match': etag },
+    })
+    expect(again.status).toBe(304)
+    const other = await tp.token({ customerId: customerB })
+    const hidden = await tp.request('GET', `/api/v1/bins/${bin.id}/label-card`, { token: other })
+    await expectProblem(hidden, 404, 'not_found')
+    const document = tp.panel.document as { paths: Record<string, Record<string, { operationId: string }>> }
+    expect(document.paths['/api/v1/bins/{id}/label-card']?.get?.operationId).toBe('getStorageBinLabelCard')
     expect((await tp.request('DELETE', `/api/v1/bins/${bin.id}`, { token })).status).toBe(204)
   })
 

@@ -74,6 +74,24 @@ export interface ChangeOperation<
   undo?(prepared: Prepared, error: unknown): Returns<void>
 }
 
+/**
+ * The item in another media type (a zone as a BIND zone file): read with the item's scope, its row found in the
+ * caller's view (under the parent) or 404, and answered 200 in `contentType` with an `ETag` (304 on
+ * `If-None-Match`), as an attachment named `filename` when it says one.
+ */
+export interface Representation<Row, P extends IdParams, Parent> extends OperationText {
+  /** The operation's id; default `get<Item><Name>` (`getDnsZoneZoneFile`). */
+  readonly operationId?: string
+  /** The 200 response's description. */
+  readonly description: string
+  /** The answer's media type: `text/plain; charset=utf-8`. */
+  readonly contentType: string
+  /** The file name a download takes (`Content-Disposition: attachment`). */
+  readonly filename?: (row: Row) => string
+  /** The answer's body, made from the row (and whatever else it reads through the input's `db`). */
+  render(input: Input<undefined, undefined, P, Parent> & { readonly row: Row }): Returns<string | Uint8Array>
+}
+
 /** A plain resource, declared once; see {@link resourceRoutes}. */
 export interface ResourceDeclaration<
   Item extends TObject,
@@ -159,13 +177,18 @@ export interface ResourceDeclaration<
         readonly order?: 'asc' | 'desc'
         readonly handler?: (input: Input<undefined, Static<LQ>, P, Parent>) => Returns<unknown>
       })
-  /** `GET <path>/<key>`: the item, or 404; without a handler, the table's row in view (under the parent). */
+  /**
+   * `GET <path>/<key>`: the item, or 404; without a handler, the table's row in view (under the parent). `as`: the
+   * item in other media types, each at `GET <path>/<key>/<name>` (a zone as a BIND zone file), see
+   * {@link Representation}.
+   */
   readonly read?:
     | ((input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>)
     | (OperationText & {
         /** The 200 response, when it says more than "The <noun>.". */
         readonly responses?: Readonly<Record<number, RouteResponse | TObject>>
         readonly handler?: (input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>
+        readonly as?: Readonly<Record<string, Representation<Row, P & K, Parent>>>
       })
   /**
    * `POST <path>`: in one transaction (`trx`) with its audit entry and `<name>.created`; answers 201 with

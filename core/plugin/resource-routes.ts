@@ -13,15 +13,21 @@ import type { ListDeclaration, ListFilter } from './list-declaration.ts'
 import type {
   ChangeOperation,
   OperationText,
+  Representation,
   ResourceChange,
   ResourceDeclaration,
 } from './resource-declaration.ts'
-import { defineRoute, type IdParams, type RouteDefinition } from './route.ts'
+import { defineRoute, type IdParams, Reply, type RouteDefinition } from './route.ts'
 
-export type { ResourceChange, ResourceDeclaration } from './resource-declaration.ts'
+export type { Representation, ResourceChange, ResourceDeclaration } from './resource-declaration.ts'
 
 /** A route of the resource, checked by `defineRoute` as any other (its typing is the declaration's above). */
 const declared = (route: Record<string, unknown>): RouteDefinition => defineRoute(route as never)
+
+/** `zone-file` as a part of an operation id: `ZoneFile`. */
+function pascalOf(name: string): string {
+  return name.replace(/(^|[-_])([a-z0-9])/g, (_match, _dash, letter: string) => letter.toUpperCase())
+}
 
 /** `CronJob` in words: `cron job`. */
 function wordsOf(name: string): string {
@@ -124,6 +130,19 @@ export function resourceRoutes<
         ...text(read),
         responses: read.responses ?? { 200: { description: `The ${noun}.`, schema: resource.item } },
         handler: found.read(read.handler) as never,
+      }),
+    )
+  for (const [name, representation] of Object.entries(read?.as ?? {}))
+    routes.push(
+      declared({
+        ...{ method: 'GET', path: `${itemPath}/${name}`, scope: readScope, params: one },
+        operationId: representation.operationId ?? `get${id}${pascalOf(name)}`,
+        ...common,
+        ...text(representation),
+        responses: {
+          200: { description: representation.description, contentType: representation.contentType },
+        },
+        handler: found.rendered(representation as never),
       }),
     )
   if (create)
@@ -310,6 +329,16 @@ function foundBy(
         const parent = await parentOf(input)
         if (handler) return handler({ ...input, parent })
         return asItem(await rowOf(input, parent))
+      }
+    },
+    rendered(representation: Representation<unknown, IdParams, unknown>) {
+      if (!table) throw new Error(`Resource at ${resource.path}: a representation needs a table`)
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        const row = await rowOf(input, parent)
+        const body = await representation.render({ ...input, parent, row } as never)
+        const named = representation.filename?.(row)
+        return new Reply(200, body, named ? { 'content-disposition': `attachment; filename="${named}"` } : {})
       }
     },
     changed(handler: AnyHandler, withRow: boolean) {

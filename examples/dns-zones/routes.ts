@@ -3,12 +3,10 @@
 
 import {
   defineFormat,
-  defineRoute,
   fieldProblem,
   itemRows,
   nowIso,
   Problem,
-  Reply,
   resourceRoutes,
   type Trx,
   t,
@@ -82,7 +80,21 @@ export function dnsRoutes(options: ZoneFileOptions) {
     owner: { customer: 'customerId', counts: dnsZonesMetric },
     table: { rows: zones, children: [{ rows: records, column: 'zoneId' }] },
     list: {},
-    read: {},
+    read: {
+      as: {
+        'zone-file': {
+          operationId: 'exportDnsZone',
+          summary: 'A zone as a BIND zone file',
+          description: 'The zone file (RFC 1035).',
+          contentType: 'text/plain; charset=utf-8',
+          filename: (zone) => `${zone.name}.zone`,
+          async render({ db, view, row }) {
+            const rows = await records.visible(db, view).where('zoneId', '=', row.id).orderBy('id').execute()
+            return zoneFile(row, rows, options)
+          },
+        },
+      },
+    },
     create: {
       body: NewZone,
       problems: [dnsProblems.dns_zone_taken],
@@ -125,22 +137,5 @@ export function dnsRoutes(options: ZoneFileOptions) {
     // Every change of a zone's records raises its SOA serial, in the change's transaction.
     afterChange: ({ trx, parent }) => zones.update(trx, parent, { serial: nextSerial(parent.serial) }),
   })
-  const exported = defineRoute({
-    method: 'GET',
-    path: '/dns-zones/:id/zone-file',
-    operationId: 'exportDnsZone',
-    summary: 'A zone as a BIND zone file',
-    scope: scopes.read,
-    params: { id: 'dnsz' },
-    responses: {
-      200: { description: 'The zone file (RFC 1035).', contentType: 'text/plain; charset=utf-8' },
-    },
-    async handler({ db, view, params }) {
-      const zone = await zones.find(db, view, params.id)
-      const rows = await records.visible(db, view).where('zoneId', '=', zone.id).orderBy('id').execute()
-      const disposition = `attachment; filename="${zone.name}.zone"`
-      return new Reply(200, zoneFile(zone, rows, options), { 'content-disposition': disposition })
-    },
-  })
-  return [...zoneRoutes, ...recordRoutes, exported]
+  return [...zoneRoutes, ...recordRoutes]
 }
