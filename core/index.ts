@@ -99,7 +99,7 @@ export { FieldErrors } from './problem/field-errors.ts'
 export { defineFormat } from './problem/formats.ts'
 export { kernelProblems } from './problem/kernel-problems.ts'
 export { fieldProblem, Problem } from './problem/problem.ts'
-export { defineProblems, type ProblemRef } from './problem/problem-code.ts'
+export { defineProblems, limitReached, type ProblemRef } from './problem/problem-code.ts'
 export {
   type CustomerLimits,
   type CustomerStanding,

@@ -1,7 +1,7 @@
 // What other plugins and clients may import of the DNS zones plugin: its resources as the API shows them, and its
 // refusals.
 
-import { defineProblems, resourceItem, type Static, t } from '../../core/index.ts'
+import { defineProblems, limitReached, resourceItem, type Static, t } from '../../core/index.ts'
 
 /** The record types the plugin keeps. */
 export const recordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const
@@ -49,11 +49,7 @@ export const dnsProblems = defineProblems({
     description:
       'Zone names are unique in the installation, and no zone is inside another (keep its records there).',
   },
-  dns_zone_limit_reached: {
-    status: 422,
-    detail: 'The customer already has as many DNS zones as its limits allow.',
-    description: 'Creating the zone would pass the customer’s `dnsZones` limit (its plans, or the defaults).',
-  },
+  dns_zone_limit_reached: limitReached('dnsZones', 'DNS zones'),
   invalid_record_name: {
     status: 422,
     detail: 'The name is not a name in the zone.',
