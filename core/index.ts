@@ -66,6 +66,7 @@ export {
   refuseWhileBlocked,
   removeDependents,
 } from './plugin/dependents.ts'
+export { enumOf } from './plugin/enum-of.ts'
 export {
   defineExtensionPoint,
   type ExtensionPointRef,

@@ -1,7 +1,7 @@
 // What other plugins and clients may import of the DNS zones plugin: its resources as the API shows them, and its
 // refusals.
 
-import { defineProblems, limitReached, resourceItem, type Static, t } from '../../core/index.ts'
+import { defineProblems, enumOf, limitReached, resourceItem, type Static, t } from '../../core/index.ts'
 
 /** The record types the plugin keeps. */
 export const recordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const
@@ -15,10 +15,7 @@ export const DnsZone = resourceItem('DnsZone', 'dnsz', {
   serial: t.Integer({ description: 'The SOA serial, `YYYYMMDDnn`: raised by every change of its records.' }),
 })
 /** A record's type, one of {@link recordTypes}. */
-export const RecordType = t.Union(
-  recordTypes.map((type) => t.Literal(type)),
-  { description: 'The record’s type.' },
-)
+export const RecordType = enumOf(recordTypes, { description: 'The record’s type.' })
 /** A record of a zone as the API shows it; its content as the zone file writes it, but for the final dots. */
 export const DnsRecord = resourceItem('DnsRecord', 'dnsr', {
   zoneId: t.String({ description: 'Its zone, `dnsz_…`.' }),
