@@ -4,6 +4,7 @@
 import {
   type Db,
   defineRoute,
+  enumOf,
   FieldErrors,
   fieldProblem,
   kernelProblems,
@@ -81,10 +82,9 @@ const CreateUserBody = t.Object(
       }),
     ),
     engine: t.Optional(
-      t.Union(
-        engineNames.map((name) => t.Literal(name)),
-        { description: 'The engine, when neither `serverId` nor `grants` says the server.' },
-      ),
+      enumOf(engineNames, {
+        description: 'The engine, when neither `serverId` nor `grants` says the server.',
+      }),
     ),
     password: t.Optional(Password),
     allowedHosts: t.Optional(AllowedHosts),
@@ -124,12 +124,7 @@ const UserWithPassword = t.Object(
 const ListUsersQuery = t.Object({
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s users.' })),
   serverId: t.Optional(t.String({ maxLength: 64, description: 'Only users on this server.' })),
-  engine: t.Optional(
-    t.Union(
-      engineNames.map((name) => t.Literal(name)),
-      { description: 'Only users on servers of this engine.' },
-    ),
-  ),
+  engine: t.Optional(enumOf(engineNames, { description: 'Only users on servers of this engine.' })),
 })
 
 const UserParams = { id: 'dbu' } as const
