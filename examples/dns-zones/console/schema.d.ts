@@ -33,6 +33,15 @@ export interface paths {
      */
     delete: operations["deleteDnsZone"];
   };
+  "/api/v1/dns-zones/{id}/zone-file": {
+    /**
+     * A zone as a BIND zone file
+     * @description The zone file (RFC 1035).
+     *
+     * Needs scope `dns:read`.
+     */
+    get: operations["exportDnsZone"];
+  };
   "/api/v1/dns-zones/{id}/records": {
     /**
      * List dns records
@@ -61,13 +70,6 @@ export interface paths {
      * @description Needs scope `dns:manage`.
      */
     patch: operations["updateDnsRecord"];
-  };
-  "/api/v1/dns-zones/{id}/zone-file": {
-    /**
-     * A zone as a BIND zone file
-     * @description Needs scope `dns:read`.
-     */
-    get: operations["exportDnsZone"];
   };
 }
 
@@ -182,7 +184,7 @@ export interface components {
        * - `server_login_failed` (422, databases): The connection test reached the server, which refused the credentials. Nothing was stored.
        * - `server_privileges_missing` (422, databases): MariaDB needs `CREATE`, `CREATE USER` and `GRANT OPTION` (with `RELOAD`-free grants); PostgreSQL a superuser or a role with `CREATEDB` and `CREATEROLE`. Nothing was stored.
        * - `server_failed` (502, databases): The server answered with an error the panel did not expect. Nothing was changed in the panel; try again, or ask staff to look at the server.
-       * - `database_limit_reached` (422, databases): The `databases` limit of the customer’s plans (or the installation’s defaults) is used up.
+       * - `database_limit_reached` (422, databases): Creating one more would pass the customer’s `databases` limit (its plans, or the installation’s defaults). `limit` and `used` say where it stands; remove one or move to a larger plan.
        * - `unknown_database_site` (422, databases): `siteId` must name a site of the same customer that is not being deleted.
        * - `database_busy` (409, databases): A `provisioning` database is deleted once its creation finished; a `deleting` one is on its way out.
        * - `database_user_busy` (409, databases): A `deleting` user cannot change.
@@ -299,7 +301,7 @@ export interface components {
        * - `webhook_disabled` (409, webhooks): A disabled endpoint (by staff, or by the panel after a 410 answer) receives nothing; `PATCH` it with `enabled: true` first.
        * - `invalid_zone_name` (422, dns-zones): `name`: two labels or more (letters, digits, inner hyphens), without the final dot.
        * - `dns_zone_taken` (409, dns-zones): Zone names are unique in the installation, and no zone is inside another (keep its records there).
-       * - `dns_zone_limit_reached` (422, dns-zones): Creating the zone would pass the customer’s `dnsZones` limit (its plans, or the defaults).
+       * - `dns_zone_limit_reached` (422, dns-zones): Creating one more would pass the customer’s `dnsZones` limit (its plans, or the installation’s defaults). `limit` and `used` say where it stands; remove one or move to a larger plan.
        * - `invalid_record_name` (422, dns-zones): `name`: `@`, or labels relative to the zone (host names for A, AAAA and MX; `*` first).
        * - `invalid_record_content` (422, dns-zones): A: IPv4; AAAA: IPv6; CNAME: a domain; MX: `0`-`65535` and a host name; TXT: no controls.
        * - `cname_conflict` (409, dns-zones): The name holds a CNAME, or other records (at `@`, the SOA and NS) beside the CNAME asked for.
@@ -404,10 +406,10 @@ export interface components {
     RateLimit: string;
     /** @description Seconds to wait before trying again. */
     "Retry-After": number;
-    /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
-    "WWW-Authenticate": string;
     /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
     ETag: string;
+    /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+    "WWW-Authenticate": string;
     /** @description URL of the resource the answer is about. */
     Location: string;
   };
@@ -883,6 +885,128 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           ETag: components["headers"]["ETag"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Content: `validation_failed`. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited`. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: `internal_error`. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * A zone as a BIND zone file
+   * @description The zone file (RFC 1035).
+   *
+   * Needs scope `dns:read`.
+   */
+  exportDnsZone: {
+    parameters: {
+      header?: {
+        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Identifier, `dnsz_…`. */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The zone file (RFC 1035). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "text/plain; charset=utf-8": string;
+        };
+      };
+      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: never;
+      };
+      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden: `insufficient_scope`. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found: `not_found`. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
           RateLimit?: string;
           /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
@@ -1638,126 +1762,6 @@ export interface operations {
         };
       };
       /** @description Unprocessable Content: `validation_failed`, `invalid_record_name`, `invalid_record_content`. */
-      422: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Too Many Requests: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "Retry-After": components["headers"]["Retry-After"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Internal Server Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-    };
-  };
-  /**
-   * A zone as a BIND zone file
-   * @description Needs scope `dns:read`.
-   */
-  exportDnsZone: {
-    parameters: {
-      header?: {
-        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
-        "If-None-Match"?: string;
-      };
-      path: {
-        /** @description Identifier, `dnsz_…`. */
-        id: string;
-      };
-    };
-    responses: {
-      /** @description The zone file (RFC 1035). */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: {
-          "text/plain; charset=utf-8": string;
-        };
-      };
-      /** @description Not Modified: the copy named in `If-None-Match` is current. */
-      304: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          ETag: components["headers"]["ETag"];
-        };
-        content: never;
-      };
-      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Forbidden: `insufficient_scope`. */
-      403: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Not Found: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Unprocessable Content: `validation_failed`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

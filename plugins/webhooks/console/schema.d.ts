@@ -193,7 +193,7 @@ export interface components {
        * - `server_login_failed` (422, databases): The connection test reached the server, which refused the credentials. Nothing was stored.
        * - `server_privileges_missing` (422, databases): MariaDB needs `CREATE`, `CREATE USER` and `GRANT OPTION` (with `RELOAD`-free grants); PostgreSQL a superuser or a role with `CREATEDB` and `CREATEROLE`. Nothing was stored.
        * - `server_failed` (502, databases): The server answered with an error the panel did not expect. Nothing was changed in the panel; try again, or ask staff to look at the server.
-       * - `database_limit_reached` (422, databases): The `databases` limit of the customer’s plans (or the installation’s defaults) is used up.
+       * - `database_limit_reached` (422, databases): Creating one more would pass the customer’s `databases` limit (its plans, or the installation’s defaults). `limit` and `used` say where it stands; remove one or move to a larger plan.
        * - `unknown_database_site` (422, databases): `siteId` must name a site of the same customer that is not being deleted.
        * - `database_busy` (409, databases): A `provisioning` database is deleted once its creation finished; a `deleting` one is on its way out.
        * - `database_user_busy` (409, databases): A `deleting` user cannot change.
