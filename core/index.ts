@@ -27,6 +27,7 @@ export { type JobStanding, jobIsLive, jobStanding, jobTrouble } from './jobs/job
 export { prefersHtml } from './openapi/docs-page.ts'
 export { keyedList } from './pagination/keyed-list.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
+export { type AreaScopes, areaScopes } from './plugin/area-scopes.ts'
 export {
   type ChangeDeclaration,
   type ChangedResource,

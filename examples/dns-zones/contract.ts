@@ -1,7 +1,18 @@
 // What other plugins and clients may import of the DNS zones plugin: its resources as the API shows them, and its
 // refusals.
 
-import { defineProblems, enumOf, limitReached, resourceItem, type Static, t } from '../../core/index.ts'
+import {
+  areaScopes,
+  defineProblems,
+  enumOf,
+  limitReached,
+  resourceItem,
+  type Static,
+  t,
+} from '../../core/index.ts'
+
+/** `dns:read` and `dns:manage`, held by owners, admins and developers. */
+export const dnsScopes = areaScopes('dns', 'DNS zones and their records', ['owner', 'admin', 'developer'])
 
 /** The record types the plugin keeps. */
 export const recordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const

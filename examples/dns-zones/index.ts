@@ -3,7 +3,7 @@
 
 import { definePlugin, resourceEvents, tablesMigration } from '../../core/index.ts'
 import { addConsolePages } from '../../plugins/console/contract.ts'
-import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric } from './contract.ts'
+import { DnsRecord, DnsZone, dnsProblems, dnsScopes, dnsZonesMetric } from './contract.ts'
 import { isDomain } from './records.ts'
 import { dnsRoutes } from './routes.ts'
 
@@ -14,8 +14,6 @@ export interface DnsZonesOptions {
   /** The SOA's mailbox of the zones' keeper. Default `hostmaster@example.net`. */
   readonly hostmaster?: string
 }
-
-const roles = ['owner', 'admin', 'developer'] as const
 
 /** DNS zones of customers: `dns:read` and `dns:manage`, held by owners, admins and developers. */
 export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
@@ -29,10 +27,7 @@ export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
     description: 'DNS zones of customers, exported as BIND zone files.',
     requires: ['customers'],
     enhances: ['console'],
-    scopes: [
-      { name: 'dns:read', description: 'Read DNS zones and their records', roles },
-      { name: 'dns:manage', description: 'Change DNS zones and their records', roles },
-    ],
+    scopes: dnsScopes.declared,
     events: [
       ...resourceEvents('dns_zone', DnsZone, 'A DNS zone', ['created', 'deleted']),
       ...resourceEvents('dns_record', DnsRecord, 'A DNS record'),

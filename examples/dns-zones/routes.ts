@@ -12,14 +12,13 @@ import {
   t,
   unchanged,
 } from '../../core/index.ts'
-import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric, RecordType } from './contract.ts'
+import { DnsRecord, DnsZone, dnsProblems, dnsScopes, dnsZonesMetric, RecordType } from './contract.ts'
 import { checkedRecord, isDomain } from './records.ts'
 import { type ZoneFileOptions, zoneFile } from './zone-file.ts'
 
 /** Zones and records as callers' views reach them (those of the customers in the view), and as they are written. */
 const zones = itemRows('dns_zones', DnsZone, { customerColumn: 'customerId' })
 const records = itemRows('dns_records', DnsRecord, { customerColumn: 'customerId' })
-const scopes = { read: 'dns:read', manage: 'dns:manage' }
 const recordProblems = [
   ...[dnsProblems.invalid_record_name, dnsProblems.invalid_record_content],
   ...[dnsProblems.cname_conflict, dnsProblems.duplicate_record],
@@ -76,7 +75,7 @@ export function dnsRoutes(options: ZoneFileOptions) {
     name: 'dns_zone',
     path: '/dns-zones',
     key: { id: 'dnsz' },
-    scopes,
+    scopes: dnsScopes,
     owner: { customer: 'customerId', counts: dnsZonesMetric },
     table: { rows: zones, children: [{ rows: records, column: 'zoneId' }] },
     list: {},
@@ -118,7 +117,7 @@ export function dnsRoutes(options: ZoneFileOptions) {
     path: '/dns-zones/:id/records',
     params: { id: 'dnsz' },
     key: { recordId: 'dnsr' },
-    scopes,
+    scopes: dnsScopes,
     parent: (db, view, params) => zones.find(db, view, params.id),
     table: { rows: records, parentColumn: 'zoneId' },
     list: { filters: { name: 'name', type: 'type' } },

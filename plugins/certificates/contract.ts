@@ -1,13 +1,15 @@
 // The certificates plugin's public contract: the certificate and a site's attachment as the API shows them, and
 // the plugin's scopes.
 
-import { enumOf, type Static, t } from '../../core/index.ts'
+import { areaScopes, enumOf, type Static, t } from '../../core/index.ts'
 
-/** Scope names the plugin declares. */
-export const certificateScopes = {
-  read: 'certificate:read',
-  manage: 'certificate:manage',
-} as const
+/**
+ * The plugin's scopes: `certificate:read` and `certificate:manage`, held by owners, admins and developers (a
+ * customer's hosting is the developers' work too).
+ */
+export const certificateScopes = areaScopes('certificate', 'certificates', ['owner', 'admin', 'developer'], {
+  manage: 'Upload, order, attach and delete certificates',
+})
 
 /** Where a certificate came from. */
 export const certificateSources = ['uploaded', 'acme'] as const
