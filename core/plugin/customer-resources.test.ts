@@ -67,8 +67,8 @@ const fixture = fixturePlugin({
     ...resourceRoutes({
       item: Bin,
       name: 'bin',
+      // Its key is `{ id: 'bin' }`, its item's prefix.
       path: '/bins',
-      key: { id: 'bin' },
       scopes,
       owner: { customer: 'customerId', counts: binMetric },
       table: { rows: bins, children: [{ rows: tags, column: 'binId' }] },

@@ -108,15 +108,21 @@ export interface ResourceDeclaration<
 > {
   /** The item schema, named (`$id: 'CronJob'`): the operations are `listCronJobs`, `getCronJob`, `createCronJob`, …. */
   readonly item: Item
-  /** The resource part of its audit actions (`cron.create`) and of its events (`cron.created`), which the plugin declares. */
-  readonly name: string
+  /**
+   * The resource part of its audit actions (`dns_zone.create`) and of its events (`dns_zone.created`), which the
+   * plugin declares. Default its `$id` in snake case (`DnsZone`: `dns_zone`).
+   */
+  readonly name?: string
   /** The item in words, for the answers' descriptions ("The new cron job."). Default its `$id` in lower-case words. */
   readonly noun?: string
   /** The collection's path below the API base (`/sites/:id/cron-jobs`) and its id parameters (`{ id: 'site' }`). */
   readonly path: string
   readonly params?: P
-  /** The item's own id parameter, added to the path: `{ cronJobId: 'cron' }`. */
-  readonly key: K
+  /**
+   * The item's own id parameter, added to the path: `{ cronJobId: 'cron' }`. Default, for a collection without id
+   * parameters whose item is a `resourceItem`, `{ id: <its prefix> }`.
+   */
+  readonly key?: K
   /**
    * Reading (list and read) and changing (create, update, delete) each need one scope; creating may need its own
    * (platform staff create brands, a brand's staff change theirs).

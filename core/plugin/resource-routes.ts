@@ -17,6 +17,7 @@ import type {
   ResourceChange,
   ResourceDeclaration,
 } from './resource-declaration.ts'
+import { prefixOf } from './resource-item.ts'
 import { defineRoute, type IdParams, Reply, type RouteDefinition } from './route.ts'
 
 export type { Representation, ResourceChange, ResourceDeclaration } from './resource-declaration.ts'
@@ -27,6 +28,11 @@ const declared = (route: Record<string, unknown>): RouteDefinition => defineRout
 /** `zone-file` as a part of an operation id: `ZoneFile`. */
 function pascalOf(name: string): string {
   return name.replace(/(^|[-_])([a-z0-9])/g, (_match, _dash, letter: string) => letter.toUpperCase())
+}
+
+/** `DnsZone` in snake case: `dns_zone`. */
+function snakeOf(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()
 }
 
 /** `CronJob` in words: `cron job`. */
@@ -74,10 +80,14 @@ export function resourceRoutes<
   if (!id) throw new Error(`Resource at ${resource.path}: its item schema needs an $id`)
   const noun = resource.noun ?? wordsOf(id)
   const params = (resource.params ?? {}) as P
-  const one = { ...params, ...resource.key }
+  const name = resource.name ?? snakeOf(id)
+  const prefix = prefixOf(resource.item)
+  const key = resource.key ?? (prefix && !resource.params ? { id: prefix } : undefined)
+  if (!key) throw new Error(`Resource at ${resource.path}: declare its key (its id parameter and prefix)`)
+  const one = { ...params, ...key }
   // A collection without id parameters of its own has none at all (no 404 of a malformed id to document).
   const collection = resource.params ? { params } : {}
-  const keyName = Object.keys(resource.key)[0] ?? 'id'
+  const keyName = Object.keys(key)[0] ?? 'id'
   const itemPath = `${resource.path}/:${keyName}`
   const common = { ...(resource.staff ? { staff: true } : {}) }
   const found = foundBy(resource as never, keyName)
@@ -153,7 +163,7 @@ export function resourceRoutes<
         ...common,
         ...changing(create),
         ...{ ...(create.body ? { body: create.body } : {}), idempotent: create.idempotent ?? true },
-        change: changeOf(resource.name, 'create', 'created', create.record, created),
+        change: changeOf(name, 'create', 'created', create.record, created),
         responses: create.responses ?? {
           201: {
             description: `The new ${noun}.`,
@@ -171,7 +181,7 @@ export function resourceRoutes<
         ...common,
         ...changing(update),
         body: update.body,
-        change: changeOf(resource.name, 'update', 'updated', update.record),
+        change: changeOf(name, 'update', 'updated', update.record),
         responses: update.responses ?? {
           200: { description: `The ${noun} after the change.`, schema: resource.item },
         },
@@ -185,13 +195,7 @@ export function resourceRoutes<
         ...{ method: 'DELETE', path: itemPath, operationId: `delete${id}`, scope: manage, params: one },
         ...common,
         ...changing(remove as ChangeOperation<undefined, unknown>),
-        change: changeOf(
-          resource.name,
-          'delete',
-          'deleted',
-          'record' in remove ? remove.record : undefined,
-          deleted,
-        ),
+        change: changeOf(name, 'delete', 'deleted', 'record' in remove ? remove.record : undefined, deleted),
         responses: ('responses' in remove && remove.responses) || {
           204: { description: `The ${noun} is deleted.` },
         },

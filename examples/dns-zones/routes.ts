@@ -72,9 +72,7 @@ async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord)
 export function dnsRoutes(options: ZoneFileOptions) {
   const zoneRoutes = resourceRoutes({
     item: DnsZone,
-    name: 'dns_zone',
     path: '/dns-zones',
-    key: { id: 'dnsz' },
     scopes: dnsScopes,
     owner: { customer: 'customerId', counts: dnsZonesMetric },
     table: { rows: zones, children: [{ rows: records, column: 'zoneId' }] },
@@ -113,7 +111,6 @@ export function dnsRoutes(options: ZoneFileOptions) {
   })
   const recordRoutes = resourceRoutes({
     item: DnsRecord,
-    name: 'dns_record',
     path: '/dns-zones/:id/records',
     params: { id: 'dnsz' },
     key: { recordId: 'dnsr' },
