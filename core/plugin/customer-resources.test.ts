@@ -170,7 +170,8 @@ describe('a resource the kernel removes', () => {
     expect(bin.id).toMatch(/^bin_[0-9A-Z]{26}$/)
     expect(bin.updatedAt).toBe(bin.createdAt)
     await Bun.sleep(5)
-    const touched = await bins.update(db(), bin, { touched: 7 })
+    expect(await bins.update(db(), bin, { label: 'stamped' })).toEqual(unchanged(bin))
+    const touched = (await bins.update(db(), bin, { touched: 7 })) as Bin
     expect(touched).toMatchObject({ id: bin.id, label: 'stamped', touched: 7, createdAt: bin.createdAt })
     expect(touched.updatedAt > bin.updatedAt).toBe(true)
     expect(await binOf(bin.id)).toEqual(touched)

@@ -6,6 +6,7 @@ import type { Static, TObject } from '@sinclair/typebox'
 import { newId, nowIso } from '../ids/ids.ts'
 import type { Db } from '../store/store.ts'
 import { type TableTenancy, type VisibleTable, visibleTable } from '../tenancy/visible-table.ts'
+import { type Recorded, unchanged } from './change.ts'
 import { prefixOf } from './resource-item.ts'
 
 /** What a new row gives: the item's own fields, without those the kernel fills in. */
@@ -15,8 +16,12 @@ export type NewItemRow<Row> = Omit<Row, 'id' | 'createdAt' | 'updatedAt'>
 export interface ItemRows<Row extends { id: string }> extends VisibleTable<Record<string, Row>, string> {
   /** Inserts a new item: its id (`<prefix>_…`), `createdAt` and `updatedAt` made here; answers the whole row. */
   insert(db: Db, fields: NewItemRow<Row>): Promise<Row>
-  /** Writes `changes` into `row` with a new `updatedAt`; answers the row as it now is. */
-  update(db: Db, row: Row, changes: Partial<NewItemRow<Row>>): Promise<Row>
+  /**
+   * Writes `changes` into `row` with a new `updatedAt`; answers the row as it now is, or `unchanged(row)` when
+   * the changes hold what the row holds (nothing written), which a change's handler returns as it is (no audit
+   * entry, no event).
+   */
+  update(db: Db, row: Row, changes: Partial<NewItemRow<Row>>): Promise<Row | Recorded>
 }
 
 /**
@@ -45,6 +50,8 @@ export function itemRows<Item extends TObject>(
       return row
     },
     async update(db, row, changes) {
+      const same = Object.entries(changes).every(([field, value]) => row[field as keyof Row] === value)
+      if (same) return unchanged(row)
       const changed = { ...changes, updatedAt: nowIso() }
       await writer(db).updateTable(table).set(changed).where('id', '=', row.id).execute()
       return { ...row, ...changed }

@@ -10,7 +10,6 @@ import {
   resourceRoutes,
   type Trx,
   t,
-  unchanged,
 } from '../../core/index.ts'
 import { DnsRecord, DnsZone, dnsProblems, dnsScopes, dnsZonesMetric, RecordType } from './contract.ts'
 import { checkedRecord, isDomain } from './records.ts'
@@ -51,7 +50,6 @@ const nextSerial = (serial: number) =>
 /** Writes `input` into `zone` (a new record, or `old` changed) when the zone's rules allow it. */
 async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord) {
   const { name, content } = checkedRecord(zone.name, input)
-  if (old?.name === name && old.content === content && old.ttl === input.ttl) return unchanged(old)
   const named = records.visible(trx, everyone).where('name', '=', name)
   const others = await named
     .where('zoneId', '=', zone.id)
