@@ -11,6 +11,9 @@ import { applySite, removeSite } from './site-changes.ts'
 import { siteHttps } from './site-https.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
+/** How often a watched runtime looks whether its masters still run (reading two pid files and /proc). */
+const watchEveryMs = 2_000
+
 /**
  * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
  * files. Serves (`capabilities().mode === 'serving'`) when nginx and PHP-FPM are installed and `filesOnly` is not
@@ -21,24 +24,65 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const { layout, siteLocked } = core
   const https = siteHttps(core)
   const services = () => core.parts().services
-  /** The masters, started or stopped together: PHP-FPM before the nginx that sends to it. */
-  const masters = (action: 'start' | 'stop') => async () => {
-    const stack = await (action === 'start' ? core.serving() : core.servingStack())
-    if (!stack) return
-    await core.locked(async () => {
-      if (action === 'start') {
-        await stack.phpFpm.start()
-        await stack.nginx.start()
-      } else {
-        await stack.nginx.stop()
-        await stack.phpFpm.stop()
-      }
-    })
+  /** Whether the masters should run: since start(), until stop(). A watch starts again only what should run. */
+  let wanted = false
+  /** The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. */
+  const start = async (): Promise<number[]> => {
+    wanted = true
+    const stack = await core.serving()
+    if (!stack) return []
+    return core.locked(async () => [...(await stack.phpFpm.start()), ...(await stack.nginx.start())])
   }
   return {
     capabilities: () => capabilitiesOf(core),
-    start: masters('start'),
-    stop: masters('stop'),
+    async start() {
+      await start()
+    },
+    async stop() {
+      wanted = false
+      const stack = await core.servingStack()
+      if (!stack) return
+      await core.locked(async () => {
+        await stack.nginx.stop()
+        await stack.phpFpm.stop()
+      })
+    },
+    watch(log) {
+      let busy = false
+      let failing = ''
+      const look = async () => {
+        const stack = wanted ? await core.servingStack()?.catch(() => null) : null
+        if (!stack || (stack.nginx.running() !== null && stack.phpFpm.running() !== null)) return
+        const down = [stack.phpFpm, stack.nginx].filter((master) => master.running() === null)
+        try {
+          const ended = await start()
+          failing = ''
+          log(
+            'warn',
+            { masters: down.map((master) => master.spec.name), ended },
+            `${down.map((master) => master.spec.name).join(' and ')} had stopped (killed?): ${ended.length} leftover processes ended, started again`,
+          )
+        } catch (error) {
+          // Said once per reason, not every two seconds.
+          if (String(error) !== failing)
+            log(
+              'error',
+              { err: String(error) },
+              'the sites’ masters had stopped and could not be started again',
+            )
+          failing = String(error)
+        }
+      }
+      const timer = setInterval(() => {
+        if (busy) return
+        busy = true
+        void look().finally(() => {
+          busy = false
+        })
+      }, watchEveryMs)
+      timer.unref?.()
+      return () => clearInterval(timer)
+    },
     provision: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     update: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     suspend: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'suspended', signal)),
