@@ -30,7 +30,6 @@ const otherPort = freePort()
 const runtime = createSiteRuntime({ dataDir: ours, httpPort: port, httpsPort: freePort() })
 const other = createSiteRuntime({ dataDir: theirs, httpPort: otherPort, httpsPort: freePort() })
 const layout = runtimeLayout(ours)
-const otherLayout = runtimeLayout(theirs)
 const site = siteSpec({ id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SL1', handle: 'left', domain: 'left.example.com' })
 const neighbour = siteSpec({
   id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SL2',
