@@ -12,6 +12,7 @@ import {
 import { recordReport } from '../capabilities-record.ts'
 import type { NodeModuleEntry } from '../contract.ts'
 import type { NodesTables } from '../migrations.ts'
+import { agentAnswerLimitBytes } from '../node/agent/protocol.ts'
 import { nodesProblems } from '../problems.ts'
 import { agentCredential } from '../remote/agent-credential.ts'
 import { agentModulesOf } from '../remote/agent-modules.ts'
@@ -26,9 +27,6 @@ const AnswerReceipt = t.Object(
   },
   { $id: 'AgentAnswerReceipt' },
 )
-
-/** The largest answer an agent may send: a file's part of 4 MiB in base64, and room for the rest. */
-export const agentAnswerLimitBytes = 8 * 1024 * 1024
 
 /** The agent routes. */
 export function agentRoutes(
