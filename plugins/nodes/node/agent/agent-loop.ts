@@ -8,7 +8,7 @@ import type { NodeCapabilities } from '../contract.ts'
 import type { SiteDisk, TrafficReading } from '../runtime/site-runtime.ts'
 import type { AgentSettings } from './agent-settings.ts'
 import { answerRefusedCode, failedAnswer, fittingAnswer } from './answer-fit.ts'
-import type { AgentCommand, AgentModule, AgentResult, AgentWork } from './protocol.ts'
+import type { AgentCommand, AgentLeaving, AgentModule, AgentResult, AgentWork } from './protocol.ts'
 
 /** Where the agent writes what happened: JSON lines, ids and codes only, never a payload (secrets, keys). */
 export type AgentLog = (fields: Record<string, unknown>, message: string) => void
@@ -266,6 +266,22 @@ export function startAgent(
     }
   }
 
+  /** Tells the panel this run stops, so it shows the node disconnected at once; a panel out of reach is not waited for. */
+  async function sayLeaving(): Promise<void> {
+    try {
+      const response = await fetch(`${settings.panelUrl}/api/v1/agent/leaving`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${settings.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session } satisfies AgentLeaving),
+        signal: AbortSignal.timeout(3_000),
+      })
+      await response.body?.cancel()
+      log({ status: response.status }, 'told the panel the agent stops')
+    } catch (error) {
+      log({ err: String(error) }, 'could not tell the panel the agent stops')
+    }
+  }
+
   const done = (async () => {
     try {
       await Promise.all([poll(), reportTraffic()])
@@ -280,6 +296,7 @@ export function startAgent(
     async stop() {
       stopping.abort()
       await done.catch(() => {})
+      if (nodeId !== null) await sayLeaving()
     },
   }
 }

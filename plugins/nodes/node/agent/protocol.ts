@@ -26,6 +26,14 @@ export interface AgentModule {
   readonly source: string
 }
 
+/**
+ * What an agent stopping (SIGTERM, SIGINT) says last: its run `session` is over, so the panel shows the node
+ * disconnected at once rather than after a minute of silence.
+ */
+export interface AgentLeaving {
+  readonly session: string
+}
+
 /** One command: an operation on a subject, under a job's attempt. */
 export interface AgentCommand {
   readonly id: string
