@@ -11,11 +11,12 @@ const maxLines = 5000
 /** Bytes of lines kept likewise (5000 lines of 16 KiB would be 80 MB held in memory). */
 const maxLineBytes = 4 * 1024 * 1024
 /**
- * What one read answers at most: its lines' JSON up to 512 KiB (one line always), and the outcome's up to 6 MiB, so
- * that a read crosses an agent's answer (8 MiB at most: `agentAnswerLimitBytes`) whatever the command printed.
+ * What one read answers at most, in JSON: its lines up to 512 KiB (one line always), and with the outcome no more
+ * than 7.5 MiB (the outcome comes alone, in the next read, when it would not fit beside the lines), so that a read
+ * crosses an agent's answer (8 MiB at most: `agentAnswerLimitBytes`) whatever the command printed.
  */
 const readLineBytes = 512 * 1024
-const outcomeBytes = 6 * 1024 * 1024
+const outcomeBytes = 7.5 * 1024 * 1024
 /** How long a finished command's outcome waits to be read. */
 const keepFinishedMs = 5 * 60_000
 
@@ -66,7 +67,8 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
 
 /**
  * The outcome cut to what a read carries: 1 MiB of output in JSON may take 6 (a control character is written
- * `\u0001`). Each stream is halved until the whole fits, and `truncated` then says so.
+ * `\u0001`), and both streams 12. Each stream larger than a quarter of it is halved until the whole fits, and
+ * `truncated` then says so.
  */
 function fitOutcome(outcome: ExecOutcome): ExecOutcome {
   let fitted = outcome
@@ -201,12 +203,14 @@ export function createExecutions() {
       const lines: OutputLine[] = []
       let bytes = 0
       for (const line of execution.lines.slice(after, after + 500)) {
-        bytes += jsonBytes(line)
-        if (lines.length > 0 && bytes > readLineBytes) break
+        const size = jsonBytes(line) + 1
+        if (lines.length > 0 && bytes + size > readLineBytes) break
         lines.push(line)
+        bytes += size
       }
       const next = after + lines.length
-      const finished = next >= execution.lines.length ? execution.outcome : null
+      let finished = next >= execution.lines.length ? execution.outcome : null
+      if (finished && lines.length > 0 && bytes + jsonBytes(finished) > outcomeBytes) finished = null
       return { lines, next, outcome: finished }
     },
 
