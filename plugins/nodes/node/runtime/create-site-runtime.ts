@@ -28,14 +28,17 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   let wanted = false
   /** The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. */
   const start = async (): Promise<number[]> => {
-    wanted = true
     const stack = await core.serving()
     if (!stack) return []
-    return core.locked(async () => [...(await stack.phpFpm.start()), ...(await stack.nginx.start())])
+    // A stop() queued before this start (the watch's) wins: nothing is started after it.
+    return core.locked(async () =>
+      wanted ? [...(await stack.phpFpm.start()), ...(await stack.nginx.start())] : [],
+    )
   }
   return {
     capabilities: () => capabilitiesOf(core),
     async start() {
+      wanted = true
       await start()
     },
     async stop() {
@@ -50,13 +53,18 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     watch(log) {
       let busy = false
       let failing = ''
+      // After a failed start (the port taken by another program), tried again less and less often: up to a minute.
+      let pause = 0
+      let notBefore = 0
       const look = async () => {
         const stack = wanted ? await core.servingStack()?.catch(() => null) : null
         if (!stack || (stack.nginx.running() !== null && stack.phpFpm.running() !== null)) return
+        if (Date.now() < notBefore) return
         const down = [stack.phpFpm, stack.nginx].filter((master) => master.running() === null)
         try {
           const ended = await start()
           failing = ''
+          pause = 0
           log(
             'warn',
             { masters: down.map((master) => master.spec.name), ended },
@@ -71,6 +79,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
               'the sites’ masters had stopped and could not be started again',
             )
           failing = String(error)
+          pause = Math.min(Math.max(pause * 2, watchEveryMs), 60_000)
+          notBefore = Date.now() + pause
         }
       }
       const timer = setInterval(() => {
