@@ -2,7 +2,9 @@
 // block per site, and its certificate over HTTPS), or, where they are not installed, the sites' files laid out
 // only. Each part has its file; this one says which operation is which.
 
+import { join } from 'node:path'
 import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-challenges.ts'
+import { acrossProcesses } from './lock.ts'
 import { capabilitiesOf, diskOf, reportOf, trafficOf } from './node-readings.ts'
 import { startServices } from './node-services.ts'
 import { runtimeCore } from './runtime-core.ts'
@@ -22,6 +24,8 @@ const watchEveryMs = 2_000
 export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const core = runtimeCore(settings)
   const { layout, siteLocked } = core
+  /** Held while the masters start or stop, across processes (two panel instances on one data directory). */
+  const mastersLock = join(layout.dataDir, 'masters.lock')
   const https = siteHttps(core)
   const services = () => core.parts().services
   /** Whether the masters should run: since start(), until stop(). A watch starts again only what should run. */
@@ -31,8 +35,10 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     const stack = await core.serving()
     if (!stack) return []
     // A stop() queued before this start (the watch's) wins: nothing is started after it.
-    return core.locked(async () =>
-      wanted ? [...(await stack.phpFpm.start()), ...(await stack.nginx.start())] : [],
+    return core.locked(() =>
+      acrossProcesses(mastersLock, async () =>
+        wanted ? [...(await stack.phpFpm.start()), ...(await stack.nginx.start())] : [],
+      ),
     )
   }
   return {
@@ -45,10 +51,12 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       wanted = false
       const stack = await core.servingStack()
       if (!stack) return
-      await core.locked(async () => {
-        await stack.nginx.stop()
-        await stack.phpFpm.stop()
-      })
+      await core.locked(() =>
+        acrossProcesses(mastersLock, async () => {
+          await stack.nginx.stop()
+          await stack.phpFpm.stop()
+        }),
+      )
     },
     watch(log) {
       let busy = false
