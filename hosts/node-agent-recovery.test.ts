@@ -76,8 +76,7 @@ async function servedWithin(status: number, check: () => boolean = () => true): 
   return performance.now() - started
 }
 
-const startNodeAgent = () =>
-  startAgent(panel, agentToken, { dataDir: agentDir, httpPort, ownGroup: true })
+const startNodeAgent = () => startAgent(panel, agentToken, { dataDir: agentDir, httpPort, ownGroup: true })
 
 beforeAll(async () => {
   const dataDir = tempDataDir()
