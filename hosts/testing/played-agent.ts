@@ -90,7 +90,12 @@ export function playAgent(tp: TestPanel, agentToken: string) {
  * sites go there. Its `hostname` is 127.0.0.1 by default: the test plays it on this machine, whose MariaDB at
  * 127.0.0.1 its sites reach; another address makes it a node on another machine (docs/databases.md).
  */
-export async function nodeWithPlayedAgent(tp: TestPanel, token: string, name = 'edge', hostname = '127.0.0.1') {
+export async function nodeWithPlayedAgent(
+  tp: TestPanel,
+  token: string,
+  name = 'edge',
+  hostname = '127.0.0.1',
+) {
   const call = (method: string, path: string, body?: unknown) =>
     tp.request(method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) })
   const nodes = (await (await call('GET', '/nodes')).json()) as { items: { id: string }[] }

@@ -2,6 +2,7 @@
 
 import {
   defineRoute,
+  enumOf,
   FieldErrors,
   fieldProblem,
   kernelProblems,
@@ -33,10 +34,7 @@ import {
 } from '../repository.ts'
 import { siteNodeOf } from '../site-reach.ts'
 
-const Engine = t.Union(
-  engineNames.map((name) => t.Literal(name)),
-  { description: '`mariadb` or `postgresql`.' },
-)
+const Engine = enumOf(engineNames, { description: '`mariadb` or `postgresql`.' })
 
 const CreateDatabaseBody = t.Object(
   {
@@ -63,12 +61,7 @@ const ListDatabasesQuery = t.Object({
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s databases.' })),
   siteId: t.Optional(t.String({ maxLength: 64, description: 'Only databases of this site.' })),
   engine: t.Optional(Engine),
-  status: t.Optional(
-    t.Union(
-      databaseStatuses.map((status) => t.Literal(status)),
-      { description: 'Only databases in this state.' },
-    ),
-  ),
+  status: t.Optional(enumOf(databaseStatuses, { description: 'Only databases in this state.' })),
 })
 
 const DatabaseParams = { id: 'db' } as const
