@@ -273,13 +273,15 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
       async onGivenUp(trx, job, _outcome, error) {
         const row = await findSiteRow(trx, job.subject.id)
         if (row?.status !== 'active' && row?.status !== 'suspended') return
+        // Said once: a site whose restores keep failing is tried again at each round without a new event.
+        const kind = row.drift_code === 'restore_failed' ? 'site.updated' : 'site.drifted'
         const drifted = await updateSite(trx, row.id, {
           drift_code: 'restore_failed',
           drift_message: `The site is missing on its node and could not be provisioned there again: ${error.message} (${error.code})`,
           drift_job_id: job.id,
           drift_detected_at: new Date().toISOString(),
         })
-        await job.emit(trx, { kind: 'site.drifted', customerId: row.customer_id, data: toSite(drifted) })
+        await job.emit(trx, { kind, customerId: row.customer_id, data: toSite(drifted) })
       },
     },
     {

@@ -97,6 +97,15 @@ const eventsOf = async (kind: string, siteId: string) => {
   return rows.map((row) => JSON.parse(row.payload) as Site).filter((site) => site.id === siteId)
 }
 
+/** The `node.drifted` events so far. */
+const nodeDrifted = () =>
+  tp.panel.store.db
+    .withTables<{ event_outbox: { kind: string } }>()
+    .selectFrom('event_outbox')
+    .selectAll()
+    .where('kind', '=', 'node.drifted')
+    .execute()
+
 describe('reconciling a node with the panel’s records', () => {
   test('a site the node lost is provisioned again and marked drifted: missing_on_node, then content_lost once it is back', async () => {
     const site = await activeSite('lost')
@@ -128,6 +137,36 @@ describe('reconciling a node with the panel’s records', () => {
     expect(((await cleared.json()) as Site).drift).toBeNull()
   })
 
+  test('a site that cannot be put back is restore_failed, said once however many rounds try again', async () => {
+    const site = await activeSite('stuck')
+    const home = join(dataDir, 'sites', site.id)
+    // Where its home was, something the node refuses to lay a site out over.
+    rmSync(home, { recursive: true, force: true })
+    writeFileSync(home, 'not a directory\n')
+    await reconcile()
+    const failed = await waitFor('the restore to give up', async () => {
+      const now = await get<Site>(`/sites/${site.id}`)
+      return now.drift?.code === 'restore_failed' ? now : null
+    })
+    expect(failed.status).toBe('active')
+    expect(failed.drift?.message).toContain('unsafe_site_directory')
+    // Tried again at the next round, still failing: no new event.
+    await reconcile()
+    await waitFor('the second restore to give up', async () => {
+      const now = await get<Site>(`/sites/${site.id}`)
+      return now.drift?.code === 'restore_failed' && now.drift.jobId !== failed.drift?.jobId ? now : null
+    })
+    const drifted = await eventsOf('site.drifted', site.id)
+    expect(drifted.map((event) => event.drift?.code)).toEqual(['missing_on_node', 'restore_failed'])
+    // Gone again, so the next rounds have nothing of it to do.
+    rmSync(home, { force: true })
+    expect((await tp.request('DELETE', `/api/v1/sites/${site.id}`, { token })).status).toBe(202)
+    await waitFor(
+      'the site to be deleted',
+      async () => (await tp.request('GET', `/api/v1/sites/${site.id}`, { token })).status === 404,
+    )
+  })
+
   test('a site the node serves in the other state is put back in the recorded one, without drift', async () => {
     const site = await activeSite('state')
     const suspended = await tp.request('POST', `/api/v1/sites/${site.id}/suspend`, { token })
@@ -150,6 +189,7 @@ describe('reconciling a node with the panel’s records', () => {
     )
     const block = join(dataDir, 'nginx', 'sites', 'hand-made.conf')
     writeFileSync(block, '# written by hand\n')
+    const driftedBefore = (await nodeDrifted()).length
     const job = await reconcile()
     expect(job.result).toMatchObject({ unknown: 2 })
     const node = await get<Node>(`/nodes/${nodeId}`)
@@ -165,13 +205,7 @@ describe('reconciling a node with the panel’s records', () => {
     expect(readFileSync(block, 'utf8')).toBe('# written by hand\n')
     // Reported once: a second round finding the same says nothing new.
     await reconcile()
-    const drifted = await tp.panel.store.db
-      .withTables<{ event_outbox: { kind: string } }>()
-      .selectFrom('event_outbox')
-      .selectAll()
-      .where('kind', '=', 'node.drifted')
-      .execute()
-    expect(drifted).toHaveLength(1)
+    expect((await nodeDrifted()).length).toBe(driftedBefore + 1)
   })
 
   test('only platform staff reconcile a node, and a node that cannot be reached is 503 node_unavailable', async () => {

@@ -44,7 +44,9 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
             customerId: now.customer_id,
             subject: { type: 'site', id: now.id },
           })
-          const missing = missingDrift(onNode, node.name, jobId)
+          // Still missing after a restore that gave up: tried again, and said once (not at every round).
+          const again = !onNode && now.drift_code === 'restore_failed'
+          const missing = again ? { drift_job_id: jobId } : missingDrift(onNode, node.name, jobId)
           const moved = await updateSite(trx, now.id, { job_id: jobId, ...missing })
           await context.audit(trx, {
             action: onNode ? 'site.reapply' : 'site.restore',
@@ -57,7 +59,7 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
             },
           })
           await context.emit(trx, {
-            kind: onNode ? 'site.updated' : 'site.drifted',
+            kind: onNode || again ? 'site.updated' : 'site.drifted',
             customerId: now.customer_id,
             data: toSite(moved),
           })
