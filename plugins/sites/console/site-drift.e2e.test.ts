@@ -21,7 +21,6 @@ import {
   testPassword,
   waitFor,
 } from '../../../hosts/testing/index.ts'
-import type { AgentCommand } from '../../nodes/remote/protocol.ts'
 import type { Site } from '../contract.ts'
 
 let tp: TestPanel
@@ -54,7 +53,7 @@ afterAll(async () => {
 /** The next `inventory` command the panel sends the node (its subject is one of its own). */
 const inventoryCommand = () =>
   waitFor('the inventory command', async () => {
-    const commands: AgentCommand[] = await agent.poll(undefined, 1)
+    const commands = await agent.poll(undefined, 1)
     return commands.find((command) => command.operation === 'inventory') ?? null
   })
 
