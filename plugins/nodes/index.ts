@@ -50,6 +50,8 @@ export interface NodesOptions {
 /** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
 export const nodesPlugin = (options: NodesOptions) => {
   const local = options.local !== false
+  // Whether the local node serves its sites (then it is ready once its masters run), or lays out files only.
+  const localServes = local && options.localServing !== undefined
   // The node modules plugins add during setup; the local node and the agents' work read them at each use.
   let modules: () => readonly NodeModuleEntry[] = () => []
   // Made here, not in setup, so a data directory the driver cannot use fails at once, naming the directory.
@@ -106,9 +108,10 @@ export const nodesPlugin = (options: NodesOptions) => {
       context.provide(nodeDirectory, {
         async find(id) {
           const row = await findNodeRow(context.db, id)
-          return row ? toNode(row) : null
+          return row ? toNode(row, localServes) : null
         },
-        activeNodes: async (db = context.db) => (await activeNodeRows(db)).map(toNode),
+        activeNodes: async (db = context.db) =>
+          (await activeNodeRows(db)).map((row) => toNode(row, localServes)),
         send,
         call: (node, call, signal) => send(node, nodeCommand('call', call), signal),
       })
@@ -126,7 +129,7 @@ export const nodesPlugin = (options: NodesOptions) => {
       return startLocalNode(context, localDriver, nodeVersion, locate)
     },
     routes: (context) => [
-      ...nodeRoutes(context, localDriver !== null),
+      ...nodeRoutes(context, localDriver !== null, localServes),
       ...metricsRoutes(context),
       ...agentRoutes(context, queue ?? createCommandQueue(context), () => modules()),
     ],

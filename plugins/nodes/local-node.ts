@@ -7,6 +7,7 @@ import type { LocatedSite } from './contract.ts'
 import { recordDisk } from './disk.ts'
 import type { LocalDriver } from './drivers/local.ts'
 import type { NodesTables } from './migrations.ts'
+import { type KeptServing, keepServing } from './node/index.ts'
 import { recordTraffic } from './traffic.ts'
 
 /** How often the local sites' access logs are read for traffic. */
@@ -33,13 +34,27 @@ export function startLocalNode(
     for (const row of rows) await recordReport(context, row, { version }, reported)
     return reported
   }
+  let serving: KeptServing | null = null
   const ready = (async () => {
     // The node modules the plugins declared, made before anything asks for them; then said at once (what it runs
     // and what is on its way: the node's own database server, made on a first start in a few seconds).
     await driver.loadModules()
-    const capabilities = await report()
-    // Sites served before a restart are served again at once, not at their next change.
-    if (capabilities.mode === 'serving') await driver.node.runtime.start()
+    await report()
+    // Sites served before a restart are served again at once, not at their next change; a node that cannot serve
+    // (its port taken by another program) says why, and tries again every few seconds until it serves.
+    serving = keepServing(driver.node.runtime, {
+      async changed(readiness, previous) {
+        if (!readiness.ready)
+          context.log.error(
+            { reasons: readiness.reasons },
+            `the local node is not ready to serve sites: ${readiness.reasons.map((reason) => reason.message).join('; ')}`,
+          )
+        else if (previous) context.log.info({}, 'the local node is ready: it serves its sites again')
+        // Recorded at once after the first start (which the report below records): placement reads it.
+        if (previous) await report()
+      },
+    })
+    await serving.first
     // What the node's services keep running (the SFTP server, the node's MariaDB), logged with the panel's lines.
     stopServices = await driver.node.startServices((level, fields, message) =>
       context.log[level]({ ...fields }, message),
@@ -116,6 +131,7 @@ export function startLocalNode(
     stopped = true
     clearInterval(timer)
     await ready
+    await (serving as KeptServing | null)?.stop()
     await stopServices()
   }
 }

@@ -5,6 +5,7 @@
 import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-challenges.ts'
 import { capabilitiesOf, diskOf, reportOf, trafficOf } from './node-readings.ts'
 import { startServices } from './node-services.ts'
+import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
 import { applySite, removeSite } from './site-changes.ts'
@@ -35,9 +36,21 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       }
     })
   }
+  // What the last start of the masters threw, told in the node's readiness until a start succeeds.
+  let lastFailure: string | null = null
+  const readiness = () => readinessOf(core, lastFailure)
   return {
-    capabilities: () => capabilitiesOf(core),
-    start: masters('start'),
+    capabilities: async () => capabilitiesOf(core, await readiness()),
+    readiness,
+    async start() {
+      try {
+        await masters('start')()
+        lastFailure = null
+      } catch (error) {
+        lastFailure = (error as Error).message
+        throw error
+      }
+    },
     stop: masters('stop'),
     provision: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     update: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),

@@ -1,0 +1,60 @@
+// Whether a node can serve sites now, as the panel tells it: what the node says of itself (its masters running, or
+// why not: a port taken, a program missing) and what only the panel knows (its agent connected, ever, or lately).
+// Placement reads it: a node that is not ready receives no new site.
+
+import type { NodeCapabilities, NodeUnreadiness } from './contract.ts'
+
+/** What the panel knows of a node to judge its readiness. */
+export interface ReadinessFacts {
+  readonly driver: string
+  /** Whether its agent called within the last minute (always true for the `local` node). */
+  readonly connected: boolean
+  /** When its agent last called, or null when it never did. */
+  readonly seenAt: string | null
+  readonly capabilities: NodeCapabilities | null
+  /**
+   * Whether the panel's own `local` node serves its sites (nginx and PHP-FPM under `SITES_HTTP_PORT`); false when it
+   * lays out files only, which needs nothing running, so it is ready before its first report.
+   */
+  readonly localServes: boolean
+}
+
+/** Why the node cannot serve sites now; empty when it can. */
+export function notReadyReasons(facts: ReadinessFacts): NodeUnreadiness[] {
+  const local = facts.driver === 'local'
+  if (!local && facts.seenAt === null)
+    return [
+      {
+        code: 'agent_never_connected',
+        message:
+          'its agent never called the panel: run `npm run agent` on the node with its agent token (docs/nodes.md)',
+      },
+    ]
+  if (!local && !facts.connected)
+    return [
+      {
+        code: 'agent_disconnected',
+        message: `its agent has not called the panel since ${facts.seenAt}: is \`npm run agent\` running on the node?`,
+      },
+    ]
+  const { capabilities } = facts
+  if (!capabilities) {
+    if (local && !facts.localServes) return []
+    return [
+      {
+        code: 'not_reported',
+        message: local
+          ? 'the local node has not said what it runs yet (the panel is starting)'
+          : 'the node has not said what it runs yet',
+      },
+    ]
+  }
+  if (capabilities.readiness) return capabilities.readiness.ready ? [] : [...capabilities.readiness.reasons]
+  // An older agent says no readiness: a node that would serve but lacks nginx or PHP-FPM cannot.
+  return capabilities.missing
+    .filter((lack) => lack.for === 'serving sites' && (lack.what === 'nginx' || lack.what === 'php-fpm'))
+    .map((lack) => ({
+      code: 'binary_missing',
+      message: `${lack.what} is not installed: \`${capabilities.setup}\` installs it`,
+    }))
+}
