@@ -72,6 +72,7 @@ export {
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
 export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
+export type { ReadinessCheck, ReadinessOutcome, ReadinessReason } from './plugin/readiness-check.ts'
 export { resourceItem } from './plugin/resource-item.ts'
 export {
   type ResourceChange,

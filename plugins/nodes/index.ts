@@ -25,7 +25,7 @@ import { nodeVersion } from './node/index.ts'
 import { nodesProblems } from './problems.ts'
 import { createAgentDriver } from './remote/agent-driver.ts'
 import { type CommandQueue, createCommandQueue } from './remote/command-queue.ts'
-import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
+import { activeNodeRows, findNodeRow, localNodeRows, toNode } from './repository.ts'
 import { agentRoutes } from './routes/agent.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { nodeRoutes } from './routes/nodes.ts'
@@ -128,6 +128,21 @@ export const nodesPlugin = (options: NodesOptions) => {
       }
       return startLocalNode(context, localDriver, nodeVersion, locate)
     },
+    // `/readyz` says whether the node the panel runs itself serves its sites (degraded, with why, when not).
+    readinessChecks: (context) =>
+      localDriver
+        ? [
+            {
+              name: 'local-node',
+              description: 'The local node (run in the panel’s process) serves its sites.',
+              async check() {
+                const rows = await localNodeRows(context.db)
+                const reasons = rows.flatMap((row) => toNode(row, localServes).notReady)
+                return { ready: reasons.length === 0, reasons }
+              },
+            },
+          ]
+        : [],
     routes: (context) => [
       ...nodeRoutes(context, localDriver !== null, localServes),
       ...metricsRoutes(context),

@@ -52,6 +52,11 @@ export function findNodeRow(db: Db, id: string): Promise<NodesTable | undefined>
   return nodesQuery(db).where('id', '=', id).executeTakeFirst()
 }
 
+/** The nodes of the `local` driver (the one the panel runs itself, unless staff added more). */
+export function localNodeRows(db: Db): Promise<NodesTable[]> {
+  return nodesQuery(db).where('driver', '=', 'local').orderBy('id').execute()
+}
+
 /** Active nodes, oldest first (ids are time-ordered). */
 export function activeNodeRows(db: Db): Promise<NodesTable[]> {
   return nodesQuery(db).where('status', '=', 'active').orderBy('id').execute()
