@@ -284,8 +284,8 @@ export class NodeUnreachable extends Error {
 
 /** What other plugins may ask of nodes. */
 export interface NodeDirectory {
-  /** The node with this id, or null. */
-  find(id: string): Promise<Node | null>
+  /** The node with this id, or null, read through `db` (a transaction's `trx` inside one). */
+  find(id: string, db?: Db): Promise<Node | null>
   /** Nodes that accept new sites (`active`), oldest first, read through `db` (a transaction's `trx` inside one). */
   activeNodes(db?: Db): Promise<readonly Node[]>
   /**

@@ -106,8 +106,8 @@ export const nodesPlugin = (options: NodesOptions) => {
         }
       }
       context.provide(nodeDirectory, {
-        async find(id) {
-          const row = await findNodeRow(context.db, id)
+        async find(id, db = context.db) {
+          const row = await findNodeRow(db, id)
           return row ? toNode(row, localServes) : null
         },
         activeNodes: async (db = context.db) =>

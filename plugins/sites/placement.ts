@@ -32,7 +32,7 @@ function typeUnavailable(
 
 /** The node staff chose (`body.nodeId`), refused unless it takes new sites, is ready, and can serve `type`. */
 async function chosenNode(trx: Trx, nodes: NodeDirectory, type: SiteType, nodeId: string): Promise<string> {
-  const node = await nodes.find(nodeId)
+  const node = await nodes.find(nodeId, trx)
   if (!node) throw fieldProblem(sitesProblems.unknown_node, 'body.nodeId')
   const refuse = (ref: typeof sitesProblems.node_not_ready, detail: string, extensions = {}) =>
     new Problem(ref, {
