@@ -95,6 +95,7 @@ export {
   type Audience,
   type ConsolePagesModule,
   type ConsoleRoute,
+  type DashboardNotice,
   defineConsolePages,
   type NavEntry,
   type PageTab,

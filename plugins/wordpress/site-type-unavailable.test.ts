@@ -78,7 +78,10 @@ describe('a WordPress site no node can serve', () => {
       capabilities({ nginx: null, mode: 'files-only', missing: [{ what: 'nginx', for: 'serving sites' }] }),
     )
     const refused = await createSite('blog.example.test')
-    const body = (await refused.clone().json()) as { detail: string; nodes: { notReady: { code: string }[] }[] }
+    const body = (await refused.clone().json()) as {
+      detail: string
+      nodes: { notReady: { code: string }[] }[]
+    }
     expect(body.detail).toContain('fra-3: nginx is not installed')
     expect(body.nodes[0]?.notReady.map((reason) => reason.code)).toEqual(['binary_missing'])
     await expectProblem(refused, 409, 'no_node_ready')
