@@ -39,19 +39,19 @@ export function startLocalNode(
     // The node modules the plugins declared, made before anything asks for them; then said at once (what it runs
     // and what is on its way: the node's own database server, made on a first start in a few seconds).
     await driver.loadModules()
-    await report()
     // Sites served before a restart are served again at once, not at their next change; a node that cannot serve
-    // (its port taken by another program) says why, and tries again every few seconds until it serves.
+    // (its port taken by another program) says why, and tries again every few seconds until it serves. The first
+    // report follows the first start, so it says whether the node serves.
     serving = keepServing(driver.node.runtime, {
       async changed(readiness, previous) {
+        // Recorded at once (placement reads it), then said.
+        await report()
         if (!readiness.ready)
           context.log.error(
             { reasons: readiness.reasons },
             `the local node is not ready to serve sites: ${readiness.reasons.map((reason) => reason.message).join('; ')}`,
           )
         else if (previous) context.log.info({}, 'the local node is ready: it serves its sites again')
-        // Recorded at once after the first start (which the report below records): placement reads it.
-        if (previous) await report()
       },
     })
     await serving.first
