@@ -12,11 +12,11 @@ const ReadinessStatus = t.Object(
   {
     status: t.Union([t.Literal('ok'), t.Literal('degraded')], {
       description:
-        '`ok`: the store is open, every migration applied, and every check the plugins contribute is ready; `degraded`: the panel serves its API, but a check is not ready (the local node cannot serve sites, say), named in `checks`.',
+        '`ok`: the store is open, every migration applied, and every check the plugins contribute is ready; `degraded`: the panel serves its API, but a check a plugin contributes is not ready, named in `checks` with its reasons.',
     }),
     checks: t.Array(
       t.Object({
-        name: t.String({ description: 'The check, `<plugin>.<name>` (`nodes.local-node`).' }),
+        name: t.String({ description: 'The check, `<plugin>.<name>`.' }),
         ready: t.Boolean(),
         reasons: t.Array(
           t.Object({

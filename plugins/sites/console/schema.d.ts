@@ -382,7 +382,7 @@ export interface components {
       updatedAt: string;
     };
     SiteError: {
-      /** @description A stable code: `no_database_server`, `database_failed`, `node_unreachable`, `node_error`, `wordpress_failed`, `cancelled`, or another the node or a plugin names (docs/sites.md lists them). */
+      /** @description A stable code: `no_database_server`, `database_failed`, `node_unreachable`, `node_error`, `wordpress_failed`, `wordpress_unavailable`, `cancelled`, or another the node or a plugin names (docs/sites.md lists them). */
       code: string;
       /** @description What went wrong, in words an operator acts on. */
       message: string;

@@ -1141,13 +1141,13 @@ export interface components {
     };
     ReadinessStatus: {
       /**
-       * @description `ok`: the store is open, every migration applied, and every check the plugins contribute is ready; `degraded`: the panel serves its API, but a check is not ready (the local node cannot serve sites, say), named in `checks`.
+       * @description `ok`: the store is open, every migration applied, and every check the plugins contribute is ready; `degraded`: the panel serves its API, but a check a plugin contributes is not ready, named in `checks` with its reasons.
        * @enum {string}
        */
       status: "ok" | "degraded";
       /** @description The checks the installation’s plugins contribute, each with its outcome. */
       checks: {
-          /** @description The check, `<plugin>.<name>` (`nodes.local-node`). */
+          /** @description The check, `<plugin>.<name>`. */
           name: string;
           ready: boolean;
           /** @description Why it is not ready; empty when it is. */
