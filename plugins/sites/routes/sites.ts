@@ -194,7 +194,9 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
         const refused = await reserved(trx, domain)
         if (refused) throw refused
         // Choosing the node is staff's: customers' callers never learn what nodes there are.
-        if (body.nodeId !== undefined && !caller.scopes.has(nodeScopes.read))
+        const platformStaff =
+          caller.scopes.has(nodeScopes.read) && caller.viewFor(nodeScopes.read).kind === 'all'
+        if (body.nodeId !== undefined && !platformStaff)
           throw new Problem(kernelProblems.staff_only, {
             detail: 'Only platform staff choose the node of a site (`nodeId`).',
           })
