@@ -23,10 +23,10 @@ const kept = keepServing(runtime, {
   },
 })
 
-/** Polls the runtime's readiness until it is ready (the node's own retries, every 200 ms here). */
+/** Waits until the node told it is ready (after its own retries, every 200 ms here) and reads so itself. */
 async function untilReady(ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms
-  while (!(await runtime.readiness()).ready) {
+  while (!(told.at(-1)?.readiness.ready && (await runtime.readiness()).ready)) {
     if (Date.now() > deadline) throw new Error('the node did not become ready')
     await Bun.sleep(50)
   }
