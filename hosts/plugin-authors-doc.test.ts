@@ -1,5 +1,5 @@
 // docs/plugin-authors.md works as written: its TypeScript blocks, in order, are one program that type-checks and runs
-// (a plugin with its routes, then a test of it through the kit).
+// (a plugin with its routes, then a test of it through the kit); a block headed by an example's file is that file.
 
 import { afterAll, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,6 +15,24 @@ function snippets(): string[] {
   const page = readFileSync(join(repoRoot, 'docs', 'plugin-authors.md'), 'utf8')
   return [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '')
 }
+
+/** The page's blocks headed by a file of `examples/`, with their code. */
+function exampleBlocks(): { file: string; code: string }[] {
+  const page = readFileSync(join(repoRoot, 'docs', 'plugin-authors.md'), 'utf8')
+  return [...page.matchAll(/^```tsx? (examples\/\S+)\n([\s\S]*?)^```$/gm)].map((match) => ({
+    file: match[1] ?? '',
+    code: match[2] ?? '',
+  }))
+}
+
+test('every block headed by an example’s file is that file as it is, but for its opening comment', () => {
+  const blocks = exampleBlocks()
+  expect(blocks.map((block) => block.file)).toContain('examples/dns-zones/console/index.tsx')
+  for (const { file, code } of blocks) {
+    const text = readFileSync(join(repoRoot, file), 'utf8')
+    expect(code).toBe(`${text.replace(/^(\/\/.*\n)+\n?/, '').trimEnd()}\n`)
+  }
+})
 
 test('the TypeScript blocks of docs/plugin-authors.md type-check and run as one program', async () => {
   const blocks = snippets()

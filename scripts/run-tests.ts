@@ -36,7 +36,7 @@ const nodeSide = [
   'hosts/node-readiness.test.ts',
   'hosts/first-site.test.ts',
   'plugins/wordpress/agent.test.ts',
-  'plugins/console/*.e2e.test.ts',
+  'plugins/console/**/*.e2e.test.ts',
   '{plugins,examples}/*/console/*.e2e.test.ts',
   'examples/*/*.e2e.test.ts',
   'hosts/testing/browser.test.ts',

@@ -1,5 +1,6 @@
 // The console's UI kit: the one door through which a plugin's console pages (its `console/` folder) reach the
-// console. Declaring pages and navigation entries, a typed API client whose query keys come from the API's paths,
+// console. Declaring pages and navigation entries (a resource's list and item pages declared whole, their forms
+// made from the served document's operations), a typed API client whose query keys come from the API's paths,
 // the session, the router, and the shared pieces every area uses (forms that place refusals, cursor tables,
 // customer and brand pickers, a job's live progress, secrets shown once), themed with the brand's colours.
 // Browser code: the server never loads it (plugins name their console module by path, see contract.ts).
@@ -18,6 +19,7 @@ export {
   touch,
   unwrap,
 } from './app/api/client.ts'
+export { type BodyField, bodyFields, type OpenApiDocument, operationScope } from './app/api/operations.ts'
 export { ApiProblem, type ProblemItem, problemOf } from './app/api/problem.ts'
 export { type ApiQueryKey, apiKey } from './app/api/query-keys.ts'
 export { useCapabilities, usePluginCapabilities } from './app/capabilities.ts'
@@ -79,8 +81,23 @@ export {
   type SelectFilter,
 } from './app/components/list-filters.tsx'
 export { isoOfLocal, localOfIso } from './app/components/local-time.ts'
+export {
+  type BodyOf,
+  type CreatedOf,
+  type FieldChange,
+  type FieldChanges,
+  OperationForm,
+  type PostPath,
+} from './app/components/operation-form.tsx'
 export { Breadcrumbs, Facts, PageHeader, Section } from './app/components/page.tsx'
 export { PageTabs } from './app/components/page-tabs.tsx'
+export {
+  type ListCreate,
+  type ResourceItem,
+  type ResourceList,
+  type ResourcePages,
+  resourcePages,
+} from './app/components/resource-pages.tsx'
 export { SecretOnce } from './app/components/secret-once.tsx'
 export { EmptyState, ErrorNotice, InlineError, Loading } from './app/components/states.tsx'
 export { StatusBadge } from './app/components/status-badge.tsx'

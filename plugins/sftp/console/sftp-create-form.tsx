@@ -53,9 +53,8 @@ export function SftpCreateForm({ site }: { site: Site }) {
         throw error
       }
     },
-    {
-      resetOnSuccess: true,
-    },
+    // The form stays for the next account, which needs a key of its own.
+    { resetOnSuccess: true, onSuccess: () => idempotency.afterSuccess() },
   )
   const created = form.result
   return (

@@ -1,35 +1,14 @@
 // A form that creates one thing, declared: its fields as data, the call it makes, what follows; for the common
 // create form (a section with text, number and select fields, the customer select, a footer with the refusal).
 
-import type { ReactNode } from 'react'
 import { unwrap } from '../api/client.ts'
 import { useSession } from '../session.tsx'
+import { bodyOf, type CreateField, yesNo } from './create-body.ts'
 import { CustomerField } from './customer-field.tsx'
-import { FormFooter, SelectField, TextField, textOf, useApiForm } from './form.tsx'
+import { CheckboxField, FormFooter, SelectField, TextField, useApiForm } from './form.tsx'
 import { Section } from './page.tsx'
 
-/** A field of a {@link CreateForm}: its body field, label and hint, and what kind of input it is. */
-export interface CreateField {
-  /** The body field it sends, where a refusal of `body.<name>` shows. */
-  readonly name: string
-  /** Its visible label; the customer select says "Customer". */
-  readonly label?: string
-  readonly hint?: ReactNode
-  /** `number` sends a number, `customer` is the customer select (staff's customers, a member's teams). Default text. */
-  readonly type?: 'text' | 'number' | 'customer'
-  /** A select among these values instead of a text input (the first chosen at first). */
-  readonly options?: readonly string[]
-}
-
-/** The body the fields make: text trimmed, empty fields left out (the API then says what is missing). */
-function bodyOf(fields: readonly CreateField[], data: FormData): Record<string, unknown> {
-  const body: Record<string, unknown> = {}
-  for (const field of fields) {
-    const text = textOf(data, field.name)
-    if (text !== undefined) body[field.name] = field.type === 'number' ? Number(text) : text
-  }
-  return body
-}
+export type { CreateField }
 
 /**
  * A section titled `title` with a form of `fields` that sends their body with `submit`, shown only to callers
@@ -66,14 +45,27 @@ export function CreateForm<R>({
         {fields.map((field) =>
           field.type === 'customer' ? (
             <CustomerField key={field.name} form={form} name={field.name} />
-          ) : field.options ? (
+          ) : field.options || field.type === 'yes-no' ? (
             <SelectField
               key={field.name}
               form={form}
               name={field.name}
               label={field.label ?? field.name}
               hint={field.hint}
-              options={field.options.map((value) => ({ value, label: value }))}
+              options={(field.options ?? ['', 'true', 'false']).map((value) => ({
+                value,
+                label: field.type === 'yes-no' ? (yesNo[value] ?? value) : value || 'Default',
+              }))}
+              defaultValue={typeof field.initial === 'string' ? field.initial : undefined}
+            />
+          ) : field.type === 'checkbox' ? (
+            <CheckboxField
+              key={field.name}
+              form={form}
+              name={field.name}
+              label={field.label ?? field.name}
+              hint={field.hint}
+              defaultChecked={field.initial === true}
             />
           ) : (
             <TextField
@@ -83,6 +75,7 @@ export function CreateForm<R>({
               label={field.label ?? field.name}
               hint={field.hint}
               type={field.type ?? 'text'}
+              defaultValue={typeof field.initial === 'string' ? field.initial : undefined}
             />
           ),
         )}

@@ -14,8 +14,13 @@ function freshKey(): string {
  * The form's key, and `afterFailure(error)` to call when a submit fails: the API keeps a refusal (4xx) under its
  * key, so the corrected form must send a new one (else 422 `idempotency_key_reused`); a lost answer, a server
  * failure (the API keeps nothing then) or a first request still in flight keep the key, so a retry replays.
+ * A form that stays for the next one calls `afterSuccess()`: under the same key, the next would replay this one.
  */
-export function useIdempotencyKey(): { key: () => string; afterFailure: (error: unknown) => void } {
+export function useIdempotencyKey(): {
+  key: () => string
+  afterFailure: (error: unknown) => void
+  afterSuccess: () => void
+} {
   const ref = useRef<string | null>(null)
   if (ref.current === null) ref.current = freshKey()
   return {
@@ -23,6 +28,9 @@ export function useIdempotencyKey(): { key: () => string; afterFailure: (error: 
     afterFailure: (error) => {
       if (error instanceof ApiProblem && error.status < 500 && error.code !== 'idempotency_request_in_flight')
         ref.current = freshKey()
+    },
+    afterSuccess: () => {
+      ref.current = freshKey()
     },
   }
 }

@@ -1,8 +1,0 @@
-// The plugin's client for its console pages, typed by its operations in the served document (schema.d.ts, written
-// by `bun scripts/write-api-types.ts examples/dns-zones/plinth.config.ts`).
-
-import { createApi } from '../../../plugins/console/kit.ts'
-import type { components, paths } from './schema.d.ts'
-
-export const api = createApi<paths>()
-export type Schemas = components['schemas']
