@@ -289,6 +289,13 @@ export interface NodeDirectory {
   /** Nodes that accept new sites (`active`), oldest first, read through `db` (a transaction's `trx` inside one). */
   activeNodes(db?: Db): Promise<readonly Node[]>
   /**
+   * Resolves once the node this panel runs itself (`local`) said what it runs after the panel's start, so its
+   * readiness is known: at once when it is not starting (reported already, or not started by this process), after
+   * 15 s at most. Placement waits for it outside the creating transaction, so a site created in the second after
+   * `npm start` is placed rather than refused (an agent's node is never waited for: its agent may never come).
+   */
+  localReported(): Promise<void>
+  /**
    * Carries `command` out on `node` through its driver and resolves with what the operation resolved with: the one
    * path every node operation takes. A failure the node calls final is a `JobFailure` with its code (the job fails at
    * once); a service's refusal a `NodeRefusal`; a node whose agent is away a {@link NodeUnreachable}; anything else

@@ -47,6 +47,18 @@ export interface NodesOptions {
   readonly localServing?: { readonly dataDir: string; readonly httpPort: number; readonly httpsPort: number }
 }
 
+/** `promise`, or nothing after `ms` (a timer that keeps no process alive). */
+function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    timer.unref?.()
+    void promise.finally(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
 /** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
 export const nodesPlugin = (options: NodesOptions) => {
   const local = options.local !== false
@@ -62,6 +74,9 @@ export const nodesPlugin = (options: NodesOptions) => {
       })
     : null
   let queue: CommandQueue | undefined
+  // Settles once the local node said what it runs after this process started it (placement waits for it).
+  let localReported: Promise<void> = Promise.resolve()
+  let localSettled = true
   return definePlugin({
     name: 'nodes',
     version: '0.1.0',
@@ -114,6 +129,7 @@ export const nodesPlugin = (options: NodesOptions) => {
           (await activeNodeRows(db)).map((row) => toNode(row, localServes)),
         send,
         call: (node, call, signal) => send(node, nodeCommand('call', call), signal),
+        localReported: () => (localSettled ? Promise.resolve() : waitAtMost(localReported, 15_000)),
       })
     },
     start(context) {
@@ -126,7 +142,12 @@ export const nodesPlugin = (options: NodesOptions) => {
             found.set(id, site)
         return found
       }
-      return startLocalNode(context, localDriver, nodeVersion, locate)
+      const reported = Promise.withResolvers<void>()
+      localSettled = false
+      localReported = reported.promise.then(() => {
+        localSettled = true
+      })
+      return startLocalNode(context, localDriver, nodeVersion, locate, reported.resolve)
     },
     // `/readyz` says whether the node the panel runs itself serves its sites (degraded, with why, when not).
     readinessChecks: (context) =>

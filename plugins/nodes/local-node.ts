@@ -13,12 +13,16 @@ import { recordTraffic } from './traffic.ts'
 /** How often the local sites' access logs are read for traffic. */
 const trafficEveryMs = 60_000
 
-/** Starts the local node's background work; answers how to stop it (the masters keep serving). */
+/**
+ * Starts the local node's background work; answers how to stop it (the masters keep serving). Calls `onReported`
+ * once the node first recorded what it runs (or its start failed).
+ */
 export function startLocalNode(
   context: PluginContext,
   driver: LocalDriver,
   version: string,
   locate: (siteIds: readonly string[]) => Promise<ReadonlyMap<string, LocatedSite>>,
+  onReported: () => void = () => {},
 ): () => Promise<void> {
   let stopped = false
   let stopServices: () => Promise<void> = async () => {}
@@ -46,6 +50,7 @@ export function startLocalNode(
       async changed(readiness, previous) {
         // Recorded at once (placement reads it), then said.
         await report()
+        onReported()
         if (!readiness.ready)
           context.log.error(
             { reasons: readiness.reasons },
@@ -66,9 +71,11 @@ export function startLocalNode(
         { missing: reported.missing, fix: reported.setup },
         `the local node lacks ${reported.missing.map((lack) => `${lack.what} (for ${lack.for})`).join(', ')}: run \`${reported.setup}\``,
       )
-  })().catch((error: unknown) =>
-    context.log.error({ err: error }, 'the local node could not start serving its sites'),
-  )
+  })()
+    .catch((error: unknown) =>
+      context.log.error({ err: error }, 'the local node could not start serving its sites'),
+    )
+    .finally(onReported)
 
   const countTraffic = async () => {
     const readings = (await driver.node.runtime.traffic()).filter(

@@ -164,6 +164,8 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
         // The site alone: never what its type answered once (a password).
         payload: (site) => Object.fromEntries(Object.keys(Site.properties).map((key) => [key, site[key]])),
       },
+      // The panel's own node, starting in this process, says first whether it serves (a second at most).
+      prepare: () => nodes.localReported(),
       // One transaction: the key's claim, the checks, the site, its job, usage, audit entry and event, the answer.
       async handler({ trx, body, view, caller, enqueueJob }) {
         const name = body.name.trim()
