@@ -19,10 +19,15 @@ export interface ReadinessFacts {
   readonly localServes: boolean
 }
 
-/** Why the node cannot serve sites now; empty when it can. */
+/**
+ * Why the node cannot serve sites now; empty when it can. Only the `agent` driver's nodes have an agent whose calls
+ * the panel sees; a node of another plugin's driver that reports nothing is taken as its driver serves it (the driver
+ * says, when called, whether it reaches its node).
+ */
 export function notReadyReasons(facts: ReadinessFacts): NodeUnreadiness[] {
   const local = facts.driver === 'local'
-  if (!local && facts.seenAt === null)
+  const agent = facts.driver === 'agent'
+  if (agent && facts.seenAt === null)
     return [
       {
         code: 'agent_never_connected',
@@ -30,7 +35,7 @@ export function notReadyReasons(facts: ReadinessFacts): NodeUnreadiness[] {
           'its agent never called the panel: run `npm run agent` on the node with its agent token (docs/nodes.md)',
       },
     ]
-  if (!local && !facts.connected)
+  if (agent && !facts.connected)
     return [
       {
         code: 'agent_disconnected',
@@ -39,7 +44,7 @@ export function notReadyReasons(facts: ReadinessFacts): NodeUnreadiness[] {
     ]
   const { capabilities } = facts
   if (!capabilities) {
-    if (local && !facts.localServes) return []
+    if ((local && !facts.localServes) || (!local && !agent)) return []
     return [
       {
         code: 'not_reported',
