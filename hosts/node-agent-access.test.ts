@@ -217,6 +217,30 @@ describe('exec through the agent', () => {
     // Streamed, not delivered at the end: line 1 reached the client well before the job ended.
     expect((end?.at ?? 0) - (output[0]?.at ?? 0)).toBeGreaterThan(400)
   }, 60_000)
+
+  test('a command printing 20 MB finishes promptly with 1 MiB kept and `truncated`, every answer fitting the protocol', async () => {
+    const started = performance.now()
+    // Long lines on stdout (500 of them were 8 MB in one answer), and control characters on stderr, which JSON
+    // writes in six bytes each.
+    const big = await call<Json>('POST', `/sites/${siteId}/exec`, {
+      argv: [
+        'bash',
+        '-c',
+        "head -c 20000000 /dev/zero | tr '\\0' x | fold -w 16000; head -c 3000000 /dev/zero | tr '\\0' '\\1' >&2",
+      ],
+    })
+    expect(big.status).toBe(202)
+    const job = await finished(big.body.jobId, 60_000)
+    console.log(`exec printing 20 MB through the agent: ${(performance.now() - started).toFixed(0)} ms`)
+    expect(job).toMatchObject({ status: 'succeeded', attempts: 1, result: { exitCode: 0, truncated: true } })
+    expect(job.result.stdout.length).toBe(1024 * 1024)
+    expect(job.result.stdout.startsWith('x'.repeat(16_000))).toBe(true)
+    expect(job.result.stderr.length).toBeGreaterThan(0)
+    expect(job.result.stderr.length).toBeLessThanOrEqual(1024 * 1024)
+    // Never refused by the panel, so never sent to the agent again.
+    expect(agent?.stdout.text ?? '').not.toContain('answer refused by the panel')
+    expect(agent?.stdout.text ?? '').not.toContain('answer lost')
+  }, 90_000)
 })
 
 describe('the shell through the agent', () => {

@@ -49,6 +49,7 @@ const publicPaths = ['/healthz', '/readyz', '/api/v1/auth/login', '/api/v1/brand
 const ownCredentialPaths: Readonly<Record<string, string>> = {
   '/api/v1/nodes/{id}/metrics': 'nodeAgentToken',
   '/api/v1/agent/work': 'nodeAgentToken',
+  '/api/v1/agent/leaving': 'nodeAgentToken',
   '/api/v1/agent/commands/{id}': 'nodeAgentToken',
   '/api/v1/sites/{id}/shell-sessions/{sessionId}/connect': 'shellSessionToken',
   '/api/v1/file-downloads': 'downloadLinkToken',

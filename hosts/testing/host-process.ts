@@ -154,6 +154,8 @@ export interface TestAgentOptions {
    * gives NODE_DATABASE_PORT (the kit sets it `off`: a server of its own takes seconds to make).
    */
   readonly env?: Record<string, string>
+  /** Leads a process group of its own, which a test can kill whole. */
+  readonly ownGroup?: boolean
 }
 
 /** Temporary data folders and spawned hosts of one test file, and the way to get rid of them all. */
@@ -163,8 +165,16 @@ export interface ProcessTracker {
    * `engine: 'sqlite'` the embedded store in it always (what only SQLite has: backup, restore, plinth.sqlite).
    */
   tempDataDir(options?: { readonly engine?: 'sqlite' }): string
-  /** Spawns `bun ...args` in the repository root with piped output; killed at cleanup if still running. */
-  spawnTracked(args: readonly string[], env: Record<string, string | undefined>): HostProcess
+  /**
+   * Spawns `bun ...args` in the repository root with piped output; killed at cleanup if still running. With
+   * `ownGroup` it leads a session and process group of its own (as a service manager starts it): a test can kill
+   * the whole group (`process.kill(-pid, 'SIGKILL')`).
+   */
+  spawnTracked(
+    args: readonly string[],
+    env: Record<string, string | undefined>,
+    options?: { readonly ownGroup?: boolean },
+  ): HostProcess
   /** Runs `bun hosts/cli/main.ts ...args` on `dataDir` (with `extra` settings); returns its exit code and output. */
   runCli(dataDir: string, args: readonly string[], extra?: Record<string, string>): Promise<CliResult>
   /**
@@ -194,8 +204,13 @@ export function createProcessTracker(prefix: string): ProcessTracker {
     return dir
   }
 
-  const spawnTracked = (args: readonly string[], env: Record<string, string | undefined>): HostProcess => {
-    const proc = Bun.spawn([bunBin, ...args], {
+  const spawnTracked = (
+    args: readonly string[],
+    env: Record<string, string | undefined>,
+    options: { readonly ownGroup?: boolean } = {},
+  ): HostProcess => {
+    // setsid(1) run by a process that leads no group makes the session in place: its pid is bun's.
+    const proc = Bun.spawn([...(options.ownGroup ? ['setsid'] : []), bunBin, ...args], {
       cwd: repoRoot,
       env,
       stdin: 'ignore',
@@ -247,16 +262,20 @@ export function createProcessTracker(prefix: string): ProcessTracker {
     agentDirs.push(dataDir)
     const httpPort = options.httpPort ?? freePort()
     const httpsPort = freePort()
-    const proc = spawnTracked(['hosts/agent/main.ts'], {
-      ...process.env,
-      PANEL_URL: panel.url,
-      AGENT_TOKEN: token,
-      AGENT_DATA_DIR: dataDir,
-      SITES_HTTP_PORT: String(httpPort),
-      SITES_HTTPS_PORT: String(httpsPort),
-      NODE_DATABASE_PORT: 'off',
-      ...options.env,
-    })
+    const proc = spawnTracked(
+      ['hosts/agent/main.ts'],
+      {
+        ...process.env,
+        PANEL_URL: panel.url,
+        AGENT_TOKEN: token,
+        AGENT_DATA_DIR: dataDir,
+        SITES_HTTP_PORT: String(httpPort),
+        SITES_HTTPS_PORT: String(httpsPort),
+        NODE_DATABASE_PORT: 'off',
+        ...options.env,
+      },
+      { ownGroup: options.ownGroup },
+    )
     const stdout = transcript(proc.stdout)
     const stderr = transcript(proc.stderr)
     try {

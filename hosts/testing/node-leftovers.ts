@@ -1,10 +1,30 @@
 // What a test that served sites leaves on the machine, removed: the node's nginx and PHP-FPM masters (they outlive
 // the panel and the agent, as a node's do) and the sites' Unix users whose homes are under its data directory.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** Stops the masters whose pid files are under `dataDir` and removes the Unix users whose homes are under it. */
+/** nginx and PHP-FPM processes holding a file under `dir`: workers a killed master left (their pid is in no file). */
+function orphansUnder(dir: string): number[] {
+  const found: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (!/\/(nginx|php-fpm[\d.]*)( \(deleted\))?$/.test(readlinkSync(`/proc/${name}/exe`))) continue
+      const fds = readdirSync(`/proc/${name}/fd`)
+      if (fds.some((fd) => readlinkSync(`/proc/${name}/fd/${fd}`).startsWith(`${dir}/`)))
+        found.push(Number(name))
+    } catch {
+      // Gone while we looked, or not ours to read.
+    }
+  }
+  return found
+}
+
+/**
+ * Stops the masters whose pid files are under `dataDir`, kills the workers killed masters left behind, and removes
+ * the Unix users whose homes are under it.
+ */
 export function removeNodeLeftovers(dataDir: string): void {
   if (existsSync(dataDir))
     for (const path of readdirSync(dataDir, { recursive: true }) as string[]) {
@@ -16,6 +36,13 @@ export function removeNodeLeftovers(dataDir: string): void {
         // Gone already.
       }
     }
+  for (const pid of orphansUnder(dataDir)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // Gone already.
+    }
+  }
   for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
     const [name = '', , , , , home = ''] = line.split(':')
     if (!home.startsWith(`${dataDir}/`)) continue

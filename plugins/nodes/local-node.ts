@@ -44,7 +44,7 @@ export function startLocalNode(
     // and what is on its way: the node's own database server, made on a first start in a few seconds).
     await driver.loadModules()
     // Sites served before a restart are served again at once, not at their next change; a node that cannot serve
-    // (its port taken by another program) says why, and tries again every few seconds until it serves. The first
+    // (its port taken by another program) says why, and its watch starts it again once it can. The first
     // report follows the first start, so it says whether the node serves.
     serving = keepServing(driver.node.runtime, {
       async changed(readiness, previous) {

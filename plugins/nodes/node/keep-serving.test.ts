@@ -1,6 +1,6 @@
 // A node whose sites' port another program holds (Debian's own nginx, here a plain listener) is not ready and says
-// why, with the port; it tries again on its own, and serves once the port is free, telling each change. With this
-// machine's nginx and PHP-FPM.
+// why, with the port; its watch tries again on its own, and it serves once the port is free, telling each change.
+// With this machine's nginx and PHP-FPM.
 
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
@@ -16,6 +16,8 @@ const runtime = createSiteRuntime({ dataDir, httpPort: port, httpsPort: freePort
 // Another program on the sites' port, as Debian's nginx would be after `apt-get install nginx`.
 const squatter = Bun.listen({ hostname: '0.0.0.0', port, socket: { data() {} } })
 const told: { readiness: NodeReadiness; previous: NodeReadiness | null }[] = []
+// The runtime's watch starts the masters again (as a node runs it while it serves).
+const unwatch = runtime.watch(() => {})
 const kept = keepServing(runtime, {
   everyMs: 200,
   changed: (readiness, previous) => {
@@ -23,7 +25,7 @@ const kept = keepServing(runtime, {
   },
 })
 
-/** Waits until the node told it is ready (after its own retries, every 200 ms here) and reads so itself. */
+/** Waits until the node told it is ready (its watch starts the masters again) and reads so itself. */
 async function untilReady(ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms
   while (!(told.at(-1)?.readiness.ready && (await runtime.readiness()).ready)) {
@@ -34,6 +36,7 @@ async function untilReady(ms = 15_000): Promise<void> {
 
 afterAll(async () => {
   squatter.stop(true)
+  unwatch()
   await kept.stop()
   await runtime.stop().catch(() => {})
   for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL')
@@ -49,7 +52,7 @@ describe('a node whose sites’ port is taken', () => {
     ])
     expect(told[0]).toEqual({ readiness: first, previous: null })
     expect((await runtime.capabilities()).readiness).toEqual(first)
-    // Tried again every 200 ms, and told once: nothing changed.
+    // Read again every 200 ms, and told once: nothing changed.
     await Bun.sleep(700)
     expect(told).toHaveLength(1)
   })

@@ -1,34 +1,31 @@
-// A node's masters kept running: started at once, then, while the node is not ready for a reason another start can
-// cure (the sites' port taken by another program, a master that would not start or stopped), started again every
-// few seconds, so a node whose port frees up serves without a restart. Each change of its readiness is told (the
-// panel's local node records it at once; the agent says it with its next poll).
+// A node's readiness followed: its masters started at once, then its readiness read every couple of seconds (two pid
+// files and /proc) and each change told: the panel's local node records it at once, the agent says it with its next
+// poll. Starting the masters again when they stopped or could not start (the sites' port taken by another program,
+// since freed) is the runtime's watch (`SiteRuntime.watch`, run while the node serves): this says what came of it.
 
 import type { NodeReadiness } from './contract.ts'
 import type { SiteRuntime } from './runtime/site-runtime.ts'
 
-/** How often a node that is not ready tries to start its masters again. */
-export const servingRetryMs = 5_000
-
-/** Reasons another start may cure; a program missing is not one (`setup` installs it, and the node restarts). */
-const curable = new Set(['port_taken', 'stack_failed', 'not_running'])
+/** How often a node's readiness is read again. */
+export const readinessEveryMs = 2_000
 
 /** Options of {@link keepServing}. */
 export interface KeepServingOptions {
   /** Called with the node's readiness when it changed (first: `previous` null), before anything else happens. */
   readonly changed: (readiness: NodeReadiness, previous: NodeReadiness | null) => void | Promise<void>
-  /** Milliseconds between two attempts while the node is not ready. Default {@link servingRetryMs}. */
+  /** Milliseconds between two readings. Default {@link readinessEveryMs}. */
   readonly everyMs?: number
 }
 
-/** The masters kept running; `first` resolves once the first start was tried, with the readiness it left. */
+/** The node's readiness followed; `first` resolves once the first start was tried, with the readiness it left. */
 export interface KeptServing {
   readonly first: Promise<NodeReadiness>
   stop(): Promise<void>
 }
 
-/** Starts `runtime`'s masters and keeps them running (see the file's comment). */
+/** Starts `runtime`'s masters and follows its readiness (see the file's comment). */
 export function keepServing(runtime: SiteRuntime, options: KeepServingOptions): KeptServing {
-  const everyMs = options.everyMs ?? servingRetryMs
+  const everyMs = options.everyMs ?? readinessEveryMs
   let previous: NodeReadiness | null = null
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -41,26 +38,25 @@ export function keepServing(runtime: SiteRuntime, options: KeepServingOptions): 
     previous = readiness
     await options.changed(readiness, before)
   }
-  /** One attempt: start the masters when another start may help, then tell what came of it. */
-  const attempt = async (always: boolean) => {
+  const read = async () => {
     const now = await runtime.readiness()
-    // A failed start is told in the readiness; `start` also applies a reload left pending by a crash.
-    if (always || (!now.ready && now.reasons.some((reason) => curable.has(reason.code))))
-      await runtime.start().catch(() => {})
-    const after = await runtime.readiness()
-    await tell(after)
-    return after
+    await tell(now)
+    return now
   }
   const schedule = () => {
     if (stopped) return
     timer = setTimeout(() => {
-      running = attempt(false)
+      running = read()
         .catch(() => {})
         .finally(schedule)
     }, everyMs)
     timer.unref?.()
   }
-  const first = attempt(true)
+  // A failed start is told in the readiness; `start` also applies a reload left pending by a crash.
+  const first = runtime
+    .start()
+    .catch(() => {})
+    .then(read)
   running = first.catch(() => {})
   void running.finally(schedule)
   return {

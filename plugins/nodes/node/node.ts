@@ -104,9 +104,12 @@ export function createNode(options: NodeOptions): PlinthNode {
     run: (command, signal) => runOperation(node, command, signal),
     async startServices(log) {
       serving = { log, stops: [] }
+      // The masters are watched while the node serves: killed, they are started again (their leftovers ended).
+      const unwatch = runtime.watch(log)
       await start(services)
       const current = serving
       return async () => {
+        unwatch()
         for (const stop of current.stops.reverse()) await stop()
       }
     },

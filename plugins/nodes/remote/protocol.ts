@@ -36,6 +36,20 @@ export const AgentHello = t.Object(
 )
 export type AgentHello = Static<typeof AgentHello>
 
+/** What an agent stopping says last. */
+export const AgentLeaving = t.Object(
+  {
+    session: t.String({
+      minLength: 8,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'The run of the agent that stops (its polls’ `session`).',
+    }),
+  },
+  { $id: 'AgentLeaving' },
+)
+export type AgentLeaving = Static<typeof AgentLeaving>
+
 /** One command for the agent: an operation on a subject, under a job's attempt. */
 export const AgentCommand = t.Object(
   {
@@ -127,6 +141,7 @@ type Same<A, B> = Fits<A, B> extends true ? Fits<B, A> : false
 const agree = <T extends true>(_check?: T) => undefined
 agree<Same<Static<typeof NodeCapabilities>, import('../node/contract.ts').NodeCapabilities>>()
 agree<Same<AgentHello, Node.AgentHello>>()
+agree<Same<AgentLeaving, Node.AgentLeaving>>()
 agree<Same<AgentResult, Node.AgentResult>>()
 // What the panel sends, the agent reads (its operation names are the panel's literals).
 agree<Fits<AgentWork, Node.AgentWork>>()

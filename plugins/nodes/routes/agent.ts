@@ -6,17 +6,19 @@ import {
   nowIso,
   type PluginContext,
   Problem,
+  Reply,
   type RouteDefinition,
   t,
 } from '../../../core/index.ts'
 import { recordReport } from '../capabilities-record.ts'
 import type { NodeModuleEntry } from '../contract.ts'
 import type { NodesTables } from '../migrations.ts'
+import { agentAnswerLimitBytes } from '../node/agent/protocol.ts'
 import { nodesProblems } from '../problems.ts'
 import { agentCredential } from '../remote/agent-credential.ts'
 import { agentModulesOf } from '../remote/agent-modules.ts'
 import type { CommandQueue } from '../remote/command-queue.ts'
-import { AgentHello, AgentResult, AgentWork } from '../remote/protocol.ts'
+import { AgentHello, AgentLeaving, AgentResult, AgentWork } from '../remote/protocol.ts'
 
 const AnswerReceipt = t.Object(
   {
@@ -26,9 +28,6 @@ const AnswerReceipt = t.Object(
   },
   { $id: 'AgentAnswerReceipt' },
 )
-
-/** The largest answer an agent may send: a file's part of 4 MiB in base64, and room for the rest. */
-export const agentAnswerLimitBytes = 8 * 1024 * 1024
 
 /** The agent routes. */
 export function agentRoutes(
@@ -64,14 +63,39 @@ export function agentRoutes(
           (body.waitSeconds ?? 25) * 1000,
           body.holding ?? [],
         )
-        // The poll is over: it was connected until now.
+        // The poll is over: it was connected until now (unless its run said meanwhile that it stops).
         await context.db
           .withTables<NodesTables>()
           .updateTable('nodes')
           .set({ agent_seen_at: nowIso() })
           .where('id', '=', node.id)
+          .where('agent_session', '=', body.session)
           .execute()
         return { nodeId: node.id, modules: agentModules, commands }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/agent/leaving',
+      operationId: 'agentLeaving',
+      summary: 'Say the agent stops (node agents)',
+      description:
+        'Called by a node agent with its agent token as it stops (SIGTERM, SIGINT): the node shows `agent.connected: false` at once, rather than after a minute without a poll. Only the run that is polling (its `session`) can say so; a newer run of the agent is not disconnected by an older one’s goodbye.',
+      public: true,
+      credential,
+      audited: false,
+      body: AgentLeaving,
+      responses: { 204: { description: 'The node shows its agent disconnected.' } },
+      problems: [nodesProblems.invalid_agent_token],
+      async handler({ principal: node, body }) {
+        await context.db
+          .withTables<NodesTables>()
+          .updateTable('nodes')
+          .set({ agent_seen_at: null, agent_session: null })
+          .where('id', '=', node.id)
+          .where('agent_session', '=', body.session)
+          .execute()
+        return Reply.noContent()
       },
     }),
     defineRoute({

@@ -8,12 +8,23 @@ import { sandboxEnvironment, sandboxed } from './sandbox.ts'
 
 /** Lines kept for the panel to read, per command; later lines only reach the result's capped output. */
 const maxLines = 5000
+/** Bytes of lines kept likewise (5000 lines of 16 KiB would be 80 MB held in memory). */
+const maxLineBytes = 4 * 1024 * 1024
+/**
+ * What one read answers at most, in JSON: its lines up to 512 KiB (one line always), and with the outcome no more
+ * than 7.5 MiB (the outcome comes alone, in the next read, when it would not fit beside the lines), so that a read
+ * crosses an agent's answer (8 MiB at most: `agentAnswerLimitBytes`) whatever the command printed.
+ */
+const readLineBytes = 512 * 1024
+const outcomeBytes = 7.5 * 1024 * 1024
 /** How long a finished command's outcome waits to be read. */
 const keepFinishedMs = 5 * 60_000
 
 interface Execution {
   readonly siteId: string
   readonly lines: OutputLine[]
+  /** What `lines` hold, in UTF-8 bytes. */
+  lineBytes: number
   outcome: ExecOutcome | null
   kill(): void
   waiters: Set<() => void>
@@ -50,6 +61,23 @@ function collector(stream: OutputLine['stream'], cap: number, line: (entry: Outp
       return { text: new TextDecoder().decode(Buffer.concat(captured)), truncated }
     },
   }
+}
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+
+/**
+ * The outcome cut to what a read carries: 1 MiB of output in JSON may take 6 (a control character is written
+ * `\u0001`), and both streams 12. Each stream larger than a quarter of it is halved until the whole fits, and
+ * `truncated` then says so.
+ */
+function fitOutcome(outcome: ExecOutcome): ExecOutcome {
+  let fitted = outcome
+  while (jsonBytes(fitted) > outcomeBytes) {
+    const half = (text: string) =>
+      jsonBytes(text) > outcomeBytes / 4 ? text.slice(0, Math.floor(text.length / 2)) : text
+    fitted = { ...fitted, stdout: half(fitted.stdout), stderr: half(fitted.stderr), truncated: true }
+  }
+  return fitted
 }
 
 /** The commands of one node process. */
@@ -115,6 +143,7 @@ export function createExecutions() {
       const execution: Execution = {
         siteId: site.id,
         lines: [],
+        lineBytes: 0,
         outcome: null,
         kill: () => child.kill('SIGKILL'),
         waiters: new Set(),
@@ -125,7 +154,11 @@ export function createExecutions() {
         child.kill('SIGKILL')
       }, request.timeoutMs)
       const push = (entry: OutputLine) => {
-        if (execution.lines.length < maxLines) execution.lines.push(entry)
+        const bytes = Buffer.byteLength(entry.line)
+        if (execution.lines.length < maxLines && execution.lineBytes + bytes <= maxLineBytes) {
+          execution.lines.push(entry)
+          execution.lineBytes += bytes
+        }
         wake(execution)
       }
       const stdout = collector('stdout', request.outputCapBytes, push)
@@ -138,7 +171,7 @@ export function createExecutions() {
         clearTimeout(timer)
         const out = stdout.end()
         const err = stderr.end()
-        execution.outcome = {
+        execution.outcome = fitOutcome({
           exitCode: child.signalCode ? null : child.exitCode,
           signal: child.signalCode === null ? null : String(child.signalCode),
           timedOut,
@@ -146,7 +179,7 @@ export function createExecutions() {
           stdout: out.text,
           stderr: err.text,
           truncated: out.truncated || err.truncated,
-        }
+        })
         wake(execution)
         setTimeout(() => executions.delete(execId), keepFinishedMs).unref?.()
       })()
@@ -167,9 +200,17 @@ export function createExecutions() {
           execution.waiters.add(done)
         })
       }
-      const lines = execution.lines.slice(after, after + 500)
+      const lines: OutputLine[] = []
+      let bytes = 0
+      for (const line of execution.lines.slice(after, after + 500)) {
+        const size = jsonBytes(line) + 1
+        if (lines.length > 0 && bytes + size > readLineBytes) break
+        lines.push(line)
+        bytes += size
+      }
       const next = after + lines.length
-      const finished = next >= execution.lines.length ? execution.outcome : null
+      let finished = next >= execution.lines.length ? execution.outcome : null
+      if (finished && lines.length > 0 && bytes + jsonBytes(finished) > outcomeBytes) finished = null
       return { lines, next, outcome: finished }
     },
 

@@ -7,13 +7,17 @@ import { randomBytes } from 'node:crypto'
 import type { NodeCapabilities } from '../contract.ts'
 import type { SiteDisk, TrafficReading } from '../runtime/site-runtime.ts'
 import type { AgentSettings } from './agent-settings.ts'
-import type { AgentCommand, AgentModule, AgentResult, AgentWork } from './protocol.ts'
+import { answerRefusedCode, failedAnswer, fittingAnswer } from './answer-fit.ts'
+import type { AgentCommand, AgentLeaving, AgentModule, AgentResult, AgentWork } from './protocol.ts'
 
 /** Where the agent writes what happened: JSON lines, ids and codes only, never a payload (secrets, keys). */
 export type AgentLog = (fields: Record<string, unknown>, message: string) => void
 
 /** A refusal the agent cannot recover from (its token is refused): it stops, saying why. */
 export class AgentRefused extends Error {}
+
+/** The panel refused what the agent sent as it was (400, 413, 422): sending it again gets the same answer. */
+class PanelRefused extends Error {}
 
 /**
  * How long what the node can run (its nginx, PHP and WordPress versions) is told from memory before it is read
@@ -106,7 +110,10 @@ export function startAgent(
     const text = await response.text()
     if (response.status === 401)
       throw new AgentRefused(`The panel refused the agent token (${text.slice(0, 200)})`)
-    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 200)}`)
+    const said = `${path} answered ${response.status}: ${text.slice(0, 200)}`
+    if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status))
+      throw new PanelRefused(said)
+    if (!response.ok) throw new Error(said)
     return JSON.parse(text) as T
   }
 
@@ -144,7 +151,7 @@ export function startAgent(
     const previous = bySubject.get(subject) ?? Promise.resolve()
     const next = previous.then(async () => {
       const started = performance.now()
-      const result = await carryOut(command)
+      let result = fittingAnswer(await carryOut(command), command.operation)
       log(
         {
           commandId: command.id,
@@ -162,6 +169,15 @@ export function startAgent(
           return
         } catch (error) {
           if (error instanceof AgentRefused) throw error
+          // Refused as it is: the command fails, saying why, rather than being sent to the agent again.
+          if (error instanceof PanelRefused && result.error?.code !== answerRefusedCode) {
+            log({ commandId: command.id, err: error.message }, 'answer refused by the panel')
+            result = failedAnswer(
+              answerRefusedCode,
+              `The panel refused the node's answer to ${command.operation}: ${error.message}`,
+            )
+            continue
+          }
           await Bun.sleep(500 * 2 ** attempt)
         }
       }
@@ -253,6 +269,22 @@ export function startAgent(
     }
   }
 
+  /** Tells the panel this run stops, so it shows the node disconnected at once; a panel out of reach is not waited for. */
+  async function sayLeaving(): Promise<void> {
+    try {
+      const response = await fetch(`${settings.panelUrl}/api/v1/agent/leaving`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${settings.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session } satisfies AgentLeaving),
+        signal: AbortSignal.timeout(3_000),
+      })
+      await response.body?.cancel()
+      log({ status: response.status }, 'told the panel the agent stops')
+    } catch (error) {
+      log({ err: String(error) }, 'could not tell the panel the agent stops')
+    }
+  }
+
   const done = (async () => {
     try {
       await Promise.all([poll(), reportTraffic()])
@@ -267,6 +299,7 @@ export function startAgent(
     async stop() {
       stopping.abort()
       await done.catch(() => {})
+      if (nodeId !== null) await sayLeaving()
     },
   }
 }

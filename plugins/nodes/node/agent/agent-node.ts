@@ -72,7 +72,7 @@ export function agentNode(
     capabilities: () => node.capabilities(),
     async serve(readinessChanged) {
       // Sites served before a restart of the agent are served again at once, not at their next change; a node that
-      // cannot serve (its port taken) says why, and tries again every few seconds until it serves.
+      // cannot serve (its port taken) says why, and its watch starts it again once it can.
       serving = keepServing(node.runtime, {
         changed(readiness, previous) {
           if (!readiness.ready)

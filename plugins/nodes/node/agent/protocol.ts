@@ -26,6 +26,14 @@ export interface AgentModule {
   readonly source: string
 }
 
+/**
+ * What an agent stopping (SIGTERM, SIGINT) says last: its run `session` is over, so the panel shows the node
+ * disconnected at once rather than after a minute of silence.
+ */
+export interface AgentLeaving {
+  readonly session: string
+}
+
 /** One command: an operation on a subject, under a job's attempt. */
 export interface AgentCommand {
   readonly id: string
@@ -65,3 +73,9 @@ export interface AgentResult {
 
 /** How long without a poll before the panel calls an agent disconnected. */
 export const agentSilenceMs = 60_000
+
+/**
+ * The largest answer to a command the panel takes from an agent (413 beyond): a file's part of 4 MiB in base64, and
+ * room for the rest. Node services bound what they answer to fit; the agent fails a command whose answer would not.
+ */
+export const agentAnswerLimitBytes = 8 * 1024 * 1024

@@ -6,6 +6,7 @@ import { readFile, rm } from 'node:fs/promises'
 import { NodeFailure } from '../contract.ts'
 import { writeFileAtomic, writeFileIfAbsent } from './atomic-files.ts'
 import { outputOf, run } from './commands.ts'
+import { endLeftovers } from './leftovers.ts'
 import { type MasterSpec, reloadMaster, runningMaster, startMaster, stopMaster } from './masters.ts'
 
 /** A master with its configuration. Callers serialize changes (see `serialized`). */
@@ -15,8 +16,12 @@ export interface ConfiguredMaster {
   running(): number | null
   /** Checks the whole configuration; throws a {@link NodeFailure} quoting the master when it refuses it. */
   check(): Promise<void>
-  /** Starts the master unless it runs; a master found running gets pending changes. */
-  start(): Promise<void>
+  /**
+   * Starts the master unless it runs; a master found running gets pending changes. What a killed master left
+   * (its workers, holding its ports) is ended first; answers the pids ended (none when it ran or left nothing).
+   */
+  start(): Promise<number[]>
+  /** Stops the master, and what an earlier one left. */
   stop(): Promise<void>
   /**
    * Writes `content` to `path` (null removes it) and checks the configuration; when the master refuses it, puts
@@ -75,15 +80,18 @@ export function configuredMaster(options: ConfiguredMasterOptions): ConfiguredMa
       const pid = runningMaster(spec)
       if (pid !== null) {
         if (existsSync(options.pendingFile)) await reload(pid)
-        return
+        return []
       }
+      const ended = await endLeftovers(spec)
       await check()
       await startMaster(spec)
       await rm(options.pendingFile, { force: true })
+      return ended
     },
     async stop() {
       const pid = runningMaster(spec)
       if (pid !== null) await stopMaster(spec, pid)
+      await endLeftovers(spec)
     },
     async put(path, content, signal, mode = 0o600) {
       signal.throwIfAborted()

@@ -2,7 +2,9 @@
 // block per site, and its certificate over HTTPS), or, where they are not installed, the sites' files laid out
 // only. Each part has its file; this one says which operation is which.
 
+import { join } from 'node:path'
 import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-challenges.ts'
+import { acrossProcesses } from './lock.ts'
 import { capabilitiesOf, diskOf, reportOf, trafficOf } from './node-readings.ts'
 import { startServices } from './node-services.ts'
 import { readinessOf } from './readiness.ts'
@@ -12,6 +14,9 @@ import { applySite, removeSite } from './site-changes.ts'
 import { siteHttps } from './site-https.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
+/** How often a watched runtime looks whether its masters still run (reading two pid files and /proc). */
+const watchEveryMs = 2_000
+
 /**
  * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
  * files. Serves (`capabilities().mode === 'serving'`) when nginx and PHP-FPM are installed and `filesOnly` is not
@@ -20,38 +25,94 @@ import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const core = runtimeCore(settings)
   const { layout, siteLocked } = core
+  /** Held while the masters start or stop, across processes (two panel instances on one data directory). */
+  const mastersLock = join(layout.dataDir, 'masters.lock')
   const https = siteHttps(core)
   const services = () => core.parts().services
-  /** The masters, started or stopped together: PHP-FPM before the nginx that sends to it. */
-  const masters = (action: 'start' | 'stop') => async () => {
-    const stack = await (action === 'start' ? core.serving() : core.servingStack())
-    if (!stack) return
-    await core.locked(async () => {
-      if (action === 'start') {
-        await stack.phpFpm.start()
-        await stack.nginx.start()
-      } else {
-        await stack.nginx.stop()
-        await stack.phpFpm.stop()
-      }
-    })
-  }
-  // What the last start of the masters threw, told in the node's readiness until a start succeeds.
+  /** Whether the masters should run: since start(), until stop(). A watch starts again only what should run. */
+  let wanted = false
+  // What the last start of the masters threw (the watch's too), told in the node's readiness until one succeeds.
   let lastFailure: string | null = null
   const readiness = () => readinessOf(core, lastFailure)
+  /** The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. */
+  const start = async (): Promise<number[]> => {
+    try {
+      const stack = await core.serving()
+      if (!stack) return []
+      // A stop() queued before this start (the watch's) wins: nothing is started after it.
+      const ended = await core.locked(() =>
+        acrossProcesses(mastersLock, async () =>
+          wanted ? [...(await stack.phpFpm.start()), ...(await stack.nginx.start())] : [],
+        ),
+      )
+      lastFailure = null
+      return ended
+    } catch (error) {
+      lastFailure = (error as Error).message
+      throw error
+    }
+  }
   return {
     capabilities: async () => capabilitiesOf(core, await readiness()),
     readiness,
     async start() {
-      try {
-        await masters('start')()
-        lastFailure = null
-      } catch (error) {
-        lastFailure = (error as Error).message
-        throw error
-      }
+      wanted = true
+      await start()
     },
-    stop: masters('stop'),
+    async stop() {
+      wanted = false
+      const stack = await core.servingStack()
+      if (!stack) return
+      await core.locked(() =>
+        acrossProcesses(mastersLock, async () => {
+          await stack.nginx.stop()
+          await stack.phpFpm.stop()
+        }),
+      )
+    },
+    watch(log) {
+      let busy = false
+      let failing = ''
+      // After a failed start (the port taken by another program), tried again less and less often: up to a minute.
+      let pause = 0
+      let notBefore = 0
+      const look = async () => {
+        const stack = wanted ? await core.servingStack()?.catch(() => null) : null
+        if (!stack || (stack.nginx.running() !== null && stack.phpFpm.running() !== null)) return
+        if (Date.now() < notBefore) return
+        const down = [stack.phpFpm, stack.nginx].filter((master) => master.running() === null)
+        try {
+          const ended = await start()
+          failing = ''
+          pause = 0
+          log(
+            'warn',
+            { masters: down.map((master) => master.spec.name), ended },
+            `${down.map((master) => master.spec.name).join(' and ')} had stopped (killed?): ${ended.length} leftover processes ended, started again`,
+          )
+        } catch (error) {
+          // Said once per reason, not every two seconds.
+          if (String(error) !== failing)
+            log(
+              'error',
+              { err: String(error) },
+              'the sites’ masters had stopped and could not be started again',
+            )
+          failing = String(error)
+          pause = Math.min(Math.max(pause * 2, watchEveryMs), 60_000)
+          notBefore = Date.now() + pause
+        }
+      }
+      const timer = setInterval(() => {
+        if (busy) return
+        busy = true
+        void look().finally(() => {
+          busy = false
+        })
+      }, watchEveryMs)
+      timer.unref?.()
+      return () => clearInterval(timer)
+    },
     provision: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     update: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     suspend: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'suspended', signal)),

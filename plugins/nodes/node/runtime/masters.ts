@@ -12,6 +12,11 @@ export interface MasterSpec {
   /** The command that runs it in the foreground (it stays our child, so nothing is left a zombie). */
   readonly argv: readonly string[]
   readonly pidFile: string
+  /**
+   * The runtime's data directory: a process of the master's program holding a file or socket under it is one of
+   * ours (a worker of a killed master), ended before the master starts again (leftovers.ts).
+   */
+  readonly dataDir: string
   /** Whether a process's command line (`/proc/<pid>/cmdline`, NULs as spaces) is this master's, with our config. */
   readonly recognise: (cmdline: string) => boolean
   /** Where its stderr goes. */

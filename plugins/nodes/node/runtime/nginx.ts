@@ -160,6 +160,7 @@ export function createNginx(settings: NginxSettings): ConfiguredMaster {
       name: 'nginx',
       argv: base,
       pidFile: nginx.pid,
+      dataDir: settings.layout.dataDir,
       recognise: (cmdline) =>
         cmdline.startsWith('nginx: master process') && cmdline.includes(` -c ${nginx.conf} -e `),
       startupLog: nginx.startupLog,

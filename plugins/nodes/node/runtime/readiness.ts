@@ -15,11 +15,11 @@ export function startFailureReason(failure: string): NodeUnreadiness {
   if (bind)
     return {
       code: 'port_taken',
-      message: `port ${bind[2]} is taken by another program (nginx: ${bind[0]}): stop it (Debian's own nginx: systemctl disable --now nginx) or give the node other ports (SITES_HTTP_PORT, SITES_HTTPS_PORT); the node tries again every few seconds`,
+      message: `port ${bind[2]} is taken by another program (nginx: ${bind[0]}): stop it (Debian's own nginx: systemctl disable --now nginx) or give the node other ports (SITES_HTTP_PORT, SITES_HTTPS_PORT); the node tries again on its own, within a minute`,
     }
   return {
     code: 'stack_failed',
-    message: `${failure.slice(0, 1500)} (the node tries again every few seconds)`,
+    message: `${failure.slice(0, 1500)} (the node tries again on its own, within a minute)`,
   }
 }
 

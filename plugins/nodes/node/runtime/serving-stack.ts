@@ -35,7 +35,16 @@ const hasIpv6 = () => {
 }
 
 /** What the runtime keeps at the top of its data directory. */
-const ownEntries = new Set(['nginx', 'php', 'sites', 'tls', 'acme', 'services', 'traffic-offsets.json'])
+const ownEntries = new Set([
+  'nginx',
+  'php',
+  'sites',
+  'tls',
+  'acme',
+  'services',
+  'traffic-offsets.json',
+  'masters.lock',
+])
 
 /**
  * Lets other users through the data directory (0711: nobody lists it) and checks every directory above does too:

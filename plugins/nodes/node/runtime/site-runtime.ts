@@ -79,8 +79,13 @@ export interface SiteRuntime {
    * that fails is told in `readiness()` until one succeeds.
    */
   start(): Promise<void>
-  /** Stops them. Sites stay on disk. */
+  /** Stops them (and what killed ones left). Sites stay on disk. */
   stop(): Promise<void>
+  /**
+   * Watches the masters from start() until stop(): one found not running (killed, or its workers orphaned) is
+   * started again within seconds, what it left ended first, and said on `log`. Answers how to stop watching.
+   */
+  watch(log: NodeServiceHost['log']): () => void
   provision(site: SiteSpec, signal: AbortSignal): Promise<void>
   /** Applies a changed domain or disk quota. */
   update(site: SiteSpec, signal: AbortSignal): Promise<void>

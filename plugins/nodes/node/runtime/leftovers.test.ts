@@ -1,0 +1,168 @@
+// A master killed alone (SIGKILL: no shutdown of its own) leaves its workers behind: nginx's keep its ports, so a
+// new master could not bind, and PHP-FPM's keep serving a pool no reload reaches. The runtime ends what is its own
+// (found by its data directory) before it starts the master again, and never touches another runtime's masters;
+// a watched runtime does it by itself within seconds.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { freePort } from '../../../../hosts/testing/index.ts'
+import {
+  eventually,
+  never,
+  pidIn,
+  processesOf,
+  request,
+  servingDataDir,
+  siteSpec,
+} from '../testing/serving.ts'
+import { findBinaries } from './binaries.ts'
+import { createSiteRuntime } from './create-site-runtime.ts'
+import { runtimeLayout, siteLayout } from './layout.ts'
+import { leftoversOf } from './leftovers.ts'
+import { childrenOf, processInfo } from './masters.ts'
+import { createNginx } from './nginx.ts'
+
+const ours = servingDataDir('plinth-leftovers-')
+const theirs = servingDataDir('plinth-leftovers-other-')
+const port = freePort()
+const otherPort = freePort()
+const runtime = createSiteRuntime({ dataDir: ours, httpPort: port, httpsPort: freePort() })
+const other = createSiteRuntime({ dataDir: theirs, httpPort: otherPort, httpsPort: freePort() })
+const layout = runtimeLayout(ours)
+const site = siteSpec({ id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SL1', handle: 'left', domain: 'left.example.com' })
+const neighbour = siteSpec({
+  id: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SL2',
+  handle: 'neighbour',
+  domain: 'neighbour.example.com',
+})
+const alive = (pids: readonly number[]) => pids.filter((pid) => processInfo(pid) !== null)
+/** The other runtime's masters and workers: they must come through every test untouched. */
+const theirProcesses = () => [...processesOf(theirs)].sort()
+
+beforeAll(async () => {
+  await runtime.start()
+  await runtime.provision(site, never())
+  writeFileSync(join(siteLayout(layout, site).htdocs, 'pid.php'), '<?php echo getmypid();')
+  await other.start()
+  await other.provision(neighbour, never())
+}, 60_000)
+
+afterAll(async () => {
+  for (const [each, spec] of [
+    [runtime, site],
+    [other, neighbour],
+  ] as const)
+    await each.delete(spec, never()).catch(() => {})
+  await runtime.stop().catch(() => {})
+  await other.stop().catch(() => {})
+  for (const dir of [ours, theirs]) {
+    for (const pid of processesOf(dir)) process.kill(pid, 'SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+describe('a master killed alone', () => {
+  test('nginx: its workers keep the ports; start() ends them and serves again, the other runtime untouched', async () => {
+    const before = theirProcesses()
+    const master = pidIn(layout.nginx.pid) ?? 0
+    const workers = childrenOf(master)
+    expect(workers.length).toBeGreaterThan(0)
+    process.kill(master, 'SIGKILL')
+    await eventually('the master to be gone', () => processInfo(master) === null)
+    // What it left: its workers, found by the runtime's data directory (their command line names nothing).
+    expect(alive(workers).length).toBeGreaterThan(0)
+    const spec = createNginx({
+      binary: findBinaries().nginx ?? 'nginx',
+      layout,
+      httpPort: port,
+      httpsPort: 0,
+      workerUser: null,
+      ipv6: false,
+    }).spec
+    expect(leftoversOf(spec).sort()).toEqual(alive(workers).sort())
+
+    await runtime.start()
+    expect(alive(workers)).toEqual([])
+    const again = pidIn(layout.nginx.pid) ?? 0
+    expect(again).not.toBe(master)
+    expect(processInfo(again)?.cmdline).toContain(`-c ${layout.nginx.conf}`)
+    expect((await request(port, site.domain)).status).toBe(200)
+    // A change reaches the new master (the orphans would have served the old configuration on).
+    await runtime.suspend(site, never())
+    expect((await request(port, site.domain)).status).toBe(503)
+    await runtime.unsuspend(site, never())
+    expect((await request(port, site.domain)).status).toBe(200)
+    expect(theirProcesses()).toEqual(before)
+    expect((await request(otherPort, neighbour.domain)).status).toBe(200)
+  }, 30_000)
+
+  test('PHP-FPM: a pool’s process it left is ended, and PHP is served by a new master', async () => {
+    const before = theirProcesses()
+    // A request makes the pool's process (pools start them on demand).
+    const served = await request(port, site.domain, '/pid.php')
+    expect(served.status).toBe(200)
+    const child = Number(await served.text())
+    const master = pidIn(layout.php.pid) ?? 0
+    expect(processInfo(child)?.ppid).toBe(master)
+    process.kill(master, 'SIGKILL')
+    await eventually('the master to be gone', () => processInfo(master) === null)
+    expect(processInfo(child)).not.toBeNull()
+
+    await runtime.start()
+    expect(processInfo(child)).toBeNull()
+    expect(pidIn(layout.php.pid)).not.toBe(master)
+    const again = await request(port, site.domain, '/pid.php')
+    expect(again.status).toBe(200)
+    expect(processInfo(Number(await again.text()))?.ppid).toBe(pidIn(layout.php.pid) ?? -1)
+    expect(theirProcesses()).toEqual(before)
+  }, 30_000)
+
+  test('watched, the runtime starts a killed master again by itself within seconds', async () => {
+    const said: string[] = []
+    const unwatch = runtime.watch((_level, _fields, message) => said.push(message))
+    try {
+      const before = theirProcesses()
+      const master = pidIn(layout.nginx.pid) ?? 0
+      const workers = childrenOf(master)
+      process.kill(master, 'SIGKILL')
+      const started = performance.now()
+      await eventually(
+        'a new nginx master',
+        () => {
+          const pid = pidIn(layout.nginx.pid)
+          return pid !== null && pid !== master && processInfo(pid) !== null && alive(workers).length === 0
+        },
+        15_000,
+      )
+      console.log(`nginx killed to a new master: ${(performance.now() - started).toFixed(0)} ms`)
+      await runtime.suspend(site, never())
+      expect((await request(port, site.domain)).status).toBe(503)
+      await runtime.unsuspend(site, never())
+      expect((await request(port, site.domain)).status).toBe(200)
+      expect(said.join('\n')).toMatch(
+        /nginx had stopped \(killed\?\): \d+ leftover processes ended, started again/,
+      )
+      expect(theirProcesses()).toEqual(before)
+    } finally {
+      unwatch()
+    }
+  }, 30_000)
+
+  test('stop() ends the masters and what killed ones left, and a stopped runtime is not started again by its watch', async () => {
+    const unwatch = runtime.watch(() => {})
+    try {
+      const master = pidIn(layout.nginx.pid) ?? 0
+      const workers = childrenOf(master)
+      process.kill(master, 'SIGKILL')
+      await eventually('the master to be gone', () => processInfo(master) === null)
+      await runtime.stop()
+      expect(alive(workers)).toEqual([])
+      expect(processesOf(ours)).toEqual([])
+      await Bun.sleep(3_000)
+      expect(processesOf(ours)).toEqual([])
+    } finally {
+      unwatch()
+    }
+  }, 30_000)
+})
