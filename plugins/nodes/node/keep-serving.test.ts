@@ -8,7 +8,8 @@ import { freePort } from '../../../hosts/testing/index.ts'
 import type { NodeReadiness } from './contract.ts'
 import { keepServing } from './keep-serving.ts'
 import { createSiteRuntime } from './runtime/create-site-runtime.ts'
-import { processesOf, request, servingDataDir } from './testing/serving.ts'
+import { runtimeLayout } from './runtime/layout.ts'
+import { pidIn, processesOf, request, servingDataDir } from './testing/serving.ts'
 
 const dataDir = servingDataDir('plinth-keep-serving-')
 const port = freePort()
@@ -67,9 +68,15 @@ describe('a node whose sites’ port is taken', () => {
     expect((await request(port, 'nothing.example.test')).status).toBeGreaterThanOrEqual(400)
   })
 
-  test('a master that stopped is started again, the node not ready meanwhile', async () => {
-    await runtime.stop()
-    expect((await runtime.readiness()).reasons.map((reason) => reason.code)).toEqual(['not_running'])
+  test('a master killed makes it not ready (not_running) until its watch started it again', async () => {
+    const pid = pidIn(runtimeLayout(dataDir).nginx.pid)
+    expect(pid).not.toBeNull()
+    process.kill(pid ?? 0, 'SIGKILL')
+    const deadline = Date.now() + 15_000
+    while (!told.some((each) => each.readiness.reasons.some((reason) => reason.code === 'not_running'))) {
+      if (Date.now() > deadline) throw new Error('the node never said its nginx was not running')
+      await Bun.sleep(50)
+    }
     await untilReady()
   })
 })

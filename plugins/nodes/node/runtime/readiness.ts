@@ -9,6 +9,16 @@ const ready: NodeReadiness = { ready: true, reasons: [] }
 /** nginx's words for a port another program holds: `bind() to 0.0.0.0:80 failed (98: Address already in use)`. */
 const bindRefused = /bind\(\) to (\S+?):(\d+) failed \(98: Address already in use\)/
 
+/**
+ * What a master said without its times and pids (`2026/11/29 07:06:50 [emerg] 123#123:`, `[29-Nov-2026 07:06:50]`):
+ * a failure repeated by every attempt reads the same, so it is told once, not at each attempt.
+ */
+const timeless = (text: string) =>
+  text
+    .replace(/\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d /g, '')
+    .replace(/\[\d\d-\w{3}-\d{4} \d\d:\d\d:\d\d\] /g, '')
+    .replace(/\b\d+#\d+: /g, '')
+
 /** Why a start of the masters failed, as the node reports it. */
 export function startFailureReason(failure: string): NodeUnreadiness {
   const bind = bindRefused.exec(failure)
@@ -19,7 +29,7 @@ export function startFailureReason(failure: string): NodeUnreadiness {
     }
   return {
     code: 'stack_failed',
-    message: `${failure.slice(0, 1500)} (the node tries again on its own, within a minute)`,
+    message: `${timeless(failure).slice(0, 1500)} (the node tries again on its own, within a minute)`,
   }
 }
 
