@@ -9,7 +9,7 @@ export interface ReadinessFacts {
   readonly driver: string
   /** Whether its agent called within the last minute (always true for the `local` node). */
   readonly connected: boolean
-  /** When its agent last called, or null when it never did. */
+  /** When its agent last called, or null when it never did (or said, stopping, that it left). */
   readonly seenAt: string | null
   readonly capabilities: NodeCapabilities | null
   /**
@@ -27,6 +27,14 @@ export interface ReadinessFacts {
 export function notReadyReasons(facts: ReadinessFacts): NodeUnreadiness[] {
   const local = facts.driver === 'local'
   const agent = facts.driver === 'agent'
+  // An agent that stopped gracefully said so (its last call forgotten): it did connect, and reported.
+  if (agent && facts.seenAt === null && facts.capabilities !== null)
+    return [
+      {
+        code: 'agent_disconnected',
+        message: 'its agent stopped (it said so as it stopped): start `npm run agent` on the node again',
+      },
+    ]
   if (agent && facts.seenAt === null)
     return [
       {

@@ -19,6 +19,7 @@ let token: string
 let customerId: string
 let nodeId: string
 let agent: ReturnType<typeof playAgent>
+let agentToken: string
 
 const call = (method: string, path: string, body?: unknown, as = token) =>
   tp.request(method, `/api/v1${path}`, { token: as, ...(body === undefined ? {} : { body }) })
@@ -57,6 +58,7 @@ beforeAll(async () => {
   const played = await nodeWithPlayedAgent(tp, token, 'edge')
   agent = played.agent
   nodeId = played.nodeId
+  agentToken = played.node.agentToken
   customerId = ((await (await call('POST', '/customers', { name: 'Acme' })).json()) as { id: string }).id
 })
 afterAll(() => tp.panel.close())
@@ -118,6 +120,26 @@ describe('a failed site', () => {
     await expectProblem(retried, 409, 'node_not_ready')
     await agent.poll(serving)
     expect((await call('POST', `/sites/${created.id}/retry`)).status).toBe(202)
+  })
+})
+
+describe('an agent that stopped, saying so', () => {
+  test('makes its node not ready at once (agent_disconnected, not never connected); its next poll makes it ready', async () => {
+    await agent.poll(serving)
+    const left = await tp.request('POST', '/api/v1/agent/leaving', {
+      headers: { authorization: `Bearer ${agentToken}` },
+      body: { session: 'played-agent' },
+    })
+    expect(left.status).toBe(204)
+    const node = (await (await call('GET', `/nodes/${nodeId}`)).json()) as {
+      notReady: { code: string; message: string }[]
+    }
+    expect(node.notReady).toEqual([
+      { code: 'agent_disconnected', message: expect.stringContaining('its agent stopped') },
+    ])
+    await expectProblem(await createSite(), 409, 'no_node_ready')
+    await agent.poll(serving)
+    expect((await createSite()).status).toBe(201)
   })
 })
 
