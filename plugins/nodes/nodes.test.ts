@@ -76,6 +76,9 @@ describe('a fresh installation', () => {
         driver: 'local',
         hostname: 'localhost',
         status: 'active',
+        // Lays out files in the panel's process: ready with nothing running.
+        ready: true,
+        notReady: [],
         // Run in the panel's process: always connected.
         agent: expect.objectContaining({ connected: true }),
         // Reconciled once the panel starts its local node (not in this test panel).
@@ -135,7 +138,9 @@ describe('adding a node', () => {
       driver: 'agent',
       hostname: 'web-east.example.net',
       status: 'active',
-      // No agent has dialled in yet.
+      // No agent has dialled in yet: it receives no site.
+      ready: false,
+      notReady: [{ code: 'agent_never_connected', message: expect.stringContaining('npm run agent') }],
       agent: { connected: false, lastSeenAt: null, version: null, capabilities: null },
       // Never reconciled: its agent never connected.
       inventory: null,
@@ -361,6 +366,8 @@ describe('changing a node', () => {
       driver: 'agent',
       hostname: 'new.example',
       status: 'active',
+      ready: node.ready,
+      notReady: node.notReady,
       agent: node.agent,
       inventory: null,
       createdAt: node.createdAt,

@@ -1,5 +1,5 @@
-// `/nodes/:id`: a node's facts, what its agent reported it can run (read again every 15 s), its settings and its
-// agent token.
+// `/nodes/:id`: a node's facts, whether it can serve sites now and why not, what its agent reported it can run (read
+// again every 15 s), its settings and its agent token.
 
 import { useQuery } from '@tanstack/react-query'
 import {
@@ -19,6 +19,7 @@ import {
 import { AgentState } from './agent-state.tsx'
 import { api, type Schemas } from './api.ts'
 import { NodeInventory } from './node-inventory.tsx'
+import { Readiness } from './node-readiness.tsx'
 import { NodeSettingsForm } from './node-settings-form.tsx'
 import { RotateAgentToken } from './rotate-agent-token.tsx'
 import { useDrivers } from './use-drivers.ts'
@@ -110,6 +111,9 @@ export function NodeDetail({ id }: { id: string }) {
             ['Updated', formatTime(current.updatedAt)],
           ]}
         />
+      </Section>
+      <Section title="Readiness">
+        <Readiness node={current} />
       </Section>
       <Section title="Capabilities">
         <CapabilityFacts capabilities={current.agent.capabilities} />
