@@ -83,8 +83,6 @@ export const nodesPlugin = (options: NodesOptions) => {
       })
     : null
   let queue: CommandQueue | undefined
-  // The directory's one path to nodes, made in setup; the reconcile job sends through it.
-  let sendCommand: NodeDirectory['send'] | undefined
   // Settles once the local node said what it runs after this process started it (placement waits for it).
   let localReported: Promise<void> = Promise.resolve()
   let localSettled = true
@@ -139,7 +137,6 @@ export const nodesPlugin = (options: NodesOptions) => {
           throw error
         }
       }
-      sendCommand = send
       context.provide(nodeDirectory, {
         async find(id, db = context.db) {
           const row = await findNodeRow(db, id)
@@ -152,12 +149,7 @@ export const nodesPlugin = (options: NodesOptions) => {
         localReported: () => (localSettled ? Promise.resolve() : waitAtMost(localReported, 15_000)),
       })
     },
-    jobs: (context) => [
-      reconcileJob(context, (node, command, signal, run) => {
-        if (!sendCommand) throw new Error('The nodes plugin is not set up')
-        return sendCommand(node, command, signal, run)
-      }),
-    ],
+    jobs: (context) => [reconcileJob(context)],
     start(context) {
       const interval = options.reconcileIntervalMs ?? defaultReconcileIntervalMs
       const stopReconciling = interval > 0 ? reconcileSchedule(context, interval) : () => {}

@@ -12,9 +12,9 @@ import {
   type Trx,
 } from '../../core/index.ts'
 import {
-  type NodeDirectory,
   type NodeInventoryState,
   nodeCommand,
+  nodeDirectory,
   nodeReconcilers,
   type UnknownOnNode,
 } from './contract.ts'
@@ -84,17 +84,17 @@ export function reconcileSchedule(context: PluginContext, intervalMs: number): (
   return () => clearInterval(timer)
 }
 
-/** The `node.reconcile` job, sending through `send` (the directory's one path to nodes). */
-export function reconcileJob(context: PluginContext, send: NodeDirectory['send']): JobDefinition {
+/** The `node.reconcile` job, sending through the node directory (the one path to nodes). */
+export function reconcileJob(context: PluginContext): JobDefinition {
   async function run(job: JobRun) {
-    const row = await findNodeRow(context.db, job.subject.id)
-    if (!row || row.status === 'disabled') return { skipped: true }
-    const node = toNode(row)
+    const nodes = context.use(nodeDirectory)
+    const node = await nodes.find(job.subject.id)
+    if (!node || node.status === 'disabled') return { skipped: true }
     // Its next connection reconciles it.
     if (!node.agent.connected) return { skipped: true, reason: 'agent not connected' }
     await job.progress(10, `Asking node ${node.name} what it holds`)
     const askedAt = nowIso()
-    const inventory = await send(node, nodeCommand('inventory', {}), job.signal, {
+    const inventory = await nodes.send(node, nodeCommand('inventory', {}), job.signal, {
       jobId: job.id,
       attempt: job.attempt,
     })
@@ -125,8 +125,8 @@ export function reconcileJob(context: PluginContext, send: NodeDirectory['send']
           .sort()
           .join(',')
       if (state.unknown.length > 0 && key(state.unknown) !== key(before?.unknown ?? [])) {
-        const changed = await findNodeRow(trx, node.id)
-        if (changed) await job.emit(trx, { kind: 'node.drifted', customerId: null, data: toNode(changed) })
+        const changed = await nodes.find(node.id, trx)
+        if (changed) await job.emit(trx, { kind: 'node.drifted', customerId: null, data: changed })
       }
     })
     if (unknown.length > 0)
