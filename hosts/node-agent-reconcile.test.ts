@@ -3,7 +3,7 @@
 // network address (not loopback: where another machine would reach it), logs in there with a login granted to the
 // node's address, and is served over HTTPS with its certificate. Then the node is rebuilt (agent stopped, its nginx
 // and PHP-FPM ended, its sites' Unix users removed, its data directory wiped): the restarted agent's reconciliation
-// brings the site back, WordPress over its surviving database (the administrator’s password still logs in), with its
+// holds it back (a node holding none of its sites may have its disk unmounted), and staff's brings the site back, WordPress over its surviving database (the administrator’s password still logs in), with its
 // certificate, and its SFTP account that logs in with a key (with the node's new host keys); a server block on the node
 // the panel does not know is reported and left serving.
 
@@ -90,6 +90,19 @@ const alive = (pid: number) => {
   } catch {
     return false
   }
+}
+
+/**
+ * What an operator does after rebuilding a node: the agent's connection found it holding none of its sites (as a node
+ * whose disk is not mounted would) and put nothing back; having looked, staff ask for the node's reconciliation.
+ */
+async function confirmRebuilt(call: ReturnType<typeof apiClient>, nodeId: string): Promise<void> {
+  await poll(
+    'the connection’s round to hold the node’s sites back',
+    async () => ((await call<Node>('GET', `/nodes/${nodeId}`)).body.inventory?.held ?? 0) > 0 || undefined,
+    120_000,
+  )
+  expect((await call('POST', `/nodes/${nodeId}/reconcile`)).status).toBe(202)
 }
 
 describe('a node rebuilt from nothing, its WordPress site on a central database server', () => {
@@ -211,7 +224,9 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
       env: sftp,
     })
 
-    // Its connection reconciles the node: the site is provisioned again, WordPress over its surviving database.
+    // Its connection reconciles the node, holding back what it lost altogether; staff confirm: the site is
+    // provisioned again, WordPress over its surviving database.
+    await confirmRebuilt(call, node.id)
     const restored = await poll(
       'the site to be provisioned again',
       async () => {
@@ -320,6 +335,7 @@ describe('a node rebuilt from nothing, its WordPress site on the node’s own Ma
       httpPort: agent.httpPort,
       env,
     })
+    await confirmRebuilt(call, node.body.id)
     await poll(
       'the site to be provisioned again',
       async () => {

@@ -14,7 +14,7 @@ import { accessOf, type Engines, serverEngines } from './server-access.ts'
 export function databaseReconciler(context: PluginContext, engines: Engines): NodeReconciler {
   return {
     name: 'databases',
-    async reconcile(job, { node }) {
+    async reconcile(job, { node, staffAsked }) {
       const server = await context.db
         .withTables<DatabasesTables>()
         .selectFrom('database_servers')
@@ -33,6 +33,15 @@ export function databaseReconciler(context: PluginContext, engines: Engines): No
         accessOf(context.secrets, server),
         databases.map((row) => row.name),
       )
+      // None of them there: a rebuilt node, or one whose data directory is not mounted yet (its server started
+      // empty over the mount point). Made again only when staff ask (NodeReport.staffAsked).
+      if (!staffAsked && databases.every((row) => !held.has(row.name))) {
+        context.log.warn(
+          { nodeId: node.id, serverId: server.id, count: databases.length },
+          `node ${node.name}'s own database server holds none of its databases: held until staff ask for the node's reconciliation`,
+        )
+        return { reapplied: 0, held: databases.length }
+      }
       let reapplied = 0
       for (const row of databases) {
         if (held.has(row.name)) continue

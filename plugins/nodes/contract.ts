@@ -169,10 +169,15 @@ export const NodeInventoryState = t.Object(
       description:
         'What that reconciliation started jobs to put back (a site missing on the node, a certificate not served, a site in the wrong state).',
     }),
+    held: t.Integer({
+      minimum: 0,
+      description:
+        'What that reconciliation did not put back because the node held none of it (every site placed there missing, or every database of its own server): what a rebuilt node and one whose disk is not mounted yet both look like. Held until platform staff, having looked at the node, ask for a reconciliation (`POST /nodes/{id}/reconcile`), which puts it back.',
+    }),
     unknown: t.Array(UnknownOnNode, {
       maxItems: 1000,
       description:
-        'What the node holds that the panel does not know: reported (`node.drifted`) and left alone, never removed.',
+        'What the node holds that the panel does not know: reported (`node.drifted`) and left alone, never removed. The first 1000, each as the node named it up to the lengths above (what a node says is not trusted to be small).',
     }),
   },
   { $id: 'NodeInventoryState' },
@@ -275,6 +280,11 @@ export interface ReconcileOutcome {
   readonly reapplied: number
   /** What the node holds that this plugin would own but does not know (a site of no record): reported only. */
   readonly unknown?: readonly UnknownOnNode[]
+  /**
+   * What it did not put back because the node lost all of it at once (see {@link NodeReport.staffAsked}): held
+   * until platform staff ask for the reconciliation.
+   */
+  readonly held?: number
 }
 
 /** What a node reported it holds, as reconcilers are given it. */
@@ -286,6 +296,14 @@ export interface NodeReport {
    * inventory yet, and is left for the next reconciliation.
    */
   readonly askedAt: string
+  /**
+   * Whether platform staff asked for this reconciliation (`POST /nodes/{id}/reconcile`). A node that holds none of
+   * what a plugin placed on it looks the same whether it was rebuilt or its disk is not mounted yet; putting all of
+   * it back over an unmounted data directory would write fresh copies beside the real ones and give sites' logins
+   * new passwords their real files do not know. So a reconciler holds back what the node lost altogether (reporting
+   * it as `held`) unless staff asked, having looked at the node; what a node lost in part is put back at any round.
+   */
+  readonly staffAsked: boolean
 }
 
 /**

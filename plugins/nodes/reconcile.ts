@@ -5,6 +5,7 @@
 
 import {
   type JobDefinition,
+  JobFailure,
   type JobRun,
   jobIsLive,
   nowIso,
@@ -12,6 +13,7 @@ import {
   type Trx,
 } from '../../core/index.ts'
 import {
+  type NodeInventory,
   type NodeInventoryState,
   nodeCommand,
   nodeDirectory,
@@ -30,6 +32,56 @@ export const defaultReconcileIntervalMs = 10 * 60_000
 /** Most unknown things kept on the node's record (the rest are counted in the job's result). */
 const unknownKept = 1000
 
+/** The kinds of stray the node wing reports. */
+const strayKinds = new Set<string>(['home', 'server-block', 'pool'])
+
+/**
+ * The node's answer, as reconcilers may read it: a node is not trusted to answer the shape it should (an agent of
+ * another version, or one taken over), so an answer of another shape fails the job, and what is kept of it is cut to
+ * the lengths the node's record declares (an agent could otherwise store megabytes on the node and in `node.drifted`).
+ */
+function checkedInventory(answer: unknown): NodeInventory {
+  const value = answer as Partial<NodeInventory> | null
+  const isString = (item: unknown): item is string => typeof item === 'string'
+  const ok =
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray(value.sites) &&
+    value.sites.every(
+      (site) =>
+        typeof site === 'object' &&
+        site !== null &&
+        isString(site.id) &&
+        isString(site.domain) &&
+        (site.state === 'active' || site.state === 'suspended') &&
+        (site.certificate === null || isString(site.certificate)),
+    ) &&
+    Array.isArray(value.strays) &&
+    value.strays.every(
+      (stray) =>
+        typeof stray === 'object' && stray !== null && strayKinds.has(stray.kind) && isString(stray.name),
+    ) &&
+    typeof value.services === 'object' &&
+    value.services !== null &&
+    Object.values(value.services).every(
+      (held) =>
+        typeof held === 'object' && held !== null && Array.isArray(held.ids) && held.ids.every(isString),
+    )
+  if (!ok)
+    throw new JobFailure(
+      'The node answered its inventory in a shape the panel does not read',
+      'invalid_inventory',
+    )
+  return value as NodeInventory
+}
+
+/** An unknown thing as the node's record keeps it: its name and domain no longer than the record declares. */
+const keptUnknown = (item: UnknownOnNode): UnknownOnNode => ({
+  kind: item.kind,
+  name: item.name.slice(0, 300),
+  ...(item.domain === undefined ? {} : { domain: item.domain.slice(0, 253) }),
+})
+
 /**
  * Starts the node's `node.reconcile` job in `trx`, unless one is live already (a reconciliation asked for twice, by
  * an agent's connection and the schedule, runs once). Answers the job's id, or null when none was started.
@@ -38,6 +90,7 @@ export async function startReconcile(
   trx: Trx,
   context: Pick<PluginContext, 'enqueueJob'>,
   nodeId: string,
+  options: { staffAsked?: boolean } = {},
 ): Promise<string | null> {
   const row = await findNodeRow(trx, nodeId)
   if (!row || row.status === 'disabled') return null
@@ -46,6 +99,7 @@ export async function startReconcile(
     kind: reconcileJobKind,
     customerId: null,
     subject: { type: 'node', id: nodeId },
+    input: { staffAsked: options.staffAsked === true },
   })
   await updateNode(trx, nodeId, { reconcile_job_id: jobId })
   return jobId
@@ -94,24 +148,30 @@ export function reconcileJob(context: PluginContext): JobDefinition {
     if (!node.agent.connected) return { skipped: true, reason: 'agent not connected' }
     await job.progress(10, `Asking node ${node.name} what it holds`)
     const askedAt = nowIso()
-    const inventory = await nodes.send(node, nodeCommand('inventory', {}), job.signal, {
-      jobId: job.id,
-      attempt: job.attempt,
-    })
+    const inventory = checkedInventory(
+      await nodes.send(node, nodeCommand('inventory', {}), job.signal, {
+        jobId: job.id,
+        attempt: job.attempt,
+      }),
+    )
     let reapplied = 0
+    let held = 0
     const unknown: UnknownOnNode[] = inventory.strays.map((stray) => ({ kind: stray.kind, name: stray.name }))
     const reconcilers = context.extensionPoint(nodeReconcilers).list()
+    const staffAsked = job.input.staffAsked === true
     for (const [index, reconciler] of reconcilers.entries()) {
       await job.progress(20 + Math.round((index / reconcilers.length) * 70), `Reconciling ${reconciler.name}`)
-      const outcome = await reconciler.reconcile(job, { node, inventory, askedAt })
+      const outcome = await reconciler.reconcile(job, { node, inventory, askedAt, staffAsked })
       reapplied += outcome.reapplied
+      held += outcome.held ?? 0
       unknown.push(...(outcome.unknown ?? []))
     }
     const state: NodeInventoryState = {
       checkedAt: nowIso(),
       sites: inventory.sites.length,
       reapplied,
-      unknown: unknown.slice(0, unknownKept),
+      held,
+      unknown: unknown.slice(0, unknownKept).map(keptUnknown),
     }
     await job.transaction(async (trx) => {
       const now = await findNodeRow(trx, node.id)
@@ -134,7 +194,17 @@ export function reconcileJob(context: PluginContext): JobDefinition {
         { nodeId: node.id, unknown: unknown.slice(0, 20), count: unknown.length },
         `node ${node.name} holds what the panel does not know (left alone)`,
       )
-    return { sites: inventory.sites.length, reapplied, unknown: unknown.length }
+    if (held > 0)
+      context.log.warn(
+        { nodeId: node.id, held },
+        `node ${node.name} holds none of what the panel placed there (rebuilt, or its disk not mounted?): nothing put back until staff ask for its reconciliation`,
+      )
+    return {
+      sites: inventory.sites.length,
+      reapplied,
+      unknown: unknown.length,
+      ...(held > 0 ? { held } : {}),
+    }
   }
 
   return {

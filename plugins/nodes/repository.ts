@@ -37,7 +37,11 @@ export function toNode(row: NodesTable, localServes = false): Node {
       version: row.agent_version,
       capabilities,
     },
-    inventory: row.inventory === null ? null : (JSON.parse(row.inventory) as NodeInventoryState),
+    // `held` came after the first inventories were recorded.
+    inventory:
+      row.inventory === null
+        ? null
+        : { held: 0, ...(JSON.parse(row.inventory) as Omit<NodeInventoryState, 'held'>) },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }

@@ -37,8 +37,16 @@ export function NodeInventory({ node }: { node: Node }) {
               ['Last compared', formatTime(inventory.checkedAt)],
               ['Sites it holds', String(inventory.sites)],
               ['Put back then', String(inventory.reapplied)],
+              ['Held back', String(inventory.held)],
             ]}
           />
+          {inventory.held > 0 ? (
+            <p className="notice notice-info" role="status">
+              It held none of what the panel placed on it: rebuilt, or its disk not mounted yet. Nothing was
+              put back. If its disk was only late, the next comparison finds everything; if it was rebuilt,
+              compare it now to set everything up there again.
+            </p>
+          ) : null}
           {inventory.unknown.length === 0 ? (
             <p>It holds nothing the panel does not know.</p>
           ) : (

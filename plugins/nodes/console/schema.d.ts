@@ -67,7 +67,7 @@ export interface paths {
   "/api/v1/nodes/{id}/reconcile": {
     /**
      * Reconcile a node now
-     * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes; this is for an operator who just repaired one. A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
+     * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes, but those rounds put back nothing of a node that holds none of its sites (rebuilt, or its disk not mounted yet: the sites are marked `missing_on_node` without a job and the node’s `inventory.held` counts them); this round, asked by staff who looked at the node, puts everything back. It is also for an operator who just repaired one. An inventory of another shape than the node wing answers fails the job (`invalid_inventory`). A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
      *
      * Needs scope `node:manage`.
      */
@@ -550,7 +550,9 @@ export interface components {
       sites: number;
       /** @description What that reconciliation started jobs to put back (a site missing on the node, a certificate not served, a site in the wrong state). */
       reapplied: number;
-      /** @description What the node holds that the panel does not know: reported (`node.drifted`) and left alone, never removed. */
+      /** @description What that reconciliation did not put back because the node held none of it (every site placed there missing, or every database of its own server): what a rebuilt node and one whose disk is not mounted yet both look like. Held until platform staff, having looked at the node, ask for a reconciliation (`POST /nodes/{id}/reconcile`), which puts it back. */
+      held: number;
+      /** @description What the node holds that the panel does not know: reported (`node.drifted`) and left alone, never removed. The first 1000, each as the node named it up to the lengths above (what a node says is not trusted to be small). */
       unknown: components["schemas"]["UnknownOnNode"][];
     };
     UnknownOnNode: {
@@ -1671,7 +1673,7 @@ export interface operations {
   };
   /**
    * Reconcile a node now
-   * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes; this is for an operator who just repaired one. A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
+   * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes, but those rounds put back nothing of a node that holds none of its sites (rebuilt, or its disk not mounted yet: the sites are marked `missing_on_node` without a job and the node’s `inventory.held` counts them); this round, asked by staff who looked at the node, puts everything back. It is also for an operator who just repaired one. An inventory of another shape than the node wing answers fails the job (`invalid_inventory`). A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
    *
    * Needs scope `node:manage`.
    */

@@ -385,7 +385,7 @@ export interface components {
       updatedAt: string;
     };
     SiteDrift: {
-      /** @description `missing_on_node`: its node did not have it (a rebuilt node, a store restored) and it is being provisioned again (`jobId`); `content_lost`: it was provisioned again from nothing and serves again, but the files it had are gone (a placeholder page, or a fresh install of its application over its database): restore them from a backup; `restore_failed`: provisioning it again gave up (`message` says why; its node answers nothing for it). */
+      /** @description `missing_on_node`: its node did not have it (a rebuilt node, a store restored) and it is being provisioned again (`jobId`), or, `jobId` null, is held back because its node held none of its sites (rebuilt, or its disk not mounted yet: cleared when the node holds it again, provisioned again when staff ask for the node’s reconciliation); `content_lost`: it was provisioned again from nothing and serves again, but the files it had are gone (a placeholder page, or a fresh install of its application over its database): restore them from a backup; `restore_failed`: provisioning it again gave up (`message` says why; its node answers nothing for it). */
       code: string;
       /** @description What was found and done, in words an operator acts on. */
       message: string;

@@ -23,14 +23,19 @@ export function SiteDrift({ site }: { site: Site }) {
   if (!site.drift) return null
   const { drift } = site
   const settled = drift.code !== 'missing_on_node'
+  // Missing with no job: held back, its node holding none of its sites (rebuilt, or its disk not mounted yet).
+  const heldBack = drift.code === 'missing_on_node' && drift.jobId === null
+  const headline = heldBack
+    ? 'Its node holds none of its sites: nothing is set up again until staff have looked at the node'
+    : (headlines[drift.code] ?? 'Its node does not hold this site as recorded')
   return (
     <div
       className={`notice ${drift.code === 'restore_failed' ? 'notice-error' : 'notice-info'}`}
       role="status"
     >
       <p>
-        <strong>{headlines[drift.code] ?? 'Its node does not hold this site as recorded'}</strong>:{' '}
-        {drift.message} (<code>{drift.code}</code>, found {new Date(drift.detectedAt).toLocaleString()})
+        <strong>{headline}</strong>: {drift.message} (<code>{drift.code}</code>, found{' '}
+        {new Date(drift.detectedAt).toLocaleString()})
       </p>
       {drift.jobId && session.can('job:read') ? (
         <p>
