@@ -1,0 +1,100 @@
+// What a node's agent answers its inventory with is not trusted: an agent taken over (or of another version) cannot
+// make the panel store megabytes on the node and in `node.drifted`, nor act on another node's sites by naming them,
+// and an answer of another shape fails the round and changes nothing.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  createTestPanel,
+  nodeWithPlayedAgent,
+  type playAgent,
+  type TestPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
+import type { Node } from './contract.ts'
+
+let tp: TestPanel
+let token: string
+let nodeId: string
+let agent: ReturnType<typeof playAgent>
+
+beforeAll(async () => {
+  tp = await createTestPanel({ jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 } })
+  tp.panel.start()
+  token = await tp.token()
+  const played = await nodeWithPlayedAgent(tp, token)
+  agent = played.agent
+  nodeId = played.nodeId
+  // Its connection's round: it holds nothing.
+  await agent.answer(await inventoryCommand(), null, { sites: [], strays: [], services: {} })
+  await waitFor('the first round', async () => (await node()).inventory !== null)
+}, 60_000)
+afterAll(async () => {
+  await tp?.panel.close()
+})
+
+const node = async () =>
+  (await (await tp.request('GET', `/api/v1/nodes/${nodeId}`, { token })).json()) as Node
+
+const inventoryCommand = () =>
+  waitFor('the inventory command', async () => {
+    const commands = await agent.poll(undefined, 1)
+    return commands.find((command) => command.operation === 'inventory') ?? null
+  })
+
+/** Asks for a round, answers its inventory with `answer`, and waits for the job to end. */
+async function roundAnswered(answer: unknown) {
+  const asked = await tp.request('POST', `/api/v1/nodes/${nodeId}/reconcile`, { token })
+  expect(asked.status).toBe(202)
+  const { jobId } = (await asked.json()) as { jobId: string }
+  await agent.answer(await inventoryCommand(), null, answer)
+  return waitFor('the round to end', async () => {
+    const job = (await (await tp.request('GET', `/api/v1/jobs/${jobId}`, { token })).json()) as {
+      status: string
+      result: Record<string, number> | null
+      error: { code: string } | null
+    }
+    return job.status === 'succeeded' || job.status === 'failed' ? job : null
+  })
+}
+
+describe('an inventory as a node answers it', () => {
+  test('what is kept of it is cut to the lengths the node’s record declares', async () => {
+    const long = 'x'.repeat(100_000)
+    const strays = Array.from({ length: 50 }, (_, index) => ({ kind: 'home', name: `${index}-${long}` }))
+    const sites = [
+      { id: `site_${long}`, domain: `${long}.example.com`, state: 'active', certificate: null, app: null },
+    ]
+    const job = await roundAnswered({ sites, strays, services: {} })
+    expect(job.status).toBe('succeeded')
+    const inventory = (await node()).inventory
+    expect(inventory?.unknown).toHaveLength(51)
+    for (const item of inventory?.unknown ?? []) {
+      expect(item.name.length).toBeLessThanOrEqual(300)
+      expect((item.domain ?? '').length).toBeLessThanOrEqual(253)
+    }
+    // The event says the node as its record is, no larger.
+    const events = await tp.panel.store.db
+      .withTables<{ event_outbox: { kind: string; payload: string } }>()
+      .selectFrom('event_outbox')
+      .selectAll()
+      .where('kind', '=', 'node.drifted')
+      .execute()
+    expect(Math.max(...events.map((event) => event.payload.length))).toBeLessThan(64_000)
+  })
+
+  test('an answer of another shape fails the round and changes nothing', async () => {
+    const before = (await node()).inventory
+    for (const answer of [
+      { sites: 'all of them', strays: [], services: {} },
+      { sites: [{ id: 42 }], strays: [], services: {} },
+      { sites: [], strays: [{ kind: 'anything', name: 'x' }], services: {} },
+      { sites: [], strays: [], services: { sftp: { ids: [1] } } },
+      null,
+    ]) {
+      const job = await roundAnswered(answer)
+      expect(job.status).toBe('failed')
+      expect(job.error?.code).toBe('invalid_inventory')
+    }
+    expect((await node()).inventory).toEqual(before)
+  })
+})
