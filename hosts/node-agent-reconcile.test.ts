@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import mysql from 'mysql2/promise'
 import type { Node } from '../plugins/nodes/contract.ts'
 import { sftpClient } from '../plugins/sftp/testing/sftp-client.ts'
 import type { Site } from '../plugins/sites/contract.ts'
@@ -290,6 +291,48 @@ describe('a node rebuilt from nothing, its WordPress site on a central database 
     const status = await again.fromNode('status.example.test')
     expect(status.status).toBe(200)
     expect(await status.text()).toBe('left alone\n')
+
+    // The node moves (its address changes): its site's login follows it, granted to the new address alone, and
+    // back again, where WordPress reaches its database once more.
+    const loginHosts = async () =>
+      (
+        await call<{ items: { allowedHosts: string[] }[] }>('GET', `/database-users?customerId=${customerId}`)
+      ).body.items.map((login) => login.allowedHosts)
+    const [login] = (
+      await call<{ items: { username: string }[] }>('GET', `/database-users?customerId=${customerId}`)
+    ).body.items
+    const accounts = async () => {
+      const admin = await mysql.createConnection({
+        host: database?.host,
+        port: database?.port,
+        user: database?.username,
+        password: database?.password,
+      })
+      try {
+        const [rows] = await admin.query('select Host as host from mysql.user where User = ? order by Host', [
+          login?.username,
+        ])
+        return (rows as { host: string }[]).map((row) => row.host)
+      } finally {
+        await admin.end()
+      }
+    }
+    for (const address of ['web-1.example.test', database?.host ?? '?']) {
+      expect((await call('PATCH', `/nodes/${node.id}`, { hostname: address })).status).toBe(200)
+      await poll(
+        `the login granted to ${address}`,
+        async () => (JSON.stringify(await loginHosts()) === JSON.stringify([[address]]) ? true : undefined),
+        30_000,
+      )
+      await poll(
+        `the central server to hold the login at ${address} alone`,
+        async () => (JSON.stringify(await accounts()) === JSON.stringify([address]) ? true : undefined),
+        30_000,
+      )
+    }
+    const served = await again.fromNode(domain)
+    expect(served.status).toBe(200)
+    expect(await served.text()).toContain('<title>Rebuilt Shop')
 
     const deleting = await call<Site>('DELETE', `/sites/${siteId}`)
     expect(deleting.status).toBe(202)

@@ -471,6 +471,7 @@ describe('who may use the nodes area', () => {
       ['POST', '/api/v1/nodes', { name: 'sneaky', driver: 'agent', hostname: 's.example' }],
       ['PATCH', `/api/v1/nodes/${id}`, { status: 'disabled' }],
       ['POST', `/api/v1/nodes/${id}/rotate-agent-token`, undefined],
+      ['POST', `/api/v1/nodes/${id}/reconcile`, undefined],
     ] as const
 
   test('brand staff are refused with 403 insufficient_scope: nodes are for platform staff only', async () => {

@@ -40,7 +40,7 @@ export interface paths {
     delete: operations["deleteNode"];
     /**
      * Change a node
-     * @description Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused.
+     * @description Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.
      *
      * Needs scope `node:manage`.
      */
@@ -1230,7 +1230,7 @@ export interface operations {
   };
   /**
    * Change a node
-   * @description Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused.
+   * @description Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.
    *
    * Needs scope `node:manage`.
    */

@@ -23,6 +23,7 @@ import { Node, nodeDependents, nodeDrivers, nodeScopes, nodeStatuses } from '../
 import { normaliseHostname } from '../hostname.ts'
 import type { NodesTable, NodesTables } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
+import { startReconcile } from '../reconcile.ts'
 import { agentTokens } from '../remote/agent-token.ts'
 import { deleteNode, insertNode, nameTaken, toNode as nodeOf, updateNode } from '../repository.ts'
 
@@ -179,7 +180,7 @@ export function nodeRoutes(
       update: {
         summary: 'Change a node',
         description:
-          'Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused.',
+          'Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.',
         body: UpdateNodeBody,
         problems: [nodesProblems.invalid_hostname, nodesProblems.node_name_taken],
         record: { event: null },
@@ -200,6 +201,8 @@ export function nodeRoutes(
           if (Object.keys(changes).length === 0) return unchanged(toNode(row))
           const updatedAt = nowIso()
           await updateNode(trx, row.id, { ...changes, updated_at: updatedAt })
+          // A node at a new address: its sites' logins on database servers staff added are granted to it now.
+          if (changes.hostname !== undefined) await startReconcile(trx, context, row.id)
           return recorded(toNode({ ...row, ...changes, updated_at: updatedAt }), { details: changes })
         },
       },
