@@ -82,6 +82,35 @@ describe('an inventory as a node answers it', () => {
     expect(Math.max(...events.map((event) => event.payload.length))).toBeLessThan(64_000)
   })
 
+  test('what a site of the node being provisioned leaves half made is the panel’s own, not unknown', async () => {
+    const customer = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Acme' } })
+    const customerId = ((await customer.json()) as { id: string }).id
+    const created = await tp.request('POST', '/api/v1/sites', {
+      token,
+      body: {
+        customerId,
+        name: 'Shop',
+        type: 'wordpress',
+        domain: `shop-${crypto.randomUUID().slice(0, 8)}.example.com`,
+      },
+    })
+    expect(created.status).toBe(201)
+    const { id, nodeId: placedOn } = (await created.json()) as { id: string; nodeId: string }
+    expect(placedOn).toBe(nodeId)
+    // Its provisioning is under way (the played agent has not answered it): its home has no `state.json` yet.
+    const job = await roundAnswered({
+      sites: [],
+      strays: [
+        { kind: 'home', name: id },
+        { kind: 'server-block', name: id },
+        { kind: 'server-block', name: 'hand-made' },
+      ],
+      services: {},
+    })
+    expect(job.status).toBe('succeeded')
+    expect((await node()).inventory?.unknown).toEqual([{ kind: 'server-block', name: 'hand-made' }])
+  })
+
   test('an answer of another shape fails the round and changes nothing', async () => {
     const before = (await node()).inventory
     for (const answer of [

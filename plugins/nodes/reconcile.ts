@@ -13,11 +13,13 @@ import {
   type Trx,
 } from '../../core/index.ts'
 import {
+  type InventoryStray,
   type NodeInventory,
   type NodeInventoryState,
   nodeCommand,
   nodeDirectory,
   nodeReconcilers,
+  siteLocators,
   type UnknownOnNode,
 } from './contract.ts'
 import type { NodesTables } from './migrations.ts'
@@ -156,7 +158,10 @@ export function reconcileJob(context: PluginContext): JobDefinition {
     )
     let reapplied = 0
     let held = 0
-    const unknown: UnknownOnNode[] = inventory.strays.map((stray) => ({ kind: stray.kind, name: stray.name }))
+    const unknown: UnknownOnNode[] = (await strangers(node.id, inventory.strays)).map((stray) => ({
+      kind: stray.kind,
+      name: stray.name,
+    }))
     const reconcilers = context.extensionPoint(nodeReconcilers).list()
     const staffAsked = job.input.staffAsked === true
     for (const [index, reconciler] of reconcilers.entries()) {
@@ -205,6 +210,21 @@ export function reconcileJob(context: PluginContext): JobDefinition {
       unknown: unknown.length,
       ...(held > 0 ? { held } : {}),
     }
+  }
+
+  /**
+   * The strays that are no site the panel places on the node: a home without its `state.json`, or a server block
+   * or pool without the home, of a site being provisioned or deleted there is the panel's own, half made or half
+   * removed (and one it places there as `active` is put back by the sites' reconciler).
+   */
+  async function strangers(nodeId: string, strays: readonly InventoryStray[]): Promise<InventoryStray[]> {
+    const names = [...new Set(strays.map((stray) => stray.name))]
+    const ours = new Set<string>()
+    for (let start = 0; start < names.length; start += 500)
+      for (const locator of context.extensionPoint(siteLocators).list())
+        for (const [id, site] of await locator.locate(names.slice(start, start + 500)))
+          if (site.nodeId === nodeId) ours.add(id)
+    return strays.filter((stray) => !ours.has(stray.name))
   }
 
   return {

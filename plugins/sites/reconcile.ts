@@ -21,10 +21,12 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
         .filter((site) => !known.has(site.id))
         .map((site) => ({ kind: 'site', name: site.id, domain: site.domain }))
       const placed = rows.filter((row) => row.status === 'active' || row.status === 'suspended')
+      // Those the node was asked about (one provisioned since may not be in its answer yet).
+      const compared = placed.filter((row) => row.updated_at <= askedAt)
       // None of its sites there: rebuilt, or its disk not mounted yet. Put back only when staff ask (NodeReport).
-      if (!staffAsked && placed.length > 0 && placed.every((row) => !held.has(row.id))) {
-        for (const row of placed) if (row.updated_at <= askedAt) await holdBack(job, row, node.name, node.id)
-        return { reapplied: 0, unknown, held: placed.length }
+      if (!staffAsked && compared.length > 0 && compared.every((row) => !held.has(row.id))) {
+        for (const row of compared) await holdBack(job, row, node.name, node.id)
+        return { reapplied: 0, unknown, held: compared.length }
       }
       let reapplied = 0
       for (const row of placed) {
