@@ -22,6 +22,11 @@ export interface NodesTable {
   inventory: string | null
   /** The node's latest `node.reconcile` job: a reconciliation is not started while one is live. */
   reconcile_job_id: string | null
+  /**
+   * The latest one platform staff asked for (it puts back what the node lost altogether): started beside a live
+   * automatic one, not beside a live one of its own.
+   */
+  reconcile_staff_job_id: string | null
   created_at: string
   updated_at: string
 }
@@ -209,6 +214,13 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
       async up(db) {
         for (const column of ['inventory', 'reconcile_job_id'])
           await db.schema.alterTable('nodes').addColumn(column, 'text').execute()
+      },
+    },
+    {
+      // The latest reconciliation staff asked for: one that found a live automatic one still starts.
+      id: '0007_node_staff_reconcile',
+      async up(db) {
+        await db.schema.alterTable('nodes').addColumn('reconcile_staff_job_id', 'text').execute()
       },
     },
   ]

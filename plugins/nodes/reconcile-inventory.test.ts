@@ -24,9 +24,10 @@ beforeAll(async () => {
   const played = await nodeWithPlayedAgent(tp, token)
   agent = played.agent
   nodeId = played.nodeId
-  // Its connection's round: it holds nothing.
-  await agent.answer(await inventoryCommand(), null, { sites: [], strays: [], services: {} })
-  await waitFor('the first round', async () => (await node()).inventory !== null)
+  // Its connection's round: it holds nothing. Over before the tests ask for theirs.
+  const first = await inventoryCommand()
+  await agent.answer(first, null, { sites: [], strays: [], services: {} })
+  await jobEnded(first.jobId)
 }, 60_000)
 afterAll(async () => {
   await tp?.panel.close()
@@ -36,9 +37,24 @@ const node = async () =>
   (await (await tp.request('GET', `/api/v1/nodes/${nodeId}`, { token })).json()) as Node
 
 const inventoryCommand = () =>
-  waitFor('the inventory command', async () => {
-    const commands = await agent.poll(undefined, 1)
-    return commands.find((command) => command.operation === 'inventory') ?? null
+  waitFor(
+    'the inventory command',
+    async () => {
+      const commands = await agent.poll(undefined, 1)
+      return commands.find((command) => command.operation === 'inventory') ?? null
+    },
+    20_000,
+  )
+
+/** Job `id` once it ended. */
+const jobEnded = (id: string) =>
+  waitFor('the round to end', async () => {
+    const job = (await (await tp.request('GET', `/api/v1/jobs/${id}`, { token })).json()) as {
+      status: string
+      result: Record<string, number> | null
+      error: { code: string } | null
+    }
+    return job.status === 'succeeded' || job.status === 'failed' ? job : null
   })
 
 /** Asks for a round, answers its inventory with `answer`, and waits for the job to end. */
@@ -47,14 +63,7 @@ async function roundAnswered(answer: unknown) {
   expect(asked.status).toBe(202)
   const { jobId } = (await asked.json()) as { jobId: string }
   await agent.answer(await inventoryCommand(), null, answer)
-  return waitFor('the round to end', async () => {
-    const job = (await (await tp.request('GET', `/api/v1/jobs/${jobId}`, { token })).json()) as {
-      status: string
-      result: Record<string, number> | null
-      error: { code: string } | null
-    }
-    return job.status === 'succeeded' || job.status === 'failed' ? job : null
-  })
+  return jobEnded(jobId)
 }
 
 describe('an inventory as a node answers it', () => {
@@ -109,6 +118,32 @@ describe('an inventory as a node answers it', () => {
     })
     expect(job.status).toBe('succeeded')
     expect((await node()).inventory?.unknown).toEqual([{ kind: 'server-block', name: 'hand-made' }])
+  })
+
+  test('staff asking start their own round beside an automatic one under way, and one only however often they ask', async () => {
+    // A new address starts an automatic round; the played agent has not answered it yet.
+    expect(
+      (await tp.request('PATCH', `/api/v1/nodes/${nodeId}`, { token, body: { hostname: '127.0.0.2' } }))
+        .status,
+    ).toBe(200)
+    const automatic = await inventoryCommand()
+    const ask = async () => {
+      const asked = await tp.request('POST', `/api/v1/nodes/${nodeId}/reconcile`, { token })
+      expect(asked.status).toBe(202)
+      return ((await asked.json()) as { jobId: string }).jobId
+    }
+    const staffs = await ask()
+    expect(staffs).not.toBe(automatic.jobId)
+    expect(await ask()).toBe(staffs)
+    const empty = { sites: [], strays: [], services: {} }
+    await agent.answer(automatic, null, empty)
+    const own = await waitFor('the staff round’s inventory command', async () => {
+      const commands = await agent.poll(undefined, 1)
+      return commands.find((command) => command.operation === 'inventory' && command.jobId === staffs) ?? null
+    })
+    await agent.answer(own, null, empty)
+    expect((await jobEnded(staffs)).status).toBe('succeeded')
+    await jobEnded(automatic.jobId)
   })
 
   test('an answer of another shape fails the round and changes nothing', async () => {

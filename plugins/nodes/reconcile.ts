@@ -86,7 +86,8 @@ const keptUnknown = (item: UnknownOnNode): UnknownOnNode => ({
 
 /**
  * Starts the node's `node.reconcile` job in `trx`, unless one is live already (a reconciliation asked for twice, by
- * an agent's connection and the schedule, runs once). Answers the job's id, or null when none was started.
+ * an agent's connection and the schedule, runs once; staff's asked twice, once). Answers the job's id, or null when
+ * none was started.
  */
 export async function startReconcile(
   trx: Trx,
@@ -96,14 +97,20 @@ export async function startReconcile(
 ): Promise<string | null> {
   const row = await findNodeRow(trx, nodeId)
   if (!row || row.status === 'disabled') return null
-  if (row.reconcile_job_id && (await jobIsLive(trx, row.reconcile_job_id))) return null
+  const staffAsked = options.staffAsked === true
+  // Staff's round puts back what an automatic one holds back: it starts beside a live automatic one.
+  const blocking = staffAsked ? row.reconcile_staff_job_id : row.reconcile_job_id
+  if (blocking && (await jobIsLive(trx, blocking))) return null
   const jobId = await context.enqueueJob(trx, {
     kind: reconcileJobKind,
     customerId: null,
     subject: { type: 'node', id: nodeId },
-    input: { staffAsked: options.staffAsked === true },
+    input: { staffAsked },
   })
-  await updateNode(trx, nodeId, { reconcile_job_id: jobId })
+  await updateNode(trx, nodeId, {
+    reconcile_job_id: jobId,
+    ...(staffAsked ? { reconcile_staff_job_id: jobId } : {}),
+  })
   return jobId
 }
 

@@ -67,7 +67,7 @@ export interface paths {
   "/api/v1/nodes/{id}/reconcile": {
     /**
      * Reconcile a node now
-     * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes, but those rounds put back nothing of a node that holds none of its sites (rebuilt, or its disk not mounted yet: the sites are marked `missing_on_node` without a job and the node’s `inventory.held` counts them); this round, asked by staff who looked at the node, puts everything back. It is also for an operator who just repaired one. An inventory of another shape than the node wing answers fails the job (`invalid_inventory`). A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
+     * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one staff asked for that is under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes, but those rounds put back nothing of a node that holds none of its sites (rebuilt, or its disk not mounted yet: the sites are marked `missing_on_node` without a job and the node’s `inventory.held` counts them); this round, asked by staff who looked at the node, puts everything back. It is also for an operator who just repaired one. An inventory of another shape than the node wing answers fails the job (`invalid_inventory`). A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
      *
      * Needs scope `node:manage`.
      */
@@ -471,7 +471,7 @@ export interface components {
       waitSeconds?: number;
     };
     NodeReconciliation: {
-      /** @description The node’s `node.reconcile` job, `job_…`: a new one, or the one already under way. Its `result` says how many sites the node holds, how many things were put back (`reapplied`) and how many it holds unknown. */
+      /** @description The node’s `node.reconcile` job, `job_…`: a new one, or the one staff asked for that is already under way (an automatic round under way does not stand for it: it puts back nothing of a node that lost everything). Its `result` says how many sites the node holds, how many things were put back (`reapplied`) and how many it holds unknown. */
       jobId: string;
     };
     NodeMetricsReceipt: {
@@ -1673,7 +1673,7 @@ export interface operations {
   };
   /**
    * Reconcile a node now
-   * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes, but those rounds put back nothing of a node that holds none of its sites (rebuilt, or its disk not mounted yet: the sites are marked `missing_on_node` without a job and the node’s `inventory.held` counts them); this round, asked by staff who looked at the node, puts everything back. It is also for an operator who just repaired one. An inventory of another shape than the node wing answers fails the job (`invalid_inventory`). A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
+   * @description Platform staff only. Starts the node’s `node.reconcile` job (202 with `jobId`; the one staff asked for that is under way when there is one): the node reports what it holds, sites missing there are provisioned again (`site.drifted`), certificates and states put right, and what it holds that the panel does not know is recorded on the node (`inventory.unknown`, `node.drifted`) and left alone. Nodes are reconciled by themselves at each connection of their agent and every ten minutes, but those rounds put back nothing of a node that holds none of its sites (rebuilt, or its disk not mounted yet: the sites are marked `missing_on_node` without a job and the node’s `inventory.held` counts them); this round, asked by staff who looked at the node, puts everything back. It is also for an operator who just repaired one. An inventory of another shape than the node wing answers fails the job (`invalid_inventory`). A node whose agent is not connected, or that is disabled, is 503 `node_unavailable`.
    *
    * Needs scope `node:manage`.
    */

@@ -169,6 +169,7 @@ export function nodeRoutes(
             agent_capabilities: null,
             inventory: null,
             reconcile_job_id: null,
+            reconcile_staff_job_id: null,
             created_at: now,
             updated_at: now,
           }
