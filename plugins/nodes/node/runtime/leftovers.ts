@@ -1,8 +1,10 @@
 // What a killed master leaves behind: nginx's workers outlive a master killed with SIGKILL and keep its ports (the
 // next master's bind() then fails with "Address already in use"), PHP-FPM's children keep its pools' sockets, and a
 // master whose pid file was lost runs on unseen. Before a master is started again, the runtime finds the processes
-// of that master's program that are its own, by its data directory, and ends them; never another runtime's, nor the
-// system's nginx (Debian's, on port 80), whose files are elsewhere.
+// of that master's program that are its own and ends them; never another runtime's, nor the system's nginx
+// (Debian's, on port 80), nor a site's: a site may run the same nginx or PHP-FPM from its home (under the data
+// directory) as its own user, even with a command line that names our configuration. So a master is ours only when
+// it runs as the runtime's user, and a worker only when it holds what only our masters could have opened.
 
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
 import { type MasterSpec, processInfo, waitFor } from './masters.ts'
@@ -11,6 +13,16 @@ import { type MasterSpec, processInfo, waitFor } from './masters.ts'
 function programOf(pid: number): string | null {
   try {
     return readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '')
+  } catch {
+    return null
+  }
+}
+
+/** The real user a process runs as, or null when it is gone. */
+function uidOf(pid: number): number | null {
+  try {
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return uid === undefined ? null : Number(uid)
   } catch {
     return null
   }
@@ -63,13 +75,15 @@ const realpathOr = (path: string) => {
 }
 
 /**
- * The processes of `spec`'s program that belong to the runtime over `spec.dataDir`: its master (by its command
- * line, which names the configuration) and every process of the same program holding a file or socket under the
- * data directory (its workers, its pools' children, whose command lines name nothing of it).
+ * The processes of `spec`'s program that belong to the runtime: its master (by its command line, which names the
+ * configuration, and its user, the runtime's) and every process of the same program holding a file or socket under
+ * the master's private folder (its workers, its pools' children, whose command lines name nothing of it and which
+ * may run as a site's user).
  */
 export function leftoversOf(spec: MasterSpec): number[] {
   const program = realpathOr(spec.argv[0] ?? '')
-  const dir = `${realpathOr(spec.dataDir)}/`
+  const dir = `${realpathOr(spec.privateDir)}/`
+  const runtimeUser = process.getuid?.() ?? 0
   const sockets = socketsUnder(dir)
   const found: number[] = []
   for (const name of readdirSync('/proc')) {
@@ -78,7 +92,8 @@ export function leftoversOf(spec: MasterSpec): number[] {
     if (pid === process.pid || programOf(pid) !== program) continue
     const info = processInfo(pid)
     if (!info) continue
-    if (spec.recognise(info.cmdline) || holdsUnder(pid, dir, sockets)) found.push(pid)
+    const master = spec.recognise(info.cmdline) && uidOf(pid) === runtimeUser
+    if (master || holdsUnder(pid, dir, sockets)) found.push(pid)
   }
   return found
 }

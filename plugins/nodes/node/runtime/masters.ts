@@ -13,10 +13,12 @@ export interface MasterSpec {
   readonly argv: readonly string[]
   readonly pidFile: string
   /**
-   * The runtime's data directory: a process of the master's program holding a file or socket under it is one of
-   * ours (a worker of a killed master), ended before the master starts again (leftovers.ts).
+   * A folder of the master's that only the runtime's user can open files in (nginx's `logs/`, PHP-FPM's `run/`
+   * with its pools' sockets): a process of the master's program holding a file or socket under it was started by
+   * one of our masters (a worker of a killed master), ended before the master starts again (leftovers.ts). Not the
+   * whole data directory: the sites' homes are under it, and a site may run the same programs itself.
    */
-  readonly dataDir: string
+  readonly privateDir: string
   /** Whether a process's command line (`/proc/<pid>/cmdline`, NULs as spaces) is this master's, with our config. */
   readonly recognise: (cmdline: string) => boolean
   /** Where its stderr goes. */

@@ -99,7 +99,7 @@ export function createPhpFpm(settings: PhpFpmSettings): ConfiguredMaster {
       name: 'PHP-FPM',
       argv: base,
       pidFile: php.pid,
-      dataDir: settings.layout.dataDir,
+      privateDir: php.run,
       recognise: (cmdline) => cmdline === `php-fpm: master process (${php.conf})`,
       startupLog: php.startupLog,
       log: php.log,
