@@ -2,7 +2,7 @@
 // dead one's lock taken over at once.
 
 import { afterAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { acrossProcesses } from './lock.ts'
@@ -49,5 +49,22 @@ describe('a lock across processes', () => {
     const started = performance.now()
     expect(await acrossProcesses(stale, async () => 'done')).toBe('done')
     expect(performance.now() - started).toBeLessThan(1_000)
+  })
+
+  test('a holder’s pid now another process’s (given again after a kill, or after a reboot) does not hold it', async () => {
+    const reused = join(dir, 'reused.lock')
+    // What a holder writes, as it wrote it.
+    const record = await acrossProcesses(reused, async () => readFileSync(join(reused, 'pid'), 'utf8'))
+    // Killed while holding it, its pid since given to another process (alive, but not the holder).
+    const other = Bun.spawn(['sleep', '30'])
+    try {
+      mkdirSync(reused)
+      writeFileSync(join(reused, 'pid'), record.replace(/^\d+/, String(other.pid)))
+      const started = performance.now()
+      expect(await acrossProcesses(reused, async () => 'done', 3_000)).toBe('done')
+      expect(performance.now() - started).toBeLessThan(1_000)
+    } finally {
+      other.kill('SIGKILL')
+    }
   })
 })

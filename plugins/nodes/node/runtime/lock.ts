@@ -21,14 +21,15 @@ export async function serialized<T>(key: string, task: () => Promise<T>): Promis
 /**
  * Runs `task` holding the lock `dir` (made with mkdir, which only one process wins; it names its holder's pid) across
  * processes: two panel instances serving one data directory must not both start its masters, nor one end as a
- * leftover the master the other is starting. A lock whose holder died (killed while holding it) is taken over.
+ * leftover the master the other is starting. A lock whose holder died (killed while holding it) is taken over,
+ * also when its pid has since been given to another process (the lock stays on disk across reboots).
  */
 export async function acrossProcesses<T>(dir: string, task: () => Promise<T>, waitMs = 60_000): Promise<T> {
   const deadline = Date.now() + waitMs
   for (;;) {
     try {
       mkdirSync(dir, { mode: 0o700 })
-      writeFileSync(`${dir}/pid`, String(process.pid))
+      writeFileSync(`${dir}/pid`, holderRecord(process.pid))
       break
     } catch (error) {
       const { code } = error as NodeJS.ErrnoException
@@ -51,11 +52,37 @@ export async function acrossProcesses<T>(dir: string, task: () => Promise<T>, wa
   }
 }
 
-/** Whether the process named in the lock still runs (a lock just made, its pid not yet written, counts as held). */
-function holderAlive(dir: string): boolean {
-  let pid: number
+/**
+ * Who process `pid` is beyond its pid, which the system gives again once it ends: this boot's id and the process's
+ * start time since boot (`/proc/<pid>/stat`, field 22). Null when it is gone (or there is no /proc).
+ */
+function identityOf(pid: number): string | null {
   try {
-    pid = Number(readFileSync(`${dir}/pid`, 'utf8'))
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // After `pid (comm) `, fields from the third (state) on: the start time is the 22nd.
+    const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+    return startTime ? `${boot} ${startTime}` : null
+  } catch {
+    return null
+  }
+}
+
+/** What the lock says of its holder: `<pid> <boot id> <start time>`. */
+function holderRecord(pid: number): string {
+  const identity = identityOf(pid)
+  return identity ? `${pid} ${identity}` : String(pid)
+}
+
+/**
+ * Whether the process named in the lock still runs (a lock just made, its pid not yet written, counts as held): its
+ * pid alive and, when the lock says who it was, the same process (not one given its pid since, nor one of another
+ * boot).
+ */
+function holderAlive(dir: string): boolean {
+  let record: string
+  try {
+    record = readFileSync(`${dir}/pid`, 'utf8').trim()
   } catch {
     // Made a moment ago, or its holder died between the two steps: held unless it stays so for a second.
     try {
@@ -64,11 +91,13 @@ function holderAlive(dir: string): boolean {
       return false
     }
   }
+  const [pidText = '', ...identity] = record.split(' ')
+  const pid = Number(pidText)
   if (!Number.isSafeInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
+  return identity.length === 0 || identityOf(pid) === identity.join(' ')
 }
