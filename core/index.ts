@@ -27,6 +27,7 @@ export { type JobStanding, jobIsLive, jobStanding, jobTrouble } from './jobs/job
 export { prefersHtml } from './openapi/docs-page.ts'
 export { keyedList } from './pagination/keyed-list.ts'
 export { type PreparedList, preparedList } from './pagination/prepared-list.ts'
+export { type AreaScopes, areaScopes } from './plugin/area-scopes.ts'
 export {
   type ChangeDeclaration,
   type ChangedResource,
@@ -66,14 +67,17 @@ export {
   refuseWhileBlocked,
   removeDependents,
 } from './plugin/dependents.ts'
+export { enumOf } from './plugin/enum-of.ts'
 export {
   defineExtensionPoint,
   type ExtensionPointRef,
   type ExtensionRegistry,
 } from './plugin/extension-point.ts'
+export { type ItemRows, itemRows, type NewItemRow } from './plugin/item-rows.ts'
 export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
 export { resourceItem } from './plugin/resource-item.ts'
 export {
+  type Representation,
   type ResourceChange,
   type ResourceDeclaration,
   resourceEvents,
@@ -97,7 +101,7 @@ export { FieldErrors } from './problem/field-errors.ts'
 export { defineFormat } from './problem/formats.ts'
 export { kernelProblems } from './problem/kernel-problems.ts'
 export { fieldProblem, Problem } from './problem/problem.ts'
-export { defineProblems, type ProblemRef } from './problem/problem-code.ts'
+export { defineProblems, limitReached, type ProblemRef } from './problem/problem-code.ts'
 export {
   type CustomerLimits,
   type CustomerStanding,
@@ -109,7 +113,7 @@ export { type Listening, listenWhileRunning } from './store/listening.ts'
 export { type Migration, type MigrationContext, sql } from './store/migrations.ts'
 export { preparedInsert, preparedQuery } from './store/prepared-query.ts'
 export { claimRows, lockRows } from './store/row-locks.ts'
-export { createTableOf } from './store/schema-table.ts'
+export { createTableOf, type ItemTable, tablesMigration } from './store/schema-table.ts'
 export type { Db, StopListening, Store, TransactionOptions, Trx } from './store/store.ts'
 export { brandForRecord } from './tenancy/brand-for-record.ts'
 export { brandHolders } from './tenancy/brand-holders.ts'

@@ -12,8 +12,9 @@ import { type ChangeDeclaration, Recorded, type RecordedAudit } from '../plugin/
 import { Reply } from '../plugin/route.ts'
 import { changesState } from '../plugin/route-problems.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
-import { fieldProblem } from '../problem/problem.ts'
+import { fieldProblem, Problem } from '../problem/problem.ts'
 import type { Trx } from '../store/store.ts'
+import { tenantClosing } from '../tenancy/tenants.ts'
 import type { HandlerInputOf } from './handler-input.ts'
 import type { RequestInfo, RouteUnderway } from './route-runtime.ts'
 
@@ -48,12 +49,16 @@ export function handlerRunner({ route, label, runtime, eventKinds, plugin }: Rou
   const counters = change?.usage ? runtime.countersOf?.(plugin) : undefined
   if (change?.usage && !counters) throw new Error(`${label} counts usage, which this panel cannot count`)
 
-  /** The declared customer of the body, in the caller's view, or 422 at its field. */
+  /**
+   * The declared customer of the body, in the caller's view (else 422 at its field), and open: one whose deletion
+   * started takes nothing new (409 `customer_deleting`).
+   */
   async function checkCustomer(trx: Trx, input: HandlerInputOf, field: string): Promise<void> {
     const customerId = (input.body as Record<string, unknown> | undefined)?.[field]
     const view = input.view ?? { kind: 'customers', customerIds: [] }
     if (typeof customerId !== 'string' || !(await customerInView(trx, view, customerId)))
       throw fieldProblem(kernelProblems.unknown_customer, `body.${field}`)
+    if (await tenantClosing(trx, customerId)) throw new Problem(kernelProblems.customer_deleting)
   }
 
   /** Counts the declared usage for the resource's customer: reserved under its limits when it grows. */

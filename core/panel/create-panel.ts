@@ -12,13 +12,15 @@ import { defaultRateLimits } from '../http/rate-limiter.ts'
 import { rateLimiterFor } from '../http/shared-rate-limiter.ts'
 import { loginThrottleFor } from '../identity/shared-login-throttle.ts'
 import type { User } from '../identity/users.ts'
+import { type CustomerResource, removeCustomerResources } from '../plugin/customer-resources.ts'
 import { createPluginRuntime } from '../plugin/plugin-runtime.ts'
+import type { EventInput } from '../plugin/records.ts'
 import { resolvePlugins } from '../plugin/resolve-plugins.ts'
 import type { ServiceRef } from '../plugin/service.ts'
 import { customerLimitsService } from '../quotas/customer-limits.ts'
 import { createQuotas, type Quotas } from '../quotas/quotas.ts'
 import { migrate, migrationsApplied } from '../store/migrations.ts'
-import type { Store } from '../store/store.ts'
+import type { Store, Trx } from '../store/store.ts'
 import { outsideTransactions } from '../store/transaction-context.ts'
 import { tenancy } from '../tenancy/tenancy.ts'
 import { usageCountersFor } from '../usage/usage-counters.ts'
@@ -147,6 +149,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   await checkInstallationSecret(store, options.secret)
 
   // Set up: services and extension points, then the job kinds every plugin runs.
+  const outboxWrite = async (trx: Trx, event: EventInput) => {
+    await writeEvent(trx, event)
+    setTimeout(() => outsideTransactions(() => background.committed({ jobs: false, events: true })), 0)
+  }
+  // The resources whose records go with their customer, known once the routes are made (before any job runs).
+  const customerResources: CustomerResource[] = []
   const system = { userId: null, tokenId: null, requestId: null, sourceAddress: null }
   const runtime = createPluginRuntime(store, plugins, {
     kernelPlugins: kernelAreaNames,
@@ -166,12 +174,13 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
       return cancel.outcome === 'not_cancellable' ? 'finished' : cancel.outcome
     },
     audit: (trx, entry) => writeAudit(trx, system, entry),
-    writeEvent: async (trx, event) => {
-      await writeEvent(trx, event)
-      setTimeout(() => outsideTransactions(() => background.committed({ jobs: false, events: true })), 0)
-    },
+    writeEvent: outboxWrite,
     quotas,
-    tenancy,
+    tenancy: {
+      ...tenancy,
+      removeResources: (run, customerId) =>
+        removeCustomerResources(customerResources, { writeEvent: outboxWrite, usageFor }, run, customerId),
+    },
     callerOf: (credential) =>
       callerOfStoredCredential({ db: store.db, scopes: late(catalogue, 'catalogue').holdings }, credential),
     usageFor,
@@ -192,6 +201,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     contextFor: runtime.contextFor,
     catalogue,
     background,
+    customerResources,
     limiter: rateLimiterFor(store, rateLimits, log),
     contractChecks: options.contractChecks ? createContractChecks(store) : null,
     log,

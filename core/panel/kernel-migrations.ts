@@ -303,4 +303,11 @@ export const kernelMigrations: readonly Migration[] = [
         .execute()
     },
   },
+  {
+    id: '0013_tenant_closing',
+    async up(db) {
+      // A customer whose deletion started takes nothing new: the kernel refuses a declared change for it.
+      await db.schema.alterTable('tenants').addColumn('closing_at', 'text').execute()
+    },
+  },
 ]

@@ -7,6 +7,7 @@ import type { ContractChecks } from '../http/contract-checks.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
 import { type CompiledRoute, compileRoute, type PipelineRuntime } from '../http/route-pipeline.ts'
 import { buildDocument } from '../openapi/build-document.ts'
+import { type CustomerResource, customerResourcesOf } from '../plugin/customer-resources.ts'
 import type { Logger, PluginContext, PluginDefinition } from '../plugin/define-plugin.ts'
 import { checkRoutes } from '../plugin/resolve-plugins.ts'
 import type { RouteDefinition } from '../plugin/route.ts'
@@ -27,6 +28,8 @@ export function mountPanel(input: {
   readonly contextFor: (plugin: string) => PluginContext
   readonly catalogue: Catalogue
   readonly background: Background
+  /** Filled with the DELETE routes whose records go with their customer. */
+  readonly customerResources: CustomerResource[]
   readonly limiter: RateLimiter
   readonly contractChecks: ContractChecks | null
   readonly log: Logger
@@ -48,6 +51,8 @@ export function mountPanel(input: {
     }
     return routes
   })
+  for (const { plugin, routes } of routesByPlugin)
+    input.customerResources.push(...customerResourcesOf(plugin, routes))
   checkRoutes(
     routesByPlugin,
     { problemCodes: [], scopes: [], routes: input.health, basePath: options.basePath },

@@ -48,7 +48,8 @@ export interface ChangeDeclaration {
   /**
    * The body field naming the customer the change is for (`customerId`): before the handler, in its transaction,
    * the kernel checks it names a customer the caller may see with the route's scope, else answers 422
-   * `unknown_customer` at `body.<field>` (a missing customer and one out of view alike). Documented by itself.
+   * `unknown_customer` at `body.<field>` (a missing customer and one out of view alike), and that its deletion has
+   * not started, else answers 409 `customer_deleting` (`tenancy.close`). Both documented by themselves.
    */
   readonly customer?: string
   /**

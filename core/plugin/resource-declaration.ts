@@ -30,6 +30,14 @@ export interface RowsOf<Row> {
   // biome-ignore lint/suspicious/noExplicitAny: the rows of any plugin's tables
   visible(db: Db, view: TenantView): SelectQueryBuilder<any, any, Row>
   find(db: Db, view: TenantView, id: string, options?: { readonly lock?: boolean }): Promise<Row>
+  /** Deletes rows by a column's value (a `visibleTable` has it): what a `remove` without handler does. */
+  removeWhere?(db: Db, column: string, value: string): Promise<number>
+}
+
+/** Rows that hang on a resource's row by `column` (its id), removed with it by a `remove` without handler. */
+export interface ChildRows {
+  readonly rows: { removeWhere(db: Db, column: string, value: string): Promise<number> }
+  readonly column: string
 }
 
 /** How a change of the resource is recorded, when the convention (`<name>.<verb>`, `<name>.<pastTense>`) does not fit. */
@@ -66,6 +74,24 @@ export interface ChangeOperation<
   undo?(prepared: Prepared, error: unknown): Returns<void>
 }
 
+/**
+ * The item in another media type (a zone as a BIND zone file): read with the item's scope, its row found in the
+ * caller's view (under the parent) or 404, and answered 200 in `contentType` with an `ETag` (304 on
+ * `If-None-Match`), as an attachment named `filename` when it says one.
+ */
+export interface Representation<Row, P extends IdParams, Parent> extends OperationText {
+  /** The operation's id; default `get<Item><Name>` (`getDnsZoneZoneFile`). */
+  readonly operationId?: string
+  /** The 200 response's description. */
+  readonly description: string
+  /** The answer's media type: `text/plain; charset=utf-8`. */
+  readonly contentType: string
+  /** The file name a download takes (`Content-Disposition: attachment`). */
+  readonly filename?: (row: Row) => string
+  /** The answer's body, made from the row (and whatever else it reads through the input's `db`). */
+  render(input: Input<undefined, undefined, P, Parent> & { readonly row: Row }): Returns<string | Uint8Array>
+}
+
 /** A plain resource, declared once; see {@link resourceRoutes}. */
 export interface ResourceDeclaration<
   Item extends TObject,
@@ -82,15 +108,21 @@ export interface ResourceDeclaration<
 > {
   /** The item schema, named (`$id: 'CronJob'`): the operations are `listCronJobs`, `getCronJob`, `createCronJob`, …. */
   readonly item: Item
-  /** The resource part of its audit actions (`cron.create`) and of its events (`cron.created`), which the plugin declares. */
-  readonly name: string
+  /**
+   * The resource part of its audit actions (`dns_zone.create`) and of its events (`dns_zone.created`), which the
+   * plugin declares. Default its `$id` in snake case (`DnsZone`: `dns_zone`).
+   */
+  readonly name?: string
   /** The item in words, for the answers' descriptions ("The new cron job."). Default its `$id` in lower-case words. */
   readonly noun?: string
   /** The collection's path below the API base (`/sites/:id/cron-jobs`) and its id parameters (`{ id: 'site' }`). */
   readonly path: string
   readonly params?: P
-  /** The item's own id parameter, added to the path: `{ cronJobId: 'cron' }`. */
-  readonly key: K
+  /**
+   * The item's own id parameter, added to the path: `{ cronJobId: 'cron' }`. Default, for a collection without id
+   * parameters whose item is a `resourceItem`, `{ id: <its prefix> }`.
+   */
+  readonly key?: K
   /**
    * Reading (list and read) and changing (create, update, delete) each need one scope; creating may need its own
    * (platform staff create brands, a brand's staff change theirs).
@@ -118,13 +150,23 @@ export interface ResourceDeclaration<
    * no handler, and `update` and `remove` receive the row the request names as `row` (404 when it is not in the
    * caller's view, or not under the parent: `parentColumn` holds the parent's id), locked until the change's
    * transaction ends with `lock` (a change of what hangs on the row made meanwhile waits, and is seen).
+   * `children`: the tables whose rows hang on a row by a column holding its id (a zone's records by `zoneId`),
+   * which a `remove` without handler deletes with it.
    */
   readonly table?: {
     readonly rows: RowsOf<Row>
     readonly toItem?: (row: Row) => Static<Item>
     readonly parentColumn?: string
     readonly lock?: boolean
+    readonly children?: readonly ChildRows[]
   }
+  /**
+   * Runs in the transaction of every create, update and delete of an item, after its handler, unless it changed
+   * nothing (`unchanged(…)`): what each change of an item does to its parent (a zone's serial, raised by every
+   * change of its records), written once.
+   * @example afterChange: ({ trx, parent }) => raiseSerial(trx, parent)
+   */
+  readonly afterChange?: (input: { readonly trx: Trx; readonly parent: Parent }) => Returns<unknown>
   /**
    * `GET <path>`: the query of the items (paged by the kernel), narrowed by the declared `filters` of its `query`;
    * without a handler, the table's rows in view (under the parent). Without a `query`, the filters name fields of
@@ -141,13 +183,18 @@ export interface ResourceDeclaration<
         readonly order?: 'asc' | 'desc'
         readonly handler?: (input: Input<undefined, Static<LQ>, P, Parent>) => Returns<unknown>
       })
-  /** `GET <path>/<key>`: the item, or 404; without a handler, the table's row in view (under the parent). */
+  /**
+   * `GET <path>/<key>`: the item, or 404; without a handler, the table's row in view (under the parent). `as`: the
+   * item in other media types, each at `GET <path>/<key>/<name>` (a zone as a BIND zone file), see
+   * {@link Representation}.
+   */
   readonly read?:
     | ((input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>)
     | (OperationText & {
         /** The 200 response, when it says more than "The <noun>.". */
         readonly responses?: Readonly<Record<number, RouteResponse | TObject>>
         readonly handler?: (input: Input<undefined, undefined, P & K, Parent>) => Returns<Static<Item>>
+        readonly as?: Readonly<Record<string, Representation<Row, P & K, Parent>>>
       })
   /**
    * `POST <path>`: in one transaction (`trx`) with its audit entry and `<name>.created`; answers 201 with
@@ -166,11 +213,14 @@ export interface ResourceDeclaration<
   }
   /**
    * `DELETE <path>/<key>`: returns the item as it was (recorded with `<name>.deleted`); answers 204. The handler
-   * alone, or with its problems.
+   * alone, or with its problems; without a handler (`remove: {}`), the kernel deletes the row and its `children`
+   * from the table. A resource the kernel removes whose `owner` names its `customer` (a column of its table) and
+   * whose path has no parameters also goes with its customer: the customer's deletion job removes each of its
+   * rows as this route does (audit entry, `<name>.deleted`, the usage it counts), nothing written by the plugin.
    */
   readonly remove?:
     | ((input: Change<undefined, P & K, Parent, Row, undefined>) => Returns<unknown>)
     | (ChangeOperation<undefined, RP, ParamsOf<P & K>> & {
-        handler(input: Change<undefined, P & K, Parent, Row, RP>): Returns<unknown>
+        handler?(input: Change<undefined, P & K, Parent, Row, RP>): Returns<unknown>
       })
 }

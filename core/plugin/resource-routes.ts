@@ -6,21 +6,34 @@ import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
-import type { ChangeDeclaration } from './change.ts'
+import { type ChangeDeclaration, Recorded } from './change.ts'
+import type { CustomerCascade } from './customer-cascade.ts'
 import type { EventDefinition } from './define-plugin.ts'
 import type { ListDeclaration, ListFilter } from './list-declaration.ts'
 import type {
   ChangeOperation,
   OperationText,
+  Representation,
   ResourceChange,
   ResourceDeclaration,
 } from './resource-declaration.ts'
-import { defineRoute, type IdParams, type RouteDefinition } from './route.ts'
+import { prefixOf } from './resource-item.ts'
+import { defineRoute, type IdParams, Reply, type RouteDefinition } from './route.ts'
 
-export type { ResourceChange, ResourceDeclaration } from './resource-declaration.ts'
+export type { Representation, ResourceChange, ResourceDeclaration } from './resource-declaration.ts'
 
 /** A route of the resource, checked by `defineRoute` as any other (its typing is the declaration's above). */
 const declared = (route: Record<string, unknown>): RouteDefinition => defineRoute(route as never)
+
+/** `zone-file` as a part of an operation id: `ZoneFile`. */
+function pascalOf(name: string): string {
+  return name.replace(/(^|[-_])([a-z0-9])/g, (_match, _dash, letter: string) => letter.toUpperCase())
+}
+
+/** `DnsZone` in snake case: `dns_zone`. */
+function snakeOf(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()
+}
 
 /** `CronJob` in words: `cron job`. */
 function wordsOf(name: string): string {
@@ -67,10 +80,14 @@ export function resourceRoutes<
   if (!id) throw new Error(`Resource at ${resource.path}: its item schema needs an $id`)
   const noun = resource.noun ?? wordsOf(id)
   const params = (resource.params ?? {}) as P
-  const one = { ...params, ...resource.key }
+  const name = resource.name ?? snakeOf(id)
+  const prefix = prefixOf(resource.item)
+  const key = resource.key ?? (prefix && !resource.params ? { id: prefix } : undefined)
+  if (!key) throw new Error(`Resource at ${resource.path}: declare its key (its id parameter and prefix)`)
+  const one = { ...params, ...key }
   // A collection without id parameters of its own has none at all (no 404 of a malformed id to document).
   const collection = resource.params ? { params } : {}
-  const keyName = Object.keys(resource.key)[0] ?? 'id'
+  const keyName = Object.keys(key)[0] ?? 'id'
   const itemPath = `${resource.path}/:${keyName}`
   const common = { ...(resource.staff ? { staff: true } : {}) }
   const found = foundBy(resource as never, keyName)
@@ -125,6 +142,19 @@ export function resourceRoutes<
         handler: found.read(read.handler) as never,
       }),
     )
+  for (const [name, representation] of Object.entries(read?.as ?? {}))
+    routes.push(
+      declared({
+        ...{ method: 'GET', path: `${itemPath}/${name}`, scope: readScope, params: one },
+        operationId: representation.operationId ?? `get${id}${pascalOf(name)}`,
+        ...common,
+        ...text(representation),
+        responses: {
+          200: { description: representation.description, contentType: representation.contentType },
+        },
+        handler: found.rendered(representation as never),
+      }),
+    )
   if (create)
     routes.push(
       declared({
@@ -133,7 +163,7 @@ export function resourceRoutes<
         ...common,
         ...changing(create),
         ...{ ...(create.body ? { body: create.body } : {}), idempotent: create.idempotent ?? true },
-        change: changeOf(resource.name, 'create', 'created', create.record, created),
+        change: changeOf(name, 'create', 'created', create.record, created),
         responses: create.responses ?? {
           201: {
             description: `The new ${noun}.`,
@@ -151,32 +181,29 @@ export function resourceRoutes<
         ...common,
         ...changing(update),
         body: update.body,
-        change: changeOf(resource.name, 'update', 'updated', update.record),
+        change: changeOf(name, 'update', 'updated', update.record),
         responses: update.responses ?? {
           200: { description: `The ${noun} after the change.`, schema: resource.item },
         },
         handler: found.changed(update.handler, true) as never,
       }),
     )
-  if (remove)
+  if (remove) {
+    const removal = removalOf(resource as never, customer)
     routes.push(
       declared({
         ...{ method: 'DELETE', path: itemPath, operationId: `delete${id}`, scope: manage, params: one },
         ...common,
         ...changing(remove as ChangeOperation<undefined, unknown>),
-        change: changeOf(
-          resource.name,
-          'delete',
-          'deleted',
-          'record' in remove ? remove.record : undefined,
-          deleted,
-        ),
+        change: changeOf(name, 'delete', 'deleted', 'record' in remove ? remove.record : undefined, deleted),
         responses: ('responses' in remove && remove.responses) || {
           204: { description: `The ${noun} is deleted.` },
         },
-        handler: found.changed(remove.handler as never, true) as never,
+        handler: found.changed((remove.handler ?? removal.handler) as never, true) as never,
+        ...(!remove.handler && removal.withCustomer ? { removedWithCustomer: removal.withCustomer } : {}),
       }),
     )
+  }
   return routes
 }
 
@@ -203,6 +230,44 @@ function listFilters(
     fields[name] = Type.Optional({ ...field, description: `Only the ${noun}s of this \`${name}\`.` })
   }
   return { query: Type.Object(fields), filters }
+}
+
+/**
+ * The kernel's removal of a row (a `remove` without handler): its children, then itself, answering the item; and,
+ * for a resource its customer owns at the top of the API, that same removal of every row of a deleted customer.
+ */
+function removalOf(
+  resource: ResourceDeclaration<
+    TObject,
+    IdParams,
+    IdParams,
+    TObject,
+    TObject,
+    TObject,
+    unknown,
+    Record<string, unknown>,
+    unknown,
+    unknown,
+    unknown
+  >,
+  customer: string | undefined,
+): { handler: AnyHandler; withCustomer?: CustomerCascade } {
+  const { table } = resource
+  const rows = table?.rows
+  const removeWhere = rows?.removeWhere
+  if (!rows || !removeWhere) return { handler: undefined }
+  const remove = async (trx: Trx, row: Record<string, unknown>) => {
+    const id = String(row.id)
+    for (const child of table.children ?? []) await child.rows.removeWhere(trx, child.column, id)
+    await removeWhere.call(rows, trx, 'id', id)
+    return (table.toItem ? table.toItem(row) : row) as Record<string, unknown>
+  }
+  const handler = ({ trx, row }: { trx: Trx; row: Record<string, unknown> }) => remove(trx, row)
+  if (!customer || resource.params) return { handler }
+  const everyone = { kind: 'all' } as const
+  const rowsOf = (db: Db, customerId: string) =>
+    rows.visible(db, everyone).where(customer, '=', customerId).execute()
+  return { handler, withCustomer: { rowsOf, remove } }
 }
 
 /** What a handler input carries that the declaration finds for it: the parent, and the row of the table. */
@@ -270,11 +335,25 @@ function foundBy(
         return asItem(await rowOf(input, parent))
       }
     },
+    rendered(representation: Representation<unknown, IdParams, unknown>) {
+      if (!table) throw new Error(`Resource at ${resource.path}: a representation needs a table`)
+      return async (input: Found) => {
+        const parent = await parentOf(input)
+        const row = await rowOf(input, parent)
+        const body = await representation.render({ ...input, parent, row } as never)
+        const named = representation.filename?.(row)
+        return new Reply(200, body, named ? { 'content-disposition': `attachment; filename="${named}"` } : {})
+      }
+    },
     changed(handler: AnyHandler, withRow: boolean) {
       return async (input: Found) => {
         const parent = await parentOf(input)
         const row = withRow ? await rowOf(input, parent) : undefined
-        return handler?.({ ...input, parent, row })
+        const result = await handler?.({ ...input, parent, row })
+        const nothing = result instanceof Recorded && result.audit === null
+        if (resource.afterChange && !nothing && input.trx)
+          await resource.afterChange({ trx: input.trx, parent })
+        return result
       }
     },
   }

@@ -51,7 +51,7 @@ export function implicitProblems(route: RouteDefinition): ProblemRef[] {
     problems.push(...formatProblemsOf(route.body))
   }
   if (route.rawBody) problems.push(kernelProblems.unsupported_media_type)
-  if (route.change?.customer) problems.push(kernelProblems.unknown_customer)
+  if (route.change?.customer) problems.push(kernelProblems.unknown_customer, kernelProblems.customer_deleting)
   const counted = route.change?.usage
   if (counted && counted.delta > 0 && counted.metric.quota)
     problems.push(counted.metric.quota.problem, kernelProblems.customer_suspended)

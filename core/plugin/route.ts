@@ -9,6 +9,7 @@ import type { ProblemRef } from '../problem/problem-code.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import type { ChangeDeclaration } from './change.ts'
+import type { CustomerCascade } from './customer-cascade.ts'
 import { type IdParams, idParamsSchema } from './id-params.ts'
 import type { ListDeclaration } from './list-declaration.ts'
 import type { AuditInput, EventInput } from './records.ts'
@@ -316,6 +317,8 @@ export interface RouteDefinition
   readonly scope?: string
   readonly staff?: boolean
   readonly change?: ChangeDeclaration
+  /** A DELETE route of a resource whose records go with their customer (made by `resourceRoutes`). */
+  readonly removedWithCustomer?: CustomerCascade
   prepare?(input: HandlerInput<unknown, unknown, unknown, boolean, unknown>): unknown
   undo?(prepared: unknown, error: unknown): Promise<void> | void
   handler(

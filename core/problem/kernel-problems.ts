@@ -160,6 +160,12 @@ export const kernelProblems = defineProblems({
     description:
       'A `PATCH`, `PUT` or `DELETE` carried `If-Match` with ETags none of which is the resource’s current one (someone changed it meanwhile). Read it again (`GET` answers the current `ETag`), then retry. Nothing was changed.',
   },
+  customer_deleting: {
+    status: 409,
+    detail: 'The customer is being deleted; nothing new can be made for it.',
+    description:
+      'A customer whose deletion started (`DELETE /customers/{id}`, status `deleting`) takes no new resources, members or subscriptions: its deletion job removes everything it owns, then the customer is gone (404).',
+  },
   customer_suspended: {
     status: 422,
     detail:

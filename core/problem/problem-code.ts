@@ -39,3 +39,17 @@ export function defineProblems<const C extends Record<string, ProblemCode>>(
   }
   return refs as { readonly [K in keyof C & string]: ProblemRef }
 }
+
+/**
+ * The refusal of a usage metric's limit (422), as every counted resource words it: the entry of its code in the
+ * plugin's `defineProblems`, named by the metric (`dnsZones`) and what it counts in words (`DNS zones`). The quota's
+ * refusal carries `limit` and `used`.
+ * @example dns_zone_limit_reached: limitReached('dnsZones', 'DNS zones')
+ */
+export function limitReached(metric: string, items: string): ProblemCode {
+  return {
+    status: 422,
+    detail: `The customer already has as many ${items} as its limits allow.`,
+    description: `Creating one more would pass the customer’s \`${metric}\` limit (its plans, or the installation’s defaults). \`limit\` and \`used\` say where it stands; remove one or move to a larger plan.`,
+  }
+}

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { kernelProblems } from './kernel-problems.ts'
 import { Problem } from './problem.ts'
-import { defineProblems } from './problem-code.ts'
+import { defineProblems, limitReached } from './problem-code.ts'
 
 describe('Problem', () => {
   test('keeps the HTTP status in `status` whatever extensions it carries', async () => {
@@ -45,5 +45,16 @@ describe('Problem', () => {
       /not a registered HTTP error status/,
     )
     expect(() => defineProblems({ fine: { status: 200, detail: 'x', description: 'x' } })).toThrow()
+  })
+})
+
+describe('limitReached', () => {
+  test('words a metric’s refusal past its limit: 422, the items and the metric named', () => {
+    const { dns_zone_limit_reached: refusal } = defineProblems({
+      dns_zone_limit_reached: limitReached('dnsZones', 'DNS zones'),
+    })
+    expect(refusal).toMatchObject({ code: 'dns_zone_limit_reached', status: 422 })
+    expect(refusal.detail).toBe('The customer already has as many DNS zones as its limits allow.')
+    expect(refusal.description).toContain('`dnsZones` limit')
   })
 })

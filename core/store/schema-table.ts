@@ -3,6 +3,7 @@
 
 import { type TObject, type TSchema, TypeGuard } from '@sinclair/typebox'
 import type { ColumnDataType, CreateTableBuilder, Kysely } from 'kysely'
+import type { Migration } from './migrations.ts'
 
 /** The column type both engines keep a field's value in. */
 function columnType(schema: TSchema): ColumnDataType {
@@ -45,4 +46,44 @@ export function createTableOf(
     )
   }
   return create
+}
+
+/** A table of {@link tablesMigration}: its item, and the columns it is read or kept unique by. */
+export interface ItemTable {
+  readonly item: TObject
+  /** Fields the table leaves out (see {@link createTableOf}). */
+  readonly except?: readonly string[]
+  /** Column sets no two rows share (`[['name']]`): each a unique index `<table>_<columns>_key`. */
+  readonly unique?: readonly (readonly string[])[]
+  /** Column sets the plugin reads rows by (`[['zoneId', 'name']]`): each an index `<table>_<columns>_idx`. */
+  readonly indexes?: readonly (readonly string[])[]
+}
+
+/**
+ * A migration making tables from items ({@link createTableOf}), with their unique column sets and indexes: the
+ * first migration of a plugin whose rows are its items, declared rather than built.
+ * @example migrations: [tablesMigration('0001_dns', { dns_zones: { item: DnsZone, unique: [['name']] } })]
+ */
+export function tablesMigration(id: string, tables: Readonly<Record<string, ItemTable>>): Migration {
+  return {
+    id,
+    async up(db) {
+      for (const [table, { item, except, unique = [], indexes = [] }] of Object.entries(tables)) {
+        await createTableOf(db, table, item, except).execute()
+        for (const columns of unique) {
+          const index = db.schema.createIndex(`${table}_${columns.join('_')}_key`).unique()
+          await index
+            .on(table)
+            .columns([...columns])
+            .execute()
+        }
+        for (const columns of indexes)
+          await db.schema
+            .createIndex(`${table}_${columns.join('_')}_idx`)
+            .on(table)
+            .columns([...columns])
+            .execute()
+      }
+    },
+  }
 }

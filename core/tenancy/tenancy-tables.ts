@@ -4,6 +4,8 @@
 export interface TenantsTable {
   customer_id: string
   brand_id: string
+  /** When the customer's deletion started (it takes nothing new from then on); null while it is open. */
+  closing_at: string | null
 }
 
 /** A user's role on a customer's team. */

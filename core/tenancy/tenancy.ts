@@ -2,18 +2,21 @@
 // keeps both, since every caller is made of them; writing them here is what keeps kept callers honest.
 
 import type { TeamRole } from '../auth/roles.ts'
+import type { JobRun } from '../jobs/job-definition.ts'
 import type { Db } from '../store/store.ts'
 import { type ForgottenTenant, forgetTenant } from './forget-tenant.ts'
 import {
   addMember,
   brandOfCustomer,
   changeMemberRole,
+  closeTenant,
   countOwners,
   findMember,
   type Member,
   membersQuery,
   registerTenant,
   removeMember,
+  tenantClosing,
 } from './tenants.ts'
 
 export type { ForgottenTenant } from './forget-tenant.ts'
@@ -29,6 +32,20 @@ export interface Tenancy {
    * Audit entries stay. Idempotent.
    */
   forget(db: Db, customerId: string): Promise<ForgottenTenant>
+  /**
+   * Marks a customer whose deletion starts as closing, in the transaction that starts it: from then on every
+   * change declaring the customer it is for (`change.customer`, a resource's `owner.customer`) is refused with
+   * 409 `customer_deleting`. Idempotent.
+   */
+  close(db: Db, customerId: string): Promise<void>
+  /** Whether the customer's deletion started ({@link Tenancy.close}). */
+  closing(db: Db, customerId: string): Promise<boolean>
+  /**
+   * Removes, inside a customer's deletion job, its records of every resource declared with an owning customer
+   * and a removal the kernel does (`resourceRoutes`: `owner.customer`, `remove` without handler), each row as its
+   * DELETE removes it (audit entry, event, usage given back); answers how many. Idempotent.
+   */
+  removeResources(run: JobRun, customerId: string): Promise<number>
   /** The brand a customer belongs to, or null for an unknown customer. */
   brandOf(db: Db, customerId: string): Promise<string | null>
   /** A customer's team. */
@@ -45,10 +62,12 @@ export interface Tenancy {
   }
 }
 
-/** The tenancy service of a panel. */
-export const tenancy: Tenancy = {
+/** The tenancy service of a panel, but for the removal of declared resources (the panel's routes know them). */
+export const tenancy: Omit<Tenancy, 'removeResources'> = {
   register: registerTenant,
   forget: forgetTenant,
+  close: closeTenant,
+  closing: tenantClosing,
   brandOf: brandOfCustomer,
   members: {
     list: membersQuery,

@@ -12,7 +12,34 @@ const kernel = (db: Db) => db.withTables<TenancyTables & IdentityTables>()
 
 /** Records that `customerId` belongs to `brandId`; the customers plugin calls it in the creating transaction. */
 export async function registerTenant(db: Db, customerId: string, brandId: string): Promise<void> {
-  await kernel(db).insertInto('tenants').values({ customer_id: customerId, brand_id: brandId }).execute()
+  await kernel(db)
+    .insertInto('tenants')
+    .values({ customer_id: customerId, brand_id: brandId, closing_at: null })
+    .execute()
+}
+
+/**
+ * Marks `customerId` as closing: its deletion started, so it takes nothing new (the kernel refuses a declared
+ * change for it with 409 `customer_deleting`). The customers plugin calls it in the transaction that starts the
+ * deletion; the tenant is forgotten when the deletion ends. Idempotent.
+ */
+export async function closeTenant(db: Db, customerId: string): Promise<void> {
+  await kernel(db)
+    .updateTable('tenants')
+    .set({ closing_at: nowIso() })
+    .where('customer_id', '=', customerId)
+    .where('closing_at', 'is', null)
+    .execute()
+}
+
+/** Whether `customerId`'s deletion started ({@link closeTenant}); an unknown customer is not closing. */
+export async function tenantClosing(db: Db, customerId: string): Promise<boolean> {
+  const row = await kernel(db)
+    .selectFrom('tenants')
+    .select('closing_at')
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst()
+  return typeof row?.closing_at === 'string'
 }
 
 const brandRow = preparedQuery<{ customerId: string }, { brand_id: string }>((db, p) =>

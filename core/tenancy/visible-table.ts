@@ -26,6 +26,11 @@ export interface VisibleTable<DB, T extends keyof DB & string> {
    * made meanwhile waits, and is seen.
    */
   find(db: Db, view: TenantView, id: string, options?: { readonly lock?: boolean }): Promise<DB[T]>
+  /**
+   * Deletes the rows whose `column` holds `value`, whichever view sees them: for a deletion whose caller found
+   * what they belong to in its view (a resource's row, its children by their parent's id). Answers how many went.
+   */
+  removeWhere(db: Db, column: string, value: string): Promise<number>
 }
 
 /** The predicate of a brand-owned row inside `view`. */
@@ -76,6 +81,14 @@ export function visibleTable<DB, T extends keyof DB & string>(
       const row = await (options.lock ? lockRows(db, query) : query).executeTakeFirst()
       if (row === undefined) throw new Problem(kernelProblems.not_found)
       return row as DB[T]
+    },
+    async removeWhere(db, column, value) {
+      // biome-ignore lint/suspicious/noExplicitAny: Kysely cannot type a table and column chosen by the caller
+      const from = tables(db).deleteFrom(table as any) as any
+      const removal = from.where(column, '=', value) as {
+        executeTakeFirst(): Promise<{ numDeletedRows: bigint }>
+      }
+      return Number((await removal.executeTakeFirst()).numDeletedRows)
     },
   }
 }

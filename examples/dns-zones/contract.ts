@@ -1,7 +1,18 @@
 // What other plugins and clients may import of the DNS zones plugin: its resources as the API shows them, and its
 // refusals.
 
-import { defineProblems, resourceItem, type Static, t } from '../../core/index.ts'
+import {
+  areaScopes,
+  defineProblems,
+  enumOf,
+  limitReached,
+  resourceItem,
+  type Static,
+  t,
+} from '../../core/index.ts'
+
+/** `dns:read` and `dns:manage`, held by owners, admins and developers. */
+export const dnsScopes = areaScopes('dns', 'DNS zones and their records', ['owner', 'admin', 'developer'])
 
 /** The record types the plugin keeps. */
 export const recordTypes = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const
@@ -15,10 +26,7 @@ export const DnsZone = resourceItem('DnsZone', 'dnsz', {
   serial: t.Integer({ description: 'The SOA serial, `YYYYMMDDnn`: raised by every change of its records.' }),
 })
 /** A record's type, one of {@link recordTypes}. */
-export const RecordType = t.Union(
-  recordTypes.map((type) => t.Literal(type)),
-  { description: 'The record’s type.' },
-)
+export const RecordType = enumOf(recordTypes, { description: 'The record’s type.' })
 /** A record of a zone as the API shows it; its content as the zone file writes it, but for the final dots. */
 export const DnsRecord = resourceItem('DnsRecord', 'dnsr', {
   zoneId: t.String({ description: 'Its zone, `dnsz_…`.' }),
@@ -49,11 +57,7 @@ export const dnsProblems = defineProblems({
     description:
       'Zone names are unique in the installation, and no zone is inside another (keep its records there).',
   },
-  dns_zone_limit_reached: {
-    status: 422,
-    detail: 'The customer already has as many DNS zones as its limits allow.',
-    description: 'Creating the zone would pass the customer’s `dnsZones` limit (its plans, or the defaults).',
-  },
+  dns_zone_limit_reached: limitReached('dnsZones', 'DNS zones'),
   invalid_record_name: {
     status: 422,
     detail: 'The name is not a name in the zone.',

@@ -1,12 +1,11 @@
 // DNS zones of customers, with their records and a BIND zone-file export: a third-party plugin written only against
 // the public contracts (the kernel's, the customers plugin's and the console's). See README.md.
 
-import { createTableOf, definePlugin, resourceEvents } from '../../core/index.ts'
+import { definePlugin, resourceEvents, tablesMigration } from '../../core/index.ts'
 import { addConsolePages } from '../../plugins/console/contract.ts'
-import { customerDependents } from '../../plugins/customers/contract.ts'
-import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric } from './contract.ts'
+import { DnsRecord, DnsZone, dnsProblems, dnsScopes, dnsZonesMetric } from './contract.ts'
 import { isDomain } from './records.ts'
-import { dnsRoutes, removeZonesOf } from './routes.ts'
+import { dnsRoutes } from './routes.ts'
 
 /** Options of {@link dnsZonesPlugin}: what each exported zone says of the installation's name servers. */
 export interface DnsZonesOptions {
@@ -15,8 +14,6 @@ export interface DnsZonesOptions {
   /** The SOA's mailbox of the zones' keeper. Default `hostmaster@example.net`. */
   readonly hostmaster?: string
 }
-
-const roles = ['owner', 'admin', 'developer'] as const
 
 /** DNS zones of customers: `dns:read` and `dns:manage`, held by owners, admins and developers. */
 export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
@@ -30,41 +27,24 @@ export const dnsZonesPlugin = (options: DnsZonesOptions = {}) => {
     description: 'DNS zones of customers, exported as BIND zone files.',
     requires: ['customers'],
     enhances: ['console'],
-    scopes: [
-      { name: 'dns:read', description: 'Read DNS zones and their records', roles },
-      { name: 'dns:manage', description: 'Change DNS zones and their records', roles },
-    ],
+    scopes: dnsScopes.declared,
     events: [
       ...resourceEvents('dns_zone', DnsZone, 'A DNS zone', ['created', 'deleted']),
       ...resourceEvents('dns_record', DnsRecord, 'A DNS record'),
     ],
     problems: dnsProblems,
     usage: [dnsZonesMetric],
+    // The tables' columns are the items' fields; names are unique, records read by zone and name.
     migrations: [
-      {
-        id: '0001_dns',
-        // The tables' columns are the items' fields; names are unique, records read by zone and name.
-        async up(db) {
-          await createTableOf(db, 'dns_zones', DnsZone).execute()
-          await createTableOf(db, 'dns_records', DnsRecord).execute()
-          await db.schema.createIndex('dns_zones_name').unique().on('dns_zones').column('name').execute()
-          await db.schema
-            .createIndex('dns_records_zone')
-            .on('dns_records')
-            .columns(['zoneId', 'name'])
-            .execute()
-        },
-      },
+      tablesMigration('0001_dns', {
+        dns_zones: { item: DnsZone, unique: [['name']] },
+        dns_records: { item: DnsRecord, indexes: [['zoneId', 'name']] },
+      }),
     ],
     setup(context) {
       addConsolePages(context, import.meta.dir)
-      // A deleted customer's zones go in its deletion job (again after a crash: nothing is left then).
-      context.extensionPoint(customerDependents).add({
-        name: 'dns-zones',
-        remove: (run, customer) => removeZonesOf(run, context, customer),
-      })
     },
-    routes: (context) => dnsRoutes(context, { nameservers, hostmaster }),
+    routes: () => dnsRoutes({ nameservers, hostmaster }),
     capabilities: () => ({ nameservers }),
   })
 }

@@ -2,37 +2,22 @@
 // and a zone's BIND zone file. Every change of a zone's records raises its SOA serial in the same transaction.
 
 import {
-  type Db,
   defineFormat,
-  defineRoute,
   fieldProblem,
-  type JobRun,
-  newId,
+  itemRows,
   nowIso,
-  type PluginContext,
   Problem,
-  Reply,
   resourceRoutes,
   type Trx,
   t,
-  unchanged,
-  visibleTable,
 } from '../../core/index.ts'
-import {
-  assertCustomerOpen,
-  type CustomerRef,
-  customerDirectory,
-  openCustomerProblems,
-} from '../../plugins/customers/contract.ts'
-import { DnsRecord, DnsZone, dnsProblems, dnsZonesMetric, RecordType } from './contract.ts'
+import { DnsRecord, DnsZone, dnsProblems, dnsScopes, dnsZonesMetric, RecordType } from './contract.ts'
 import { checkedRecord, isDomain } from './records.ts'
 import { type ZoneFileOptions, zoneFile } from './zone-file.ts'
 
-const tables = (db: Db) => db.withTables<{ dns_zones: DnsZone; dns_records: DnsRecord }>()
-/** Zones and records as callers' views reach them: those of the customers in the view. */
-const zones = visibleTable(tables, 'dns_zones', { customerColumn: 'customerId' })
-const records = visibleTable(tables, 'dns_records', { customerColumn: 'customerId' })
-const scopes = { read: 'dns:read', manage: 'dns:manage' }
+/** Zones and records as callers' views reach them (those of the customers in the view), and as they are written. */
+const zones = itemRows('dns_zones', DnsZone, { customerColumn: 'customerId' })
+const records = itemRows('dns_records', DnsRecord, { customerColumn: 'customerId' })
 const recordProblems = [
   ...[dnsProblems.invalid_record_name, dnsProblems.invalid_record_content],
   ...[dnsProblems.cname_conflict, dnsProblems.duplicate_record],
@@ -62,19 +47,10 @@ type NewRecord = typeof NewRecord.static & { ttl: number }
 const nextSerial = (serial: number) =>
   Math.max(serial + 1, Number(nowIso().slice(0, 10).replaceAll('-', '')) * 100)
 
-/** Raises the zone's serial, in the transaction of a change of its records. */
-async function raiseSerial(trx: Trx, zone: DnsZone) {
-  const update = tables(trx)
-    .updateTable('dns_zones')
-    .set({ serial: nextSerial(zone.serial), updatedAt: nowIso() })
-  await update.where('id', '=', zone.id).execute()
-}
-
 /** Writes `input` into `zone` (a new record, or `old` changed) when the zone's rules allow it. */
 async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord) {
   const { name, content } = checkedRecord(zone.name, input)
-  if (old?.name === name && old.content === content && old.ttl === input.ttl) return unchanged(old)
-  const named = tables(trx).selectFrom('dns_records').selectAll().where('name', '=', name)
+  const named = records.visible(trx, everyone).where('name', '=', name)
   const others = await named
     .where('zoneId', '=', zone.id)
     .where('id', '!=', old?.id ?? '')
@@ -85,50 +61,39 @@ async function saved(trx: Trx, zone: DnsZone, input: NewRecord, old?: DnsRecord)
   const cnames = others.some((other) => other.type === 'CNAME')
   if (input.type === 'CNAME' ? others.length > 0 || name === '@' : cnames)
     throw new Problem(dnsProblems.cname_conflict)
-  const at = nowIso()
-  const record = { id: newId('dnsr'), createdAt: at, ...old, zoneId: zone.id, customerId: zone.customerId }
-  const row = { ...record, type: input.type, name, content, ttl: input.ttl, updatedAt: at }
-  if (old) await tables(trx).updateTable('dns_records').set(row).where('id', '=', old.id).execute()
-  else await tables(trx).insertInto('dns_records').values(row).execute()
-  await raiseSerial(trx, zone)
-  return row
-}
-
-/** Removes a deleted customer's zones with their records, as `DELETE` does each (its customer's deletion job). */
-export async function removeZonesOf(run: JobRun, context: PluginContext, customer: CustomerRef) {
-  await run.transaction(async (trx) => {
-    const gone = await zones.visible(trx, everyone).where('customerId', '=', customer.id).execute()
-    await tables(trx).deleteFrom('dns_records').where('customerId', '=', customer.id).execute()
-    await tables(trx).deleteFrom('dns_zones').where('customerId', '=', customer.id).execute()
-    for (const zone of gone) {
-      const subject = { type: 'dns_zone', id: zone.id }
-      await run.audit(trx, { action: 'dns_zone.delete', subject, customerId: customer.id })
-      await context.emit(trx, { kind: 'dns_zone.deleted', customerId: customer.id, data: zone })
-    }
-    if (gone.length > 0) await context.usage.adjust(trx, customer.id, dnsZonesMetric.name, -gone.length)
-  })
+  const fields = { type: input.type, name, content, ttl: input.ttl }
+  if (old) return records.update(trx, old, fields)
+  return records.insert(trx, { ...fields, zoneId: zone.id, customerId: zone.customerId })
 }
 
 /** The plugin's routes; `options` say what the zone file writes of the installation. */
-export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
-  const customers = context.use(customerDirectory)
+export function dnsRoutes(options: ZoneFileOptions) {
   const zoneRoutes = resourceRoutes({
     item: DnsZone,
-    name: 'dns_zone',
     path: '/dns-zones',
-    key: { id: 'dnsz' },
-    scopes,
+    scopes: dnsScopes,
     owner: { customer: 'customerId', counts: dnsZonesMetric },
-    table: { rows: zones },
+    table: { rows: zones, children: [{ rows: records, column: 'zoneId' }] },
     list: {},
-    read: {},
+    read: {
+      as: {
+        'zone-file': {
+          operationId: 'exportDnsZone',
+          summary: 'A zone as a BIND zone file',
+          description: 'The zone file (RFC 1035).',
+          contentType: 'text/plain; charset=utf-8',
+          filename: (zone) => `${zone.name}.zone`,
+          async render({ db, view, row }) {
+            const rows = await records.visible(db, view).where('zoneId', '=', row.id).orderBy('id').execute()
+            return zoneFile(row, rows, options)
+          },
+        },
+      },
+    },
     create: {
       body: NewZone,
-      problems: [dnsProblems.dns_zone_taken, ...openCustomerProblems],
-      async handler({ trx, view, body }) {
-        // The kernel found the customer in view; one being deleted takes no new zone.
-        const customer = await customers.find(trx, view, body.customerId)
-        if (customer) assertCustomerOpen(customer)
+      problems: [dnsProblems.dns_zone_taken],
+      async handler({ trx, body }) {
         const name = body.name.toLowerCase()
         // A zone above or below another would answer for the other's names: only one of them is kept here.
         const above = name.split('.').map((_, at, labels) => labels.slice(at).join('.'))
@@ -136,25 +101,18 @@ export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
           .visible(trx, everyone)
           .where((eb) => eb.or([eb('name', 'in', above), eb('name', 'like', `%.${name}`)]))
         if (await near.executeTakeFirst()) throw fieldProblem(dnsProblems.dns_zone_taken, 'body.name')
-        const at = nowIso()
-        const zone = { ...body, name, id: newId('dnsz'), serial: nextSerial(0), createdAt: at, updatedAt: at }
-        await tables(trx).insertInto('dns_zones').values(zone).execute()
-        return zone
+        return zones.insert(trx, { ...body, name, serial: nextSerial(0) })
       },
     },
-    async remove({ trx, row }) {
-      await tables(trx).deleteFrom('dns_records').where('zoneId', '=', row.id).execute()
-      await tables(trx).deleteFrom('dns_zones').where('id', '=', row.id).execute()
-      return row
-    },
+    // The zone and its records; a deleted customer's zones go so too, in its deletion job.
+    remove: {},
   })
   const recordRoutes = resourceRoutes({
     item: DnsRecord,
-    name: 'dns_record',
     path: '/dns-zones/:id/records',
     params: { id: 'dnsz' },
     key: { recordId: 'dnsr' },
-    scopes,
+    scopes: dnsScopes,
     parent: (db, view, params) => zones.find(db, view, params.id),
     table: { rows: records, parentColumn: 'zoneId' },
     list: { filters: { name: 'name', type: 'type' } },
@@ -169,28 +127,9 @@ export function dnsRoutes(context: PluginContext, options: ZoneFileOptions) {
       problems: recordProblems,
       handler: ({ trx, parent, row, body }) => saved(trx, parent, { ...row, ...body }, row),
     },
-    async remove({ trx, parent, row }) {
-      await tables(trx).deleteFrom('dns_records').where('id', '=', row.id).execute()
-      await raiseSerial(trx, parent)
-      return row
-    },
+    remove: {},
+    // Every change of a zone's records raises its SOA serial, in the change's transaction.
+    afterChange: ({ trx, parent }) => zones.update(trx, parent, { serial: nextSerial(parent.serial) }),
   })
-  const exported = defineRoute({
-    method: 'GET',
-    path: '/dns-zones/:id/zone-file',
-    operationId: 'exportDnsZone',
-    summary: 'A zone as a BIND zone file',
-    scope: scopes.read,
-    params: { id: 'dnsz' },
-    responses: {
-      200: { description: 'The zone file (RFC 1035).', contentType: 'text/plain; charset=utf-8' },
-    },
-    async handler({ db, view, params }) {
-      const zone = await zones.find(db, view, params.id)
-      const rows = await records.visible(db, view).where('zoneId', '=', zone.id).orderBy('id').execute()
-      const disposition = `attachment; filename="${zone.name}.zone"`
-      return new Reply(200, zoneFile(zone, rows, options), { 'content-disposition': disposition })
-    },
-  })
-  return [...zoneRoutes, ...recordRoutes, exported]
+  return [...zoneRoutes, ...recordRoutes]
 }

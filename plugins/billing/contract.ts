@@ -4,6 +4,7 @@
 import {
   defineDependents,
   type EventDefinition,
+  enumOf,
   type QuotaLimits,
   type Quotas,
   type Static,
@@ -20,10 +21,9 @@ const planFields = {
   brandId: t.String({ description: 'The brand that offers it, `brd_…`; only its customers subscribe.' }),
   name: t.String({ description: 'Display name: `Starter`.' }),
   description: t.Union([t.String(), t.Null()], { description: 'What the plan is for, if given.' }),
-  status: t.Union(
-    planStatuses.map((status) => t.Literal(status)),
-    { description: '`active` plans take new subscriptions; `archived` ones only keep theirs.' },
-  ),
+  status: enumOf(planStatuses, {
+    description: '`active` plans take new subscriptions; `archived` ones only keep theirs.',
+  }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 }
@@ -58,13 +58,10 @@ export const Subscription = t.Object(
     id: t.String({ description: 'Identifier, `sub_…`.', examples: ['sub_01JDQ3V6Y4T1ZK0M2N5P7R9S8W'] }),
     customerId: t.String({ description: 'The subscribing customer, `cus_…`.' }),
     planId: t.String({ description: 'The plan, `pln_…`; its limits apply while the subscription is live.' }),
-    status: t.Union(
-      subscriptionStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`active` and `past_due` are live (the plan’s limits apply); `suspended` suspends the customer’s resources; `cancelled` is final.',
-      },
-    ),
+    status: enumOf(subscriptionStatuses, {
+      description:
+        '`active` and `past_due` are live (the plan’s limits apply); `suspended` suspends the customer’s resources; `cancelled` is final.',
+    }),
     externalId: t.Union([t.String(), t.Null()], {
       description: 'The id the external billing system knows it by, if it gave one.',
     }),

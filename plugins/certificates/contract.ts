@@ -1,13 +1,15 @@
 // The certificates plugin's public contract: the certificate and a site's attachment as the API shows them, and
 // the plugin's scopes.
 
-import { type Static, t } from '../../core/index.ts'
+import { areaScopes, enumOf, type Static, t } from '../../core/index.ts'
 
-/** Scope names the plugin declares. */
-export const certificateScopes = {
-  read: 'certificate:read',
-  manage: 'certificate:manage',
-} as const
+/**
+ * The plugin's scopes: `certificate:read` and `certificate:manage`, held by owners, admins and developers (a
+ * customer's hosting is the developers' work too).
+ */
+export const certificateScopes = areaScopes('certificate', 'certificates', ['owner', 'admin', 'developer'], {
+  manage: 'Upload, order, attach and delete certificates',
+})
 
 /** Where a certificate came from. */
 export const certificateSources = ['uploaded', 'acme'] as const
@@ -45,19 +47,13 @@ export const Certificate = t.Object(
   {
     id: t.String({ description: 'Identifier, `crt_…`.' }),
     customerId: t.String({ description: 'The owning customer, `cus_…`.' }),
-    source: t.Union(
-      certificateSources.map((source) => t.Literal(source)),
-      {
-        description: '`uploaded` by the customer, or issued (and renewed) through ACME (`acme`).',
-      },
-    ),
-    status: t.Union(
-      certificateStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`issuing` until an ACME certificate is first issued (`failed` if that gave up); then `active`, `expiring` from 30 days before `notAfter`, `expired` after it.',
-      },
-    ),
+    source: enumOf(certificateSources, {
+      description: '`uploaded` by the customer, or issued (and renewed) through ACME (`acme`).',
+    }),
+    status: enumOf(certificateStatuses, {
+      description:
+        '`issuing` until an ACME certificate is first issued (`failed` if that gave up); then `active`, `expiring` from 30 days before `notAfter`, `expired` after it.',
+    }),
     subject: nullable(t.String(), 'The subject’s distinguished name: `CN=shop.example.com`.'),
     names: t.Array(t.String(), {
       description:
@@ -102,13 +98,10 @@ export const SiteCertificate = t.Object(
   {
     siteId: t.String({ description: 'The site, `site_…`.' }),
     certificateId: t.String({ description: 'The certificate, `crt_…`.' }),
-    status: t.Union(
-      attachmentStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`installing` until the node serves it, then `installed`; `removing` after `DELETE` until the node stops serving it; `failed` when the node refused it.',
-      },
-    ),
+    status: enumOf(attachmentStatuses, {
+      description:
+        '`installing` until the node serves it, then `installed`; `removing` after `DELETE` until the node stops serving it; `failed` when the node refused it.',
+    }),
     installedFingerprint: nullable(
       t.String(),
       'The fingerprint (`AB:CD:…`) of the certificate the node serves for the site now; null before the first install.',

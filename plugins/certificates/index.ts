@@ -23,9 +23,6 @@ import { removeAttachmentOf, siteUpdated } from './site-events.ts'
 export type { AcmeSettings } from './acme/acme-settings.ts'
 export { letsEncryptDirectory } from './acme/acme-settings.ts'
 
-/** Who holds the certificate scopes on a customer: its hosting is the developers' work too. */
-const hostingRoles = ['owner', 'admin', 'developer'] as const
-
 /** Options of {@link certificatesPlugin}. */
 export interface CertificatesOptions {
   /** Where ACME certificates are ordered; default Let's Encrypt's production directory. `false`: uploads only. */
@@ -49,14 +46,7 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
     enhances: ['console'],
-    scopes: [
-      { name: certificateScopes.read, description: 'Read certificates', roles: hostingRoles },
-      {
-        name: certificateScopes.manage,
-        description: 'Upload, order, attach and delete certificates',
-        roles: hostingRoles,
-      },
-    ],
+    scopes: certificateScopes.declared,
     events: [
       {
         kind: 'certificate.created',

@@ -10,6 +10,7 @@ import {
   type JobRequest,
   type JobRun,
   jobStanding,
+  kernelProblems,
   Problem,
   type Static,
   TeamRoleSchema,
@@ -17,7 +18,6 @@ import {
   type Trx,
   t,
 } from '../../core/index.ts'
-import { customersProblems } from './problems.ts'
 
 /** A customer as the API returns it. */
 export const Customer = t.Object(
@@ -55,13 +55,14 @@ export type DeletedCustomer = Static<typeof DeletedCustomer>
 
 /**
  * The refusal of new records for a customer being deleted: list it in the `problems` of a route that creates
- * records for a customer, and call {@link assertCustomerOpen} on the customer the directory found.
+ * records for a customer without declaring it (`change.customer` has the kernel refuse it), and call
+ * {@link assertCustomerOpen} on the customer the directory found.
  */
-export const openCustomerProblems = [customersProblems.customer_deleting] as const
+export const openCustomerProblems = [kernelProblems.customer_deleting] as const
 
 /** Refuses new records for a customer being deleted: 409 `customer_deleting`. */
 export function assertCustomerOpen(customer: Pick<Customer, 'status'>): void {
-  if (customer.status === 'deleting') throw new Problem(customersProblems.customer_deleting)
+  if (customer.status === 'deleting') throw new Problem(kernelProblems.customer_deleting)
 }
 
 /** A member of a customer's team. */
@@ -113,10 +114,12 @@ export interface CustomerRef {
  * subscriptions…) adds a dependent here in its `setup`, and its `remove` runs in the customer's deletion job
  * (`customer.delete`), plugins set up later first, before the customer itself is forgotten. It removes every record
  * of the customer it keeps, through its own lifecycle (a site's deletion job, a database's), and returns once they
- * are gone; idempotent, since a job that crashed runs every dependent again. While the customer is `deleting`, new
- * records for it are refused (see {@link assertCustomerOpen}), so none appears behind a dependent's back. Customers
- * are deleted whatever they own, so no dependent keeps one (`blocking` is not asked).
- * @example context.extensionPoint(customerDependents).add({ name: 'dns-zones', remove: (run, customer) => run.transaction((trx) => removeZonesOf(trx, customer.id)) })
+ * are gone; idempotent, since a job that crashed runs every dependent again. Resources declared with their
+ * customer and the kernel's deletion (`resourceRoutes`: `owner.customer`, `remove: {}`) need no dependent: the job
+ * has the kernel remove them first (`tenancy.removeResources`). While the customer is `deleting`, the kernel
+ * refuses declared changes for it and {@link assertCustomerOpen} the others, so none appears behind a dependent's
+ * back. Customers are deleted whatever they own, so no dependent keeps one (`blocking` is not asked).
+ * @example context.extensionPoint(customerDependents).add({ name: 'notes', remove: (run, customer) => run.transaction((trx) => removeNotesOf(trx, customer.id)) })
  */
 export const customerDependents = defineDependents<CustomerRef>({
   id: 'customers.dependents',

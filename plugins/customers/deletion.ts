@@ -48,6 +48,8 @@ export function customerDeletionRoutes(context: PluginContext): RouteDefinition[
             subject: { type: 'customer', id: row.id },
           })
           const moved = await updateCustomerDeletion(trx, row.id, jobId)
+          // The kernel refuses every declared change for it from now on (409 `customer_deleting`).
+          await context.tenancy.close(trx, row.id)
           await input.audit(trx, {
             action: 'customer.delete',
             subject: { type: 'customer', id: row.id },
@@ -79,6 +81,9 @@ export function customerDeletionJobs(context: PluginContext): JobDefinition[] {
         if (!row) return { alreadyGone: true }
         if (row.status !== 'deleting') return { skipped: true }
         await job.progress(5, 'Removing what the customer owns')
+        // The resources plugins declared with their customer first (the kernel removes them as their DELETE
+        // does), then what each plugin removes itself.
+        await context.tenancy.removeResources(job, row.id)
         await removeDependents(context.extensionPoint(customerDependents), job, refOf(row))
         await job.progress(90, 'Forgetting the customer')
         const forgotten = await job.transaction(async (trx) => {

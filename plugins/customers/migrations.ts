@@ -1,6 +1,6 @@
 // The customers plugin's tables.
 
-import type { Migration } from '../../core/index.ts'
+import { type Migration, sql } from '../../core/index.ts'
 
 /** Row of `customers`. */
 export interface CustomersTable {
@@ -86,6 +86,15 @@ export const customersMigrations: readonly Migration[] = [
     id: '0003_customer_deletion_job',
     async up(db) {
       await db.schema.alterTable('customers').addColumn('job_id', 'text').execute()
+    },
+  },
+  {
+    id: '0004_closing_tenants',
+    async up(db) {
+      // Customers whose deletion was under way before the kernel knew closing tenants: closed now.
+      await sql`update tenants set closing_at = ${new Date().toISOString()} where customer_id in (select id from customers where status = 'deleting')`.execute(
+        db,
+      )
     },
   },
 ]

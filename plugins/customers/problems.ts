@@ -19,12 +19,6 @@ export const customersProblems = defineProblems({
     detail: 'A customer must keep at least one owner.',
     description: 'Removing or demoting the last owner is refused; make another member owner first.',
   },
-  customer_deleting: {
-    status: 409,
-    detail: 'The customer is being deleted; nothing new can be made for it.',
-    description:
-      'A customer whose deletion started (`DELETE /customers/{id}`, status `deleting`) takes no new resources, members or subscriptions: its deletion job removes everything it owns, then the customer is gone (404).',
-  },
   owner_change_not_allowed: {
     status: 403,
     detail: 'Only owners (and staff) can make, demote or remove owners.',

@@ -1,6 +1,14 @@
 // The databases plugin's public contract: its resources as the API shows them, its scopes and its events.
 
-import { type Db, defineDependents, defineService, type Static, type Trx, t } from '../../core/index.ts'
+import {
+  type Db,
+  defineDependents,
+  defineService,
+  enumOf,
+  type Static,
+  type Trx,
+  t,
+} from '../../core/index.ts'
 import { type EngineName, engineNames } from './engines/engine.ts'
 
 export { type EngineName, engineNames } from './engines/engine.ts'
@@ -21,10 +29,7 @@ export const databaseStatuses = ['provisioning', 'active', 'failed', 'deleting']
 /** Lifecycle states of a database user. */
 export const databaseUserStatuses = ['provisioning', 'active', 'failed', 'deleting'] as const
 
-const Engine = t.Union(
-  engineNames.map((name) => t.Literal(name)),
-  { description: 'The database engine: `mariadb` or `postgresql`.' },
-)
+const Engine = enumOf(engineNames, { description: 'The database engine: `mariadb` or `postgresql`.' })
 
 export const DatabaseServer = t.Object(
   {
@@ -36,13 +41,10 @@ export const DatabaseServer = t.Object(
     username: t.String({
       description: 'The administrator the panel connects as (its password is never shown).',
     }),
-    status: t.Union(
-      serverStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`active` servers receive new databases; `draining` keeps its databases and receives none; `disabled` is out of use.',
-      },
-    ),
+    status: enumOf(serverStatuses, {
+      description:
+        '`active` servers receive new databases; `draining` keeps its databases and receives none; `disabled` is out of use.',
+    }),
     version: t.String({
       description: 'The server’s version, as it said at the last successful connection test.',
     }),
@@ -76,13 +78,10 @@ export const Database = t.Object(
     serverId: t.String({ description: 'The server it lives on, `dbs_…`.' }),
     host: t.String({ description: 'Where clients connect.' }),
     port: t.Integer({ description: 'TCP port clients connect to.' }),
-    status: t.Union(
-      databaseStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`provisioning` until its job made it on the server, then `active`; `deleting` while removed.',
-      },
-    ),
+    status: enumOf(databaseStatuses, {
+      description:
+        '`provisioning` until its job made it on the server, then `active`; `deleting` while removed.',
+    }),
     sizeBytes: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
       description:
         'Its size on the server at the last measurement (`sizeMeasuredAt`); null before the first.',
@@ -127,13 +126,10 @@ export const DatabaseUser = t.Object(
         'The client hosts the login is accepted from (MariaDB accounts; on PostgreSQL the server’s pg_hba.conf decides).',
     }),
     grants: t.Array(DatabaseGrant, { description: 'What it may do, database by database.' }),
-    status: t.Union(
-      databaseUserStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`provisioning` until its job made the login (and its password, grants and hosts) real on the server; `active` then.',
-      },
-    ),
+    status: enumOf(databaseUserStatuses, {
+      description:
+        '`provisioning` until its job made the login (and its password, grants and hosts) real on the server; `active` then.',
+    }),
     locked: t.Boolean({ description: 'Whether the login is locked because its customer is suspended.' }),
     drift: t.Union(
       [

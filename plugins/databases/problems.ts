@@ -1,6 +1,6 @@
 // Refusals of the databases plugin.
 
-import { defineProblems } from '../../core/index.ts'
+import { defineProblems, limitReached } from '../../core/index.ts'
 
 /** The databases plugin's problem codes, catalogued in docs/problem-codes.md. */
 export const databasesProblems = defineProblems({
@@ -68,11 +68,7 @@ export const databasesProblems = defineProblems({
     description:
       'The server answered with an error the panel did not expect. Nothing was changed in the panel; try again, or ask staff to look at the server.',
   },
-  database_limit_reached: {
-    status: 422,
-    detail: 'The customer’s plan allows no more databases.',
-    description: 'The `databases` limit of the customer’s plans (or the installation’s defaults) is used up.',
-  },
+  database_limit_reached: limitReached('databases', 'databases'),
   unknown_database_site: {
     status: 422,
     detail: 'The customer has no such site.',

@@ -8,6 +8,7 @@ import {
   defineDependents,
   defineExtensionPoint,
   defineService,
+  enumOf,
   Problem,
   type Static,
   type Trx,
@@ -111,13 +112,9 @@ export const Node = t.Object(
     name: t.String({ description: 'Name of the node, unique.' }),
     driver: t.String({ description: 'The node driver that runs it (`local`).' }),
     hostname: t.String({ description: 'Host name or address of the server.' }),
-    status: t.Union(
-      nodeStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`active` nodes receive new sites; `draining` keeps its sites; `disabled` is out of use.',
-      },
-    ),
+    status: enumOf(nodeStatuses, {
+      description: '`active` nodes receive new sites; `draining` keeps its sites; `disabled` is out of use.',
+    }),
     agent: t.Object(
       {
         connected: t.Boolean({

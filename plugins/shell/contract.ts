@@ -1,7 +1,7 @@
 // The shell plugin's public contract: what `POST /sites/{id}/exec` takes and its job answers, shell sessions as the
 // API shows them, and the node service (`shell`) the panel reaches a site's node with.
 
-import { type Static, t } from '../../core/index.ts'
+import { enumOf, type Static, t } from '../../core/index.ts'
 import { argvLimits, execTimeouts } from './node/protocol.ts'
 
 export {
@@ -67,13 +67,10 @@ export const ShellSession = t.Object(
     id: t.String({ description: 'Identifier, `shs_…`.' }),
     siteId: t.String(),
     customerId: t.String(),
-    status: t.Union(
-      shellSessionStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`pending` until its WebSocket connects (within 60 s of creation, else `expired`), `open` while it runs, `ended` after.',
-      },
-    ),
+    status: enumOf(shellSessionStatuses, {
+      description:
+        '`pending` until its WebSocket connects (within 60 s of creation, else `expired`), `open` while it runs, `ended` after.',
+    }),
     createdAt: t.String({ format: 'date-time' }),
     expiresAt: t.String({ format: 'date-time', description: 'The token’s end: connect before it.' }),
     startedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),

@@ -5,6 +5,7 @@ import {
   defineDependents,
   defineExtensionPoint,
   defineService,
+  enumOf,
   type JobRun,
   Problem,
   type ProblemRef,
@@ -45,10 +46,7 @@ export const Site = t.Object(
     name: t.String({ description: 'Name of the site as given.' }),
     type: t.String({ description: 'Kind of site, one of the installed site types (`wordpress`).' }),
     domain: t.String({ description: 'Primary domain, lower-case ASCII (IDNs in punycode).' }),
-    status: t.Union(
-      siteStatuses.map((status) => t.Literal(status)),
-      { description: 'Lifecycle state; `provisioning` right after creation.' },
-    ),
+    status: enumOf(siteStatuses, { description: 'Lifecycle state; `provisioning` right after creation.' }),
     customerId: t.String({ description: 'The owning customer, `cus_…`.' }),
     nodeId: t.Union([t.String(), t.Null()], { description: 'The node the site runs on, `nod_…`.' }),
     jobId: t.Union([t.String(), t.Null()], {

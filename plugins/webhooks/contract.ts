@@ -1,6 +1,6 @@
 // The webhooks plugin's public contract: the endpoint and delivery schemas and the plugin's scopes.
 
-import { type Static, t } from '../../core/index.ts'
+import { enumOf, type Static, t } from '../../core/index.ts'
 
 /** Scope names the plugin declares (staff scopes: platform staff and brand staff hold them). */
 export const webhookScopes = {
@@ -67,13 +67,10 @@ export const WebhookDelivery = t.Object(
       description: 'The event, `evt_…`: the `webhook-id` header, the same on redeliveries.',
     }),
     eventType: t.String({ description: 'The event kind, e.g. `site.created`.' }),
-    status: t.Union(
-      deliveryStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          '`pending` (waiting for its next attempt), `succeeded` (a 2xx answer) or `failed` (retries exhausted, a 410, or the endpoint disabled).',
-      },
-    ),
+    status: enumOf(deliveryStatuses, {
+      description:
+        '`pending` (waiting for its next attempt), `succeeded` (a 2xx answer) or `failed` (retries exhausted, a 410, or the endpoint disabled).',
+    }),
     attempts: t.Integer({ minimum: 0, description: 'Attempts made so far.' }),
     nextAttemptAt: t.Union([t.String({ format: 'date-time' }), t.Null()], {
       description: 'When it is tried next; null unless pending.',

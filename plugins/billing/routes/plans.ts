@@ -3,6 +3,7 @@
 import {
   brandDirectoryService,
   brandForRecord,
+  enumOf,
   fieldProblem,
   kernelProblems,
   newId,
@@ -62,10 +63,9 @@ function planBodies(quotas: Pick<Quotas, 'limitsSchema' | 'metrics'>) {
         }),
       ),
       status: t.Optional(
-        t.Union(
-          planStatuses.map((status) => t.Literal(status)),
-          { description: '`archived` stops new subscriptions; `active` takes them again.' },
-        ),
+        enumOf(planStatuses, {
+          description: '`archived` stops new subscriptions; `active` takes them again.',
+        }),
       ),
     },
     { $id: 'UpdatePlanBody' },
@@ -78,13 +78,10 @@ const ListPlansQuery = t.Object({
     t.String({ maxLength: 64, description: 'Only this brand’s plans (narrows, never widens).' }),
   ),
   status: t.Optional(
-    t.Union(
-      planStatuses.map((status) => t.Literal(status)),
-      {
-        description:
-          'Only plans in this state: `active` (offered) or `archived` (taking no new subscriptions).',
-      },
-    ),
+    enumOf(planStatuses, {
+      description:
+        'Only plans in this state: `active` (offered) or `archived` (taking no new subscriptions).',
+    }),
   ),
 })
 

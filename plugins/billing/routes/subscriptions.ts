@@ -3,6 +3,7 @@
 
 import {
   defineRoute,
+  enumOf,
   nonBlankText,
   Reply,
   type RouteDefinition,
@@ -61,12 +62,7 @@ const SuspendSubscriptionBody = t.Object(
 
 const ListSubscriptionsQuery = t.Object({
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s subscriptions.' })),
-  status: t.Optional(
-    t.Union(
-      subscriptionStatuses.map((status) => t.Literal(status)),
-      { description: 'Only subscriptions in this state.' },
-    ),
-  ),
+  status: t.Optional(enumOf(subscriptionStatuses, { description: 'Only subscriptions in this state.' })),
   planId: t.Optional(t.String({ maxLength: 64, description: 'Only subscriptions to this plan.' })),
   externalId: t.Optional(
     t.String({ maxLength: 200, description: 'Only the subscription with this external id.' }),

@@ -3,6 +3,7 @@
 
 import {
   defineRoute,
+  enumOf,
   FieldErrors,
   fieldProblem,
   kernelProblems,
@@ -40,13 +41,10 @@ const CreateCertificateBody = t.Object(
   {
     customerId: t.String({ minLength: 1, maxLength: 64, description: 'The owning customer, `cus_…`.' }),
     source: t.Optional(
-      t.Union(
-        certificateSources.map((source) => t.Literal(source)),
-        {
-          description:
-            '`uploaded` (the default): the certificate and key given here; `acme`: issued for `domains` through the installation’s ACME CA.',
-        },
-      ),
+      enumOf(certificateSources, {
+        description:
+          '`uploaded` (the default): the certificate and key given here; `acme`: issued for `domains` through the installation’s ACME CA.',
+      }),
     ),
     certificatePem: Pem('Uploads: the certificate issued for the domains, one PEM block, without its chain.'),
     privateKeyPem: Pem(
@@ -73,18 +71,8 @@ const CreateCertificateBody = t.Object(
 
 const ListCertificatesQuery = t.Object({
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s certificates.' })),
-  status: t.Optional(
-    t.Union(
-      certificateStatuses.map((status) => t.Literal(status)),
-      { description: 'Only certificates in this state.' },
-    ),
-  ),
-  source: t.Optional(
-    t.Union(
-      certificateSources.map((source) => t.Literal(source)),
-      { description: 'Only uploaded or only ACME certificates.' },
-    ),
-  ),
+  status: t.Optional(enumOf(certificateStatuses, { description: 'Only certificates in this state.' })),
+  source: t.Optional(enumOf(certificateSources, { description: 'Only uploaded or only ACME certificates.' })),
 })
 
 const uploadFields = ['certificatePem', 'privateKeyPem', 'chainPem', 'passphrase', 'selfSigned'] as const

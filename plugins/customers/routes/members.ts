@@ -7,6 +7,7 @@ import {
   defineRoute,
   fieldProblem,
   findUserByEmail,
+  kernelProblems,
   orNotFound,
   type PluginContext,
   Problem,
@@ -81,7 +82,7 @@ export function memberRoutes({ tenancy }: PluginContext): RouteDefinition[] {
         customersProblems.unknown_user,
         customersProblems.already_member,
         customersProblems.owner_change_not_allowed,
-        customersProblems.customer_deleting,
+        kernelProblems.customer_deleting,
       ],
       change: memberChange('member.create'),
       async handler({ trx, params, body, caller, view }) {

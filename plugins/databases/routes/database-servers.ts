@@ -2,6 +2,7 @@
 
 import {
   defineRoute,
+  enumOf,
   fieldProblem,
   newId,
   nowIso,
@@ -65,20 +66,14 @@ const Password = t.String({
 const Capacity = t.Union([t.Integer({ minimum: 0, maximum: 1_000_000 }), t.Null()], {
   description: 'How many databases it may hold; null (the default) for no limit.',
 })
-const Status = t.Union(
-  serverStatuses.map((status) => t.Literal(status)),
-  {
-    description: '`active` (default) servers receive new databases; `draining` and `disabled` receive none.',
-  },
-)
+const Status = enumOf(serverStatuses, {
+  description: '`active` (default) servers receive new databases; `draining` and `disabled` receive none.',
+})
 
 const CreateServerBody = t.Object(
   {
     name: ServerName,
-    engine: t.Union(
-      engineNames.map((name) => t.Literal(name)),
-      { description: '`mariadb` or `postgresql`.' },
-    ),
+    engine: enumOf(engineNames, { description: '`mariadb` or `postgresql`.' }),
     host: Host,
     port: Port,
     username: Username,
@@ -107,18 +102,8 @@ const UpdateServerBody = t.Object(
 )
 
 const ListServersQuery = t.Object({
-  engine: t.Optional(
-    t.Union(
-      engineNames.map((name) => t.Literal(name)),
-      { description: 'Only servers of this engine.' },
-    ),
-  ),
-  status: t.Optional(
-    t.Union(
-      serverStatuses.map((status) => t.Literal(status)),
-      { description: 'Only servers in this state.' },
-    ),
-  ),
+  engine: t.Optional(enumOf(engineNames, { description: 'Only servers of this engine.' })),
+  status: t.Optional(enumOf(serverStatuses, { description: 'Only servers in this state.' })),
 })
 
 const ServerParams = { id: 'dbs' } as const

@@ -4,6 +4,7 @@
 import {
   type Db,
   defineRoute,
+  enumOf,
   FieldErrors,
   fieldProblem,
   kernelProblems,
@@ -18,7 +19,7 @@ import {
   type Trx,
   t,
 } from '../../../core/index.ts'
-import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
+import { customerDirectory } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import {
   type DatabaseGrant,
@@ -81,10 +82,9 @@ const CreateUserBody = t.Object(
       }),
     ),
     engine: t.Optional(
-      t.Union(
-        engineNames.map((name) => t.Literal(name)),
-        { description: 'The engine, when neither `serverId` nor `grants` says the server.' },
-      ),
+      enumOf(engineNames, {
+        description: 'The engine, when neither `serverId` nor `grants` says the server.',
+      }),
     ),
     password: t.Optional(Password),
     allowedHosts: t.Optional(AllowedHosts),
@@ -124,12 +124,7 @@ const UserWithPassword = t.Object(
 const ListUsersQuery = t.Object({
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s users.' })),
   serverId: t.Optional(t.String({ maxLength: 64, description: 'Only users on this server.' })),
-  engine: t.Optional(
-    t.Union(
-      engineNames.map((name) => t.Literal(name)),
-      { description: 'Only users on servers of this engine.' },
-    ),
-  ),
+  engine: t.Optional(enumOf(engineNames, { description: 'Only users on servers of this engine.' })),
 })
 
 const UserParams = { id: 'dbu' } as const
@@ -236,8 +231,6 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
         },
       },
       problems: [
-        kernelProblems.unknown_customer,
-        ...openCustomerProblems,
         kernelProblems.customer_suspended,
         databasesProblems.unknown_database_server,
         databasesProblems.no_database_server,
@@ -251,14 +244,14 @@ export function databaseUserRoutes(context: PluginContext): RouteDefinition[] {
       change: {
         action: 'database_user.create',
         event: 'database_user.created',
+        customer: 'customerId',
         details: (user) => ({ username: user.username, serverId: user.serverId, grants: user.grants }),
         // The user without the password the answer shows once: events go to webhooks and stay in the outbox.
         payload: ({ password: _shownOnce, ...user }) => user,
       },
       async handler({ trx, body, view, enqueueJob }) {
-        const customer = await customers.find(trx, view, body.customerId)
-        if (!customer) throw fieldProblem(kernelProblems.unknown_customer, 'body.customerId')
-        assertCustomerOpen(customer)
+        // The kernel found the customer in view and open (`change.customer`).
+        const customer = { id: body.customerId }
         if ((await context.quotas.of(trx, customer.id)).source === 'suspended')
           throw new Problem(kernelProblems.customer_suspended)
         const password = passwordOf(body.password, 'body.password')

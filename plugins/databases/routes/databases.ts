@@ -2,6 +2,7 @@
 
 import {
   defineRoute,
+  enumOf,
   FieldErrors,
   fieldProblem,
   kernelProblems,
@@ -31,10 +32,7 @@ import {
   visibleDatabases,
 } from '../repository.ts'
 
-const Engine = t.Union(
-  engineNames.map((name) => t.Literal(name)),
-  { description: '`mariadb` or `postgresql`.' },
-)
+const Engine = enumOf(engineNames, { description: '`mariadb` or `postgresql`.' })
 
 const CreateDatabaseBody = t.Object(
   {
@@ -61,12 +59,7 @@ const ListDatabasesQuery = t.Object({
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s databases.' })),
   siteId: t.Optional(t.String({ maxLength: 64, description: 'Only databases of this site.' })),
   engine: t.Optional(Engine),
-  status: t.Optional(
-    t.Union(
-      databaseStatuses.map((status) => t.Literal(status)),
-      { description: 'Only databases in this state.' },
-    ),
-  ),
+  status: t.Optional(enumOf(databaseStatuses, { description: 'Only databases in this state.' })),
 })
 
 const DatabaseParams = { id: 'db' } as const

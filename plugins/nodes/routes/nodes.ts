@@ -4,6 +4,7 @@ import {
   type Db,
   defineRoute,
   detachDependents,
+  enumOf,
   FieldErrors,
   fieldProblem,
   newId,
@@ -37,11 +38,7 @@ const Hostname = t.String({
   maxLength: 255,
   description: 'Host name or IP address of the server (`web-1.example.net`, `10.0.0.5`, `::1`).',
 })
-const statusSchema = (description: string) =>
-  t.Union(
-    nodeStatuses.map((status) => t.Literal(status)),
-    { description },
-  )
+const statusSchema = (description: string) => enumOf(nodeStatuses, { description })
 const Status = statusSchema(
   '`active` nodes receive new sites; `draining` keeps its sites; `disabled` is out of use.',
 )

@@ -2,6 +2,7 @@
 
 import {
   defineRoute,
+  enumOf,
   FieldErrors,
   fieldProblem,
   kernelProblems,
@@ -53,12 +54,7 @@ const CreateSiteBody = t.Object(
 
 const ListSitesQuery = t.Object({
   customerId: t.Optional(t.String({ maxLength: 64, description: 'Only this customer’s sites.' })),
-  status: t.Optional(
-    t.Union(
-      siteStatuses.map((status) => t.Literal(status)),
-      { description: 'Only sites in this state.' },
-    ),
-  ),
+  status: t.Optional(enumOf(siteStatuses, { description: 'Only sites in this state.' })),
   type: t.Optional(t.String({ maxLength: 32, description: 'Only sites of this type.' })),
   domain: t.Optional(t.String({ maxLength: 253, description: 'Only the site with this domain.' })),
 })

@@ -2,6 +2,7 @@
 
 import {
   defineRoute,
+  enumOf,
   newId,
   nowIso,
   type PluginContext,
@@ -24,12 +25,7 @@ import {
 const DeliveryParams = { id: 'whk', deliveryId: 'whd' } as const
 
 const ListDeliveriesQuery = t.Object({
-  status: t.Optional(
-    t.Union(
-      deliveryStatuses.map((status) => t.Literal(status)),
-      { description: 'Only deliveries in this state.' },
-    ),
-  ),
+  status: t.Optional(enumOf(deliveryStatuses, { description: 'Only deliveries in this state.' })),
   eventType: t.Optional(t.String({ maxLength: 100, description: 'Only deliveries of this event kind.' })),
   eventId: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries of this event, `evt_…`.' })),
 })
