@@ -207,6 +207,45 @@ describe('a master killed alone', () => {
     }
   }, 30_000)
 
+  test('a site’s process named as our master, under the pid our killed master had, is not taken for it', async () => {
+    const paths = siteLayout(layout, site)
+    const master = pidIn(layout.nginx.pid) ?? 0
+    process.kill(master, 'SIGKILL')
+    await eventually('the master to be gone', () => processInfo(master) === null)
+    // The site's user got the pid the master had (pids are given again), in a process whose command line is our
+    // master's: the pid file now names it.
+    const impostor = Bun.spawn(
+      [
+        'setpriv',
+        `--reuid=${paths.user}`,
+        `--regid=${paths.user}`,
+        '--clear-groups',
+        'bash',
+        '-c',
+        `exec -a "nginx: master process nginx -p ${layout.nginx.prefix} -c ${layout.nginx.conf} -e x" sleep 30`,
+      ],
+      { stdio: ['ignore', 'ignore', 'ignore'] },
+    )
+    try {
+      await eventually(
+        'the impostor',
+        () => processInfo(impostor.pid)?.cmdline.startsWith('nginx: master') ?? false,
+      )
+      writeFileSync(layout.nginx.pid, `${impostor.pid}\n`)
+      await runtime.start()
+      const again = pidIn(layout.nginx.pid) ?? 0
+      expect(again).not.toBe(impostor.pid)
+      expect(processInfo(again)?.cmdline).toContain(`-c ${layout.nginx.conf}`)
+      expect(processInfo(impostor.pid)).not.toBeNull()
+      await runtime.suspend(site, never())
+      expect((await request(port, site.domain)).status).toBe(503)
+      await runtime.unsuspend(site, never())
+    } finally {
+      impostor.kill('SIGKILL')
+      await impostor.exited
+    }
+  }, 30_000)
+
   test('stop() ends the masters and what killed ones left, and a stopped runtime is not started again by its watch', async () => {
     const unwatch = runtime.watch(() => {})
     try {

@@ -6,27 +6,16 @@
 // directory) as its own user, even with a command line that names our configuration. So a master is ours only when
 // it runs as the runtime's user, and a worker only when it holds what only our masters could have opened.
 
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
-import { type MasterSpec, processInfo, waitFor } from './masters.ts'
-
-/** The program a process runs, links resolved (one replaced by an upgrade reads `… (deleted)`). */
-function programOf(pid: number): string | null {
-  try {
-    return readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '')
-  } catch {
-    return null
-  }
-}
-
-/** The real user a process runs as, or null when it is gone. */
-function uidOf(pid: number): number | null {
-  try {
-    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-    return uid === undefined ? null : Number(uid)
-  } catch {
-    return null
-  }
-}
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import {
+  type MasterSpec,
+  processInfo,
+  programOf,
+  realpathOr,
+  runtimeUser,
+  uidOf,
+  waitFor,
+} from './masters.ts'
 
 /** The inodes of the Unix sockets bound under `dir` (PHP-FPM's pools' sockets), from /proc/net/unix. */
 function socketsUnder(dir: string): Set<string> {
@@ -66,14 +55,6 @@ function holdsUnder(pid: number, dir: string, sockets: ReadonlySet<string>): boo
   return false
 }
 
-const realpathOr = (path: string) => {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
-
 /**
  * The processes of `spec`'s program that belong to the runtime: its master (by its command line, which names the
  * configuration, and its user, the runtime's) and every process of the same program holding a file or socket under
@@ -83,7 +64,6 @@ const realpathOr = (path: string) => {
 export function leftoversOf(spec: MasterSpec): number[] {
   const program = realpathOr(spec.argv[0] ?? '')
   const dir = `${realpathOr(spec.privateDir)}/`
-  const runtimeUser = process.getuid?.() ?? 0
   const sockets = socketsUnder(dir)
   const found: number[] = []
   for (const name of readdirSync('/proc')) {
@@ -92,7 +72,7 @@ export function leftoversOf(spec: MasterSpec): number[] {
     if (pid === process.pid || programOf(pid) !== program) continue
     const info = processInfo(pid)
     if (!info) continue
-    const master = spec.recognise(info.cmdline) && uidOf(pid) === runtimeUser
+    const master = spec.recognise(info.cmdline) && uidOf(pid) === runtimeUser()
     if (master || holdsUnder(pid, dir, sockets)) found.push(pid)
   }
   return found

@@ -3,7 +3,7 @@
 // and watched through /proc and their logs.
 
 import { spawn } from 'node:child_process'
-import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 
 /** How a master is started and recognised. */
 export interface MasterSpec {
@@ -21,6 +21,13 @@ export interface MasterSpec {
   readonly privateDir: string
   /** Whether a process's command line (`/proc/<pid>/cmdline`, NULs as spaces) is this master's, with our config. */
   readonly recognise: (cmdline: string) => boolean
+  /**
+   * The master runs as the runtime's user, the program `argv[0]` names (nginx's and PHP-FPM's: their workers change
+   * user, not them; not MariaDB's, which drops to mysql): a process under the pid file's pid that is not both is not
+   * it, whatever its command line says (a site's user may name a process as our master, and be given its pid once
+   * it was killed).
+   */
+  readonly runsAsRuntime?: boolean
   /** Where its stderr goes. */
   readonly startupLog: string
   /** Its own log, where it says it is ready and why it failed. */
@@ -44,6 +51,37 @@ export function processInfo(pid: number): { ppid: number; cmdline: string } | nu
     return { ppid: Number(ppid), cmdline }
   } catch {
     return null
+  }
+}
+
+/** The program a process runs, links resolved (one replaced by an upgrade reads `… (deleted)`). */
+export function programOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '')
+  } catch {
+    return null
+  }
+}
+
+/** The real user a process runs as, or null when it is gone. */
+export function uidOf(pid: number): number | null {
+  try {
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return uid === undefined ? null : Number(uid)
+  } catch {
+    return null
+  }
+}
+
+/** The user the runtime runs as (root on a node). */
+export const runtimeUser = () => process.getuid?.() ?? 0
+
+/** `path` with its links resolved, or as it is when it cannot be. */
+export const realpathOr = (path: string) => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
   }
 }
 
@@ -73,7 +111,13 @@ export function runningMaster(spec: MasterSpec): number | null {
   if (pid === null) return null
   // A stale pid file may name a pid the system has since given to another process.
   const info = processInfo(pid)
-  return info && spec.recognise(info.cmdline) ? pid : null
+  if (!info || !spec.recognise(info.cmdline)) return null
+  if (
+    spec.runsAsRuntime &&
+    (uidOf(pid) !== runtimeUser() || programOf(pid) !== realpathOr(spec.argv[0] ?? ''))
+  )
+    return null
+  return pid
 }
 
 const sizeOf = (path: string) => {

@@ -164,6 +164,7 @@ export function createNginx(settings: NginxSettings): ConfiguredMaster {
       privateDir: dirname(nginx.errorLog),
       recognise: (cmdline) =>
         cmdline.startsWith('nginx: master process') && cmdline.includes(` -c ${nginx.conf} -e `),
+      runsAsRuntime: true,
       startupLog: nginx.startupLog,
       log: nginx.errorLog,
       ready: /\[notice\] \d+#\d+: start worker processes/,

@@ -101,6 +101,7 @@ export function createPhpFpm(settings: PhpFpmSettings): ConfiguredMaster {
       pidFile: php.pid,
       privateDir: php.run,
       recognise: (cmdline) => cmdline === `php-fpm: master process (${php.conf})`,
+      runsAsRuntime: true,
       startupLog: php.startupLog,
       log: php.log,
       ready: /NOTICE: ready to handle connections/,
