@@ -2,7 +2,8 @@
 // another site's, or one site's broken block would fail the other's check. The masters' start and stop also hold a
 // lock across processes.
 
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dlopen, FFIType } from 'bun:ffi'
+import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs'
 
 const tails = new Map<string, Promise<unknown>>()
 
@@ -18,86 +19,61 @@ export async function serialized<T>(key: string, task: () => Promise<T>): Promis
   }
 }
 
-/**
- * Runs `task` holding the lock `dir` (made with mkdir, which only one process wins; it names its holder's pid) across
- * processes: two panel instances serving one data directory must not both start its masters, nor one end as a
- * leftover the master the other is starting. A lock whose holder died (killed while holding it) is taken over,
- * also when its pid has since been given to another process (the lock stays on disk across reboots).
- */
-export async function acrossProcesses<T>(dir: string, task: () => Promise<T>, waitMs = 60_000): Promise<T> {
-  const deadline = Date.now() + waitMs
+/** flock(2) from the C library: a lock the kernel holds for an open file, freed when its holder dies. */
+let flock: ((fd: number, operation: number) => number) | null = null
+const lockExclusive = 2
+const lockNonBlocking = 4
+
+function takeFlock(fd: number): boolean {
+  if (!flock) {
+    const { symbols } = dlopen('libc.so.6', {
+      flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    })
+    flock = symbols.flock
+  }
+  return flock(fd, lockExclusive | lockNonBlocking) === 0
+}
+
+/** Opens the lock file, making it; null when its folder is missing. */
+function openLock(path: string): number | null {
   for (;;) {
     try {
-      mkdirSync(dir, { mode: 0o700 })
-      writeFileSync(`${dir}/pid`, holderRecord(process.pid))
-      break
+      return openSync(path, 'a', 0o600)
     } catch (error) {
       const { code } = error as NodeJS.ErrnoException
-      // No directory to lock in: nothing was ever started there, nothing to contend over.
-      if (code === 'ENOENT') return task()
-      if (code !== 'EEXIST') throw error
+      if (code === 'ENOENT') return null
+      // A folder: the lock as earlier versions made it (mkdir, naming a pid), which nothing takes any more.
+      if (code !== 'EISDIR') throw error
+      rmSync(path, { recursive: true, force: true })
     }
-    if (!holderAlive(dir)) {
-      rmSync(dir, { recursive: true, force: true })
-      continue
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${dir} stayed locked by another process for ${waitMs / 1000} s`)
-    await Bun.sleep(50)
   }
+}
+
+/**
+ * Runs `task` holding the lock `path` across processes: two panel instances serving one data directory must not
+ * both start its masters, nor one end as a leftover the master the other is starting. The kernel holds it (flock
+ * on the file, which stays): a holder killed while holding it frees it at once, whoever gets its pid since, and
+ * processes finding it free at the same moment cannot both take it (a lock naming its holder's pid, removed when
+ * that pid looked dead, was taken by two of six such processes at once in one try out of three). Within one
+ * process, each call opens the file afresh, so calls wait for each other too. The file names the holder's pid.
+ */
+export async function acrossProcesses<T>(path: string, task: () => Promise<T>, waitMs = 60_000): Promise<T> {
+  const fd = openLock(path)
+  // No folder to lock in: nothing was ever started there, nothing to contend over.
+  if (fd === null) return task()
   try {
+    const deadline = Date.now() + waitMs
+    while (!takeFlock(fd)) {
+      if (Date.now() > deadline)
+        throw new Error(`${path} stayed locked by another process for ${waitMs / 1000} s`)
+      await Bun.sleep(50)
+    }
+    ftruncateSync(fd, 0)
+    writeSync(fd, `${process.pid}\n`)
     return await task()
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    // Closing the file frees the lock. Nothing started meanwhile (the masters) holds it on: Bun opens files
+    // close-on-exec.
+    closeSync(fd)
   }
-}
-
-/**
- * Who process `pid` is beyond its pid, which the system gives again once it ends: this boot's id and the process's
- * start time since boot (`/proc/<pid>/stat`, field 22). Null when it is gone (or there is no /proc).
- */
-function identityOf(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // After `pid (comm) `, fields from the third (state) on: the start time is the 22nd.
-    const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-    return startTime ? `${boot} ${startTime}` : null
-  } catch {
-    return null
-  }
-}
-
-/** What the lock says of its holder: `<pid> <boot id> <start time>`. */
-function holderRecord(pid: number): string {
-  const identity = identityOf(pid)
-  return identity ? `${pid} ${identity}` : String(pid)
-}
-
-/**
- * Whether the process named in the lock still runs (a lock just made, its pid not yet written, counts as held): its
- * pid alive and, when the lock says who it was, the same process (not one given its pid since, nor one of another
- * boot).
- */
-function holderAlive(dir: string): boolean {
-  let record: string
-  try {
-    record = readFileSync(`${dir}/pid`, 'utf8').trim()
-  } catch {
-    // Made a moment ago, or its holder died between the two steps: held unless it stays so for a second.
-    try {
-      return Date.now() - statSync(dir).mtimeMs < 1_000
-    } catch {
-      return false
-    }
-  }
-  const [pidText = '', ...identity] = record.split(' ')
-  const pid = Number(pidText)
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-  return identity.length === 0 || identityOf(pid) === identity.join(' ')
 }
