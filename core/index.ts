@@ -75,6 +75,7 @@ export {
 } from './plugin/extension-point.ts'
 export { type ItemRows, itemRows, type NewItemRow } from './plugin/item-rows.ts'
 export type { ListDeclaration, ListFilter } from './plugin/list-declaration.ts'
+export type { ReadinessCheck, ReadinessOutcome, ReadinessReason } from './plugin/readiness-check.ts'
 export { resourceItem } from './plugin/resource-item.ts'
 export {
   type Representation,

@@ -268,13 +268,13 @@ describe('the OpenAPI document', () => {
     }
   })
 
-  test('describes the body of POST /api/v1/sites as a closed object of four required fields, optional limits and the options site types add', () => {
+  test('describes the body of POST /api/v1/sites as a closed object of four required fields, optional limits, the node staff choose and the options site types add', () => {
     const body = document.paths['/api/v1/sites']?.post?.requestBody
     const schema = resolved(body?.content?.['application/json']?.schema)
     const fields = ['customerId', 'name', 'type', 'domain']
     expect(schema?.type).toBe('object')
     expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual(
-      [...fields, 'limits', 'wordpress'].toSorted(),
+      [...fields, 'limits', 'nodeId', 'wordpress'].toSorted(),
     )
     expect([...(schema?.required ?? [])].toSorted()).toEqual(fields.toSorted())
     expect(schema?.additionalProperties).toBe(false)

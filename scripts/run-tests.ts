@@ -33,6 +33,7 @@ const nodeSide = [
   '{plugins,examples}/*/node/**/*.test.ts',
   'plugins/databases/engines/*.test.ts',
   'hosts/node-agent*.test.ts',
+  'hosts/node-readiness.test.ts',
   'hosts/first-site.test.ts',
   'plugins/wordpress/agent.test.ts',
   'plugins/console/**/*.e2e.test.ts',

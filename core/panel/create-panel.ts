@@ -29,7 +29,7 @@ import { createBackground } from './background.ts'
 import { buildCatalogue, type Catalogue } from './catalogue.ts'
 import { checkInstallationSecret } from './installation-secret.ts'
 import { kernelAreaNames, kernelAreas } from './kernel-areas.ts'
-import { kernelRoutes } from './kernel-routes.ts'
+import { kernelRoutes, type NamedReadinessCheck } from './kernel-routes.ts'
 import { type PanelLimits, resolveLimits } from './limits.ts'
 import { jsonLinesLogger } from './logger.ts'
 import { createPanelMetrics, registerStoreGauges } from './metrics.ts'
@@ -89,7 +89,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
     if (value === undefined) throw new Error(`The panel's ${what} is not built yet`)
     return value
   }
-  const health = kernelRoutes(async () => isReady && store.isOpen)
+  // The plugins' readiness checks, made once they are set up (below).
+  let readinessChecks: NamedReadinessCheck[] = []
+  const health = kernelRoutes(
+    async () => isReady && store.isOpen,
+    () => readinessChecks,
+  )
   const kernel = {
     store,
     secret: options.secret,
@@ -191,6 +196,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   for (const plugin of plugins) await plugin.setup?.(runtime.contextFor(plugin.name))
   runtime.seal()
   background.registerJobs(plugins, runtime.contextFor)
+  readinessChecks = plugins.flatMap((plugin) =>
+    (plugin.readinessChecks?.(runtime.contextFor(plugin.name)) ?? []).map((check) => ({
+      ...check,
+      plugin: plugin.name,
+    })),
+  )
   registerStoreGauges(metrics, store, () => background.registry.keys(), version)
 
   // Wire: every route through the pipeline onto one router, and the document made from them.

@@ -14,6 +14,7 @@ import type { Db, Store, Trx } from '../store/store.ts'
 import type { Tenancy } from '../tenancy/tenancy.ts'
 import type { UsageCounters } from '../usage/usage-counters.ts'
 import type { ExtensionPointRef, ExtensionRegistry } from './extension-point.ts'
+import type { ReadinessCheck } from './readiness-check.ts'
 import type { AuditInput, EventInput, RouteDefinition } from './route.ts'
 import type { ServiceRef } from './service.ts'
 import type { WebRoute } from './web-route.ts'
@@ -274,6 +275,11 @@ export interface PluginDefinition {
    * up. Public GETs outside the API's base path; see {@link WebRoute}.
    */
   webRoutes?(context: PluginContext): readonly WebRoute[]
+  /**
+   * What it contributes to the panel's readiness (`/readyz`): checks of what it relies on that can fail while the API
+   * answers (the nodes plugin's local node serving sites), made once the panel is set up. See {@link ReadinessCheck}.
+   */
+  readinessChecks?(context: PluginContext): readonly ReadinessCheck[]
   /**
    * What it adds to `GET /capabilities` under its name (`{ siteTypes: [...] }` for sites), read once the panel
    * is set up. JSON-serialisable.

@@ -112,6 +112,7 @@ export {
   type Audience,
   type ConsolePagesModule,
   type ConsoleRoute,
+  type DashboardNotice,
   defineConsolePages,
   type NavEntry,
   type PageTab,

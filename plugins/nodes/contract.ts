@@ -51,6 +51,24 @@ export {
 export const nodeStatuses = ['active', 'draining', 'disabled'] as const
 export type NodeStatus = (typeof nodeStatuses)[number]
 
+/** Why a node cannot serve its sites now. */
+export const NodeUnreadiness = t.Object(
+  {
+    code: t.String({
+      maxLength: 64,
+      description:
+        'A stable code. Said by the node: `binary_missing` (nginx or PHP-FPM not installed), `port_taken` (another program listens on the sites’ port: Debian’s own nginx, say), `stack_failed` (nginx or PHP-FPM would not start for another reason), `not_running` (they are not running: not started yet, or stopped). Known to the panel: `agent_never_connected` (the node’s agent never called), `agent_disconnected` (it has not called for a minute), `not_reported` (the node has not said what it runs yet).',
+      examples: ['port_taken'],
+    }),
+    message: t.String({
+      maxLength: 2000,
+      description: 'What is wrong, in words an operator acts on (the port, the program, what it said).',
+    }),
+  },
+  { $id: 'NodeUnreadiness' },
+)
+export type NodeUnreadiness = Static<typeof NodeUnreadiness>
+
 /** What a node can run, as its agent reports it (node/contract.ts's `NodeCapabilities`). */
 export const NodeCapabilities = t.Object(
   {
@@ -100,6 +118,21 @@ export const NodeCapabilities = t.Object(
       description:
         'The command that installs on the node what it lacks: `npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one.',
     }),
+    readiness: t.Optional(
+      t.Object(
+        {
+          ready: t.Boolean({
+            description:
+              'Whether the node serves its sites now: its nginx and PHP-FPM run (or it lays out files only, by its operator’s choice).',
+          }),
+          reasons: t.Array(NodeUnreadiness, { maxItems: 20, description: 'Why not; empty when ready.' }),
+        },
+        {
+          description:
+            'Whether the node serves its sites now, as it says itself (absent from older agents). The node’s `ready` adds what the panel knows (its agent connected).',
+        },
+      ),
+    ),
   },
   { $id: 'NodeCapabilities' },
 )
@@ -114,6 +147,13 @@ export const Node = t.Object(
     hostname: t.String({ description: 'Host name or address of the server.' }),
     status: enumOf(nodeStatuses, {
       description: '`active` nodes receive new sites; `draining` keeps its sites; `disabled` is out of use.',
+    }),
+    ready: t.Boolean({
+      description:
+        'Whether the node can serve sites now: its agent is connected (the `local` node runs in the panel) and the node says it serves (its nginx and PHP-FPM run). A node that is not ready receives no new site; `notReady` says why.',
+    }),
+    notReady: t.Array(NodeUnreadiness, {
+      description: 'Why the node is not ready, with a stable code each; empty when it is.',
     }),
     agent: t.Object(
       {
@@ -241,10 +281,17 @@ export class NodeUnreachable extends Error {
 
 /** What other plugins may ask of nodes. */
 export interface NodeDirectory {
-  /** The node with this id, or null. */
-  find(id: string): Promise<Node | null>
+  /** The node with this id, or null, read through `db` (a transaction's `trx` inside one). */
+  find(id: string, db?: Db): Promise<Node | null>
   /** Nodes that accept new sites (`active`), oldest first, read through `db` (a transaction's `trx` inside one). */
   activeNodes(db?: Db): Promise<readonly Node[]>
+  /**
+   * Resolves once the node this panel runs itself (`local`) said what it runs after the panel's start, so its
+   * readiness is known: at once when it is not starting (reported already, or not started by this process), after
+   * 15 s at most. Placement waits for it outside the creating transaction, so a site created in the second after
+   * `npm start` is placed rather than refused (an agent's node is never waited for: its agent may never come).
+   */
+  localReported(): Promise<void>
   /**
    * Carries `command` out on `node` through its driver and resolves with what the operation resolved with: the one
    * path every node operation takes. A failure the node calls final is a `JobFailure` with its code (the job fails at

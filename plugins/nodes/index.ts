@@ -25,7 +25,7 @@ import { nodeVersion } from './node/index.ts'
 import { nodesProblems } from './problems.ts'
 import { createAgentDriver } from './remote/agent-driver.ts'
 import { type CommandQueue, createCommandQueue } from './remote/command-queue.ts'
-import { activeNodeRows, findNodeRow, toNode } from './repository.ts'
+import { activeNodeRows, findNodeRow, localNodeRows, toNode } from './repository.ts'
 import { agentRoutes } from './routes/agent.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { nodeRoutes } from './routes/nodes.ts'
@@ -47,9 +47,23 @@ export interface NodesOptions {
   readonly localServing?: { readonly dataDir: string; readonly httpPort: number; readonly httpsPort: number }
 }
 
+/** `promise`, or nothing after `ms` (a timer that keeps no process alive). */
+function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    timer.unref?.()
+    void promise.finally(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
 /** Nodes: platform staff register servers; the sites plugin places sites on them and runs them through drivers. */
 export const nodesPlugin = (options: NodesOptions) => {
   const local = options.local !== false
+  // Whether the local node serves its sites (then it is ready once its masters run), or lays out files only.
+  const localServes = local && options.localServing !== undefined
   // The node modules plugins add during setup; the local node and the agents' work read them at each use.
   let modules: () => readonly NodeModuleEntry[] = () => []
   // Made here, not in setup, so a data directory the driver cannot use fails at once, naming the directory.
@@ -60,6 +74,9 @@ export const nodesPlugin = (options: NodesOptions) => {
       })
     : null
   let queue: CommandQueue | undefined
+  // Settles once the local node said what it runs after this process started it (placement waits for it).
+  let localReported: Promise<void> = Promise.resolve()
+  let localSettled = true
   return definePlugin({
     name: 'nodes',
     version: '0.1.0',
@@ -104,13 +121,15 @@ export const nodesPlugin = (options: NodesOptions) => {
         }
       }
       context.provide(nodeDirectory, {
-        async find(id) {
-          const row = await findNodeRow(context.db, id)
-          return row ? toNode(row) : null
+        async find(id, db = context.db) {
+          const row = await findNodeRow(db, id)
+          return row ? toNode(row, localServes) : null
         },
-        activeNodes: async (db = context.db) => (await activeNodeRows(db)).map(toNode),
+        activeNodes: async (db = context.db) =>
+          (await activeNodeRows(db)).map((row) => toNode(row, localServes)),
         send,
         call: (node, call, signal) => send(node, nodeCommand('call', call), signal),
+        localReported: () => (localSettled ? Promise.resolve() : waitAtMost(localReported, 15_000)),
       })
     },
     start(context) {
@@ -123,10 +142,30 @@ export const nodesPlugin = (options: NodesOptions) => {
             found.set(id, site)
         return found
       }
-      return startLocalNode(context, localDriver, nodeVersion, locate)
+      const reported = Promise.withResolvers<void>()
+      localSettled = false
+      localReported = reported.promise.then(() => {
+        localSettled = true
+      })
+      return startLocalNode(context, localDriver, nodeVersion, locate, reported.resolve)
     },
+    // `/readyz` says whether the node the panel runs itself serves its sites (degraded, with why, when not).
+    readinessChecks: (context) =>
+      localDriver
+        ? [
+            {
+              name: 'local-node',
+              description: 'The local node (run in the panel’s process) serves its sites.',
+              async check() {
+                const rows = await localNodeRows(context.db)
+                const reasons = rows.flatMap((row) => toNode(row, localServes).notReady)
+                return { ready: reasons.length === 0, reasons }
+              },
+            },
+          ]
+        : [],
     routes: (context) => [
-      ...nodeRoutes(context, localDriver !== null),
+      ...nodeRoutes(context, localDriver !== null, localServes),
       ...metricsRoutes(context),
       ...agentRoutes(context, queue ?? createCommandQueue(context), () => modules()),
     ],

@@ -7,17 +7,22 @@ import type { LocatedSite } from './contract.ts'
 import { recordDisk } from './disk.ts'
 import type { LocalDriver } from './drivers/local.ts'
 import type { NodesTables } from './migrations.ts'
+import { type KeptServing, keepServing } from './node/index.ts'
 import { recordTraffic } from './traffic.ts'
 
 /** How often the local sites' access logs are read for traffic. */
 const trafficEveryMs = 60_000
 
-/** Starts the local node's background work; answers how to stop it (the masters keep serving). */
+/**
+ * Starts the local node's background work; answers how to stop it (the masters keep serving). Calls `onReported`
+ * once the node first recorded what it runs (or its start failed).
+ */
 export function startLocalNode(
   context: PluginContext,
   driver: LocalDriver,
   version: string,
   locate: (siteIds: readonly string[]) => Promise<ReadonlyMap<string, LocatedSite>>,
+  onReported: () => void = () => {},
 ): () => Promise<void> {
   let stopped = false
   let stopServices: () => Promise<void> = async () => {}
@@ -33,13 +38,28 @@ export function startLocalNode(
     for (const row of rows) await recordReport(context, row, { version }, reported)
     return reported
   }
+  let serving: KeptServing | null = null
   const ready = (async () => {
     // The node modules the plugins declared, made before anything asks for them; then said at once (what it runs
     // and what is on its way: the node's own database server, made on a first start in a few seconds).
     await driver.loadModules()
-    const capabilities = await report()
-    // Sites served before a restart are served again at once, not at their next change.
-    if (capabilities.mode === 'serving') await driver.node.runtime.start()
+    // Sites served before a restart are served again at once, not at their next change; a node that cannot serve
+    // (its port taken by another program) says why, and its watch starts it again once it can. The first
+    // report follows the first start, so it says whether the node serves.
+    serving = keepServing(driver.node.runtime, {
+      async changed(readiness, previous) {
+        // Recorded at once (placement reads it), then said.
+        await report()
+        onReported()
+        if (!readiness.ready)
+          context.log.error(
+            { reasons: readiness.reasons },
+            `the local node is not ready to serve sites: ${readiness.reasons.map((reason) => reason.message).join('; ')}`,
+          )
+        else if (previous) context.log.info({}, 'the local node is ready: it serves its sites again')
+      },
+    })
+    await serving.first
     // What the node's services keep running (the SFTP server, the node's MariaDB), logged with the panel's lines.
     stopServices = await driver.node.startServices((level, fields, message) =>
       context.log[level]({ ...fields }, message),
@@ -51,9 +71,11 @@ export function startLocalNode(
         { missing: reported.missing, fix: reported.setup },
         `the local node lacks ${reported.missing.map((lack) => `${lack.what} (for ${lack.for})`).join(', ')}: run \`${reported.setup}\``,
       )
-  })().catch((error: unknown) =>
-    context.log.error({ err: error }, 'the local node could not start serving its sites'),
-  )
+  })()
+    .catch((error: unknown) =>
+      context.log.error({ err: error }, 'the local node could not start serving its sites'),
+    )
+    .finally(onReported)
 
   const countTraffic = async () => {
     const readings = (await driver.node.runtime.traffic()).filter(
@@ -116,6 +138,7 @@ export function startLocalNode(
     stopped = true
     clearInterval(timer)
     await ready
+    await (serving as KeptServing | null)?.stop()
     await stopServices()
   }
 }

@@ -76,6 +76,9 @@ describe('a fresh installation', () => {
         driver: 'local',
         hostname: 'localhost',
         status: 'active',
+        // Lays out files in the panel's process: ready with nothing running.
+        ready: true,
+        notReady: [],
         // Run in the panel's process: always connected.
         agent: expect.objectContaining({ connected: true }),
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -133,7 +136,9 @@ describe('adding a node', () => {
       driver: 'agent',
       hostname: 'web-east.example.net',
       status: 'active',
-      // No agent has dialled in yet.
+      // No agent has dialled in yet: it receives no site.
+      ready: false,
+      notReady: [{ code: 'agent_never_connected', message: expect.stringContaining('npm run agent') }],
       agent: { connected: false, lastSeenAt: null, version: null, capabilities: null },
       createdAt: expect.any(String),
       updatedAt: node.createdAt,
@@ -357,6 +362,8 @@ describe('changing a node', () => {
       driver: 'agent',
       hostname: 'new.example',
       status: 'active',
+      ready: node.ready,
+      notReady: node.notReady,
       agent: node.agent,
       createdAt: node.createdAt,
       updatedAt: expect.any(String),

@@ -4,23 +4,38 @@ import { type Db, sql } from '../../core/index.ts'
 import type { Node, NodeCapabilities } from './contract.ts'
 import type { NodesTable, NodesTables } from './migrations.ts'
 import { agentSilenceMs } from './node/agent/protocol.ts'
+import { notReadyReasons } from './readiness.ts'
 
-/** The API form of a row (never its token hash). */
-export function toNode(row: NodesTable): Node {
+/**
+ * The API form of a row (never its token hash). `localServes`: whether the panel's own `local` node serves its sites
+ * (see readiness.ts); default false, a local node that lays out files only.
+ */
+export function toNode(row: NodesTable, localServes = false): Node {
+  const connected =
+    row.driver === 'local' ||
+    (row.agent_seen_at !== null && Date.now() - Date.parse(row.agent_seen_at) <= agentSilenceMs)
+  const capabilities =
+    row.agent_capabilities === null ? null : (JSON.parse(row.agent_capabilities) as NodeCapabilities)
+  const notReady = notReadyReasons({
+    driver: row.driver,
+    connected,
+    seenAt: row.agent_seen_at,
+    capabilities,
+    localServes,
+  })
   return {
     id: row.id,
     name: row.name,
     driver: row.driver,
     hostname: row.hostname,
     status: row.status as Node['status'],
+    ready: notReady.length === 0,
+    notReady,
     agent: {
-      connected:
-        row.driver === 'local' ||
-        (row.agent_seen_at !== null && Date.now() - Date.parse(row.agent_seen_at) <= agentSilenceMs),
+      connected,
       lastSeenAt: row.agent_seen_at,
       version: row.agent_version,
-      capabilities:
-        row.agent_capabilities === null ? null : (JSON.parse(row.agent_capabilities) as NodeCapabilities),
+      capabilities,
     },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -35,6 +50,11 @@ export function nodesQuery(db: Db) {
 /** The node row with this id, or undefined. */
 export function findNodeRow(db: Db, id: string): Promise<NodesTable | undefined> {
   return nodesQuery(db).where('id', '=', id).executeTakeFirst()
+}
+
+/** The nodes of the `local` driver (the one the panel runs itself, unless staff added more). */
+export function localNodeRows(db: Db): Promise<NodesTable[]> {
+  return nodesQuery(db).where('driver', '=', 'local').orderBy('id').execute()
 }
 
 /** Active nodes, oldest first (ids are time-ordered). */

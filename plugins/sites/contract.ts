@@ -26,7 +26,7 @@ export const SiteError = t.Object(
   {
     code: t.String({
       description:
-        'A stable code: `no_database_server`, `database_failed`, `node_unreachable`, `node_error`, `wordpress_failed`, `cancelled`, or another the node or a plugin names (docs/sites.md lists them).',
+        'A stable code: `no_database_server`, `database_failed`, `node_unreachable`, `node_error`, `wordpress_failed`, `wordpress_unavailable`, `cancelled`, or another the node or a plugin names (docs/sites.md lists them).',
       examples: ['no_database_server'],
     }),
     message: t.String({ description: 'What went wrong, in words an operator acts on.' }),

@@ -105,4 +105,27 @@ export const sitesProblems = defineProblems({
     description:
       'Every node is draining or disabled; platform staff must activate one (`PATCH /nodes/{id}`).',
   },
+  no_node_ready: {
+    status: 409,
+    detail: 'No node that takes new sites can serve one now.',
+    description:
+      'Every active node is not ready: its agent never connected or stopped calling, it has not said what it runs yet, or it cannot serve (its sites’ port taken by another program, nginx missing, ...). `nodes` lists each with its `notReady` reasons (as `GET /nodes` does); nothing was kept. The same request succeeds once a node is ready.',
+  },
+  node_not_ready: {
+    status: 409,
+    detail: 'The node cannot serve sites now.',
+    description:
+      'The node chosen for the site (`nodeId`), or the node of a failed site being retried, is not ready: `notReady` gives the reasons with their codes (`agent_never_connected`, `agent_disconnected`, `not_reported`, `port_taken`, `binary_missing`, `stack_failed`, `not_running`), as `GET /nodes/{id}` does. Nothing was kept.',
+  },
+  unknown_node: {
+    status: 422,
+    detail: 'There is no such node.',
+    description: 'The `nodeId` names no node.',
+  },
+  node_not_accepting: {
+    status: 409,
+    detail: 'The node takes no new sites.',
+    description:
+      'The node chosen for the site (`nodeId`) is `draining` or `disabled`; platform staff activate it with `PATCH /nodes/{id}`.',
+  },
 })

@@ -211,8 +211,8 @@ function wordpressSiteType(context: PluginContext): SiteType {
     },
     async lacksOn(db, node) {
       const capabilities = node.agent.capabilities
-      // A node that never said what it runs (a panel not started, an agent not connected yet) is taken at its
-      // word later: its provisioning finds out.
+      // A node that never said what it runs is ready only as the panel's own node laying out files (placement
+      // refuses the others before asking): it takes WordPress sites as placeholder pages, by the operator's choice.
       if (!capabilities) return []
       const serving = capabilities.missing.filter((lack) => lack.for === 'serving sites')
       // A node that lays out files only by its operator's choice (LOCAL_SITES=files) takes WordPress sites as
@@ -242,9 +242,24 @@ function wordpressSiteType(context: PluginContext): SiteType {
       return lacks
     },
     async app(job, site) {
-      // A node that only lays out files (no nginx or PHP-FPM, said so in its state) gets the placeholder site.
       const node = site.nodeId ? await nodes().find(site.nodeId) : null
-      if (!node?.agent.capabilities?.applications[wordpressKind]) return undefined
+      const capabilities = node?.agent.capabilities ?? null
+      if (!capabilities?.applications[wordpressKind]) {
+        // A node that lays out files only by its operator's choice (LOCAL_SITES=files, said so in its `mode`) gets
+        // the placeholder page; any other never does: a WordPress site without WordPress would read `active` with
+        // no database and a password that opens nothing.
+        const filesOnlyByChoice =
+          node !== null &&
+          (capabilities === null
+            ? node.driver === 'local' && node.ready
+            : capabilities.mode === 'files-only' &&
+              !capabilities.missing.some((lack) => lack.for === 'serving sites'))
+        if (filesOnlyByChoice) return undefined
+        throw new JobFailure(
+          `The node ${node?.name ?? '(none)'} cannot install WordPress now${capabilities ? ` (it lacks ${capabilities.missing.map((lack) => lack.what).join(', ') || 'WordPress'}; \`${capabilities.setup}\` installs it)` : ' (it has not said what it runs)'}: the site is not made a placeholder. Retry once the node serves WordPress.`,
+          'wordpress_unavailable',
+        )
+      }
       const row = await sites(context.db)
         .selectFrom('wordpress_sites')
         .selectAll()

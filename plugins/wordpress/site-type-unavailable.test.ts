@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   createTestPanel,
   expectFieldProblem,
+  expectProblem,
   nodeWithPlayedAgent,
   type playAgent,
   type TestPanel,
@@ -72,13 +73,19 @@ describe('a WordPress site no node can serve', () => {
     expect(await siteCount()).toBe(0)
   })
 
-  test('is refused on a node that would serve but lacks nginx, though it lays out files only', async () => {
+  test('is refused on a node that would serve but lacks nginx, though it lays out files only: it is not ready', async () => {
     await report(
       capabilities({ nginx: null, mode: 'files-only', missing: [{ what: 'nginx', for: 'serving sites' }] }),
     )
     const refused = await createSite('blog.example.test')
-    expect(JSON.stringify(await refused.clone().json())).toContain('fra-3 lacks nginx')
-    await expectFieldProblem(refused, 422, 'site_type_unavailable', 'body.type')
+    const body = (await refused.clone().json()) as {
+      detail: string
+      nodes: { notReady: { code: string }[] }[]
+    }
+    expect(body.detail).toContain('fra-3: nginx is not installed')
+    expect(body.nodes[0]?.notReady.map((reason) => reason.code)).toEqual(['binary_missing'])
+    await expectProblem(refused, 409, 'no_node_ready')
+    expect(await siteCount()).toBe(0)
   })
 
   test('is created once the node runs WordPress and a database server of its own', async () => {

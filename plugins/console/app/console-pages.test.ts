@@ -45,6 +45,22 @@ describe('indexing modules', () => {
       ]),
     ).toThrow('Two navigation entries open /sites')
   })
+
+  test('gathers every module’s dashboard notices, in order, and refuses two of one name', () => {
+    const notice = (name: string) => ({ name, scope: null, render: () => null })
+    const pages = indexPages([
+      { routes: [], notices: [notice('failed-sites')] },
+      { routes: [] },
+      { routes: [], notices: [notice('expiring-certificates')] },
+    ])
+    expect(pages.notices.map((each) => each.name)).toEqual(['failed-sites', 'expiring-certificates'])
+    expect(() =>
+      indexPages([
+        { routes: [], notices: [notice('failed-sites')] },
+        { routes: [], notices: [notice('failed-sites')] },
+      ]),
+    ).toThrow('Two dashboard notices are named failed-sites')
+  })
 })
 
 describe('matching a path', () => {

@@ -53,10 +53,23 @@ export interface ConsoleRoute {
   readonly render: (params: Readonly<Record<string, string>>) => ReactNode
 }
 
-/** What a console module gives the shell: its pages and its navigation entries. */
+/**
+ * Something the dashboard flags at its top (failed sites, with a link to them): a module's notice, shown to callers
+ * holding its scope; it renders nothing when there is nothing to flag.
+ */
+export interface DashboardNotice {
+  /** Unique across modules: `failed-sites`. */
+  readonly name: string
+  /** Shown when the caller holds this scope (null: everyone signed in). */
+  readonly scope: string | null
+  readonly render: () => ReactNode
+}
+
+/** What a console module gives the shell: its pages, its navigation entries and its dashboard notices. */
 export interface ConsolePagesModule {
   readonly routes: readonly ConsoleRoute[]
   readonly navigation?: readonly NavEntry[]
+  readonly notices?: readonly DashboardNotice[]
 }
 
 /**
@@ -73,10 +86,11 @@ export interface NavGroup {
   readonly items: readonly NavEntry[]
 }
 
-/** Every page and navigation entry of the app. */
+/** Every page, navigation entry and dashboard notice of the app. */
 export interface ConsolePages {
   readonly routes: readonly ConsoleRoute[]
   readonly navigation: readonly NavGroup[]
+  readonly notices: readonly DashboardNotice[]
 }
 
 /** An order to sort by: entries without one after those with one (sorting is stable: then as declared). */
@@ -118,7 +132,13 @@ export function indexPages(modules: readonly ConsolePagesModule[]): ConsolePages
     if (links.has(entry.to)) throw new Error(`Two navigation entries open ${entry.to}`)
     links.add(entry.to)
   }
-  return { routes, navigation: groupsOf(entries) }
+  const notices = modules.flatMap((module) => module.notices ?? [])
+  const names = new Set<string>()
+  for (const notice of notices) {
+    if (names.has(notice.name)) throw new Error(`Two dashboard notices are named ${notice.name}`)
+    names.add(notice.name)
+  }
+  return { routes, navigation: groupsOf(entries), notices }
 }
 
 /** How specific a pattern is at each segment (1 a literal, 0 a parameter): literals win where two match. */

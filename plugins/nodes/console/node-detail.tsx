@@ -1,5 +1,5 @@
-// `/nodes/:id`: a node's facts, what its agent reported it can run (read again every 15 s), its settings and its
-// agent token.
+// `/nodes/:id`: a node's facts, whether it can serve sites now and why not, what its agent reported it can run (read
+// again every 15 s), its settings and its agent token.
 
 import { useQuery } from '@tanstack/react-query'
 import {
@@ -18,6 +18,7 @@ import {
 } from '../../console/kit.ts'
 import { AgentState } from './agent-state.tsx'
 import { api, type Schemas } from './api.ts'
+import { Readiness } from './node-readiness.tsx'
 import { NodeSettingsForm } from './node-settings-form.tsx'
 import { RotateAgentToken } from './rotate-agent-token.tsx'
 import { useDrivers } from './use-drivers.ts'
@@ -109,6 +110,9 @@ export function NodeDetail({ id }: { id: string }) {
             ['Updated', formatTime(current.updatedAt)],
           ]}
         />
+      </Section>
+      <Section title="Readiness">
+        <Readiness node={current} />
       </Section>
       <Section title="Capabilities">
         <CapabilityFacts capabilities={current.agent.capabilities} />

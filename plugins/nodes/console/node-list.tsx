@@ -1,4 +1,5 @@
-// `/nodes`: the servers sites run on, whether their agents are connected (read again every 15 s), and their status.
+// `/nodes`: the servers sites run on, whether each can serve sites now and why not, whether their agents are connected
+// (read again every 15 s), and their status.
 
 import {
   CursorTable,
@@ -11,6 +12,7 @@ import {
 } from '../../console/kit.ts'
 import { AgentState } from './agent-state.tsx'
 import { api, type Schemas } from './api.ts'
+import { ReadinessBadge } from './node-readiness.tsx'
 
 type Node = Schemas['Node']
 type NodeStatus = Node['status']
@@ -33,7 +35,7 @@ export function NodeList() {
     <>
       <PageHeader
         title="Nodes"
-        subtitle="The servers sites run on. New sites go to the active node with the fewest sites."
+        subtitle="The servers sites run on. New sites go to the ready active node with the fewest sites."
         actions={
           session.can('node:manage') ? (
             <Link to="/nodes/new" className="button">
@@ -64,6 +66,7 @@ export function NodeList() {
           { header: 'Hostname', cell: (node) => node.hostname },
           { header: 'Driver', cell: (node) => node.driver },
           { header: 'Status', cell: (node) => <StatusBadge status={node.status} /> },
+          { header: 'Ready', cell: (node) => <ReadinessBadge node={node} /> },
           { header: 'Agent', cell: (node) => <AgentState agent={node.agent} /> },
           { header: 'Version', cell: (node) => node.agent.version ?? '—' },
           {

@@ -37,6 +37,8 @@ const node: Node = {
   driver: 'local',
   hostname: 'localhost',
   status: 'active',
+  ready: true,
+  notReady: [],
   agent: { connected: true, lastSeenAt: null, version: null, capabilities: null },
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',

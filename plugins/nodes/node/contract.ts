@@ -274,6 +274,28 @@ export interface NodeLack {
   readonly fix?: string
 }
 
+/** Why a node cannot serve its sites now. */
+export interface NodeUnreadiness {
+  /**
+   * A stable code: `binary_missing` (nginx or PHP-FPM is not installed), `port_taken` (another program listens on
+   * the sites' port), `stack_failed` (nginx or PHP-FPM would not start for another reason), `not_running` (its
+   * masters are not running, and no start failed: not started yet, or stopped since).
+   */
+  readonly code: string
+  /** What is wrong, in words an operator acts on (the port, the program, what the master said). */
+  readonly message: string
+}
+
+/**
+ * Whether the node serves its sites now: its nginx and PHP-FPM run (or it lays out files only, by its operator's
+ * choice, and needs nothing running). A node that is not ready says why, and receives no new site.
+ */
+export interface NodeReadiness {
+  readonly ready: boolean
+  /** Why it is not ready; empty when it is. */
+  readonly reasons: readonly NodeUnreadiness[]
+}
+
 /** What a node can run, as it reports it to the panel. */
 export interface NodeCapabilities {
   /** nginx's version, or null when it is not installed. */
@@ -295,6 +317,8 @@ export interface NodeCapabilities {
   readonly missing: readonly NodeLack[]
   /** The command that installs on the node what it lacks (`npm run panel -- node setup`, `npm run agent -- setup`). */
   readonly setup: string
+  /** Whether it serves its sites now, and why not (absent from older agents: judged by `mode` alone). */
+  readonly readiness?: NodeReadiness
 }
 
 /** What a node lends a module while it makes its parts. */

@@ -12,6 +12,7 @@ import { createNode, type NodeModuleEntry, type PlinthNode } from './node.ts'
 export { AgentRefused } from './agent/agent-loop.ts'
 export { type AgentSettings, AgentSettingsError, agentSettingsFromEnv } from './agent/agent-settings.ts'
 export type { AgentModule } from './agent/protocol.ts'
+export { type KeptServing, keepServing, readinessEveryMs } from './keep-serving.ts'
 export { SetupError, setupNode } from './setup.ts'
 export { codeRoot, createNode, type NodeModuleEntry, type PlinthNode }
 

@@ -24,7 +24,7 @@ import { normaliseHostname } from '../hostname.ts'
 import type { NodesTable, NodesTables } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
 import { agentTokens } from '../remote/agent-token.ts'
-import { deleteNode, insertNode, nameTaken, toNode, updateNode } from '../repository.ts'
+import { deleteNode, insertNode, nameTaken, toNode as nodeOf, updateNode } from '../repository.ts'
 
 const NodeName = t.String({
   minLength: 1,
@@ -86,9 +86,14 @@ const nodes = visibleTable((db: Db) => db.withTables<NodesTables>(), 'nodes', 'p
 
 /**
  * The node administration routes. `runsLocal`: whether the panel runs the nodes of the `local` driver itself (they
- * cannot be deleted while it does).
+ * cannot be deleted while it does); `localServes`: whether that node serves its sites (readiness.ts).
  */
-export function nodeRoutes(context: PluginContext, runsLocal: boolean): RouteDefinition[] {
+export function nodeRoutes(
+  context: PluginContext,
+  runsLocal: boolean,
+  localServes: boolean,
+): RouteDefinition[] {
+  const toNode = (row: NodesTable) => nodeOf(row, localServes)
   const drivers = context.extensionPoint(nodeDrivers)
   const dependents = context.extensionPoint(nodeDependents)
 

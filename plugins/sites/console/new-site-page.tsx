@@ -22,6 +22,7 @@ import {
   useApiForm,
   useIdempotencyKey,
 } from '../../console/kit.ts'
+import { NodeField } from '../../nodes/console/contract.ts'
 import { api, type Schemas } from './api.ts'
 import { useSiteTypes } from './use-site-types.ts'
 
@@ -45,6 +46,7 @@ function bodyOf(data: FormData): CreateSiteBody {
     domain: textOf(data, 'domain') ?? '',
     type,
     ...(diskMB !== undefined ? { limits: { diskMB } } : {}),
+    ...(textOf(data, 'nodeId') ? { nodeId: textOf(data, 'nodeId') } : {}),
     ...(type === 'wordpress' && hasWordPress ? { wordpress } : {}),
   }
 }
@@ -121,7 +123,7 @@ export function NewSitePage() {
     <>
       <PageHeader
         title="Create site"
-        subtitle="The site is placed on the active node with the fewest sites."
+        subtitle="The site is placed on the ready active node with the fewest sites."
       />
       <form onSubmit={form.submit} noValidate>
         <CustomerField form={form} />
@@ -143,6 +145,7 @@ export function NewSitePage() {
           hint={description}
           options={types.data.map((entry) => ({ value: entry.name, label: entry.name }))}
         />
+        <NodeField form={form} />
         <TextField
           form={form}
           name="limits.diskMB"

@@ -2,7 +2,8 @@
 // a link to the job that failed, set it up again with "Retry setup" (the node answers this time) and watch it become
 // active; a second failed site is deleted from its page and the page goes back to the list once it is gone. The node
 // is a remote one whose agent the test plays (the kit's played agent). Every state passes axe's WCAG
-// 2.1 AA rules with nothing failing on the page.
+// 2.1 AA rules with nothing failing on the page. The dashboard flags the failed sites (count and link), the nodes say
+// whether they are ready and why not, and staff choosing a node that is not ready for a new site are told why.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -14,6 +15,7 @@ import {
 } from '../../../hosts/testing/browser.ts'
 import {
   createTestPanel,
+  filesOnlyNode,
   nodeWithPlayedAgent,
   type playAgent,
   type RunningServer,
@@ -73,9 +75,12 @@ async function failedSite(): Promise<Site> {
 }
 
 /** Staff signed in in a browser of their own, at the site's page. */
-async function atSitePage(siteId: string): Promise<{ page: Page; failures: PageFailures }> {
+async function atSitePage(
+  siteId: string,
+  allow: readonly RegExp[] = [],
+): Promise<{ page: Page; failures: PageFailures }> {
   const page = await (await browser.newContext()).newPage()
-  const failures = await collectPageFailures(page, { allow: [/GET \S+\/api\/v1\/me → 401$/] })
+  const failures = await collectPageFailures(page, { allow: [/GET \S+\/api\/v1\/me → 401$/, ...allow] })
   await page.goto(server.url.href)
   await page.getByLabel('E-mail').fill((await tp.staff()).email)
   await page.getByLabel('Password').fill(testPassword)
@@ -117,4 +122,57 @@ test('a failed site is deleted from its page, which goes back to the list once i
   await page.waitForURL((url) => url.pathname === '/sites')
   expect((await tp.request('GET', `/api/v1/sites/${site.id}`, { token })).status).toBe(404)
   await failures.assertClean('a failed site, deleted')
+}, 60_000)
+
+test('the dashboard flags failed sites with their count and a link to them; the nodes say whether they are ready', async () => {
+  await failedSite()
+  // The refusal of a site on a node that is not ready is the point below.
+  const { page, failures } = await atSitePage((await failedSite()).id, [/POST \S+\/api\/v1\/sites → 409$/])
+  await page.goto(server.url.href)
+  const notice = page.getByTestId('failed-sites')
+  await notice.waitFor()
+  expect(await notice.textContent()).toMatch(/^\d+ failed sites?/)
+  await checkAccessibility(page, 'the dashboard flagging failed sites')
+  await notice.getByRole('link', { name: 'See why, then retry or delete' }).click()
+  await page.waitForURL((url) => url.pathname === '/sites' && url.searchParams.get('status') === 'failed')
+  await page.getByRole('table', { name: 'Sites' }).waitFor()
+  // The played agent's node: ready, since it lays out files by its operator's choice and calls the panel.
+  await page.goto(new URL('nodes', server.url).href)
+  const row = page.getByRole('row').filter({ hasText: 'edge' })
+  await row.waitFor()
+  expect(await row.textContent()).toContain('ready')
+  await row.getByRole('link', { name: 'edge' }).click()
+  await page.getByTestId('node-readiness').waitFor()
+  expect(await page.getByTestId('node-readiness').getAttribute('data-ready')).toBe('true')
+  await checkAccessibility(page, 'a node’s readiness')
+  // The node says another program holds its port: its page says it is not ready, and why, with the code.
+  await agent.poll({
+    ...filesOnlyNode,
+    readiness: {
+      ready: false,
+      reasons: [{ code: 'port_taken', message: 'port 80 is taken by another program' }],
+    },
+  })
+  await page.reload()
+  const readiness = page.getByTestId('node-readiness')
+  await page.locator('[data-testid="node-readiness"][data-ready="false"]').waitFor()
+  expect(await readiness.textContent()).toContain('port 80 is taken by another program (port_taken)')
+  await checkAccessibility(page, 'a node that is not ready')
+  // Staff choosing that node for a new site are told why at the field, and nothing is made.
+  await page.goto(new URL('sites/new', server.url).href)
+  await page.getByLabel('Customer').selectOption({ label: 'Acme' })
+  await page.getByLabel('Name').fill('Chosen')
+  await page.getByLabel('Domain').fill('chosen.example.com')
+  const node = page.getByLabel('Node')
+  await node
+    .locator('option', { hasText: 'edge (not ready: port 80 is taken' })
+    .waitFor({ state: 'attached' })
+  await node.selectOption({ label: 'edge (not ready: port 80 is taken by another program)' })
+  await checkAccessibility(page, 'the create site form with a node to choose')
+  await page.getByRole('button', { name: 'Create site' }).click()
+  await page.getByText('The node edge: port 80 is taken by another program.').first().waitFor()
+  const chosen = await tp.request('GET', '/api/v1/sites?domain=chosen.example.com', { token })
+  expect(((await chosen.json()) as { items: unknown[] }).items).toEqual([])
+  await agent.poll(filesOnlyNode)
+  await failures.assertClean('the dashboard and the nodes')
 }, 60_000)

@@ -14,7 +14,7 @@ import {
   useSession,
 } from '../../console/kit.ts'
 import { api, type Schemas } from './api.ts'
-import { siteStatuses } from './site-statuses.ts'
+import { isBusy, siteStatuses } from './site-statuses.ts'
 
 type Site = Schemas['Site']
 type Status = Site['status']
@@ -76,6 +76,8 @@ export function SitesPage() {
         columns={columns}
         caption="Sites"
         rowKey={(site) => site.id}
+        // A site being set up or deleted changes by itself: the list follows it to its next state, no reload.
+        refreshMs={(sites) => (sites.some((site) => isBusy(site.status)) ? 3000 : false)}
         empty={
           filtered
             ? 'No site matches these filters. Choose another customer or status.'

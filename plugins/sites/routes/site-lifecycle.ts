@@ -68,10 +68,18 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
     if (delta !== 0) await context.usage.adjust(trx, row.customer_id, 'diskMB', delta)
   }
 
-  /** 409 `site_node_lacks` when the site's node cannot serve its type now, else null. */
+  /**
+   * 409 `node_not_ready` when the site's node cannot serve now (its agent away, its port taken), `site_node_lacks`
+   * when it cannot serve the site's type, else null.
+   */
   async function nodeLacks(row: SitesTable): Promise<Problem | null> {
     const node = row.node_id ? await nodes.find(row.node_id) : null
     const type = types.get(row.type)
+    if (node && !node.ready)
+      return new Problem(sitesProblems.node_not_ready, {
+        detail: `The site's node ${node.name} cannot serve now: ${node.notReady.map((reason) => reason.message).join('; ')}.`,
+        extensions: { nodeId: node.id, notReady: node.notReady },
+      })
     if (!node || !type?.lacksOn) return null
     const lacks = await type.lacksOn(context.db, node)
     if (lacks.length === 0) return null
@@ -230,11 +238,16 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       operationId: 'retrySite',
       summary: 'Provision a failed site again',
       description:
-        'A `failed` site becomes `provisioning` again, as it now is (a domain or limit changed since included), and a new `site.provision` job (`jobId`) tries again; its `error` is cleared, and set again if this one fails. Answers 202 with the site. Any other state is 409 `illegal_site_transition`; a site whose node lacks what its type needs (say, WordPress was removed) is 409 `site_node_lacks`, naming what and the command that installs it.',
+        'A `failed` site becomes `provisioning` again, as it now is (a domain or limit changed since included), and a new `site.provision` job (`jobId`) tries again; its `error` is cleared, and set again if this one fails. Answers 202 with the site. Any other state is 409 `illegal_site_transition`; a site whose node cannot serve now (its agent away, its port taken) is 409 `node_not_ready` with the node’s reasons, and one whose node lacks what its type needs (say, WordPress was removed) 409 `site_node_lacks`, naming what and the command that installs it.',
       scope: siteScopes.update,
       params: SiteParams,
       responses: { 202: { description: 'The site, `provisioning` again.', schema: Site } },
-      problems: [...lifecycleProblems, sitesProblems.site_node_lacks, kernelProblems.customer_suspended],
+      problems: [
+        ...lifecycleProblems,
+        sitesProblems.node_not_ready,
+        sitesProblems.site_node_lacks,
+        kernelProblems.customer_suspended,
+      ],
       async handler(input) {
         // What the node lacks is read before the transaction (the node directory reads outside it).
         const lacks = await nodeLacks(await siteRows.find(context.db, input.view, input.params.id))

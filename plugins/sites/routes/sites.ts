@@ -18,15 +18,16 @@ import {
   t,
 } from '../../../core/index.ts'
 import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
-import { nodeDirectory } from '../../nodes/contract.ts'
-import { Site, type SiteType, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
+import { nodeDirectory, nodeScopes } from '../../nodes/contract.ts'
+import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
 import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { siteJobKinds } from '../jobs.ts'
 import type { SitesTable } from '../migrations.ts'
+import { placeSite } from '../placement.ts'
 import { sitesProblems } from '../problems.ts'
-import { domainTaken, handlesLike, insertSite, siteCountsByNode, siteRows, toSite } from '../repository.ts'
+import { domainTaken, handlesLike, insertSite, siteRows, toSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
 
 const CreateSiteBody = t.Object(
@@ -35,6 +36,14 @@ const CreateSiteBody = t.Object(
     name: nonBlankText({ maxLength: 100, description: 'Name of the site; the handle is derived from it.' }),
     type: t.String({ minLength: 1, maxLength: 32, description: 'Kind of site, e.g. `wordpress`.' }),
     domain: t.String({ minLength: 1, maxLength: 253, description: 'Primary domain, e.g. `example.com`.' }),
+    nodeId: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'Platform staff only (403 `staff_only` otherwise): the node to place the site on, `nod_…`. It must take new sites (409 `node_not_accepting`), be ready (409 `node_not_ready`, with its reasons) and serve the type (422 `site_type_unavailable`). Default: the ready active node with the fewest sites that serves the type.',
+      }),
+    ),
     limits: t.Optional(
       t.Object(
         {
@@ -88,35 +97,6 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
     { $id: 'CreatedSite' },
   )
 
-  /**
-   * The active node with the fewest sites (oldest first on a tie) among those that can serve `type`; a 409 when no
-   * node accepts sites, a 422 at `body.type` naming what the nodes lack when none can serve it.
-   */
-  async function placement(trx: Trx, type: SiteType): Promise<string> {
-    const active = await nodes.activeNodes(trx)
-    if (active.length === 0) throw new Problem(sitesProblems.no_node_available)
-    const lacking = await Promise.all(
-      active.map(async (node) => ({ node, lacks: (await type.lacksOn?.(trx, node)) ?? [] })),
-    )
-    const able = lacking.filter(({ lacks }) => lacks.length === 0).map(({ node }) => node)
-    if (able.length === 0) {
-      const [first] = lacking
-      const setup = first?.node.agent.capabilities?.setup
-      throw fieldProblem(
-        sitesProblems.site_type_unavailable,
-        'body.type',
-        `cannot be served by any node that takes new sites: ${lacking.map(({ node, lacks }) => `${node.name} lacks ${lacks.join(', ')}`).join('; ')}${setup ? ` (\`${setup}\` installs what a node lacks)` : ''}`,
-      )
-    }
-    const counts = await siteCountsByNode(
-      trx,
-      able.map((node) => node.id),
-    )
-    const chosen = able.toSorted((a, b) => (counts.get(a.id) ?? 0) - (counts.get(b.id) ?? 0))[0]
-    if (!chosen) throw new Problem(sitesProblems.no_node_available)
-    return chosen.id
-  }
-
   /** The disk quota of a new site (disk-quota.ts), checked with the rest of the customer's limits in `trx`. */
   async function reserveSite(trx: Trx, customerId: string, asked: number | null | undefined) {
     // Worked out from the quota as the check reads it: one read of the customer's limits and use.
@@ -139,7 +119,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
       idempotent: true,
       summary: 'Create a site',
       description:
-        'Creates the site in state `provisioning` on the active node with the fewest sites, and starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `disk_quota_required`, or `customer_suspended` while its subscriptions are suspended).',
+        'Creates the site in state `provisioning` on the node that takes it: the ready active node with the fewest sites among those that serve its type (or the `nodeId` staff chose); a node is ready when its agent is connected and it serves now (`GET /nodes`: `ready`, `notReady`), and none ready is refused at once (409 `no_node_ready`, naming each node with why), never left to a failing job or a placeholder. It starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `disk_quota_required`, or `customer_suspended` while its subscriptions are suspended).',
       scope: siteScopes.create,
       body: createBody,
       // A type may answer a secret once (WordPress's generated admin password).
@@ -160,6 +140,11 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
         sitesProblems.domain_reserved,
         sitesProblems.domain_in_use,
         sitesProblems.no_node_available,
+        sitesProblems.no_node_ready,
+        sitesProblems.unknown_node,
+        sitesProblems.node_not_accepting,
+        sitesProblems.node_not_ready,
+        kernelProblems.staff_only,
         sitesProblems.site_type_unavailable,
         sitesProblems.disk_quota_required,
         sitesProblems.site_limit_reached,
@@ -175,8 +160,10 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
         // The site alone: never what its type answered once (a password).
         payload: (site) => Object.fromEntries(Object.keys(Site.properties).map((key) => [key, site[key]])),
       },
+      // The panel's own node, starting in this process, says first whether it serves (a second at most).
+      prepare: () => nodes.localReported(),
       // One transaction: the key's claim, the checks, the site, its job, usage, audit entry and event, the answer.
-      async handler({ trx, body, view, enqueueJob }) {
+      async handler({ trx, body, view, caller, enqueueJob }) {
         const name = body.name.trim()
         const refusals = new FieldErrors()
         // Missing and invisible customers answer alike, so a limited token learns nothing about others.
@@ -204,7 +191,14 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
         if (!customer || !siteType || !domain || refusals.hasAny()) throw refusals.toProblem()
         const refused = await reserved(trx, domain)
         if (refused) throw refused
-        const nodeId = await placement(trx, siteType)
+        // Choosing the node is staff's: customers' callers never learn what nodes there are.
+        const platformStaff =
+          caller.scopes.has(nodeScopes.read) && caller.viewFor(nodeScopes.read).kind === 'all'
+        if (body.nodeId !== undefined && !platformStaff)
+          throw new Problem(kernelProblems.staff_only, {
+            detail: 'Only platform staff choose the node of a site (`nodeId`).',
+          })
+        const nodeId = await placeSite(trx, nodes, siteType, body.nodeId)
         if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
         // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.
         const diskMB = await reserveSite(trx, customer.id, body.limits?.diskMB)

@@ -52,8 +52,12 @@ export function CursorTable<T>({
   empty: ReactNode
   /** Default: the item's `id`. */
   rowKey?: (item: NoInfer<T>) => string
-  /** Reads the pages again every so many milliseconds, for a list whose items change by themselves. */
-  refreshMs?: number
+  /**
+   * Reads the pages again every so many milliseconds, for a list whose items change by themselves; a function of the
+   * items shown answers it (false: not now), so a list reads again only while some item is in flight.
+   * @example refreshMs={(sites) => (sites.some((site) => site.status === 'provisioning') ? 3000 : false)}
+   */
+  refreshMs?: number | ((items: readonly NoInfer<T>[]) => number | false)
   remove?: RowRemoval<NoInfer<T>>
 }) {
   const { can, staff } = useSession()
@@ -81,7 +85,10 @@ export function CursorTable<T>({
     queryFn: ({ pageParam }) => load(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
-    refetchInterval: refreshMs,
+    refetchInterval:
+      typeof refreshMs === 'function'
+        ? (query) => refreshMs(query.state.data?.pages.flatMap((page) => page.items) ?? [])
+        : refreshMs,
   })
   if (pages.isPending) return <Loading />
   if (pages.isError) return <ErrorNotice error={pages.error} />

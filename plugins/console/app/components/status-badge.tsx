@@ -18,6 +18,7 @@ const tones: Readonly<Record<string, string>> = {
   failed: 'bad',
   disabled: 'bad',
   disconnected: 'bad',
+  'not ready': 'bad',
   expired: 'bad',
 }
 

@@ -7,6 +7,7 @@ import { BarChart } from '../components/bar-chart.tsx'
 import { formatBytes, formatCount } from '../components/format.ts'
 import { PageHeader, Section } from '../components/page.tsx'
 import { ErrorNotice, Loading } from '../components/states.tsx'
+import { usePages } from '../pages-context.tsx'
 import { useSession } from '../session.tsx'
 
 type Usage = Schemas['Usage']
@@ -83,6 +84,21 @@ function QuotaTable({ quota }: { quota: NonNullable<Usage['quota']> }) {
   )
 }
 
+/** What the modules flag (failed sites, ...), each shown to callers holding its scope. */
+function Notices() {
+  const { can } = useSession()
+  const { notices } = usePages()
+  const shown = notices.filter((notice) => notice.scope === null || can(notice.scope))
+  if (shown.length === 0) return null
+  return (
+    <div className="dashboard-notices" data-testid="dashboard-notices">
+      {shown.map((notice) => (
+        <div key={notice.name}>{notice.render()}</div>
+      ))}
+    </div>
+  )
+}
+
 export function Dashboard() {
   const { staff, me } = useSession()
   const usage = useQuery(api.query('/api/v1/usage'))
@@ -107,6 +123,7 @@ export function Dashboard() {
   return (
     <>
       <PageHeader title={title} subtitle={staff ? 'Everything in your view, as it stands now.' : undefined} />
+      <Notices />
       <div className="cards" data-testid="usage-cards">
         {staff ? <Card label="Customers" value={formatCount(data.customers)} /> : null}
         <Card label="Sites" value={formatCount(data.sites)} />

@@ -37,9 +37,10 @@ export interface AgentNode {
   loadModules(modules: readonly AgentModule[]): Promise<boolean>
   /**
    * Starts serving once the panel took the agent's token (a refused agent leaves nothing running): its masters and
-   * what its services keep running. Failures are the node's to log; the agent goes on.
+   * what its services keep running. Failures are the node's to log; the agent goes on. `readinessChanged` is called
+   * whenever the node's readiness changes later (its port freed): what it runs is read again for the next poll.
    */
-  serve(): Promise<void>
+  serve(readinessChanged: () => void): Promise<void>
   /** Carries out a command; resolves with what the operation resolved with. */
   run(command: AgentCommand, signal: AbortSignal): Promise<unknown>
   /** What each site served since the last call. */
@@ -218,7 +219,9 @@ export function startAgent(
           // it runs, before the agent calls itself connected, so the panel knows by then.
           serving = true
           for (const command of work.commands) schedule(command)
-          await node.serve()
+          await node.serve(() => {
+            known = null
+          })
           known = null
           continue
         }

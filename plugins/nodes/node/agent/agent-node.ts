@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import { realpath, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { NodeModule } from '../contract.ts'
+import { type KeptServing, keepServing } from '../keep-serving.ts'
 import type { PlinthNode } from '../node.ts'
 import { type NodeOperationName, operationOf } from '../operations.ts'
 import type { AgentLog, AgentNode } from './agent-loop.ts'
@@ -66,16 +67,30 @@ export function agentNode(
   const running = new Set<string>()
   const tried = new Set<string>()
   let stopServices: () => Promise<void> = async () => {}
+  let serving: KeptServing | null = null
   return {
     capabilities: () => node.capabilities(),
-    async serve() {
-      // Sites served before a restart of the agent are served again at once, not at their next change.
-      await node.runtime
-        .start()
-        .catch((error: unknown) => log({ err: String(error) }, 'could not start serving'))
+    async serve(readinessChanged) {
+      // Sites served before a restart of the agent are served again at once, not at their next change; a node that
+      // cannot serve (its port taken) says why, and its watch starts it again once it can.
+      serving = keepServing(node.runtime, {
+        changed(readiness, previous) {
+          if (!readiness.ready)
+            log(
+              { level: 'error', reasons: readiness.reasons },
+              `not ready to serve sites: ${readiness.reasons.map((reason) => reason.message).join('; ')}`,
+            )
+          else if (previous) log({}, 'ready: serving sites again')
+          if (previous) readinessChanged()
+        },
+      })
+      await serving.first
       stopServices = await node.startServices((level, fields, message) => log({ level, ...fields }, message))
     },
-    stopServices: () => stopServices(),
+    async stopServices() {
+      await serving?.stop()
+      await stopServices()
+    },
     async loadModules(modules) {
       const entries = []
       // Every poll names them: those running already are not looked at again; one that failed is tried again.

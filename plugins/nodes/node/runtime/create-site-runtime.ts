@@ -7,6 +7,7 @@ import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-ch
 import { acrossProcesses } from './lock.ts'
 import { capabilitiesOf, diskOf, reportOf, trafficOf } from './node-readings.ts'
 import { startServices } from './node-services.ts'
+import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
 import { applySite, removeSite } from './site-changes.ts'
@@ -30,19 +31,30 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const services = () => core.parts().services
   /** Whether the masters should run: since start(), until stop(). A watch starts again only what should run. */
   let wanted = false
+  // What the last start of the masters threw (the watch's too), told in the node's readiness until one succeeds.
+  let lastFailure: string | null = null
+  const readiness = () => readinessOf(core, lastFailure)
   /** The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. */
   const start = async (): Promise<number[]> => {
-    const stack = await core.serving()
-    if (!stack) return []
-    // A stop() queued before this start (the watch's) wins: nothing is started after it.
-    return core.locked(() =>
-      acrossProcesses(mastersLock, async () =>
-        wanted ? [...(await stack.phpFpm.start()), ...(await stack.nginx.start())] : [],
-      ),
-    )
+    try {
+      const stack = await core.serving()
+      if (!stack) return []
+      // A stop() queued before this start (the watch's) wins: nothing is started after it.
+      const ended = await core.locked(() =>
+        acrossProcesses(mastersLock, async () =>
+          wanted ? [...(await stack.phpFpm.start()), ...(await stack.nginx.start())] : [],
+        ),
+      )
+      lastFailure = null
+      return ended
+    } catch (error) {
+      lastFailure = (error as Error).message
+      throw error
+    }
   }
   return {
-    capabilities: () => capabilitiesOf(core),
+    capabilities: async () => capabilitiesOf(core, await readiness()),
+    readiness,
     async start() {
       wanted = true
       await start()

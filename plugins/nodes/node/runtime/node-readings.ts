@@ -3,7 +3,7 @@
 
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SiteReport, SiteSpec } from '../contract.ts'
+import type { NodeReadiness, SiteReport, SiteSpec } from '../contract.ts'
 import { readAccessLogs } from './access-logs.ts'
 import { versionsOf } from './binaries.ts'
 import { lacksOf } from './capabilities.ts'
@@ -15,8 +15,11 @@ import { existingKind } from './site-home.ts'
 import type { RuntimeCapabilities, SiteDisk, TrafficReading } from './site-runtime.ts'
 import { readSiteState } from './site-state.ts'
 
-/** What the node can run: its programs, its modules' applications and services, what it lacks. */
-export async function capabilitiesOf(core: RuntimeCore): Promise<RuntimeCapabilities> {
+/** What the node can run: its programs, its modules' applications and services, what it lacks, its `readiness`. */
+export async function capabilitiesOf(
+  core: RuntimeCore,
+  readiness: NodeReadiness,
+): Promise<RuntimeCapabilities> {
   const { binaries, servable, settings } = core
   const versions = await versionsOf(binaries)
   const { services, applications } = core.parts()
@@ -42,6 +45,7 @@ export async function capabilitiesOf(core: RuntimeCore): Promise<RuntimeCapabili
       dataDir: core.layout.dataDir,
     }),
     setup: settings.setupCommand ?? 'npm run agent -- setup',
+    readiness,
   }
 }
 

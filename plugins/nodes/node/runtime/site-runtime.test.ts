@@ -95,6 +95,8 @@ describe('the masters', () => {
       missing:
         process.getuid?.() === 0 ? [] : [{ what: 'root (a Unix user per site)', for: 'serving sites' }],
       setup: 'npm run agent -- setup',
+      // Its masters run: it serves now.
+      readiness: { ready: true, reasons: [] },
     })
   })
 

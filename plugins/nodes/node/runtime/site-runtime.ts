@@ -6,6 +6,7 @@
 import type {
   AcmeChallenge,
   NodeCapabilities,
+  NodeReadiness,
   NodeService,
   NodeServiceCall,
   NodeServiceHost,
@@ -68,7 +69,15 @@ export interface SiteDisk {
  */
 export interface SiteRuntime {
   capabilities(): Promise<RuntimeCapabilities>
-  /** Starts its nginx and PHP-FPM masters (or finds them running from before); a no-op in `files-only` mode. */
+  /**
+   * Whether it serves its sites now (its masters run, or it lays out files only by choice), and why not: read from
+   * the masters' pid files and its last start, so cheap to ask every few seconds.
+   */
+  readiness(): Promise<NodeReadiness>
+  /**
+   * Starts its nginx and PHP-FPM masters (or finds them running from before); a no-op in `files-only` mode. A start
+   * that fails is told in `readiness()` until one succeeds.
+   */
   start(): Promise<void>
   /** Stops them (and what killed ones left). Sites stay on disk. */
   stop(): Promise<void>
