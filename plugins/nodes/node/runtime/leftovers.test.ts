@@ -21,8 +21,9 @@ import { findBinaries } from './binaries.ts'
 import { createSiteRuntime } from './create-site-runtime.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
 import { leftoversOf } from './leftovers.ts'
-import { childrenOf, processInfo } from './masters.ts'
+import { childrenOf, processInfo, runningMaster } from './masters.ts'
 import { createNginx } from './nginx.ts'
+import { createPhpFpm } from './php-fpm.ts'
 
 const ours = servingDataDir('plinth-leftovers-')
 const theirs = servingDataDir('plinth-leftovers-other-')
@@ -148,6 +149,28 @@ describe('a master killed alone', () => {
     } finally {
       unwatch()
     }
+  }, 30_000)
+
+  test('a PHP-FPM master reloading (it runs itself again, a moment without its name) is not taken for a dead one', async () => {
+    const spec = createPhpFpm({ binary: findBinaries().phpFpm ?? 'php-fpm', layout, webUser: null }).spec
+    const master = pidIn(layout.php.pid)
+    let unseen = 0
+    let polling = true
+    const poll = (async () => {
+      while (polling) {
+        if (runningMaster(spec) !== master) unseen++
+        await Bun.sleep(0)
+      }
+    })()
+    // Each change of the site's pool reloads PHP-FPM (SIGUSR2).
+    for (let i = 0; i < 3; i++) {
+      await runtime.suspend(site, never())
+      await runtime.unsuspend(site, never())
+    }
+    polling = false
+    await poll
+    expect(pidIn(layout.php.pid)).toBe(master)
+    expect(unseen).toBe(0)
   }, 30_000)
 
   test('a site’s own nginx and PHP-FPM (the same programs, run from its home as its user, one named as our master) are not taken for ours', async () => {

@@ -105,19 +105,43 @@ function readPid(pidFile: string): number | null {
   }
 }
 
+/** Whether `pid` runs `spec`'s program as the runtime's user (a site's user cannot). */
+const oursToRun = (spec: MasterSpec, pid: number) =>
+  uidOf(pid) === runtimeUser() && programOf(pid) === realpathOr(spec.argv[0] ?? '')
+
+/**
+ * Our master running without a pid file naming it: PHP-FPM reloads by running itself again under its pid, and
+ * removes its pid file until it has read its configuration again; its command line then is the one it was started
+ * with, its own name only after. Taken for a dead master meanwhile, it was reported not running (a new site refused
+ * `no_node_ready`) and the watch of another process on the data directory ended it as a leftover.
+ */
+function unnamedMaster(spec: MasterSpec): number | null {
+  const started = spec.argv.join(' ')
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const pid = Number(name)
+    const info = processInfo(pid)
+    if (info && (spec.recognise(info.cmdline) || info.cmdline === started) && oursToRun(spec, pid)) return pid
+  }
+  return null
+}
+
 /** The pid of the master running with our configuration, found through its pid file; null when none runs. */
 export function runningMaster(spec: MasterSpec): number | null {
   const pid = readPid(spec.pidFile)
-  if (pid === null) return null
   // A stale pid file may name a pid the system has since given to another process.
-  const info = processInfo(pid)
-  if (!info || !spec.recognise(info.cmdline)) return null
+  const info = pid === null ? null : processInfo(pid)
+  if (!spec.runsAsRuntime) return pid !== null && info && spec.recognise(info.cmdline) ? pid : null
+  // The pid file's process, when it is ours: named as the master, or running itself again (see unnamedMaster), or
+  // for an instant with no command line at all.
   if (
-    spec.runsAsRuntime &&
-    (uidOf(pid) !== runtimeUser() || programOf(pid) !== realpathOr(spec.argv[0] ?? ''))
+    pid !== null &&
+    info &&
+    (spec.recognise(info.cmdline) || info.cmdline === '' || info.cmdline === spec.argv.join(' ')) &&
+    oursToRun(spec, pid)
   )
-    return null
-  return pid
+    return pid
+  return unnamedMaster(spec)
 }
 
 const sizeOf = (path: string) => {
