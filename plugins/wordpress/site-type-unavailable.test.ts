@@ -30,9 +30,9 @@ const capabilities = (overrides: Record<string, unknown>) => ({
 })
 let agent: ReturnType<typeof playAgent>
 const report = (reported: Record<string, unknown>) => agent.poll(reported)
-const createSite = (domain: string) =>
+const createSite = (domain: string, token = staff) =>
   tp.request('POST', '/api/v1/sites', {
-    token: staff,
+    token,
     body: { customerId, name: 'Blog', type: 'wordpress', domain },
   })
 const siteCount = async () =>
@@ -71,6 +71,12 @@ describe('a WordPress site no node can serve', () => {
     expect(body).toContain('a MariaDB server')
     expect(body).toContain('npm run agent -- setup')
     expect(await siteCount()).toBe(0)
+    // A customer's caller learns that no server offers WordPress now, not the provider's nodes or commands.
+    const customers = await createSite('blog.example.test', await tp.token({ customerId }))
+    const told = JSON.stringify(await customers.clone().json())
+    for (const secret of ['fra-3', 'npm run', 'mariadb', 'wordpress package'])
+      expect(told.toLowerCase()).not.toContain(secret)
+    await expectFieldProblem(customers, 422, 'site_type_unavailable', 'body.type')
   })
 
   test('is refused on a node that would serve but lacks nginx, though it lays out files only: it is not ready', async () => {
