@@ -256,7 +256,8 @@ function wordpressSiteType(context: PluginContext): SiteType {
               !capabilities.missing.some((lack) => lack.for === 'serving sites'))
         if (filesOnlyByChoice) return undefined
         throw new JobFailure(
-          `The node ${node?.name ?? '(none)'} cannot install WordPress now${capabilities ? ` (it lacks ${capabilities.missing.map((lack) => lack.what).join(', ') || 'WordPress'}; \`${capabilities.setup}\` installs it)` : ' (it has not said what it runs)'}: the site is not made a placeholder. Retry once the node serves WordPress.`,
+          // Said on the site, which its customer reads: the node's name is the provider's (sites.md, who learns).
+          `The site's node cannot install WordPress now${capabilities ? ` (it lacks ${capabilities.missing.map((lack) => lack.what).join(', ') || 'WordPress'}; \`${capabilities.setup}\` installs it)` : ' (it has not said what it runs)'}: the site is not made a placeholder. Retry once the node serves WordPress.`,
           'wordpress_unavailable',
         )
       }
