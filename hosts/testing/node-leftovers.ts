@@ -29,8 +29,9 @@ export function removeNodeLeftovers(dataDir: string): void {
   if (existsSync(dataDir))
     for (const path of readdirSync(dataDir, { recursive: true }) as string[]) {
       if (!path.endsWith('.pid')) continue
-      const pid = Number(readFileSync(join(dataDir, path), 'utf8').trim())
       try {
+        // A master ending meanwhile (signalled by an earlier call for the same folder) removes its pid file.
+        const pid = Number(readFileSync(join(dataDir, path), 'utf8').trim())
         if (pid > 0) process.kill(pid, 'SIGTERM')
       } catch {
         // Gone already.

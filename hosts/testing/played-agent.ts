@@ -87,14 +87,20 @@ export function playAgent(tp: TestPanel, agentToken: string) {
 
 /**
  * A remote node named `name` on `tp` (staff `token`) whose agent the test plays, every other node drained so new
- * sites go there.
+ * sites go there. Its `hostname` is 127.0.0.1 by default: the test plays it on this machine, whose MariaDB at
+ * 127.0.0.1 its sites reach; another address makes it a node on another machine (docs/databases.md).
  */
-export async function nodeWithPlayedAgent(tp: TestPanel, token: string, name = 'edge') {
+export async function nodeWithPlayedAgent(
+  tp: TestPanel,
+  token: string,
+  name = 'edge',
+  hostname = '127.0.0.1',
+) {
   const call = (method: string, path: string, body?: unknown) =>
     tp.request(method, `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) })
   const nodes = (await (await call('GET', '/nodes')).json()) as { items: { id: string }[] }
   for (const node of nodes.items) await call('PATCH', `/nodes/${node.id}`, { status: 'draining' })
-  const created = await call('POST', '/nodes', { name, driver: 'agent', hostname: '10.0.0.9' })
+  const created = await call('POST', '/nodes', { name, driver: 'agent', hostname })
   expect(created.status).toBe(201)
   const node = (await created.json()) as { id: string; name: string; agentToken: string }
   const agent = playAgent(tp, node.agentToken)

@@ -4,6 +4,7 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
+import { nodeReconcilers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import type { AcmeSettings } from './acme/acme-settings.ts'
 import { letsEncryptDirectory } from './acme/acme-settings.ts'
@@ -16,6 +17,7 @@ import { installJob } from './install-job.ts'
 import { startIssuance } from './lifecycle.ts'
 import { certificatesMigrations } from './migrations.ts'
 import { certificatesProblems } from './problems.ts'
+import { certificateReconciler, siteRestored } from './reconcile.ts'
 import { certificateRoutes } from './routes/certificates.ts'
 import { siteCertificateRoutes } from './routes/site-certificates.ts'
 import { removeAttachmentOf, siteUpdated } from './site-events.ts'
@@ -91,7 +93,14 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
       })
       // A customer's deletion deletes its certificates.
       context.extensionPoint(customerDependents).add(certificateCustomerDependent(context))
-      context.onEvent('site.updated', (trx, event) => siteUpdated(context, trx, event))
+      // A site's certificate its node no longer serves (a rebuilt node) is installed there again.
+      context.extensionPoint(nodeReconcilers).add(certificateReconciler(context))
+      // A site's new domain its certificate does not cover detaches it; a site provisioned again on its node
+      // (reconciliation) is served with its certificate again.
+      context.onEvent('site.updated', async (trx, event) => {
+        await siteUpdated(context, trx, event)
+        await siteRestored(context, trx, event)
+      })
     },
     jobs: (context) => [
       installJob(context),

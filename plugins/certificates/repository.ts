@@ -292,3 +292,13 @@ export async function claimExpiryCheck(db: Db, intervalMs: number, now = new Dat
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }
+
+/** The attachments of the sites on the node `nodeId` (reconciliation compares them with what the node serves). */
+export function attachmentsOnNode(db: Db, nodeId: string): Promise<SiteCertificatesTable[]> {
+  return tables(db)
+    .selectFrom('site_certificates')
+    .selectAll()
+    .where('node_id', '=', nodeId)
+    .orderBy('site_id')
+    .execute()
+}

@@ -4,7 +4,7 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
-import { nodeDependents, nodeModules, nodeWatchers } from '../nodes/contract.ts'
+import { nodeDependents, nodeModules, nodeReconcilers, nodeWatchers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
 import {
@@ -22,6 +22,7 @@ import { databasesMigrations } from './migrations.ts'
 import databasesNodeModule from './node/index.ts'
 import { nodeServerWatcher } from './node-servers.ts'
 import { databasesProblems } from './problems.ts'
+import { databaseReconciler } from './reconcile.ts'
 import { databasesOfSite, usersOfSite } from './repository.ts'
 import { databaseServerRoutes } from './routes/database-servers.ts'
 import { databaseUserRoutes } from './routes/database-users.ts'
@@ -143,6 +144,8 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
         .extensionPoint(nodeModules)
         .add({ module: databasesNodeModule, options: { port: options.nodeDatabasePort ?? null } })
       context.extensionPoint(nodeWatchers).add(nodeServerWatcher(context))
+      // A rebuilt node's own server gets its databases back (empty): a site provisioned again fills its own.
+      context.extensionPoint(nodeReconcilers).add(databaseReconciler(context, engines))
       // A server keeps what is on it; a node keeps what is on its own server, which goes with it once empty.
       for (const held of heldOnServer) context.extensionPoint(databaseServerDependents).add(held)
       for (const held of heldOnNode(context)) context.extensionPoint(nodeDependents).add(held)

@@ -34,6 +34,12 @@ export const databasesProblems = defineProblems({
     description:
       'Staff add servers with `POST /database-servers`; `draining`, `disabled` and full servers receive no new databases.',
   },
+  database_server_unreachable: {
+    status: 409,
+    detail: 'No database server with room can be reached from the site’s node.',
+    description:
+      'The servers with room are registered at a loopback address (`127.0.0.1`, `localhost`): they are on the panel’s own machine, and a site on another node cannot reach them. Register the server at an address the nodes reach (its `host`; docs/databases.md says what to open), or give the node a MariaDB of its own.',
+  },
   unknown_database_server: {
     status: 422,
     detail: 'There is no database server with that id.',

@@ -1,7 +1,16 @@
 // The databases plugin's service for site types that install applications (WordPress): a site's own database and
 // readwrite login, made through the same rows, jobs, audit entries and events as the API's, by the installation.
 
-import { jobTrouble, newId, nowIso, type PluginContext, Problem, type Trx } from '../../core/index.ts'
+import {
+  type Db,
+  jobTrouble,
+  newId,
+  nowIso,
+  type PluginContext,
+  Problem,
+  type Trx,
+} from '../../core/index.ts'
+import { nodeDirectory } from '../nodes/contract.ts'
 import type { EngineName, SiteDatabase, SiteDatabases } from './contract.ts'
 import {
   changeUser,
@@ -12,7 +21,7 @@ import {
   type Writers,
 } from './lifecycle.ts'
 import type { DatabasesTable, DatabaseUsersTable } from './migrations.ts'
-import { loopbackHosts, realNameOf } from './naming.ts'
+import { realNameOf } from './naming.ts'
 import { generatePassword, verifierFor } from './passwords.ts'
 import { placementOn } from './placement.ts'
 import { databasesProblems } from './problems.ts'
@@ -28,10 +37,31 @@ import {
   updateDatabase,
   usernameTaken,
 } from './repository.ts'
+import { type SiteNode, siteLoginHosts, siteNodeOf } from './site-reach.ts'
 
 /** The service, acting as the installation. */
 export function siteDatabasesService(context: PluginContext): SiteDatabases {
   const writers: Writers = { enqueueJob: context.enqueueJob, audit: context.audit, emit: context.emit }
+
+  /** The site's node as placement sees it (read through `db`), or null for a site on no node. */
+  async function siteNode(db: Db, nodeId: string | null): Promise<SiteNode | null> {
+    const node = nodeId ? await context.use(nodeDirectory).find(nodeId, db) : null
+    return node ? siteNodeOf(node) : null
+  }
+
+  /**
+   * A site's login granted to other hosts than its node connects from (made before logins followed their node's
+   * address): given the right ones, through the same sync job as any change of hosts.
+   */
+  async function rehosted(trx: Trx, row: DatabaseUsersTable, hosts: readonly string[]) {
+    const current = JSON.parse(row.allowed_hosts) as string[]
+    if (current.length === hosts.length && hosts.every((host) => current.includes(host))) return row
+    return changeUser(trx, writers, row, {
+      changes: { allowed_hosts: JSON.stringify(hosts) },
+      action: 'database_user.update',
+      details: { allowedHosts: hosts, reason: 'the hosts its site’s node connects from' },
+    })
+  }
 
   async function describe(
     trx: Trx | PluginContext['db'],
@@ -104,12 +134,17 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
           .where('server_id', '=', existing.server_id)
           .where('username', '=', name)
           .executeTakeFirst()
-        if (user && user.status !== 'deleting')
-          return describe(trx, await repairedDatabase(trx, existing), await repairedLogin(trx, user))
+        const server = await findServerRow(trx, existing.server_id)
+        if (user && user.status !== 'deleting' && server) {
+          const login = await repairedLogin(trx, user)
+          const hosts = siteLoginHosts(server, await siteNode(trx, request.nodeId))
+          return describe(trx, await repairedDatabase(trx, existing), await rehosted(trx, login, hosts))
+        }
       }
+      const node = await siteNode(trx, request.nodeId)
       const server = existing
         ? await findServerRow(trx, existing.server_id)
-        : await placementOn(trx, request.engine, request.nodeId)
+        : await placementOn(trx, request.engine, node)
       if (!server) throw new Problem(databasesProblems.no_database_server)
       let database = existing
       if (!database) {
@@ -142,7 +177,8 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
         server_id: server.id,
         engine: request.engine,
         username: name,
-        allowed_hosts: JSON.stringify([...loopbackHosts]),
+        // The address its site's node connects from (loopback on the node's own server).
+        allowed_hosts: JSON.stringify(siteLoginHosts(server, node)),
         grants: '[]',
         status: 'provisioning',
         locked: 0,
@@ -172,7 +208,7 @@ export function siteDatabasesService(context: PluginContext): SiteDatabases {
 
     async canPlace(db, engine, nodeId) {
       try {
-        await placementOn(db, engine, nodeId)
+        await placementOn(db, engine, await siteNode(db, nodeId))
         return true
       } catch (error) {
         if (error instanceof Problem) return false

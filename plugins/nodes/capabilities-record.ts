@@ -1,10 +1,12 @@
 // What a node reports it can run, recorded on the node (an agent's at each poll, the local node's at the start), and
-// the plugins that follow it told, in the same transaction, when it changed.
+// the plugins that follow it told, in the same transaction, when it changed. A new run of an agent (its session) is a
+// connection: the node is reconciled (reconcile.ts), so a rebuilt node gets back what it lost.
 
 import { nowIso, type PluginContext, type Trx } from '../../core/index.ts'
 import { nodeWatchers } from './contract.ts'
 import type { NodesTable, NodesTables } from './migrations.ts'
 import type { NodeCapabilities } from './node/contract.ts'
+import { startReconcile } from './reconcile.ts'
 import { findNodeRow, toNode } from './repository.ts'
 
 /** What an agent said of itself besides its capabilities. */
@@ -30,6 +32,9 @@ export async function recordReport(
     ...(presence.session === undefined ? {} : { agent_session: presence.session }),
   }
   const nodes = (db: Trx | PluginContext['db']) => db.withTables<NodesTables>().updateTable('nodes')
+  // A run of the agent the panel has not seen (started, restarted, its node rebuilt): what the node holds is asked.
+  if (presence.session !== undefined && presence.session !== row.agent_session)
+    await context.transaction((trx) => startReconcile(trx, context, row.id))
   if (row.agent_capabilities === recorded) {
     await nodes(context.db).set(seen).where('id', '=', row.id).execute()
     return

@@ -9,12 +9,13 @@ import {
   defineExtensionPoint,
   defineService,
   enumOf,
+  type JobRun,
   Problem,
   type Static,
   type Trx,
   t,
 } from '../../core/index.ts'
-import type { SiteCall } from './node/contract.ts'
+import type { NodeInventory, SiteCall } from './node/contract.ts'
 import type { NodeModuleEntry } from './node/node.ts'
 import type { NodeCommand, NodeOperationName, NodeResult } from './node/operations.ts'
 import { nodesProblems } from './problems.ts'
@@ -23,14 +24,18 @@ export {
   type AcmeChallenge,
   type ApplicationSite,
   defineNodeModule,
+  type InventorySite,
+  type InventoryStray,
   type NodeCommandOptions,
   type NodeCommandResult,
   NodeFailure,
+  type NodeInventory,
   type NodeModule,
   NodeRefusal,
   type NodeService,
   type NodeServiceHost,
   type NodeSite,
+  type ServiceInventory,
   type SiteApplication,
   type SiteAppSpec,
   type SiteCall,
@@ -138,6 +143,42 @@ export const NodeCapabilities = t.Object(
 )
 export type NodeCapabilities = Static<typeof NodeCapabilities>
 
+/** Something on a node the panel does not know: reported by reconciliation, never removed. */
+export const UnknownOnNode = t.Object(
+  {
+    kind: t.Union([t.Literal('site'), t.Literal('home'), t.Literal('server-block'), t.Literal('pool')], {
+      description:
+        '`site`: a site the node serves that the panel does not place there (`name` is its id, `domain` its domain); `home`: a folder under the node’s `sites/` with no site record of the node’s own; `server-block`, `pool`: an nginx server block or PHP-FPM pool that belongs to no site of the node.',
+    }),
+    name: t.String({ maxLength: 300, description: 'The site id, or the file’s name without `.conf`.' }),
+    domain: t.Optional(
+      t.String({ maxLength: 253, description: 'The domain the node serves it at (`site`).' }),
+    ),
+  },
+  { $id: 'UnknownOnNode' },
+)
+export type UnknownOnNode = Static<typeof UnknownOnNode>
+
+/** What the last reconciliation of a node found (see docs/nodes.md, "Reconciliation"). */
+export const NodeInventoryState = t.Object(
+  {
+    checkedAt: t.String({ format: 'date-time', description: 'When the node last reported what it holds.' }),
+    sites: t.Integer({ minimum: 0, description: 'How many sites the node said it keeps.' }),
+    reapplied: t.Integer({
+      minimum: 0,
+      description:
+        'What that reconciliation started jobs to put back (a site missing on the node, a certificate not served, a site in the wrong state).',
+    }),
+    unknown: t.Array(UnknownOnNode, {
+      maxItems: 1000,
+      description:
+        'What the node holds that the panel does not know: reported (`node.drifted`) and left alone, never removed.',
+    }),
+  },
+  { $id: 'NodeInventoryState' },
+)
+export type NodeInventoryState = Static<typeof NodeInventoryState>
+
 /** A node (server) as the API returns it. */
 export const Node = t.Object(
   {
@@ -171,6 +212,10 @@ export const Node = t.Object(
       },
       { description: 'The node’s agent: connected or not, its version, what it can run.' },
     ),
+    inventory: t.Union([NodeInventoryState, t.Null()], {
+      description:
+        'What the node’s last reconciliation found: at every connection of its agent (the local node: at the panel’s start) and periodically, the node reports what it holds and the panel puts back what is missing. Null before the first.',
+    }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),
   },
@@ -222,6 +267,44 @@ export const nodeWatchers = defineExtensionPoint<NodeWatcher>({
   owner: 'nodes',
   description: 'Plugins that keep something per node and follow what each node reports it can run.',
   keyOf: (watcher) => watcher.name,
+})
+
+/** What one reconciler made of a node's inventory. */
+export interface ReconcileOutcome {
+  /** How many jobs it started to put back what the node lacks (a site, a certificate, a state). */
+  readonly reapplied: number
+  /** What the node holds that this plugin would own but does not know (a site of no record): reported only. */
+  readonly unknown?: readonly UnknownOnNode[]
+}
+
+/** What a node reported it holds, as reconcilers are given it. */
+export interface NodeReport {
+  readonly node: Node
+  readonly inventory: NodeInventory
+  /**
+   * When the node was asked (ISO 8601): a record changed since (a site provisioned meanwhile) may not be in the
+   * inventory yet, and is left for the next reconciliation.
+   */
+  readonly askedAt: string
+}
+
+/**
+ * A plugin whose records live on nodes (sites, their certificates, SFTP accounts) and puts back what a node lacks.
+ * Called in the node's `node.reconcile` job with what the node reports it holds: it compares that with its records
+ * and starts its own jobs (idempotent node operations, in the usual job lanes) for what is missing, leaving alone
+ * what a job of its own is working on already, and never removing what it does not know.
+ */
+export interface NodeReconciler {
+  readonly name: string
+  reconcile(job: JobRun, report: NodeReport): Promise<ReconcileOutcome>
+}
+
+/** Plugins that put back what a node lacks (their reconcilers run in the order plugins were set up). */
+export const nodeReconcilers = defineExtensionPoint<NodeReconciler>({
+  id: 'nodes.reconcilers',
+  owner: 'nodes',
+  description: 'Plugins that compare what a node holds with their records and put back what it lacks.',
+  keyOf: (reconciler) => reconciler.name,
 })
 
 /** The registry of node drivers: `local` is built in; plugins that require `nodes` add others. */
@@ -281,7 +364,7 @@ export class NodeUnreachable extends Error {
 
 /** What other plugins may ask of nodes. */
 export interface NodeDirectory {
-  /** The node with this id, or null, read through `db` (a transaction's `trx` inside one). */
+  /** The node with this id, or null, read through `db` (a transaction's `trx` inside one; default the store). */
   find(id: string, db?: Db): Promise<Node | null>
   /** Nodes that accept new sites (`active`), oldest first, read through `db` (a transaction's `trx` inside one). */
   activeNodes(db?: Db): Promise<readonly Node[]>

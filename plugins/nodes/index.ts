@@ -5,6 +5,7 @@ import { definePlugin, JobFailure } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import {
   type LocatedSite,
+  Node,
   type NodeDirectory,
   NodeFailure,
   type NodeModuleEntry,
@@ -13,6 +14,7 @@ import {
   nodeDirectory,
   nodeDrivers,
   nodeModules,
+  nodeReconcilers,
   nodeScopes,
   nodeWatchers,
   siteLocators,
@@ -23,12 +25,14 @@ import { startLocalNode } from './local-node.ts'
 import { nodesMigrations } from './migrations.ts'
 import { nodeVersion } from './node/index.ts'
 import { nodesProblems } from './problems.ts'
+import { defaultReconcileIntervalMs, reconcileJob, reconcileSchedule } from './reconcile.ts'
 import { createAgentDriver } from './remote/agent-driver.ts'
 import { type CommandQueue, createCommandQueue } from './remote/command-queue.ts'
 import { activeNodeRows, findNodeRow, localNodeRows, toNode } from './repository.ts'
 import { agentRoutes } from './routes/agent.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { nodeRoutes } from './routes/nodes.ts'
+import { reconcileRoutes } from './routes/reconcile.ts'
 import { trafficSection } from './traffic.ts'
 
 /** Options of {@link nodesPlugin}. */
@@ -45,6 +49,11 @@ export interface NodesOptions {
    * own, not the panel's) on `httpPort`. Absent: the local driver lays out the sites' files only.
    */
   readonly localServing?: { readonly dataDir: string; readonly httpPort: number; readonly httpsPort: number }
+  /**
+   * How often every connected node is reconciled (asked what it holds, and what is missing put back), besides at
+   * each connection of its agent and the local node at the panel's start. Default ten minutes; 0 for never.
+   */
+  readonly reconcileIntervalMs?: number
 }
 
 /** `promise`, or nothing after `ms` (a timer that keeps no process alive). */
@@ -95,7 +104,15 @@ export const nodesPlugin = (options: NodesOptions) => {
     migrations: nodesMigrations({ seedLocal: local }),
     // The traffic and disk use nodes report (`POST /nodes/{id}/metrics`), summed in `GET /usage`.
     usageSections: [trafficSection, diskSection],
-    extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers, nodeDependents],
+    extensionPoints: [nodeDrivers, siteLocators, nodeModules, nodeWatchers, nodeDependents, nodeReconcilers],
+    events: [
+      {
+        kind: 'node.drifted',
+        description:
+          'Reconciliation found on the node something the panel does not know (a site, a server block, a pool, a home of no site): `inventory.unknown` lists it; it is left alone. Sent once per new finding.',
+        payload: Node,
+      },
+    ],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       const declared = context.extensionPoint(nodeModules)
@@ -132,8 +149,11 @@ export const nodesPlugin = (options: NodesOptions) => {
         localReported: () => (localSettled ? Promise.resolve() : waitAtMost(localReported, 15_000)),
       })
     },
+    jobs: (context) => [reconcileJob(context)],
     start(context) {
-      if (!localDriver) return undefined
+      const interval = options.reconcileIntervalMs ?? defaultReconcileIntervalMs
+      const stopReconciling = interval > 0 ? reconcileSchedule(context, interval) : () => {}
+      if (!localDriver) return async () => stopReconciling()
       const locators = context.extensionPoint(siteLocators)
       const locate = async (ids: readonly string[]) => {
         const found = new Map<string, LocatedSite>()
@@ -147,7 +167,11 @@ export const nodesPlugin = (options: NodesOptions) => {
       localReported = reported.promise.then(() => {
         localSettled = true
       })
-      return startLocalNode(context, localDriver, nodeVersion, locate, reported.resolve)
+      const stopLocal = startLocalNode(context, localDriver, nodeVersion, locate, reported.resolve)
+      return async () => {
+        stopReconciling()
+        await stopLocal()
+      }
     },
     // `/readyz` says whether the node the panel runs itself serves its sites (degraded, with why, when not).
     readinessChecks: (context) =>
@@ -167,6 +191,7 @@ export const nodesPlugin = (options: NodesOptions) => {
     routes: (context) => [
       ...nodeRoutes(context, localDriver !== null, localServes),
       ...metricsRoutes(context),
+      ...reconcileRoutes(context),
       ...agentRoutes(context, queue ?? createCommandQueue(context), () => modules()),
     ],
     capabilities: (context) => ({

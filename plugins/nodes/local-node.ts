@@ -1,5 +1,6 @@
 // The `local` node while the panel runs: what its runtime can run, recorded on the node as an agent's would be (so
-// the node says whether it serves or only lays out files), its masters started, and its sites' traffic counted.
+// the node says whether it serves or only lays out files), its masters started, reconciled with the panel's records,
+// and its sites' traffic counted.
 
 import type { PluginContext } from '../../core/index.ts'
 import { recordReport } from './capabilities-record.ts'
@@ -8,6 +9,7 @@ import { recordDisk } from './disk.ts'
 import type { LocalDriver } from './drivers/local.ts'
 import type { NodesTables } from './migrations.ts'
 import { type KeptServing, keepServing } from './node/index.ts'
+import { startReconcile } from './reconcile.ts'
 import { recordTraffic } from './traffic.ts'
 
 /** How often the local sites' access logs are read for traffic. */
@@ -65,6 +67,16 @@ export function startLocalNode(
       context.log[level]({ ...fields }, message),
     )
     const reported = await report()
+    // What the node holds, compared with the panel's records (a store restored, a data directory lost).
+    await context.transaction(async (trx) => {
+      const rows = await trx
+        .withTables<NodesTables>()
+        .selectFrom('nodes')
+        .select('id')
+        .where('driver', '=', 'local')
+        .execute()
+      for (const row of rows) await startReconcile(trx, context, row.id)
+    })
     // What it lacks, said once at every start, with the one command that installs it.
     if (reported.missing.length > 0)
       context.log.warn(

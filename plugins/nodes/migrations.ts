@@ -18,6 +18,10 @@ export interface NodesTable {
   agent_version: string | null
   /** JSON of what the node last reported it can run (`NodeCapabilities`), or null before it did. */
   agent_capabilities: string | null
+  /** JSON of what the node's last reconciliation found (`NodeInventoryState`), or null before the first. */
+  inventory: string | null
+  /** The node's latest `node.reconcile` job: a reconciliation is not started while one is live. */
+  reconcile_job_id: string | null
   created_at: string
   updated_at: string
 }
@@ -197,6 +201,14 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
         await sql`update nodes set agent_capabilities = null where agent_capabilities not like '%"applications"%'`.execute(
           db,
         )
+      },
+    },
+    {
+      // What reconciliation found on the node, and its latest reconciliation job (one at a time per node).
+      id: '0006_node_inventory',
+      async up(db) {
+        for (const column of ['inventory', 'reconcile_job_id'])
+          await db.schema.alterTable('nodes').addColumn(column, 'text').execute()
       },
     },
   ]

@@ -72,7 +72,7 @@ describe('deleting a node', () => {
     expect((await auditOf(node.id))[0]?.details).toEqual({
       name: 'spare-1',
       driver: 'agent',
-      hostname: '10.0.0.9',
+      hostname: '127.0.0.1',
     })
     const refused = await tp.request('POST', '/api/v1/agent/work', {
       body: { session: 'played-agent', version: 'test', capabilities: {}, holding: [], waitSeconds: 0 },

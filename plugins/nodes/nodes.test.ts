@@ -81,6 +81,8 @@ describe('a fresh installation', () => {
         notReady: [],
         // Run in the panel's process: always connected.
         agent: expect.objectContaining({ connected: true }),
+        // Reconciled once the panel starts its local node (not in this test panel).
+        inventory: null,
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updatedAt: items[0]?.createdAt ?? '',
       },
@@ -140,6 +142,8 @@ describe('adding a node', () => {
       ready: false,
       notReady: [{ code: 'agent_never_connected', message: expect.stringContaining('npm run agent') }],
       agent: { connected: false, lastSeenAt: null, version: null, capabilities: null },
+      // Never reconciled: its agent never connected.
+      inventory: null,
       createdAt: expect.any(String),
       updatedAt: node.createdAt,
       agentToken: expect.stringMatching(/^plinth_node_[0-9A-Za-z]{46}$/),
@@ -365,6 +369,7 @@ describe('changing a node', () => {
       ready: node.ready,
       notReady: node.notReady,
       agent: node.agent,
+      inventory: null,
       createdAt: node.createdAt,
       updatedAt: expect.any(String),
     })

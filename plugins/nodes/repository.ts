@@ -1,7 +1,7 @@
 // Reads and writes of the nodes table; the only file that knows its columns.
 
 import { type Db, sql } from '../../core/index.ts'
-import type { Node, NodeCapabilities } from './contract.ts'
+import type { Node, NodeCapabilities, NodeInventoryState } from './contract.ts'
 import type { NodesTable, NodesTables } from './migrations.ts'
 import { agentSilenceMs } from './node/agent/protocol.ts'
 import { notReadyReasons } from './readiness.ts'
@@ -37,6 +37,7 @@ export function toNode(row: NodesTable, localServes = false): Node {
       version: row.agent_version,
       capabilities,
     },
+    inventory: row.inventory === null ? null : (JSON.parse(row.inventory) as NodeInventoryState),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }

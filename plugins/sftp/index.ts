@@ -5,13 +5,14 @@
 import { definePlugin, resourceEvents } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
-import { nodeModules } from '../nodes/contract.ts'
+import { nodeModules, nodeReconcilers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
 import { SftpUser } from './contract.ts'
 import { sftpCustomerDependent } from './customer-deletion.ts'
 import { sftpMigrations } from './migrations.ts'
 import sftpNodeModule from './node/index.ts'
 import { sftpProblems } from './problems.ts'
+import { sftpReconciler } from './reconcile.ts'
 import { deleteSiteAccounts } from './repository.ts'
 import { sftpUserRoutes } from './routes/sftp-users.ts'
 
@@ -54,6 +55,8 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
       // A deleted site's accounts went with its home on the node; the panel forgets them in its deletion job.
       // A customer's deletion takes its accounts off their nodes.
       context.extensionPoint(customerDependents).add(sftpCustomerDependent(context))
+      // A rebuilt node gets back the accounts that log in with keys.
+      context.extensionPoint(nodeReconcilers).add(sftpReconciler(context))
       context.extensionPoint(siteDependents).add({
         name: 'sftp',
         remove: (run, site) => run.transaction((trx) => deleteSiteAccounts(trx, site.id)).then(() => {}),

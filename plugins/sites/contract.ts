@@ -38,6 +38,22 @@ export const SiteError = t.Object(
 )
 export type SiteError = Static<typeof SiteError>
 
+/** What reconciliation found wrong with a site on its node (docs/sites.md, "Drift"). */
+export const SiteDrift = t.Object(
+  {
+    code: t.String({
+      description:
+        '`missing_on_node`: its node did not have it (a rebuilt node, a store restored) and it is being provisioned again (`jobId`); `content_lost`: it was provisioned again from nothing and serves again, but the files it had are gone (a placeholder page, or a fresh install of its application over its database): restore them from a backup; `restore_failed`: provisioning it again gave up (`message` says why; its node answers nothing for it).',
+      examples: ['content_lost'],
+    }),
+    message: t.String({ description: 'What was found and done, in words an operator acts on.' }),
+    jobId: t.Union([t.String(), t.Null()], { description: 'The job that put it back, `job_…`.' }),
+    detectedAt: t.String({ format: 'date-time', description: 'When reconciliation found it.' }),
+  },
+  { $id: 'SiteDrift' },
+)
+export type SiteDrift = Static<typeof SiteDrift>
+
 /** A site as the API returns it. */
 export const Site = t.Object(
   {
@@ -68,6 +84,10 @@ export const Site = t.Object(
     error: t.Union([SiteError, t.Null()], {
       description:
         'Why the site’s provisioning failed: set when it is `failed`, and while it is still `provisioning` after an attempt that failed (the job tries again); null otherwise. `POST /sites/{id}/retry` provisions a failed site again.',
+    }),
+    drift: t.Union([SiteDrift, t.Null()], {
+      description:
+        'What reconciliation of its node found wrong with the site and could not put right by itself (`site.drifted`); null when the node holds it as the panel recorded it. Stays until `PATCH /sites/{id}` with `drift: null` (once its files were restored, say) or until a later finding replaces it.',
     }),
     createdAt: t.String({ format: 'date-time' }),
     updatedAt: t.String({ format: 'date-time' }),

@@ -3,13 +3,14 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
-import { nodeDependents, siteLocators } from '../nodes/contract.ts'
+import { nodeDependents, nodeReconcilers, siteLocators } from '../nodes/contract.ts'
 import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
 import { siteCustomerDependent } from './customer-deletion.ts'
 import { siteJobs } from './jobs.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesOnNode } from './node-dependent.ts'
 import { sitesProblems } from './problems.ts'
+import { siteReconciler } from './reconcile.ts'
 import { findSite, findSiteByDomain, locateSites } from './repository.ts'
 import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
@@ -69,6 +70,12 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
         payload: Site,
       },
       {
+        kind: 'site.drifted',
+        description:
+          'Reconciliation found the site not as recorded on its node and could not simply put it right: missing there (`drift.code` `missing_on_node`, provisioned again), or provisioning it again gave up (`restore_failed`). `drift` says what and why.',
+        payload: Site,
+      },
+      {
         kind: 'site.deleted',
         description: 'A site was removed from its node and from the panel.',
         payload: DeletedSite,
@@ -113,6 +120,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       context
         .extensionPoint(siteLocators)
         .add({ name: 'sites', locate: (ids) => locateSites(context.db, ids) })
+      // What a node lacks of its sites (a rebuilt node) is provisioned again; what it holds unknown is reported.
+      context.extensionPoint(nodeReconcilers).add(siteReconciler(context))
       // A node that holds sites is not deleted.
       context.extensionPoint(nodeDependents).add(sitesOnNode)
       // A customer's sites are suspended with it (billing holds), without sites knowing who holds it.

@@ -31,6 +31,8 @@ export const siteJobKinds = {
   suspend: 'site.suspend',
   unsuspend: 'site.unsuspend',
   delete: 'site.delete',
+  /** Provisions again a site its node lost (reconciliation found it missing). */
+  restore: 'site.restore',
 } as const
 
 /** What the node driver is told about a site. */
@@ -47,6 +49,14 @@ export function specOf(row: SitesTable): SiteSpec {
 
 /** The columns of a site's error, cleared: it was provisioned, or is provisioned again. */
 export const noError = { error_code: null, error_message: null, error_job_id: null } as const
+
+/** The columns of a site's drift, cleared: nothing found wrong with it on its node. */
+export const noDrift = {
+  drift_code: null,
+  drift_message: null,
+  drift_job_id: null,
+  drift_detected_at: null,
+} as const
 
 /** A site as its type's hooks see it. */
 const createdSiteOf = (row: SitesTable): CreatedSite => ({
@@ -228,6 +238,50 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
           details: { from: row.status, to: 'failed', code: error.code },
         })
         await changed(trx, job, failed)
+      },
+    },
+    {
+      kind: siteJobKinds.restore,
+      description:
+        'Provisions again, on its node, an `active` or `suspended` site that reconciliation found missing there (a rebuilt node, a store restored): its home, Unix user, pool and server block, and its application installed again (WordPress, over its database), then suspended again if it was. It serves again, but from nothing: `drift` becomes `content_lost` (its files are gone unless restored from a backup); giving up makes it `restore_failed` (`site.drifted`). The site’s state does not change. The certificate attached to it is installed again by the certificates plugin’s own job.',
+      maxAttempts: 5,
+      async run(job) {
+        const found = await target(job)
+        const wanted = found?.row.status
+        if (!found || (wanted !== 'active' && wanted !== 'suspended')) return { skipped: true }
+        const type = types.get(found.row.type)
+        if (type?.app) await job.progress(5, `Preparing ${type.name}`)
+        const app = await type?.app?.(job, createdSiteOf(found.row))
+        await job.progress(20, `Provisioning again on node ${found.node.name}`)
+        const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
+        await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
+        if (wanted === 'suspended')
+          await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
+        await job.progress(90, 'Recording')
+        await job.transaction(async (trx) => {
+          const current = await findSiteRow(trx, found.row.id)
+          if (current?.status !== wanted) return
+          const restored = await updateSite(trx, current.id, {
+            drift_code: 'content_lost',
+            drift_message: `The site was missing on its node ${found.node.name} and was provisioned again from nothing: it serves again, but the files it had are gone (${app ? `a fresh install of ${app.kind} over its database` : 'a placeholder page'}); restore them from a backup, then clear this with PATCH /sites/{id} { "drift": null }.`,
+            drift_job_id: job.id,
+          })
+          await changed(trx, job, restored)
+        })
+        return { nodeId: found.node.id, restored: true }
+      },
+      async onGivenUp(trx, job, _outcome, error) {
+        const row = await findSiteRow(trx, job.subject.id)
+        if (row?.status !== 'active' && row?.status !== 'suspended') return
+        // Said once: a site whose restores keep failing is tried again at each round without a new event.
+        const kind = row.drift_code === 'restore_failed' ? 'site.updated' : 'site.drifted'
+        const drifted = await updateSite(trx, row.id, {
+          drift_code: 'restore_failed',
+          drift_message: `The site is missing on its node and could not be provisioned there again: ${error.message} (${error.code})`,
+          drift_job_id: job.id,
+          drift_detected_at: new Date().toISOString(),
+        })
+        await job.emit(trx, { kind, customerId: row.customer_id, data: toSite(drifted) })
       },
     },
     {

@@ -28,6 +28,11 @@ export interface SitesTable {
   error_message: string | null
   /** The job whose attempt failed, with `error_code`. */
   error_job_id: string | null
+  /** What reconciliation found wrong with the site on its node and could not simply put right (its `drift`). */
+  drift_code: string | null
+  drift_message: string | null
+  drift_job_id: string | null
+  drift_detected_at: string | null
   created_at: string
   updated_at: string
 }
@@ -119,6 +124,14 @@ export const sitesMigrations: readonly Migration[] = [
     async up(db) {
       // Why a site failed is kept on the site itself, so it can be shown (and retried) without reading its jobs.
       for (const column of ['error_code', 'error_message', 'error_job_id'])
+        await db.schema.alterTable('sites').addColumn(column, 'text').execute()
+    },
+  },
+  {
+    id: '0007_site_drift',
+    async up(db) {
+      // What reconciliation found of the site on its node (missing, restored from nothing, not restorable).
+      for (const column of ['drift_code', 'drift_message', 'drift_job_id', 'drift_detected_at'])
         await db.schema.alterTable('sites').addColumn(column, 'text').execute()
     },
   },

@@ -29,6 +29,15 @@ export function toSite(row: SitesTable): Site {
       row.error_code === null
         ? null
         : { code: row.error_code, message: row.error_message ?? '', jobId: row.error_job_id },
+    drift:
+      row.drift_code === null
+        ? null
+        : {
+            code: row.drift_code,
+            message: row.drift_message ?? '',
+            jobId: row.drift_job_id,
+            detectedAt: row.drift_detected_at ?? row.updated_at,
+          },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -88,6 +97,10 @@ const insertSiteRow = preparedInsert<SitesTable>('sites', [
   'error_code',
   'error_message',
   'error_job_id',
+  'drift_code',
+  'drift_message',
+  'drift_job_id',
+  'drift_detected_at',
   'created_at',
   'updated_at',
 ])
@@ -185,4 +198,9 @@ export async function siteCountOnNode(db: Db, nodeId: string): Promise<number> {
 /** Forgets the count of sites of a node that is being deleted (it holds none). */
 export async function forgetNodeCount(db: Db, nodeId: string): Promise<void> {
   await db.withTables<SitesTables>().deleteFrom('node_site_counts').where('node_id', '=', nodeId).execute()
+}
+
+/** Every site placed on the node `nodeId`, in any state (reconciliation compares them with what the node holds). */
+export function siteRowsOnNode(db: Db, nodeId: string): Promise<SitesTable[]> {
+  return sites(db).selectFrom('sites').selectAll().where('node_id', '=', nodeId).orderBy('id').execute()
 }

@@ -74,6 +74,7 @@ describe('creating a site', () => {
       limits: { diskMB: null },
       suspendedByStaff: false,
       error: null,
+      drift: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: site.createdAt,
     })

@@ -235,7 +235,7 @@ function wordpressSiteType(context: PluginContext): SiteType {
           (capabilities.services.database as { running?: boolean } | undefined)?.running === true
         lacks.push(
           !running || own.length > 0
-            ? `a MariaDB server (${own.map((lack) => lack.what).join(', ') || 'mariadb-server'} on the node, or one staff add with POST /database-servers)`
+            ? `a MariaDB server its sites reach (${own.map((lack) => lack.what).join(', ') || 'mariadb-server'} on the node, or one staff add with POST /database-servers at an address the node reaches: one at 127.0.0.1 serves only the panel’s own machine)`
             : 'room for a database: the node’s own MariaDB server is disabled or full (staff enable it or raise its capacity with PATCH /database-servers/{id}, or add one with POST /database-servers)',
         )
       }
@@ -268,10 +268,9 @@ function wordpressSiteType(context: PluginContext): SiteType {
         .executeTakeFirst()
       if (!row) throw new Error(`The WordPress site ${site.id} has no administrator recorded`)
       const database = await databaseFor(job, site)
-      // Installed already (the hash was dropped then): the node keeps the administrator it has.
-      const passwordHash = row.admin_hash_sealed
-        ? context.secrets.open(row.admin_hash_sealed)
-        : await adminPasswordHash(randomBytes(24).toString('base64url'))
+      // Installed already (the hash was dropped then): the node keeps the administrator it has, in its files or,
+      // provisioned again into an empty home (reconciliation of a rebuilt node), in its database.
+      const passwordHash = row.admin_hash_sealed ? context.secrets.open(row.admin_hash_sealed) : null
       const settings: WordPressAppSettings = {
         title: site.name,
         database,

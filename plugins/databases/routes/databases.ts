@@ -14,6 +14,7 @@ import {
   t,
 } from '../../../core/index.ts'
 import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
+import { nodeDirectory } from '../../nodes/contract.ts'
 import { siteDirectory } from '../../sites/contract.ts'
 import { Database, databaseScopes, databaseStatuses, engineNames } from '../contract.ts'
 import { ChosenName } from '../formats.ts'
@@ -31,6 +32,7 @@ import {
   toDatabase,
   visibleDatabases,
 } from '../repository.ts'
+import { siteNodeOf } from '../site-reach.ts'
 
 const Engine = enumOf(engineNames, { description: '`mariadb` or `postgresql`.' })
 
@@ -69,6 +71,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
   const { db } = context
   const customers = context.use(customerDirectory)
   const sites = context.use(siteDirectory)
+  const nodes = context.use(nodeDirectory)
 
   const answerOf = async (row: DatabasesTable) =>
     toDatabase(row, orNotFound(await findServerRow(db, row.server_id)))
@@ -96,6 +99,7 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         ...openCustomerProblems,
         databasesProblems.unknown_database_site,
         databasesProblems.no_database_server,
+        databasesProblems.database_server_unreachable,
         databasesProblems.database_name_taken,
         databasesProblems.database_limit_reached,
         kernelProblems.customer_suspended,
@@ -124,7 +128,8 @@ export function databaseRoutes(context: PluginContext): RouteDefinition[] {
         const name = realNameOf(customer.id, body.name)
         if (await databaseNameTakenOnEngine(trx, body.engine, name))
           throw fieldProblem(databasesProblems.database_name_taken, 'body.name')
-        const server = await placementOn(trx, body.engine, site?.nodeId ?? null)
+        const node = site?.nodeId ? await nodes.find(site.nodeId, trx) : null
+        const server = await placementOn(trx, body.engine, node ? siteNodeOf(node) : null)
         await context.quotas.reserve(trx, { customerId: customer.id, amounts: { databases: 1 } })
         const row = newDatabaseRow({
           customer_id: customer.id,

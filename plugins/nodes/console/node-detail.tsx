@@ -18,6 +18,7 @@ import {
 } from '../../console/kit.ts'
 import { AgentState } from './agent-state.tsx'
 import { api, type Schemas } from './api.ts'
+import { NodeInventory } from './node-inventory.tsx'
 import { Readiness } from './node-readiness.tsx'
 import { NodeSettingsForm } from './node-settings-form.tsx'
 import { RotateAgentToken } from './rotate-agent-token.tsx'
@@ -119,6 +120,9 @@ export function NodeDetail({ id }: { id: string }) {
       </Section>
       <Section title="What it lacks">
         <Lacks capabilities={current.agent.capabilities} />
+      </Section>
+      <Section title="What it holds">
+        <NodeInventory node={current} />
       </Section>
       {session.can('node:manage') ? (
         <>

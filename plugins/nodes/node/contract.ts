@@ -44,6 +44,42 @@ export interface SiteReport {
   readonly certificate?: string | null
 }
 
+/** What a node holds, as it reports it for reconciliation (the `inventory` operation). */
+export interface NodeInventory {
+  /** The sites it keeps: a home whose `state.json` names it. */
+  readonly sites: readonly InventorySite[]
+  /**
+   * What it has under its data directory that belongs to no site it keeps: a home without a readable `state.json`,
+   * a server block or PHP pool with no such site. Reported, never removed.
+   */
+  readonly strays: readonly InventoryStray[]
+  /** What each service that keeps something per site holds (`sftp`: its accounts' ids), by service name. */
+  readonly services: Readonly<Record<string, ServiceInventory>>
+}
+
+/** One site a node keeps, as its `state.json` records it. */
+export interface InventorySite {
+  readonly id: string
+  readonly domain: string
+  readonly state: 'active' | 'suspended'
+  /** The fingerprint of the certificate it serves over HTTPS (lower-case hex, no colons), or null. */
+  readonly certificate: string | null
+  /** The application installed into it (`wordpress`), or null. */
+  readonly app: string | null
+}
+
+/** Something on a node that belongs to no site it keeps. */
+export interface InventoryStray {
+  /** `home` (`sites/<name>/`), `server-block` (`nginx/sites/<name>.conf`) or `pool` (`php/pools/<name>.conf`). */
+  readonly kind: 'home' | 'server-block' | 'pool'
+  readonly name: string
+}
+
+/** What a service keeps for sites, as it reports it: the ids of its records (an SFTP account's `sftp_…`). */
+export interface ServiceInventory {
+  readonly ids: readonly string[]
+}
+
 /** A certificate a node serves a site with over HTTPS (`SITES_HTTPS_PORT`). */
 export interface SiteCertificate {
   /** SHA-256 of the certificate's DER in lower-case hex, no colons: what the node names its files after. */
@@ -178,6 +214,12 @@ export interface NodeService {
    * a {@link NodeServiceCall}. Optional: a node refuses such a call to a service without it (`unknown_node_service`).
    */
   handleNode?(request: unknown, signal: AbortSignal): Promise<unknown>
+  /**
+   * For a service that keeps records of its own per site on the node (the SFTP accounts): their ids, reported with
+   * the node's inventory so the panel can put back what a rebuilt node lost; null while it keeps none (its server does
+   * not run). Optional.
+   */
+  inventory?(): Promise<ServiceInventory | null>
   /**
    * What the node tells the panel of this service with its capabilities (`capabilities.services[name]`): JSON, no
    * secret, read when the capabilities are (once a minute at most). Default `{}`.

@@ -6,6 +6,7 @@
 import type {
   AcmeChallenge,
   NodeFailure,
+  NodeInventory,
   NodeRefusal,
   NodeServiceCall,
   SiteCall,
@@ -87,6 +88,12 @@ export const nodeOperations = {
     subjectOf: () => null,
     changes: false,
     run: (node, call, signal) => node.runtime.call(call, signal),
+  }),
+  /** Everything the node holds, for reconciliation: read only, beside every site's commands. */
+  inventory: operation<Readonly<Record<string, never>>, NodeInventory>({
+    subjectOf: () => null,
+    changes: false,
+    run: (node) => node.runtime.inventory(),
   }),
   /** A service asked about the node itself (its database server), not one of its sites. */
   'node-call': operation<NodeServiceCall, unknown>({

@@ -63,7 +63,7 @@ export const AgentCommand = t.Object(
     }),
     payload: t.Unknown({
       description:
-        'What the operation needs (the node wing’s operations, plugins/nodes/node/operations.ts): the `SiteSpec` for the site’s changes and its report; `{ siteId, certificate }` for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`; the `SiteCall` (`{ siteId, service, request }`) for `call`. Sealed at rest in the panel and cleared once answered; never logged.',
+        'What the operation needs (the node wing’s operations, plugins/nodes/node/operations.ts): the `SiteSpec` for the site’s changes and its report; `{ siteId, certificate }` for `install-certificate`; `{ siteId }` for `remove-certificate`; the `AcmeChallenge` for `put-challenge`; `{ token }` for `remove-challenge`; the `SiteCall` (`{ siteId, service, request }`) for `call`; `{}` for `inventory` (answered with what the node holds: its sites, what belongs to none, what its services keep per site). Sealed at rest in the panel and cleared once answered; never logged.',
     }),
   },
   { $id: 'AgentCommand' },

@@ -166,6 +166,8 @@ export function nodeRoutes(
             agent_session: null,
             agent_version: null,
             agent_capabilities: null,
+            inventory: null,
+            reconcile_job_id: null,
             created_at: now,
             updated_at: now,
           }

@@ -75,6 +75,8 @@ export function sftpNodeService(options: SftpServiceOptions): NodeService {
     name: sftpServiceName,
     // Where its SSH server listens, or that it runs none (SFTP_PORT off).
     describe: async () => (running ? { port: running.server.port } : { port: null }),
+    // The accounts it keeps, for the panel to put back what a rebuilt node lost; none said while it runs no server.
+    inventory: async () => (running ? { ids: running.accounts.list().map((account) => account.id) } : null),
     async handle(site, request) {
       const asked = request as SftpNodeRequest | null
       const where = info()

@@ -15,7 +15,7 @@ import {
 import { api, type Schemas } from './api.ts'
 
 type Site = Schemas['Site']
-type UpdateSiteBody = Schemas['UpdateSiteBody']
+type UpdateSiteBody = Omit<Schemas['UpdateSiteBody'], 'drift'>
 
 /** Only what the form changed, so an unchanged domain or quota starts no job on the node. */
 function changesOf(site: Site, data: FormData): UpdateSiteBody {

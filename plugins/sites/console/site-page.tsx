@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react'
 import { ApiProblem, JobProgress, navigate, Section, useSession } from '../../console/kit.ts'
 import type { Schemas } from './api.ts'
 import { SiteDelete } from './site-delete.tsx'
+import { SiteDrift } from './site-drift.tsx'
 import { SiteEditForm } from './site-edit-form.tsx'
 import { SiteFacts } from './site-facts.tsx'
 import { SiteFailure } from './site-failure.tsx'
@@ -35,6 +36,7 @@ export function SitePage({ id }: { id: string }) {
       {(current) => (
         <>
           {deleting ? null : <SiteFailure site={current} />}
+          {deleting ? null : <SiteDrift site={current} />}
           <Section title="Details">
             <SiteFacts site={current} />
           </Section>

@@ -20,7 +20,7 @@ import { nodeDirectory } from '../../nodes/contract.ts'
 import { Site, siteScopes, siteTypes } from '../contract.ts'
 import { requireDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
-import { noError, siteJobKinds } from '../jobs.ts'
+import { noDrift, noError, siteJobKinds } from '../jobs.ts'
 import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { seesNodes } from '../node-insight.ts'
@@ -46,6 +46,12 @@ const UpdateSiteBody = t.Object(
         },
         { description: 'Resource limits; omitted members stay as they are.' },
       ),
+    ),
+    drift: t.Optional(
+      t.Null({
+        description:
+          '`null` clears the site’s `drift` once its cause was dealt with (its files restored after reconciliation provisioned it again from nothing).',
+      }),
     ),
   },
   { $id: 'UpdateSiteBody' },
@@ -107,7 +113,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       operationId: 'updateSite',
       summary: 'Change a site',
       description:
-        'Changes the name, the domain or the disk limit. A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.',
+        'Changes the name, the domain or the disk limit, or clears `drift` (`drift: null`). A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.',
       scope: siteScopes.update,
       params: SiteParams,
       body: UpdateSiteBody,
@@ -139,7 +145,8 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         }
         const diskMB = body.limits?.diskMB
         if (diskMB !== undefined && diskMB !== row.disk_mb) changes.disk_mb = diskMB
-        if (Object.keys(changes).length === 0) return unchanged(toSite(row))
+        const clearDrift = body.drift === null && row.drift_code !== null
+        if (Object.keys(changes).length === 0 && !clearDrift) return unchanged(toSite(row))
         // A failed site takes the change now and its node at the retry, which provisions the site as it then is.
         const onNode =
           (changes.domain !== undefined || changes.disk_mb !== undefined) && row.status !== 'failed'
@@ -156,12 +163,13 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
           })
         }
         if (changes.disk_mb !== undefined) await moveDisk(trx, row, changes.disk_mb)
-        const updated = await updateSite(trx, row.id, changes)
+        const updated = await updateSite(trx, row.id, { ...changes, ...(clearDrift ? noDrift : {}) })
         return recorded(toSite(updated), {
           details: {
             ...(changes.name !== undefined ? { name: changes.name } : {}),
             ...(changes.domain !== undefined ? { domain: changes.domain } : {}),
             ...(changes.disk_mb !== undefined ? { diskMB: changes.disk_mb } : {}),
+            ...(clearDrift ? { driftCleared: row.drift_code } : {}),
           },
         })
       },

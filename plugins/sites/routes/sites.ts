@@ -23,7 +23,7 @@ import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
 import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
-import { siteJobKinds } from '../jobs.ts'
+import { noDrift, siteJobKinds } from '../jobs.ts'
 import type { SitesTable } from '../migrations.ts'
 import { seesNodes } from '../node-insight.ts'
 import { placeSite } from '../placement.ts'
@@ -219,6 +219,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
           error_code: null,
           error_message: null,
           error_job_id: null,
+          ...noDrift,
           created_at: now,
           updated_at: now,
         }

@@ -24,8 +24,10 @@ export interface WordPressAppSettings {
   /**
    * The administrator the installer creates. `passwordHash` is a bcrypt hash (`$2y$…`) of the password the panel
    * showed once, which WordPress checks with PHP's `crypt()`: the panel never keeps the password, nor does the node.
+   * Null once the panel dropped it (the site was provisioned): WordPress provisioned again into an empty home (a
+   * rebuilt node) keeps the administrator its database has, and the password with it.
    */
-  readonly admin: { readonly user: string; readonly email: string; readonly passwordHash: string }
+  readonly admin: { readonly user: string; readonly email: string; readonly passwordHash: string | null }
 }
 
 const text = (value: unknown, pattern: RegExp) => typeof value === 'string' && pattern.test(value)
@@ -44,7 +46,7 @@ export function checkedSettings(settings: unknown): WordPressAppSettings {
     text(database?.password, /^[^\0\n]{1,200}$/) &&
     text(admin?.user, /^[A-Za-z0-9_.@-]{1,60}$/) &&
     text(admin?.email, /^[^\s@]{1,64}@[^\s@]{1,255}$/) &&
-    text(admin?.passwordHash, /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/)
+    (admin?.passwordHash === null || text(admin?.passwordHash, /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/))
   if (!fine)
     throw new NodeFailure('The WordPress settings are not what the node installs with', 'unsafe_app_settings')
   return given as WordPressAppSettings

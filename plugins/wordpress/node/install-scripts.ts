@@ -24,13 +24,16 @@ if (!is_blog_installed()) {
     $result = wp_install($in['title'], $in['user'], $in['email'], true, '', $in['throwaway']);
     if (is_wp_error($result)) { fwrite(STDERR, $result->get_error_message()); exit(1); }
 }
-$user = get_user_by('login', $in['user']);
-if (!$user) { fwrite(STDERR, 'WordPress has no user ' . $in['user']); exit(1); }
-global $wpdb;
-// WordPress 6.1 checks a hash that is not its own ($P$) with crypt(): the bcrypt hash the panel gives logs in.
-$updated = $wpdb->update($wpdb->users, ['user_pass' => $in['hash'], 'user_activation_key' => ''], ['ID' => $user->ID]);
-if ($updated === false) { fwrite(STDERR, 'Setting the password failed: ' . $wpdb->last_error); exit(1); }
-clean_user_cache($user->ID);
+// No hash: the panel no longer holds one (WordPress provisioned again over its database): its admin is kept.
+if ($in['hash'] !== null) {
+    $user = get_user_by('login', $in['user']);
+    if (!$user) { fwrite(STDERR, 'WordPress has no user ' . $in['user']); exit(1); }
+    global $wpdb;
+    // WordPress 6.1 checks a hash that is not its own ($P$) with crypt(): the bcrypt hash the panel gives logs in.
+    $updated = $wpdb->update($wpdb->users, ['user_pass' => $in['hash'], 'user_activation_key' => ''], ['ID' => $user->ID]);
+    if ($updated === false) { fwrite(STDERR, 'Setting the password failed: ' . $wpdb->last_error); exit(1); }
+    clean_user_cache($user->ID);
+}
 echo "\\n${doneMarker}\\n";
 `
 
@@ -66,7 +69,7 @@ async function runScript(
   site: ApplicationSite,
   php: string,
   script: string,
-  input: Record<string, string>,
+  input: Record<string, string | null>,
   signal: AbortSignal,
 ): Promise<void> {
   const result = await site.run(
@@ -80,7 +83,8 @@ async function runScript(
 
 /**
  * Installs WordPress on its database (unless it is installed: an installation a crash interrupted is completed)
- * and gives its admin the password hash the panel chose, in place of the throwaway one the installer needs.
+ * and gives its admin the password hash the panel chose, in place of the throwaway one the installer needs (none
+ * when the panel no longer has it: an installation found on the database keeps its admin's password).
  */
 export async function installWordPress(
   site: ApplicationSite,

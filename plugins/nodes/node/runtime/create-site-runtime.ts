@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-challenges.ts'
 import { acrossProcesses } from './lock.ts'
-import { capabilitiesOf, diskOf, reportOf, trafficOf } from './node-readings.ts'
+import { capabilitiesOf, diskOf, inventoryOf, reportOf, trafficOf } from './node-readings.ts'
 import { startServices } from './node-services.ts'
 import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
@@ -131,6 +131,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     nodeCall: nodeCalls(services),
     startServices: (log, only = services()) => startServices(layout, only, log),
     report: (site) => reportOf(core, site),
+    inventory: () => inventoryOf(core),
     disk: () => diskOf(core),
     traffic: () => trafficOf(core),
   }

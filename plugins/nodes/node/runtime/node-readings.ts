@@ -1,15 +1,23 @@
 // What the node says of itself and its sites: what it can run, a site's state, what every site takes on disk, and
-// what each served since the last reading.
+// what each served since the last reading, and everything it holds (its inventory, for reconciliation).
 
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { NodeReadiness, SiteReport, SiteSpec } from '../contract.ts'
+import type {
+  InventorySite,
+  InventoryStray,
+  NodeInventory,
+  NodeReadiness,
+  SiteReport,
+  SiteSpec,
+} from '../contract.ts'
 import { readAccessLogs } from './access-logs.ts'
 import { versionsOf } from './binaries.ts'
 import { lacksOf } from './capabilities.ts'
 import { directoryBytes } from './disk-usage.ts'
 import { siteLayout } from './layout.ts'
 import { serialized } from './lock.ts'
+import { idlePoolFile } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { existingKind } from './site-home.ts'
 import type { RuntimeCapabilities, SiteDisk, TrafficReading } from './site-runtime.ts'
@@ -94,4 +102,48 @@ export function trafficOf(core: RuntimeCore): Promise<TrafficReading[]> {
       .filter(([, count]) => count.requests > 0)
       .map(([siteId, count]) => ({ siteId, ...count, at }))
   })
+}
+
+/** The names of the `.conf` files in `dir`, without the extension (none when it does not exist). */
+async function confNames(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[])
+  return names.filter((name) => name.endsWith('.conf')).map((name) => name.slice(0, -'.conf'.length))
+}
+
+/**
+ * What the node holds: every site its `state.json` files record, what belongs to none of them (a home without a
+ * state, a server block or pool of no such site), and what its services keep per site. Read only: nothing changes.
+ */
+export async function inventoryOf(core: RuntimeCore): Promise<NodeInventory> {
+  const { layout } = core
+  const sites: InventorySite[] = []
+  const strays: InventoryStray[] = []
+  for (const name of (await readdir(layout.sites).catch(() => [] as string[])).sort()) {
+    if (name.startsWith('.')) continue
+    const state = await readSiteState(join(layout.sites, name, 'state.json')).catch(() => null)
+    if (state?.siteId !== name) {
+      strays.push({ kind: 'home', name })
+      continue
+    }
+    sites.push({
+      id: state.siteId,
+      domain: state.domain,
+      state: state.state,
+      certificate: state.certificate,
+      app: state.app?.kind ?? null,
+    })
+  }
+  const kept = new Set(sites.map((site) => site.id))
+  for (const name of await confNames(layout.nginx.sites))
+    if (!kept.has(name)) strays.push({ kind: 'server-block', name })
+  // The runtime's own idle pool (PHP-FPM refuses a configuration without one) is nobody's stray.
+  const own = idlePoolFile.slice(0, -'.conf'.length)
+  for (const name of await confNames(layout.php.pools))
+    if (!kept.has(name) && name !== own) strays.push({ kind: 'pool', name })
+  const services: Record<string, { ids: readonly string[] }> = {}
+  for (const service of core.parts().services) {
+    const held = await service.inventory?.()
+    if (held) services[service.name] = held
+  }
+  return { sites, strays, services }
 }

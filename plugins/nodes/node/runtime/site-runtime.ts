@@ -6,6 +6,7 @@
 import type {
   AcmeChallenge,
   NodeCapabilities,
+  NodeInventory,
   NodeReadiness,
   NodeService,
   NodeServiceCall,
@@ -125,6 +126,11 @@ export interface SiteRuntime {
    * fails to start is logged and left out.
    */
   startServices(log: NodeServiceHost['log'], services?: readonly NodeService[]): Promise<() => Promise<void>>
+  /**
+   * Everything the node holds (its sites as their `state.json` record them, what belongs to no site, what its
+   * services keep per site), for the panel to compare with its records. Changes nothing.
+   */
+  inventory(): Promise<NodeInventory>
   /** What every site on the node takes on disk now (homes walked without following links out of them). */
   disk(): Promise<readonly SiteDisk[]>
   /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */
