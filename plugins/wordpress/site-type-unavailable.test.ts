@@ -127,4 +127,29 @@ describe('a WordPress site no node can serve', () => {
     expect(body).not.toContain('mariadb-server on the node')
     await tp.request('PATCH', path, { token: staff, body: { status: 'active' } })
   })
+
+  test('is refused while the node’s own server, registered, does not run (its port taken), and created once it runs', async () => {
+    const down = 'Can’t start server: Bind on TCP/IP port. Got error: 98: Address already in use'
+    await report(
+      capabilities({
+        applications: { wordpress: '6.1.9' },
+        services: { database: { engine: 'mariadb', running: false, reason: down } },
+        missing: [{ what: `a running MariaDB (${down})`, for: 'a database server of the node’s own' }],
+      }),
+    )
+    // Not placed to fail its job with database_not_ready again and again: refused at once, saying why.
+    const refused = await createSite('down.example.test')
+    const body = JSON.stringify(await refused.clone().json())
+    await expectFieldProblem(refused, 422, 'site_type_unavailable', 'body.type')
+    expect(body).toContain('a running MariaDB (Can’t start server: Bind on TCP/IP port')
+    await report(
+      capabilities({
+        applications: { wordpress: '6.1.9' },
+        services: {
+          database: { engine: 'mariadb', running: true, host: '127.0.0.1', port: 3307, version: '10.11.6' },
+        },
+      }),
+    )
+    expect((await createSite('down.example.test')).status).toBe(201)
+  })
 })
