@@ -70,7 +70,7 @@ async function siteBeingProvisioned(hold: HoldPoint): Promise<{ server: Standalo
   const site = await call<Site>('POST', '/sites', {
     customerId: customer.body.id,
     name: 'Shop',
-    type: 'wordpress',
+    type: 'static',
     domain: 'shop.example.com',
   })
   expect(site.status).toBe(201)
@@ -200,7 +200,7 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
       status: 'running',
       attempts: 1,
       progress: 10,
-      step: 'Provisioning on node slow-1',
+      step: 'Provisioning on its node',
     })
     await killHard(first)
     // Nothing was written on the node yet; the store still says the dead worker runs it.
@@ -246,7 +246,7 @@ describe('a server killed with SIGKILL in the middle of provisioning a site', ()
       status: 'running',
       attempts: 1,
       progress: 10,
-      step: 'Provisioning on node slow-1',
+      step: 'Provisioning on its node',
     })
 
     const second = await startSlowHost(scenario.dataDir)

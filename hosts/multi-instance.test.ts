@@ -90,7 +90,7 @@ describe('two instances on one PostgreSQL database', () => {
     const held = await viaA<Site>('POST', '/sites', {
       customerId: first.body.id,
       name: 'Held',
-      type: 'wordpress',
+      type: 'static',
       domain: 'held.example.com',
     })
     expect(held.status).toBe(201)
@@ -172,7 +172,7 @@ describe('two instances on one PostgreSQL database', () => {
           await viaAgain('POST', '/sites', {
             customerId: racer.body.id,
             name,
-            type: 'wordpress',
+            type: 'static',
             domain: `${name}.racer.example.com`,
           })
         ).status,
@@ -183,7 +183,7 @@ describe('two instances on one PostgreSQL database', () => {
         const answer = await call<{ code?: string }>('POST', '/sites', {
           customerId: racer.body.id,
           name: `race ${index}`,
-          type: 'wordpress',
+          type: 'static',
           domain: `race${index}.racer.example.com`,
         })
         return answer.status === 201 ? 'created' : `${answer.status} ${answer.body.code}`

@@ -241,6 +241,19 @@ describe('exec through the agent', () => {
     expect(agent?.stdout.text ?? '').not.toContain('answer refused by the panel')
     expect(agent?.stdout.text ?? '').not.toContain('answer lost')
   }, 90_000)
+  test('output holding NUL (a binary file printed) is shown with U+FFFD, as the local node shows it, not refused', async () => {
+    const binary = await call<Json>('POST', `/sites/${siteId}/exec`, {
+      argv: ['bash', '-c', "printf 'a\\0b\\n'; printf 'c\\0' >&2"],
+    })
+    expect(binary.status).toBe(202)
+    const job = await finished(binary.body.jobId, 30_000)
+    expect(job).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      result: { exitCode: 0, stdout: 'a\uFFFDb\n', stderr: 'c\uFFFD', truncated: false },
+    })
+    expect(agent?.stdout.text ?? '').not.toContain('answer refused by the panel')
+  }, 60_000)
 })
 
 describe('the shell through the agent', () => {

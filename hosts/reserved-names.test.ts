@@ -26,7 +26,12 @@ const newSite = (domain: string) =>
 
 beforeAll(async () => {
   // As `npm start` reads it: the panel is reached at PUBLIC_URL.
-  const settings = settingsFromEnv({ PUBLIC_URL: 'https://Panel.Example.com/', DATA_DIR: temporaryDataDir() })
+  const settings = settingsFromEnv({
+    PUBLIC_URL: 'https://Panel.Example.com/',
+    DATA_DIR: temporaryDataDir(),
+    // Its local node lays out files (it serves nothing here): ready at once, sites placed on it.
+    LOCAL_SITES: 'files',
+  })
   tp = await createTestPanel({ standard: false, plugins: standardPlugins(settings) })
   token = await tp.token()
   const brandId = await created('/brands', { name: 'Reseller' })

@@ -67,8 +67,10 @@ export function jobOutputWriter(
   return {
     add(line, stream = 'stdout') {
       if (cut) return
-      const text =
+      const cutLine =
         line.length > jobOutputLimits.lineChars ? `${line.slice(0, jobOutputLimits.lineChars)}…` : line
+      // PostgreSQL keeps no NUL in text: one in a line (a command printing a binary file) failed the whole batch.
+      const text = cutLine.replaceAll('\0', '\uFFFD')
       pending.push({ job_id: jobId, stream, line: text, at: new Date().toISOString() })
       timer ??= setTimeout(() => void flush(), flushEveryMs)
     },

@@ -65,7 +65,7 @@ describe('toFetchHandler', () => {
     try {
       const response = await fetch(new URL('/readyz', server.url))
       expect(response.status).toBe(200)
-      expect(await response.json()).toEqual({ status: 'ok' })
+      expect(await response.json()).toMatchObject({ status: 'ok' })
     } finally {
       await server.stop(true)
     }

@@ -226,6 +226,8 @@ test('the member creates a WordPress site and watches it provision live, a datab
   await page.getByLabel('Name').fill('Acme Blog')
   await page.getByLabel('Domain').fill(siteDomain)
   await expectValue(page.getByLabel('Type'), 'wordpress')
+  // The provider's nodes are staff's business: the member's form says nothing of them (no Node field either).
+  expect(await page.locator('main').innerText()).not.toMatch(/\bnodes?\b/i)
   await checkPage(member, 'the create site form')
   // Every status the job element shows, recorded in this document: a reload would lose the record.
   await page.evaluate(() => {

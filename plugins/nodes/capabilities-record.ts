@@ -1,4 +1,5 @@
-// What a node reports it can run, recorded on the node (an agent's at each poll, the local node's at the start), and
+// What a node reports it can run, recorded on the node (an agent's at each poll, the local node's at the start, at each
+// change of its readiness and once a minute), and
 // the plugins that follow it told, in the same transaction, when it changed. A new run of an agent (its session) is a
 // connection: the node is reconciled (reconcile.ts), so a rebuilt node gets back what it lost.
 

@@ -54,6 +54,11 @@ export interface NodesOptions {
    * each connection of its agent and the local node at the panel's start. Default ten minutes; 0 for never.
    */
   readonly reconcileIntervalMs?: number
+  /**
+   * How often the local node says again what it runs, as an agent does (its services' states: its own MariaDB
+   * stopped, say), so placement reads it fresh. Default a minute.
+   */
+  readonly localReportIntervalMs?: number
 }
 
 /** `promise`, or nothing after `ms` (a timer that keeps no process alive). */
@@ -167,7 +172,12 @@ export const nodesPlugin = (options: NodesOptions) => {
       localReported = reported.promise.then(() => {
         localSettled = true
       })
-      const stopLocal = startLocalNode(context, localDriver, nodeVersion, locate, reported.resolve)
+      const stopLocal = startLocalNode(context, localDriver, nodeVersion, locate, {
+        onReported: reported.resolve,
+        ...(options.localReportIntervalMs === undefined
+          ? {}
+          : { reportEveryMs: options.localReportIntervalMs }),
+      })
       return async () => {
         stopReconciling()
         await stopLocal()

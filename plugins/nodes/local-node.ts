@@ -15,17 +15,21 @@ import { recordTraffic } from './traffic.ts'
 /** How often the local sites' access logs are read for traffic. */
 const trafficEveryMs = 60_000
 
+/** How often the local node says again what it runs, as an agent reads its capabilities again (agent-loop.ts). */
+const reportEveryMs = 60_000
+
 /**
  * Starts the local node's background work; answers how to stop it (the masters keep serving). Calls `onReported`
- * once the node first recorded what it runs (or its start failed).
+ * once the node first recorded what it runs (or its start failed); says it again every `reportEveryMs`.
  */
 export function startLocalNode(
   context: PluginContext,
   driver: LocalDriver,
   version: string,
   locate: (siteIds: readonly string[]) => Promise<ReadonlyMap<string, LocatedSite>>,
-  onReported: () => void = () => {},
+  options: { readonly onReported?: () => void; readonly reportEveryMs?: number } = {},
 ): () => Promise<void> {
+  const onReported = options.onReported ?? (() => {})
   let stopped = false
   let stopServices: () => Promise<void> = async () => {}
   /** Records what the local node runs now, as an agent's report is (the plugins that follow what nodes run do). */
@@ -146,9 +150,19 @@ export function startLocalNode(
       )
   }, trafficEveryMs)
   timer.unref?.()
+  // What it runs said again, as an agent says it: a change its readiness does not cover (its own MariaDB stopped and
+  // cannot start again, its port taken) reaches placement, which would otherwise read the start's report for ever.
+  const again = setInterval(() => {
+    if (stopped) return
+    void ready
+      .then(report)
+      .catch((error: unknown) => context.log.warn({ err: error }, 'the local node’s report not recorded'))
+  }, options.reportEveryMs ?? reportEveryMs)
+  again.unref?.()
   return async () => {
     stopped = true
     clearInterval(timer)
+    clearInterval(again)
     await ready
     await (serving as KeptServing | null)?.stop()
     await stopServices()

@@ -251,6 +251,30 @@ describe('exec', () => {
     expect(events.at(-1)?.data.result.exitCode).toBe(0)
   })
 
+  test('output holding NUL and control characters streams as lines and stays whole in the result', async () => {
+    const started = await json(
+      await call('POST', `/sites/${site.id}/exec`, {
+        argv: ['printf', 'a\\0b\\n\\033[31mred\\001\\n'],
+      }),
+      202,
+    )
+    const text = await (await call('GET', `/jobs/${started.jobId}/events`)).text()
+    const events = text
+      .split('\n\n')
+      .filter((block) => block.includes('event: '))
+      .map((block) => ({
+        event: /event: (\w+)/.exec(block)?.[1],
+        data: JSON.parse(/data: (.*)/.exec(block)?.[1] ?? 'null') as Json,
+      }))
+    // A NUL is shown as U+FFFD (the panel keeps no NUL in text), as on an agent's node; the other characters as
+    // they came.
+    expect(events.filter((e) => e.event === 'output').map((e) => e.data.line)).toEqual([
+      'a\uFFFDb',
+      '\u001b[31mred\u0001',
+    ])
+    expect(events.at(-1)?.data.result.stdout).toBe('a\uFFFDb\n\u001b[31mred\u0001\n')
+  })
+
   test('a job’s event stream stays open through a quiet spell longer than Bun’s default idle timeout', async () => {
     const started = await json(
       await call('POST', `/sites/${site.id}/exec`, { argv: ['bash', '-c', 'sleep 12; echo woke'] }),

@@ -176,7 +176,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
           if (type?.app) await job.progress(5, `Preparing ${type.name}`)
           const app = await type?.app?.(job, created)
           step = 'node'
-          await job.progress(10, `Provisioning on node ${found.node.name}`)
+          await job.progress(10, 'Provisioning on its node')
           const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
           await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
           // Held meanwhile: it must not serve for a moment. Suspending is idempotent, so a repeated run is safe.

@@ -1,10 +1,12 @@
 // Placement on ready nodes only, with the node's agent played by the test: a node that says it cannot serve (its
 // port taken), an agent gone quiet, and a node staff choose are each refused at once with a code and nothing kept;
-// a ready node takes the site; a failed site is not retried on a node that is not ready; only staff choose the node.
+// a ready node takes the site; a failed site is not retried on a node that is not ready; only staff choose the node,
+// and only staff learn which nodes could not take a site and why.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   createTestPanel,
+  createTestUser,
   expectProblem,
   filesOnlyNode,
   nodeWithPlayedAgent,
@@ -96,6 +98,70 @@ describe('a node chosen by someone other than platform staff', () => {
   test('is refused with 403 staff_only, whatever the node', async () => {
     const limited = await tp.token({ customerId })
     await expectProblem(await createSite({ nodeId }, limited), 403, 'staff_only')
+  })
+})
+
+describe('a customer’s caller refused for want of a ready node', () => {
+  // The nodes are the provider's: their names and why they cannot serve (a port taken, nginx missing) are for its
+  // staff; a customer can do nothing about them and learns only that no server takes the site now.
+  const secrets = ['edge', 'port 80', 'bind()', 'notReady', 'nodes']
+  const expectNothingOfNodes = (body: unknown) => {
+    const text = JSON.stringify(body)
+    for (const secret of secrets) expect(text).not.toContain(secret)
+  }
+
+  test('learns no node’s name or reasons, as a member or with a customer-limited token; staff do', async () => {
+    await agent.poll(portTaken)
+    const owner = await createTestUser(tp.panel.store.db, {
+      email: `owner-${crypto.randomUUID().slice(0, 8)}@example.test`,
+      staffRole: null,
+    })
+    const added = await call('POST', `/customers/${customerId}/members`, {
+      email: owner.email,
+      role: 'owner',
+    })
+    expect(added.status).toBe(201)
+    for (const as of [await tp.token({ user: owner }), await tp.token({ customerId })]) {
+      const refused = await createSite({}, as)
+      expectNothingOfNodes(await refused.clone().json())
+      await expectProblem(refused, 409, 'no_node_ready')
+    }
+    const staffSees = (await (await createSite()).json()) as { nodes: { name: string }[] }
+    expect(staffSees.nodes.map((node) => node.name)).toEqual(['edge'])
+    await agent.poll(serving)
+  })
+
+  test('retrying a failed site on a node that is not ready learns no reason either', async () => {
+    await agent.poll(serving)
+    const created = (await (await createSite()).json()) as Site
+    const command = await agent.command(created.id, 'provision')
+    // Its job, which the customer reads, says it provisions on the node, not which.
+    const job = await tp.request('GET', `/api/v1/jobs/${created.jobId}`, {
+      token: await tp.token({ customerId }),
+    })
+    expect(((await job.json()) as { step: string }).step).toBe('Provisioning on its node')
+    await agent.answer(command, {
+      code: 'nginx_config_refused',
+      message: 'refused',
+      final: true,
+    })
+    await waitFor('the site to fail', async () => {
+      const site = (await (await call('GET', `/sites/${created.id}`)).json()) as Site
+      return site.status === 'failed'
+    })
+    await agent.poll(portTaken)
+    const retried = await call(
+      'POST',
+      `/sites/${created.id}/retry`,
+      undefined,
+      await tp.token({ customerId }),
+    )
+    const body = (await retried.clone().json()) as { nodeId: string }
+    // The site's own node id is the customer's to read (GET /sites/{id}); its name and reasons are not.
+    expect(body.nodeId).toBe(nodeId)
+    expectNothingOfNodes({ ...body, nodeId: undefined })
+    await expectProblem(retried, 409, 'node_not_ready')
+    await agent.poll(serving)
   })
 })
 

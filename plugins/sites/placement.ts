@@ -1,7 +1,7 @@
 // Where a new site goes: a node that takes new sites (`active`), can serve one now (its agent connected, its nginx
 // and PHP-FPM running: the node's `ready`) and lacks nothing the site's type needs; the emptiest of them, or the one
 // staff chose. Anything else is refused at once, with the reason and a code, rather than left to a job that fails
-// or, worse, to a placeholder site.
+// or, worse, to a placeholder site. Only platform staff are told which nodes and why (node-insight.ts).
 
 import { fieldProblem, Problem, type Trx } from '../../core/index.ts'
 import type { Node, NodeDirectory } from '../nodes/contract.ts'
@@ -16,11 +16,21 @@ const whyNotReady = (node: Node) =>
 /** What `type` needs that `node` lacks, read in `trx`. */
 const lacksOn = async (trx: Trx, type: SiteType, node: Node) => (await type.lacksOn?.(trx, node)) ?? []
 
-/** 422 `site_type_unavailable` at `body.type`, naming what each node lacks and the command that installs it. */
+/**
+ * 422 `site_type_unavailable` at `body.type`, naming what each node lacks and the command that installs it to
+ * platform staff (`insight`); anyone else is told no more than the code says.
+ */
 function typeUnavailable(
   lacking: readonly { node: Node; lacks: readonly string[] }[],
   notReady: readonly Node[],
+  insight: boolean,
 ) {
+  if (!insight)
+    return fieldProblem(
+      sitesProblems.site_type_unavailable,
+      'body.type',
+      'cannot be served now by any server that takes new sites: ask your provider',
+    )
   const setup = lacking[0]?.node.agent.capabilities?.setup
   const unready = notReady.length > 0 ? `; not ready: ${notReady.map(whyNotReady).join('; ')}` : ''
   return fieldProblem(
@@ -45,7 +55,7 @@ async function chosenNode(trx: Trx, nodes: NodeDirectory, type: SiteType, nodeId
   if (!node.ready)
     throw refuse(sitesProblems.node_not_ready, `The node ${whyNotReady(node)}.`, { notReady: node.notReady })
   const lacks = await lacksOn(trx, type, node)
-  if (lacks.length > 0) throw typeUnavailable([{ node, lacks }], [])
+  if (lacks.length > 0) throw typeUnavailable([{ node, lacks }], [], true)
   return node.id
 }
 
@@ -54,18 +64,20 @@ async function chosenNode(trx: Trx, nodes: NodeDirectory, type: SiteType, nodeId
  * sites (oldest first on a tie) among those that can serve `type`. Refusals: 409 `no_node_available` (no active
  * node), 409 `no_node_ready` (none ready, each named with why), 422 `site_type_unavailable` at `body.type` (the
  * ready ones lack something), and for a chosen node 422 `unknown_node`, 409 `node_not_accepting`, `node_not_ready`.
+ * `insight`: whether the caller may learn the nodes' names and reasons (platform staff); `nodeId` is staff's alone.
  */
 export async function placeSite(
   trx: Trx,
   nodes: NodeDirectory,
   type: SiteType,
-  nodeId?: string,
+  { nodeId, insight }: { nodeId?: string | undefined; insight: boolean },
 ): Promise<string> {
   if (nodeId !== undefined) return chosenNode(trx, nodes, type, nodeId)
   const active = await nodes.activeNodes(trx)
   if (active.length === 0) throw new Problem(sitesProblems.no_node_available)
   const ready = active.filter((node) => node.ready)
   const notReady = active.filter((node) => !node.ready)
+  if (ready.length === 0 && !insight) throw new Problem(sitesProblems.no_node_ready)
   if (ready.length === 0)
     throw new Problem(sitesProblems.no_node_ready, {
       detail: `No node that takes new sites can serve one now: ${notReady.map(whyNotReady).join('; ')}.`,
@@ -77,7 +89,7 @@ export async function placeSite(
     ready.map(async (node) => ({ node, lacks: await lacksOn(trx, type, node) })),
   )
   const able = lacking.filter(({ lacks }) => lacks.length === 0).map(({ node }) => node)
-  if (able.length === 0) throw typeUnavailable(lacking, notReady)
+  if (able.length === 0) throw typeUnavailable(lacking, notReady, insight)
   const counts = await siteCountsByNode(
     trx,
     able.map((node) => node.id),

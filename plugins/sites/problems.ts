@@ -91,13 +91,13 @@ export const sitesProblems = defineProblems({
     status: 422,
     detail: 'No node that takes new sites can serve this type of site.',
     description:
-      'Every active node lacks something sites of this type need (WordPress, PHP, a database server, ...): the detail names it, with the command that installs it on the node (`npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one). Capabilities list the types.',
+      'Every active node lacks something sites of this type need (WordPress, PHP, a database server, ...): to platform staff the detail names it, with the command that installs it on the node (`npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one); a customer’s caller learns nothing of the nodes. Capabilities list the types.',
   },
   site_node_lacks: {
     status: 409,
     detail: 'The site’s node lacks what sites of its type need.',
     description:
-      'A failed site cannot be provisioned again while its node lacks something its type needs (WordPress, PHP, a database server, ...): `lacks` names it, the detail the command that installs it on the node (`npm run panel -- node setup`, `npm run agent -- setup`); `nodeId` is the node.',
+      'A failed site cannot be provisioned again while its node lacks something its type needs (WordPress, PHP, a database server, ...): `nodeId` is the node; to platform staff `lacks` names what, the detail the command that installs it on the node (`npm run panel -- node setup`, `npm run agent -- setup`).',
   },
   no_node_available: {
     status: 409,
@@ -109,13 +109,13 @@ export const sitesProblems = defineProblems({
     status: 409,
     detail: 'No node that takes new sites can serve one now.',
     description:
-      'Every active node is not ready: its agent never connected or stopped calling, it has not said what it runs yet, or it cannot serve (its sites’ port taken by another program, nginx missing, ...). `nodes` lists each with its `notReady` reasons (as `GET /nodes` does); nothing was kept. The same request succeeds once a node is ready.',
+      'Every active node is not ready: its agent never connected or stopped calling, it has not said what it runs yet, or it cannot serve (its sites’ port taken by another program, nginx missing, ...). To platform staff the detail names each node with why, and `nodes` lists them with their `notReady` reasons (as `GET /nodes` does); a customer’s caller (a team member, a customer-limited token) reads the code alone, never the provider’s nodes. Nothing was kept; the same request succeeds once a node is ready.',
   },
   node_not_ready: {
     status: 409,
     detail: 'The node cannot serve sites now.',
     description:
-      'The node chosen for the site (`nodeId`), or the node of a failed site being retried, is not ready: `notReady` gives the reasons with their codes (`agent_never_connected`, `agent_disconnected`, `not_reported`, `port_taken`, `binary_missing`, `stack_failed`, `not_running`), as `GET /nodes/{id}` does. Nothing was kept.',
+      'The node chosen for the site (`nodeId`), or the node of a failed site being retried, is not ready: `nodeId` is the node, and to platform staff `notReady` gives the reasons with their codes (`agent_never_connected`, `agent_disconnected`, `not_reported`, `port_taken`, `binary_missing`, `stack_failed`, `not_running`), as `GET /nodes/{id}` does; a customer retrying its site reads the code alone. Nothing was kept.',
   },
   unknown_node: {
     status: 422,

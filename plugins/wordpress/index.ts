@@ -225,17 +225,23 @@ function wordpressSiteType(context: PluginContext): SiteType {
         )
         lacks.push(...(named.length > 0 ? named.map((lack) => lack.what) : ['WordPress']))
       }
+      const own = capabilities.services.database as
+        | { starting?: boolean; running?: boolean; reason?: string }
+        | undefined
       // The node's own server being made (its first start takes seconds) will take the site's database.
-      const starting =
-        (capabilities.services.database as { starting?: boolean } | undefined)?.starting === true
-      if (!starting && !(await databases().canPlace(db, 'mariadb', node.id))) {
+      const starting = own?.starting === true
+      // One the node says does not run (its port taken by another program, say) would take it too, and the site's
+      // job would fail, again and again, until it runs: refused now, saying why. (Were staff to have disabled it for
+      // a central server, the node would not be asked to run it.)
+      if (!starting && own?.running === false && own.reason) lacks.push(`a running MariaDB (${own.reason})`)
+      else if (!starting && !(await databases().canPlace(db, 'mariadb', node.id))) {
         // Said as it is: a node without its own server lacks a program; one whose server runs has no room on it.
-        const own = capabilities.missing.filter((lack) => lack.for === 'a database server of the node’s own')
-        const running =
-          (capabilities.services.database as { running?: boolean } | undefined)?.running === true
+        const programs = capabilities.missing.filter(
+          (lack) => lack.for === 'a database server of the node’s own',
+        )
         lacks.push(
-          !running || own.length > 0
-            ? `a MariaDB server its sites reach (${own.map((lack) => lack.what).join(', ') || 'mariadb-server'} on the node, or one staff add with POST /database-servers at an address the node reaches: one at 127.0.0.1 serves only the panel’s own machine)`
+          own?.running !== true || programs.length > 0
+            ? `a MariaDB server its sites reach (${programs.map((lack) => lack.what).join(', ') || 'mariadb-server'} on the node, or one staff add with POST /database-servers at an address the node reaches: one at 127.0.0.1 serves only the panel’s own machine)`
             : 'room for a database: the node’s own MariaDB server is disabled or full (staff enable it or raise its capacity with PATCH /database-servers/{id}, or add one with POST /database-servers)',
         )
       }
@@ -256,7 +262,8 @@ function wordpressSiteType(context: PluginContext): SiteType {
               !capabilities.missing.some((lack) => lack.for === 'serving sites'))
         if (filesOnlyByChoice) return undefined
         throw new JobFailure(
-          `The node ${node?.name ?? '(none)'} cannot install WordPress now${capabilities ? ` (it lacks ${capabilities.missing.map((lack) => lack.what).join(', ') || 'WordPress'}; \`${capabilities.setup}\` installs it)` : ' (it has not said what it runs)'}: the site is not made a placeholder. Retry once the node serves WordPress.`,
+          // Said on the site, which its customer reads: the node's name is the provider's (sites.md, who learns).
+          `The site's node cannot install WordPress now${capabilities ? ` (it lacks ${capabilities.missing.map((lack) => lack.what).join(', ') || 'WordPress'}; \`${capabilities.setup}\` installs it)` : ' (it has not said what it runs)'}: the site is not made a placeholder. Retry once the node serves WordPress.`,
           'wordpress_unavailable',
         )
       }

@@ -64,6 +64,8 @@ test('a WordPress site whose node no longer runs WordPress fails with wordpress_
   )
   expect(failed.error?.code).toBe('wordpress_unavailable')
   expect(failed.error?.message).toContain('Debian’s wordpress package')
+  // The site's error is its customer's to read: it names no node of the provider's.
+  expect(failed.error?.message).not.toContain('fra-9')
   // The node was asked for nothing: no placeholder laid out.
   expect((await agent.poll()).filter((command) => command.subject === site.id)).toEqual([])
 })

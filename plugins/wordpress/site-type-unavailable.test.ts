@@ -30,9 +30,9 @@ const capabilities = (overrides: Record<string, unknown>) => ({
 })
 let agent: ReturnType<typeof playAgent>
 const report = (reported: Record<string, unknown>) => agent.poll(reported)
-const createSite = (domain: string) =>
+const createSite = (domain: string, token = staff) =>
   tp.request('POST', '/api/v1/sites', {
-    token: staff,
+    token,
     body: { customerId, name: 'Blog', type: 'wordpress', domain },
   })
 const siteCount = async () =>
@@ -71,6 +71,12 @@ describe('a WordPress site no node can serve', () => {
     expect(body).toContain('a MariaDB server')
     expect(body).toContain('npm run agent -- setup')
     expect(await siteCount()).toBe(0)
+    // A customer's caller learns that no server offers WordPress now, not the provider's nodes or commands.
+    const customers = await createSite('blog.example.test', await tp.token({ customerId }))
+    const told = JSON.stringify(await customers.clone().json())
+    for (const secret of ['fra-3', 'npm run', 'mariadb', 'wordpress package'])
+      expect(told.toLowerCase()).not.toContain(secret)
+    await expectFieldProblem(customers, 422, 'site_type_unavailable', 'body.type')
   })
 
   test('is refused on a node that would serve but lacks nginx, though it lays out files only: it is not ready', async () => {
@@ -120,5 +126,30 @@ describe('a WordPress site no node can serve', () => {
     expect(body).toContain('the node’s own MariaDB server is disabled or full')
     expect(body).not.toContain('mariadb-server on the node')
     await tp.request('PATCH', path, { token: staff, body: { status: 'active' } })
+  })
+
+  test('is refused while the node’s own server, registered, does not run (its port taken), and created once it runs', async () => {
+    const down = 'Can’t start server: Bind on TCP/IP port. Got error: 98: Address already in use'
+    await report(
+      capabilities({
+        applications: { wordpress: '6.1.9' },
+        services: { database: { engine: 'mariadb', running: false, reason: down } },
+        missing: [{ what: `a running MariaDB (${down})`, for: 'a database server of the node’s own' }],
+      }),
+    )
+    // Not placed to fail its job with database_not_ready again and again: refused at once, saying why.
+    const refused = await createSite('down.example.test')
+    const body = JSON.stringify(await refused.clone().json())
+    await expectFieldProblem(refused, 422, 'site_type_unavailable', 'body.type')
+    expect(body).toContain('a running MariaDB (Can’t start server: Bind on TCP/IP port')
+    await report(
+      capabilities({
+        applications: { wordpress: '6.1.9' },
+        services: {
+          database: { engine: 'mariadb', running: true, host: '127.0.0.1', port: 3307, version: '10.11.6' },
+        },
+      }),
+    )
+    expect((await createSite('down.example.test')).status).toBe(201)
   })
 })

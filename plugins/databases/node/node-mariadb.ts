@@ -95,7 +95,7 @@ function masterSpec(programs: MariadbPrograms, dir: string): MasterSpec {
     name: 'MariaDB',
     argv: [programs.server, `--defaults-file=${paths.conf}`],
     pidFile: paths.pid,
-    dataDir: dir,
+    privateDir: paths.run,
     recognise: (cmdline) => cmdline.includes(`--defaults-file=${paths.conf}`),
     startupLog: paths.startupLog,
     log: paths.log,

@@ -45,6 +45,14 @@ const fakeNode: AgentNode = {
       refusal.code = 'odd'.repeat(30)
       throw refusal
     }
+    if (op === 'binary') return { output: 'a\u0000b', cut: 'x\ud83d' }
+    if (op === 'quoting') {
+      // A failure quoting what it read: a NUL, and a pair of surrogates the message's cut at 4000 splits.
+      const failure = new Error(`cannot read "a\u0000b" ${'😀'.repeat(2500)}`) as Error & { code: string }
+      failure.name = 'NodeFailure'
+      failure.code = 'file_unreadable'
+      throw failure
+    }
     return { output: 'small' }
   },
   traffic: async () => [],
@@ -91,6 +99,18 @@ const call = (op: string) =>
     { siteId: 'site_01JDQ3V6Y4T1ZK0M2N5P7R9SA1', service: 'files', request: { op } },
     AbortSignal.timeout(15_000),
   )
+
+describe('an answer holding text the panel keeps no copy of', () => {
+  test('NUL and lone surrogates cross as U+FFFD, in a result and in a failure’s message, rather than being refused', async () => {
+    expect(await call('binary')).toEqual({ output: 'a\uFFFDb', cut: 'x\uFFFD' })
+    await expect(call('quoting')).rejects.toMatchObject({
+      code: 'file_unreadable',
+      message: expect.stringContaining('cannot read "a\uFFFDb"'),
+    })
+    expect(runs.get('binary')).toBe(1)
+    expect(logged).not.toContain('answer refused by the panel')
+  })
+})
 
 describe('an answer that does not fit', () => {
   test('one larger than the panel takes fails the call once, saying how large it was', async () => {

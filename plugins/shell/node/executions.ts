@@ -48,22 +48,29 @@ function collector(stream: OutputLine['stream'], cap: number, line: (entry: Outp
       const text = partial + decoder.decode(chunk, { stream: true })
       const parts = text.split('\n')
       partial = parts.pop() ?? ''
-      for (const part of parts) line({ stream, line: part.replace(/\r$/, '') })
+      for (const part of parts) line({ stream, line: storable(part.replace(/\r$/, '')) })
       // A line that never ends is reported in pieces rather than held without bound.
       if (partial.length > 16_384) {
-        line({ stream, line: partial })
+        line({ stream, line: storable(partial) })
         partial = ''
       }
     },
     end() {
       const rest = partial + decoder.decode()
-      if (rest) line({ stream, line: rest })
-      return { text: new TextDecoder().decode(Buffer.concat(captured)), truncated }
+      if (rest) line({ stream, line: storable(rest) })
+      return { text: storable(new TextDecoder().decode(Buffer.concat(captured))), truncated }
     },
   }
 }
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+
+/**
+ * Output as the panel takes it: a NUL (a binary file printed) as U+FFFD, as a byte that is not UTF-8 already is.
+ * The panel refuses text holding NUL in any request (its store keeps none), so an agent's answer with one was
+ * refused and the command failed `agent_answer_refused`.
+ */
+const storable = (text: string) => text.replaceAll('\0', '\uFFFD')
 
 /**
  * The outcome cut to what a read carries: 1 MiB of output in JSON may take 6 (a control character is written
@@ -74,7 +81,8 @@ function fitOutcome(outcome: ExecOutcome): ExecOutcome {
   let fitted = outcome
   while (jsonBytes(fitted) > outcomeBytes) {
     const half = (text: string) =>
-      jsonBytes(text) > outcomeBytes / 4 ? text.slice(0, Math.floor(text.length / 2)) : text
+      // Cut between a surrogate pair, its half alone is made U+FFFD: the panel refuses a lone surrogate too.
+      jsonBytes(text) > outcomeBytes / 4 ? text.slice(0, Math.floor(text.length / 2)).toWellFormed() : text
     fitted = { ...fitted, stdout: half(fitted.stdout), stderr: half(fitted.stderr), truncated: true }
   }
   return fitted

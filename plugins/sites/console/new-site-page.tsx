@@ -21,6 +21,7 @@ import {
   unwrap,
   useApiForm,
   useIdempotencyKey,
+  useSession,
 } from '../../console/kit.ts'
 import { NodeField } from '../../nodes/console/contract.ts'
 import { api, type Schemas } from './api.ts'
@@ -79,6 +80,7 @@ function Created({ site }: { site: CreatedSite }) {
 }
 
 export function NewSitePage() {
+  const session = useSession()
   const types = useSiteTypes()
   const idempotency = useIdempotencyKey()
   const [type, setType] = useState<string | null>(null)
@@ -123,7 +125,12 @@ export function NewSitePage() {
     <>
       <PageHeader
         title="Create site"
-        subtitle="The site is placed on the ready active node with the fewest sites."
+        // Where sites go is the provider's business: customers are told nothing of its nodes (sites.md).
+        subtitle={
+          session.staff && session.can('node:read')
+            ? 'The site is placed on the ready active node with the fewest sites.'
+            : undefined
+        }
       />
       <form onSubmit={form.submit} noValidate>
         <CustomerField form={form} />

@@ -23,6 +23,7 @@ import { normaliseDomain } from '../domain.ts'
 import { noDrift, noError, siteJobKinds } from '../jobs.ts'
 import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
+import { seesNodes } from '../node-insight.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, siteRows, toSite, updateSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
@@ -76,19 +77,26 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
 
   /**
    * 409 `node_not_ready` when the site's node cannot serve now (its agent away, its port taken), `site_node_lacks`
-   * when it cannot serve the site's type, else null.
+   * when it cannot serve the site's type, else null. The node's name, reasons and what it lacks are told to platform
+   * staff alone (`insight`, node-insight.ts); anyone else reads the code and the node's id, which the site shows.
    */
-  async function nodeLacks(row: SitesTable): Promise<Problem | null> {
+  async function nodeLacks(row: SitesTable, insight: boolean): Promise<Problem | null> {
     const node = row.node_id ? await nodes.find(row.node_id) : null
     const type = types.get(row.type)
     if (node && !node.ready)
-      return new Problem(sitesProblems.node_not_ready, {
-        detail: `The site's node ${node.name} cannot serve now: ${node.notReady.map((reason) => reason.message).join('; ')}.`,
-        extensions: { nodeId: node.id, notReady: node.notReady },
-      })
+      return new Problem(
+        sitesProblems.node_not_ready,
+        insight
+          ? {
+              detail: `The site's node ${node.name} cannot serve now: ${node.notReady.map((reason) => reason.message).join('; ')}.`,
+              extensions: { nodeId: node.id, notReady: node.notReady },
+            }
+          : { extensions: { nodeId: node.id } },
+      )
     if (!node || !type?.lacksOn) return null
     const lacks = await type.lacksOn(context.db, node)
     if (lacks.length === 0) return null
+    if (!insight) return new Problem(sitesProblems.site_node_lacks, { extensions: { nodeId: node.id } })
     const setup = node.agent.capabilities?.setup
     return new Problem(sitesProblems.site_node_lacks, {
       detail: `The site's node ${node.name} lacks ${lacks.join(', ')}${setup ? ` (\`${setup}\` installs it)` : ''}.`,
@@ -258,7 +266,10 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       ],
       async handler(input) {
         // What the node lacks is read before the transaction (the node directory reads outside it).
-        const lacks = await nodeLacks(await siteRows.find(context.db, input.view, input.params.id))
+        const lacks = await nodeLacks(
+          await siteRows.find(context.db, input.view, input.params.id),
+          seesNodes(input.caller),
+        )
         const site = await context.transaction(async (trx) => {
           const row = await siteRows.find(trx, input.view, input.params.id)
           if (row.status !== 'failed') throw illegalTransition(row.status as SiteStatus, 'provisioning')

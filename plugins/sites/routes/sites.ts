@@ -18,13 +18,14 @@ import {
   t,
 } from '../../../core/index.ts'
 import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
-import { nodeDirectory, nodeScopes } from '../../nodes/contract.ts'
+import { nodeDirectory } from '../../nodes/contract.ts'
 import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
 import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { noDrift, siteJobKinds } from '../jobs.ts'
 import type { SitesTable } from '../migrations.ts'
+import { seesNodes } from '../node-insight.ts'
 import { placeSite } from '../placement.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, handlesLike, insertSite, siteRows, toSite } from '../repository.ts'
@@ -119,7 +120,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
       idempotent: true,
       summary: 'Create a site',
       description:
-        'Creates the site in state `provisioning` on the node that takes it: the ready active node with the fewest sites among those that serve its type (or the `nodeId` staff chose); a node is ready when its agent is connected and it serves now (`GET /nodes`: `ready`, `notReady`), and none ready is refused at once (409 `no_node_ready`, naming each node with why), never left to a failing job or a placeholder. It starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `disk_quota_required`, or `customer_suspended` while its subscriptions are suspended).',
+        'Creates the site in state `provisioning` on the node that takes it: the ready active node with the fewest sites among those that serve its type (or the `nodeId` staff chose); a node is ready when its agent is connected and it serves now (`GET /nodes`: `ready`, `notReady`), and none ready is refused at once (409 `no_node_ready`, naming each node with why to platform staff, the code alone to a customer’s caller), never left to a failing job or a placeholder. It starts the `site.provision` job (`jobId`); the site becomes `active` when it succeeds, `failed` when it runs out of attempts. The handle is derived from the name and made unique. The customer’s limits (its plans, or the installation’s defaults) must allow one more site, domain and the site’s disk (422 `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `disk_quota_required`, or `customer_suspended` while its subscriptions are suspended).',
       scope: siteScopes.create,
       body: createBody,
       // A type may answer a secret once (WordPress's generated admin password).
@@ -192,13 +193,12 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
         const refused = await reserved(trx, domain)
         if (refused) throw refused
         // Choosing the node is staff's: customers' callers never learn what nodes there are.
-        const platformStaff =
-          caller.scopes.has(nodeScopes.read) && caller.viewFor(nodeScopes.read).kind === 'all'
-        if (body.nodeId !== undefined && !platformStaff)
+        const insight = seesNodes(caller)
+        if (body.nodeId !== undefined && !insight)
           throw new Problem(kernelProblems.staff_only, {
             detail: 'Only platform staff choose the node of a site (`nodeId`).',
           })
-        const nodeId = await placeSite(trx, nodes, siteType, body.nodeId)
+        const nodeId = await placeSite(trx, nodes, siteType, { nodeId: body.nodeId, insight })
         if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
         // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.
         const diskMB = await reserveSite(trx, customer.id, body.limits?.diskMB)

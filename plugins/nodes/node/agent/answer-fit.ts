@@ -15,12 +15,32 @@ export const failedAnswer = (code: string, message: string): AgentResult => ({
   error: { message: message.slice(0, 4000), code, final: true },
 })
 
-/** `result` when it fits in what the panel takes; otherwise the failure saying how large it was. */
+/**
+ * `value` with every string (keys too) made text the panel takes: it refuses NUL and lone surrogates in any request
+ * (its store keeps neither), so a command's answer quoting a binary file, or a message cut between a surrogate pair,
+ * failed `agent_answer_refused`. Each becomes U+FFFD, as a byte that is not UTF-8 already did.
+ */
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed().replaceAll('\0', '\uFFFD')
+  if (Array.isArray(value)) return value.map(storable)
+  // What JSON writes as something else (a Date as its ISO string) is taken as JSON writes it.
+  if (value !== null && typeof value === 'object' && 'toJSON' in value && typeof value.toJSON === 'function')
+    return storable(value.toJSON())
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [storable(key), storable(item)]))
+  return value
+}
+
+/**
+ * `result` as the panel takes it (see {@link storable}) when it fits in what the panel takes; otherwise the failure
+ * saying how large it was.
+ */
 export function fittingAnswer(
-  result: AgentResult,
+  answer: AgentResult,
   operation: string,
   limit = agentAnswerLimitBytes,
 ): AgentResult {
+  const result = storable(answer) as AgentResult
   const bytes = Buffer.byteLength(JSON.stringify(result))
   if (bytes <= limit) return result
   return failedAnswer(

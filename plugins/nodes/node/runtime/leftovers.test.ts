@@ -4,7 +4,7 @@
 // a watched runtime does it by itself within seconds.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from '../../../../hosts/testing/index.ts'
 import {
@@ -14,14 +14,16 @@ import {
   processesOf,
   request,
   servingDataDir,
+  sh,
   siteSpec,
 } from '../testing/serving.ts'
 import { findBinaries } from './binaries.ts'
 import { createSiteRuntime } from './create-site-runtime.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
 import { leftoversOf } from './leftovers.ts'
-import { childrenOf, processInfo } from './masters.ts'
+import { childrenOf, processInfo, runningMaster } from './masters.ts'
 import { createNginx } from './nginx.ts'
+import { createPhpFpm } from './php-fpm.ts'
 
 const ours = servingDataDir('plinth-leftovers-')
 const theirs = servingDataDir('plinth-leftovers-other-')
@@ -146,6 +148,124 @@ describe('a master killed alone', () => {
       expect(theirProcesses()).toEqual(before)
     } finally {
       unwatch()
+    }
+  }, 30_000)
+
+  test('a PHP-FPM master reloading (it runs itself again, a moment without its name) is not taken for a dead one', async () => {
+    const spec = createPhpFpm({ binary: findBinaries().phpFpm ?? 'php-fpm', layout, webUser: null }).spec
+    const master = pidIn(layout.php.pid)
+    let unseen = 0
+    let polling = true
+    const poll = (async () => {
+      while (polling) {
+        if (runningMaster(spec) !== master) unseen++
+        await Bun.sleep(0)
+      }
+    })()
+    // Each change of the site's pool reloads PHP-FPM (SIGUSR2).
+    for (let i = 0; i < 3; i++) {
+      await runtime.suspend(site, never())
+      await runtime.unsuspend(site, never())
+    }
+    polling = false
+    await poll
+    expect(pidIn(layout.php.pid)).toBe(master)
+    expect(unseen).toBe(0)
+  }, 30_000)
+
+  test('a site’s own nginx and PHP-FPM (the same programs, run from its home as its user, one named as our master) are not taken for ours', async () => {
+    const paths = siteLayout(layout, site)
+    const binaries = findBinaries()
+    const own = join(paths.tmp, 'own')
+    mkdirSync(join(own, 'logs'), { recursive: true })
+    const ownPort = freePort()
+    writeFileSync(
+      join(own, 'nginx.conf'),
+      `daemon off;\npid ${own}/nginx.pid;\nerror_log ${own}/logs/error.log;\nevents {}\nhttp { access_log ${own}/logs/access.log; ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${own}/${name};`).join(' ')} server { listen 127.0.0.1:${ownPort}; } }\n`,
+    )
+    writeFileSync(
+      join(own, 'fpm.conf'),
+      `[global]\npid = ${own}/fpm.pid\nerror_log = ${own}/fpm.log\n[own]\nlisten = ${own}/fpm.sock\npm = static\npm.max_children = 1\n`,
+    )
+    sh(['chown', '-R', `${paths.user}:${paths.user}`, own])
+    const asSite = ['setpriv', `--reuid=${paths.user}`, `--regid=${paths.user}`, '--clear-groups']
+    // Its argv[0] names our configuration as our master's command line does (nginx puts it in its title).
+    const theirs = [
+      Bun.spawn(
+        [
+          ...asSite,
+          'bash',
+          '-c',
+          `exec -a "${binaries.nginx} -p ${layout.nginx.prefix} -c ${layout.nginx.conf} -e x" ${binaries.nginx} -p ${own}/ -c ${own}/nginx.conf -e ${own}/logs/error.log`,
+        ],
+        { stdio: ['ignore', 'ignore', 'ignore'] },
+      ),
+      Bun.spawn(
+        [...asSite, binaries.phpFpm ?? 'php-fpm', '--nodaemonize', '--fpm-config', `${own}/fpm.conf`],
+        {
+          stdio: ['ignore', 'ignore', 'ignore'],
+        },
+      ),
+    ]
+    try {
+      await eventually(
+        'the site’s own nginx and PHP-FPM',
+        () => pidIn(`${own}/nginx.pid`) !== null && pidIn(`${own}/fpm.pid`) !== null,
+      )
+      const siteProcesses = theirs.flatMap((child) => [child.pid, ...childrenOf(child.pid)])
+      expect(siteProcesses.length).toBeGreaterThan(2)
+      expect(processInfo(theirs[0]?.pid ?? 0)?.cmdline).toContain(` -c ${layout.nginx.conf} -e `)
+      for (const master of [layout.nginx.pid, layout.php.pid]) {
+        const pid = pidIn(master) ?? 0
+        process.kill(pid, 'SIGKILL')
+        await eventually('the master to be gone', () => processInfo(pid) === null)
+      }
+      await runtime.start()
+      expect(alive(siteProcesses).sort()).toEqual(siteProcesses.sort())
+      expect((await request(port, site.domain)).status).toBe(200)
+      expect((await request(ownPort, 'own.example.com')).status).toBe(404)
+    } finally {
+      for (const child of theirs) child.kill('SIGQUIT')
+      await Promise.all(theirs.map((child) => child.exited))
+    }
+  }, 30_000)
+
+  test('a site’s process named as our master, under the pid our killed master had, is not taken for it', async () => {
+    const paths = siteLayout(layout, site)
+    const master = pidIn(layout.nginx.pid) ?? 0
+    process.kill(master, 'SIGKILL')
+    await eventually('the master to be gone', () => processInfo(master) === null)
+    // The site's user got the pid the master had (pids are given again), in a process whose command line is our
+    // master's: the pid file now names it.
+    const impostor = Bun.spawn(
+      [
+        'setpriv',
+        `--reuid=${paths.user}`,
+        `--regid=${paths.user}`,
+        '--clear-groups',
+        'bash',
+        '-c',
+        `exec -a "nginx: master process nginx -p ${layout.nginx.prefix} -c ${layout.nginx.conf} -e x" sleep 30`,
+      ],
+      { stdio: ['ignore', 'ignore', 'ignore'] },
+    )
+    try {
+      await eventually(
+        'the impostor',
+        () => processInfo(impostor.pid)?.cmdline.startsWith('nginx: master') ?? false,
+      )
+      writeFileSync(layout.nginx.pid, `${impostor.pid}\n`)
+      await runtime.start()
+      const again = pidIn(layout.nginx.pid) ?? 0
+      expect(again).not.toBe(impostor.pid)
+      expect(processInfo(again)?.cmdline).toContain(`-c ${layout.nginx.conf}`)
+      expect(processInfo(impostor.pid)).not.toBeNull()
+      await runtime.suspend(site, never())
+      expect((await request(port, site.domain)).status).toBe(503)
+      await runtime.unsuspend(site, never())
+    } finally {
+      impostor.kill('SIGKILL')
+      await impostor.exited
     }
   }, 30_000)
 

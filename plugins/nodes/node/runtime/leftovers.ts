@@ -1,20 +1,21 @@
 // What a killed master leaves behind: nginx's workers outlive a master killed with SIGKILL and keep its ports (the
 // next master's bind() then fails with "Address already in use"), PHP-FPM's children keep its pools' sockets, and a
 // master whose pid file was lost runs on unseen. Before a master is started again, the runtime finds the processes
-// of that master's program that are its own, by its data directory, and ends them; never another runtime's, nor the
-// system's nginx (Debian's, on port 80), whose files are elsewhere.
+// of that master's program that are its own and ends them; never another runtime's, nor the system's nginx
+// (Debian's, on port 80), nor a site's: a site may run the same nginx or PHP-FPM from its home (under the data
+// directory) as its own user, even with a command line that names our configuration. So a master is ours only when
+// it runs as the runtime's user, and a worker only when it holds what only our masters could have opened.
 
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
-import { type MasterSpec, processInfo, waitFor } from './masters.ts'
-
-/** The program a process runs, links resolved (one replaced by an upgrade reads `… (deleted)`). */
-function programOf(pid: number): string | null {
-  try {
-    return readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '')
-  } catch {
-    return null
-  }
-}
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import {
+  type MasterSpec,
+  processInfo,
+  programOf,
+  realpathOr,
+  runtimeUser,
+  uidOf,
+  waitFor,
+} from './masters.ts'
 
 /** The inodes of the Unix sockets bound under `dir` (PHP-FPM's pools' sockets), from /proc/net/unix. */
 function socketsUnder(dir: string): Set<string> {
@@ -54,22 +55,15 @@ function holdsUnder(pid: number, dir: string, sockets: ReadonlySet<string>): boo
   return false
 }
 
-const realpathOr = (path: string) => {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
-
 /**
- * The processes of `spec`'s program that belong to the runtime over `spec.dataDir`: its master (by its command
- * line, which names the configuration) and every process of the same program holding a file or socket under the
- * data directory (its workers, its pools' children, whose command lines name nothing of it).
+ * The processes of `spec`'s program that belong to the runtime: its master (by its command line, which names the
+ * configuration, and its user, the runtime's) and every process of the same program holding a file or socket under
+ * the master's private folder (its workers, its pools' children, whose command lines name nothing of it and which
+ * may run as a site's user).
  */
 export function leftoversOf(spec: MasterSpec): number[] {
   const program = realpathOr(spec.argv[0] ?? '')
-  const dir = `${realpathOr(spec.dataDir)}/`
+  const dir = `${realpathOr(spec.privateDir)}/`
   const sockets = socketsUnder(dir)
   const found: number[] = []
   for (const name of readdirSync('/proc')) {
@@ -78,7 +72,8 @@ export function leftoversOf(spec: MasterSpec): number[] {
     if (pid === process.pid || programOf(pid) !== program) continue
     const info = processInfo(pid)
     if (!info) continue
-    if (spec.recognise(info.cmdline) || holdsUnder(pid, dir, sockets)) found.push(pid)
+    const master = spec.recognise(info.cmdline) && uidOf(pid) === runtimeUser()
+    if (master || holdsUnder(pid, dir, sockets)) found.push(pid)
   }
   return found
 }

@@ -2,7 +2,8 @@
 // another site's, or one site's broken block would fail the other's check. The masters' start and stop also hold a
 // lock across processes.
 
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dlopen, FFIType } from 'bun:ffi'
+import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs'
 
 const tails = new Map<string, Promise<unknown>>()
 
@@ -18,57 +19,61 @@ export async function serialized<T>(key: string, task: () => Promise<T>): Promis
   }
 }
 
-/**
- * Runs `task` holding the lock `dir` (made with mkdir, which only one process wins; it names its holder's pid) across
- * processes: two panel instances serving one data directory must not both start its masters, nor one end as a
- * leftover the master the other is starting. A lock whose holder died (killed while holding it) is taken over.
- */
-export async function acrossProcesses<T>(dir: string, task: () => Promise<T>, waitMs = 60_000): Promise<T> {
-  const deadline = Date.now() + waitMs
+/** flock(2) from the C library: a lock the kernel holds for an open file, freed when its holder dies. */
+let flock: ((fd: number, operation: number) => number) | null = null
+const lockExclusive = 2
+const lockNonBlocking = 4
+
+function takeFlock(fd: number): boolean {
+  if (!flock) {
+    const { symbols } = dlopen('libc.so.6', {
+      flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    })
+    flock = symbols.flock
+  }
+  return flock(fd, lockExclusive | lockNonBlocking) === 0
+}
+
+/** Opens the lock file, making it; null when its folder is missing. */
+function openLock(path: string): number | null {
   for (;;) {
     try {
-      mkdirSync(dir, { mode: 0o700 })
-      writeFileSync(`${dir}/pid`, String(process.pid))
-      break
+      return openSync(path, 'a', 0o600)
     } catch (error) {
       const { code } = error as NodeJS.ErrnoException
-      // No directory to lock in: nothing was ever started there, nothing to contend over.
-      if (code === 'ENOENT') return task()
-      if (code !== 'EEXIST') throw error
+      if (code === 'ENOENT') return null
+      // A folder: the lock as earlier versions made it (mkdir, naming a pid), which nothing takes any more.
+      if (code !== 'EISDIR') throw error
+      rmSync(path, { recursive: true, force: true })
     }
-    if (!holderAlive(dir)) {
-      rmSync(dir, { recursive: true, force: true })
-      continue
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${dir} stayed locked by another process for ${waitMs / 1000} s`)
-    await Bun.sleep(50)
-  }
-  try {
-    return await task()
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
   }
 }
 
-/** Whether the process named in the lock still runs (a lock just made, its pid not yet written, counts as held). */
-function holderAlive(dir: string): boolean {
-  let pid: number
+/**
+ * Runs `task` holding the lock `path` across processes: two panel instances serving one data directory must not
+ * both start its masters, nor one end as a leftover the master the other is starting. The kernel holds it (flock
+ * on the file, which stays): a holder killed while holding it frees it at once, whoever gets its pid since, and
+ * processes finding it free at the same moment cannot both take it (a lock naming its holder's pid, removed when
+ * that pid looked dead, was taken by two of six such processes at once in one try out of three). Within one
+ * process, each call opens the file afresh, so calls wait for each other too. The file names the holder's pid.
+ */
+export async function acrossProcesses<T>(path: string, task: () => Promise<T>, waitMs = 60_000): Promise<T> {
+  const fd = openLock(path)
+  // No folder to lock in: nothing was ever started there, nothing to contend over.
+  if (fd === null) return task()
   try {
-    pid = Number(readFileSync(`${dir}/pid`, 'utf8'))
-  } catch {
-    // Made a moment ago, or its holder died between the two steps: held unless it stays so for a second.
-    try {
-      return Date.now() - statSync(dir).mtimeMs < 1_000
-    } catch {
-      return false
+    const deadline = Date.now() + waitMs
+    while (!takeFlock(fd)) {
+      if (Date.now() > deadline)
+        throw new Error(`${path} stayed locked by another process for ${waitMs / 1000} s`)
+      await Bun.sleep(50)
     }
-  }
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    ftruncateSync(fd, 0)
+    writeSync(fd, `${process.pid}\n`)
+    return await task()
+  } finally {
+    // Closing the file frees the lock. Nothing started meanwhile (the masters) holds it on: Bun opens files
+    // close-on-exec.
+    closeSync(fd)
   }
 }

@@ -3,7 +3,7 @@
 // and watched through /proc and their logs.
 
 import { spawn } from 'node:child_process'
-import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 
 /** How a master is started and recognised. */
 export interface MasterSpec {
@@ -13,12 +13,21 @@ export interface MasterSpec {
   readonly argv: readonly string[]
   readonly pidFile: string
   /**
-   * The runtime's data directory: a process of the master's program holding a file or socket under it is one of
-   * ours (a worker of a killed master), ended before the master starts again (leftovers.ts).
+   * A folder of the master's that only the runtime's user can open files in (nginx's `logs/`, PHP-FPM's `run/`
+   * with its pools' sockets): a process of the master's program holding a file or socket under it was started by
+   * one of our masters (a worker of a killed master), ended before the master starts again (leftovers.ts). Not the
+   * whole data directory: the sites' homes are under it, and a site may run the same programs itself.
    */
-  readonly dataDir: string
+  readonly privateDir: string
   /** Whether a process's command line (`/proc/<pid>/cmdline`, NULs as spaces) is this master's, with our config. */
   readonly recognise: (cmdline: string) => boolean
+  /**
+   * The master runs as the runtime's user, the program `argv[0]` names (nginx's and PHP-FPM's: their workers change
+   * user, not them; not MariaDB's, which drops to mysql): a process under the pid file's pid that is not both is not
+   * it, whatever its command line says (a site's user may name a process as our master, and be given its pid once
+   * it was killed).
+   */
+  readonly runsAsRuntime?: boolean
   /** Where its stderr goes. */
   readonly startupLog: string
   /** Its own log, where it says it is ready and why it failed. */
@@ -45,6 +54,37 @@ export function processInfo(pid: number): { ppid: number; cmdline: string } | nu
   }
 }
 
+/** The program a process runs, links resolved (one replaced by an upgrade reads `… (deleted)`). */
+export function programOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '')
+  } catch {
+    return null
+  }
+}
+
+/** The real user a process runs as, or null when it is gone. */
+export function uidOf(pid: number): number | null {
+  try {
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return uid === undefined ? null : Number(uid)
+  } catch {
+    return null
+  }
+}
+
+/** The user the runtime runs as (root on a node). */
+export const runtimeUser = () => process.getuid?.() ?? 0
+
+/** `path` with its links resolved, or as it is when it cannot be. */
+export const realpathOr = (path: string) => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
 /** The live children of `pid` (a master's workers). */
 export function childrenOf(pid: number): number[] {
   const children: number[] = []
@@ -65,13 +105,43 @@ function readPid(pidFile: string): number | null {
   }
 }
 
+/** Whether `pid` runs `spec`'s program as the runtime's user (a site's user cannot). */
+const oursToRun = (spec: MasterSpec, pid: number) =>
+  uidOf(pid) === runtimeUser() && programOf(pid) === realpathOr(spec.argv[0] ?? '')
+
+/**
+ * Our master running without a pid file naming it: PHP-FPM reloads by running itself again under its pid, and
+ * removes its pid file until it has read its configuration again; its command line then is the one it was started
+ * with, its own name only after. Taken for a dead master meanwhile, it was reported not running (a new site refused
+ * `no_node_ready`) and the watch of another process on the data directory ended it as a leftover.
+ */
+function unnamedMaster(spec: MasterSpec): number | null {
+  const started = spec.argv.join(' ')
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const pid = Number(name)
+    const info = processInfo(pid)
+    if (info && (spec.recognise(info.cmdline) || info.cmdline === started) && oursToRun(spec, pid)) return pid
+  }
+  return null
+}
+
 /** The pid of the master running with our configuration, found through its pid file; null when none runs. */
 export function runningMaster(spec: MasterSpec): number | null {
   const pid = readPid(spec.pidFile)
-  if (pid === null) return null
   // A stale pid file may name a pid the system has since given to another process.
-  const info = processInfo(pid)
-  return info && spec.recognise(info.cmdline) ? pid : null
+  const info = pid === null ? null : processInfo(pid)
+  if (!spec.runsAsRuntime) return pid !== null && info && spec.recognise(info.cmdline) ? pid : null
+  // The pid file's process, when it is ours: named as the master, or running itself again (see unnamedMaster), or
+  // for an instant with no command line at all.
+  if (
+    pid !== null &&
+    info &&
+    (spec.recognise(info.cmdline) || info.cmdline === '' || info.cmdline === spec.argv.join(' ')) &&
+    oursToRun(spec, pid)
+  )
+    return pid
+  return unnamedMaster(spec)
 }
 
 const sizeOf = (path: string) => {

@@ -2,6 +2,7 @@
 // over HTTP and refusing the handshake over HTTPS, `include sites/*.conf`) and its master. Each site's server block
 // is in server-block.ts.
 
+import { dirname } from 'node:path'
 import { type ConfiguredMaster, configuredMaster } from './configured-master.ts'
 import type { RuntimeLayout } from './layout.ts'
 
@@ -160,9 +161,10 @@ export function createNginx(settings: NginxSettings): ConfiguredMaster {
       name: 'nginx',
       argv: base,
       pidFile: nginx.pid,
-      dataDir: settings.layout.dataDir,
+      privateDir: dirname(nginx.errorLog),
       recognise: (cmdline) =>
         cmdline.startsWith('nginx: master process') && cmdline.includes(` -c ${nginx.conf} -e `),
+      runsAsRuntime: true,
       startupLog: nginx.startupLog,
       log: nginx.errorLog,
       ready: /\[notice\] \d+#\d+: start worker processes/,
