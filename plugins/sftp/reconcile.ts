@@ -7,7 +7,7 @@ import type { PluginContext } from '../../core/index.ts'
 import { type NodeReconciler, nodeDirectory } from '../nodes/contract.ts'
 import type { SftpUsersTable } from './migrations.ts'
 import { type SftpNodeInfo, sftpServiceName } from './node/protocol.ts'
-import { keysOf, sftpTables, updateAccount } from './repository.ts'
+import { findAccount, keysOf, sftpTables, updateAccount } from './repository.ts'
 
 /** How long one account's put may take on the node. */
 const putTimeoutMs = 30_000
@@ -39,6 +39,9 @@ export function sftpReconciler(context: PluginContext): NodeReconciler {
           continue
         }
         job.signal.throwIfAborted()
+        // Deleted or changed since the list was read: its deletion removed it, or the next round puts it as it is.
+        const current = await findAccount(context.db, row.siteId, row.id)
+        if (current?.updatedAt !== row.updatedAt) continue
         const account = {
           id: row.id,
           username: row.username,
@@ -48,11 +51,22 @@ export function sftpReconciler(context: PluginContext): NodeReconciler {
           readOnly: row.readOnly === 1,
           expiresAt: row.expiresAt,
         }
+        const signal = () => AbortSignal.any([job.signal, AbortSignal.timeout(putTimeoutMs)])
         const where = (await nodes.call(
           node,
           { siteId: row.siteId, service: sftpServiceName, request: { op: 'put', account } },
-          AbortSignal.any([job.signal, AbortSignal.timeout(putTimeoutMs)]),
+          signal(),
         )) as SftpNodeInfo
+        // Deleted while it was being put (its deletion removed it from the node first, then the row): a deleted
+        // account must not log in again, so it is removed once more.
+        if (!(await findAccount(context.db, row.siteId, row.id))) {
+          await nodes.call(
+            node,
+            { siteId: row.siteId, service: sftpServiceName, request: { op: 'remove', accountId: row.id } },
+            signal(),
+          )
+          continue
+        }
         // A rebuilt node has new host keys: the account says the ones to expect now.
         await job.transaction((trx) =>
           updateAccount(trx, row.id, {
