@@ -33,11 +33,18 @@ export async function recordReport(
     ...(presence.session === undefined ? {} : { agent_session: presence.session }),
   }
   const nodes = (db: Trx | PluginContext['db']) => db.withTables<NodesTables>().updateTable('nodes')
-  // A run of the agent the panel has not seen (started, restarted, its node rebuilt): what the node holds is asked.
-  if (presence.session !== undefined && presence.session !== row.agent_session)
-    await context.transaction((trx) => startReconcile(trx, context, row.id))
+  // A run of the agent the panel has not seen (started, restarted, its node rebuilt): what the node holds is asked,
+  // in the transaction that records it seen (a job started before would find the agent not connected, and skip).
+  const newRun = presence.session !== undefined && presence.session !== row.agent_session
   if (row.agent_capabilities === recorded) {
-    await nodes(context.db).set(seen).where('id', '=', row.id).execute()
+    if (!newRun) {
+      await nodes(context.db).set(seen).where('id', '=', row.id).execute()
+      return
+    }
+    await context.transaction(async (trx) => {
+      await nodes(trx).set(seen).where('id', '=', row.id).execute()
+      await startReconcile(trx, context, row.id)
+    })
     return
   }
   await context.transaction(async (trx) => {
@@ -49,5 +56,6 @@ export async function recordReport(
     if (!node) return
     for (const watcher of context.extensionPoint(nodeWatchers).list())
       await watcher.reported(trx, toNode(node))
+    if (newRun) await startReconcile(trx, context, row.id)
   })
 }
