@@ -114,7 +114,7 @@ export const nodesPlugin = (options: NodesOptions) => {
       {
         kind: 'node.drifted',
         description:
-          'Reconciliation found on the node something the panel does not know (a site, a server block, a pool, a home of no site): `inventory.unknown` lists it; it is left alone. Sent once per new finding.',
+          'Reconciliation found on the node something the panel does not know (a site, a server block, a pool, a home of no site): `inventory.unknown` lists it; it is left alone. Sent once per new finding: when a round finds something the round before did not (not when something found before is gone).',
         payload: Node,
       },
     ],

@@ -146,6 +146,30 @@ describe('an inventory as a node answers it', () => {
     await jobEnded(automatic.jobId)
   })
 
+  test('node.drifted says what is newly found, not what went away', async () => {
+    const drifted = async () =>
+      (
+        await tp.panel.store.db
+          .withTables<{ event_outbox: { kind: string } }>()
+          .selectFrom('event_outbox')
+          .selectAll()
+          .where('kind', '=', 'node.drifted')
+          .execute()
+      ).length
+    const stray = (name: string) => ({ kind: 'server-block' as const, name })
+    const said = async (names: string[]) => {
+      const before = await drifted()
+      await roundAnswered({ sites: [], strays: names.map(stray), services: {} })
+      return (await drifted()) - before
+    }
+    expect(await said(['one', 'two'])).toBe(1)
+    expect(await said(['one', 'two'])).toBe(0)
+    // The operator removed one: nothing new.
+    expect(await said(['one'])).toBe(0)
+    expect(await said(['one', 'three'])).toBe(1)
+    expect((await node()).inventory?.unknown).toEqual([stray('one'), stray('three')])
+  })
+
   test('an answer of another shape fails the round and changes nothing', async () => {
     const before = (await node()).inventory
     for (const answer of [

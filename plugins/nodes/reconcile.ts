@@ -190,13 +190,11 @@ export function reconcileJob(context: PluginContext): JobDefinition {
       if (!now) return
       const before = now.inventory === null ? null : (JSON.parse(now.inventory) as NodeInventoryState)
       await updateNode(trx, node.id, { inventory: JSON.stringify(state) })
-      // Said once per new finding, as `database_user.drifted` is.
-      const key = (found: readonly UnknownOnNode[]) =>
-        found
-          .map((item) => `${item.kind}:${item.name}`)
-          .sort()
-          .join(',')
-      if (state.unknown.length > 0 && key(state.unknown) !== key(before?.unknown ?? [])) {
+      // Said once per new finding, as `database_user.drifted` is: something found that the last round did not
+      // find (what is no longer there, removed by the operator, is no drift).
+      const key = (item: UnknownOnNode) => `${item.kind}:${item.name}`
+      const known = new Set((before?.unknown ?? []).map(key))
+      if (state.unknown.some((item) => !known.has(key(item)))) {
         const changed = await nodes.find(node.id, trx)
         if (changed) await job.emit(trx, { kind: 'node.drifted', customerId: null, data: changed })
       }
