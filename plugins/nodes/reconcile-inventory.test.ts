@@ -10,12 +10,15 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import type { Site } from '../sites/contract.ts'
 import type { Node } from './contract.ts'
 
 let tp: TestPanel
 let token: string
 let nodeId: string
 let agent: ReturnType<typeof playAgent>
+/** The customer of the sites the tests make (made by the first that needs one). */
+let customerId: string
 
 beforeAll(async () => {
   tp = await createTestPanel({ jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 } })
@@ -93,7 +96,7 @@ describe('an inventory as a node answers it', () => {
 
   test('what a site of the node being provisioned leaves half made is the panel’s own, not unknown', async () => {
     const customer = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Acme' } })
-    const customerId = ((await customer.json()) as { id: string }).id
+    customerId = ((await customer.json()) as { id: string }).id
     const created = await tp.request('POST', '/api/v1/sites', {
       token,
       body: {
@@ -144,6 +147,52 @@ describe('an inventory as a node answers it', () => {
     await agent.answer(own, null, empty)
     expect((await jobEnded(staffs)).status).toBe('succeeded')
     await jobEnded(automatic.jobId)
+  })
+
+  test('an automatic round answered after a staff round beside it undoes nothing the staff round put back', async () => {
+    const created = await tp.request('POST', '/api/v1/sites', {
+      token,
+      body: {
+        customerId,
+        name: 'Kept',
+        type: 'wordpress',
+        domain: `kept-${crypto.randomUUID().slice(0, 8)}.example.com`,
+      },
+    })
+    const { id } = (await created.json()) as Site
+    await agent.answer(await agent.command(id, 'provision'))
+    await waitFor(
+      'the site to be active',
+      async () =>
+        ((await (await tp.request('GET', `/api/v1/sites/${id}`, { token })).json()) as Site).status ===
+        'active',
+    )
+    // An automatic round starts (a new address), and staff ask beside it: the node was rebuilt.
+    expect(
+      (await tp.request('PATCH', `/api/v1/nodes/${nodeId}`, { token, body: { hostname: '127.0.0.3' } }))
+        .status,
+    ).toBe(200)
+    const automatic = await inventoryCommand()
+    const asked = await tp.request('POST', `/api/v1/nodes/${nodeId}/reconcile`, { token })
+    const { jobId: staffs } = (await asked.json()) as { jobId: string }
+    const own = await waitFor('the staff round’s inventory command', async () => {
+      const commands = await agent.poll(undefined, 1)
+      return commands.find((command) => command.operation === 'inventory' && command.jobId === staffs) ?? null
+    })
+    const empty = { sites: [], strays: [], services: {} }
+    await agent.answer(own, null, empty)
+    await agent.answer(await agent.command(id, 'provision'))
+    await jobEnded(staffs)
+    const restored = await waitFor('the site put back', async () => {
+      const now = (await (await tp.request('GET', `/api/v1/sites/${id}`, { token })).json()) as Site
+      return now.drift?.code === 'content_lost' ? now : null
+    })
+    // The automatic round's answer, asked before the site was put back, comes last.
+    await agent.answer(automatic, null, empty)
+    await jobEnded(automatic.jobId)
+    const after = (await (await tp.request('GET', `/api/v1/sites/${id}`, { token })).json()) as Site
+    expect(after.drift).toEqual(restored.drift)
+    expect((await node()).inventory).toMatchObject({ held: 0, reapplied: 1 })
   })
 
   test('node.drifted says what is newly found, not what went away', async () => {

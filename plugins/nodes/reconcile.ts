@@ -188,6 +188,10 @@ export function reconcileJob(context: PluginContext): JobDefinition {
     await job.transaction(async (trx) => {
       const now = await findNodeRow(trx, node.id)
       if (!now) return
+      // Staff asked for a round after this automatic one started (job ids grow with time): what it finds is newer
+      // than this one's answer (held back here, put back there), and it records it.
+      const staffs = now.reconcile_staff_job_id
+      if (!staffAsked && staffs !== null && staffs > job.id) return
       const before = now.inventory === null ? null : (JSON.parse(now.inventory) as NodeInventoryState)
       await updateNode(trx, node.id, { inventory: JSON.stringify(state) })
       // Said once per new finding, as `database_user.drifted` is: something found that the last round did not

@@ -100,7 +100,8 @@ export function siteReconciler(context: PluginContext): NodeReconciler {
   async function holdBack(job: JobRun, row: SitesTable, nodeName: string, nodeId: string): Promise<void> {
     await job.transaction(async (trx) => {
       const now = await findSiteRow(trx, row.id)
-      if (!now || now.status !== row.status || now.node_id !== nodeId) return
+      // Changed since it was read (a staff round beside this one put it back meanwhile): this round's answer is old.
+      if (!now || now.updated_at !== row.updated_at || now.node_id !== nodeId) return
       if (now.drift_code === 'missing_on_node') return
       if (now.job_id && (await jobIsLive(trx, now.job_id))) return
       const marked = await updateSite(trx, now.id, {
