@@ -252,7 +252,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const type = types.get(found.row.type)
         if (type?.app) await job.progress(5, `Preparing ${type.name}`)
         const app = await type?.app?.(job, createdSiteOf(found.row))
-        await job.progress(20, `Provisioning again on node ${found.node.name}`)
+        await job.progress(20, 'Provisioning again on its node')
         const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
         await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
         if (wanted === 'suspended')
