@@ -5,6 +5,7 @@ import { readdirSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { definePlugin } from '../../core/index.ts'
 import { type NodeDriver, nodeDrivers, type SiteSpec } from '../../plugins/nodes/contract.ts'
+import { siteTypes } from '../../plugins/sites/contract.ts'
 
 /**
  * Where a provisioning can be held until the process is killed:
@@ -117,14 +118,19 @@ function slowDriver(local: () => NodeDriver, options: SlowNodeOptions): NodeDriv
   }
 }
 
-/** Adds the `slow` node driver (tests only): nodes created with `driver: "slow"` run their sites through it. */
+/**
+ * Adds the `slow` node driver (tests only): nodes created with `driver: "slow"` run their sites through it. Its sites
+ * are `static` (files the local driver lays out), which it adds: a WordPress site is never a placeholder, and the
+ * slow node reports nothing it runs.
+ */
 export const slowNodePlugin = (options: SlowNodeOptions) =>
   definePlugin({
     name: 'slow-node',
     version: '0.1.0',
     description: 'Test plugin: the `slow` node driver, the local driver with pauses and hold points.',
-    requires: ['nodes'],
+    requires: ['nodes', 'sites'],
     setup(context) {
+      context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files (tests only).' })
       const drivers = context.extensionPoint(nodeDrivers)
       const local = () => {
         const driver = drivers.get('local')

@@ -1,7 +1,6 @@
 // The standalone panel for crash tests: the standard host with the `slow` node driver added, as an embedder would.
 // SLOW_NODE_PAUSE_MS (100) is its pause between steps; SLOW_NODE_HOLD names where provisioning waits to be killed.
 
-import { staticSiteTypePlugin } from '../../examples/static-site-type/index.ts'
 import { runStandardServer } from '../bun/run-server.ts'
 import { standardPlugins } from '../standard-plugins.ts'
 import { type HoldPoint, holdPoints, slowNodePlugin } from './slow-node-driver.ts'
@@ -14,8 +13,6 @@ if (hold !== undefined && !holdPoints.includes(hold as HoldPoint)) {
 process.env.PORT ||= '0'
 await runStandardServer((settings) => [
   ...standardPlugins(settings),
-  // Its sites are `static`: files laid out by the local driver, which a WordPress site never is (no placeholder).
-  staticSiteTypePlugin(),
   slowNodePlugin({
     dataDir: settings.dataDir,
     pauseMs: Number(process.env.SLOW_NODE_PAUSE_MS || '100'),

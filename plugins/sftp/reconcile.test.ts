@@ -13,13 +13,14 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
-import type { AgentCommand } from '../nodes/remote/protocol.ts'
 import type { Site } from '../sites/contract.ts'
 
 let tp: TestPanel
 let token: string
 let nodeId: string
 let agent: ReturnType<typeof playAgent>
+/** A command the played agent is handed (as the testing kit gives it: the agent protocol is the nodes plugin's). */
+type AgentCommand = Awaited<ReturnType<ReturnType<typeof playAgent>['poll']>>[number]
 const keyDir = mkdtempSync(join(tmpdir(), 'plinth-sftp-reconcile-'))
 
 beforeAll(async () => {
