@@ -59,7 +59,8 @@ const capabilitiesSchema = (quotas: Quotas, limited: Installation['limitedMetric
         tokenLifetimeDays: t.Object({ default: t.Integer(), max: t.Integer() }),
         idempotencyWindowHours: t.Integer(),
         rateLimitPerMinute: t.Integer({
-          description: 'Requests a minute per token (per address without one).',
+          description:
+            'Requests a minute per token, session or node agent (per address without one). A node agent never counts against its address, which its sites share.',
         }),
         defaultCustomerLimits: quotas.limitsSchema,
       }),

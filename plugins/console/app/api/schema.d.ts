@@ -793,7 +793,7 @@ export interface components {
           max: number;
         };
         idempotencyWindowHours: number;
-        /** @description Requests a minute per token (per address without one). */
+        /** @description Requests a minute per token, session or node agent (per address without one). A node agent never counts against its address, which its sites share. */
         rateLimitPerMinute: number;
         defaultCustomerLimits: components["schemas"]["QuotaLimits"];
       };
