@@ -1,7 +1,7 @@
 // The first stage of every request: its allowance counted (429 past it), its caller authenticated (401) and
 // permitted (403), or, for a plain list read on PostgreSQL, guessed from a kept caller and confirmed alongside. A
-// route with a credential of its own has it checked here too, so a principal with an allowance of its own (a
-// node's agent) is charged to it and never to the address it shares with others (its node's sites).
+// route with a credential of its own has it checked here too, so a principal with an allowance of its own is
+// charged to it, never to the address it shares with others.
 
 import { authenticate, guessCaller } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'

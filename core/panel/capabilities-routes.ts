@@ -60,7 +60,7 @@ const capabilitiesSchema = (quotas: Quotas, limited: Installation['limitedMetric
         idempotencyWindowHours: t.Integer(),
         rateLimitPerMinute: t.Integer({
           description:
-            'Requests a minute per token, session or node agent (per address without one). A node agent never counts against its address, which its sites share.',
+            'Requests a minute per token, session, or principal of a plugin’s own credential that has an allowance of its own (a node’s agent); per address without one.',
         }),
         defaultCustomerLimits: quotas.limitsSchema,
       }),
