@@ -6,7 +6,10 @@ import { Problem } from '../problem/problem.ts'
 
 /** Rate limit policy. */
 export interface RateLimitPolicy {
-  /** Requests a minute per token, session or (anonymous) address. Default 1,200 (`RATE_LIMIT_PER_MINUTE`). */
+  /**
+   * Requests a minute per token, session, route credential that names its own key (a node's agent) or (anonymous)
+   * address. Default 1,200 (`RATE_LIMIT_PER_MINUTE`).
+   */
   readonly perMinute: number
   /** Login attempts a minute per address or e-mail-less client. Default 30. */
   readonly loginPerMinute: number
@@ -26,7 +29,10 @@ export interface RateDecision {
 
 /** Whose allowance a request is charged to. */
 export type RateKey =
-  /** An authenticated credential (`token:<id>`, `session:<id>`): only once authentication succeeded. */
+  /**
+   * An authenticated credential (`token:<id>`, `session:<id>`, or a route credential's own key,
+   * `route:<plugin>:<key>`): only once authentication succeeded.
+   */
   | { readonly credential: string }
   /** A client address: anonymous requests, and those whose credential failed (so junk tokens cannot dodge it). */
   | { readonly address: string | null }

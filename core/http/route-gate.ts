@@ -1,8 +1,11 @@
 // The first stage of every request: its allowance counted (429 past it), its caller authenticated (401) and
-// permitted (403), or, for a plain list read on PostgreSQL, guessed from a kept caller and confirmed alongside.
+// permitted (403), or, for a plain list read on PostgreSQL, guessed from a kept caller and confirmed alongside. A
+// route with a credential of its own has it checked here too, so a principal with an allowance of its own is
+// charged to it, never to the address it shares with others.
 
 import { authenticate, guessCaller } from '../auth/authenticate.ts'
 import { type Caller, wildcardScope } from '../auth/caller.ts'
+import type { RouteCredential } from '../plugin/route.ts'
 import { kernelProblems } from '../problem/kernel-problems.ts'
 import { Problem } from '../problem/problem.ts'
 import type { RateDecision, RateKey } from './rate-limiter.ts'
@@ -13,10 +16,26 @@ function credentialOf(caller: Caller): string {
   return caller.token ? `token:${caller.token.id}` : `session:${caller.session?.id}`
 }
 
+/** Who a request was let in as. */
+export interface Authorised {
+  /** The kernel's caller (a token or a session); null on public routes. */
+  readonly caller: Caller | null
+  /** What the route's own credential authenticated, checked once here; undefined on routes without one. */
+  readonly principal: unknown
+}
+
 /** Who may send a request to one route. */
 export interface RouteGate {
-  /** The caller, charged to its credential and permitted; null on public routes. Throws 401, 403 or 429. */
-  authorise(request: Request, info: RequestInfo, charges: Charges): Promise<Caller | null>
+  /**
+   * The caller, charged to its credential and permitted (null on public routes), and the principal of the route's
+   * own credential. Throws 401, 403 or 429.
+   */
+  authorise(
+    request: Request,
+    params: Readonly<Record<string, string>>,
+    info: RequestInfo,
+    charges: Charges,
+  ): Promise<Authorised>
   /**
    * The caller guessed for a list read (PostgreSQL, a kept caller), and what confirms it: the token read, and the
    * count against its allowance, both sent at once. The confirmation settles as `authorise` would answer: 401 (the
@@ -31,7 +50,7 @@ export interface RouteGate {
 }
 
 /** The gate of one route. */
-export function routeGate({ route, runtime }: RouteUnderway): RouteGate {
+export function routeGate({ route, runtime, plugin }: RouteUnderway): RouteGate {
   /** Keeps a decision's headers; throws its 429 past the allowance. */
   function settle(charges: Charges, key: RateKey, decision: RateDecision | null): void {
     if (!decision) return
@@ -51,6 +70,34 @@ export function routeGate({ route, runtime }: RouteUnderway): RouteGate {
     const decision = runtime.limiter.take(key)
     if (decision instanceof Promise) return decision.then((settled) => settle(charges, key, settled))
     settle(charges, key, decision)
+  }
+
+  /**
+   * The principal of the route's own credential, charged to its rate key when it names one (in the plugin's
+   * namespace, so no plugin's key is a token's or another plugin's), to the address otherwise. A credential that
+   * fails is charged to the address: sending junk never escapes the address's allowance.
+   */
+  async function principalOf(
+    credential: RouteCredential,
+    request: Request,
+    params: Readonly<Record<string, string>>,
+    info: RequestInfo,
+    charges: Charges,
+  ): Promise<unknown> {
+    let principal: unknown
+    try {
+      principal = await credential.authenticate(request, params)
+    } catch (error) {
+      await charge(charges, { address: info.address })
+      throw error
+    }
+    const own = credential.rateKey?.(principal)
+    const pending = charge(
+      charges,
+      own === undefined ? { address: info.address } : { credential: `route:${plugin}:${own}` },
+    )
+    if (pending) await pending
+    return principal
   }
 
   /** Refuses a caller the route is not for (403). */
@@ -94,16 +141,21 @@ export function routeGate({ route, runtime }: RouteUnderway): RouteGate {
   return {
     /**
      * A credential that fails is charged to the address, so sending junk tokens never escapes the address's
-     * allowance. Public routes are charged to the address (login to its stricter one) before anything else.
+     * allowance. Public routes are charged to the address (login to its stricter one) before anything else, but
+     * for those with a credential of their own: that is checked first, and charged as `principalOf` says.
      */
-    async authorise(request, info, charges) {
+    async authorise(request, params, info, charges) {
       const before = route.strictRateLimit
         ? charge(charges, { login: info.address })
-        : route.public
+        : route.public && !route.credential
           ? charge(charges, { address: info.address })
           : undefined
       if (before) await before
-      if (route.public) return null
+      if (route.credential) {
+        const principal = await principalOf(route.credential, request, params, info, charges)
+        return { caller: null, principal }
+      }
+      if (route.public) return { caller: null, principal: undefined }
       let caller: Caller
       try {
         const found = authenticate(request, runtime.auth)
@@ -119,7 +171,7 @@ export function routeGate({ route, runtime }: RouteUnderway): RouteGate {
         if (pending) await pending
       }
       permit(caller)
-      return caller
+      return { caller, principal: undefined }
     },
 
     guessed(request, info, charges) {

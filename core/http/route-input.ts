@@ -22,7 +22,7 @@ export interface RouteInput {
   /** The query as checked; on a list route its filters only. */
   readonly query: Record<string, unknown>
   readonly body: unknown
-  /** What the route's own credential authenticated. */
+  /** What the route's own credential authenticated (checked by the gate, before the request is read). */
   readonly principal: unknown
   /** A list's page: the cursor sent, and how many items. */
   readonly page: { readonly cursor: string | undefined; readonly limit: number | undefined }
@@ -63,7 +63,7 @@ function querySchemaOf(route: RouteDefinition): TObject {
 export function inputReader(
   { route, runtime }: RouteUnderway,
   refs: ReadonlyMap<string, ProblemRef>,
-): (request: Request, rawParams: Record<string, string>) => Promise<RouteInput> {
+): (request: Request, rawParams: Record<string, string>, principal: unknown) => Promise<RouteInput> {
   const params = compile(route.params)
   const querySchema = querySchemaOf(route)
   const query = TypeCompiler.Compile(closeObjects(querySchema))
@@ -106,9 +106,7 @@ export function inputReader(
     return route.body ? trimText(route.body, bodyInput) : bodyInput
   }
 
-  return async (request, rawParams) => {
-    // A credential of the route's own is checked before anything of the request is read.
-    const principal = route.credential ? await route.credential.authenticate(request, rawParams) : undefined
+  return async (request, rawParams, principal) => {
     // A path parameter that cannot name anything (a malformed id) is a missing resource, not a bad request.
     if (params && !params.Check(rawParams)) throw new Problem(kernelProblems.not_found)
     const queryInput = queryOf(request.url)

@@ -20,7 +20,7 @@ import { type HandlerInputOf, handlerInputs, type Started } from './handler-inpu
 import { handlerRunner, KeptAlready, type KeyInChange } from './handler-run.ts'
 import { listAnswer } from './list-answer.ts'
 import { errorResponse } from './render-error.ts'
-import { routeGate } from './route-gate.ts'
+import { type Authorised, routeGate } from './route-gate.ts'
 import { idempotentAnswerer, type KeyHooks, keyHolderOf } from './route-idempotency.ts'
 import { inputReader, type RouteInput } from './route-input.ts'
 import {
@@ -181,10 +181,11 @@ async function attempt(
   hooks: KeyHooks,
 ): Promise<KeptAnswer> {
   const { gate } = stages
-  const proceed = (caller: Caller | null) => answerFor(stages, caller, request, rawParams, info, hooks)
+  const proceed = ({ caller, principal }: Authorised) =>
+    answerFor(stages, caller, principal, request, rawParams, info, hooks)
   const guess = hooks.keyInChange || hooks.beforeHandler ? null : gate.guessed(request, info, charges)
-  if (!guess) return proceed(await gate.authorise(request, info, charges))
-  const proceeding = proceed(guess.caller).then(
+  if (!guess) return proceed(await gate.authorise(request, rawParams, info, charges))
+  const proceeding = proceed({ caller: guess.caller, principal: undefined }).then(
     (answer) => ({ answer }),
     (error: unknown) => ({ error }),
   )
@@ -193,7 +194,7 @@ async function attempt(
   } catch (error) {
     await proceeding
     if (!(error instanceof CallerChanged)) throw error
-    return proceed(await gate.authorise(request, info, charges))
+    return proceed(await gate.authorise(request, rawParams, info, charges))
   }
   const outcome = await proceeding
   if ('error' in outcome) throw outcome.error
@@ -204,6 +205,7 @@ async function attempt(
 async function answerFor(
   stages: Stages,
   caller: Caller | null,
+  principal: unknown,
   request: Request,
   rawParams: Record<string, string>,
   info: RequestInfo,
@@ -211,7 +213,7 @@ async function answerFor(
 ): Promise<KeptAnswer> {
   const { route, runtime } = stages.underway
   traceCaller(info, caller)
-  const input = await stages.readInput(request, rawParams)
+  const input = await stages.readInput(request, rawParams, principal)
   await stages.checkPrecondition(request, caller, rawParams, info)
   const replay = hooks.beforeHandler ? await hooks.beforeHandler(caller, input.body) : null
   if (replay) return replayed(replay, info)

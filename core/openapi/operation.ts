@@ -153,12 +153,13 @@ function sometimes(name: string): JsonObject {
 
 /**
  * The rate limit headers of `route`'s answers. An authenticated route is charged to the caller's credential, so
- * every answer past authentication carries them; a public one is charged to the client's address, which a host
- * may not know (an embedding fetch handler), and the health checks are never limited.
+ * every answer past authentication carries them, as does a route whose own credential names a rate key; a public
+ * one is charged to the client's address, which a host may not know (an embedding fetch handler), and the health
+ * checks are never limited.
  */
 function rateLimitHeaders(route: RouteDefinition): JsonObject {
   if (route.rateLimited === false) return {}
-  const pick = route.public ? sometimes : header
+  const pick = route.public && !route.credential?.rateKey ? sometimes : header
   return { RateLimit: pick('RateLimit'), 'RateLimit-Policy': pick('RateLimit-Policy') }
 }
 

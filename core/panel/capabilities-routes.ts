@@ -59,7 +59,8 @@ const capabilitiesSchema = (quotas: Quotas, limited: Installation['limitedMetric
         tokenLifetimeDays: t.Object({ default: t.Integer(), max: t.Integer() }),
         idempotencyWindowHours: t.Integer(),
         rateLimitPerMinute: t.Integer({
-          description: 'Requests a minute per token (per address without one).',
+          description:
+            'Requests a minute per token, session, or principal of a plugin’s own credential that has an allowance of its own (a node’s agent); per address without one.',
         }),
         defaultCustomerLimits: quotas.limitsSchema,
       }),

@@ -148,6 +148,13 @@ export interface RouteCredential<Principal = unknown> {
   readonly scheme: Readonly<Record<string, unknown>>
   /** Who presents it, or a thrown Problem (401 with `WWW-Authenticate`). Path parameters are not checked yet. */
   authenticate(request: Request, params: Readonly<Record<string, string>>): Promise<Principal>
+  /**
+   * The allowance the principal's requests count against (`node:<id>`), once `authenticate` answered it: its own,
+   * of `RATE_LIMIT_PER_MINUTE` requests a minute like an API token's, shared by every route of this plugin whose
+   * credential names the same key. Without it, the requests count against the client's address. A credential
+   * that fails always counts against the address, so junk credentials never escape the address's allowance.
+   */
+  rateKey?(principal: Principal): string
 }
 
 type Input<S> = S extends TSchema ? Static<S> : undefined

@@ -680,14 +680,14 @@ export interface components {
   headers: {
     /** @description The id of this request (`req_…`, or the `X-Request-Id` the client sent when well-formed): in the server log, the audit log and every problem’s `requestId`. */
     "X-Request-Id": string;
-    /** @description Seconds to wait before trying again. */
-    "Retry-After": number;
-    /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
-    "WWW-Authenticate": string;
     /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
     "RateLimit-Policy": string;
     /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
     RateLimit: string;
+    /** @description Seconds to wait before trying again. */
+    "Retry-After": number;
+    /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+    "WWW-Authenticate": string;
     /** @description `no-store`: the answer shows a secret once, which no cache may keep. */
     "Cache-Control": "no-store";
     /** @description The strong entity tag of this representation: send it back in `If-None-Match` (304 when unchanged) or in `If-Match` on a change (412 when it changed meanwhile). */
@@ -1541,10 +1541,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/json": components["schemas"]["NodeMetricsReceipt"];
@@ -1647,10 +1645,8 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1808,10 +1804,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/json": components["schemas"]["AgentWork"];
@@ -1901,10 +1895,8 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1942,10 +1934,8 @@ export interface operations {
       204: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: never;
       };
@@ -2020,10 +2010,8 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2067,10 +2055,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/json": components["schemas"]["AgentAnswerReceipt"];
@@ -2160,10 +2146,8 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
-          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
-          RateLimit?: string;
-          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
-          "RateLimit-Policy"?: string;
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];

@@ -26,7 +26,10 @@ export const agentTokenScheme = {
   },
 } as const
 
-/** The node whose agent token the request carries; 401 otherwise, alike for every reason. */
+/**
+ * The node whose agent token the request carries; 401 otherwise, alike for every reason. Its requests count against
+ * the node's own allowance, not its address's.
+ */
 export function agentCredential(context: Pick<PluginContext, 'db'>): RouteCredential<NodesTable> {
   return {
     ...agentTokenScheme,
@@ -51,5 +54,8 @@ export function agentCredential(context: Pick<PluginContext, 'db'>): RouteCreden
         throw invalidAgentToken()
       return row
     },
+    // The node's own allowance: its sites' code calls out by the node's address, and a flood from it must never
+    // get the agent 429s and the node shown disconnected.
+    rateKey: (node) => `node:${node.id}`,
   }
 }

@@ -48,8 +48,8 @@ export function agentRoutes(
         'Called by a node agent, not by people, with its agent token: says it is connected (its version, what the node can run), and answers the node modules of the installation (which the agent loads from its own install) and the commands waiting for the node, waiting up to `waitSeconds` (25) for one to come. Commands sent to an earlier run of the agent that never answered come again (the agent restarted): they are idempotent.',
       public: true,
       credential,
-      // Presence, not a change anyone audits: an agent asks every few seconds. Charged to the address, as every
-      // call with a credential of its own, before the token is checked.
+      // Presence, not a change anyone audits: an agent asks every few seconds. Charged to the node's own allowance
+      // once its token is checked (to the address when it fails), never to the address its sites share.
       audited: false,
       body: AgentHello,
       responses: { 200: { description: 'The node and its commands (maybe none).', schema: AgentWork } },

@@ -793,7 +793,7 @@ export interface components {
           max: number;
         };
         idempotencyWindowHours: number;
-        /** @description Requests a minute per token (per address without one). */
+        /** @description Requests a minute per token, session, or principal of a plugin’s own credential that has an allowance of its own (a node’s agent); per address without one. */
         rateLimitPerMinute: number;
         defaultCustomerLimits: components["schemas"]["QuotaLimits"];
       };

@@ -36,6 +36,8 @@ export interface RuntimeLayout {
   }
   /** What `traffic()` read of each site's access log so far. */
   readonly trafficOffsets: string
+  /** `<dataDir>/site-uids`: the last uid (and gid) given to a site's user; never counts down (`site-uids.ts`). */
+  readonly siteIds: string
   /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
   readonly tls: string
   /** ACME HTTP-01 answers, served on every site's domain over plain HTTP (readable by nginx's workers). */
@@ -106,6 +108,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
       run: join(php, 'run'),
     },
     trafficOffsets: join(root, 'traffic-offsets.json'),
+    siteIds: join(root, 'site-uids'),
     tls: join(root, 'tls'),
     acme: {
       root: join(root, 'acme'),

@@ -43,6 +43,7 @@ const ownEntries = new Set([
   'acme',
   'services',
   'traffic-offsets.json',
+  'site-uids',
   'masters.lock',
 ])
 

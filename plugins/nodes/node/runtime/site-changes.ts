@@ -11,6 +11,7 @@ import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
 import { ensureHome, existingKind } from './site-home.ts'
 import { readSiteState, type SiteState, siteState, stateFile } from './site-state.ts'
+import { nextSiteId, siteIdRange } from './site-uids.ts'
 import { endProcessesOf, ensureSiteUser, removeSiteUser } from './unix-users.ts'
 
 /**
@@ -34,7 +35,11 @@ export async function applySite(
   const previous = await readSiteState(paths.state)
   const user =
     core.unixUsers && stack
-      ? await core.locked(() => ensureSiteUser(previous?.unixUser ?? paths.user, paths.home, site.id))
+      ? await core.locked(() =>
+          ensureSiteUser(previous?.unixUser ?? paths.user, paths.home, site.id, async () =>
+            nextSiteId(layout.siteIds, await siteIdRange(), signal),
+          ),
+        )
       : null
   const web = stack?.web
   await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)

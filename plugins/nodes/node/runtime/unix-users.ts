@@ -1,5 +1,6 @@
-// A Unix user (and group of the same name) per site: made with `useradd`, no login shell, home in the runtime's
-// data directory; removed with `userdel` once no process of it is left.
+// A Unix user (and group of the same name) per site: made with `groupadd` and `useradd` with an id never given
+// before (`site-uids.ts`), no login shell, home in the runtime's data directory; removed with `userdel` once no
+// process of it is left.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { NodeFailure } from '../contract.ts'
@@ -31,10 +32,17 @@ async function groupExists(name: string): Promise<boolean> {
 const noLogin = ['/usr/sbin/nologin', '/sbin/nologin'].find((path) => existsSync(path)) ?? '/bin/false'
 
 /**
- * Makes the site's user unless it exists; one that exists with another home is someone else's, and refused (a
- * {@link NodeFailure}): the runtime never takes over an account it did not make.
+ * Makes the site's user unless it exists (a user made earlier keeps its uid, whatever gave it); one that exists
+ * with another home is someone else's, and refused (a {@link NodeFailure}): the runtime never takes over an account
+ * it did not make. A new user and its group get the id `newId` answers, never one `useradd` would pick (the
+ * highest free one, a deleted site's).
  */
-export async function ensureSiteUser(name: string, home: string, siteId: string): Promise<UnixUser> {
+export async function ensureSiteUser(
+  name: string,
+  home: string,
+  siteId: string,
+  newId: () => Promise<number>,
+): Promise<UnixUser> {
   const existing = await findUser(name)
   if (existing) {
     if (existing.home !== home)
@@ -44,6 +52,10 @@ export async function ensureSiteUser(name: string, home: string, siteId: string)
       )
     return existing
   }
+  const id = await newId()
+  // A group left by a run stopped between the two commands is taken as it is (made here, with an id of its own).
+  if (!(await groupExists(name)))
+    await runChecked(`groupadd ${name}`, ['groupadd', '--gid', String(id), name])
   await runChecked(`useradd ${name}`, [
     'useradd',
     '--no-create-home',
@@ -51,7 +63,10 @@ export async function ensureSiteUser(name: string, home: string, siteId: string)
     home,
     '--shell',
     noLogin,
-    '--user-group',
+    '--uid',
+    String(id),
+    '--gid',
+    name,
     '--comment',
     `Plinth site ${siteId}`,
     name,
