@@ -237,19 +237,7 @@ function listFilters(
  * for a resource its customer owns at the top of the API, that same removal of every row of a deleted customer.
  */
 function removalOf(
-  resource: ResourceDeclaration<
-    TObject,
-    IdParams,
-    IdParams,
-    TObject,
-    TObject,
-    TObject,
-    unknown,
-    Record<string, unknown>,
-    unknown,
-    unknown,
-    unknown
-  >,
+  resource: AnyResource<Record<string, unknown>>,
   customer: string | undefined,
 ): { handler: AnyHandler; withCustomer?: CustomerCascade } {
   const { table } = resource
@@ -270,28 +258,28 @@ function removalOf(
   return { handler, withCustomer: { rowsOf, remove } }
 }
 
+/** A resource declaration whatever its types, but for its table's rows (`Row`). */
+type AnyResource<Row = unknown> = ResourceDeclaration<
+  TObject,
+  IdParams,
+  IdParams,
+  TObject,
+  TObject,
+  TObject,
+  unknown,
+  Row,
+  unknown,
+  unknown,
+  unknown
+>
+
 /** What a handler input carries that the declaration finds for it: the parent, and the row of the table. */
 type Found = { view: TenantView; db: Db; trx?: Trx; params: Record<string, string> }
 // biome-ignore lint/suspicious/noExplicitAny: handlers of any input
 type AnyHandler = ((input: any) => unknown) | undefined
 
 /** Wraps the handlers of a resource so each gets the parent and row the declaration finds, or answers 404. */
-function foundBy(
-  resource: ResourceDeclaration<
-    TObject,
-    IdParams,
-    IdParams,
-    TObject,
-    TObject,
-    TObject,
-    unknown,
-    unknown,
-    unknown,
-    unknown,
-    unknown
-  >,
-  keyName: string,
-) {
+function foundBy(resource: AnyResource, keyName: string) {
   const { table } = resource
   const parentOf = async (input: Found) => {
     if (!resource.parent) return undefined
