@@ -7,6 +7,7 @@ import { jobIsLive, type OutboxEvent, type PluginContext, type Trx } from '../..
 import type { NodeReconciler } from '../nodes/contract.ts'
 import { nodeFingerprint } from './install-job.ts'
 import { moveAttachment } from './lifecycle.ts'
+import type { SiteCertificatesTable } from './migrations.ts'
 import { attachmentsOnNode, findAttachment } from './repository.ts'
 
 /** The reconciler of sites' certificates. */
@@ -26,24 +27,7 @@ export function certificateReconciler(context: PluginContext): NodeReconciler {
           const now = await findAttachment(trx, row.site_id)
           if (!now || now.revision !== row.revision || now.status !== 'installed') return false
           if (now.job_id && (await jobIsLive(trx, now.job_id))) return false
-          const moved = await moveAttachment(trx, { enqueueJob: context.enqueueJob }, now, {
-            siteId: now.site_id,
-            customerId: now.customer_id,
-            nodeId: now.node_id,
-            certificateId: now.certificate_id,
-            status: 'installing',
-          })
-          await context.audit(trx, {
-            action: 'certificate.reinstall',
-            subject: { type: 'site', id: now.site_id },
-            customerId: now.customer_id,
-            details: {
-              certificateId: now.certificate_id,
-              reason: 'its node serves another certificate, or none',
-              nodeId: node.id,
-              jobId: moved.job_id,
-            },
-          })
+          await reinstall(context, trx, now, 'its node serves another certificate, or none')
           return true
         })
         if (started) reapplied++
@@ -63,6 +47,11 @@ export async function siteRestored(context: PluginContext, trx: Trx, event: Outb
   if (drift?.code !== 'content_lost' || !drift.detectedAt) return
   const row = await findAttachment(trx, String(event.data.id))
   if (row?.status !== 'installed' || row.updated_at > drift.detectedAt) return
+  await reinstall(context, trx, row, 'the site was provisioned again on its node')
+}
+
+/** Installs an attachment's certificate on its site's node again (a new `certificate.install` job), audited. */
+async function reinstall(context: PluginContext, trx: Trx, row: SiteCertificatesTable, reason: string) {
   const moved = await moveAttachment(trx, context, row, {
     siteId: row.site_id,
     customerId: row.customer_id,
@@ -74,11 +63,6 @@ export async function siteRestored(context: PluginContext, trx: Trx, event: Outb
     action: 'certificate.reinstall',
     subject: { type: 'site', id: row.site_id },
     customerId: row.customer_id,
-    details: {
-      certificateId: row.certificate_id,
-      reason: 'the site was provisioned again on its node',
-      nodeId: row.node_id,
-      jobId: moved.job_id,
-    },
+    details: { certificateId: row.certificate_id, reason, nodeId: row.node_id, jobId: moved.job_id },
   })
 }
