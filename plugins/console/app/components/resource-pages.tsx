@@ -149,18 +149,16 @@ function removalOf(document: OpenApiDocument, read: string) {
   return { path, row: path.slice(read.length + 2, -1), scope: operationScope(document, 'delete', path) ?? '' }
 }
 
-/** A list's table; `itemPath` is where a row's page is, if anywhere. */
-function ResourceTable({
-  api,
-  list,
-  params,
-  itemPath,
-}: {
+/** What a list's table and its create form are given: the list, its path's parameters, where a row's page is. */
+interface ListPartProps {
   api: unknown
   list: LooseList
   params: Record<string, string>
   itemPath?: (item: Row) => string
-}) {
+}
+
+/** A list's table; `itemPath` is where a row's page is, if anywhere. */
+function ResourceTable({ api, list, params, itemPath }: ListPartProps) {
   const document = useApiDocument(Boolean(list.remove))
   if (list.remove && document.isPending) return <Loading />
   if (list.remove && document.isError) return <ErrorNotice error={document.error} />
@@ -191,17 +189,7 @@ function ResourceTable({
 }
 
 /** A list's create form, if it has one; what was created opens at `open`, else at `itemPath`, else nowhere. */
-function ResourceCreate({
-  api,
-  list,
-  params,
-  itemPath,
-}: {
-  api: unknown
-  list: LooseList
-  params: Record<string, string>
-  itemPath?: (item: Row) => string
-}) {
+function ResourceCreate({ api, list, params, itemPath }: ListPartProps) {
   if (!list.create) return null
   const open = list.create.open ?? itemPath
   return (
