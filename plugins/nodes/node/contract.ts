@@ -18,6 +18,20 @@ export interface SiteSpec {
   /** Disk quota in MB; null means unlimited. */
   readonly diskMB: number | null
   /**
+   * CPU the site's processes may take together, in percent of one core (100 = one core, 250 = two and a half);
+   * null or absent (an older panel): unlimited.
+   */
+  readonly cpuPercent?: number | null
+  /** Memory (RAM, its temporary space in memory included) the site's processes may take together, in MB. */
+  readonly memoryMB?: number | null
+  /** Processes (and threads) the site may run at once. */
+  readonly processes?: number | null
+  /**
+   * PHP functions the site may call that the node disables by default (`disable_functions`: `exec`, `proc_open`, …),
+   * as its plan relaxes them. Absent: none.
+   */
+  readonly allowFunctions?: readonly string[]
+  /**
    * What runs in the site, when its type installs an application: given on provision (and repeated on later
    * operations, where the application ignores what it already did). Absent: a static placeholder site.
    */
@@ -42,6 +56,35 @@ export interface SiteReport {
   readonly diskBytes: number
   /** The fingerprint of the certificate the site serves over HTTPS, or null (absent from older agents). */
   readonly certificate?: string | null
+}
+
+/** The kinds of limit a node enforces on a site's processes. */
+export type ResourceKind = 'cpu' | 'memory' | 'processes' | 'disk'
+
+/** One kind of a site's resources, as the node's kernel counts it. */
+export interface ResourceUse {
+  /**
+   * Use now: `cpu` in percent of one core over the last reading's interval, `memory` and `disk` in bytes,
+   * `processes` in tasks (processes and threads).
+   */
+  readonly used: number
+  /** The limit in the same unit, or null when there is none. */
+  readonly limit: number | null
+  /** How often the limit was hit in the last 24 hours (throttled periods, failed allocations, refused forks, refused writes). */
+  readonly hits24h: number
+  /** Whether the node enforces this kind at all (false: `limit` is recorded, not enforced, and the node says why). */
+  readonly enforced: boolean
+}
+
+/** What a site uses of each kind of resource, read from the node's kernel. */
+export interface SiteResources {
+  readonly siteId: string
+  /** ISO time of the reading. */
+  readonly at: string
+  readonly cpu: ResourceUse
+  readonly memory: ResourceUse
+  readonly processes: ResourceUse
+  readonly disk: ResourceUse
 }
 
 /** What a node holds, as it reports it for reconciliation (the `inventory` operation). */
@@ -361,6 +404,21 @@ export interface NodeCapabilities {
   readonly setup: string
   /** Whether it serves its sites now, and why not (absent from older agents: judged by `mode` alone). */
   readonly readiness?: NodeReadiness
+  /**
+   * Which kinds of limit it enforces on its sites' processes, and how (`cgroup v1`, `cgroup v2`, `ext4 image`), or
+   * why not (absent from older agents: none enforced). Never a silent no-op: a kind it cannot enforce says so here
+   * and in each site's resources.
+   */
+  readonly limits?: Readonly<Record<ResourceKind, LimitEnforcement>>
+  /** Whether its sites' processes are kept off the node's and the panel's private addresses, and how, or why not. */
+  readonly network?: LimitEnforcement
+}
+
+/** Whether a node enforces one kind of limit, and how or why not. */
+export interface LimitEnforcement {
+  readonly enforced: boolean
+  /** How (`cgroup v1 cpu`), or why not (`no writable cpu controller`). */
+  readonly how: string
 }
 
 /** What a node lends a module while it makes its parts. */
