@@ -55,6 +55,7 @@ export {
   type PluginDefinition,
   type PluginMetrics,
   type ScopeDefinition,
+  type ResourceLimitDefinition,
   type UsageMetricDefinition,
   type UsageSection,
 } from './plugin/define-plugin.ts'

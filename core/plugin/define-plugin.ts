@@ -59,6 +59,18 @@ export interface UsageMetricDefinition {
   readonly quota?: { readonly description: string; readonly problem: ProblemRef }
 }
 
+/**
+ * A limit plans set on each of a customer's resources of one kind (each site's CPU), rather than on their total: no
+ * usage counter and no refusal. It sits in plans' `limits` beside the quota metrics; the declaring plugin reads it
+ * (`context.quotas.perResourceOf`) and applies it to each resource itself.
+ */
+export interface ResourceLimitDefinition {
+  /** camelCase, unique in the panel among usage metrics too: `cpuPercent`. The key in plans' `limits`. */
+  readonly name: string
+  /** What the limit means, for the plans' schema (`CPU each site may take, in percent of one core.`). */
+  readonly description: string
+}
+
 /** A section of `GET /usage` a plugin computes itself (traffic), over the usage scopes of the caller's view. */
 export interface UsageSection {
   /** The key in `/usage`: `traffic`. */
@@ -257,6 +269,8 @@ export interface PluginDefinition {
   readonly extensionPoints?: readonly ExtensionPointRef<unknown>[]
   /** The usage counters it keeps, and which of them plans may limit. */
   readonly usage?: readonly UsageMetricDefinition[]
+  /** Limits plans set on each of a customer's resources (each site), beside the quota metrics. */
+  readonly resourceLimits?: readonly ResourceLimitDefinition[]
   /** Sections of `GET /usage` it computes itself. */
   readonly usageSections?: readonly UsageSection[]
   /** Runs in dependency order before any route is mounted: provide services, fill extension points. */

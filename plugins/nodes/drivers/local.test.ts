@@ -40,6 +40,7 @@ const node: Node = {
   ready: true,
   notReady: [],
   agent: { connected: true, lastSeenAt: null, version: null, capabilities: null },
+  siteDefaults: { cpuPercent: 100, memoryMB: 1024, processes: 128 },
   inventory: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
