@@ -24,6 +24,7 @@ import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { noDrift, siteJobKinds } from '../jobs.ts'
+import { noOwnLimits } from '../site-limits.ts'
 import type { SitesTable } from '../migrations.ts'
 import { seesNodes } from '../node-insight.ts'
 import { placeSite } from '../placement.ts'
@@ -220,6 +221,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
           error_message: null,
           error_job_id: null,
           ...noDrift,
+          ...noOwnLimits,
           created_at: now,
           updated_at: now,
         }
