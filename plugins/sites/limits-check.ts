@@ -61,7 +61,7 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
 
   /**
    * Starts a `site.update` for a site whose node was given other limits than it runs under now, unless a job works
-   * on it already (it reads the limits as they are when it runs). Audited as `site.limits.apply`.
+   * on it already (it reads the limits as they are when it runs). Audited as `site.applyLimits`.
    */
   async function applyIfChanged(job: JobRun, node: Node, site: SitesTable): Promise<boolean> {
     return job.transaction(async (trx) => {
@@ -77,7 +77,7 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
       })
       const updated = await updateSite(trx, row.id, { job_id: jobId })
       await job.audit(trx, {
-        action: 'site.limits.apply',
+        action: 'site.applyLimits',
         subject: { type: 'site', id: row.id },
         customerId: row.customer_id,
         details: { jobId, ...specLimitsOf(limits), sources: sourcesOf(limits) },
@@ -119,7 +119,7 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
   return {
     kind: limitsCheckKind,
     description:
-      'The limits check, every few minutes and when a node’s `siteDefaults` change: starts a `site.update` for each active site whose limits changed since its node was given them (audited `site.limits.apply`), then reads what the sites use and sends `site.limitReached` for a site whose hits of a limit grew at consecutive readings (once per site and kind in 6 hours). A node that cannot be reached is passed over until the next round.',
+      'The limits check, every few minutes and when a node’s `siteDefaults` change: starts a `site.update` for each active site whose limits changed since its node was given them (audited `site.applyLimits`), then reads what the sites use and sends `site.limitReached` for a site whose hits of a limit grew at consecutive readings (once per site and kind in 6 hours). A node that cannot be reached is passed over until the next round.',
     maxAttempts: 1,
     async run(job) {
       const ids = job.subject.id === 'all' ? await nodesWithActiveSites(context.db) : [job.subject.id]

@@ -106,6 +106,10 @@ const insertSiteRow = preparedInsert<SitesTable>('sites', [
   'drift_message',
   'drift_job_id',
   'drift_detected_at',
+  'cpu_percent',
+  'memory_mb',
+  'processes',
+  'applied_limits',
   'created_at',
   'updated_at',
 ])
