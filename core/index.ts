@@ -54,8 +54,8 @@ export {
   type PluginContext,
   type PluginDefinition,
   type PluginMetrics,
-  type ScopeDefinition,
   type ResourceLimitDefinition,
+  type ScopeDefinition,
   type UsageMetricDefinition,
   type UsageSection,
 } from './plugin/define-plugin.ts'

@@ -116,7 +116,8 @@ export function createQuotas(
   const metrics = limited.map((metric) => metric.name)
   const perResource = perResourceLimits.map((limit) => limit.name)
   for (const name of perResource)
-    if (metrics.includes(name)) throw new Error(`"${name}" is declared both as a usage metric and a resource limit`)
+    if (metrics.includes(name))
+      throw new Error(`"${name}" is declared both as a usage metric and a resource limit`)
   const allLimits = [...metrics, ...perResource]
   const problems = new Map(limited.map((metric) => [metric.name, metric.problem]))
   const defaults = checkQuotaLimits(allLimits, defaultLimits)

@@ -26,11 +26,11 @@ export {
   defineNodeModule,
   type InventorySite,
   type InventoryStray,
+  type LimitEnforcement as NodeLimitEnforcement,
   type NodeCommandOptions,
   type NodeCommandResult,
   NodeFailure,
   type NodeInventory,
-  type LimitEnforcement as NodeLimitEnforcement,
   type NodeModule,
   NodeRefusal,
   type NodeService,
@@ -221,7 +221,9 @@ export const NodeInventoryState = t.Object(
 export type NodeInventoryState = Static<typeof NodeInventoryState>
 
 const siteDefault = (what: string) =>
-  t.Union([t.Integer({ minimum: 1, maximum: 1_000_000_000 }), t.Null()], { description: `${what}; null: unlimited.` })
+  t.Union([t.Integer({ minimum: 1, maximum: 1_000_000_000 }), t.Null()], {
+    description: `${what}; null: unlimited.`,
+  })
 
 /**
  * What a site on a node may take where neither the site (staff's `limits`) nor its customer's plan sets a limit.

@@ -3,13 +3,7 @@
 // reads what they use and tells a site that keeps hitting a limit (`site.limitReached`). A change of a node's
 // defaults runs it for that node at once.
 
-import {
-  type JobDefinition,
-  type JobRun,
-  jobIsLive,
-  type PluginContext,
-  type Trx,
-} from '../../core/index.ts'
+import { type JobDefinition, type JobRun, jobIsLive, type PluginContext, type Trx } from '../../core/index.ts'
 import { type Node, type NodeWatcher, nodeDirectory } from '../nodes/contract.ts'
 import { siteJobKinds } from './jobs.ts'
 import { noteReading } from './limit-watch.ts'
@@ -108,7 +102,13 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
           await job.emit(trx, {
             kind: 'site.limitReached',
             customerId: site.customer_id,
-            data: { siteId: site.id, customerId: site.customer_id, kind, hits24h: use.hits24h, limit: use.limit },
+            data: {
+              siteId: site.id,
+              customerId: site.customer_id,
+              kind,
+              hits24h: use.hits24h,
+              limit: use.limit,
+            },
           })
         }
       })

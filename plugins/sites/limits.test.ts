@@ -56,7 +56,8 @@ const call = (method: string, path: string, body?: unknown, as = token) =>
   tp.request(method, `/api/v1${path}`, { token: as, ...(body === undefined ? {} : { body }) })
 
 async function json<T>(response: Response, status = 200): Promise<T> {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${await response.text()}`)
+  if (response.status !== status)
+    throw new Error(`expected ${status}, got ${response.status}: ${await response.text()}`)
   return (await response.json()) as T
 }
 
@@ -65,7 +66,10 @@ async function activeSite(planLimits?: Record<string, number>): Promise<Site> {
   const customerId = await calls.newCustomer()
   if (planLimits) await calls.subscribe(customerId, (await calls.newPlan(planLimits)).id)
   const domain = `limits-${crypto.randomUUID().slice(0, 8)}.example.com`
-  const site = await json<Site>(await call('POST', '/sites', { customerId, name: 'Limited', type: 'wordpress', domain }), 201)
+  const site = await json<Site>(
+    await call('POST', '/sites', { customerId, name: 'Limited', type: 'wordpress', domain }),
+    201,
+  )
   await agent.answer(await agent.command(site.id, 'provision'))
   return waitFor('the site to be active', async () => {
     const read = await json<Site>(await call('GET', `/sites/${site.id}`))
@@ -180,7 +184,12 @@ describe('a site’s own limits', () => {
       brandId: (await json<{ brandId: string }>(await call('GET', `/customers/${site.customerId}`))).brandId,
     })
     await expectProblem(
-      await call('PATCH', `/sites/${site.id}`, { limits: { processes: 9 } }, await tp.token({ user: brandStaff })),
+      await call(
+        'PATCH',
+        `/sites/${site.id}`,
+        { limits: { processes: 9 } },
+        await tp.token({ user: brandStaff }),
+      ),
       403,
       'limit_override_staff_only',
     )
@@ -189,7 +198,10 @@ describe('a site’s own limits', () => {
       limits: { cpuPercent: null, processes: null },
     })
     // Its disk quota stays the customer's to set, within its plan.
-    expect((await json<Site>(await call('PATCH', `/sites/${site.id}`, { limits: { diskMB: 300 } }, limited))).limits.diskMB).toBe(300)
+    expect(
+      (await json<Site>(await call('PATCH', `/sites/${site.id}`, { limits: { diskMB: 300 } }, limited)))
+        .limits.diskMB,
+    ).toBe(300)
     await nextUpdate(site.id)
   })
 
@@ -216,7 +228,9 @@ describe('a site’s own limits', () => {
       'validation_failed',
     )
     expect(body.errors).toEqual([expect.objectContaining({ location: 'body.siteDefaults.memoryMB' })])
-    expect((await json<{ siteDefaults: unknown }>(await call('GET', `/nodes/${nodeId}`))).siteDefaults).toEqual({
+    expect(
+      (await json<{ siteDefaults: unknown }>(await call('GET', `/nodes/${nodeId}`))).siteDefaults,
+    ).toEqual({
       cpuPercent: 100,
       memoryMB: 1024,
       processes: 128,

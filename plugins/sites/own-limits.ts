@@ -10,7 +10,8 @@ import { ownLimitColumns, type SiteLimitName, siteLimitNames } from './site-limi
 export type OwnLimitsChange = Partial<Record<SiteLimitName, number | null>>
 
 /** Whether `caller` may set a site's own limits: platform staff, not through a token limited to one customer. */
-export const setsSiteLimits = (caller: Caller): boolean => caller.kind === 'platform' && !caller.token?.customerId
+export const setsSiteLimits = (caller: Caller): boolean =>
+  caller.kind === 'platform' && !caller.token?.customerId
 
 /** Refuses, before anything is read or written, a change of a site's own limits by anyone but platform staff. */
 export function refuseOwnLimitsUnlessStaff(caller: Caller, change: OwnLimitsChange): void {

@@ -35,7 +35,12 @@ export const siteResourceLimits: readonly ResourceLimitDefinition[] = [
 ]
 
 /** The columns of a site's own limits, none set: it takes its plan's or its node's. */
-export const noOwnLimits = { cpu_percent: null, memory_mb: null, processes: null, applied_limits: null } as const
+export const noOwnLimits = {
+  cpu_percent: null,
+  memory_mb: null,
+  processes: null,
+  applied_limits: null,
+} as const
 
 /** The column of each of a site's own limits. */
 export const ownLimitColumns = {

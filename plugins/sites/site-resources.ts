@@ -59,7 +59,10 @@ export const SiteResourcesAnswer = t.Object(
     siteId: t.String({ description: 'The site, `site_…`.' }),
     at: t.String({ format: 'date-time', description: 'When its node read them.' }),
     cpu: Use('cpu', 'CPU, in percent of one core (100 = one core busy).'),
-    memory: Use('memory', 'Memory of all its processes together (its temporary space in memory included), in MB.'),
+    memory: Use(
+      'memory',
+      'Memory of all its processes together (its temporary space in memory included), in MB.',
+    ),
     processes: Use('processes', 'Processes and threads running now.'),
     disk: Use('disk', 'Disk its files take, in MB, against its quota (`limits.diskMB`).'),
   },

@@ -1,4 +1,4 @@
-// The four limit fields of the plan forms, named by their body path (`limits.sites`) so a 422 shows at its field.
+// The limit fields of the plan forms, named by their body path (`limits.sites`) so a 422 shows at its field.
 
 import { type ApiForm, Fieldset, TextField } from '../../console/kit.ts'
 import type { Schemas } from './api.ts'
@@ -7,7 +7,11 @@ import { limitKeys, limitLabels } from './limits.ts'
 export function LimitFields<R>({ form, limits }: { form: ApiForm<R>; limits?: Schemas['QuotaLimits'] }) {
   return (
     <Fieldset legend="Limits">
-      <p className="hint">A whole number of at least 0 each; leave a field empty for no limit.</p>
+      <p className="hint">
+        A whole number of at least 0 each; leave a field empty for no limit. Disk is the customer’s total,
+        shared by its sites; CPU (100 = one core), memory and processes are each site’s, and where empty each
+        node’s defaults apply.
+      </p>
       <div className="limits-grid">
         {limitKeys.map((key) => (
           <TextField

@@ -105,7 +105,8 @@ function siteDefaultChanges(row: NodesTable, given: Partial<NodeSiteDefaults>): 
   const changes: Partial<NodesTable> = {}
   if (given.cpuPercent !== undefined && given.cpuPercent !== row.site_cpu_percent)
     changes.site_cpu_percent = given.cpuPercent
-  if (given.memoryMB !== undefined && given.memoryMB !== row.site_memory_mb) changes.site_memory_mb = given.memoryMB
+  if (given.memoryMB !== undefined && given.memoryMB !== row.site_memory_mb)
+    changes.site_memory_mb = given.memoryMB
   if (given.processes !== undefined && given.processes !== row.site_processes)
     changes.site_processes = given.processes
   return changes

@@ -19,12 +19,12 @@ import { customerSuspensions } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import { Site, siteScopes, siteTypes } from '../contract.ts'
 import { requireDiskQuota } from '../disk-quota.ts'
-import { ownLimitChanges, ownLimitDetails, refuseOwnLimitsUnlessStaff } from '../own-limits.ts'
 import { normaliseDomain } from '../domain.ts'
 import { noDrift, noError, siteJobKinds } from '../jobs.ts'
 import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { seesNodes } from '../node-insight.ts'
+import { ownLimitChanges, ownLimitDetails, refuseOwnLimitsUnlessStaff } from '../own-limits.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, siteRows, toSite, updateSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
@@ -175,9 +175,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         if (Object.keys(changes).length === 0 && !clearDrift) return unchanged(toSite(row))
         // A failed site takes the change now and its node at the retry, which provisions the site as it then is.
         const onNode =
-          (changes.domain !== undefined ||
-            changes.disk_mb !== undefined ||
-            Object.keys(own).length > 0) &&
+          (changes.domain !== undefined || changes.disk_mb !== undefined || Object.keys(own).length > 0) &&
           row.status !== 'failed'
         if (onNode && row.status !== 'active' && row.status !== 'suspended')
           throw new Problem(sitesProblems.site_busy, {

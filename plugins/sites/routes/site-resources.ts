@@ -1,13 +1,13 @@
 // A site's limits and what it uses against them: `GET /sites/{id}/limits` (from the panel's records alone) and
 // `GET /sites/{id}/resources` (asked of its node live, bounded).
 
+import { defineRoute, type PluginContext, Problem, type RouteDefinition } from '../../../core/index.ts'
 import {
-  defineRoute,
-  type PluginContext,
-  Problem,
-  type RouteDefinition,
-} from '../../../core/index.ts'
-import { NodeUnreachable, nodeDirectory, nodeUnavailable, requireReachableNode } from '../../nodes/contract.ts'
+  NodeUnreachable,
+  nodeDirectory,
+  nodeUnavailable,
+  requireReachableNode,
+} from '../../nodes/contract.ts'
 import { siteScopes } from '../contract.ts'
 import { sitesProblems } from '../problems.ts'
 import { siteRows } from '../repository.ts'

@@ -24,13 +24,13 @@ import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
 import { baseHandle, firstFreeHandle } from '../handle.ts'
 import { noDrift, siteJobKinds } from '../jobs.ts'
-import { noOwnLimits } from '../site-limits.ts'
 import type { SitesTable } from '../migrations.ts'
 import { seesNodes } from '../node-insight.ts'
 import { placeSite } from '../placement.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, handlesLike, insertSite, siteRows, toSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
+import { noOwnLimits } from '../site-limits.ts'
 
 const CreateSiteBody = t.Object(
   {
