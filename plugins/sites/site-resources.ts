@@ -76,7 +76,7 @@ export const resourcesTimeoutMs = 10_000
 const megabytes = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 10) / 10
 
 /** A node's reading of one kind, in the API's unit, against the site's effective limit. */
-function useOf(kind: ResourceKind, use: ResourceUse, limit: EffectiveLimit) {
+function inApiUnits(kind: ResourceKind, use: ResourceUse, limit: EffectiveLimit) {
   const used = kind === 'memory' || kind === 'disk' ? megabytes(use.used) : Math.round(use.used * 10) / 10
   return {
     used: Math.max(0, used),
@@ -93,10 +93,10 @@ export function resourcesAnswer(reading: SiteResources, limits: EffectiveLimits)
   return {
     siteId: reading.siteId,
     at: reading.at,
-    cpu: { ...useOf('cpu', reading.cpu, limits[limitOfKind.cpu]), unit: 'percent' },
-    memory: { ...useOf('memory', reading.memory, limits[limitOfKind.memory]), unit: 'MB' },
-    processes: { ...useOf('processes', reading.processes, limits[limitOfKind.processes]), unit: 'processes' },
-    disk: { ...useOf('disk', reading.disk, limits[limitOfKind.disk]), unit: 'MB' },
+    cpu: { ...inApiUnits('cpu', reading.cpu, limits[limitOfKind.cpu]), unit: 'percent' },
+    memory: { ...inApiUnits('memory', reading.memory, limits[limitOfKind.memory]), unit: 'MB' },
+    processes: { ...inApiUnits('processes', reading.processes, limits[limitOfKind.processes]), unit: 'processes' },
+    disk: { ...inApiUnits('disk', reading.disk, limits[limitOfKind.disk]), unit: 'MB' },
   }
 }
 
