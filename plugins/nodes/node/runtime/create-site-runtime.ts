@@ -10,7 +10,7 @@ import { startServices } from './node-services.ts'
 import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
-import { applySite, removeSite } from './site-changes.ts'
+import { applySite, removeSite, restoreGroups } from './site-changes.ts'
 import { siteHttps } from './site-https.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
@@ -39,6 +39,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     try {
       const stack = await core.serving()
       if (!stack) return []
+      await restoreGroups(core)
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
       const ended = await core.locked(() =>
         acrossProcesses(mastersLock, async () =>
@@ -127,9 +128,9 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await putChallengeFile(layout, challenge, signal)
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
-    call: siteCalls(layout, services),
+    call: siteCalls(layout, core.groups, services),
     nodeCall: nodeCalls(services),
-    startServices: (log, only = services()) => startServices(layout, only, log),
+    startServices: (log, only = services()) => startServices(layout, core.groups, only, log),
     report: (site) => reportOf(core, site),
     inventory: () => inventoryOf(core),
     disk: () => diskOf(core),
