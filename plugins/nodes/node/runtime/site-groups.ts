@@ -357,10 +357,17 @@ export function siteGroups(
           : 0,
         tasks: pids ? await readNumber(join(pids, 'pids.current')) : (await members(siteId)).length,
         cpuHits: cpu ? await keyed(join(cpu, 'cpu.stat'), 'nr_throttled') : 0,
+        // Times at the limit; a kernel that kills at once (an allocation too big to reclaim for) counts only the kill.
         memoryHits: memory
           ? memoryV2
-            ? await keyed(join(memory, 'memory.events'), 'max')
-            : await readNumber(join(memory, 'memory.failcnt'))
+            ? Math.max(
+                await keyed(join(memory, 'memory.events'), 'max'),
+                await keyed(join(memory, 'memory.events'), 'oom_kill'),
+              )
+            : Math.max(
+                await readNumber(join(memory, 'memory.failcnt')),
+                await keyed(join(memory, 'memory.oom_control'), 'oom_kill'),
+              )
           : 0,
         processHits: pids ? await keyed(join(pids, 'pids.events'), 'max') : 0,
       }
