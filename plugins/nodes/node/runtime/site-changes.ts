@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { siteLayout } from './layout.ts'
+import { forgetHits } from './limit-hits.ts'
 import { poolConfig } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
@@ -130,6 +131,7 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
     }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })
+  await forgetHits(layout.resources, site.id)
   // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.
   const parked = join(layout.trash, site.id)
   if (exists) {

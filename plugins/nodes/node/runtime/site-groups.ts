@@ -66,6 +66,8 @@ export interface SiteGroups {
   enforcement(): Record<ResourceKind, LimitEnforcement>
   /** The group's path as `/proc/<pid>/cgroup` shows it (`/plinth-<hash>/<site id>`). */
   pathOf(siteId: string): string
+  /** The site's group's directories, one per hierarchy used (none where groups are not available). */
+  directories(siteId: string): string[]
 }
 
 /** How long {@link SiteGroups.end} keeps at it before it throws. */
@@ -401,5 +403,6 @@ export function siteGroups(
       }
     },
     pathOf: (siteId) => `/${base}/${siteId}`,
+    directories: (siteId) => (available() ? dirsOf(siteId) : []),
   }
 }
