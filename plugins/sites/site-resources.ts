@@ -95,7 +95,10 @@ export function resourcesAnswer(reading: SiteResources, limits: EffectiveLimits)
     at: reading.at,
     cpu: { ...inApiUnits('cpu', reading.cpu, limits[limitOfKind.cpu]), unit: 'percent' },
     memory: { ...inApiUnits('memory', reading.memory, limits[limitOfKind.memory]), unit: 'MB' },
-    processes: { ...inApiUnits('processes', reading.processes, limits[limitOfKind.processes]), unit: 'processes' },
+    processes: {
+      ...inApiUnits('processes', reading.processes, limits[limitOfKind.processes]),
+      unit: 'processes',
+    },
     disk: { ...inApiUnits('disk', reading.disk, limits[limitOfKind.disk]), unit: 'MB' },
   }
 }
