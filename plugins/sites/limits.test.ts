@@ -139,6 +139,8 @@ describe('the limits a site runs under', () => {
       // The node's change reaches its sites through the limits check, as a site.update each.
       const update = await nextUpdate(site.id)
       expect(update.payload).toMatchObject({ cpuPercent: null, memoryMB: 1024, processes: 128 })
+      // Then it reads what the node's sites use.
+      await answerResources([])
       expect((await json<LimitsAnswer>(await call('GET', `/sites/${site.id}/limits`))).cpuPercent).toEqual({
         value: null,
         source: 'none',
@@ -152,6 +154,8 @@ describe('the limits a site runs under', () => {
       })
     } finally {
       await json(await call('PATCH', `/nodes/${nodeId}`, { siteDefaults: { cpuPercent: 100 } }))
+      await nextUpdate(site.id)
+      await answerResources([])
     }
   })
 
@@ -165,6 +169,9 @@ describe('the limits a site runs under', () => {
     await json(await call('PATCH', `/plans/${plan?.id}`, { limits: { processes: 60 } }))
     await checkLimits()
     expect((await nextUpdate(site.id)).payload).toMatchObject({ processes: 60, cpuPercent: 100 })
+    await answerResources([])
+    // Only the site whose limits changed: the others' node has them already.
+    expect((await checkEnded()).result).toMatchObject({ updates: 1, unread: [] })
   })
 })
 
@@ -235,5 +242,96 @@ describe('a site’s own limits', () => {
       memoryMB: 1024,
       processes: 128,
     })
+  })
+})
+
+/** The node's reading of one site, as an agent answers the `resources` operation. */
+function reading(siteId: string, memoryHits: number) {
+  const use = (used: number, limit: number | null, hits24h = 0) => ({ used, limit, hits24h, enforced: true })
+  return {
+    siteId,
+    at: new Date().toISOString(),
+    cpu: use(37.5, 100),
+    memory: use(300 * 1024 * 1024, 1024 * 1024 * 1024, memoryHits),
+    processes: use(12, 128),
+    disk: { ...use(5 * 1024 * 1024, null), enforced: false },
+  }
+}
+
+/** Answers the next `resources` command with `answer` (a list of readings, or a failure). */
+async function answerResources(answer: unknown[] | { code: string; message: string }): Promise<AgentCommand> {
+  const command = await waitFor('the resources command', async () =>
+    (await agent.poll(undefined, 1)).find((item) => item.operation === 'resources') ?? null,
+  )
+  if (Array.isArray(answer)) await agent.answer(command, null, answer)
+  else await agent.answer(command, answer)
+  return command
+}
+
+/** The limits check's job after it ended. */
+async function checkEnded(): Promise<Record<string, unknown>> {
+  return waitFor('the limits check to end', async () => {
+    const jobs = await json<{ items: { kind: string; status: string; result: Record<string, unknown> }[] }>(
+      await call('GET', '/jobs?limit=5'),
+    )
+    const latest = jobs.items.find((job) => job.kind === 'site.limitsCheck')
+    return latest && latest.status !== 'queued' && latest.status !== 'running' ? latest : null
+  })
+}
+
+describe('what a site uses', () => {
+  test('is asked of its node live, in the API’s units, against the limits it runs under', async () => {
+    const site = await activeSite({ memoryMB: 1024 })
+    const asked = call('GET', `/sites/${site.id}/resources`)
+    const command = await answerResources([reading(site.id, 3)])
+    expect(command.payload).toEqual({ siteIds: [site.id] })
+    expect(await json(await asked)).toEqual({
+      siteId: site.id,
+      at: expect.any(String),
+      cpu: { used: 37.5, limit: 100, source: 'node', hits24h: 0, enforced: true, unit: 'percent' },
+      memory: { used: 300, limit: 1024, source: 'plan', hits24h: 3, enforced: true, unit: 'MB' },
+      processes: { used: 12, limit: 128, source: 'node', hits24h: 0, enforced: true, unit: 'processes' },
+      disk: { used: 5, limit: null, source: 'none', hits24h: 0, enforced: false, unit: 'MB' },
+    })
+  })
+
+  test('is 503 with a code when the node cannot say, and other customers’ callers see no site', async () => {
+    const site = await activeSite()
+    const asked = call('GET', `/sites/${site.id}/resources`)
+    await answerResources({ code: 'group_unreadable', message: 'no cgroup here' })
+    await expectProblem(await asked, 503, 'resources_unreported')
+    const other = await tp.token({ customerId: await calls.newCustomer() })
+    await expectProblem(await call('GET', `/sites/${site.id}/resources`, undefined, other), 404, 'not_found')
+    await expectProblem(await call('GET', `/sites/${site.id}/limits`, undefined, other), 404, 'not_found')
+  })
+})
+
+describe('a site that keeps hitting a limit', () => {
+  test('is told once when its hits grew at consecutive readings, and not again within the cooldown', async () => {
+    const site = await activeSite()
+    const told = () =>
+      recorder.events.filter((event) => event.kind === 'site.limitReached' && event.data.siteId === site.id)
+    for (const hits of [2, 5, 9]) {
+      await checkLimits()
+      await answerResources([reading(site.id, hits)])
+      await checkEnded()
+    }
+    const event = await waitFor('site.limitReached', () => told()[0])
+    expect(event.customerId).toBe(site.customerId)
+    expect(event.data).toEqual({
+      siteId: site.id,
+      customerId: site.customerId,
+      kind: 'memory',
+      hits24h: 9,
+      limit: 1024,
+    })
+    // Still growing, but within 6 hours of the last time it was told.
+    for (const hits of [14, 20]) {
+      await checkLimits()
+      await answerResources([reading(site.id, hits)])
+      expect((await checkEnded()).result).toMatchObject({ told: 0 })
+    }
+    await Bun.sleep(100)
+    expect(told()).toHaveLength(1)
   })
 })
