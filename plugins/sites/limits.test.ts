@@ -260,8 +260,9 @@ function reading(siteId: string, memoryHits: number) {
 
 /** Answers the next `resources` command with `answer` (a list of readings, or a failure). */
 async function answerResources(answer: unknown[] | { code: string; message: string }): Promise<AgentCommand> {
-  const command = await waitFor('the resources command', async () =>
-    (await agent.poll(undefined, 1)).find((item) => item.operation === 'resources') ?? null,
+  const command = await waitFor(
+    'the resources command',
+    async () => (await agent.poll(undefined, 1)).find((item) => item.operation === 'resources') ?? null,
   )
   if (Array.isArray(answer)) await agent.answer(command, null, answer)
   else await agent.answer(command, answer)
