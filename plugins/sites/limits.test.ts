@@ -5,7 +5,7 @@
 // what the node answers (its resources, their hits) on cue.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { definePlugin, type PluginContext } from '../../core/index.ts'
+import { definePlugin, type OutboxEvent, type PluginContext } from '../../core/index.ts'
 import {
   createTestPanel,
   createTestUser,
@@ -14,8 +14,6 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
-import { billingCalls, eventRecorder } from '../billing/testing/billing-calls.ts'
-import type { AgentCommand } from '../nodes/remote/protocol.ts'
 import type { Site } from './contract.ts'
 import { startLimitsCheck } from './limits-check.ts'
 
@@ -30,22 +28,30 @@ const contextHolder = definePlugin({
   },
 })
 
-const recorder = eventRecorder()
+/** Every event the outbox hands over, as a webhook receiver would get them. */
+const events: OutboxEvent[] = []
+const recorder = definePlugin({
+  name: 'limits-events',
+  version: '1.0.0',
+  description: 'Keeps every event the outbox hands over.',
+  setup(given) {
+    given.consumeEvents({ name: 'limits-events', receive: async (_trx, event) => void events.push(event) })
+  },
+})
+
 let tp: TestPanel
 let token: string
 let agent: Awaited<ReturnType<typeof nodeWithPlayedAgent>>['agent']
 let nodeId: string
-let calls: ReturnType<typeof billingCalls>
 
 beforeAll(async () => {
   tp = await createTestPanel({
-    plugins: [contextHolder, recorder.plugin],
+    plugins: [contextHolder, recorder],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
     events: { pollIntervalMs: 10 },
   })
   tp.panel.start()
   token = await tp.token()
-  calls = billingCalls(tp, token)
   const played = await nodeWithPlayedAgent(tp, token, `limits-${crypto.randomUUID().slice(0, 6)}`)
   agent = played.agent
   nodeId = played.nodeId
@@ -54,6 +60,22 @@ afterAll(() => tp.panel.close())
 
 const call = (method: string, path: string, body?: unknown, as = token) =>
   tp.request(method, `/api/v1${path}`, { token: as, ...(body === undefined ? {} : { body }) })
+
+type AgentCommand = Awaited<ReturnType<typeof agent.command>>
+
+/** The customers, plans and subscriptions the tests make, through the API. */
+const calls = {
+  async newCustomer(): Promise<string> {
+    return (await json<{ id: string }>(await call('POST', '/customers', { name: 'Acme' }), 201)).id
+  },
+  async newPlan(limits: Record<string, number>): Promise<{ id: string }> {
+    const name = `Plan ${crypto.randomUUID().slice(0, 8)}`
+    return json<{ id: string }>(await call('POST', '/plans', { name, limits }), 201)
+  },
+  async subscribe(customerId: string, planId: string): Promise<void> {
+    await json(await call('POST', '/subscriptions', { customerId, planId }), 201)
+  },
+}
 
 async function json<T>(response: Response, status = 200): Promise<T> {
   if (response.status !== status)
@@ -311,7 +333,7 @@ describe('a site that keeps hitting a limit', () => {
   test('is told once when its hits grew at consecutive readings, and not again within the cooldown', async () => {
     const site = await activeSite()
     const told = () =>
-      recorder.events.filter((event) => event.kind === 'site.limitReached' && event.data.siteId === site.id)
+      events.filter((event) => event.kind === 'site.limitReached' && event.data.siteId === site.id)
     for (const hits of [2, 5, 9]) {
       await checkLimits()
       await answerResources([reading(site.id, hits)])
