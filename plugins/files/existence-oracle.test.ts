@@ -55,7 +55,9 @@ const api = (method: string, path: string, body?: unknown, headers: Record<strin
         ...(body === undefined || body instanceof Uint8Array ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
-      ...(body === undefined ? {} : { body: body instanceof Uint8Array ? body : JSON.stringify(body) }),
+      ...(body === undefined
+        ? {}
+        : { body: body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body) }),
     }),
   )
 
