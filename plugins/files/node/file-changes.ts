@@ -2,6 +2,7 @@
 // a link at the destination removed rather than written through), deleted (every path checked first, each one's
 // outcome said), and chmodded (never a link, nor through one).
 
+import { randomBytes } from 'node:crypto'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import type { FileEntry, FilesRequest } from '../protocol.ts'
 import { entryOrNull, statEntry } from './file-entries.ts'
@@ -74,15 +75,25 @@ export async function moveOrCopy(
         source.type === 'file' ? source.size : await bytesUnder(site, from, signal),
         signal,
       )
-    // What is at `to` goes first: cp would write through a link there (never: a link is not followed).
-    if (existing) await runChecked(site, ['rm', '-f', '--', to.absolute], to.site.path, signal)
-    // -a keeps modes and times and copies links as links (never what they point to); -T never copies into `to`.
-    await runChecked(
-      site,
-      ['cp', '-a', '-T', '--no-dereference', '--', from.absolute, to.absolute],
-      to.site.path,
-      signal,
-    )
+    // Copied beside `to` first, put in place by a rename once whole: a copy the disk stops halfway (the site's quota
+    // reached) leaves neither half a copy nor a loss of what was at `to`. The rename replaces a file or a link at
+    // `to` itself, never writing through a link.
+    const staging = `${to.parent}/.plinth-copy-${randomBytes(8).toString('hex')}`
+    try {
+      // -a keeps modes and times and copies links as links (never what they point to); -T never copies into it.
+      await runChecked(
+        site,
+        ['cp', '-a', '-T', '--no-dereference', '--', from.absolute, staging],
+        to.site.path,
+        signal,
+      )
+      // A folder does not replace a file by a rename: the file goes once the copy is whole.
+      if (existing && source.type === 'directory')
+        await runChecked(site, ['rm', '-f', '--', to.absolute], to.site.path, signal)
+      await runChecked(site, ['mv', '-T', '-f', '--', staging, to.absolute], to.site.path, signal)
+    } finally {
+      await site.run(['rm', '-r', '-f', '--one-file-system', '--', staging], {}, AbortSignal.timeout(300_000))
+    }
   } else await runChecked(site, ['mv', '-T', '-f', '--', from.absolute, to.absolute], to.site.path, signal)
   return entryAt(site, to, signal)
 }
