@@ -46,12 +46,16 @@ function startCounting(
     timeout: 3_600_000,
     signal,
   })
+  // The end of what it printed is kept besides: zip says why it failed there (a full disk), not on stderr.
+  let tail = new Uint8Array(0)
   const counting = (async () => {
-    for await (const chunk of child.stdout)
+    for await (const chunk of child.stdout) {
       for (const byte of chunk) if (byte === 10) progress.done = Math.min(progress.total, progress.done + 1)
+      tail = Buffer.concat([tail, chunk]).subarray(-4096)
+    }
   })()
   const finished = Promise.all([new Response(child.stderr).text(), child.exited, counting]).then(
-    ([stderr, code]) => ({ code, stderr }),
+    ([stderr, code]) => ({ code, stderr: `${stderr}\n${Buffer.from(tail).toString('utf8')}` }),
   )
   return { child, finished }
 }

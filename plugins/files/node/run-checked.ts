@@ -6,8 +6,10 @@ import { diskFull, FileRefusal } from './file-refusal.ts'
 
 /** The refusal a program's complaint about `sitePath` names, or null. */
 export function refusalOfMessage(message: string, sitePath: string): FileRefusal | null {
-  // First: a tool that ran out of room may say more (unzip asks whether to go on, tar names the entry).
-  if (/No space left|Disk quota exceeded|disk full/i.test(message)) return diskFull(sitePath)
+  // First: a tool that ran out of room may say more. unzip asks whether the disk is full; tar says it wrote only part
+  // of an entry (a short write: the disk took no more).
+  if (/No space left|Disk quota exceeded|disk full|Wrote only \d+ of \d+ bytes/i.test(message))
+    return diskFull(sitePath)
   if (/Permission denied|Operation not permitted/.test(message))
     return new FileRefusal('permission_denied', `The site's user may not do that to ${sitePath}`)
   if (/Too many levels of symbolic links/.test(message))
