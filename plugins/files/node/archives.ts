@@ -201,7 +201,8 @@ export async function extract(
       `${archive.site.path} expands to more than the site has room for`,
       {
         neededBytes: bytes,
-        availableBytes: Math.max(0, room),
+        // The room under the site's quota; without one it is the node's free disk, which is not the site's to know.
+        ...(site.quotaBytes === null ? {} : { availableBytes: Math.max(0, room) }),
       },
     )
   if (listing.bytes > room) throw tooBig(listing.bytes)
