@@ -232,6 +232,16 @@ describe('a write past the site’s filesystem', () => {
     expect(inSmall()).toEqual(['keep.txt'])
   })
 
+  test('a move from another filesystem (a copy, then a delete): 422 at body.to, the source kept', async () => {
+    const moved = await api('POST', `/sites/${site.id}/files/move`, {
+      from: '/htdocs/five.bin',
+      to: '/htdocs/small/moved.bin',
+    })
+    await refusedForRoom(moved, 'body.to')
+    expect(statSync(join(small, '..', 'five.bin')).size).toBe(5 * megabyte)
+    expect(inSmall()).toEqual(['keep.txt'])
+  })
+
   test('an archive made into it: the job fails with the code, no part left', async () => {
     await json(await api('POST', `/sites/${site.id}/files/directories`, { path: '/htdocs/src' }), 201)
     await json(await write('/htdocs/src/noise.bin', randomBytes(5 * megabyte)), 201)

@@ -88,7 +88,7 @@ export const filesProblems = defineProblems({
     status: 422,
     detail: 'The site’s disk quota has no room for that.',
     description:
-      'The write, upload, copy, new folder, archive or extraction would take the site past its `limits.diskMB` (`quotaBytes`, `usedBytes` and `neededBytes` say by how much, when the panel counted it), or the kernel stopped it there (`ENOSPC`, `EDQUOT`: the site’s own filesystem or quota is full). `errors[]` points at what would have grown (`body`, `body.to`, `body.path`). Delete files or raise the quota. Nothing half-written stays, and a file that was there is unchanged.',
+      'The write, upload, copy, move, new folder, archive or extraction would take the site past its `limits.diskMB` (`quotaBytes`, `usedBytes` and `neededBytes` say by how much, when the panel counted it), or the kernel stopped it there (`ENOSPC`, `EDQUOT`: the site’s own filesystem or quota is full). `errors[]` points at what would have grown (`body`, `body.to`, `body.path`). Delete files or raise the quota. Nothing half-written stays, and a file that was there is unchanged.',
   },
   upload_too_large: {
     status: 413,

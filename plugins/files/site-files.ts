@@ -28,6 +28,7 @@ const roomLocations: Readonly<Partial<Record<FilesRequest['op'], string>>> = {
   'upload-part': 'body',
   'upload-commit': 'body',
   copy: 'body.to',
+  move: 'body.to',
   mkdir: 'body.path',
   archive: 'body.to',
   extract: 'body.to',

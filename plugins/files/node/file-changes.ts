@@ -7,7 +7,7 @@ import type { NodeSite } from '../../nodes/node/contract.ts'
 import type { FileEntry, FilesRequest } from '../protocol.ts'
 import { entryOrNull, statEntry } from './file-entries.ts'
 import { FileRefusal } from './file-refusal.ts'
-import { runChecked } from './run-checked.ts'
+import { refusalOfMessage, runChecked } from './run-checked.ts'
 import { type Located, sitePathOf } from './site-paths.ts'
 import type { SiteRooms } from './site-room.ts'
 
@@ -68,8 +68,17 @@ export async function moveOrCopy(
     if (existing.type === 'directory')
       throw new FileRefusal('is_a_directory', `${to.site.path} is a directory, which is not replaced`)
   }
-  if (request.op === 'copy') {
-    if (source.type === 'directory' || source.type === 'file')
+  // Within one filesystem a move is a rename. Across two (a site's own filesystem and another mounted in it) mv
+  // would copy onto `to` and leave half a file when the disk fills: such a move is a copy put in place whole, then
+  // the source removed.
+  const renames =
+    request.op === 'move' &&
+    (await deviceOf(site, from.parent, from.site.path, signal)) ===
+      (await deviceOf(site, to.parent, to.site.path, signal))
+  if (renames)
+    await runChecked(site, ['mv', '-T', '-f', '--', from.absolute, to.absolute], to.site.path, signal)
+  else {
+    if (request.op === 'copy' && (source.type === 'directory' || source.type === 'file'))
       await context.rooms.take(
         site,
         source.type === 'file' ? source.size : await bytesUnder(site, from, signal),
@@ -94,8 +103,30 @@ export async function moveOrCopy(
     } finally {
       await site.run(['rm', '-r', '-f', '--one-file-system', '--', staging], {}, AbortSignal.timeout(300_000))
     }
-  } else await runChecked(site, ['mv', '-T', '-f', '--', from.absolute, to.absolute], to.site.path, signal)
+    if (request.op === 'move')
+      await runChecked(
+        site,
+        ['rm', '-r', '-f', '--one-file-system', '--', from.absolute],
+        from.site.path,
+        signal,
+      )
+  }
   return entryAt(site, to, signal)
+}
+
+/** The device of the filesystem holding the directory `absolute`, as the site's user sees it. */
+async function deviceOf(
+  site: NodeSite,
+  absolute: string,
+  sitePath: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const result = await site.run(['find', '-P', absolute, '-maxdepth', '0', '-printf', '%D'], {}, signal)
+  if (result.code === 0) return result.stdout
+  throw (
+    refusalOfMessage(result.stderr, sitePath) ??
+    new Error(`Looking at ${sitePath} failed: ${result.stderr.trim().slice(0, 300)}`)
+  )
 }
 
 /** The bytes of the files under a directory, as the site's user counts them. */
