@@ -109,6 +109,7 @@ export {
   type CustomerStanding,
   customerLimitsService,
 } from './quotas/customer-limits.ts'
+export type { PlanSettingDefinition, PlanSettings } from './quotas/plan-settings.ts'
 export type { QuotaLimits } from './quotas/quota-limits.ts'
 export type { CustomerQuota, Quotas } from './quotas/quotas.ts'
 export { type Listening, listenWhileRunning } from './store/listening.ts'

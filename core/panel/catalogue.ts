@@ -13,6 +13,7 @@ import type {
   UsageSection,
 } from '../plugin/define-plugin.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
+import type { PlanSettingDefinition } from '../quotas/plan-settings.ts'
 import type { LimitedMetric } from '../quotas/quotas.ts'
 
 /** A declaration with the plugin that made it. */
@@ -31,6 +32,8 @@ export interface Catalogue {
   readonly limitedMetrics: readonly LimitedMetric[]
   /** The limits plans set on each resource of a kind (each site), not on a customer's total. */
   readonly resourceLimits: readonly Owned<ResourceLimitDefinition>[]
+  /** The settings plans may carry. */
+  readonly planSettings: readonly Owned<PlanSettingDefinition>[]
   readonly usageSections: readonly Owned<UsageSection>[]
   /** Each team role with the scopes it holds on its customer (the generated roles table). */
   readonly roles: readonly { readonly role: TeamRole; readonly scopes: readonly string[] }[]
@@ -65,6 +68,7 @@ export function buildCatalogue(plugins: readonly PluginDefinition[]): Catalogue 
         : [],
     ),
     resourceLimits: plugins.flatMap((plugin) => owned(plugin, plugin.resourceLimits)),
+    planSettings: plugins.flatMap((plugin) => owned(plugin, plugin.planSettings)),
     usageSections: plugins.flatMap((plugin) => owned(plugin, plugin.usageSections)),
     roles: teamRoles.map((role) => ({
       role,

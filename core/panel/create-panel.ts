@@ -143,6 +143,7 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
   quotas = createQuotas(
     catalogue.limitedMetrics,
     catalogue.resourceLimits,
+    catalogue.planSettings,
     options.defaultCustomerLimits ?? {},
     () => runtime.service(customerLimitsService),
   )

@@ -8,6 +8,7 @@ import type { SecretBox } from '../crypto/secret-box.ts'
 import type { EventConsumer, KnownEvent, OutboxEvent } from '../events/event-consumer.ts'
 import type { JobDefinition, JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
+import type { PlanSettingDefinition } from '../quotas/plan-settings.ts'
 import type { Quotas } from '../quotas/quotas.ts'
 import type { Migration } from '../store/migrations.ts'
 import type { Db, Store, Trx } from '../store/store.ts'
@@ -271,6 +272,8 @@ export interface PluginDefinition {
   readonly usage?: readonly UsageMetricDefinition[]
   /** Limits plans set on each of a customer's resources (each site), beside the quota metrics. */
   readonly resourceLimits?: readonly ResourceLimitDefinition[]
+  /** Settings plans carry beside their limits, which it applies (a plan's PHP functions). */
+  readonly planSettings?: readonly PlanSettingDefinition[]
   /** Sections of `GET /usage` it computes itself. */
   readonly usageSections?: readonly UsageSection[]
   /** Runs in dependency order before any route is mounted: provide services, fill extension points. */

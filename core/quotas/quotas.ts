@@ -10,6 +10,7 @@ import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import type { UsageTables } from '../usage/usage-tables.ts'
 import type { CustomerLimits, CustomerStanding } from './customer-limits.ts'
+import { combineSettings, type PlanSettingDefinition, type PlanSettings } from './plan-settings.ts'
 import {
   checkQuotaLimits,
   combineLimits,
@@ -85,6 +86,15 @@ export interface Quotas {
    * every subscription is suspended answers `{}` (its resources are suspended; they are applied again with them).
    */
   perResourceOf(db: Db, customerId: string): Promise<QuotaLimits>
+  /** The settings plans may carry, as every plugin declares them (`planSettings`). */
+  readonly settings: readonly PlanSettingDefinition[]
+  /** The settings of several plans held at once: each combined as its declaration says. */
+  combineSettings(list: readonly PlanSettings[]): PlanSettings
+  /**
+   * The plan settings that apply to the customer, read through `db`: its live subscriptions' combined; none (`{}`)
+   * without a live subscription.
+   */
+  settingsOf(db: Db, customerId: string): Promise<PlanSettings>
 }
 
 /** The customer's usage counters of `metrics`. */
@@ -110,6 +120,7 @@ async function usedBy(
 export function createQuotas(
   limited: readonly LimitedMetric[],
   perResourceLimits: readonly QuotaMetric[],
+  settings: readonly PlanSettingDefinition[],
   defaultLimits: Readonly<Record<string, unknown>>,
   slot: () => CustomerLimits | null,
 ): Quotas {
@@ -180,6 +191,11 @@ export function createQuotas(
     return bound
   }
 
+  async function settingsOf(db: Db, customerId: string): Promise<PlanSettings> {
+    const standing = await standingOf(db, customerId)
+    return standing.kind === 'subscribed' ? (standing.settings ?? {}) : {}
+  }
+
   return {
     metrics: allLimits,
     perResource,
@@ -192,6 +208,9 @@ export function createQuotas(
     of,
     reserve,
     perResourceOf,
+    settings,
+    combineSettings: (list) => combineSettings(settings, list),
+    settingsOf,
   }
 }
 

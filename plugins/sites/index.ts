@@ -23,7 +23,7 @@ import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteResourceRoutes } from './routes/site-resources.ts'
 import { siteRoutes } from './routes/sites.ts'
-import { siteResourceLimits } from './site-limits.ts'
+import { phpPlanSetting, siteResourceLimits } from './site-limits.ts'
 import { siteSuspensionHandler } from './suspension.ts'
 
 /** Who holds the site scopes on a customer: its hosting is the developers' work too. */
@@ -132,6 +132,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     ],
     // A plan's `cpuPercent`, `memoryMB` and `processes` are each site's (a plan's `diskMB` is the customer's total).
     resourceLimits: siteResourceLimits,
+    // What a plan relaxes of PHP's hardening for its sites (`php.allowFunctions`).
+    planSettings: [phpPlanSetting],
     migrations: sitesMigrations,
     extensionPoints: [siteTypes, siteDependents],
     setup(context) {

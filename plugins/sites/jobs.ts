@@ -30,7 +30,7 @@ import {
   toSite,
   updateSite,
 } from './repository.ts'
-import { type EffectiveLimits, effectiveLimits, specLimitsOf } from './site-limits.ts'
+import { type SiteRunLimits, siteRunLimits, specLimitsOf } from './site-limits.ts'
 
 /** Job kinds of the sites plugin. */
 export const siteJobKinds = {
@@ -44,7 +44,7 @@ export const siteJobKinds = {
 } as const
 
 /** What the node driver is told about a site: its record with the limits it runs under (site-limits.ts). */
-export function specOf(row: SitesTable, limits: EffectiveLimits): SiteSpec {
+export function specOf(row: SitesTable, run: SiteRunLimits): SiteSpec {
   return {
     id: row.id,
     handle: row.handle,
@@ -52,7 +52,7 @@ export function specOf(row: SitesTable, limits: EffectiveLimits): SiteSpec {
     type: row.type,
     customerId: row.customer_id,
     diskMB: row.disk_mb,
-    ...specLimitsOf(limits),
+    ...specLimitsOf(run),
   }
 }
 
@@ -122,7 +122,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     const node = row.node_id ? await nodes.find(row.node_id) : null
     if (!node)
       throw new JobFailure(`The site's node ${row.node_id ?? '(none)'} does not exist`, 'node_missing')
-    const spec = specOf(row, await effectiveLimits(context.db, context.quotas, row, node))
+    const spec = specOf(row, await siteRunLimits(context.db, context.quotas, row, node))
     return { row, node, spec }
   }
 
@@ -135,6 +135,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
       cpuPercent: spec.cpuPercent ?? null,
       memoryMB: spec.memoryMB ?? null,
       processes: spec.processes ?? null,
+      allowFunctions: spec.allowFunctions ?? [],
     })
     await recordAppliedLimits(context.db, spec.id, limits)
   }
@@ -323,8 +324,8 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         await job.progress(20, 'Updating the node')
         await nodes.send(found.node, nodeCommand('update', found.spec), job.signal, runOf(job))
         await applied(found.spec)
-        const { cpuPercent, memoryMB, processes, diskMB } = found.spec
-        return { limits: { cpuPercent, memoryMB, processes, diskMB } }
+        const { cpuPercent, memoryMB, processes, diskMB, allowFunctions } = found.spec
+        return { limits: { cpuPercent, memoryMB, processes, diskMB }, allowFunctions }
       },
     },
     {

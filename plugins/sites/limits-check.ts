@@ -16,7 +16,7 @@ import {
   toSite,
   updateSite,
 } from './repository.ts'
-import { effectiveLimits, limitsDiffer, specLimitsOf } from './site-limits.ts'
+import { effectiveLimits, limitsDiffer, siteRunLimits, specLimitsOf } from './site-limits.ts'
 import { readResources, resourceKinds, resourcesAnswer, resourcesTimeoutMs } from './site-resources.ts'
 
 /** The job kind of the limits check; its subject is a node (`nod_…`) or `all`. */
@@ -61,8 +61,8 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
     return job.transaction(async (trx) => {
       const row = await findSiteRow(trx, site.id)
       if (row?.status !== 'active' || row.node_id !== node.id) return false
-      const limits = await effectiveLimits(trx, context.quotas, row, node)
-      if (!limitsDiffer(row, limits)) return false
+      const run = await siteRunLimits(trx, context.quotas, row, node)
+      if (!limitsDiffer(row, run)) return false
       if (row.job_id && (await jobIsLive(trx, row.job_id))) return false
       const jobId = await context.enqueueJob(trx, {
         kind: siteJobKinds.update,
@@ -74,7 +74,7 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
         action: 'site.applyLimits',
         subject: { type: 'site', id: row.id },
         customerId: row.customer_id,
-        details: { jobId, ...specLimitsOf(limits), sources: sourcesOf(limits) },
+        details: { jobId, ...specLimitsOf(run), sources: sourcesOf(run.limits) },
       })
       await job.emit(trx, { kind: 'site.updated', customerId: row.customer_id, data: toSite(updated) })
       return true

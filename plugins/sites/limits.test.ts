@@ -68,9 +68,12 @@ const calls = {
   async newCustomer(): Promise<string> {
     return (await json<{ id: string }>(await call('POST', '/customers', { name: 'Acme' }), 201)).id
   },
-  async newPlan(limits: Record<string, number>): Promise<{ id: string }> {
+  async newPlan(
+    limits: Record<string, number>,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: string }> {
     const name = `Plan ${crypto.randomUUID().slice(0, 8)}`
-    return json<{ id: string }>(await call('POST', '/plans', { name, limits }), 201)
+    return json<{ id: string }>(await call('POST', '/plans', { name, limits, ...extra }), 201)
   },
   async subscribe(customerId: string, planId: string): Promise<void> {
     await json(await call('POST', '/subscriptions', { customerId, planId }), 201)
@@ -84,15 +87,21 @@ async function json<T>(response: Response, status = 200): Promise<T> {
 }
 
 /** An active site of a new customer (subscribed to a plan with `limits` when given), on the played node. */
-async function activeSite(planLimits?: Record<string, number>): Promise<Site> {
+async function activeSite(
+  planLimits?: Record<string, number>,
+  plan: Record<string, unknown> = {},
+  onProvision: (command: AgentCommand) => void = () => {},
+): Promise<Site> {
   const customerId = await calls.newCustomer()
-  if (planLimits) await calls.subscribe(customerId, (await calls.newPlan(planLimits)).id)
+  if (planLimits) await calls.subscribe(customerId, (await calls.newPlan(planLimits, plan)).id)
   const domain = `limits-${crypto.randomUUID().slice(0, 8)}.example.com`
   const site = await json<Site>(
     await call('POST', '/sites', { customerId, name: 'Limited', type: 'wordpress', domain }),
     201,
   )
-  await agent.answer(await agent.command(site.id, 'provision'))
+  const provision = await agent.command(site.id, 'provision')
+  onProvision(provision)
+  await agent.answer(provision)
   return waitFor('the site to be active', async () => {
     const read = await json<Site>(await call('GET', `/sites/${site.id}`))
     return read.status === 'active' ? read : null
@@ -105,6 +114,7 @@ interface LimitsAnswer {
   memoryMB: { value: number | null; source: string }
   processes: { value: number | null; source: string }
   diskMB: { value: number | null; source: string }
+  allowFunctions: string[]
 }
 
 /** Answers the site's next `update` command and answers its payload. */
@@ -131,6 +141,7 @@ describe('the limits a site runs under', () => {
       memoryMB: { value: 512, source: 'plan' },
       processes: { value: 128, source: 'node' },
       diskMB: { value: null, source: 'none' },
+      allowFunctions: [],
     })
     expect(site.limits).toEqual({ diskMB: null, cpuPercent: null, memoryMB: null, processes: null })
 
@@ -194,6 +205,40 @@ describe('the limits a site runs under', () => {
     await answerResources([])
     // Only the site whose limits changed: the others' node has them already.
     expect((await checkEnded()).result).toMatchObject({ updates: 1, unread: [] })
+  })
+})
+
+describe('the PHP functions a plan allows', () => {
+  test('reach its sites’ nodes, and a change of them at the next limits check', async () => {
+    let provisioned: AgentCommand | undefined
+    const site = await activeSite({}, { php: { allowFunctions: ['proc_open', 'exec'] } }, (command) => {
+      provisioned = command
+    })
+    expect(provisioned?.payload).toMatchObject({ allowFunctions: ['exec', 'proc_open'] })
+    expect(
+      (await json<{ allowFunctions: string[] }>(await call('GET', `/sites/${site.id}/limits`)))
+        .allowFunctions,
+    ).toEqual(['exec', 'proc_open'])
+    const plans = await json<{ items: { id: string; php?: { allowFunctions: string[] } }[] }>(
+      await call('GET', '/plans?limit=100'),
+    )
+    const plan = plans.items.find((item) => item.php?.allowFunctions.includes('proc_open'))
+    expect(plan?.php).toEqual({ allowFunctions: ['proc_open', 'exec'] })
+    await json(await call('PATCH', `/plans/${plan?.id}`, { php: { allowFunctions: ['shell_exec'] } }))
+    await checkLimits()
+    expect((await nextUpdate(site.id)).payload).toMatchObject({ allowFunctions: ['shell_exec'] })
+    await answerResources([])
+    await json(await call('PATCH', `/plans/${plan?.id}`, { php: null }))
+    expect((await json<{ php?: unknown }>(await call('GET', `/plans/${plan?.id}`))).php).toBeUndefined()
+  })
+
+  test('are PHP function names, refused at the field otherwise', async () => {
+    const body = await expectProblem(
+      await call('POST', '/plans', { name: 'Bad PHP', php: { allowFunctions: ['exec', 'system; rm'] } }),
+      422,
+      'validation_failed',
+    )
+    expect(body.errors).toEqual([expect.objectContaining({ location: 'body.php.allowFunctions.1' })])
   })
 })
 

@@ -4,6 +4,7 @@
 import {
   type Db,
   enumOf,
+  type PlanSettingDefinition,
   type Quotas,
   type ResourceLimitDefinition,
   type Static,
@@ -62,6 +63,47 @@ export interface EffectiveLimit {
 /** A site's effective limits, the three its processes take and its disk quota. */
 export type EffectiveLimits = Readonly<Record<SiteLimitName | 'diskMB', EffectiveLimit>>
 
+/** What a site's node is told of the limits it runs under: the limits and the PHP functions its plan allows. */
+export interface SiteRunLimits {
+  readonly limits: EffectiveLimits
+  /** PHP functions the node disables by default that the site's plan lets it call, sorted. */
+  readonly allowFunctions: readonly string[]
+}
+
+/** The most PHP functions a plan may allow (as many as a node accepts in a spec). */
+export const maxAllowedFunctions = 64
+
+/** The plan setting `php`: what a plan relaxes of PHP's hardening for its sites. */
+export const phpPlanSetting: PlanSettingDefinition = {
+  name: 'php',
+  description:
+    'PHP for the plan’s sites: `allowFunctions`, functions the node disables by default (`exec`, `proc_open`, `shell_exec`, …) that its sites may call. Several plans held at once allow what any of them does.',
+  schema: t.Object(
+    {
+      allowFunctions: t.Array(
+        t.String({ pattern: '^[a-z_][a-z0-9_]{0,63}$', description: 'A PHP function name, lower case.' }),
+        {
+          maxItems: maxAllowedFunctions,
+          uniqueItems: true,
+          description: 'PHP functions the node disables by default that the plan’s sites may call.',
+        },
+      ),
+    },
+    { $id: 'PlanPhp' },
+  ),
+  combine(values) {
+    const names = new Set<string>()
+    for (const value of values) for (const name of allowedIn(value)) names.add(name)
+    return { allowFunctions: [...names].sort().slice(0, maxAllowedFunctions) }
+  },
+}
+
+/** The function names a `php` setting allows (none when it is not one). */
+function allowedIn(value: unknown): readonly string[] {
+  const list = (value as { allowFunctions?: unknown } | null)?.allowFunctions
+  return Array.isArray(list) ? list.filter((name): name is string => typeof name === 'string') : []
+}
+
 const EffectiveLimitSchema = (what: string) =>
   t.Object(
     {
@@ -84,6 +126,10 @@ export const SiteLimits = t.Object(
     diskMB: EffectiveLimitSchema(
       'The site’s disk quota, in MB (its own `limits.diskMB`: a plan’s `diskMB` is the customer’s total, shared by its sites)',
     ),
+    allowFunctions: t.Array(t.String(), {
+      description:
+        'PHP functions the node disables by default that the site may call, as its plan allows (`php.allowFunctions`); empty: none.',
+    }),
   },
   {
     $id: 'SiteLimits',
@@ -124,16 +170,32 @@ export async function effectiveLimits(
   }
 }
 
+/**
+ * The limits and PHP functions `row`'s site runs under: {@link effectiveLimits}, and what its customer's plans allow
+ * of PHP (`quotas.settingsOf`).
+ */
+export async function siteRunLimits(
+  db: Db,
+  quotas: Pick<Quotas, 'perResourceOf' | 'settingsOf'>,
+  row: SitesTable,
+  node: Node | null,
+): Promise<SiteRunLimits> {
+  const limits = await effectiveLimits(db, quotas, row, node)
+  const settings = await quotas.settingsOf(db, row.customer_id)
+  return { limits, allowFunctions: [...allowedIn(settings[phpPlanSetting.name])].sort() }
+}
+
 /** What a node is given of the limits (the site spec's members), and what `applied_limits` records. */
-export function specLimitsOf(limits: EffectiveLimits) {
+export function specLimitsOf(run: SiteRunLimits) {
   return {
-    cpuPercent: limits.cpuPercent.value,
-    memoryMB: limits.memoryMB.value,
-    processes: limits.processes.value,
+    cpuPercent: run.limits.cpuPercent.value,
+    memoryMB: run.limits.memoryMB.value,
+    processes: run.limits.processes.value,
+    allowFunctions: run.allowFunctions,
   }
 }
 
-/** Whether the node was last given other limits than `limits` (or none recorded yet). */
-export function limitsDiffer(row: SitesTable, limits: EffectiveLimits): boolean {
-  return row.applied_limits !== JSON.stringify(specLimitsOf(limits))
+/** Whether the node was last given other limits than `run` (or none recorded yet). */
+export function limitsDiffer(row: SitesTable, run: SiteRunLimits): boolean {
+  return row.applied_limits !== JSON.stringify(specLimitsOf(run))
 }

@@ -4,7 +4,15 @@ import { type ApiForm, Fieldset, TextField } from '../../console/kit.ts'
 import type { Schemas } from './api.ts'
 import { limitKeys, limitLabels } from './limits.ts'
 
-export function LimitFields<R>({ form, limits }: { form: ApiForm<R>; limits?: Schemas['QuotaLimits'] }) {
+export function LimitFields<R>({
+  form,
+  limits,
+  php,
+}: {
+  form: ApiForm<R>
+  limits?: Schemas['QuotaLimits']
+  php?: Schemas['PlanPhp']
+}) {
   return (
     <Fieldset legend="Limits">
       <p className="hint">
@@ -28,6 +36,15 @@ export function LimitFields<R>({ form, limits }: { form: ApiForm<R>; limits?: Sc
           />
         ))}
       </div>
+      <TextField
+        form={form}
+        name="php.allowFunctions"
+        label="PHP functions allowed"
+        autoComplete="off"
+        placeholder="none"
+        defaultValue={php?.allowFunctions.join(', ') ?? ''}
+        hint="Functions a node disables by default that this plan’s sites may call (exec, proc_open, …), separated by commas."
+      />
     </Fieldset>
   )
 }

@@ -1,7 +1,7 @@
 // A plan's limits: their order, labels, how they read, and how the plan forms turn fields into a body. The first four
 // bound the customer's totals; `cpuPercent`, `memoryMB` and `processes` bound each of its sites.
 
-import { formatCount, numberOf } from '../../console/kit.ts'
+import { formatCount, numberOf, textOf } from '../../console/kit.ts'
 import type { Schemas } from './api.ts'
 
 /** The limit members, in the order the pages show them. */
@@ -55,4 +55,21 @@ export function limitsForUpdate(data: FormData): Record<LimitKey, number | null>
   const limits = {} as Record<LimitKey, number | null>
   for (const key of limitKeys) limits[key] = numberOf(data, `limits.${key}`) ?? null
   return limits
+}
+
+/** What a plan allows of PHP, as its forms send it: the function names of `php.allowFunctions`, comma-separated. */
+function allowedFunctionsOf(data: FormData): string[] {
+  const text = textOf(data, 'php.allowFunctions') ?? ''
+  return [...new Set(text.split(/[\s,]+/).filter((name) => name !== ''))]
+}
+
+/** A create form's PHP setting: left out when it allows no function. */
+export function phpForCreate(data: FormData): Schemas['PlanPhp'] | undefined {
+  const allowFunctions = allowedFunctionsOf(data)
+  return allowFunctions.length > 0 ? { allowFunctions } : undefined
+}
+
+/** An edit form's PHP setting: null (none allowed) when the field is empty. */
+export function phpForUpdate(data: FormData): Schemas['PlanPhp'] | null {
+  return phpForCreate(data) ?? null
 }

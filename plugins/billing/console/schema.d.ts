@@ -420,6 +420,12 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
       limits: components["schemas"]["QuotaLimits"];
+      php?: components["schemas"]["PlanPhp"];
+    };
+    /** @description PHP for the plan’s sites: `allowFunctions`, functions the node disables by default (`exec`, `proc_open`, `shell_exec`, …) that its sites may call. Several plans held at once allow what any of them does. */
+    PlanPhp: {
+      /** @description PHP functions the node disables by default that the plan’s sites may call. */
+      allowFunctions: string[];
     };
     /** @description Limits by resource; an absent member means no limit. Integers of at least 0. */
     QuotaLimits: {
@@ -524,6 +530,11 @@ export interface components {
        * @enum {string}
        */
       status?: "active" | "archived";
+      /** @description PHP for the plan’s sites: `allowFunctions`, functions the node disables by default (`exec`, `proc_open`, `shell_exec`, …) that its sites may call. Several plans held at once allow what any of them does. null removes it. */
+      php?: {
+        /** @description PHP functions the node disables by default that the plan’s sites may call. */
+        allowFunctions: string[];
+      } | null;
     };
     CreatePlanBody: {
       /** @description Display name; surrounding spaces are trimmed. */
@@ -548,6 +559,11 @@ export interface components {
         memoryMB?: number;
         /** @description Processes (and threads) each of the customer’s sites may run at once. Per site. */
         processes?: number;
+      };
+      /** @description PHP for the plan’s sites: `allowFunctions`, functions the node disables by default (`exec`, `proc_open`, `shell_exec`, …) that its sites may call. Several plans held at once allow what any of them does. */
+      php?: {
+        /** @description PHP functions the node disables by default that the plan’s sites may call. */
+        allowFunctions: string[];
       };
     };
   };

@@ -491,6 +491,8 @@ export interface components {
          */
         source: "site" | "plan" | "node" | "none";
       };
+      /** @description PHP functions the node disables by default that the site may call, as its plan allows (`php.allowFunctions`); empty: none. */
+      allowFunctions: string[];
     };
     Site: {
       /** @description Identifier, `site_…`. */

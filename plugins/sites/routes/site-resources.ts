@@ -11,7 +11,7 @@ import {
 import { siteScopes } from '../contract.ts'
 import { sitesProblems } from '../problems.ts'
 import { siteRows } from '../repository.ts'
-import { effectiveLimits, SiteLimits } from '../site-limits.ts'
+import { effectiveLimits, SiteLimits, siteRunLimits } from '../site-limits.ts'
 import { readResources, resourcesAnswer, resourcesTimeoutMs, SiteResourcesAnswer } from '../site-resources.ts'
 
 const SiteParams = { id: 'site' } as const
@@ -34,7 +34,8 @@ export function siteResourceRoutes(context: PluginContext): RouteDefinition[] {
       async handler({ params, view }) {
         const row = await siteRows.find(context.db, view, params.id)
         const node = row.node_id ? await nodes.find(row.node_id) : null
-        return { siteId: row.id, ...(await effectiveLimits(context.db, context.quotas, row, node)) }
+        const run = await siteRunLimits(context.db, context.quotas, row, node)
+        return { siteId: row.id, ...run.limits, allowFunctions: [...run.allowFunctions] }
       },
     }),
     defineRoute({
