@@ -13,7 +13,7 @@ export type { PlinthNode }
 import { readCgroupHierarchy } from '../runtime/cgroup-hierarchy.ts'
 import { runtimeLayout, type SiteLayout, siteLayout } from '../runtime/layout.ts'
 import { childrenOf, processInfo } from '../runtime/masters.ts'
-import { baseGroupName } from '../runtime/site-groups.ts'
+import { baseGroupName, siteGroups } from '../runtime/site-groups.ts'
 
 export { readSiteState } from '../runtime/site-state.ts'
 
@@ -172,4 +172,9 @@ export function cgroupOf(pid: number): string {
   } catch {
     return ''
   }
+}
+
+/** The CPU time the processes of a site's group took so far, in ns, as the kernel counts it (0 with no group). */
+export async function siteGroupCpuNanos(dataDir: string, siteId: string): Promise<number> {
+  return (await siteGroups(runtimeLayout(dataDir).dataDir, null).usage(siteId))?.cpuNanos ?? 0
 }
