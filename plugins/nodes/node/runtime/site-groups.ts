@@ -209,14 +209,22 @@ export function siteGroups(
       const limit = join(dir, 'memory.limit_in_bytes')
       const withSwap = join(dir, 'memory.memsw.limit_in_bytes')
       const value = bytes === null ? '-1' : String(bytes)
-      // memsw (memory and swap together) may never be below the memory limit: raised first, lowered last.
-      if (!existsSync(withSwap)) await writeFile(limit, value)
-      else if (bytes === null || bytes > (await readNumber(limit))) {
-        await writeFile(withSwap, value)
-        await writeFile(limit, value)
-      } else {
-        await writeFile(limit, value)
-        await writeFile(withSwap, value)
+      try {
+        // memsw (memory and swap together) may never be below the memory limit: raised first, lowered last.
+        if (!existsSync(withSwap)) await writeFile(limit, value)
+        else if (bytes === null || bytes > (await readNumber(limit))) {
+          await writeFile(withSwap, value)
+          await writeFile(limit, value)
+        } else {
+          await writeFile(limit, value)
+          await writeFile(withSwap, value)
+        }
+      } catch (error) {
+        // v1 refuses a limit below what the group holds and cannot reclaim (v2 kills inside the group instead).
+        if ((error as NodeJS.ErrnoException).code !== 'EBUSY') throw error
+        throw new Error(
+          `Site ${siteId} holds more memory than its new limit of ${memoryMB} MB and the kernel could not reclaim it: tried again later`,
+        )
       }
     }
   }
