@@ -72,7 +72,7 @@ const site = siteSpec({
   id: `site_limits_${suffix}`,
   handle: `limits-${suffix}`,
   domain: `limits-${suffix}.example.com`,
-  cpuPercent: 50,
+  cpuPercent: 20,
   memoryMB: 96,
   processes: 40,
 })
@@ -132,9 +132,10 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     const [read] = await runtime.resources([site.id, 'site_not_here'])
     console.info(`resources: cpu ${read?.cpu.used}% of ${read?.cpu.limit}%, ${read?.processes.used} tasks`)
     expect(read?.siteId).toBe(site.id)
-    expect(read?.cpu.limit).toBe(50)
-    expect(read?.cpu.used).toBeLessThanOrEqual(50 * 1.1 + 2)
-    expect(read?.cpu.used).toBeGreaterThan(10)
+    expect(read?.cpu.limit).toBe(20)
+    // At most the share; on a loaded machine possibly less, never nothing.
+    expect(read?.cpu.used).toBeLessThanOrEqual(20 * 1.1 + 2)
+    expect(read?.cpu.used).toBeGreaterThan(2)
     expect(read?.cpu.hits24h).toBeGreaterThan(0)
     expect(read?.processes.used).toBeLessThanOrEqual(40)
     expect(read?.processes.hits24h).toBeGreaterThan(0)
@@ -149,13 +150,13 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
   }, 20_000)
 
   test('updated with other limits, the group holds them at once, for what already runs', async () => {
-    await runtime.update({ ...site, cpuPercent: 10, processes: 60 }, never())
+    await runtime.update({ ...site, cpuPercent: 5, processes: 60 }, never())
     await runtime.resources([site.id])
     await Bun.sleep(2_000)
     const [read] = await runtime.resources([site.id])
     console.info(`resources after update: cpu ${read?.cpu.used}% of ${read?.cpu.limit}%`)
-    expect(read?.cpu.limit).toBe(10)
-    expect(read?.cpu.used).toBeLessThanOrEqual(10 * 1.1 + 2)
+    expect(read?.cpu.limit).toBe(5)
+    expect(read?.cpu.used).toBeLessThanOrEqual(5 * 1.1 + 2)
     expect(read?.processes.limit).toBe(60)
   }, 20_000)
 
@@ -181,9 +182,9 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     const again = createSiteRuntime(settings)
     await again.start()
     for (const dir of groupDirs()) expect(existsSync(dir)).toBe(true)
-    // Unsuspended with the spec's 50 %: what state.json recorded last.
+    // Unsuspended with the spec's 20 %: what state.json recorded last.
     const [read] = await again.resources([site.id])
-    expect(read?.cpu.limit).toBe(50)
+    expect(read?.cpu.limit).toBe(20)
     const quota = groupDirs()
       .flatMap((dir) => ['cpu.max', 'cpu.cfs_quota_us'].map((file) => join(dir, file)))
       .find((file) => existsSync(file))
@@ -191,7 +192,7 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
       readFileSync(quota ?? '', 'utf8')
         .trim()
         .split(' ')[0],
-    ).toBe('50000')
+    ).toBe('20000')
   })
 
   test('deleted, nothing of it runs and its group and hit counts are gone', async () => {
