@@ -178,7 +178,7 @@ export function siteGroups(
     for (const dir of bases) await mkdir(dir, { recursive: true })
     if (v2Base && v2Enabled.size > 0) {
       const control = join(v2Base, 'cgroup.subtree_control')
-      const has = new Set((await readText(control)).split(/\s+/))
+      const has = new Set((await readText(control).catch(() => '')).split(/\s+/))
       const lacking = [...v2Enabled].filter((name) => !has.has(name))
       if (lacking.length > 0) await writeFile(control, lacking.map((name) => `+${name}`).join(' '))
     }
