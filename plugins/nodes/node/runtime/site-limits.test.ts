@@ -8,6 +8,7 @@ import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from '../../../../hosts/testing/index.ts'
 import type { NodeService, NodeSite, SiteSpec } from '../contract.ts'
+import { nodeCommand, runOperation } from '../operations.ts'
 import {
   eventually,
   never,
@@ -144,6 +145,18 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     expect(read?.disk.limit).toBe(500 * 1024 * 1024)
     expect(read?.disk.used).toBeGreaterThan(0)
     expect(read?.cpu.enforced && read.memory.enforced && read.processes.enforced).toBe(true)
+    // The same through the node's read-only operation, as the panel asks it of the local node and of agents.
+    const answered = await runOperation(
+      { runtime },
+      nodeCommand('resources', { siteIds: [site.id] }),
+      never(),
+    )
+    expect(answered.map((each) => each.siteId)).toEqual([site.id])
+    const all = await runOperation({ runtime }, nodeCommand('resources', {}), never())
+    expect(all.map((each) => each.siteId)).toContain(site.id)
+    await expect(
+      runOperation({ runtime }, nodeCommand('resources', { siteIds: 'x' as never }), never()),
+    ).rejects.toMatchObject({ code: 'invalid_site_ids' })
     // Kept by the hour in the node's data directory.
     const kept = JSON.parse(readFileSync(join(layout.resources, `${site.id}.json`), 'utf8'))
     expect(Object.keys(kept.hours)).toContain(new Date().toISOString().slice(0, 13))
