@@ -103,6 +103,19 @@ export async function restoreGroups(core: RuntimeCore): Promise<void> {
 }
 
 /**
+ * Makes the site's group again when it is missing (the machine lost it), from what its `state.json` records: after
+ * every operation on the site queued before, so a deletion under way is never undone by a call that read the site
+ * just before it (a group left with no site). Only a missing group waits for the site's lock.
+ */
+export async function restoreGroup(core: RuntimeCore, siteId: string): Promise<void> {
+  if (core.groups.has(siteId)) return
+  await core.siteLocked(siteId, async () => {
+    const state = await readSiteState(join(core.layout.sites, siteId, 'state.json'))
+    if (state?.siteId === siteId && state.unixUser) await core.groups.ensure(recordedSpec(state))
+  })
+}
+
+/**
  * Ends the site's processes through its group (the kernel kills them all, whatever forks meanwhile), then whatever
  * still runs as its user outside it (started before groups were made on this node: none after the first restart).
  */

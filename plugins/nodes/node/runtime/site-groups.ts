@@ -58,6 +58,8 @@ export interface SiteGroups {
   end(siteId: string): Promise<void>
   /** Ends the site's processes and removes its group (and the runtime's base, once it holds no site). */
   remove(siteId: string): Promise<void>
+  /** Whether the site's group is there in every hierarchy (true where groups are not available: nothing to make). */
+  has(siteId: string): boolean
   /** The pids in the site's group now (empty when it has none). */
   members(siteId: string): Promise<number[]>
   /** What the site's group counts, or null when it has none. */
@@ -314,6 +316,7 @@ export function siteGroups(
     async ensure(site) {
       if (available() && !dirsOf(site.id).every((dir) => existsSync(dir))) await apply(site)
     },
+    has: (siteId) => !available() || dirsOf(siteId).every((dir) => existsSync(dir)),
     enter(siteId, argv) {
       if (!available()) return ['/bin/sh', '-c', 'ulimit -c 0 && exec "$@"', 'plinth-site', ...argv]
       const procs = dirsOf(siteId).map((dir) => join(dir, 'cgroup.procs'))
