@@ -14,6 +14,7 @@ import {
   type V1Controller,
   v2Controllers,
 } from './cgroup-hierarchy.ts'
+import { isSafeSiteId } from './site-spec.ts'
 
 /** What a site's group counts, read from the kernel: cumulative counters, and use now. */
 export interface GroupUsage {
@@ -170,7 +171,12 @@ export function siteGroups(
   }
   const available = () => root && plan().bases.length > 0
   const siteDir = (baseDir: string, siteId: string) => join(baseDir, siteId)
-  const dirsOf = (siteId: string) => plan().bases.map((baseDir) => siteDir(baseDir, siteId))
+  const dirsOf = (siteId: string) => {
+    // Root writes in these directories: a name that could climb out of the base is never one.
+    if (!isSafeSiteId(siteId))
+      throw new Error(`No site group for ${JSON.stringify(String(siteId).slice(0, 140))}: not a site id`)
+    return plan().bases.map((baseDir) => siteDir(baseDir, siteId))
+  }
   /** The group whose `cgroup.procs` lists every member: the v2 one, else the first v1 one. */
   const listing = (siteId: string) => dirsOf(siteId)[0] ?? null
 
