@@ -25,6 +25,7 @@ export function applicationSite(
       state: previous?.state ?? 'active',
       user,
       diskMB: site.diskMB,
+      image: paths.image,
     }),
     spec: site,
     htdocs: paths.htdocs,

@@ -11,6 +11,7 @@ import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
 import { applySite, removeSite } from './site-changes.ts'
+import { settleSiteDisks } from './site-disk-start.ts'
 import { siteHttps } from './site-https.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
@@ -57,6 +58,10 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     readiness,
     async start() {
       wanted = true
+      // Every site's filesystem mounted (and plain homes moved onto theirs) before anything serves them.
+      await settleSiteDisks(core, (site, signal) =>
+        siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
+      )
       await start()
     },
     async stop() {

@@ -53,6 +53,7 @@ export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise
     state: state.state,
     user: current,
     diskMB: state.diskMB,
+    image: join(layout.disks, `${siteId}.ext4`),
   })
 }
 
