@@ -105,16 +105,26 @@ const exists = (path: string) =>
 /** Whether the home is a directory with something in it (a site's plain home), not an empty mount point. */
 const populated = async (dir: string) => ((await readdir(dir).catch(() => [])) as string[]).length > 0
 
-/** The room a filesystem gives files, read from its superblock: its blocks less ext4's own (`Overhead clusters`). */
+/**
+ * The room a filesystem gives files: its blocks less ext4's own, as its superblock says (`Overhead clusters`,
+ * which mke2fs writes), or, where the superblock no longer says (resize2fs clears it), as the kernel counts them
+ * with the image mounted read-only a moment beside it.
+ */
 async function imageCapacity(image: string): Promise<number> {
   const header = await tool(['dumpe2fs', '-h', image])
   const count = Number(/^Block count:\s+(\d+)/m.exec(header)?.[1])
   const overhead = Number(/^Overhead clusters:\s+(\d+)/m.exec(header)?.[1])
-  if (!Number.isFinite(count) || !Number.isFinite(overhead))
-    throw new Error(
-      `dumpe2fs gave no block count and overhead for ${image} (e2fsprogs 1.46.5 or later is needed)`,
-    )
-  return (count - overhead) * blockSize
+  if (Number.isFinite(count) && Number.isFinite(overhead)) return (count - overhead) * blockSize
+  const point = `${image}.mnt`
+  const never = new AbortController().signal
+  await mkdir(point, { recursive: true, mode: 0o700 })
+  try {
+    await tool(['mount', '-t', 'ext4', '-o', 'loop,ro,noload', image, point])
+    return (await mountedSpace(point)).capacity
+  } finally {
+    await unmount(point, never)
+    await rmdir(point).catch(() => {})
+  }
 }
 
 /** The room and the use of the filesystem mounted at `dir`, from the kernel (statfs), at once. */
@@ -197,6 +207,7 @@ async function makeImage(image: string, wanted: number, signal: AbortSignal): Pr
  */
 async function bareMountPoint(home: string): Promise<void> {
   await mkdir(home, { recursive: true })
+  await unfreeze(home)
   await lchown(home, 0, 0)
   await chmod(home, 0o000)
   await run(['chattr', '+i', home])
@@ -318,9 +329,9 @@ class OnlineRefused extends Error {}
 
 /** Resizes the unmounted `image` to give room for `wanted` bytes (checked first, `e2fsck -f`, as resize2fs asks). */
 async function resizeOffline(image: string, wanted: number, signal: AbortSignal): Promise<void> {
-  await tool(['e2fsck', '-f', '-y', '-q', image], signal).catch(async (error: Error) => {
+  await tool(['e2fsck', '-f', '-y', image], signal).catch(async (error: Error) => {
     // 1: errors corrected; anything above is a filesystem e2fsck could not mend.
-    const again = await run(['e2fsck', '-f', '-y', '-q', image], { signal, timeoutMs: 600_000 })
+    const again = await run(['e2fsck', '-f', '-y', image], { signal, timeoutMs: 600_000 })
     if (again.code > 1) throw error
   })
   const resize = async (imageBytes: number) => {
