@@ -35,10 +35,18 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   // What the last start of the masters threw (the watch's too), told in the node's readiness until one succeeds.
   let lastFailure: string | null = null
   const readiness = () => readinessOf(core, lastFailure)
-  /** The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. */
-  const start = async (): Promise<number[]> => {
+  /**
+   * The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. With
+   * `disks`, every site's filesystem is mounted (and plain homes with a quota moved onto theirs) first, once the
+   * data directory is known to be the runtime's own.
+   */
+  const start = async (disks = false): Promise<number[]> => {
     try {
       const stack = await core.serving()
+      if (disks)
+        await settleSiteDisks(core, (site, signal) =>
+          siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
+        )
       if (!stack) return []
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
       const ended = await core.locked(() =>
@@ -59,10 +67,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     async start() {
       wanted = true
       // Every site's filesystem mounted (and plain homes moved onto theirs) before anything serves them.
-      await settleSiteDisks(core, (site, signal) =>
-        siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
-      )
-      await start()
+      await start(true)
     },
     async stop() {
       wanted = false
