@@ -56,6 +56,8 @@ export async function capabilitiesOf(
     }),
     setup: settings.setupCommand ?? 'npm run agent -- setup',
     readiness,
+    // The groups' kinds, and the disk's own: an image per site where the node can mount one.
+    limits: { ...core.groups.enforcement(), disk: await core.diskEnforcement() },
   }
 }
 

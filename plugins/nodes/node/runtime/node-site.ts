@@ -17,12 +17,15 @@ export interface NodeSiteParts {
   readonly diskMB: number | null
   /** Where its filesystem image is when it has a quota the kernel enforces (`<dataDir>/disks/<site id>.ext4`). */
   readonly image: string
+  /** Places a command line in the site's cgroup (`SiteGroups.enter` for the site); default: not placed. */
+  readonly enter?: (argv: readonly string[]) => string[]
 }
 
 /** The site made of `parts`. */
 export function nodeSite(parts: NodeSiteParts): NodeSite {
   const { id, home, state, user, diskMB, image } = parts
-  const as = user ? { uid: user.uid, gid: user.gid, home } : undefined
+  const enter = parts.enter ?? ((argv: readonly string[]) => [...argv])
+  const as = user ? { uid: user.uid, gid: user.gid, home, enter } : undefined
   return {
     id,
     home,
@@ -40,6 +43,7 @@ export function nodeSite(parts: NodeSiteParts): NodeSite {
         signal,
       }),
     asUser: (argv) => userCommand(argv, as),
+    enter: (argv) => (user ? enter(argv) : [...argv]),
     environment: environment(as),
   }
 }

@@ -23,6 +23,7 @@ import type { SiteSpec } from '../contract.ts'
 import { never, processesOf, request, servingDataDir, sh, siteSpec } from '../testing/serving.ts'
 import { createSiteRuntime } from './create-site-runtime.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
+import { runtimeCore } from './runtime-core.ts'
 import { nodeSiteOf } from './site-calls.ts'
 import { diskEnforcement, mountAt, rootReserveBytes } from './site-disks.ts'
 
@@ -33,6 +34,7 @@ const port = freePort()
 const settings = { dataDir, httpPort: port, httpsPort: freePort() }
 const runtime = createSiteRuntime(settings)
 const layout = runtimeLayout(dataDir)
+const core = runtimeCore(settings)
 const suffix = Math.random().toString(36).slice(2, 8)
 const site = siteSpec({
   id: `site_disk${suffix}A`,
@@ -144,18 +146,18 @@ describe.if(root)('a site with a disk quota', () => {
     expect(asSiteUser(site, `dd if=/dev/zero of=${paths.tmp}/more bs=1M count=1`).stderr).toContain(
       'No space left on device',
     )
-    const used = (await (await nodeSiteOf(layout, site.id)).usedBytes(never())) / MiB
+    const used = (await (await nodeSiteOf(layout, core.groups, site.id)).usedBytes(never())) / MiB
     expect(used).toBeGreaterThan(19)
     expect(used).toBeLessThan(21.5)
     expect((await runtime.report(site)).diskBytes).toBe(
-      await (await nodeSiteOf(layout, site.id)).usedBytes(never()),
+      await (await nodeSiteOf(layout, core.groups, site.id)).usedBytes(never()),
     )
     // Root's reserve: the runtime still records the site's state on a full disk.
     await runtime.suspend(site, never())
     await runtime.unsuspend(site, never())
     rmSync(join(paths.htdocs, 'big'))
     rmSync(join(paths.tmp, 'more'), { force: true })
-    expect((await (await nodeSiteOf(layout, site.id)).usedBytes(never())) / MiB).toBeLessThan(1)
+    expect((await (await nodeSiteOf(layout, core.groups, site.id)).usedBytes(never())) / MiB).toBeLessThan(1)
   })
 
   test('a write past the quota fails from the site’s PHP, served by nginx and PHP-FPM', async () => {
@@ -254,7 +256,7 @@ echo intdiv($written, 1048576), ' ', $flushed ? 'flushed' : 'refused', ' ', erro
     // A plain home with a quota recorded: what a site made before this change looks like.
     await runtime.provision(legacy, never())
     expect(await mountAt(legacyPaths.home)).toBeNull()
-    expect(await (await nodeSiteOf(layout, legacy.id)).usedBytes(never())).toBeGreaterThan(0)
+    expect(await (await nodeSiteOf(layout, core.groups, legacy.id)).usedBytes(never())).toBeGreaterThan(0)
     const uid = statSync(legacyPaths.htdocs).uid
     writeFileSync(join(legacyPaths.htdocs, 'page.html'), 'mine')
     sh(['chown', `${legacyPaths.user}:www-data`, join(legacyPaths.htdocs, 'page.html')])
