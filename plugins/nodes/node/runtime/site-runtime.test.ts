@@ -97,6 +97,16 @@ describe('the masters', () => {
       setup: 'npm run agent -- setup',
       // Its masters run: it serves now.
       readiness: { ready: true, reasons: [] },
+      // The groups' kinds (site-groups.test.ts), and disk quotas on an image per site where it runs as root.
+      limits: {
+        cpu: expect.any(Object),
+        memory: expect.any(Object),
+        processes: expect.any(Object),
+        disk:
+          process.getuid?.() === 0
+            ? { enforced: true, how: 'ext4 image per site (loop device)' }
+            : { enforced: false, how: 'the node does not run as root: it cannot mount' },
+      },
     })
   })
 
