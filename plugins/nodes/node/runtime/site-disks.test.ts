@@ -152,6 +152,10 @@ describe.if(root)('a site with a disk quota', () => {
     expect((await runtime.report(site)).diskBytes).toBe(
       await (await nodeSiteOf(layout, core.groups, site.id)).usedBytes(never()),
     )
+    // The site's resources: its filesystem's count against its quota, enforced.
+    const [resources] = await runtime.resources([site.id])
+    expect(resources?.disk).toMatchObject({ limit: 20 * MiB, enforced: true })
+    expect(resources?.disk.used).toBeGreaterThan(19 * MiB)
     // Root's reserve: the runtime still records the site's state on a full disk.
     await runtime.suspend(site, never())
     await runtime.unsuspend(site, never())
@@ -257,6 +261,8 @@ echo intdiv($written, 1048576), ' ', $flushed ? 'flushed' : 'refused', ' ', erro
     await runtime.provision(legacy, never())
     expect(await mountAt(legacyPaths.home)).toBeNull()
     expect(await (await nodeSiteOf(layout, core.groups, legacy.id)).usedBytes(never())).toBeGreaterThan(0)
+    // Unlimited: measured with du, and said not to be enforced.
+    expect((await runtime.resources([legacy.id]))[0]?.disk).toMatchObject({ limit: null, enforced: false })
     const uid = statSync(legacyPaths.htdocs).uid
     writeFileSync(join(legacyPaths.htdocs, 'page.html'), 'mine')
     sh(['chown', `${legacyPaths.user}:www-data`, join(legacyPaths.htdocs, 'page.html')])
