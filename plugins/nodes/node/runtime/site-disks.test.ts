@@ -273,6 +273,9 @@ echo intdiv($written, 1048576), ' ', $flushed ? 'flushed' : 'refused', ' ', erro
     writeFileSync(legacyPaths.state, JSON.stringify({ ...state, diskMB: 30 }))
     expect((await request(port, legacy.domain, '/page.html')).status).toBe(200)
 
+    // What a move stopped half way leaves (an image never put in place, one being copied): the plain home is the site.
+    writeFileSync(legacyPaths.image, 'a copy never put in place')
+    writeFileSync(`${legacyPaths.image}.new`, 'a copy under way')
     const started = performance.now()
     const restarted = createSiteRuntime(settings)
     await restarted.start()

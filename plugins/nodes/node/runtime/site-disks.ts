@@ -42,7 +42,7 @@ export const rootReserveBytes = 1 * MiB
 /** One inode per 16 KiB (ext4's default): a WordPress averages 25 to 30 KiB a file; the inode table costs 1.6 %. */
 const bytesPerInode = 16_384
 /** How far a filesystem's room may lie above what the quota asks before it is shrunk (a block group's overhead). */
-const toleranceOf = (wanted: number) => 4 * MiB + Math.floor(wanted / 100)
+const toleranceOf = (wanted: number) => MiB + Math.floor(wanted / 200)
 /** The programs the images need: e2fsprogs's, and util-linux's and mount's. */
 const programs = [
   'mkfs.ext4',
