@@ -96,7 +96,9 @@ export async function diskOf(core: RuntimeCore): Promise<readonly SiteDisk[]> {
   for (const siteId of await siteIds(core)) {
     const home = join(core.layout.sites, siteId)
     const image = join(core.layout.disks, `${siteId}.ext4`)
-    found.push({ siteId, bytes: (await siteDiskUse(home, image, never)).bytes })
+    // A site whose image is not mounted is left out (its report says why), not counted as empty.
+    const use = await siteDiskUse(home, image, never).catch(() => null)
+    if (use) found.push({ siteId, bytes: use.bytes })
   }
   return found
 }

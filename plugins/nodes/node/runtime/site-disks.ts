@@ -605,8 +605,11 @@ export async function removeSiteDisk(
   signal: AbortSignal,
 ): Promise<void> {
   await unmount(paths.home, signal)
-  await unmount(join(layout.disks, `${paths.id}.new`), signal)
-  await rmdir(join(layout.disks, `${paths.id}.new`)).catch(() => {})
+  // What a run stopped half way left mounted aside: a move's copy, a resized image's reading.
+  for (const aside of [join(layout.disks, `${paths.id}.new`), `${paths.image}.mnt`]) {
+    await unmount(aside, signal)
+    await rmdir(aside).catch(() => {})
+  }
   await unfreeze(paths.home)
   if (await exists(paths.home)) await chmod(paths.home, 0o700)
   await rm(paths.image, { force: true })
