@@ -7,8 +7,9 @@
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
+import { mountAt } from './disk-images.ts'
 import type { RuntimeCore } from './runtime-core.ts'
-import { mountAt, mountSiteDisks } from './site-disks.ts'
+import { mountSiteDisks } from './site-disks.ts'
 import { readSiteState, recordedSpec } from './site-state.ts'
 
 /** A site whose disk the start could not settle, and why. */

@@ -22,10 +22,11 @@ import { freePort } from '../../../../hosts/testing/index.ts'
 import type { SiteSpec } from '../contract.ts'
 import { never, processesOf, request, servingDataDir, sh, siteSpec } from '../testing/serving.ts'
 import { createSiteRuntime } from './create-site-runtime.ts'
+import { mountAt, rootReserveBytes } from './disk-images.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeSiteOf } from './site-calls.ts'
-import { diskEnforcement, mountAt, rootReserveBytes } from './site-disks.ts'
+import { diskEnforcement } from './site-disks.ts'
 
 const MiB = 1024 * 1024
 const root = process.getuid?.() === 0
