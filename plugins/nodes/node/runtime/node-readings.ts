@@ -14,6 +14,7 @@ import type {
 import { readAccessLogs } from './access-logs.ts'
 import { versionsOf } from './binaries.ts'
 import { lacksOf } from './capabilities.ts'
+import { directoryBytes } from './disk-usage.ts'
 import { siteLayout } from './layout.ts'
 import { serialized } from './lock.ts'
 import { idlePoolFile } from './php-fpm.ts'
@@ -67,7 +68,7 @@ export async function reportOf(core: RuntimeCore, site: SiteSpec): Promise<SiteR
   if ((await existingKind(paths.home)) === 'absent')
     return { state: 'absent', diskBytes: 0, certificate: null }
   // First: a site whose image is not mounted fails here, rather than reading as absent (its state is on the image).
-  const disk = await siteDiskUse(paths.home, paths.image, never)
+  const disk = await siteDiskUse(paths.home, paths.image, never, directoryBytes)
   const state = await readSiteState(paths.state)
   return {
     state: state?.state ?? 'absent',
@@ -97,7 +98,7 @@ export async function diskOf(core: RuntimeCore): Promise<readonly SiteDisk[]> {
     const home = join(core.layout.sites, siteId)
     const image = join(core.layout.disks, `${siteId}.ext4`)
     // A site whose image is not mounted is left out (its report says why), not counted as empty.
-    const use = await siteDiskUse(home, image, never).catch(() => null)
+    const use = await siteDiskUse(home, image, never, directoryBytes).catch(() => null)
     if (use) found.push({ siteId, bytes: use.bytes })
   }
   return found

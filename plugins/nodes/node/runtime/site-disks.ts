@@ -315,16 +315,21 @@ export async function removeSiteDisk(
 
 /**
  * What the site's files take and whether the kernel enforces its quota: the filesystem's own count (statfs, at
- * once) for a home on its image, `du` for a plain home. An image that is not mounted is a failure, not a zero.
+ * once) for a home on its image, `plain` (default `du`) for a plain home. An image that is not mounted is a failure, not a zero.
  */
-export async function siteDiskUse(home: string, image: string, signal: AbortSignal): Promise<DiskUse> {
+export async function siteDiskUse(
+  home: string,
+  image: string,
+  signal: AbortSignal,
+  plain: (home: string, signal: AbortSignal) => Promise<number> = homeBytes,
+): Promise<DiskUse> {
   if (await exists(image)) {
     const mounted = await mountAt(home)
     if (mounted && (await backedBy(mounted.source, image)))
       return { bytes: (await mountedSpace(home)).used, enforced: true }
     if (!(await populated(home))) throw new Error(`The disk image of ${home} is not mounted`)
   }
-  return { bytes: await homeBytes(home, signal), enforced: false }
+  return { bytes: await plain(home, signal), enforced: false }
 }
 
 /**
