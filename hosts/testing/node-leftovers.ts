@@ -1,9 +1,10 @@
 // What a test that served sites leaves on the machine, removed: the node's nginx and PHP-FPM masters (they outlive
-// the panel and the agent, as a node's do), the sites' Unix users whose homes are under its data directory, and the
-// filesystems of sites with a disk quota mounted there (with their loop devices).
+// the panel and the agent, as a node's do), the sites' Unix users whose homes are under its data directory, the
+// filesystems of sites with a disk quota mounted there (with their loop devices), and the sites' cgroups.
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { removeSiteGroups } from '../../plugins/nodes/node/testing/serving.ts'
 
 /** nginx and PHP-FPM processes holding a file under `dir`: workers a killed master left (their pid is in no file). */
 function orphansUnder(dir: string): number[] {
@@ -33,8 +34,8 @@ function mountsUnder(dir: string): string[] {
 
 /**
  * Stops the masters whose pid files are under `dataDir`, kills the workers killed masters left behind, removes
- * the Unix users whose homes are under it, and unmounts the sites' filesystems there (their loop devices go with
- * them), leaving their bare mount points removable.
+ * the Unix users whose homes are under it and the groups its sites had, and unmounts the sites' filesystems there
+ * (their loop devices go with them), leaving their bare mount points removable.
  */
 export function removeNodeLeftovers(dataDir: string): void {
   if (existsSync(dataDir))
@@ -62,6 +63,7 @@ export function removeNodeLeftovers(dataDir: string): void {
     Bun.spawnSync(['userdel', name])
     Bun.spawnSync(['groupdel', name])
   }
+  removeSiteGroups(dataDir)
   for (const point of mountsUnder(dataDir)) {
     Bun.spawnSync(['umount', '-l', point])
     Bun.spawnSync(['chattr', '-i', point])

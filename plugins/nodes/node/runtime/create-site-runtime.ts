@@ -38,6 +38,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   let wanted = false
   // What the last start of the masters threw (the watch's too), told in the node's readiness until one succeeds.
   let lastFailure: string | null = null
+  /** The sites' groups made again from their `state.json`, at the first start. */
+  let restored: Promise<void> | null = null
   const readiness = () => readinessOf(core, lastFailure)
   /**
    * The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. With
@@ -52,7 +54,12 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
           siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
         )
       if (!stack) return []
-      await restoreGroups(core)
+      // Once per process (every changing operation starts the runtime first): groups are lost only with the machine.
+      restored ??= restoreGroups(core).catch((error) => {
+        restored = null
+        throw error
+      })
+      await restored
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
       const ended = await core.locked(() =>
         acrossProcesses(mastersLock, async () =>

@@ -178,7 +178,7 @@ export function siteGroups(
     for (const dir of bases) await mkdir(dir, { recursive: true })
     if (v2Base && v2Enabled.size > 0) {
       const control = join(v2Base, 'cgroup.subtree_control')
-      const has = new Set((await readText(control)).split(/\s+/))
+      const has = new Set((await readText(control).catch(() => '')).split(/\s+/))
       const lacking = [...v2Enabled].filter((name) => !has.has(name))
       if (lacking.length > 0) await writeFile(control, lacking.map((name) => `+${name}`).join(' '))
     }
@@ -209,14 +209,22 @@ export function siteGroups(
       const limit = join(dir, 'memory.limit_in_bytes')
       const withSwap = join(dir, 'memory.memsw.limit_in_bytes')
       const value = bytes === null ? '-1' : String(bytes)
-      // memsw (memory and swap together) may never be below the memory limit: raised first, lowered last.
-      if (!existsSync(withSwap)) await writeFile(limit, value)
-      else if (bytes === null || bytes > (await readNumber(limit))) {
-        await writeFile(withSwap, value)
-        await writeFile(limit, value)
-      } else {
-        await writeFile(limit, value)
-        await writeFile(withSwap, value)
+      try {
+        // memsw (memory and swap together) may never be below the memory limit: raised first, lowered last.
+        if (!existsSync(withSwap)) await writeFile(limit, value)
+        else if (bytes === null || bytes > (await readNumber(limit))) {
+          await writeFile(withSwap, value)
+          await writeFile(limit, value)
+        } else {
+          await writeFile(limit, value)
+          await writeFile(withSwap, value)
+        }
+      } catch (error) {
+        // v1 refuses a limit below what the group holds and cannot reclaim (v2 kills inside the group instead).
+        if ((error as NodeJS.ErrnoException).code !== 'EBUSY') throw error
+        throw new Error(
+          `Site ${siteId} holds more memory than its new limit of ${memoryMB} MB and the kernel could not reclaim it: tried again later`,
+        )
       }
     }
   }
@@ -257,7 +265,9 @@ export function siteGroups(
   const endByFreezer = async (dir: string, siteId: string) => {
     const state = join(dir, 'freezer.state')
     await writeFile(state, 'FROZEN')
-    const frozenBy = Date.now() + 1_000
+    // A task in the middle of a fork can hold the group in FREEZING for a while: kill what is listed anyway, and go
+    // round again (what it forked is in the group, and listed next time).
+    const frozenBy = Date.now() + 100
     while ((await readText(state)) !== 'FROZEN' && Date.now() < frozenBy) await Bun.sleep(2)
     killAll(await members(siteId))
     await writeFile(state, 'THAWED')

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from '../../../../hosts/testing/index.ts'
 import type { NodeService, NodeSite, SiteSpec } from '../contract.ts'
+import { nodeCommand, runOperation } from '../operations.ts'
 import {
   eventually,
   never,
@@ -72,7 +73,7 @@ const site = siteSpec({
   id: `site_limits_${suffix}`,
   handle: `limits-${suffix}`,
   domain: `limits-${suffix}.example.com`,
-  cpuPercent: 50,
+  cpuPercent: 20,
   memoryMB: 96,
   processes: 40,
 })
@@ -132,9 +133,10 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     const [read] = await runtime.resources([site.id, 'site_not_here'])
     console.info(`resources: cpu ${read?.cpu.used}% of ${read?.cpu.limit}%, ${read?.processes.used} tasks`)
     expect(read?.siteId).toBe(site.id)
-    expect(read?.cpu.limit).toBe(50)
-    expect(read?.cpu.used).toBeLessThanOrEqual(50 * 1.1 + 2)
-    expect(read?.cpu.used).toBeGreaterThan(10)
+    expect(read?.cpu.limit).toBe(20)
+    // At most the share; on a loaded machine possibly less, never nothing.
+    expect(read?.cpu.used).toBeLessThanOrEqual(20 * 1.1 + 2)
+    expect(read?.cpu.used).toBeGreaterThan(2)
     expect(read?.cpu.hits24h).toBeGreaterThan(0)
     expect(read?.processes.used).toBeLessThanOrEqual(40)
     expect(read?.processes.hits24h).toBeGreaterThan(0)
@@ -143,19 +145,31 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     expect(read?.disk.limit).toBe(500 * 1024 * 1024)
     expect(read?.disk.used).toBeGreaterThan(0)
     expect(read?.cpu.enforced && read.memory.enforced && read.processes.enforced).toBe(true)
+    // The same through the node's read-only operation, as the panel asks it of the local node and of agents.
+    const answered = await runOperation(
+      { runtime },
+      nodeCommand('resources', { siteIds: [site.id] }),
+      never(),
+    )
+    expect(answered.map((each) => each.siteId)).toEqual([site.id])
+    const all = await runOperation({ runtime }, nodeCommand('resources', {}), never())
+    expect(all.map((each) => each.siteId)).toContain(site.id)
+    await expect(
+      runOperation({ runtime }, nodeCommand('resources', { siteIds: 'x' as never }), never()),
+    ).rejects.toMatchObject({ code: 'invalid_site_ids' })
     // Kept by the hour in the node's data directory.
     const kept = JSON.parse(readFileSync(join(layout.resources, `${site.id}.json`), 'utf8'))
     expect(Object.keys(kept.hours)).toContain(new Date().toISOString().slice(0, 13))
   }, 20_000)
 
   test('updated with other limits, the group holds them at once, for what already runs', async () => {
-    await runtime.update({ ...site, cpuPercent: 10, processes: 60 }, never())
+    await runtime.update({ ...site, cpuPercent: 5, processes: 60 }, never())
     await runtime.resources([site.id])
     await Bun.sleep(2_000)
     const [read] = await runtime.resources([site.id])
     console.info(`resources after update: cpu ${read?.cpu.used}% of ${read?.cpu.limit}%`)
-    expect(read?.cpu.limit).toBe(10)
-    expect(read?.cpu.used).toBeLessThanOrEqual(10 * 1.1 + 2)
+    expect(read?.cpu.limit).toBe(5)
+    expect(read?.cpu.used).toBeLessThanOrEqual(5 * 1.1 + 2)
     expect(read?.processes.limit).toBe(60)
   }, 20_000)
 
@@ -181,9 +195,9 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     const again = createSiteRuntime(settings)
     await again.start()
     for (const dir of groupDirs()) expect(existsSync(dir)).toBe(true)
-    // Unsuspended with the spec's 50 %: what state.json recorded last.
+    // Unsuspended with the spec's 20 %: what state.json recorded last.
     const [read] = await again.resources([site.id])
-    expect(read?.cpu.limit).toBe(50)
+    expect(read?.cpu.limit).toBe(20)
     const quota = groupDirs()
       .flatMap((dir) => ['cpu.max', 'cpu.cfs_quota_us'].map((file) => join(dir, file)))
       .find((file) => existsSync(file))
@@ -191,7 +205,7 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
       readFileSync(quota ?? '', 'utf8')
         .trim()
         .split(' ')[0],
-    ).toBe('50000')
+    ).toBe('20000')
   })
 
   test('deleted, nothing of it runs and its group and hit counts are gone', async () => {

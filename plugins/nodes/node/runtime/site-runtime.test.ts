@@ -97,11 +97,12 @@ describe('the masters', () => {
       setup: 'npm run agent -- setup',
       // Its masters run: it serves now.
       readiness: { ready: true, reasons: [] },
-      // The groups' kinds (site-groups.test.ts), and disk quotas on an image per site where it runs as root.
+      // Which limits it enforces: whatever this machine's kernel offers, said for every kind; disk quotas on an image
+      // per site where it runs as root.
       limits: {
-        cpu: expect.any(Object),
-        memory: expect.any(Object),
-        processes: expect.any(Object),
+        cpu: { enforced: expect.any(Boolean), how: expect.any(String) },
+        memory: { enforced: expect.any(Boolean), how: expect.any(String) },
+        processes: { enforced: expect.any(Boolean), how: expect.any(String) },
         disk:
           process.getuid?.() === 0
             ? { enforced: true, how: 'ext4 image per site (loop device)' }
