@@ -295,6 +295,15 @@ echo intdiv($written, 1048576), ' ', $flushed ? 'flushed' : 'refused', ' ', erro
     expect(await mountAt(legacyPaths.home)).toBeNull()
     expect(existsSync(legacyPaths.image)).toBe(false)
     expect(readFileSync(join(legacyPaths.htdocs, 'page.html'), 'utf8')).toBe('mine')
+    // A home already past the quota asked is not moved: refused before the site is unserved, nothing changed.
+    writeFileSync(join(legacyPaths.htdocs, 'large.bin'), new Uint8Array(3 * MiB))
+    await expect(runtime.update({ ...legacy, diskMB: 2 }, never())).rejects.toMatchObject({
+      code: 'disk_quota_below_use',
+    })
+    expect(await mountAt(legacyPaths.home)).toBeNull()
+    expect(existsSync(legacyPaths.image)).toBe(false)
+    expect((await request(port, legacy.domain, '/page.html')).status).toBe(200)
+    rmSync(join(legacyPaths.htdocs, 'large.bin'))
     await runtime.update({ ...legacy, diskMB: 25 }, never())
     expect(await mountAt(legacyPaths.home)).not.toBeNull()
     expect(readFileSync(join(legacyPaths.htdocs, 'page.html'), 'utf8')).toBe('mine')

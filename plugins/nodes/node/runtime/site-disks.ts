@@ -8,7 +8,7 @@
 // Every step is safe to stop anywhere and to repeat: an image is named `<site id>.ext4` only once it holds the
 // site's whole home, and a home that is a populated plain directory is always the site's truth.
 
-import { chmod, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises'
+import { chmod, mkdir, readdir, rename, rm, rmdir, stat, statfs } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type LimitEnforcement, NodeFailure } from '../contract.ts'
 import { run } from './commands.ts'
@@ -96,24 +96,37 @@ async function moveOntoImage(
   release: Release,
   signal: AbortSignal,
 ): Promise<void> {
-  const used = await homeBytes(paths.home, signal)
-  if (used > quotaBytes) throw belowUse(paths.id, used, quotaBytes)
   const staged = `${paths.image}.new`
   const stage = join(layout.disks, `${paths.id}.new`)
   await unmount(stage, signal)
   await makeImage(staged, quotaBytes + rootReserveBytes, signal)
-  await release()
   await mkdir(stage, { recursive: true, mode: 0o700 })
   await tool(['mount', '-t', 'ext4', '-o', 'loop,nosuid,nodev', staged, stage], signal)
   try {
+    // What the home takes in whole blocks and inodes (du's, as the new filesystem will count them), against what
+    // the new one has free: a home that would not fit is refused here, before the site is unserved.
+    const blocks = await run(['du', '-s', '-B1', '-P', '-x', '--', paths.home], {
+      signal,
+      timeoutMs: 300_000,
+    })
+    const inodes = await run(['du', '-s', '--inodes', '-P', '-x', '--', paths.home], {
+      signal,
+      timeoutMs: 300_000,
+    })
+    const used = Number(blocks.stdout.split('\t')[0])
+    const files = Number(inodes.stdout.split('\t')[0])
+    const free = await statfs(stage)
+    if (!(used <= Math.min(quotaBytes, free.bavail * free.bsize)) || !(files <= free.ffree)) {
+      await rm(staged, { force: true })
+      throw belowUse(paths.id, Number.isFinite(used) ? used : quotaBytes + 1, quotaBytes)
+    }
+    await release()
     const copied = await run(['cp', '-a', '--', `${paths.home}/.`, `${stage}/`], {
       signal,
       timeoutMs: 3_600_000,
     })
-    if (copied.code !== 0) {
-      if (/No space left/.test(copied.stderr)) throw belowUse(paths.id, used, quotaBytes)
+    if (copied.code !== 0)
       throw new Error(`Copying ${paths.home} onto its image failed: ${copied.stderr.trim()}`)
-    }
     await rmdir(join(stage, 'lost+found')).catch(() => {})
   } finally {
     await unmount(stage, signal)
