@@ -10,7 +10,7 @@ import { startServices } from './node-services.ts'
 import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
-import { applySite, removeSite, restoreGroups } from './site-changes.ts'
+import { applySite, removeSite, restoreGroup, restoreGroups } from './site-changes.ts'
 import { settleSiteDisks } from './site-disk-start.ts'
 import { siteHttps } from './site-https.ts'
 import { siteResources } from './site-resources.ts'
@@ -34,6 +34,10 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const https = siteHttps(core)
   const services = () => core.parts().services
   const resources = siteResources(core)
+  const groups = {
+    enter: core.groups.enter,
+    restore: (siteId: string) => restoreGroup(core, siteId),
+  }
   /** Whether the masters should run: since start(), until stop(). A watch starts again only what should run. */
   let wanted = false
   // What the last start of the masters threw (the watch's too), told in the node's readiness until one succeeds.
@@ -163,9 +167,9 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await putChallengeFile(layout, challenge, signal)
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
-    call: siteCalls(layout, core.groups, services),
+    call: siteCalls(layout, groups, services),
     nodeCall: nodeCalls(services),
-    startServices: (log, only = services()) => startServices(layout, core.groups, only, log),
+    startServices: (log, only = services()) => startServices(layout, groups, only, log),
     report: (site) => reportOf(core, site),
     inventory: () => inventoryOf(core),
     disk: () => diskOf(core),

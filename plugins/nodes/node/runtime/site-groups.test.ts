@@ -118,6 +118,13 @@ describe.skipIf(!usable)('sites’ groups in this machine’s kernel', () => {
     expect(lines.at(-1)).toBe(String(uid))
   })
 
+  test('a name that is not a site id names no group: nothing is entered, made or ended outside the base', async () => {
+    for (const name of ['..', '../..', 'a/b', '.', ''])
+      expect(() => groups.enter(name, ['true'])).toThrow('not a site id')
+    await expect(groups.apply({ id: '..' })).rejects.toThrow('not a site id')
+    await expect(groups.end('../x')).rejects.toThrow('not a site id')
+  })
+
   test('a site without a group runs nothing: entering fails before the program starts', async () => {
     const child = Bun.spawn(groups.enter(`absent-${suffix}`, ['/bin/echo', 'ran']), {
       stdout: 'pipe',

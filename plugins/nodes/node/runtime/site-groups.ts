@@ -14,6 +14,7 @@ import {
   type V1Controller,
   v2Controllers,
 } from './cgroup-hierarchy.ts'
+import { isSafeSiteId } from './site-spec.ts'
 
 /** What a site's group counts, read from the kernel: cumulative counters, and use now. */
 export interface GroupUsage {
@@ -58,6 +59,8 @@ export interface SiteGroups {
   end(siteId: string): Promise<void>
   /** Ends the site's processes and removes its group (and the runtime's base, once it holds no site). */
   remove(siteId: string): Promise<void>
+  /** Whether the site's group is there in every hierarchy (true where groups are not available: nothing to make). */
+  has(siteId: string): boolean
   /** The pids in the site's group now (empty when it has none). */
   members(siteId: string): Promise<number[]>
   /** What the site's group counts, or null when it has none. */
@@ -168,7 +171,12 @@ export function siteGroups(
   }
   const available = () => root && plan().bases.length > 0
   const siteDir = (baseDir: string, siteId: string) => join(baseDir, siteId)
-  const dirsOf = (siteId: string) => plan().bases.map((baseDir) => siteDir(baseDir, siteId))
+  const dirsOf = (siteId: string) => {
+    // Root writes in these directories: a name that could climb out of the base is never one.
+    if (!isSafeSiteId(siteId))
+      throw new Error(`No site group for ${JSON.stringify(String(siteId).slice(0, 140))}: not a site id`)
+    return plan().bases.map((baseDir) => siteDir(baseDir, siteId))
+  }
   /** The group whose `cgroup.procs` lists every member: the v2 one, else the first v1 one. */
   const listing = (siteId: string) => dirsOf(siteId)[0] ?? null
 
@@ -314,6 +322,7 @@ export function siteGroups(
     async ensure(site) {
       if (available() && !dirsOf(site.id).every((dir) => existsSync(dir))) await apply(site)
     },
+    has: (siteId) => !available() || dirsOf(siteId).every((dir) => existsSync(dir)),
     enter(siteId, argv) {
       if (!available()) return ['/bin/sh', '-c', 'ulimit -c 0 && exec "$@"', 'plinth-site', ...argv]
       const procs = dirsOf(siteId).map((dir) => join(dir, 'cgroup.procs'))
