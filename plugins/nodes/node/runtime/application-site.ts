@@ -27,6 +27,7 @@ export function applicationSite(
       state: previous?.state ?? 'active',
       user,
       diskMB: site.diskMB,
+      image: paths.image,
       enter: (argv) => groups.enter(site.id, argv),
     }),
     spec: site,

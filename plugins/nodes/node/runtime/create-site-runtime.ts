@@ -11,6 +11,7 @@ import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
 import { applySite, removeSite, restoreGroup, restoreGroups } from './site-changes.ts'
+import { settleSiteDisks } from './site-disk-start.ts'
 import { siteHttps } from './site-https.ts'
 import { siteResources } from './site-resources.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
@@ -44,10 +45,18 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   /** The sites' groups made again from their `state.json`, at the first start. */
   let restored: Promise<void> | null = null
   const readiness = () => readinessOf(core, lastFailure)
-  /** The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. */
-  const start = async (): Promise<number[]> => {
+  /**
+   * The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. With
+   * `disks`, every site's filesystem is mounted (and plain homes with a quota moved onto theirs) first, once the
+   * data directory is known to be the runtime's own.
+   */
+  const start = async (disks = false): Promise<number[]> => {
     try {
       const stack = await core.serving()
+      if (disks)
+        await settleSiteDisks(core, (site, signal) =>
+          siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
+        )
       if (!stack) return []
       // Once per process (every changing operation starts the runtime first): groups are lost only with the machine.
       restored ??= restoreGroups(core).catch((error) => {
@@ -73,7 +82,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     readiness,
     async start() {
       wanted = true
-      await start()
+      // Every site's filesystem mounted (and plain homes moved onto theirs) before anything serves them.
+      await start(true)
     },
     async stop() {
       wanted = false

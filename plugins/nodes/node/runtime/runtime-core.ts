@@ -1,7 +1,7 @@
 // What every part of the site runtime shares: its paths, the programs it found, whether it serves, its locks, the
 // serving stack (made once, when it first serves), and the checked change of a master's configuration.
 
-import type { SiteApplication, SiteSpec } from '../contract.ts'
+import type { LimitEnforcement, SiteApplication, SiteSpec } from '../contract.ts'
 import { type Binaries, findBinaries } from './binaries.ts'
 import type { ConfiguredMaster } from './configured-master.ts'
 import { type RuntimeLayout, runtimeLayout, type SiteLayout } from './layout.ts'
@@ -9,6 +9,7 @@ import { serialized } from './lock.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
 import { certificateFiles } from './site-certificates.ts'
+import { diskEnforcement } from './site-disks.ts'
 import { type SiteGroups, siteGroups } from './site-groups.ts'
 import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
 import type { SiteState } from './site-state.ts'
@@ -51,6 +52,8 @@ export interface RuntimeCore {
   blockOf(site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served): string
   /** The application of `kind` the node's modules offer, or undefined. */
   applicationOf(kind: string): SiteApplication | undefined
+  /** Whether sites' disk quotas are enforced (an ext4 image per site), probed once; or why not. */
+  diskEnforcement(): Promise<LimitEnforcement>
 }
 
 /** The core over `settings.dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
@@ -120,5 +123,11 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
         certificate: served.certificate === null ? null : certificateFiles(paths, served.certificate),
       }),
     applicationOf,
+    diskEnforcement: () =>
+      diskEnforcement(layout, {
+        root,
+        serving: servable && root,
+        setup: settings.setupCommand ?? 'npm run agent -- setup',
+      }),
   }
 }

@@ -66,6 +66,7 @@ export async function nodeSiteOf(
     state: state.state,
     user: current,
     diskMB: state.diskMB,
+    image: join(layout.disks, `${siteId}.ext4`),
     enter: (argv) => groups.enter(siteId, argv),
   })
 }

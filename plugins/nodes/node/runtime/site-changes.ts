@@ -10,6 +10,7 @@ import { forgetHits } from './limit-hits.ts'
 import { poolConfig } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
+import { ensureSiteDisk, mountSiteDisk, removeSiteDisk } from './site-disks.ts'
 import { ensureHome, existingKind } from './site-home.ts'
 import { isSafeSiteId } from './site-spec.ts'
 import { readSiteState, recordedSpec, type SiteState, siteState, stateFile } from './site-state.ts'
@@ -17,8 +18,8 @@ import { nextSiteId, siteIdRange } from './site-uids.ts'
 import { endProcessesOf, ensureSiteUser, removeSiteUser, type UnixUser } from './unix-users.ts'
 
 /**
- * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, home,
- * content, pool, server block, then state. Going active the pool comes before the block that sends to it;
+ * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, disk,
+ * home, content, pool, server block, then state. Going active the pool comes before the block that sends to it;
  * suspending, the block answers 503 before the pool goes.
  */
 export async function applySite(
@@ -34,6 +35,8 @@ export async function applySite(
   await mkdir(layout.sites, { recursive: true })
   await mkdir(layout.nginx.sites, { recursive: true })
   await existingKind(paths.home)
+  // Its state is on its image, when it has one.
+  await mountSiteDisk(paths, signal)
   const previous = await readSiteState(paths.state)
   const user =
     core.unixUsers && stack
@@ -47,6 +50,19 @@ export async function applySite(
   // limit holds at once for what already runs.
   if (user) await core.groups.apply(site)
   const web = stack?.web
+  // What holds the site's files when its filesystem must be unmounted (moved onto an image, resized where the
+  // kernel does not do it mounted): unserved (nginx keeps its logs open), its pool and processes ended. The steps
+  // below serve it again.
+  const release = async () => {
+    if (stack) {
+      await core.change(stack.nginx, paths.serverBlock, null, signal)
+      await core.change(stack.phpFpm, paths.pool, null, signal)
+      await rm(paths.socket, { force: true })
+    }
+    if (user) await endSiteProcesses(core, site.id, user)
+  }
+  const disks = await core.diskEnforcement()
+  await ensureSiteDisk(layout, paths, site.diskMB, disks.enforced, release, signal)
   await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)
   const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
   // A run killed between writing a file and renaming it left its temporary file; the repeat clears it away.
@@ -143,6 +159,8 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })
   await forgetHits(layout.resources, site.id)
+  // Its filesystem unmounted (its processes ended with its user) and its image removed.
+  await removeSiteDisk(layout, paths, signal)
   // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.
   const parked = join(layout.trash, site.id)
   if (exists) {

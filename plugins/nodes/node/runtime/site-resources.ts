@@ -11,8 +11,8 @@ import {
   type SiteResources,
 } from '../contract.ts'
 import { type HitCounts, recordHits } from './limit-hits.ts'
-import { homeBytes } from './node-site.ts'
 import type { RuntimeCore } from './runtime-core.ts'
+import { siteDiskUse } from './site-disks.ts'
 import type { GroupUsage } from './site-groups.ts'
 import { isSafeSiteId } from './site-spec.ts'
 import { readSiteState, type SiteState } from './site-state.ts'
@@ -72,7 +72,12 @@ export function siteResources(core: RuntimeCore) {
       hits24h,
       enforced: enforcement[kind].enforced,
     })
-    const disk = await homeBytes(join(layout.sites, siteId), AbortSignal.timeout(300_000)).catch(() => 0)
+    // The filesystem's own count for a site on its image (its quota enforced), `du` for a plain home (not).
+    const disk = await siteDiskUse(
+      join(layout.sites, siteId),
+      join(layout.disks, `${siteId}.ext4`),
+      AbortSignal.timeout(300_000),
+    ).catch(() => ({ bytes: 0, enforced: false }))
     return {
       siteId,
       at: new Date().toISOString(),
@@ -84,7 +89,13 @@ export function siteResources(core: RuntimeCore) {
         hits.memory,
       ),
       processes: use('processes', usage?.tasks ?? 0, state.processes ?? null, hits.processes),
-      disk: use('disk', disk, state.diskMB === null ? null : state.diskMB * mb, 0),
+      // ext4 counts no refused writes: a full filesystem is seen, its ENOSPC are not.
+      disk: {
+        used: disk.bytes,
+        limit: state.diskMB === null ? null : state.diskMB * mb,
+        hits24h: 0,
+        enforced: disk.enforced,
+      },
     }
   }
 
