@@ -10,18 +10,20 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
+  cgroupOf,
   createTestPanel,
   expectFieldProblem,
   expectProblem,
   freePort,
+  processesOfUid,
   removeNodeLeftovers,
+  siteGroupPath,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
-import { cgroupOf, processesOfUid, siteGroupPath } from '../nodes/node/testing/serving.ts'
 import type { Site } from '../sites/contract.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { SftpUser } from './contract.ts'

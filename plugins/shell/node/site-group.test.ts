@@ -4,21 +4,22 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync } from 'node:fs'
-import { freePort, removeNodeLeftovers } from '../../../hosts/testing/index.ts'
 import {
   cgroupOf,
   eventually,
+  freePort,
   never,
   nodeWith,
   type PlinthNode,
   processesOfUid,
   processesRunning,
+  removeNodeLeftovers,
   servingDataDir,
   sh,
   siteGroupPath,
   sitePaths,
   siteSpec,
-} from '../../nodes/node/testing/serving.ts'
+} from '../../../hosts/testing/index.ts'
 import shellNodeModule from './index.ts'
 
 const dataDir = servingDataDir('plinth-shell-group-')

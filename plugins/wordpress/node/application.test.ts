@@ -17,11 +17,11 @@ import {
   requestSite as request,
   servingDataDir,
   sh,
+  siteGroupCpuNanos,
   sitePaths,
   siteSpec,
 } from '../../../hosts/testing/index.ts'
 import type { SiteSpec } from '../../nodes/node/contract.ts'
-import { siteGroupCpuNanos } from '../../nodes/node/testing/serving.ts'
 import type { WordPressAppSettings } from './app-settings.ts'
 import wordpressNodeModule from './index.ts'
 
