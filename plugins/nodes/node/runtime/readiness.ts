@@ -1,5 +1,6 @@
-// Whether the runtime serves its sites now: its nginx and PHP-FPM running, or why not (a program missing, the sites'
-// port taken by another program, a master that would not start), read from their pid files, so cheap to ask often.
+// Whether the runtime serves its sites now: its nginx running and PHP-FPM installed, or why not (a program missing,
+// the sites' port taken by another program, an nginx that would not start), read from its pid file, so cheap to ask
+// often. The sites' PHP-FPM masters are each its site's: one that will not start fails that site, not the node.
 
 import type { NodeReadiness, NodeUnreadiness } from '../contract.ts'
 import type { RuntimeCore } from './runtime-core.ts'
@@ -51,9 +52,7 @@ export async function readinessOf(core: RuntimeCore, lastFailure: string | null)
   let down: string[]
   try {
     const stack = await core.servingStack()
-    down = stack
-      ? [stack.phpFpm, stack.nginx].filter((m) => m.running() === null).map((m) => m.spec.name)
-      : []
+    down = stack ? [stack.nginx].filter((m) => m.running() === null).map((m) => m.spec.name) : []
   } catch (error) {
     return { ready: false, reasons: [startFailureReason((error as Error).message)] }
   }

@@ -6,18 +6,18 @@ import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { siteLayout } from './layout.ts'
-import { poolConfig } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
 import { ensureHome, existingKind } from './site-home.ts'
+import { ensureSitePhp, removeSitePhp } from './site-php.ts'
 import { readSiteState, type SiteState, siteState, stateFile } from './site-state.ts'
 import { nextSiteId, siteIdRange } from './site-uids.ts'
-import { endProcessesOf, ensureSiteUser, removeSiteUser } from './unix-users.ts'
+import { endProcessesOf, ensureSiteUser, findUser, removeSiteUser } from './unix-users.ts'
 
 /**
  * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, home,
- * content, pool, server block, then state. Going active the pool comes before the block that sends to it;
- * suspending, the block answers 503 before the pool goes.
+ * content, PHP-FPM master, server block, then state. Going active the master runs before the block that sends to
+ * it; suspending, the block answers 503 before the master stops.
  */
 export async function applySite(
   core: RuntimeCore,
@@ -69,23 +69,19 @@ export async function applySite(
 
   const block = core.blockOf(site, paths, stack, { state, app, certificate })
   if (stack) {
-    const pool =
-      state === 'active'
-        ? poolConfig(site, { paths, unixUser: user?.name ?? null, webUser: web?.name ?? null })
-        : null
-    if (pool) await core.change(stack.phpFpm, paths.pool, pool, signal)
+    // The site's own master: a change reloads it alone, never another site's.
+    if (state === 'active') await ensureSitePhp(stack, site, paths, user, signal)
     await core.change(stack.nginx, paths.serverBlock, block, signal)
-    if (!pool) {
-      await core.change(stack.phpFpm, paths.pool, null, signal)
-      await rm(paths.socket, { force: true })
-      // What the site's code started outside its pool ends with it.
+    if (state !== 'active') {
+      await removeSitePhp(stack, paths, user, true)
+      // What the site's code started outside its master ends with it.
       if (user) await endProcessesOf(user)
     }
   } else await writeFileAtomic(paths.serverBlock, block, signal)
   await record(app)
 }
 
-/** Removes pool, server block, Unix user, certificate, files and logs: unserved first, files last. */
+/** Removes master, server block, Unix user, certificate, files and logs: unserved first, files last. */
 export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: AbortSignal): Promise<void> {
   const { layout } = core
   signal.throwIfAborted()
@@ -96,8 +92,8 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
   // Unserved first, then its processes and user, then its files: nothing half-deleted is ever served.
   if (stack) {
     await core.change(stack.nginx, paths.serverBlock, null, signal)
-    await core.change(stack.phpFpm, paths.pool, null, signal)
-    await rm(paths.socket, { force: true })
+    const user = core.unixUsers ? await findUser(previous?.unixUser ?? paths.user) : null
+    await removeSitePhp(stack, paths, user, false)
     if (core.unixUsers) await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })

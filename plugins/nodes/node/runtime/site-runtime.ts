@@ -3,6 +3,7 @@
 // certificate), and ACME HTTP-01 answers, served by an nginx and a PHP-FPM master of its own with their
 // configuration under its data directory, so it never fights a system nginx.
 
+import type { RotationPolicy } from './log-rotation.ts'
 import type {
   AcmeChallenge,
   NodeCapabilities,
@@ -44,6 +45,8 @@ export interface RuntimeSettings {
   readonly parts?: () => RuntimeParts
   /** The command that installs what the node lacks, as its capabilities tell it. Default `npm run agent -- setup`. */
   readonly setupCommand?: string
+  /** When the watch rotates nginx's and the sites' PHP-FPM logs, and how many it keeps. Default 10 MiB, 3. */
+  readonly logRotation?: RotationPolicy
 }
 
 /** What a runtime can run on this machine, as the node reports it. */
