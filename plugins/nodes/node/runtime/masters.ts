@@ -280,7 +280,8 @@ export async function reloadMaster(spec: MasterSpec, running: number): Promise<v
       const said = textSince(spec.log, offset)
       const failure = said.split('\n').find((line) => spec.failed.test(line))
       if (failure) throw new Error(`${spec.name} refused the new configuration: ${failure.trim()}`)
-      if (!processInfo(pid)) throw new Error(`${spec.name} died while reloading: ${lastLines(said)}`)
+      // Not processInfo: while the master runs itself again (PHP-FPM's reload), /proc may fail to read it an instant.
+      if (!exists(pid)) throw new Error(`${spec.name} died while reloading: ${lastLines(said)}`)
       if (!spec.ready.test(said)) return undefined
       // Workers of the old configuration close their sockets once they start shutting down.
       const old = before.filter((child) => {
@@ -291,6 +292,16 @@ export async function reloadMaster(spec: MasterSpec, running: number): Promise<v
     },
     () => new Error(`${spec.name} did not finish reloading within 15 s (see ${spec.log})`),
   )
+}
+
+/** Whether a process `pid` exists (a zombie included). */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
 }
 
 /** Sends `name` to `pid`; one that ended meanwhile needs nothing more. */

@@ -211,6 +211,8 @@ export function createSiteMaster(
     testArgv: [...argv, '-t'],
     pendingFile: `${paths.fpm.dir}/reload-pending`,
     refusedCode: 'php_fpm_config_refused',
+    // Read by the master, the site's user, through its folder (root's, the site's group alone passes).
+    fileMode: 0o644,
   })
 }
 

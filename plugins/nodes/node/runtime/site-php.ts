@@ -54,7 +54,7 @@ export async function ensureSitePhp(
 ): Promise<ConfiguredMaster> {
   const master = stack.siteMaster(paths, user)
   await prepareFiles(paths, user, stack.web?.gid ?? null)
-  await master.put(paths.pool, siteFpmConfig(site, { paths }), signal, 0o644)
+  await master.put(paths.pool, siteFpmConfig(site, { paths }), signal)
   if (master.running() === null) await master.start()
   else await master.applyPending()
   return master
