@@ -12,8 +12,10 @@ import { createSharedPhpFpm } from './php-fpm.ts'
 import { moveOffSharedMaster } from './php-upgrade.ts'
 import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
+import type { ServingStack } from './serving-stack.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
 import { applySite, removeSite } from './site-changes.ts'
+import { siteHttps } from './site-https.ts'
 import {
   activeSites,
   type SiteMastersStarted,
@@ -21,14 +23,10 @@ import {
   startSiteMasters,
   stopSiteMasters,
 } from './site-masters.ts'
-import type { ServingStack } from './serving-stack.ts'
-import { siteHttps } from './site-https.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
 /** How often a watched runtime looks whether its masters still run (reading their pid files and /proc). */
 const watchEveryMs = 2_000
-/** How often it looks whether the masters' logs need rotating. */
-const rotateEveryMs = 60_000
 
 /**
  * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
@@ -117,9 +115,11 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       const look = async () => {
         const stack = wanted ? await core.servingStack()?.catch(() => null) : null
         if (!stack) return
-        if (Date.now() - lastRotation >= rotateEveryMs) {
+        if (Date.now() - lastRotation >= (rotation.everyMs ?? 60_000)) {
           lastRotation = Date.now()
-          await rotateLogs(stack).catch((error) => log('error', { err: String(error) }, 'rotating the logs failed'))
+          await rotateLogs(stack).catch((error) =>
+            log('error', { err: String(error) }, 'rotating the logs failed'),
+          )
         }
         if (stack.nginx.running() === null && Date.now() >= notBefore) {
           try {
@@ -129,12 +129,20 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
             lastFailure = null
             failing = ''
             pause = 0
-            log('warn', { masters: ['nginx'], ended }, `nginx had stopped (killed?): ${ended.length} leftover processes ended, started again`)
+            log(
+              'warn',
+              { masters: ['nginx'], ended },
+              `nginx had stopped (killed?): ${ended.length} leftover processes ended, started again`,
+            )
           } catch (error) {
             lastFailure = (error as Error).message
             // Said once per reason, not every two seconds.
             if (String(error) !== failing)
-              log('error', { err: String(error) }, 'the sites’ nginx had stopped and could not be started again')
+              log(
+                'error',
+                { err: String(error) },
+                'the sites’ nginx had stopped and could not be started again',
+              )
             failing = String(error)
             pause = Math.min(Math.max(pause * 2, watchEveryMs), 60_000)
             notBefore = Date.now() + pause
@@ -149,13 +157,25 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
         const repaired = down.filter((site) => !failedIds.has(site.id)).map((site) => site.id)
         for (const id of repaired) siteFailing.delete(id)
         if (repaired.length > 0)
-          log('warn', { sites: repaired, ended }, `${repaired.length} sites' PHP-FPM had stopped (killed?): started again`)
+          log(
+            'warn',
+            { sites: repaired, ended },
+            `${repaired.length} sites' PHP-FPM had stopped (killed?): started again`,
+          )
         for (const failure of failed) {
           const before = siteFailing.get(failure.siteId)
           if (before?.error !== failure.error)
-            log('error', failure, `site ${failure.siteId}'s PHP-FPM had stopped and could not be started again`)
+            log(
+              'error',
+              failure,
+              `site ${failure.siteId}'s PHP-FPM had stopped and could not be started again`,
+            )
           const sitePause = Math.min(Math.max((before?.pause ?? 0) * 2, watchEveryMs), 60_000)
-          siteFailing.set(failure.siteId, { error: failure.error, pause: sitePause, notBefore: Date.now() + sitePause })
+          siteFailing.set(failure.siteId, {
+            error: failure.error,
+            pause: sitePause,
+            notBefore: Date.now() + sitePause,
+          })
         }
       }
       const timer = setInterval(() => {

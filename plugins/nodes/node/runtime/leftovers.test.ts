@@ -43,8 +43,18 @@ const sitePaths = siteLayout(layout, site)
 const fpmMaster = () => childrenOf(pidIn(sitePaths.fpm.pid) ?? 0)[0] ?? 0
 const siteMasterSpec = () => {
   const [, , uid, gid] = sh(['getent', 'passwd', sitePaths.user]).stdout.trim().split(':')
-  const settings = { binary: findBinaries().phpFpm ?? 'php-fpm', layout, webUser: 'www-data', enter: (_: string, argv: readonly string[]) => [...argv] }
-  return createSiteMaster(settings, sitePaths, { name: sitePaths.user, uid: Number(uid), gid: Number(gid), home: sitePaths.home }).spec
+  const settings = {
+    binary: findBinaries().phpFpm ?? 'php-fpm',
+    layout,
+    webUser: 'www-data',
+    enter: (_: string, argv: readonly string[]) => [...argv],
+  }
+  return createSiteMaster(settings, sitePaths, {
+    name: sitePaths.user,
+    uid: Number(uid),
+    gid: Number(gid),
+    home: sitePaths.home,
+  }).spec
 }
 const alive = (pids: readonly number[]) => pids.filter((pid) => processInfo(pid) !== null)
 /** The other runtime's masters and workers: they must come through every test untouched. */
@@ -178,7 +188,8 @@ describe('a master killed alone', () => {
       }
     })()
     // Each change of the site's PHP settings reloads its master (SIGUSR2).
-    for (const allowFunctions of [['exec'], [], ['exec']]) await runtime.update({ ...site, allowFunctions }, never())
+    for (const allowFunctions of [['exec'], [], ['exec']])
+      await runtime.update({ ...site, allowFunctions }, never())
     polling = false
     await poll
     expect(pidIn(sitePaths.fpm.pid)).toBe(master)

@@ -5,13 +5,15 @@
 
 import { chmod, chown, open, rename, rm, stat } from 'node:fs/promises'
 
-/** How big a log grows before it is rotated, and how many rotated ones are kept. */
+/** How big a log grows before it is rotated, how many rotated ones are kept, and how often sizes are looked at. */
 export interface RotationPolicy {
   readonly maxBytes: number
   readonly keep: number
+  /** At most once per this many ms (the watch's every look when 0). Default a minute. */
+  readonly everyMs?: number
 }
 
-export const defaultRotation: RotationPolicy = { maxBytes: 10 * 1024 * 1024, keep: 3 }
+export const defaultRotation: RotationPolicy = { maxBytes: 10 * 1024 * 1024, keep: 3, everyMs: 60_000 }
 
 /**
  * Rotates `path` when it passed the policy's size, then calls `reopen` (which signals its master); answers whether

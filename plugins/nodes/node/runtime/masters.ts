@@ -204,11 +204,15 @@ const sizeOf = (path: string) => {
   }
 }
 
-/** What `path` gained after `offset` (its last 64 KiB at most). */
+/**
+ * What `path` gained after `offset` (its last 64 KiB at most); all of it when it is now shorter than `offset` (the
+ * runtime's watch rotated it meanwhile: what the master said since is in the new file).
+ */
 function textSince(path: string, offset: number): string {
   try {
     const buffer = readFileSync(path)
-    return buffer.subarray(Math.max(offset, buffer.length - 65_536)).toString('utf8')
+    const from = buffer.length < offset ? 0 : offset
+    return buffer.subarray(Math.max(from, buffer.length - 65_536)).toString('utf8')
   } catch {
     return ''
   }

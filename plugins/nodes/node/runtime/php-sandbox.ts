@@ -30,7 +30,9 @@ const hostEtc = [
 
 /** The site's own /etc/passwd: its user alone (PHP's `posix_getpwuid` names it), no other site's. */
 export function sandboxPasswd(user: UnixUser | null, paths: SiteLayout): string {
-  const own = user ? `${user.name}:x:${user.uid}:${user.gid}:Site ${paths.id}:${paths.home}:/usr/sbin/nologin\n` : ''
+  const own = user
+    ? `${user.name}:x:${user.uid}:${user.gid}:Site ${paths.id}:${paths.home}:/usr/sbin/nologin\n`
+    : ''
   return `root:x:0:0:root:/root:/usr/sbin/nologin\n${own}nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`
 }
 
@@ -44,14 +46,8 @@ export function sandboxGroup(user: UnixUser | null): string {
  * site's sandbox. The order of the binds matters: /tmp first, then the folders under the data directory, so a data
  * directory under /tmp (a test's) is not hidden behind the site's tmp/ (bubblewrap makes the mount points in it).
  */
-export function sandboxedMaster(
-  paths: SiteLayout,
-  user: UnixUser | null,
-  argv: readonly string[],
-): string[] {
-  const asUser = user
-    ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--']
-    : []
+export function sandboxedMaster(paths: SiteLayout, user: UnixUser | null, argv: readonly string[]): string[] {
+  const asUser = user ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--'] : []
   return [
     ...asUser,
     'bwrap',

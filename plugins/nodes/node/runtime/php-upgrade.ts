@@ -54,7 +54,12 @@ export async function moveOffSharedMaster(core: RuntimeCore, stack: ServingStack
           const block = await readSiteFile(paths.serverBlock, 1_048_576)
           const oldSocket = join(php.run, `${paths.user}.sock`)
           if (block?.includes(oldSocket))
-            await core.change(stack.nginx, paths.serverBlock, block.replaceAll(oldSocket, paths.socket), never)
+            await core.change(
+              stack.nginx,
+              paths.serverBlock,
+              block.replaceAll(oldSocket, paths.socket),
+              never,
+            )
         }
         await rm(join(php.shared.pools, file), { force: true })
       })

@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { siteLayout, type SiteLayout } from './layout.ts'
+import { type SiteLayout, siteLayout } from './layout.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import type { ServingStack } from './serving-stack.ts'
 import { restartSitePhp } from './site-php.ts'

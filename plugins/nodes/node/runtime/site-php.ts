@@ -81,6 +81,7 @@ export async function removeSitePhp(
 ): Promise<void> {
   await stack.siteMaster(paths, user).stop()
   await rm(paths.socketDir, { recursive: true, force: true })
-  if (keepLog) for (const path of [paths.pool, `${paths.fpm.dir}/reload-pending`]) await rm(path, { force: true })
+  if (keepLog)
+    for (const path of [paths.pool, `${paths.fpm.dir}/reload-pending`]) await rm(path, { force: true })
   else await rm(paths.fpm.dir, { recursive: true, force: true })
 }

@@ -3,7 +3,6 @@
 // certificate), and ACME HTTP-01 answers, served by an nginx and a PHP-FPM master of its own with their
 // configuration under its data directory, so it never fights a system nginx.
 
-import type { RotationPolicy } from './log-rotation.ts'
 import type {
   AcmeChallenge,
   NodeCapabilities,
@@ -18,6 +17,7 @@ import type {
   SiteReport,
   SiteSpec,
 } from '../contract.ts'
+import type { RotationPolicy } from './log-rotation.ts'
 
 /** What the node's modules add to the runtime: the services it offers its sites, the applications it installs. */
 export interface RuntimeParts {
