@@ -8,6 +8,11 @@ export interface RunAs {
   readonly gid: number
   /** Its home, given as `HOME`. */
   readonly home: string
+  /**
+   * Wraps the command line so that, run as root, it first places itself in the site's cgroup (`SiteGroups.enter`):
+   * the user is dropped to after, so nothing the command starts is ever outside the group. Default: not placed.
+   */
+  readonly enter?: (argv: readonly string[]) => string[]
 }
 
 /** Options of {@link run}. */
@@ -45,7 +50,7 @@ export function environment(as: RunAs | undefined): Record<string, string> {
  */
 export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
   if (!as) return [...argv]
-  return [
+  const dropped = [
     'setsid',
     '--wait',
     'setpriv',
@@ -55,6 +60,7 @@ export function userCommand(argv: readonly string[], as: RunAs | undefined): str
     '--',
     ...argv,
   ]
+  return as.enter ? as.enter(dropped) : dropped
 }
 
 /** Runs `argv` to its end and resolves with its exit code and output; never throws for a non-zero exit. */

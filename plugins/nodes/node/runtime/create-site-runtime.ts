@@ -14,7 +14,7 @@ import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import type { ServingStack } from './serving-stack.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
-import { applySite, removeSite } from './site-changes.ts'
+import { applySite, removeSite, restoreGroups } from './site-changes.ts'
 import { siteHttps } from './site-https.ts'
 import {
   activeSites,
@@ -57,6 +57,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       stack = await core.serving()
       if (!stack) return { ended: [], failed: [] }
       const serving = stack
+      // The sites' groups first: their masters start inside them.
+      await restoreGroups(core)
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
       const ended = await core.locked(() =>
         acrossProcesses(mastersLock, async () => (wanted ? await serving.nginx.start() : [])),
@@ -202,9 +204,9 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await putChallengeFile(layout, challenge, signal)
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
-    call: siteCalls(layout, services),
+    call: siteCalls(layout, core.groups, services),
     nodeCall: nodeCalls(services),
-    startServices: (log, only = services()) => startServices(layout, only, log),
+    startServices: (log, only = services()) => startServices(layout, core.groups, only, log),
     report: (site) => reportOf(core, site),
     inventory: () => inventoryOf(core),
     disk: () => diskOf(core),

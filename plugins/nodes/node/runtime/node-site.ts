@@ -25,12 +25,15 @@ export interface NodeSiteParts {
   /** Its Unix user, or null where the node makes none (programs then run as the node's own user). */
   readonly user: UnixUser | null
   readonly diskMB: number | null
+  /** Places a command line in the site's cgroup (`SiteGroups.enter` for the site); default: not placed. */
+  readonly enter?: (argv: readonly string[]) => string[]
 }
 
 /** The site made of `parts`. */
 export function nodeSite(parts: NodeSiteParts): NodeSite {
   const { id, home, state, user, diskMB } = parts
-  const as = user ? { uid: user.uid, gid: user.gid, home } : undefined
+  const enter = parts.enter ?? ((argv: readonly string[]) => [...argv])
+  const as = user ? { uid: user.uid, gid: user.gid, home, enter } : undefined
   return {
     id,
     home,
@@ -47,6 +50,7 @@ export function nodeSite(parts: NodeSiteParts): NodeSite {
         signal,
       }),
     asUser: (argv) => userCommand(argv, as),
+    enter: (argv) => (user ? enter(argv) : [...argv]),
     environment: environment(as),
   }
 }

@@ -9,6 +9,7 @@ import { serialized } from './lock.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
 import { certificateFiles } from './site-certificates.ts'
+import { type SiteGroups, siteGroups } from './site-groups.ts'
 import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
 import type { SiteState } from './site-state.ts'
 
@@ -28,6 +29,11 @@ export interface RuntimeCore {
   readonly root: boolean
   /** Whether each site gets a Unix user of its own (it serves and runs as root). */
   readonly unixUsers: boolean
+  /**
+   * A cgroup per site, where every process of the site runs (placed as root before it drops to the site's user):
+   * made where sites get Unix users; elsewhere none, and its `enforcement()` says why.
+   */
+  readonly groups: SiteGroups
   /** Runs `task` after every change of the masters' configuration queued before it. */
   locked<T>(task: () => Promise<T>): Promise<T>
   /**
@@ -56,13 +62,22 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const servable = !settings.filesOnly && nginx !== null && phpFpm !== null
   const root = process.getuid?.() === 0
   const locked = <T>(task: () => Promise<T>) => serialized(layout.dataDir, task)
+  const unixUsers = servable && root
+  const groups = siteGroups(
+    layout.dataDir,
+    unixUsers
+      ? null
+      : root
+        ? 'the node lays out files only: no site process runs as a site of its own'
+        : 'the node does not run as root, so it makes no cgroup per site',
+  )
 
   let stack: Promise<ServingStack> | null = null
   const servingStack = (): Promise<ServingStack> | null => {
     if (!servable || nginx === null || phpFpm === null) return null
     const ports = { httpPort: settings.httpPort, httpsPort: settings.httpsPort }
-    // Until the node places sites in cgroups (site-groups.ts), a site's master starts as it is.
-    const enter = (_siteId: string, argv: readonly string[]) => [...argv]
+    // A site's PHP-FPM master starts inside the site's groups: its workers are born there.
+    const enter = (siteId: string, argv: readonly string[]) => groups.enter(siteId, argv)
     stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, ports, root, enter).catch(
       (error) => {
         stack = null
@@ -81,7 +96,8 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
     parts,
     servable,
     root,
-    unixUsers: servable && root,
+    unixUsers,
+    groups,
     locked,
     siteLocked: (siteId, task) => serialized(`${layout.dataDir}#site:${siteId}`, task),
     servingStack,

@@ -13,8 +13,9 @@ import {
 } from '../contract.ts'
 import type { RuntimeLayout } from './layout.ts'
 import { nodeSite } from './node-site.ts'
+import type { SiteGroups } from './site-groups.ts'
 import { isSafeSiteId } from './site-spec.ts'
-import { readSiteState } from './site-state.ts'
+import { readSiteState, recordedSpec } from './site-state.ts'
 import { findUser, type UnixUser } from './unix-users.ts'
 
 /** How long a site's Unix user, once looked up, is taken as it was (calls come many a second: a shell's keys). */
@@ -33,7 +34,11 @@ async function cachedUser(name: string): Promise<UnixUser | null> {
 }
 
 /** The site as the runtime recorded it, or a refusal (`site_not_on_node`) when the node has no such site. */
-export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise<NodeSite> {
+export async function nodeSiteOf(
+  layout: RuntimeLayout,
+  groups: SiteGroups,
+  siteId: string,
+): Promise<NodeSite> {
   const absent = () => new NodeRefusal('site_not_on_node', `Site ${siteId} is not on this node`)
   if (!isSafeSiteId(siteId)) throw absent()
   const home = join(layout.sites, siteId)
@@ -47,12 +52,15 @@ export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise
   }
   if (state.unixUser && !current)
     throw new Error(`Site ${siteId}'s Unix user ${state.unixUser} is missing on this node`)
+  // Its programs run in its group: made again, with the limits it recorded, if the machine lost it (a reboot).
+  if (current) await groups.ensure(recordedSpec(state))
   return nodeSite({
     id: siteId,
     home: await realpath(home),
     state: state.state,
     user: current,
     diskMB: state.diskMB,
+    enter: (argv) => groups.enter(siteId, argv),
   })
 }
 
@@ -64,11 +72,11 @@ const unknownService = (name: unknown) =>
   )
 
 /** Answers site calls with the services `services()` lists (read at each call: plugins add theirs during setup). */
-export function siteCalls(layout: RuntimeLayout, services: () => readonly NodeService[]) {
+export function siteCalls(layout: RuntimeLayout, groups: SiteGroups, services: () => readonly NodeService[]) {
   return async function call(request: SiteCall, signal: AbortSignal): Promise<unknown> {
     const service = services().find((candidate) => candidate.name === request.service)
     if (!service) throw unknownService(request.service)
-    const site = await nodeSiteOf(layout, request.siteId)
+    const site = await nodeSiteOf(layout, groups, request.siteId)
     return service.handle(site, request.request, signal)
   }
 }

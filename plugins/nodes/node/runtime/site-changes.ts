@@ -1,7 +1,7 @@
 // A site made to match its spec, and removed: every change is a series of steps that are each safe to stop anywhere
 // and to repeat (a crash, a job's next attempt).
 
-import { mkdir, rename, rm } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
@@ -10,9 +10,9 @@ import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
 import { ensureHome, existingKind } from './site-home.ts'
 import { ensureSitePhp, removeSitePhp } from './site-php.ts'
-import { readSiteState, type SiteState, siteState, stateFile } from './site-state.ts'
+import { readSiteState, recordedSpec, type SiteState, siteState, stateFile } from './site-state.ts'
 import { nextSiteId, siteIdRange } from './site-uids.ts'
-import { endProcessesOf, ensureSiteUser, findUser, removeSiteUser } from './unix-users.ts'
+import { endProcessesOf, ensureSiteUser, findUser, removeSiteUser, type UnixUser } from './unix-users.ts'
 
 /**
  * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, home,
@@ -41,6 +41,9 @@ export async function applySite(
           ),
         )
       : null
+  // Its group, with its limits, before anything of the site runs (its application's installer included); a changed
+  // limit holds at once for what already runs.
+  if (user) await core.groups.apply(site)
   const web = stack?.web
   await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)
   const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
@@ -74,11 +77,33 @@ export async function applySite(
     await core.change(stack.nginx, paths.serverBlock, block, signal)
     if (state !== 'active') {
       await removeSitePhp(stack, paths, user, true)
-      // What the site's code started outside its master ends with it.
-      if (user) await endProcessesOf(user)
+      // What the site's code started outside its master ends with it: its group, whatever forks meanwhile.
+      if (user) await endSiteProcesses(core, site.id, user)
     }
   } else await writeFileAtomic(paths.serverBlock, block, signal)
   await record(app)
+}
+
+/**
+ * Makes every kept site's group again with the limits its `state.json` records: groups live in the kernel, so a
+ * reboot loses them, and a site's processes may run only in its group.
+ */
+export async function restoreGroups(core: RuntimeCore): Promise<void> {
+  if (!core.groups.available) return
+  const names = await readdir(core.layout.sites).catch(() => [] as string[])
+  for (const name of names) {
+    const state = await readSiteState(join(core.layout.sites, name, 'state.json'))
+    if (state?.siteId === name && state.unixUser) await core.groups.apply(recordedSpec(state))
+  }
+}
+
+/**
+ * Ends the site's processes through its group (the kernel kills them all, whatever forks meanwhile), then whatever
+ * still runs as its user outside it (started before groups were made on this node: none after the first restart).
+ */
+async function endSiteProcesses(core: RuntimeCore, siteId: string, user: UnixUser): Promise<void> {
+  await core.groups.end(siteId)
+  await endProcessesOf(user)
 }
 
 /** Removes master, server block, Unix user, certificate, files and logs: unserved first, files last. */
@@ -94,7 +119,11 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
     await core.change(stack.nginx, paths.serverBlock, null, signal)
     const user = core.unixUsers ? await findUser(previous?.unixUser ?? paths.user) : null
     await removeSitePhp(stack, paths, user, false)
-    if (core.unixUsers) await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+    if (core.unixUsers) {
+      await core.groups.end(site.id)
+      await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+      await core.groups.remove(site.id)
+    }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })
   // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.

@@ -77,6 +77,8 @@ export async function startSiteMasters(
       const restarted = await core.siteLocked(site.id, async () => {
         const state = await readSiteState(site.paths.state).catch(() => null)
         if (state?.state !== 'active' || !existsSync(site.paths.pool)) return []
+        // Its groups again if the node lost them (a reboot): the master can only start inside them.
+        if (site.user) await core.groups.ensure(recordedSpec(state))
         return restartSitePhp(stack, site.paths, site.user)
       })
       ended.push(...restarted)
