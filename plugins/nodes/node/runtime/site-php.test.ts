@@ -107,6 +107,10 @@ describe('a master per site', () => {
       // Its own pid namespace: it is that namespace's init.
       expect(readlinkSync(`/proc/${master}/ns/pid`)).not.toBe(readlinkSync('/proc/self/ns/pid'))
       expect(/^NSpid:.*\s1$/m.test(readFileSync(`/proc/${master}/status`, 'utf8'))).toBe(true)
+      // Inside the site's cgroups from its start (this machine has them): its workers are born there.
+      const groups = readFileSync(`/proc/${master}/cgroup`, 'utf8')
+      for (const controller of ['memory', 'pids'])
+        expect(groups.split('\n').find((line) => line.split(':')[1] === controller)).toEndWith(`/${site.id}`)
       const folder = statSync(paths.socketDir)
       expect([folder.uid, folder.gid, (folder.mode & 0o777).toString(8)]).toEqual([
         uid,
