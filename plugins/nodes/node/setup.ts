@@ -8,8 +8,11 @@ import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { NodeModule } from './contract.ts'
 
-/** What serving needs whatever the modules: nginx, and PHP-FPM with the CLI of its version. */
-export const servingPackages = ['nginx', 'php-fpm', 'php-cli'] as const
+/**
+ * What serving needs whatever the modules: nginx, PHP-FPM with the CLI of its version, and bubblewrap (each site's
+ * PHP-FPM master runs in a sandbox of its own).
+ */
+export const servingPackages = ['nginx', 'php-fpm', 'php-cli', 'bubblewrap'] as const
 
 /** Where `node setup` looks, what it runs, and where Debian's policy file that holds services back goes. */
 export interface SetupOptions {

@@ -12,7 +12,7 @@ import type {
   SiteSpec,
 } from '../contract.ts'
 import { readAccessLogs } from './access-logs.ts'
-import { versionsOf } from './binaries.ts'
+import { findSandbox, versionsOf } from './binaries.ts'
 import { lacksOf } from './capabilities.ts'
 import { directoryBytes } from './disk-usage.ts'
 import { siteLayout } from './layout.ts'
@@ -50,6 +50,7 @@ export async function capabilitiesOf(
       filesOnly: settings.filesOnly === true,
       root: core.root,
       dataDir: core.layout.dataDir,
+      sandbox: findSandbox() !== null,
     }),
     setup: settings.setupCommand ?? 'npm run agent -- setup',
     readiness,

@@ -3,6 +3,7 @@
 // often. The sites' PHP-FPM masters are each its site's: one that will not start fails that site, not the node.
 
 import type { NodeReadiness, NodeUnreadiness } from '../contract.ts'
+import { findSandbox } from './binaries.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 
 const ready: NodeReadiness = { ready: true, reasons: [] }
@@ -49,6 +50,12 @@ export async function readinessOf(core: RuntimeCore, lastFailure: string | null)
       })),
     }
   }
+  // Every site's PHP runs in its sandbox: without bubblewrap no site's master can start.
+  if (findSandbox() === null)
+    return {
+      ready: false,
+      reasons: [{ code: 'binary_missing', message: `bubblewrap is not installed: \`${setup}\` installs it` }],
+    }
   let down: string[]
   try {
     const stack = await core.servingStack()
