@@ -105,12 +105,19 @@ try {
     )
   }
   const provisionSeconds = (performance.now() - started) / 1000
+  // Each site's master started with its provisioning, no request served yet: its OPcache empty.
+  const freshNode = nodeMiB()
   for (const site of sites) {
     const response = await request(port, site.domain)
     if (response.status !== 200) throw new Error(`${site.domain} answered ${response.status}`)
     await response.arrayBuffer()
   }
   const warm = median(await latencies())
+  // What OPcache holds for one site once its front page ran (each master has its own).
+  const probe = join(dataDir, 'sites', sites[0]?.id ?? '', 'htdocs', 'opcache-probe.php')
+  await Bun.write(probe, '<?php echo json_encode(opcache_get_status(false)["memory_usage"] ?? null);')
+  Bun.spawnSync(['chown', '--reference', join(dataDir, 'sites', sites[0]?.id ?? '', 'htdocs', 'index.php'), probe])
+  const opcache = await (await request(port, sites[0]?.domain ?? '', '/opcache-probe.php')).text()
   const busyNode = nodeMiB()
   const busyMaria = mariadbMiB()
   await Bun.sleep(15_000)
@@ -141,6 +148,9 @@ try {
   const live = perSite
   const tenth = perIdle + 0.1 * (live - perIdle)
   const node24 = 24 * 1024 * 0.8
+  console.log(
+    `a site's master before its first request: ${((freshNode - baseNode) / count).toFixed(2)} MiB; one site's OPcache after its front page: ${opcache}`,
+  )
   console.log(
     `a site's sandbox (bubblewrap) ${(idleSandboxes / count).toFixed(2)} MiB of its idle ${perIdle.toFixed(2)} MiB; front page median ${warm.toFixed(0)} ms warm, ${cold.toFixed(0)} ms cold (its worker started on the request)`,
   )
