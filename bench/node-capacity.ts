@@ -115,8 +115,16 @@ try {
   const warm = median(await latencies())
   // What OPcache holds for one site once its front page ran (each master has its own).
   const probe = join(dataDir, 'sites', sites[0]?.id ?? '', 'htdocs', 'opcache-probe.php')
-  await Bun.write(probe, '<?php echo json_encode(opcache_get_status(false)["memory_usage"] ?? null);')
-  Bun.spawnSync(['chown', '--reference', join(dataDir, 'sites', sites[0]?.id ?? '', 'htdocs', 'index.php'), probe])
+  await Bun.write(
+    probe,
+    '<?php echo json_encode(array_intersect_key(opcache_get_status(false) ?: [], ["memory_usage" => 1, "interned_strings_usage" => 1, "opcache_statistics" => 1]));',
+  )
+  Bun.spawnSync([
+    'chown',
+    '--reference',
+    join(dataDir, 'sites', sites[0]?.id ?? '', 'htdocs', 'index.php'),
+    probe,
+  ])
   const opcache = await (await request(port, sites[0]?.domain ?? '', '/opcache-probe.php')).text()
   const busyNode = nodeMiB()
   const busyMaria = mariadbMiB()

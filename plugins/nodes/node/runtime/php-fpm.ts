@@ -91,10 +91,13 @@ export function disabledFor(site: Pick<SiteSpec, 'allowFunctions'>): string[] {
 }
 
 /**
- * OPcache per master, sized for one site: WordPress with a dozen plugins caches about 20 MB of opcodes (measured:
- * a fresh WordPress 6 front page and admin take 11 MB). Its shared memory is only charged (to the site's cgroup)
- * as it fills, so the size is a ceiling, not a cost; a site that outgrows it is served uncached past it, not failed.
- * Set on the master's command line: OPcache allocates its memory when the master starts, before any pool's values.
+ * OPcache per master, sized for one site: a WordPress 6 front page caches 347 scripts in 16 MB and 3 MB of interned
+ * strings (measured, bench/node-capacity.ts); its admin and a dozen plugins fit in the rest. Its shared memory is
+ * charged (to the site's memory group) as it fills, so the size is a ceiling, not a cost, except the interned
+ * strings' table, touched at start (about 1 MiB of each master's 8.6 MiB idle); a site that outgrows it is served
+ * uncached past it, not failed. Set on the master's command line: OPcache allocates its memory when the master
+ * starts, before any pool's values. No `opcache.restrict_api`: the cache is the site's alone, its own code may as
+ * well reset it.
  */
 const opcacheArgs = [
   '-d',

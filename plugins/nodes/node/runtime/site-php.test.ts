@@ -348,5 +348,9 @@ describe('a node whose sites shared one master', () => {
     // The others, whose masters the stop ended, run theirs again.
     for (const site of [a, b]) expect((await body(site, '/hello.php')).status).toBe(200)
     expect((await runtime.inventory()).strays).toEqual([])
+    // A master's folder of no site the node keeps is a stray pool.
+    sh(['mkdir', '-p', join(php.sites, 'site_ghost')])
+    expect((await runtime.inventory()).strays).toEqual([{ kind: 'pool', name: 'site_ghost' }])
+    rmSync(join(php.sites, 'site_ghost'), { recursive: true })
   }, 60_000)
 })
