@@ -78,8 +78,9 @@ export interface SiteLayout {
   /**
    * The site's PHP-FPM master: `<dataDir>/php/sites/<site id>/` (root's, the site's group passes through and reads),
    * with its configuration (`php-fpm.conf`: the master's and its one pool's), the `passwd` and `group` its sandbox
-   * shows, its log (root's, appended to by the master, which runs as the site's user), and what the runtime keeps
-   * of it alone: the pid of the sandbox it runs in, and what it said before it opened its log.
+   * shows, and what the runtime keeps of it alone: the pid of the sandbox it runs in, and what it said before it
+   * opened its log. Its log is the site's `logs/php-fpm.log` (root's, appended to by the master, which runs as the
+   * site's user): what the site makes its master write counts in the site's disk, not the node's.
    */
   readonly fpm: {
     readonly dir: string
@@ -179,7 +180,7 @@ export function siteLayout(runtime: RuntimeLayout, site: SiteSpec): SiteLayout {
       conf: join(fpm, 'php-fpm.conf'),
       passwd: join(fpm, 'passwd'),
       group: join(fpm, 'group'),
-      log: join(fpm, 'php-fpm.log'),
+      log: join(logs, 'php-fpm.log'),
       pid: join(fpm, 'master.pid'),
       startupLog: join(fpm, 'startup.log'),
     },

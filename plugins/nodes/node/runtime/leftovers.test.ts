@@ -40,7 +40,10 @@ const neighbour = siteSpec({
 })
 const sitePaths = siteLayout(layout, site)
 /** The site's PHP-FPM master (inside the sandbox the pid file names). */
-const fpmMaster = () => childrenOf(pidIn(sitePaths.fpm.pid) ?? 0)[0] ?? 0
+const fpmMaster = () => {
+  const sandbox = pidIn(sitePaths.fpm.pid)
+  return sandbox === null ? 0 : (childrenOf(sandbox)[0] ?? 0)
+}
 const siteMasterSpec = () => {
   const [, , uid, gid] = sh(['getent', 'passwd', sitePaths.user]).stdout.trim().split(':')
   const settings = {

@@ -97,9 +97,7 @@ export function sandboxedMaster(paths: SiteLayout, user: UnixUser | null, argv: 
     '--bind',
     paths.home,
     paths.home,
-    // Root's folder, bound writable only so the master appends to its log and reopens it after a rotation: the
-    // site's user writes nothing else in it (its modes say so, not the mount).
-    '--bind',
+    '--ro-bind',
     paths.fpm.dir,
     paths.fpm.dir,
     '--bind',

@@ -76,7 +76,7 @@ export async function applySite(
     if (state === 'active') await ensureSitePhp(stack, site, paths, user, signal)
     await core.change(stack.nginx, paths.serverBlock, block, signal)
     if (state !== 'active') {
-      await removeSitePhp(stack, paths, user, true)
+      await removeSitePhp(stack, paths, user)
       // What the site's code started outside its master ends with it: its group, whatever forks meanwhile.
       if (user) await endSiteProcesses(core, site.id, user)
     }
@@ -118,7 +118,7 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
   if (stack) {
     await core.change(stack.nginx, paths.serverBlock, null, signal)
     const user = core.unixUsers ? await findUser(previous?.unixUser ?? paths.user) : null
-    await removeSitePhp(stack, paths, user, false)
+    await removeSitePhp(stack, paths, user)
     if (core.unixUsers) {
       await core.groups.end(site.id)
       await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))

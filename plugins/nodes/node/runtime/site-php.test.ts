@@ -74,7 +74,10 @@ const body = async (site: SiteSpec, path: string) => {
 }
 
 /** The site's PHP-FPM master: the one child of the sandbox its pid file names. */
-const masterOf = (site: SiteSpec) => childrenOf(pidIn(pathsOf(site).fpm.pid) ?? 0)[0] ?? null
+const masterOf = (site: SiteSpec) => {
+  const sandbox = pidIn(pathsOf(site).fpm.pid)
+  return sandbox === null ? null : (childrenOf(sandbox)[0] ?? null)
+}
 
 beforeAll(async () => {
   await runtime.start()

@@ -21,9 +21,10 @@ async function writeIfChanged(path: string, content: string, mode: number): Prom
 }
 
 /**
- * The master's folders: `php/sites/<id>/` root's, the site's group passing through and reading (0750); its log
- * root's too, the group appending (0620: the master opens it by name, and again after a rotation); the socket's
- * folder the site's user's, group www-data (0750): nginx's workers and the site alone reach the socket.
+ * The master's folders: `php/sites/<id>/` root's, the site's group passing through and reading (0750); its log (in
+ * the site's `logs/`, root's folder) root's too, the group appending (0620: the master opens it by name, and again
+ * after a rotation); the socket's folder the site's user's, group www-data (0750): nginx's workers and the site
+ * alone reach the socket.
  */
 async function prepareFiles(paths: SiteLayout, user: UnixUser | null, webGid: number | null): Promise<void> {
   await mkdir(paths.fpm.dir, { recursive: true, mode: 0o700 })
@@ -72,16 +73,13 @@ export async function restartSitePhp(
   return master.start()
 }
 
-/** Stops the site's master, and removes its configuration and socket (`keepLog`: a suspended site's log stays). */
+/** Stops the site's master, and removes its folder and socket (its log, in the site's `logs/`, stays with the site). */
 export async function removeSitePhp(
   stack: ServingStack,
   paths: SiteLayout,
   user: UnixUser | null,
-  keepLog: boolean,
 ): Promise<void> {
   await stack.siteMaster(paths, user).stop()
   await rm(paths.socketDir, { recursive: true, force: true })
-  if (keepLog)
-    for (const path of [paths.pool, `${paths.fpm.dir}/reload-pending`]) await rm(path, { force: true })
-  else await rm(paths.fpm.dir, { recursive: true, force: true })
+  await rm(paths.fpm.dir, { recursive: true, force: true })
 }
