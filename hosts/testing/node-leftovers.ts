@@ -1,8 +1,10 @@
 // What a test that served sites leaves on the machine, removed: the node's nginx and PHP-FPM masters (they outlive
-// the panel and the agent, as a node's do) and the sites' Unix users whose homes are under its data directory.
+// the panel and the agent, as a node's do), the sites' Unix users whose homes are under its data directory, and the
+// sites' cgroups.
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { removeSiteGroups } from '../../plugins/nodes/node/testing/serving.ts'
 
 /** nginx and PHP-FPM processes holding a file under `dir`: workers a killed master left (their pid is in no file). */
 function orphansUnder(dir: string): number[] {
@@ -23,7 +25,7 @@ function orphansUnder(dir: string): number[] {
 
 /**
  * Stops the masters whose pid files are under `dataDir`, kills the workers killed masters left behind, and removes
- * the Unix users whose homes are under it.
+ * the Unix users whose homes are under it and the groups its sites had.
  */
 export function removeNodeLeftovers(dataDir: string): void {
   if (existsSync(dataDir))
@@ -51,4 +53,5 @@ export function removeNodeLeftovers(dataDir: string): void {
     Bun.spawnSync(['userdel', name])
     Bun.spawnSync(['groupdel', name])
   }
+  removeSiteGroups(dataDir)
 }

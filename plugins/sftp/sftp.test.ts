@@ -21,6 +21,7 @@ import {
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
+import { cgroupOf, processesOfUid, siteGroupPath } from '../nodes/node/testing/serving.ts'
 import type { Site } from '../sites/contract.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { SftpUser } from './contract.ts'
@@ -367,6 +368,32 @@ describe('SFTP accounts', () => {
       409,
       'sftp_username_taken',
     )
+  }, 60_000)
+
+  test('an SFTP session’s server runs in the site’s group as its user (its limits hold, and it ends with the site)', async () => {
+    const account = await json<Account>(
+      await call('POST', `/sites/${site.id}/sftp-users`, { name: 'grouped' }),
+      201,
+    )
+    const session = client.open(account.username, { password: account.password ?? '' })
+    session.send('ls /htdocs')
+    await waitFor(
+      'the session to list',
+      async () => session.state.output.includes('index.html') || null,
+      20_000,
+    )
+    const uid = statSync(join(homeOf(site), 'htdocs')).uid
+    const servers = processesOfUid(uid).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sftp-server')
+      } catch {
+        return false
+      }
+    })
+    expect(servers.length).toBeGreaterThan(0)
+    const path = siteGroupPath(sitesDir, site.id)
+    for (const pid of servers) expect(cgroupOf(pid)).toMatch(new RegExp(`:${path}$`, 'm'))
+    session.kill()
   }, 60_000)
 
   test('a deleted account no longer logs in, and its session open meanwhile is cut', async () => {

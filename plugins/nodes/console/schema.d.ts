@@ -406,7 +406,7 @@ export interface components {
       /** @description The command, `cmd_…`: its answer names it. */
       id: string;
       /** @enum {string} */
-      operation: "provision" | "update" | "suspend" | "unsuspend" | "delete" | "report" | "install-certificate" | "remove-certificate" | "put-challenge" | "remove-challenge" | "call" | "inventory" | "node-call";
+      operation: "provision" | "update" | "suspend" | "unsuspend" | "delete" | "report" | "install-certificate" | "remove-certificate" | "put-challenge" | "remove-challenge" | "call" | "inventory" | "resources" | "node-call";
       jobId: string;
       attempt: number;
       /** @description What the command is about: the site id, `acme` for challenges, or the command’s own for a call. The agent runs the commands on one subject one after another. */

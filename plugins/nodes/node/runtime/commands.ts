@@ -46,7 +46,8 @@ export function environment(as: RunAs | undefined): Record<string, string> {
 /**
  * The command line running `argv` as `as` (or as it is without one): in a session of its own, so the site's code
  * (WordPress's installer loads its config and plugins) cannot keep the agent's controlling terminal, where it could
- * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups.
+ * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups; placed first,
+ * as root, in the site's group when `as.enter` says how.
  */
 export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
   if (!as) return [...argv]

@@ -14,7 +14,7 @@ import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import type { ServingStack } from './serving-stack.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
-import { applySite, removeSite, restoreGroups } from './site-changes.ts'
+import { applySite, removeSite, restoreGroup, restoreGroups } from './site-changes.ts'
 import { siteHttps } from './site-https.ts'
 import {
   activeSites,
@@ -23,10 +23,13 @@ import {
   startSiteMasters,
   stopSiteMasters,
 } from './site-masters.ts'
+import { siteResources } from './site-resources.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
 /** How often a watched runtime looks whether its masters still run (reading their pid files and /proc). */
 const watchEveryMs = 2_000
+/** How often a watched runtime adds its sites' limit hits to the hour's counts (a few files read per site). */
+const sampleHitsEveryMs = 10 * 60_000
 
 /**
  * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
@@ -40,10 +43,17 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const mastersLock = join(layout.dataDir, 'masters.lock')
   const https = siteHttps(core)
   const services = () => core.parts().services
+  const resources = siteResources(core)
+  const groups = {
+    enter: core.groups.enter,
+    restore: (siteId: string) => restoreGroup(core, siteId),
+  }
   /** Whether the masters should run: since start(), until stop(). A watch starts again only what should run. */
   let wanted = false
   // What the last start of the masters threw (the watch's too), told in the node's readiness until one succeeds.
   let lastFailure: string | null = null
+  /** The sites' groups made again from their `state.json`, at the first start. */
+  let restored: Promise<void> | null = null
   const readiness = () => readinessOf(core, lastFailure)
   const rotation = settings.logRotation ?? defaultRotation
   /**
@@ -57,8 +67,13 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       stack = await core.serving()
       if (!stack) return { ended: [], failed: [] }
       const serving = stack
-      // The sites' groups first: their masters start inside them.
-      await restoreGroups(core)
+      // The sites' groups first (their masters start inside them), once per process (every changing operation
+      // starts the runtime first): groups are lost only with the machine.
+      restored ??= restoreGroups(core).catch((error) => {
+        restored = null
+        throw error
+      })
+      await restored
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
       const ended = await core.locked(() =>
         acrossProcesses(mastersLock, async () => (wanted ? await serving.nginx.start() : [])),
@@ -188,13 +203,27 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
         })
       }, watchEveryMs)
       timer.unref?.()
-      return () => clearInterval(timer)
+      // Hits are counted by the hour they were read in: read often enough that the last 24 hours mean that.
+      const sampling = setInterval(() => {
+        void resources
+          .sample()
+          .catch((error) => log('warn', { err: String(error) }, 'the sites’ limit hits could not be read'))
+      }, sampleHitsEveryMs)
+      sampling.unref?.()
+      return () => {
+        clearInterval(timer)
+        clearInterval(sampling)
+      }
     },
     provision: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     update: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     suspend: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'suspended', signal)),
     unsuspend: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'active', signal)),
-    delete: (site, signal) => siteLocked(site.id, () => removeSite(core, site, signal)),
+    delete: (site, signal) =>
+      siteLocked(site.id, async () => {
+        await removeSite(core, site, signal)
+        resources.forget(site.id)
+      }),
     installCertificate: https.installCertificate,
     removeCertificate: https.removeCertificate,
     async putChallenge(challenge, signal) {
@@ -204,12 +233,13 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await putChallengeFile(layout, challenge, signal)
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
-    call: siteCalls(layout, core.groups, services),
+    call: siteCalls(layout, groups, services),
     nodeCall: nodeCalls(services),
-    startServices: (log, only = services()) => startServices(layout, core.groups, only, log),
+    startServices: (log, only = services()) => startServices(layout, groups, only, log),
     report: (site) => reportOf(core, site),
     inventory: () => inventoryOf(core),
     disk: () => diskOf(core),
     traffic: () => trafficOf(core),
+    resources: (siteIds) => resources.read(siteIds),
   }
 }

@@ -43,6 +43,8 @@ export interface RuntimeLayout {
   }
   /** What `traffic()` read of each site's access log so far. */
   readonly trafficOffsets: string
+  /** `<dataDir>/resources`: how often each site hit its limits, by hour (`limit-hits.ts`); root's alone. */
+  readonly resources: string
   /** `<dataDir>/site-uids`: the last uid (and gid) given to a site's user; never counts down (`site-uids.ts`). */
   readonly siteIds: string
   /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
@@ -139,6 +141,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
       },
     },
     trafficOffsets: join(root, 'traffic-offsets.json'),
+    resources: join(root, 'resources'),
     siteIds: join(root, 'site-uids'),
     tls: join(root, 'tls'),
     acme: {

@@ -54,6 +54,7 @@ export async function capabilitiesOf(
     }),
     setup: settings.setupCommand ?? 'npm run agent -- setup',
     readiness,
+    limits: core.groups.enforcement(),
   }
 }
 

@@ -5,13 +5,13 @@ import { chmod, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { NodeService, NodeServiceHost } from '../contract.ts'
 import type { RuntimeLayout } from './layout.ts'
+import type { SiteGroupAccess } from './site-calls.ts'
 import { nodeSiteOf } from './site-calls.ts'
-import type { SiteGroups } from './site-groups.ts'
 
 /** Starts what `services` keep running, in the order listed; resolves with how to stop them all. */
 export async function startServices(
   layout: RuntimeLayout,
-  groups: SiteGroups,
+  groups: SiteGroupAccess,
   services: readonly NodeService[],
   log: NodeServiceHost['log'],
 ): Promise<() => Promise<void>> {

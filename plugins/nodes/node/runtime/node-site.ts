@@ -10,7 +10,7 @@ import type { UnixUser } from './unix-users.ts'
  * The bytes a site's home takes: `du` (C, a few hundred ms for a couple of hundred thousand files), never following a
  * link nor leaving the home's filesystem; the walk in process where `du` fails.
  */
-async function homeBytes(home: string, signal: AbortSignal): Promise<number> {
+export async function homeBytes(home: string, signal: AbortSignal): Promise<number> {
   const result = await run(['du', '-s', '-b', '-P', '-x', '--', home], { signal, timeoutMs: 300_000 })
   const bytes = Number(result.stdout.split('\t')[0])
   return result.code === 0 && Number.isFinite(bytes) ? bytes : directoryBytes(home)

@@ -13,9 +13,8 @@ import {
 } from '../contract.ts'
 import type { RuntimeLayout } from './layout.ts'
 import { nodeSite } from './node-site.ts'
-import type { SiteGroups } from './site-groups.ts'
 import { isSafeSiteId } from './site-spec.ts'
-import { readSiteState, recordedSpec } from './site-state.ts'
+import { readSiteState } from './site-state.ts'
 import { findUser, type UnixUser } from './unix-users.ts'
 
 /** How long a site's Unix user, once looked up, is taken as it was (calls come many a second: a shell's keys). */
@@ -33,10 +32,17 @@ async function cachedUser(name: string): Promise<UnixUser | null> {
   return user
 }
 
+/** What a site's calls need of its group: entering it, and making it again when the machine lost it. */
+export interface SiteGroupAccess {
+  enter(siteId: string, argv: readonly string[]): string[]
+  /** Makes the site's group again from its `state.json` when it is missing; nothing for a site no longer kept. */
+  restore(siteId: string): Promise<void>
+}
+
 /** The site as the runtime recorded it, or a refusal (`site_not_on_node`) when the node has no such site. */
 export async function nodeSiteOf(
   layout: RuntimeLayout,
-  groups: SiteGroups,
+  groups: SiteGroupAccess,
   siteId: string,
 ): Promise<NodeSite> {
   const absent = () => new NodeRefusal('site_not_on_node', `Site ${siteId} is not on this node`)
@@ -53,7 +59,7 @@ export async function nodeSiteOf(
   if (state.unixUser && !current)
     throw new Error(`Site ${siteId}'s Unix user ${state.unixUser} is missing on this node`)
   // Its programs run in its group: made again, with the limits it recorded, if the machine lost it (a reboot).
-  if (current) await groups.ensure(recordedSpec(state))
+  if (current) await groups.restore(siteId)
   return nodeSite({
     id: siteId,
     home: await realpath(home),
@@ -72,7 +78,11 @@ const unknownService = (name: unknown) =>
   )
 
 /** Answers site calls with the services `services()` lists (read at each call: plugins add theirs during setup). */
-export function siteCalls(layout: RuntimeLayout, groups: SiteGroups, services: () => readonly NodeService[]) {
+export function siteCalls(
+  layout: RuntimeLayout,
+  groups: SiteGroupAccess,
+  services: () => readonly NodeService[],
+) {
   return async function call(request: SiteCall, signal: AbortSignal): Promise<unknown> {
     const service = services().find((candidate) => candidate.name === request.service)
     if (!service) throw unknownService(request.service)

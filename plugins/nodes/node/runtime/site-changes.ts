@@ -6,10 +6,12 @@ import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { siteLayout } from './layout.ts'
+import { forgetHits } from './limit-hits.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
 import { ensureHome, existingKind } from './site-home.ts'
 import { ensureSitePhp, removeSitePhp } from './site-php.ts'
+import { isSafeSiteId } from './site-spec.ts'
 import { readSiteState, recordedSpec, type SiteState, siteState, stateFile } from './site-state.ts'
 import { nextSiteId, siteIdRange } from './site-uids.ts'
 import { endProcessesOf, ensureSiteUser, findUser, removeSiteUser, type UnixUser } from './unix-users.ts'
@@ -85,16 +87,26 @@ export async function applySite(
 }
 
 /**
+ * Makes the site's group again when it is missing (the machine lost it), from what its `state.json` records: after
+ * every operation on the site queued before, so a deletion under way is never undone by a call that read the site
+ * just before it (a group left with no site). Only a missing group waits for the site's lock.
+ */
+export async function restoreGroup(core: RuntimeCore, siteId: string): Promise<void> {
+  if (core.groups.has(siteId)) return
+  await core.siteLocked(siteId, async () => {
+    const state = await readSiteState(join(core.layout.sites, siteId, 'state.json'))
+    if (state?.siteId === siteId && state.unixUser) await core.groups.ensure(recordedSpec(state))
+  })
+}
+
+/**
  * Makes every kept site's group again with the limits its `state.json` records: groups live in the kernel, so a
  * reboot loses them, and a site's processes may run only in its group.
  */
 export async function restoreGroups(core: RuntimeCore): Promise<void> {
   if (!core.groups.available) return
   const names = await readdir(core.layout.sites).catch(() => [] as string[])
-  for (const name of names) {
-    const state = await readSiteState(join(core.layout.sites, name, 'state.json'))
-    if (state?.siteId === name && state.unixUser) await core.groups.apply(recordedSpec(state))
-  }
+  for (const name of names) if (isSafeSiteId(name)) await restoreGroup(core, name)
 }
 
 /**
@@ -126,6 +138,7 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
     }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })
+  await forgetHits(layout.resources, site.id)
   // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.
   const parked = join(layout.trash, site.id)
   if (exists) {

@@ -14,6 +14,7 @@ import {
   type V1Controller,
   v2Controllers,
 } from './cgroup-hierarchy.ts'
+import { isSafeSiteId } from './site-spec.ts'
 
 /** What a site's group counts, read from the kernel: cumulative counters, and use now. */
 export interface GroupUsage {
@@ -58,6 +59,8 @@ export interface SiteGroups {
   end(siteId: string): Promise<void>
   /** Ends the site's processes and removes its group (and the runtime's base, once it holds no site). */
   remove(siteId: string): Promise<void>
+  /** Whether the site's group is there in every hierarchy (true where groups are not available: nothing to make). */
+  has(siteId: string): boolean
   /** The pids in the site's group now (empty when it has none). */
   members(siteId: string): Promise<number[]>
   /** What the site's group counts, or null when it has none. */
@@ -66,6 +69,8 @@ export interface SiteGroups {
   enforcement(): Record<ResourceKind, LimitEnforcement>
   /** The group's path as `/proc/<pid>/cgroup` shows it (`/plinth-<hash>/<site id>`). */
   pathOf(siteId: string): string
+  /** The site's group's directories, one per hierarchy used (none where groups are not available). */
+  directories(siteId: string): string[]
 }
 
 /** How long {@link SiteGroups.end} keeps at it before it throws. */
@@ -166,7 +171,12 @@ export function siteGroups(
   }
   const available = () => root && plan().bases.length > 0
   const siteDir = (baseDir: string, siteId: string) => join(baseDir, siteId)
-  const dirsOf = (siteId: string) => plan().bases.map((baseDir) => siteDir(baseDir, siteId))
+  const dirsOf = (siteId: string) => {
+    // Root writes in these directories: a name that could climb out of the base is never one.
+    if (!isSafeSiteId(siteId))
+      throw new Error(`No site group for ${JSON.stringify(String(siteId).slice(0, 140))}: not a site id`)
+    return plan().bases.map((baseDir) => siteDir(baseDir, siteId))
+  }
   /** The group whose `cgroup.procs` lists every member: the v2 one, else the first v1 one. */
   const listing = (siteId: string) => dirsOf(siteId)[0] ?? null
 
@@ -176,7 +186,7 @@ export function siteGroups(
     for (const dir of bases) await mkdir(dir, { recursive: true })
     if (v2Base && v2Enabled.size > 0) {
       const control = join(v2Base, 'cgroup.subtree_control')
-      const has = new Set((await readText(control)).split(/\s+/))
+      const has = new Set((await readText(control).catch(() => '')).split(/\s+/))
       const lacking = [...v2Enabled].filter((name) => !has.has(name))
       if (lacking.length > 0) await writeFile(control, lacking.map((name) => `+${name}`).join(' '))
     }
@@ -207,14 +217,22 @@ export function siteGroups(
       const limit = join(dir, 'memory.limit_in_bytes')
       const withSwap = join(dir, 'memory.memsw.limit_in_bytes')
       const value = bytes === null ? '-1' : String(bytes)
-      // memsw (memory and swap together) may never be below the memory limit: raised first, lowered last.
-      if (!existsSync(withSwap)) await writeFile(limit, value)
-      else if (bytes === null || bytes > (await readNumber(limit))) {
-        await writeFile(withSwap, value)
-        await writeFile(limit, value)
-      } else {
-        await writeFile(limit, value)
-        await writeFile(withSwap, value)
+      try {
+        // memsw (memory and swap together) may never be below the memory limit: raised first, lowered last.
+        if (!existsSync(withSwap)) await writeFile(limit, value)
+        else if (bytes === null || bytes > (await readNumber(limit))) {
+          await writeFile(withSwap, value)
+          await writeFile(limit, value)
+        } else {
+          await writeFile(limit, value)
+          await writeFile(withSwap, value)
+        }
+      } catch (error) {
+        // v1 refuses a limit below what the group holds and cannot reclaim (v2 kills inside the group instead).
+        if ((error as NodeJS.ErrnoException).code !== 'EBUSY') throw error
+        throw new Error(
+          `Site ${siteId} holds more memory than its new limit of ${memoryMB} MB and the kernel could not reclaim it: tried again later`,
+        )
       }
     }
   }
@@ -255,7 +273,9 @@ export function siteGroups(
   const endByFreezer = async (dir: string, siteId: string) => {
     const state = join(dir, 'freezer.state')
     await writeFile(state, 'FROZEN')
-    const frozenBy = Date.now() + 1_000
+    // A task in the middle of a fork can hold the group in FREEZING for a while: kill what is listed anyway, and go
+    // round again (what it forked is in the group, and listed next time).
+    const frozenBy = Date.now() + 100
     while ((await readText(state)) !== 'FROZEN' && Date.now() < frozenBy) await Bun.sleep(2)
     killAll(await members(siteId))
     await writeFile(state, 'THAWED')
@@ -302,6 +322,7 @@ export function siteGroups(
     async ensure(site) {
       if (available() && !dirsOf(site.id).every((dir) => existsSync(dir))) await apply(site)
     },
+    has: (siteId) => !available() || dirsOf(siteId).every((dir) => existsSync(dir)),
     enter(siteId, argv) {
       if (!available()) return ['/bin/sh', '-c', 'ulimit -c 0 && exec "$@"', 'plinth-site', ...argv]
       const procs = dirsOf(siteId).map((dir) => join(dir, 'cgroup.procs'))
@@ -401,5 +422,6 @@ export function siteGroups(
       }
     },
     pathOf: (siteId) => `/${base}/${siteId}`,
+    directories: (siteId) => (available() ? dirsOf(siteId) : []),
   }
 }

@@ -96,6 +96,13 @@ describe('the masters', () => {
       setup: 'npm run agent -- setup',
       // Its masters run: it serves now.
       readiness: { ready: true, reasons: [] },
+      // Which limits it enforces: whatever this machine's kernel offers, said for every kind.
+      limits: {
+        cpu: { enforced: expect.any(Boolean), how: expect.any(String) },
+        memory: { enforced: expect.any(Boolean), how: expect.any(String) },
+        processes: { enforced: expect.any(Boolean), how: expect.any(String) },
+        disk: { enforced: expect.any(Boolean), how: expect.any(String) },
+      },
     })
   })
 
