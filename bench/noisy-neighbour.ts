@@ -139,7 +139,10 @@ const oomKills = () => Number(/^oom_kill (\d+)/m.exec(readFileSync('/proc/vmstat
 /** The node's long-lived processes that are not A's (nginx, B's PHP-FPM master, MariaDB): none may die. */
 function survivorsOutside(uid: number): Map<number, string> {
   const table = new Map<number, string>()
-  for (const pid of [...processesOf(dataDir), Number(Bun.spawnSync(['pidof', 'mariadbd']).stdout.toString().trim().split(' ')[0])]) {
+  for (const pid of [
+    ...processesOf(dataDir),
+    Number(Bun.spawnSync(['pidof', 'mariadbd']).stdout.toString().trim().split(' ')[0]),
+  ]) {
     const info = processInfo(pid)
     if (!info || info.cmdline.startsWith('php-fpm: pool')) continue
     try {
@@ -188,14 +191,23 @@ async function attackFrom(attack: Attack, source: 'php' | 'exec', seconds: numbe
         {
           siteId: noisy.id,
           service: 'shell',
-          request: { op: 'exec.start', argv: attack.exec(seconds), cwd: '/htdocs', timeoutMs: (seconds + 15) * 1000 },
+          request: {
+            op: 'exec.start',
+            argv: attack.exec(seconds),
+            cwd: '/htdocs',
+            timeoutMs: (seconds + 15) * 1000,
+          },
         },
         never,
       )) as { execId: string }
       let after = 0
       for (;;) {
         const read = (await runtime.call(
-          { siteId: noisy.id, service: 'shell', request: { op: 'exec.read', execId: started.execId, after, waitMs: 5_000 } },
+          {
+            siteId: noisy.id,
+            service: 'shell',
+            request: { op: 'exec.read', execId: started.execId, after, waitMs: 5_000 },
+          },
           never,
         )) as { next: number; outcome: unknown }
         after = read.next
@@ -234,7 +246,13 @@ try {
         kind: 'wordpress',
         settings: {
           title: 'Quiet neighbour',
-          database: { host: '127.0.0.1', port: 3306, name: database, user: database, password: 'Noisy-Db-2026' },
+          database: {
+            host: '127.0.0.1',
+            port: 3306,
+            name: database,
+            user: database,
+            password: 'Noisy-Db-2026',
+          },
           admin: { user: 'admin', email: 'admin@example.test', passwordHash },
         },
       },
@@ -256,7 +274,6 @@ try {
   const memoryBefore = memAvailableMiB()
   let lowestMemory = memoryBefore
   let requests = 0
-  const rows: string[] = []
   const seconds = Math.round(windowMs / 1000)
   for (const attack of attacks) {
     for (const source of ['php', 'exec'] as const) {
@@ -268,8 +285,6 @@ try {
       for (let round = 0; round < rounds; round++) {
         const quietEnd = Date.now() + windowMs
         const calm = await requestB(() => Date.now() > quietEnd)
-        quietP50.push(percentile(calm, 50))
-        quietP99.push(percentile(calm, 99))
         let attacking = true
         const attackRun = attackFrom(attack, source, seconds).finally(() => {
           attacking = false
@@ -277,13 +292,15 @@ try {
         // B is measured while the attack runs, from a second after it began (its start is not the attack).
         await Bun.sleep(1_000)
         const loud = await requestB(() => !attacking)
-        const round_peaks = await attackRun
+        const seen = await attackRun
         peaks = {
-          cpu: Math.max(peaks.cpu, round_peaks.cpu),
-          memory: Math.max(peaks.memory, round_peaks.memory),
-          processes: Math.max(peaks.processes, round_peaks.processes),
-          disk: Math.max(peaks.disk, round_peaks.disk),
+          cpu: Math.max(peaks.cpu, seen.cpu),
+          memory: Math.max(peaks.memory, seen.memory),
+          processes: Math.max(peaks.processes, seen.processes),
+          disk: Math.max(peaks.disk, seen.disk),
         }
+        quietP50.push(percentile(calm, 50))
+        quietP99.push(percentile(calm, 99))
         loudP50.push(percentile(loud, 50))
         loudP99.push(percentile(loud, 99))
         requests += calm.length + loud.length
@@ -292,161 +309,13 @@ try {
         await Bun.sleep(1_000)
       }
       const ratio = median(loudP99) / median(quietP99)
-      rows.push(
+      console.log(
         `${`${attack.name} from ${source}`.padEnd(34)} B p50 ${median(quietP50).toFixed(1)} → ${median(loudP50).toFixed(1)} ms, p99 ${median(quietP99).toFixed(1)} → ${median(loudP99).toFixed(1)} ms (${ratio.toFixed(2)}×${ratio <= 1.5 ? '' : ', ABOVE 1.5×'}); A peaked at cpu ${peaks.cpu.toFixed(0)} % / ${limits.cpuPercent} %, memory ${(peaks.memory / 2 ** 20).toFixed(0)} / ${limits.memoryMB} MiB, ${peaks.processes} / ${limits.processes} processes, disk ${(peaks.disk / 2 ** 20).toFixed(0)} / ${limits.diskMB} MiB`,
       )
-      console.log(rows.at(-1))
     }
   }
   const died = [...survivors].filter(([pid]) => processInfo(pid) === null)
   const oomDuring = oomKills() - oomBefore
-  const use = await resourcesOfA()
-      if (use) {
-        peaks.cpu = Math.max(peaks.cpu, use.cpu.used)
-        peaks.memory = Math.max(peaks.memory, use.memory.used)
-        peaks.processes = Math.max(peaks.processes, use.processes.used)
-        peaks.disk = Math.max(peaks.disk, use.disk.used)
-      }
-      await Bun.sleep(250)
-    }
-  })()
-  try {
-    if (source === 'php') {
-      await Promise.all(
-        Array.from({ length: attack.parallel }, () =>
-          request(port, noisy.domain, `/attack.php?seconds=${seconds}&attack=${attacks.indexOf(attack)}`, {
-            signal: AbortSignal.timeout((seconds + 20) * 1000),
-          })
-            .then((response) => response.arrayBuffer())
-            .catch(() => {}),
-        ),
-      )
-    } else {
-      const started = (await runtime.call(
-        {
-          siteId: noisy.id,
-          service: 'shell',
-          request: { op: 'exec.start', argv: attack.exec(seconds), cwd: '/htdocs', timeoutMs: (seconds + 15) * 1000 },
-        },
-        never,
-      )) as { execId: string }
-      let after = 0
-      for (;;) {
-        const read = (await runtime.call(
-          { siteId: noisy.id, service: 'shell', request: { op: 'exec.read', execId: started.execId, after, waitMs: 5_000 } },
-          never,
-        )) as { next: number; outcome: unknown }
-        after = read.next
-        if (read.outcome) break
-      }
-    }
-  } finally {
-    sampling = false
-    await sampler
-  }
-  return peaks
-}
-
-const attackScript = `<?php
-$seconds = max(1, min(60, (int) ($_GET['seconds'] ?? 5)));
-switch ((int) ($_GET['attack'] ?? -1)) {
-${attacks.map((attack, i) => `  case ${i}: ${attack.php} break;`).join('\n')}
-}
-echo "done\\n";
-`
-
-try {
-  await runtime.start()
-  await root.query('CREATE DATABASE ??', [database])
-  await root.query('CREATE USER ?@? IDENTIFIED BY ?', [database, '127.0.0.1', 'Noisy-Db-2026'])
-  await root.query('GRANT ALL ON ??.* TO ?@?', [database, database, '127.0.0.1'])
-  const passwordHash = (await Bun.password.hash('Noisy-Test-2026', { algorithm: 'bcrypt', cost: 4 })).replace(
-    /^\$2b\$/,
-    '$2y$',
-  )
-  await runtime.provision(noisy, never)
-  await runtime.provision(
-    {
-      ...quiet,
-      app: {
-        kind: 'wordpress',
-        settings: {
-          title: 'Quiet neighbour',
-          database: { host: '127.0.0.1', port: 3306, name: database, user: database, password: 'Noisy-Db-2026' },
-          admin: { user: 'admin', email: 'admin@example.test', passwordHash },
-        },
-      },
-    },
-    never,
-  )
-  const htdocs = sitePaths(dataDir, noisy).htdocs
-  const owner = statSync(htdocs)
-  writeFileSync(join(htdocs, 'attack.php'), attackScript)
-  chownSync(join(htdocs, 'attack.php'), owner.uid, owner.gid)
-  // Warm B (its PHP worker, OPcache, MariaDB) and A's PHP.
-  const warm = Date.now() + 2_000
-  await requestB(() => Date.now() > warm)
-  await (await request(port, noisy.domain, '/attack.php?seconds=1&attack=-1')).arrayBuffer()
-
-  const survivors = survivorsOutside(owner.uid)
-  const oomBefore = oomKills()
-  const benchCpu0 = cpuSecondsOf(process.pid)
-  const memoryBefore = memAvailableMiB()
-  let lowestMemory = memoryBefore
-  let requests = 0
-  const rows: string[] = []
-  const seconds = Math.round(windowMs / 1000)
-  for (const attack of attacks) {
-    for (const source of ['php', 'exec'] as const) {
-      const quietP50: number[] = []
-      const quietP99: number[] = []
-      const loudP50: number[] = []
-      const loudP99: number[] = []
-      let peaks = { cpu: 0, memory: 0, processes: 0, disk: 0 }
-      for (let round = 0; round < rounds; round++) {
-        const quietEnd = Date.now() + windowMs
-        const calm = await requestB(() => Date.now() > quietEnd)
-        quietP50.push(percentile(calm, 50))
-        quietP99.push(percentile(calm, 99))
-        let attacking = true
-        const attackRun = attackFrom(attack, source, seconds).finally(() => {
-          attacking = false
-        })
-        // B is measured while the attack runs, from a second after it began (its start is not the attack).
-        await Bun.sleep(1_000)
-        const loud = await requestB(() => !attacking)
-        const round_peaks = await attackRun
-        peaks = {
-          cpu: Math.max(peaks.cpu, round_peaks.cpu),
-          memory: Math.max(peaks.memory, round_peaks.memory),
-          processes: Math.max(peaks.processes, round_peaks.processes),
-          disk: Math.max(peaks.disk, round_peaks.disk),
-        }
-        loudP50.push(percentile(loud, 50))
-        loudP99.push(percentile(loud, 99))
-        requests += calm.length + loud.length
-        lowestMemory = Math.min(lowestMemory, memAvailableMiB())
-        // Let the kernel settle (a killed hog's memory, a throttled group's period) before the next quiet window.
-        await Bun.sleep(1_000)
-      }
-      const ratio = median(loudP99) / median(quietP99)
-      rows.push(
-        `${`${attack.name} from ${source}`.padEnd(34)} B p50 ${median(quietP50).toFixed(1)} → ${median(loudP50).toFixed(1)} ms, p99 ${median(quietP99).toFixed(1)} → ${median(loudP99).toFixed(1)} ms (${ratio.toFixed(2)}×${ratio <= 1.5 ? '' : ', ABOVE 1.5×'}); A peaked at cpu ${peaks.cpu.toFixed(0)} % / ${limits.cpuPercent} %, memory ${(peaks.memory / 2 ** 20).toFixed(0)} / ${limits.memoryMB} MiB, ${peaks.processes} / ${limits.processes} processes, disk ${(peaks.disk / 2 ** 20).toFixed(0)} / ${limits.diskMB} MiB`,
-      )
-      console.log(rows.at(-1))
-    }
-  }
-  const after = processTable()
-  const aUid = owner.uid
-  const killed = [...before].filter(([pid, cmdline]) => {
-    if (after.has(pid)) return false
-    try {
-      return statSync(`/proc/${pid}`).uid !== aUid
-    } catch {
-      // Gone: it was A's only if its command line was one of the attack's (sleep, sh, php as A).
-      return !/^(sleep|sh|php|timeout|dd|bwrap|setpriv)\b/.test(cmdline) && !cmdline.startsWith('php-fpm: pool')
-    }
-  })
   const use = await resourcesOfA()
   const benchCpu = cpuSecondsOf(process.pid) - benchCpu0
   console.log(
@@ -460,269 +329,8 @@ try {
   )
   console.log(
     died.length === 0
-      ? `nothing outside A died (nginx, B's PHP-FPM, MariaDB: ${survivors.size} processes); the machine counted ${oomDuring} OOM kills, A's group ${use?.memory.hits24h ?? '?'} memory hits`
+      ? `nothing outside A died (nginx, B's PHP-FPM, MariaDB: ${survivors.size} processes watched); the machine counted ${oomDuring} OOM kills, A's group ${use?.memory.hits24h ?? '?'} memory hits`
       : `outside A, these died during the attacks: ${died.map(([pid, cmdline]) => `${pid} ${cmdline}`).join('; ')}`,
-  )
-} finally {
-    sampling = false
-    await sampler
-  }
-  return peaks
-}
-
-const attackScript = `<?php
-$seconds = max(1, min(60, (int) ($_GET['seconds'] ?? 5)));
-switch ((int) ($_GET['attack'] ?? -1)) {
-${attacks.map((attack, i) => `  case ${i}: ${attack.php} break;`).join('\n')}
-}
-echo "done\\n";
-`
-
-try {
-  await runtime.start()
-  await root.query('CREATE DATABASE ??', [database])
-  await root.query('CREATE USER ?@? IDENTIFIED BY ?', [database, '127.0.0.1', 'Noisy-Db-2026'])
-  await root.query('GRANT ALL ON ??.* TO ?@?', [database, database, '127.0.0.1'])
-  const passwordHash = (await Bun.password.hash('Noisy-Test-2026', { algorithm: 'bcrypt', cost: 4 })).replace(
-    /^\$2b\$/,
-    '$2y$',
-  )
-  await runtime.provision(noisy, never)
-  await runtime.provision(
-    {
-      ...quiet,
-      app: {
-        kind: 'wordpress',
-        settings: {
-          title: 'Quiet neighbour',
-          database: { host: '127.0.0.1', port: 3306, name: database, user: database, password: 'Noisy-Db-2026' },
-          admin: { user: 'admin', email: 'admin@example.test', passwordHash },
-        },
-      },
-    },
-    never,
-  )
-  const htdocs = sitePaths(dataDir, noisy).htdocs
-  const owner = statSync(htdocs)
-  writeFileSync(join(htdocs, 'attack.php'), attackScript)
-  chownSync(join(htdocs, 'attack.php'), owner.uid, owner.gid)
-  // Warm B (its PHP worker, OPcache, MariaDB) and A's PHP.
-  const warm = Date.now() + 2_000
-  await requestB(() => Date.now() > warm)
-  await (await request(port, noisy.domain, '/attack.php?seconds=1&attack=-1')).arrayBuffer()
-
-  const survivors = survivorsOutside(owner.uid)
-  const oomBefore = oomKills()
-  const benchCpu0 = cpuSecondsOf(process.pid)
-  const memoryBefore = memAvailableMiB()
-  let lowestMemory = memoryBefore
-  let requests = 0
-  const rows: string[] = []
-  const seconds = Math.round(windowMs / 1000)
-  for (const attack of attacks) {
-    for (const source of ['php', 'exec'] as const) {
-      const quietP50: number[] = []
-      const quietP99: number[] = []
-      const loudP50: number[] = []
-      const loudP99: number[] = []
-      let peaks = { cpu: 0, memory: 0, processes: 0, disk: 0 }
-      for (let round = 0; round < rounds; round++) {
-        const quietEnd = Date.now() + windowMs
-        const calm = await requestB(() => Date.now() > quietEnd)
-        quietP50.push(percentile(calm, 50))
-        quietP99.push(percentile(calm, 99))
-        let attacking = true
-        const attackRun = attackFrom(attack, source, seconds).finally(() => {
-          attacking = false
-        })
-        // B is measured while the attack runs, from a second after it began (its start is not the attack).
-        await Bun.sleep(1_000)
-        const loud = await requestB(() => !attacking)
-        const round_peaks = await attackRun
-        peaks = {
-          cpu: Math.max(peaks.cpu, round_peaks.cpu),
-          memory: Math.max(peaks.memory, round_peaks.memory),
-          processes: Math.max(peaks.processes, round_peaks.processes),
-          disk: Math.max(peaks.disk, round_peaks.disk),
-        }
-        loudP50.push(percentile(loud, 50))
-        loudP99.push(percentile(loud, 99))
-        requests += calm.length + loud.length
-        lowestMemory = Math.min(lowestMemory, memAvailableMiB())
-        // Let the kernel settle (a killed hog's memory, a throttled group's period) before the next quiet window.
-        await Bun.sleep(1_000)
-      }
-      const ratio = median(loudP99) / median(quietP99)
-      rows.push(
-        `${`${attack.name} from ${source}`.padEnd(34)} B p50 ${median(quietP50).toFixed(1)} → ${median(loudP50).toFixed(1)} ms, p99 ${median(quietP99).toFixed(1)} → ${median(loudP99).toFixed(1)} ms (${ratio.toFixed(2)}×${ratio <= 1.5 ? '' : ', ABOVE 1.5×'}); A peaked at cpu ${peaks.cpu.toFixed(0)} % / ${limits.cpuPercent} %, memory ${(peaks.memory / 2 ** 20).toFixed(0)} / ${limits.memoryMB} MiB, ${peaks.processes} / ${limits.processes} processes, disk ${(peaks.disk / 2 ** 20).toFixed(0)} / ${limits.diskMB} MiB`,
-      )
-      console.log(rows.at(-1))
-    }
-  }
-  const died = [...survivors].filter(([pid]) => processInfo(pid) === null)
-  const oomDuring = oomKills() - oomBefore
-  const use = await resourcesOfA()
-      if (use) {
-        peaks.cpu = Math.max(peaks.cpu, use.cpu.used)
-        peaks.memory = Math.max(peaks.memory, use.memory.used)
-        peaks.processes = Math.max(peaks.processes, use.processes.used)
-        peaks.disk = Math.max(peaks.disk, use.disk.used)
-      }
-      await Bun.sleep(250)
-    }
-  })()
-  try {
-    if (source === 'php') {
-      await Promise.all(
-        Array.from({ length: attack.parallel }, () =>
-          request(port, noisy.domain, `/attack.php?seconds=${seconds}&attack=${attacks.indexOf(attack)}`, {
-            signal: AbortSignal.timeout((seconds + 20) * 1000),
-          })
-            .then((response) => response.arrayBuffer())
-            .catch(() => {}),
-        ),
-      )
-    } else {
-      const started = (await runtime.call(
-        {
-          siteId: noisy.id,
-          service: 'shell',
-          request: { op: 'exec.start', argv: attack.exec(seconds), cwd: '/htdocs', timeoutMs: (seconds + 15) * 1000 },
-        },
-        never,
-      )) as { execId: string }
-      let after = 0
-      for (;;) {
-        const read = (await runtime.call(
-          { siteId: noisy.id, service: 'shell', request: { op: 'exec.read', execId: started.execId, after, waitMs: 5_000 } },
-          never,
-        )) as { next: number; outcome: unknown }
-        after = read.next
-        if (read.outcome) break
-      }
-    }
-  } finally {
-    sampling = false
-    await sampler
-  }
-  return peaks
-}
-
-const attackScript = `<?php
-$seconds = max(1, min(60, (int) ($_GET['seconds'] ?? 5)));
-switch ((int) ($_GET['attack'] ?? -1)) {
-${attacks.map((attack, i) => `  case ${i}: ${attack.php} break;`).join('\n')}
-}
-echo "done\\n";
-`
-
-try {
-  await runtime.start()
-  await root.query('CREATE DATABASE ??', [database])
-  await root.query('CREATE USER ?@? IDENTIFIED BY ?', [database, '127.0.0.1', 'Noisy-Db-2026'])
-  await root.query('GRANT ALL ON ??.* TO ?@?', [database, database, '127.0.0.1'])
-  const passwordHash = (await Bun.password.hash('Noisy-Test-2026', { algorithm: 'bcrypt', cost: 4 })).replace(
-    /^\$2b\$/,
-    '$2y$',
-  )
-  await runtime.provision(noisy, never)
-  await runtime.provision(
-    {
-      ...quiet,
-      app: {
-        kind: 'wordpress',
-        settings: {
-          title: 'Quiet neighbour',
-          database: { host: '127.0.0.1', port: 3306, name: database, user: database, password: 'Noisy-Db-2026' },
-          admin: { user: 'admin', email: 'admin@example.test', passwordHash },
-        },
-      },
-    },
-    never,
-  )
-  const htdocs = sitePaths(dataDir, noisy).htdocs
-  const owner = statSync(htdocs)
-  writeFileSync(join(htdocs, 'attack.php'), attackScript)
-  chownSync(join(htdocs, 'attack.php'), owner.uid, owner.gid)
-  // Warm B (its PHP worker, OPcache, MariaDB) and A's PHP.
-  const warm = Date.now() + 2_000
-  await requestB(() => Date.now() > warm)
-  await (await request(port, noisy.domain, '/attack.php?seconds=1&attack=-1')).arrayBuffer()
-
-  const survivors = survivorsOutside(owner.uid)
-  const oomBefore = oomKills()
-  const benchCpu0 = cpuSecondsOf(process.pid)
-  const memoryBefore = memAvailableMiB()
-  let lowestMemory = memoryBefore
-  let requests = 0
-  const rows: string[] = []
-  const seconds = Math.round(windowMs / 1000)
-  for (const attack of attacks) {
-    for (const source of ['php', 'exec'] as const) {
-      const quietP50: number[] = []
-      const quietP99: number[] = []
-      const loudP50: number[] = []
-      const loudP99: number[] = []
-      let peaks = { cpu: 0, memory: 0, processes: 0, disk: 0 }
-      for (let round = 0; round < rounds; round++) {
-        const quietEnd = Date.now() + windowMs
-        const calm = await requestB(() => Date.now() > quietEnd)
-        quietP50.push(percentile(calm, 50))
-        quietP99.push(percentile(calm, 99))
-        let attacking = true
-        const attackRun = attackFrom(attack, source, seconds).finally(() => {
-          attacking = false
-        })
-        // B is measured while the attack runs, from a second after it began (its start is not the attack).
-        await Bun.sleep(1_000)
-        const loud = await requestB(() => !attacking)
-        const round_peaks = await attackRun
-        peaks = {
-          cpu: Math.max(peaks.cpu, round_peaks.cpu),
-          memory: Math.max(peaks.memory, round_peaks.memory),
-          processes: Math.max(peaks.processes, round_peaks.processes),
-          disk: Math.max(peaks.disk, round_peaks.disk),
-        }
-        loudP50.push(percentile(loud, 50))
-        loudP99.push(percentile(loud, 99))
-        requests += calm.length + loud.length
-        lowestMemory = Math.min(lowestMemory, memAvailableMiB())
-        // Let the kernel settle (a killed hog's memory, a throttled group's period) before the next quiet window.
-        await Bun.sleep(1_000)
-      }
-      const ratio = median(loudP99) / median(quietP99)
-      rows.push(
-        `${`${attack.name} from ${source}`.padEnd(34)} B p50 ${median(quietP50).toFixed(1)} → ${median(loudP50).toFixed(1)} ms, p99 ${median(quietP99).toFixed(1)} → ${median(loudP99).toFixed(1)} ms (${ratio.toFixed(2)}×${ratio <= 1.5 ? '' : ', ABOVE 1.5×'}); A peaked at cpu ${peaks.cpu.toFixed(0)} % / ${limits.cpuPercent} %, memory ${(peaks.memory / 2 ** 20).toFixed(0)} / ${limits.memoryMB} MiB, ${peaks.processes} / ${limits.processes} processes, disk ${(peaks.disk / 2 ** 20).toFixed(0)} / ${limits.diskMB} MiB`,
-      )
-      console.log(rows.at(-1))
-    }
-  }
-  const after = processTable()
-  const aUid = owner.uid
-  const killed = [...before].filter(([pid, cmdline]) => {
-    if (after.has(pid)) return false
-    try {
-      return statSync(`/proc/${pid}`).uid !== aUid
-    } catch {
-      // Gone: it was A's only if its command line was one of the attack's (sleep, sh, php as A).
-      return !/^(sleep|sh|php|timeout|dd|bwrap|setpriv)\b/.test(cmdline) && !cmdline.startsWith('php-fpm: pool')
-    }
-  })
-  const use = await resourcesOfA()
-  const benchCpu = cpuSecondsOf(process.pid) - benchCpu0
-  console.log(
-    `\n${rounds} alternating rounds of ${seconds} s quiet and ${seconds} s attack each; B requested ${requests} times; the bench's process (node runtime included) used ${((benchCpu / requests) * 1000).toFixed(2)} ms CPU a request of B`,
-  )
-  console.log(
-    `node memory available: ${memoryBefore.toFixed(0)} MiB before, lowest ${lowestMemory.toFixed(0)} MiB during the attacks`,
-  )
-  console.log(
-    `A's hits in 24 h as the kernel counted them: cpu ${use?.cpu.hits24h}, memory ${use?.memory.hits24h}, processes ${use?.processes.hits24h}, disk ${use?.disk.hits24h}; enforced: ${(['cpu', 'memory', 'processes', 'disk'] as const).map((kind) => `${kind} ${use?.[kind].enforced}`).join(', ')}`,
-  )
-  console.log(
-    killed.length === 0
-      ? 'nothing outside A was killed'
-      : `processes outside A gone during the attacks: ${killed.map(([pid, cmdline]) => `${pid} ${cmdline}`).join('; ')}`,
   )
 } finally {
   for (const site of [noisy, quiet]) await runtime.delete(site, never).catch(() => {})
