@@ -139,10 +139,14 @@ const oomKills = () => Number(/^oom_kill (\d+)/m.exec(readFileSync('/proc/vmstat
 /** The node's long-lived processes that are not A's (nginx, B's PHP-FPM master, MariaDB): none may die. */
 function survivorsOutside(uid: number): Map<number, string> {
   const table = new Map<number, string>()
-  for (const pid of [
-    ...processesOf(dataDir),
-    Number(Bun.spawnSync(['pidof', 'mariadbd']).stdout.toString().trim().split(' ')[0]),
-  ]) {
+  // The machine's MariaDB (B's database), not one a test started with its own configuration.
+  const mariadb = Bun.spawnSync(['pidof', 'mariadbd'])
+    .stdout.toString()
+    .trim()
+    .split(' ')
+    .map(Number)
+    .filter((pid) => pid > 0 && !processInfo(pid)?.cmdline.includes('--defaults-file=/tmp/'))
+  for (const pid of [...processesOf(dataDir), ...mariadb]) {
     const info = processInfo(pid)
     if (!info || info.cmdline.startsWith('php-fpm: pool')) continue
     try {
@@ -159,20 +163,39 @@ async function resourcesOfA(): Promise<SiteResources | null> {
   return (await runtime.resources([noisy.id]))[0] ?? null
 }
 
-/** Runs `attack` from `source` for `seconds`, sampling A's resources; answers the peaks seen. */
+/** What A took during an attack: CPU on average over it, and the most memory, processes and disk seen. */
+interface Took {
+  cpu: number
+  memory: number
+  processes: number
+  disk: number
+}
+
+/**
+ * Runs `attack` from `source` for `seconds`, sampling A's resources every 250 ms (each reading's CPU is its share since
+ * the one before, so their time-weighted mean is A's CPU over the attack); answers what A took, and what an exec job
+ * said when it did not end well.
+ */
 async function attackFrom(attack: Attack, source: 'php' | 'exec', seconds: number) {
-  const peaks = { cpu: 0, memory: 0, processes: 0, disk: 0 }
+  const took: Took = { cpu: 0, memory: 0, processes: 0, disk: 0 }
+  let cpuTime = 0
+  let sampled = 0
   let sampling = true
+  let said = ''
+  await resourcesOfA()
   const sampler = (async () => {
+    let last = performance.now()
     while (sampling) {
-      const use = await resourcesOfA()
-      if (use) {
-        peaks.cpu = Math.max(peaks.cpu, use.cpu.used)
-        peaks.memory = Math.max(peaks.memory, use.memory.used)
-        peaks.processes = Math.max(peaks.processes, use.processes.used)
-        peaks.disk = Math.max(peaks.disk, use.disk.used)
-      }
       await Bun.sleep(250)
+      const use = await resourcesOfA()
+      const now = performance.now()
+      if (!use) continue
+      cpuTime += use.cpu.used * (now - last)
+      sampled += now - last
+      last = now
+      took.memory = Math.max(took.memory, use.memory.used)
+      took.processes = Math.max(took.processes, use.processes.used)
+      took.disk = Math.max(took.disk, use.disk.used)
     }
   })()
   try {
@@ -187,38 +210,37 @@ async function attackFrom(attack: Attack, source: 'php' | 'exec', seconds: numbe
         ),
       )
     } else {
-      const started = (await runtime.call(
-        {
-          siteId: noisy.id,
-          service: 'shell',
-          request: {
-            op: 'exec.start',
-            argv: attack.exec(seconds),
-            cwd: '/htdocs',
-            timeoutMs: (seconds + 15) * 1000,
-          },
-        },
-        never,
-      )) as { execId: string }
-      let after = 0
-      for (;;) {
-        const read = (await runtime.call(
-          {
-            siteId: noisy.id,
-            service: 'shell',
-            request: { op: 'exec.read', execId: started.execId, after, waitMs: 5_000 },
-          },
-          never,
-        )) as { next: number; outcome: unknown }
+      const shell = (request: Record<string, unknown>) =>
+        runtime.call({ siteId: noisy.id, service: 'shell', request }, never)
+      const { execId } = (await shell({
+        op: 'exec.start',
+        argv: attack.exec(seconds),
+        cwd: '/htdocs',
+        timeoutMs: (seconds + 15) * 1000,
+        outputCapBytes: 65_536,
+      })) as { execId: string }
+      const lines: string[] = []
+      for (let after = 0; ; ) {
+        const read = (await shell({ op: 'exec.read', execId, after, waitMs: 5_000 })) as {
+          next: number
+          lines: readonly unknown[]
+          outcome: { exitCode?: number | null } | null
+        }
         after = read.next
-        if (read.outcome) break
+        lines.push(...read.lines.map((line) => JSON.stringify(line)))
+        if (read.outcome) {
+          if (read.outcome.exitCode !== 0)
+            said = `exit ${read.outcome.exitCode}: ${lines.slice(-2).join(' ')}`
+          break
+        }
       }
     }
   } finally {
     sampling = false
     await sampler
   }
-  return peaks
+  took.cpu = sampled > 0 ? cpuTime / sampled : 0
+  return { took, said }
 }
 
 const attackScript = `<?php
@@ -281,24 +303,23 @@ try {
       const quietP99: number[] = []
       const loudP50: number[] = []
       const loudP99: number[] = []
-      let peaks = { cpu: 0, memory: 0, processes: 0, disk: 0 }
+      const cpu: number[] = []
+      const most = { memory: 0, processes: 0, disk: 0 }
+      const notes = new Set<string>()
       for (let round = 0; round < rounds; round++) {
         const quietEnd = Date.now() + windowMs
         const calm = await requestB(() => Date.now() > quietEnd)
-        let attacking = true
-        const attackRun = attackFrom(attack, source, seconds).finally(() => {
-          attacking = false
-        })
-        // B is measured while the attack runs, from a second after it began (its start is not the attack).
+        // The attack outlasts B's window by a second at each end: B is timed while it runs, not while it starts.
+        const attackRun = attackFrom(attack, source, seconds + 2)
         await Bun.sleep(1_000)
-        const loud = await requestB(() => !attacking)
-        const seen = await attackRun
-        peaks = {
-          cpu: Math.max(peaks.cpu, seen.cpu),
-          memory: Math.max(peaks.memory, seen.memory),
-          processes: Math.max(peaks.processes, seen.processes),
-          disk: Math.max(peaks.disk, seen.disk),
-        }
+        const loudEnd = Date.now() + windowMs
+        const loud = await requestB(() => Date.now() > loudEnd)
+        const { took, said } = await attackRun
+        cpu.push(took.cpu)
+        most.memory = Math.max(most.memory, took.memory)
+        most.processes = Math.max(most.processes, took.processes)
+        most.disk = Math.max(most.disk, took.disk)
+        if (said) notes.add(said.slice(0, 160))
         quietP50.push(percentile(calm, 50))
         quietP99.push(percentile(calm, 99))
         loudP50.push(percentile(loud, 50))
@@ -310,7 +331,7 @@ try {
       }
       const ratio = median(loudP99) / median(quietP99)
       console.log(
-        `${`${attack.name} from ${source}`.padEnd(34)} B p50 ${median(quietP50).toFixed(1)} → ${median(loudP50).toFixed(1)} ms, p99 ${median(quietP99).toFixed(1)} → ${median(loudP99).toFixed(1)} ms (${ratio.toFixed(2)}×${ratio <= 1.5 ? '' : ', ABOVE 1.5×'}); A peaked at cpu ${peaks.cpu.toFixed(0)} % / ${limits.cpuPercent} %, memory ${(peaks.memory / 2 ** 20).toFixed(0)} / ${limits.memoryMB} MiB, ${peaks.processes} / ${limits.processes} processes, disk ${(peaks.disk / 2 ** 20).toFixed(0)} / ${limits.diskMB} MiB`,
+        `${`${attack.name} from ${source}`.padEnd(34)} B p50 ${median(quietP50).toFixed(1)} → ${median(loudP50).toFixed(1)} ms, p99 ${median(quietP99).toFixed(1)} → ${median(loudP99).toFixed(1)} ms (${ratio.toFixed(2)}×${ratio <= 1.5 ? '' : ', ABOVE 1.5×'}); A took cpu ${median(cpu).toFixed(0)} % of ${limits.cpuPercent} % (mean over the attack), at most ${(most.memory / 2 ** 20).toFixed(0)} of ${limits.memoryMB} MiB, ${most.processes} of ${limits.processes} processes, ${(most.disk / 2 ** 20).toFixed(0)} of ${limits.diskMB} MiB disk${notes.size > 0 ? `; the job said: ${[...notes].join(' | ')}` : ''}`,
       )
     }
   }
