@@ -160,7 +160,9 @@ describe('exec', () => {
   test('sees only the site: other sites and the panel’s data are invisible, /usr read-only, htdocs writable', async () => {
     const script = [
       `test -e ${homeOf(other.id)} && echo other-home-visible`,
-      `test -e ${sitesDir} && echo sites-visible`,
+      // Not the runtime's data dir itself: here it is under /tmp, and the site's PHP-FPM sandbox (its /tmp the site's
+      // tmp/) leaves in that tmp/ the empty mount points of the paths it binds under the data dir.
+      `test -e ${join(sitesDir, 'nginx')} && echo node-config-visible`,
       `test -e ${panelDir} && echo panel-visible`,
       'test -e /state.json && echo state-visible',
       'cat /etc/passwd | wc -l',

@@ -47,11 +47,19 @@ export function environment(as: RunAs | undefined): Record<string, string> {
  * The command line running `argv` as `as` (or as it is without one): in a session of its own, so the site's code
  * (WordPress's installer loads its config and plugins) cannot keep the agent's controlling terminal, where it could
  * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups; placed first,
- * as root, in the site's group when `as.enter` says how.
+ * as root, in the site's group when `as.enter` says how. It runs in a pid namespace of its own with its own /proc
+ * (what `hidepid` gives, without remounting the node's): the site's code (WordPress's plugins, run by the installer
+ * and the runner) sees no other process of the node, another site's command lines included. `--kill-child`: when
+ * the command is killed (its timeout), the namespace's first process dies, and every process in it with it.
  */
 export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
   if (!as) return [...argv]
   const dropped = [
+    'unshare',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--mount-proc',
     'setsid',
     '--wait',
     'setpriv',

@@ -125,9 +125,19 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     }
   })
 
+  test('what NodeSite.run starts sees no process of the node but its own (its own pid namespace and /proc)', async () => {
+    const seen = String(await call('run', 'ls /proc | grep -c "^[0-9]"; cat /proc/1/cmdline | tr "\\0" " "'))
+    const [count, first] = seen.trim().split('\n')
+    // The shell reading is the namespace's first process (setsid and setpriv exec it): nothing of the node, no
+    // other site, only it and what it runs.
+    expect(Number(count)).toBeLessThanOrEqual(4)
+    expect(first).toContain('ls /proc')
+  })
+
   test('resources() reads CPU held to the site’s share, memory, processes and disk against its limits, and counts hits', async () => {
     await call('asUser', 'while :; do :; done & while :; do :; done & wait')
-    await call('asUser', 'bomb() { bomb | bomb & }; bomb')
+    // The command's first process stays (exec, no fork needed): a pid namespace's processes end with it.
+    await call('asUser', 'bomb() { bomb | bomb & }; bomb; exec sleep 30')
     await runtime.resources([site.id])
     await Bun.sleep(2_000)
     const [read] = await runtime.resources([site.id, 'site_not_here'])
