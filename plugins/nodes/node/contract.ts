@@ -269,6 +269,12 @@ export interface NodeService {
    */
   describe?(): Promise<Readonly<Record<string, unknown>>>
   /**
+   * The TCP ports on the node's own addresses this service serves the node's sites on (the node's database server's,
+   * which their grants name): the only ones besides the sites' HTTP and HTTPS that the node's closure of its own
+   * addresses lets the sites' processes reach. Read whenever the closure is loaded again. Default none.
+   */
+  sitePorts?(): readonly number[]
+  /**
    * What the node lacks now for this service to do its work (a server of its own that could not start, and why):
    * told with the node's `missing`, read with its capabilities. Default none.
    */

@@ -8,8 +8,11 @@ import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { NodeModule } from './contract.ts'
 
-/** What serving needs whatever the modules: nginx, and PHP-FPM with the CLI of its version. */
-export const servingPackages = ['nginx', 'php-fpm', 'php-cli'] as const
+/**
+ * What serving needs whatever the modules: nginx, PHP-FPM with the CLI of its version, and nftables, whose `nft`
+ * keeps the sites' processes off the node's own addresses (`runtime/site-network.ts`).
+ */
+export const servingPackages = ['nginx', 'php-fpm', 'php-cli', 'nftables'] as const
 
 /** Where `node setup` looks, what it runs, and where Debian's policy file that holds services back goes. */
 export interface SetupOptions {

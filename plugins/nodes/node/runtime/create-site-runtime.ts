@@ -16,6 +16,8 @@ import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
 /** How often a watched runtime looks whether its masters still run (reading two pid files and /proc). */
 const watchEveryMs = 2_000
+/** How often a watched runtime looks whether its sites' network table is still loaded as it should be. */
+const networkEveryMs = 30_000
 
 /**
  * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
@@ -39,6 +41,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     try {
       const stack = await core.serving()
       if (!stack) return []
+      // Closed before the sites' code runs again.
+      await core.network.apply()
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
       const ended = await core.locked(() =>
         acrossProcesses(mastersLock, async () =>
@@ -69,6 +73,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
           await stack.phpFpm.stop()
         }),
       )
+      await core.network.remove()
     },
     watch(log) {
       let busy = false
@@ -111,7 +116,16 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
         })
       }, watchEveryMs)
       timer.unref?.()
-      return () => clearInterval(timer)
+      // The sites' network table looked at less often: loaded again when a firewall's reload flushed it, or what the
+      // sites may reach changed (the database server came up late, the resolvers changed).
+      const network = setInterval(() => {
+        if (wanted) void core.network.apply({ check: true, log })
+      }, networkEveryMs)
+      network.unref?.()
+      return () => {
+        clearInterval(timer)
+        clearInterval(network)
+      }
     },
     provision: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     update: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
@@ -129,7 +143,12 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
     call: siteCalls(layout, services),
     nodeCall: nodeCalls(services),
-    startServices: (log, only = services()) => startServices(layout, only, log),
+    async startServices(log, only = services()) {
+      const stop = await startServices(layout, only, log)
+      // The ports they serve the sites on (the database server's) are known once they started.
+      await core.network.apply({ log })
+      return stop
+    },
     report: (site) => reportOf(core, site),
     inventory: () => inventoryOf(core),
     disk: () => diskOf(core),

@@ -47,13 +47,17 @@ export async function capabilitiesOf(
     services: Object.fromEntries(
       await Promise.all(services.map(async (service) => [service.name, (await service.describe?.()) ?? {}])),
     ),
-    missing: lacksOf(binaries, probed, {
-      filesOnly: settings.filesOnly === true,
-      root: core.root,
-      dataDir: core.layout.dataDir,
-    }),
+    missing: [
+      ...lacksOf(binaries, probed, {
+        filesOnly: settings.filesOnly === true,
+        root: core.root,
+        dataDir: core.layout.dataDir,
+      }),
+      ...core.network.lacks(),
+    ],
     setup: settings.setupCommand ?? 'npm run agent -- setup',
     readiness,
+    network: core.network.enforcement(),
   }
 }
 

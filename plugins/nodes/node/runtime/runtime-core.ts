@@ -9,6 +9,7 @@ import { serialized } from './lock.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
 import { certificateFiles } from './site-certificates.ts'
+import { type SiteNetwork, siteNetwork } from './site-network.ts'
 import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
 import type { SiteState } from './site-state.ts'
 
@@ -28,6 +29,8 @@ export interface RuntimeCore {
   readonly root: boolean
   /** Whether each site gets a Unix user of its own (it serves and runs as root). */
   readonly unixUsers: boolean
+  /** The closure of the node's own addresses to its sites' processes. */
+  readonly network: SiteNetwork
   /** Runs `task` after every change of the masters' configuration queued before it. */
   locked<T>(task: () => Promise<T>): Promise<T>
   /**
@@ -70,6 +73,18 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const applicationOf = (kind: string) =>
     parts().applications.find((application) => application.kind === kind)
 
+  const network = siteNetwork({
+    dataDir: layout.dataDir,
+    sitesDir: layout.sites,
+    unixUsers: servable && root,
+    servable,
+    root,
+    httpPort: settings.httpPort,
+    httpsPort: settings.httpsPort,
+    panelHost: settings.panelHost,
+    services: () => parts().services,
+  })
+
   return {
     settings,
     layout,
@@ -78,6 +93,7 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
     servable,
     root,
     unixUsers: servable && root,
+    network,
     locked,
     siteLocked: (siteId, task) => serialized(`${layout.dataDir}#site:${siteId}`, task),
     servingStack,

@@ -41,6 +41,8 @@ export async function applySite(
           ),
         )
       : null
+  // A new user is held back before anything runs as it (its pool below).
+  if (user) await core.network.apply()
   const web = stack?.web
   await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)
   const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
@@ -98,7 +100,10 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
     await core.change(stack.nginx, paths.serverBlock, null, signal)
     await core.change(stack.phpFpm, paths.pool, null, signal)
     await rm(paths.socket, { force: true })
-    if (core.unixUsers) await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+    if (core.unixUsers) {
+      await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+      await core.network.apply()
+    }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })
   // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.

@@ -44,6 +44,11 @@ export interface RuntimeSettings {
   readonly parts?: () => RuntimeParts
   /** The command that installs what the node lacks, as its capabilities tell it. Default `npm run agent -- setup`. */
   readonly setupCommand?: string
+  /**
+   * The panel's host (an agent's `PANEL_URL`'s), closed to the sites' processes with the node's own addresses. The
+   * local node's panel listens on the node's addresses: closed with them. Default none.
+   */
+  readonly panelHost?: string
 }
 
 /** What a runtime can run on this machine, as the node reports it. */
@@ -80,7 +85,10 @@ export interface SiteRuntime {
    * that fails is told in `readiness()` until one succeeds.
    */
   start(): Promise<void>
-  /** Stops them (and what killed ones left). Sites stay on disk. */
+  /**
+   * Stops them (and what killed ones left), and opens the sites' network again (its table deleted): for tests and
+   * benchmarks; a node that stops its process leaves its masters, and the closure, as they are. Sites stay on disk.
+   */
   stop(): Promise<void>
   /**
    * Watches the masters from start() until stop(): one found not running (killed, or its workers orphaned) is
