@@ -82,6 +82,7 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
     httpPort: settings.httpPort,
     httpsPort: settings.httpsPort,
     panelHost: settings.panelHost,
+    resolvConf: settings.resolvConf,
     services: () => parts().services,
   })
 

@@ -97,6 +97,11 @@ describe('the masters', () => {
       setup: 'npm run agent -- setup',
       // Its masters run: it serves now.
       readiness: { ready: true, reasons: [] },
+      // Its sites' processes are held off the node's own addresses by the kernel, where it is root.
+      network:
+        process.getuid?.() === 0
+          ? { enforced: true, how: expect.stringMatching(/^nftables by site uid \(table inet plinth_sites_/) }
+          : { enforced: false, how: expect.stringContaining('does not run as root') },
     })
   })
 

@@ -49,6 +49,8 @@ export interface RuntimeSettings {
    * local node's panel listens on the node's addresses: closed with them. Default none.
    */
   readonly panelHost?: string
+  /** Where the node's resolvers are named, the only ports of loopback (53) its sites reach besides its own. Default `/etc/resolv.conf`. */
+  readonly resolvConf?: string
 }
 
 /** What a runtime can run on this machine, as the node reports it. */
