@@ -93,18 +93,21 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
   let failure: string | null = null
   /** What the closure could not close, said with how it enforces the rest. */
   let unresolved: string | null = null
+  /** The panel's addresses as last resolved: looked up again by the periodic check only, not by every site's change. */
+  let panelAddresses: string[] | null = null
 
-  async function reachNow(): Promise<SiteReach> {
+  async function reachNow(resolveAgain: boolean): Promise<SiteReach> {
     const servicePorts = settings.services().flatMap((service) => service.sitePorts?.() ?? [])
-    let closed: string[] = []
-    unresolved = null
-    if (settings.panelHost) {
+    if (settings.panelHost && (panelAddresses === null || resolveAgain)) {
       try {
-        closed = await addressesOf(settings.panelHost)
+        panelAddresses = await addressesOf(settings.panelHost)
+        unresolved = null
       } catch (error) {
+        // The addresses resolved before stay closed.
         unresolved = `the panel's address (${settings.panelHost}) could not be resolved to close it: ${(error as Error).message}`
       }
     }
+    const closed = panelAddresses ?? []
     return {
       siteUids: await siteUids(sitesDir),
       ports: [settings.httpPort, settings.httpsPort, ...servicePorts],
@@ -133,7 +136,7 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
       locked(async () => {
         if (!settings.unixUsers || !nftPath()) return
         try {
-          const script = networkRules(table, await reachNow())
+          const script = networkRules(table, await reachNow(check))
           const gone = check && loaded !== null && !(await present())
           if (script === loaded && !gone) return
           await nft(script)
