@@ -52,7 +52,7 @@ function bareAddress(address: string): string | null {
  */
 export function networkRules(table: string, reach: SiteReach): string {
   const resolvers = [...new Set(reach.resolvers.flatMap((address) => bareAddress(address) ?? []))]
-  // Those in loopback or link-local are refused already (and would overlap the ranges, which nft refuses).
+  // Those in loopback or link-local are refused by the ranges already: not listed again inside them.
   const closed = [...new Set(reach.closed.flatMap((address) => bareAddress(address) ?? []))].filter(
     (address) => !/^(127\.|169\.254\.|::1$|fe[89ab][0-9a-f]:)/i.test(address),
   )
