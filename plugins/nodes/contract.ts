@@ -138,6 +138,25 @@ export const NodeCapabilities = t.Object(
         },
       ),
     ),
+    network: t.Optional(
+      t.Object(
+        {
+          enforced: t.Boolean({
+            description:
+              'Whether its sites’ processes are held off the node’s own addresses, loopback, link-local (cloud metadata) and the panel’s address.',
+          }),
+          how: t.String({
+            maxLength: 300,
+            description:
+              'How (`nftables by site uid (table inet …)`), or why not (`nft is not installed …`).',
+          }),
+        },
+        {
+          description:
+            'Whether its sites’ network is their own: they reach the internet, the sites’ HTTP and HTTPS ports and the node’s database server, and nothing else of the node (absent from older agents: not held back).',
+        },
+      ),
+    ),
   },
   { $id: 'NodeCapabilities' },
 )

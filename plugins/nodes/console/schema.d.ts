@@ -464,6 +464,13 @@ export interface components {
               message: string;
             }[];
         };
+        /** @description Whether its sites’ network is their own: they reach the internet, the sites’ HTTP and HTTPS ports and the node’s database server, and nothing else of the node (absent from older agents: not held back). */
+        network?: {
+          /** @description Whether its sites’ processes are held off the node’s own addresses, loopback, link-local (cloud metadata) and the panel’s address. */
+          enforced: boolean;
+          /** @description How (`nftables by site uid (table inet …)`), or why not (`nft is not installed …`). */
+          how: string;
+        };
       };
       /** @description The commands the agent has and has not answered yet. A command sent to this run that it does not list never reached it (the answer to a poll was lost) and is sent again. */
       holding?: string[];
@@ -599,6 +606,13 @@ export interface components {
         ready: boolean;
         /** @description Why not; empty when ready. */
         reasons: components["schemas"]["NodeUnreadiness"][];
+      };
+      /** @description Whether its sites’ network is their own: they reach the internet, the sites’ HTTP and HTTPS ports and the node’s database server, and nothing else of the node (absent from older agents: not held back). */
+      network?: {
+        /** @description Whether its sites’ processes are held off the node’s own addresses, loopback, link-local (cloud metadata) and the panel’s address. */
+        enforced: boolean;
+        /** @description How (`nftables by site uid (table inet …)`), or why not (`nft is not installed …`). */
+        how: string;
       };
     };
     NodeUnreadiness: {

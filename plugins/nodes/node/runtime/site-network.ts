@@ -168,12 +168,12 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
           enforced: false,
           how: 'nft is not installed (Debian’s nftables): the sites reach the node’s own addresses',
         }
-      if (failure) return { enforced: false, how: failure }
+      // Within what the panel keeps of it (300 characters).
+      if (failure)
+        return { enforced: false, how: failure.length > 300 ? `${failure.slice(0, 299)}…` : failure }
       if (loaded === null) return { enforced: false, how: 'not closed yet: the node has not started serving' }
-      return {
-        enforced: true,
-        how: `nftables by site uid (table inet ${table})${unresolved ? `; but ${unresolved}` : ''}`,
-      }
+      const how = `nftables by site uid (table inet ${table})${unresolved ? `; but ${unresolved}` : ''}`
+      return { enforced: true, how: how.length > 300 ? `${how.slice(0, 299)}…` : how }
     },
     lacks: () =>
       settings.servable && settings.root && !nftPath()
