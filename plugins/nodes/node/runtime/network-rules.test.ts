@@ -17,6 +17,7 @@ const reach = (overrides: Partial<SiteReach> = {}): SiteReach => ({
   ports: [80, 443, 3306],
   resolvers: ['127.0.0.53'],
   closed: [],
+  siteServers: [],
   ...overrides,
 })
 
@@ -31,6 +32,13 @@ describe('the sites’ network table', () => {
       reach({ siteUids: [], resolvers: [] }),
       reach({ resolvers: ['127.0.0.11', 'fe80::1%eth0', '2001:db8::53', 'not-an-address'] }),
       reach({ closed: ['203.0.113.7', '2001:db8::7', '203.0.113.7'] }),
+      reach({
+        siteServers: [
+          { uid: 1001, address: '127.0.0.1', port: 3306 },
+          { uid: 1001, address: '127.0.0.1', port: 3306 },
+          { uid: 1002, address: '::1', port: 5432 },
+        ],
+      }),
     ]) {
       const script = networkRules(table, shape)
       expect({ script, ...check(script) }).toMatchObject({ code: 0, said: '' })
@@ -53,6 +61,10 @@ describe('the sites’ network table', () => {
     expect(script).toContain('meta skuid @site_uids jump site')
     expect(script).toContain('ip daddr { 127.0.0.53 } meta l4proto { tcp, udp } th dport 53 accept')
     expect(script).toContain('fib daddr type local tcp dport { 80, 443, 3306 } accept')
+    // Each site's own servers, by its uid, before the node's addresses are refused.
+    const own = networkRules(table, reach({ siteServers: [{ uid: 1002, address: '127.0.0.1', port: 5432 }] }))
+    expect(own).toContain('elements = { 1002 . 127.0.0.1 . 5432 }')
+    expect(own.indexOf('@site_servers4 accept')).toBeLessThan(own.indexOf('fib daddr type local goto refuse'))
     // Replaced whole in one transaction: made if missing, deleted, written again.
     expect(script.split('\n').slice(0, 3)).toEqual([
       `table inet ${table}`,

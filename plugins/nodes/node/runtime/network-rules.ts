@@ -18,6 +18,19 @@ export interface SiteReach {
   readonly resolvers: readonly string[]
   /** Addresses off the node closed to the sites whole: the panel's, for an agent. */
   readonly closed: readonly string[]
+  /**
+   * What one site's user alone may reach besides, by address and TCP port: the servers its application names (a
+   * database server on the panel's machine, at 127.0.0.1).
+   */
+  readonly siteServers: readonly SiteServer[]
+}
+
+/** A server one site's processes may reach on the node's own addresses. */
+export interface SiteServer {
+  readonly uid: number
+  /** An IPv4 or IPv6 address. */
+  readonly address: string
+  readonly port: number
 }
 
 /**
@@ -43,7 +56,7 @@ function bareAddress(address: string): string | null {
  * The script `nft -f` loads: the table made if missing and deleted, then written whole, all in one transaction.
  *
  * Its output chain sends what a site's user sends to the `site` chain, which lets through DNS to the resolvers and
- * the allowed ports on the node's own addresses, and refuses everything else to any address of the node (`fib daddr
+ * the allowed ports on the node's own addresses (every site's, and each site's own servers), and refuses everything else to any address of the node (`fib daddr
  * type local`: loopback, its interfaces' addresses, ones added later, whatever the panel or a service listens on),
  * to loopback and link-local (169.254.169.254, the cloud's metadata, is there), and to the closed addresses; the
  * rest, the internet and remote database servers, passes. Refused with a TCP reset or an ICMP error, so a client
@@ -60,6 +73,16 @@ export function networkRules(table: string, reach: SiteReach): string {
   const v6Resolvers = elements(resolvers.filter((address) => isIPv6(address)))
   const ports = [...new Set(reach.ports)].sort((a, b) => a - b)
   const uids = [...new Set(reach.siteUids)].sort((a, b) => a - b)
+  const servers = (family: (address: string) => boolean) => [
+    ...new Set(
+      reach.siteServers.flatMap(({ uid, address, port }) => {
+        const bare = bareAddress(address)
+        return bare && family(bare) ? [`${uid} . ${bare} . ${port}`] : []
+      }),
+    ),
+  ]
+  const servers4 = servers((address) => isIPv4(address))
+  const servers6 = servers((address) => isIPv6(address))
   const lines = [
     `table inet ${table}`,
     `delete table inet ${table}`,
@@ -67,6 +90,14 @@ export function networkRules(table: string, reach: SiteReach): string {
     '\tset site_uids {',
     '\t\ttype uid',
     ...(uids.length > 0 ? [`\t\telements = { ${uids.join(', ')} }`] : []),
+    '\t}',
+    '\tset site_servers4 {',
+    '\t\ttype uid . ipv4_addr . inet_service',
+    ...(servers4.length > 0 ? [`\t\telements = { ${servers4.join(', ')} }`] : []),
+    '\t}',
+    '\tset site_servers6 {',
+    '\t\ttype uid . ipv6_addr . inet_service',
+    ...(servers6.length > 0 ? [`\t\telements = { ${servers6.join(', ')} }`] : []),
     '\t}',
     '\tchain output {',
     '\t\ttype filter hook output priority -150; policy accept;',
@@ -76,6 +107,8 @@ export function networkRules(table: string, reach: SiteReach): string {
     ...(v4Resolvers ? [`\t\tip daddr ${v4Resolvers} meta l4proto { tcp, udp } th dport 53 accept`] : []),
     ...(v6Resolvers ? [`\t\tip6 daddr ${v6Resolvers} meta l4proto { tcp, udp } th dport 53 accept`] : []),
     ...(ports.length > 0 ? [`\t\tfib daddr type local tcp dport { ${ports.join(', ')} } accept`] : []),
+    '\t\tmeta skuid . ip daddr . tcp dport @site_servers4 accept',
+    '\t\tmeta skuid . ip6 daddr . tcp dport @site_servers6 accept',
     '\t\tfib daddr type local goto refuse',
     `\t\tip daddr ${elements(['127.0.0.0/8', '169.254.0.0/16', ...closed.filter((address) => isIPv4(address))])} goto refuse`,
     `\t\tip6 daddr ${elements(['::1', 'fe80::/10', ...closed.filter((address) => isIPv6(address))])} goto refuse`,

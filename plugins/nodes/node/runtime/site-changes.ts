@@ -3,7 +3,7 @@
 
 import { mkdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SiteSpec } from '../contract.ts'
+import type { SiteEndpoint, SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { siteLayout } from './layout.ts'
 import { poolConfig } from './php-fpm.ts'
@@ -41,8 +41,10 @@ export async function applySite(
           ),
         )
       : null
-  // A new user is held back before anything runs as it (its pool below).
-  if (user) await core.network.apply()
+  const reaches = reachesOf(core, site, previous)
+  // A new user is held back before anything runs as it (its pool below, its application's installer), and let
+  // through to the servers its application names.
+  if (user) await core.network.apply({ site: { id: site.id, uid: user.uid, reaches } })
   const web = stack?.web
   await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)
   const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
@@ -53,7 +55,7 @@ export async function applySite(
   const record = (app: SiteState['app']) =>
     writeFileAtomic(
       paths.state,
-      stateFile(siteState(site, state, user?.name ?? null, app, certificate)),
+      stateFile({ ...siteState(site, state, user?.name ?? null, app, certificate), reaches }),
       signal,
       0o600,
     )
@@ -87,6 +89,21 @@ export async function applySite(
   await record(app)
 }
 
+/**
+ * The servers the site's application names in the spec's settings, or those recorded last when the spec carries
+ * none (a suspension) or names no application; settings the application refuses name none here (its `apply` says
+ * why).
+ */
+function reachesOf(core: RuntimeCore, site: SiteSpec, previous: SiteState | null): readonly SiteEndpoint[] {
+  const application = site.app ? core.applicationOf(site.app.kind) : undefined
+  if (!site.app?.settings || !application?.reaches) return previous?.reaches ?? []
+  try {
+    return application.reaches(site.app.settings)
+  } catch {
+    return previous?.reaches ?? []
+  }
+}
+
 /** Removes pool, server block, Unix user, certificate, files and logs: unserved first, files last. */
 export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: AbortSignal): Promise<void> {
   const { layout } = core
@@ -102,7 +119,7 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
     await rm(paths.socket, { force: true })
     if (core.unixUsers) {
       await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
-      await core.network.apply()
+      await core.network.apply({ removed: site.id })
     }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })

@@ -9,7 +9,7 @@ import { copyFileSync, lchownSync, mkdtempSync, rmSync, statSync, writeFileSync 
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../../../../hosts/testing/index.ts'
-import type { NodeService } from '../contract.ts'
+import type { NodeService, SiteApplication } from '../contract.ts'
 import { never, processesOf, request, servingDataDir, sh, siteSpec } from '../testing/serving.ts'
 import { createSiteRuntime } from './create-site-runtime.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
@@ -20,7 +20,11 @@ const dataDir = servingDataDir('plinth-network-')
 const httpPort = freePort()
 const layout = runtimeLayout(dataDir)
 const table = networkTableName(layout.dataDir)
+// A server on loopback that one site's application names (a database server on the panel's machine): that site
+// alone reaches it.
+const ownServer = greeter('127.0.0.1', 0, 'own-server')
 const site = siteSpec({
+  app: { kind: 'reacher', settings: { host: 'localhost', port: ownServer.port } },
   id: `site_net_a_${suffix}`,
   handle: `net-a-${suffix}`,
   domain: `a-${suffix}.example.com`,
@@ -33,8 +37,8 @@ const other = siteSpec({
 const paths = siteLayout(layout, site)
 
 /** A TCP listener of the test's (root's) that greets whoever connects. */
-const greeter = (hostname: string, port: number, greeting: string) =>
-  Bun.listen({
+function greeter(hostname: string, port: number, greeting: string) {
+  return Bun.listen({
     hostname,
     port,
     socket: {
@@ -44,6 +48,7 @@ const greeter = (hostname: string, port: number, greeting: string) =>
       data: () => {},
     },
   })
+}
 
 // What the node's database service would serve the sites on (its port is what the closure reads: `sitePorts`).
 const database = greeter('127.0.0.1', 0, 'database')
@@ -51,7 +56,7 @@ const database = greeter('127.0.0.1', 0, 'database')
 const panel = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('panel\n') })
 const everywhere = greeter('::', 0, 'node-wide')
 const loopback6 = greeter('::1', 0, 'loopback6')
-const listeners: { stop(closeActive?: boolean): void }[] = [database, panel, everywhere, loopback6]
+const listeners: { stop(closeActive?: boolean): void }[] = [database, panel, everywhere, loopback6, ownServer]
 
 /** The services this machine runs on loopback (Redis, PostgreSQL, MariaDB), or a greeter of ours where none does. */
 function wellKnown(port: number): void {
@@ -117,14 +122,22 @@ const services: NodeService[] = [
     },
   },
 ]
-const runtime = createSiteRuntime({
+/** An application that installs nothing, and names the server its settings give. */
+const reacher: SiteApplication = {
+  kind: 'reacher',
+  probe: async () => ({ version: '1' }),
+  reaches: (settings) => [{ host: String(settings.host), port: Number(settings.port) }],
+  apply: async () => 'applied',
+}
+const runtimeSettings = {
   dataDir,
   httpPort,
   httpsPort: freePort(),
   panelHost: panelAddress,
   resolvConf,
-  parts: () => ({ services, applications: [] }),
-})
+  parts: () => ({ services, applications: [reacher] }),
+}
+const runtime = createSiteRuntime(runtimeSettings)
 
 /** What `targets` come to from the site's PHP-FPM pool, through the runtime's nginx. */
 async function fromPool(targets: readonly string[]): Promise<Record<string, Outcome>> {
@@ -137,9 +150,13 @@ async function fromPool(targets: readonly string[]): Promise<Record<string, Outc
   return response.json()
 }
 
-/** What `targets` come to from a program run as the site's user (the PHP CLI, as its jobs and shell run it). */
-async function fromProgram(targets: readonly string[]): Promise<Record<string, Outcome>> {
-  return (await runtime.call({ siteId: site.id, service: 'probe', request: targets }, never())) as Record<
+/** What `targets` come to from a program run as a site's user (the PHP CLI, as its jobs and shell run it). */
+async function fromProgram(
+  targets: readonly string[],
+  siteId = site.id,
+  through = runtime,
+): Promise<Record<string, Outcome>> {
+  return (await through.call({ siteId, service: 'probe', request: targets }, never())) as Record<
     string,
     Outcome
   >
@@ -207,9 +224,12 @@ beforeAll(async () => {
 
   await runtime.start()
   for (const each of [site, other]) await runtime.provision(each, never())
-  const probe = join(paths.htdocs, 'probe.php')
-  copyFileSync(join(import.meta.dir, 'site-network.test.php'), probe)
-  lchownSync(probe, statSync(paths.htdocs).uid, statSync(paths.htdocs).gid)
+  for (const each of [site, other]) {
+    const { htdocs } = siteLayout(layout, each)
+    const probe = join(htdocs, 'probe.php')
+    copyFileSync(join(import.meta.dir, 'site-network.test.php'), probe)
+    lchownSync(probe, statSync(htdocs).uid, statSync(htdocs).gid)
+  }
 })
 
 afterAll(async () => {
@@ -295,5 +315,21 @@ describe('a site’s network', () => {
       expect(outcomes[`udp://${resolver}:53`]).toMatchObject({ open: true, said: 'ping' })
       expect(outcomes[`tcp://${far}:${farPort}`]).toMatchObject({ open: true, said: 'outside' })
     }
+  })
+
+  test('a server on loopback its application names is reached by that site alone, also after the node restarts', async () => {
+    const target = `tcp://127.0.0.1:${ownServer.port}`
+    for (const outcomes of [await fromPool([target]), await fromProgram([target])])
+      expect(outcomes[target]).toMatchObject({ open: true, said: 'own-server' })
+    expect((await fromProgram([target], other.id))[target]).toMatchObject({ open: false })
+    // A new process over the same data directory knows it from the site's state.json: nothing of the first is kept.
+    sh(['nft', 'delete', 'table', 'inet', table])
+    const again = createSiteRuntime(runtimeSettings)
+    await again.start()
+    expect((await fromProgram([target], site.id, again))[target]).toMatchObject({
+      open: true,
+      said: 'own-server',
+    })
+    expect((await fromProgram([target], other.id, again))[target]).toMatchObject({ open: false })
   })
 })

@@ -7,13 +7,20 @@
 
 import { lookup } from 'node:dns/promises'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { isIP } from 'node:net'
-import { dirname, resolve } from 'node:path'
-import type { LimitEnforcement, NodeLack, NodeService, NodeServiceHost } from '../contract.ts'
+import { dirname, join, resolve } from 'node:path'
+import type { LimitEnforcement, NodeLack, NodeService, NodeServiceHost, SiteEndpoint } from '../contract.ts'
 import { outputOf, run } from './commands.ts'
 import { serialized } from './lock.ts'
-import { deleteRules, networkRules, networkTableName, type SiteReach } from './network-rules.ts'
+import {
+  deleteRules,
+  networkRules,
+  networkTableName,
+  type SiteReach,
+  type SiteServer,
+} from './network-rules.ts'
+import { readSiteState } from './site-state.ts'
 
 /** What the closure reads what the sites may reach from. */
 export interface SiteNetworkSettings {
@@ -43,7 +50,14 @@ export interface SiteNetwork {
    * is still there, not flushed by a firewall's reload since). Never throws: a failure is told in `enforcement()`,
    * and on `log` when given.
    */
-  apply(options?: { readonly check?: boolean; readonly log?: NodeServiceHost['log'] }): Promise<void>
+  apply(options?: {
+    readonly check?: boolean
+    readonly log?: NodeServiceHost['log']
+    /** A site being applied: its user and the servers its application names, before its `state.json` says so. */
+    readonly site?: PendingSite
+    /** A site whose user was just removed. */
+    readonly removed?: string
+  }): Promise<void>
   /** Whether the sites are held back now, and how, or why not. */
   enforcement(): LimitEnforcement
   /** What the node lacks for it (nftables), told with its `missing`. */
@@ -52,23 +66,45 @@ export interface SiteNetwork {
   remove(): Promise<void>
 }
 
+/** A site being applied, as the closure takes it before its `state.json` is written. */
+export interface PendingSite {
+  readonly id: string
+  readonly uid: number
+  readonly reaches: readonly SiteEndpoint[]
+}
+
 /** Where Debian puts `nft`, or null when it is not installed. */
 function nftPath(): string | null {
   return ['/usr/sbin/nft', '/sbin/nft', '/usr/bin/nft'].find((path) => existsSync(path)) ?? null
 }
 
-/** The uids of the users whose home is one below `sitesDir`: the sites' users (`unix-users.ts` makes them so). */
-async function siteUids(sitesDir: string): Promise<number[]> {
+/**
+ * The users whose home is one below `sitesDir`, the sites' users (`unix-users.ts` makes them so): their uids by
+ * home.
+ */
+async function siteUsers(sitesDir: string): Promise<Map<string, number>> {
   const result = await run(['getent', 'passwd'])
   if (result.code !== 0) throw new Error(`getent passwd failed: ${outputOf(result)}`)
-  const uids: number[] = []
+  const users = new Map<string, number>()
   for (const line of result.stdout.split('\n')) {
     const fields = line.split(':')
     const uid = Number(fields[2])
     const home = fields[5]
-    if (home && Number.isInteger(uid) && uid > 0 && dirname(resolve(home)) === sitesDir) uids.push(uid)
+    if (home && Number.isInteger(uid) && uid > 0 && dirname(resolve(home)) === sitesDir)
+      users.set(resolve(home), uid)
   }
-  return uids
+  return users
+}
+
+/** The servers each site's `state.json` names, by site id (sites without any left out). */
+async function recordedReaches(sitesDir: string): Promise<Map<string, readonly SiteEndpoint[]>> {
+  const reaches = new Map<string, readonly SiteEndpoint[]>()
+  for (const name of await readdir(sitesDir).catch(() => [] as string[])) {
+    if (name.startsWith('.')) continue
+    const state = await readSiteState(join(sitesDir, name, 'state.json')).catch(() => null)
+    if (state?.siteId === name && state.reaches?.length) reaches.set(name, state.reaches)
+  }
+  return reaches
 }
 
 /** The nameservers `resolvConf` names. */
@@ -95,6 +131,26 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
   let unresolved: string | null = null
   /** The panel's addresses as last resolved: looked up again by the periodic check only, not by every site's change. */
   let panelAddresses: string[] | null = null
+  /** Sites applied by this process, by id: what they reach may be ahead of their `state.json`. */
+  const pending = new Map<string, PendingSite>()
+
+  /** The servers each site may reach besides every site's, by its uid, their hosts resolved. */
+  async function siteServers(users: ReadonlyMap<string, number>): Promise<SiteServer[]> {
+    const bySite = new Map<string, { uid: number; reaches: readonly SiteEndpoint[] }>()
+    for (const [id, reaches] of await recordedReaches(sitesDir)) {
+      const uid = users.get(join(sitesDir, id))
+      if (uid !== undefined) bySite.set(id, { uid, reaches })
+    }
+    for (const site of pending.values()) bySite.set(site.id, site)
+    const servers: SiteServer[] = []
+    for (const { uid, reaches } of bySite.values())
+      for (const { host, port } of reaches) {
+        // A name that does not resolve now lets nothing through; the next load tries again.
+        const addresses = await addressesOf(host).catch(() => [] as string[])
+        for (const address of addresses) servers.push({ uid, address, port })
+      }
+    return servers
+  }
 
   async function reachNow(resolveAgain: boolean): Promise<SiteReach> {
     const servicePorts = settings.services().flatMap((service) => service.sitePorts?.() ?? [])
@@ -108,8 +164,10 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
       }
     }
     const closed = panelAddresses ?? []
+    const users = await siteUsers(sitesDir)
     return {
-      siteUids: await siteUids(sitesDir),
+      siteUids: [...users.values(), ...[...pending.values()].map((site) => site.uid)],
+      siteServers: await siteServers(users),
       ports: [settings.httpPort, settings.httpsPort, ...servicePorts],
       resolvers: await resolversOf(settings.resolvConf ?? '/etc/resolv.conf'),
       closed,
@@ -132,8 +190,10 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
 
   return {
     table,
-    apply: ({ check = false, log } = {}) =>
+    apply: ({ check = false, log, site, removed } = {}) =>
       locked(async () => {
+        if (site) pending.set(site.id, site)
+        if (removed) pending.delete(removed)
         if (!settings.unixUsers || !nftPath()) return
         try {
           const script = networkRules(table, await reachNow(check))
