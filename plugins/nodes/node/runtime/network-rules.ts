@@ -55,7 +55,8 @@ function bareAddress(address: string): string | null {
 /**
  * The script `nft -f` loads: the table made if missing and deleted, then written whole, all in one transaction.
  *
- * Its output chain sends what a site's user sends to the `site` chain, which lets through DNS to the resolvers and
+ * Its output chain sends what a site's user sends to the `site` chain, which lets through answers on connections
+ * others opened to the site's programs, DNS to the resolvers and
  * the allowed ports on the node's own addresses (every site's, and each site's own servers), and refuses everything else to any address of the node (`fib daddr
  * type local`: loopback, its interfaces' addresses, ones added later, whatever the panel or a service listens on),
  * to loopback and link-local (169.254.169.254, the cloud's metadata, is there), and to the closed addresses; the
@@ -104,6 +105,9 @@ export function networkRules(table: string, reach: SiteReach): string {
     '\t\tmeta skuid @site_uids jump site',
     '\t}',
     '\tchain site {',
+    // Answers on a connection someone else opened (root asking a program the site runs on loopback) pass: the site
+    // opens none to what is closed to it.
+    '\t\tct state established,related accept',
     ...(v4Resolvers ? [`\t\tip daddr ${v4Resolvers} meta l4proto { tcp, udp } th dport 53 accept`] : []),
     ...(v6Resolvers ? [`\t\tip6 daddr ${v6Resolvers} meta l4proto { tcp, udp } th dport 53 accept`] : []),
     ...(ports.length > 0 ? [`\t\tfib daddr type local tcp dport { ${ports.join(', ')} } accept`] : []),
