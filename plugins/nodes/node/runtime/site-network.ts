@@ -143,11 +143,17 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
     }
     for (const site of pending.values()) bySite.set(site.id, site)
     const servers: SiteServer[] = []
+    // Sites share their database server: each name looked up once per load.
+    const lookups = new Map<string, Promise<string[]>>()
     for (const { uid, reaches } of bySite.values())
       for (const { host, port } of reaches) {
         // A name that does not resolve now lets nothing through; the next load tries again.
-        const addresses = await addressesOf(host).catch(() => [] as string[])
-        for (const address of addresses) servers.push({ uid, address, port })
+        if (!lookups.has(host))
+          lookups.set(
+            host,
+            addressesOf(host).catch(() => []),
+          )
+        for (const address of (await lookups.get(host)) ?? []) servers.push({ uid, address, port })
       }
     return servers
   }
