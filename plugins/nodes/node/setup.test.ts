@@ -67,6 +67,8 @@ describe('node setup', () => {
         'php-mysql',
         'mariadb-server',
         'bubblewrap',
+        'e2fsprogs',
+        'mount',
       ]),
     )
   })

@@ -10,14 +10,18 @@ import { startServices } from './node-services.ts'
 import { readinessOf } from './readiness.ts'
 import { runtimeCore } from './runtime-core.ts'
 import { nodeCalls, siteCalls } from './site-calls.ts'
-import { applySite, removeSite } from './site-changes.ts'
+import { applySite, removeSite, restoreGroup, restoreGroups } from './site-changes.ts'
+import { settleSiteDisks } from './site-disk-start.ts'
 import { siteHttps } from './site-https.ts'
+import { siteResources } from './site-resources.ts'
 import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
 /** How often a watched runtime looks whether its masters still run (reading two pid files and /proc). */
 const watchEveryMs = 2_000
 /** How often a watched runtime looks whether its sites' network table is still loaded as it should be. */
 const networkEveryMs = 30_000
+/** How often a watched runtime adds its sites' limit hits to the hour's counts (a few files read per site). */
+const sampleHitsEveryMs = 10 * 60_000
 
 /**
  * The runtime over `settings.dataDir`. Throws at once when the directory cannot be named in nginx's or PHP-FPM's
@@ -31,16 +35,37 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
   const mastersLock = join(layout.dataDir, 'masters.lock')
   const https = siteHttps(core)
   const services = () => core.parts().services
+  const resources = siteResources(core)
+  const groups = {
+    enter: core.groups.enter,
+    restore: (siteId: string) => restoreGroup(core, siteId),
+  }
   /** Whether the masters should run: since start(), until stop(). A watch starts again only what should run. */
   let wanted = false
   // What the last start of the masters threw (the watch's too), told in the node's readiness until one succeeds.
   let lastFailure: string | null = null
+  /** The sites' groups made again from their `state.json`, at the first start. */
+  let restored: Promise<void> | null = null
   const readiness = () => readinessOf(core, lastFailure)
-  /** The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. */
-  const start = async (): Promise<number[]> => {
+  /**
+   * The masters started together, PHP-FPM before the nginx that sends to it; answers the leftovers ended. With
+   * `disks`, every site's filesystem is mounted (and plain homes with a quota moved onto theirs) first, once the
+   * data directory is known to be the runtime's own.
+   */
+  const start = async (disks = false): Promise<number[]> => {
     try {
       const stack = await core.serving()
+      if (disks)
+        await settleSiteDisks(core, (site, signal) =>
+          siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
+        )
       if (!stack) return []
+      // Once per process (every changing operation starts the runtime first): groups are lost only with the machine.
+      restored ??= restoreGroups(core).catch((error) => {
+        restored = null
+        throw error
+      })
+      await restored
       // Closed before the sites' code runs again.
       await core.network.apply()
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
@@ -61,7 +86,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     readiness,
     async start() {
       wanted = true
-      await start()
+      // Every site's filesystem mounted (and plain homes moved onto theirs) before anything serves them.
+      await start(true)
     },
     async stop() {
       wanted = false
@@ -116,6 +142,13 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
         })
       }, watchEveryMs)
       timer.unref?.()
+      // Hits are counted by the hour they were read in: read often enough that the last 24 hours mean that.
+      const sampling = setInterval(() => {
+        void resources
+          .sample()
+          .catch((error) => log('warn', { err: String(error) }, 'the sites’ limit hits could not be read'))
+      }, sampleHitsEveryMs)
+      sampling.unref?.()
       // The sites' network table looked at less often: loaded again when a firewall's reload flushed it, or what the
       // sites may reach changed (the database server came up late, the resolvers changed).
       const network = setInterval(() => {
@@ -124,6 +157,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       network.unref?.()
       return () => {
         clearInterval(timer)
+        clearInterval(sampling)
         clearInterval(network)
       }
     },
@@ -131,7 +165,11 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     update: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
     suspend: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'suspended', signal)),
     unsuspend: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'active', signal)),
-    delete: (site, signal) => siteLocked(site.id, () => removeSite(core, site, signal)),
+    delete: (site, signal) =>
+      siteLocked(site.id, async () => {
+        await removeSite(core, site, signal)
+        resources.forget(site.id)
+      }),
     installCertificate: https.installCertificate,
     removeCertificate: https.removeCertificate,
     async putChallenge(challenge, signal) {
@@ -141,10 +179,10 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await putChallengeFile(layout, challenge, signal)
     },
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
-    call: siteCalls(layout, services),
+    call: siteCalls(layout, groups, services),
     nodeCall: nodeCalls(services),
     async startServices(log, only = services()) {
-      const stop = await startServices(layout, only, log)
+      const stop = await startServices(layout, groups, only, log)
       // The ports they serve the sites on (the database server's) are known once they started.
       await core.network.apply({ log })
       return stop
@@ -153,5 +191,6 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     inventory: () => inventoryOf(core),
     disk: () => diskOf(core),
     traffic: () => trafficOf(core),
+    resources: (siteIds) => resources.read(siteIds),
   }
 }

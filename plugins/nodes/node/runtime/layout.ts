@@ -12,6 +12,8 @@ export interface RuntimeLayout {
   /** `<dataDir>/sites`: one home per site, and `.trash` for deletions under way. */
   readonly sites: string
   readonly trash: string
+  /** `<dataDir>/disks`: the filesystem image of each site with a disk quota (`site-disks.ts`), root's alone (0700). */
+  readonly disks: string
   /** `<dataDir>/nginx`: nginx's prefix (`-p`), its `nginx.conf`, pid, logs, temporary files and `sites/*.conf`. */
   readonly nginx: {
     readonly prefix: string
@@ -36,6 +38,8 @@ export interface RuntimeLayout {
   }
   /** What `traffic()` read of each site's access log so far. */
   readonly trafficOffsets: string
+  /** `<dataDir>/resources`: how often each site hit its limits, by hour (`limit-hits.ts`); root's alone. */
+  readonly resources: string
   /** `<dataDir>/site-uids`: the last uid (and gid) given to a site's user; never counts down (`site-uids.ts`). */
   readonly siteIds: string
   /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
@@ -76,6 +80,8 @@ export interface SiteLayout {
   readonly user: string
   /** `<dataDir>/tls/<site id>`: its certificate and key, `<fingerprint>.pem` and `<fingerprint>.key` (0700). */
   readonly tls: string
+  /** `<dataDir>/disks/<site id>.ext4`: the filesystem its home is mounted from when it has a disk quota. */
+  readonly image: string
 }
 
 /** The runtime's paths for `dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
@@ -88,6 +94,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
     dataDir: root,
     sites: join(root, 'sites'),
     trash: join(root, 'sites', '.trash'),
+    disks: join(root, 'disks'),
     nginx: {
       prefix: `${nginx}/`,
       conf: join(nginx, 'nginx.conf'),
@@ -108,6 +115,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
       run: join(php, 'run'),
     },
     trafficOffsets: join(root, 'traffic-offsets.json'),
+    resources: join(root, 'resources'),
     siteIds: join(root, 'site-uids'),
     tls: join(root, 'tls'),
     acme: {
@@ -146,6 +154,7 @@ export function siteLayout(runtime: RuntimeLayout, site: SiteSpec): SiteLayout {
     socket: join(runtime.php.run, `${user}.sock`),
     user,
     tls: join(runtime.tls, site.id),
+    image: join(runtime.disks, `${site.id}.ext4`),
   }
 }
 

@@ -19,9 +19,12 @@ import { siteLayout } from './layout.ts'
 import { serialized } from './lock.ts'
 import { idlePoolFile } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
+import { siteDiskUse } from './site-disks.ts'
 import { existingKind } from './site-home.ts'
 import type { RuntimeCapabilities, SiteDisk, TrafficReading } from './site-runtime.ts'
 import { readSiteState } from './site-state.ts'
+
+const never = new AbortController().signal
 
 /** What the node can run: its programs, its modules' applications and services, what it lacks, its `readiness`. */
 export async function capabilitiesOf(
@@ -57,6 +60,8 @@ export async function capabilitiesOf(
     ],
     setup: settings.setupCommand ?? 'npm run agent -- setup',
     readiness,
+    // The groups' kinds, and the disk's own: an image per site where the node can mount one.
+    limits: { ...core.groups.enforcement(), disk: await core.diskEnforcement() },
     network: core.network.enforcement(),
   }
 }
@@ -66,10 +71,12 @@ export async function reportOf(core: RuntimeCore, site: SiteSpec): Promise<SiteR
   const paths = siteLayout(core.layout, site)
   if ((await existingKind(paths.home)) === 'absent')
     return { state: 'absent', diskBytes: 0, certificate: null }
+  // First: a site whose image is not mounted fails here, rather than reading as absent (its state is on the image).
+  const disk = await siteDiskUse(paths.home, paths.image, never, directoryBytes)
   const state = await readSiteState(paths.state)
   return {
     state: state?.state ?? 'absent',
-    diskBytes: await directoryBytes(paths.home),
+    diskBytes: disk.bytes,
     certificate: state?.certificate ?? null,
   }
 }
@@ -85,11 +92,19 @@ async function siteIds(core: RuntimeCore): Promise<string[]> {
   return ids
 }
 
-/** What every site on the node takes on disk now (homes walked without following links out of them). */
+/**
+ * What every site on the node takes on disk now: its filesystem's count for a site on its own image (at once), `du`
+ * for a plain home (without following links out of it).
+ */
 export async function diskOf(core: RuntimeCore): Promise<readonly SiteDisk[]> {
   const found: SiteDisk[] = []
-  for (const siteId of await siteIds(core))
-    found.push({ siteId, bytes: await directoryBytes(join(core.layout.sites, siteId)) })
+  for (const siteId of await siteIds(core)) {
+    const home = join(core.layout.sites, siteId)
+    const image = join(core.layout.disks, `${siteId}.ext4`)
+    // A site whose image is not mounted is left out (its report says why), not counted as empty.
+    const use = await siteDiskUse(home, image, never, directoryBytes).catch(() => null)
+    if (use) found.push({ siteId, bytes: use.bytes })
+  }
   return found
 }
 

@@ -1,7 +1,7 @@
 // What every part of the site runtime shares: its paths, the programs it found, whether it serves, its locks, the
 // serving stack (made once, when it first serves), and the checked change of a master's configuration.
 
-import type { SiteApplication, SiteSpec } from '../contract.ts'
+import type { LimitEnforcement, SiteApplication, SiteSpec } from '../contract.ts'
 import { type Binaries, findBinaries } from './binaries.ts'
 import type { ConfiguredMaster } from './configured-master.ts'
 import { type RuntimeLayout, runtimeLayout, type SiteLayout } from './layout.ts'
@@ -9,6 +9,8 @@ import { serialized } from './lock.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
 import { certificateFiles } from './site-certificates.ts'
+import { diskEnforcement } from './site-disks.ts'
+import { type SiteGroups, siteGroups } from './site-groups.ts'
 import { type SiteNetwork, siteNetwork } from './site-network.ts'
 import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
 import type { SiteState } from './site-state.ts'
@@ -29,6 +31,11 @@ export interface RuntimeCore {
   readonly root: boolean
   /** Whether each site gets a Unix user of its own (it serves and runs as root). */
   readonly unixUsers: boolean
+  /**
+   * A cgroup per site, where every process of the site runs (placed as root before it drops to the site's user):
+   * made where sites get Unix users; elsewhere none, and its `enforcement()` says why.
+   */
+  readonly groups: SiteGroups
   /** The closure of the node's own addresses to its sites' processes. */
   readonly network: SiteNetwork
   /** Runs `task` after every change of the masters' configuration queued before it. */
@@ -48,6 +55,8 @@ export interface RuntimeCore {
   blockOf(site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served): string
   /** The application of `kind` the node's modules offer, or undefined. */
   applicationOf(kind: string): SiteApplication | undefined
+  /** Whether sites' disk quotas are enforced (an ext4 image per site), probed once; or why not. */
+  diskEnforcement(): Promise<LimitEnforcement>
 }
 
 /** The core over `settings.dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
@@ -59,6 +68,15 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const servable = !settings.filesOnly && nginx !== null && phpFpm !== null
   const root = process.getuid?.() === 0
   const locked = <T>(task: () => Promise<T>) => serialized(layout.dataDir, task)
+  const unixUsers = servable && root
+  const groups = siteGroups(
+    layout.dataDir,
+    unixUsers
+      ? null
+      : root
+        ? 'the node lays out files only: no site process runs as a site of its own'
+        : 'the node does not run as root, so it makes no cgroup per site',
+  )
 
   let stack: Promise<ServingStack> | null = null
   const servingStack = (): Promise<ServingStack> | null => {
@@ -93,7 +111,8 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
     parts,
     servable,
     root,
-    unixUsers: servable && root,
+    unixUsers,
+    groups,
     network,
     locked,
     siteLocked: (siteId, task) => serialized(`${layout.dataDir}#site:${siteId}`, task),
@@ -121,5 +140,11 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
         certificate: served.certificate === null ? null : certificateFiles(paths, served.certificate),
       }),
     applicationOf,
+    diskEnforcement: () =>
+      diskEnforcement(layout, {
+        root,
+        serving: servable && root,
+        setup: settings.setupCommand ?? 'npm run agent -- setup',
+      }),
   }
 }

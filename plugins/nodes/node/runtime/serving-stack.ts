@@ -40,6 +40,7 @@ const ownEntries = new Set([
   'php',
   'sites',
   'tls',
+  'disks',
   'acme',
   'services',
   'traffic-offsets.json',

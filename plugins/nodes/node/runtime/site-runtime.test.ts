@@ -97,6 +97,17 @@ describe('the masters', () => {
       setup: 'npm run agent -- setup',
       // Its masters run: it serves now.
       readiness: { ready: true, reasons: [] },
+      // Which limits it enforces: whatever this machine's kernel offers, said for every kind; disk quotas on an image
+      // per site where it runs as root.
+      limits: {
+        cpu: { enforced: expect.any(Boolean), how: expect.any(String) },
+        memory: { enforced: expect.any(Boolean), how: expect.any(String) },
+        processes: { enforced: expect.any(Boolean), how: expect.any(String) },
+        disk:
+          process.getuid?.() === 0
+            ? { enforced: true, how: 'ext4 image per site (loop device)' }
+            : { enforced: false, how: 'the node does not run as root: it cannot mount' },
+      },
       // Its sites' processes are held off the node's own addresses by the kernel, where it is root.
       network:
         process.getuid?.() === 0
@@ -282,13 +293,13 @@ describe('a static site', () => {
     expect(await runtime.traffic()).toEqual([])
   })
 
-  test('report() gives its state and the bytes its files take', async () => {
+  test('report() gives its state and the bytes its files take, as its own filesystem counts them (whole blocks)', async () => {
     const before = await runtime.report(moved)
     expect(before.state).toBe('active')
     writeFileSync(join(paths.htdocs, 'photo.jpg'), new Uint8Array(10_000))
     expect(await runtime.report(moved)).toEqual({
       state: 'active',
-      diskBytes: before.diskBytes + 10_000,
+      diskBytes: before.diskBytes + (process.getuid?.() === 0 ? 12_288 : 10_000),
       certificate: null,
     })
   })

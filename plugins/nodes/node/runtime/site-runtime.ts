@@ -15,6 +15,7 @@ import type {
   SiteCall,
   SiteCertificate,
   SiteReport,
+  SiteResources,
   SiteSpec,
 } from '../contract.ts'
 
@@ -145,4 +146,11 @@ export interface SiteRuntime {
   disk(): Promise<readonly SiteDisk[]>
   /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */
   traffic(): Promise<readonly TrafficReading[]>
+  /**
+   * What the sites named (default: every site it keeps) use of CPU, memory, processes and disk against their limits,
+   * as the kernel counts it in each site's group, and how often each limit was hit in the last 24 hours. CPU is the
+   * percent of one core since the previous reading of the site (a quarter second for its first). A site the node
+   * does not keep is left out. Changes nothing but the hourly counts it keeps.
+   */
+  resources(siteIds?: readonly string[]): Promise<readonly SiteResources[]>
 }
