@@ -113,7 +113,7 @@ export interface InventorySite {
 
 /** Something on a node that belongs to no site it keeps. */
 export interface InventoryStray {
-  /** `home` (`sites/<name>/`), `server-block` (`nginx/sites/<name>.conf`) or `pool` (`php/pools/<name>.conf`). */
+  /** `home` (`sites/<name>/`), `server-block` (`nginx/sites/<name>.conf`) or `pool` (a site's PHP-FPM folder, `php/sites/<name>/`, or a pool of the shared master of earlier runtimes, `php/pools/<name>.conf`). */
   readonly kind: 'home' | 'server-block' | 'pool'
   readonly name: string
 }

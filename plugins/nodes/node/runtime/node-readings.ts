@@ -12,12 +12,11 @@ import type {
   SiteSpec,
 } from '../contract.ts'
 import { readAccessLogs } from './access-logs.ts'
-import { versionsOf } from './binaries.ts'
+import { findSandbox, versionsOf } from './binaries.ts'
 import { lacksOf } from './capabilities.ts'
 import { directoryBytes } from './disk-usage.ts'
 import { siteLayout } from './layout.ts'
 import { serialized } from './lock.ts'
-import { idlePoolFile } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { siteDiskUse } from './site-disks.ts'
 import { existingKind } from './site-home.ts'
@@ -55,6 +54,7 @@ export async function capabilitiesOf(
         filesOnly: settings.filesOnly === true,
         root: core.root,
         dataDir: core.layout.dataDir,
+        sandbox: findSandbox() !== null,
       }),
       ...core.network.lacks(),
     ],
@@ -155,10 +155,12 @@ export async function inventoryOf(core: RuntimeCore): Promise<NodeInventory> {
   const kept = new Set(sites.map((site) => site.id))
   for (const name of await confNames(layout.nginx.sites))
     if (!kept.has(name)) strays.push({ kind: 'server-block', name })
-  // The runtime's own idle pool (PHP-FPM refuses a configuration without one) is nobody's stray.
-  const own = idlePoolFile.slice(0, -'.conf'.length)
-  for (const name of await confNames(layout.php.pools))
-    if (!kept.has(name) && name !== own) strays.push({ kind: 'pool', name })
+  // A site's PHP-FPM master has a folder of its own (its configuration, log, pid); one of no site is a stray, and so
+  // is a pool left in the shared master of earlier runtimes (its idle pool, `_idle`, is nobody's).
+  for (const name of await readdir(layout.php.sites).catch(() => [] as string[]))
+    if (!kept.has(name) && !name.startsWith('.')) strays.push({ kind: 'pool', name })
+  for (const name of await confNames(layout.php.shared.pools))
+    if (!kept.has(name) && !name.startsWith('_')) strays.push({ kind: 'pool', name })
   const services: Record<string, { ids: readonly string[] }> = {}
   for (const service of core.parts().services) {
     const held = await service.inventory?.()

@@ -49,7 +49,7 @@ export interface RuntimeCore {
   servingStack(): Promise<ServingStack> | null
   /** The serving stack with its main configuration written, or null when files are only laid out. */
   serving(): Promise<ServingStack | null>
-  /** Writes (or removes) one configuration file of a master, checked, then reloads it: one change at a time. */
+  /** Writes (or removes) one configuration file of nginx, checked, then reloads it: one change at a time. */
   change(master: ConfiguredMaster, path: string, content: string | null, signal: AbortSignal): Promise<void>
   /** The site's server block for its state, application and certificate (a fingerprint, or null). */
   blockOf(site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served): string
@@ -82,10 +82,14 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const servingStack = (): Promise<ServingStack> | null => {
     if (!servable || nginx === null || phpFpm === null) return null
     const ports = { httpPort: settings.httpPort, httpsPort: settings.httpsPort }
-    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, ports, root).catch((error) => {
-      stack = null
-      throw error
-    })
+    // A site's PHP-FPM master starts inside the site's groups: its workers are born there.
+    const enter = (siteId: string, argv: readonly string[]) => groups.enter(siteId, argv)
+    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, ports, root, enter).catch(
+      (error) => {
+        stack = null
+        throw error
+      },
+    )
     return stack
   }
   const applicationOf = (kind: string) =>

@@ -7,20 +7,20 @@ import type { SiteEndpoint, SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { siteLayout } from './layout.ts'
 import { forgetHits } from './limit-hits.ts'
-import { poolConfig } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
 import { ensureSiteDisk, mountSiteDisk, removeSiteDisk } from './site-disks.ts'
 import { ensureHome, existingKind } from './site-home.ts'
+import { ensureSitePhp, removeSitePhp } from './site-php.ts'
 import { isSafeSiteId } from './site-spec.ts'
 import { readSiteState, recordedSpec, type SiteState, siteState, stateFile } from './site-state.ts'
 import { nextSiteId, siteIdRange } from './site-uids.ts'
-import { endProcessesOf, ensureSiteUser, removeSiteUser, type UnixUser } from './unix-users.ts'
+import { endProcessesOf, ensureSiteUser, findUser, removeSiteUser, type UnixUser } from './unix-users.ts'
 
 /**
  * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, disk,
- * home, content, pool, server block, then state. Going active the pool comes before the block that sends to it;
- * suspending, the block answers 503 before the pool goes.
+ * home, content, PHP-FPM master, server block, then state. Going active the master runs before the block that sends
+ * to it; suspending, the block answers 503 before the master stops.
  */
 export async function applySite(
   core: RuntimeCore,
@@ -55,13 +55,13 @@ export async function applySite(
   if (user) await core.network.apply({ site: { id: site.id, uid: user.uid, reaches } })
   const web = stack?.web
   // What holds the site's files when its filesystem must be unmounted (moved onto an image, resized where the
-  // kernel does not do it mounted): unserved (nginx keeps its logs open), its pool and processes ended. The steps
+  // kernel does not do it mounted): unserved (nginx keeps its logs open), its master and processes ended. The steps
   // below serve it again.
   const release = async () => {
     if (stack) {
       await core.change(stack.nginx, paths.serverBlock, null, signal)
-      await core.change(stack.phpFpm, paths.pool, null, signal)
-      await rm(paths.socket, { force: true })
+      // Its master logs into the site's logs/: stopped (its configuration kept), started again below.
+      await stack.siteMaster(paths, user).stop()
     }
     if (user) await endSiteProcesses(core, site.id, user)
   }
@@ -94,16 +94,12 @@ export async function applySite(
 
   const block = core.blockOf(site, paths, stack, { state, app, certificate })
   if (stack) {
-    const pool =
-      state === 'active'
-        ? poolConfig(site, { paths, unixUser: user?.name ?? null, webUser: web?.name ?? null })
-        : null
-    if (pool) await core.change(stack.phpFpm, paths.pool, pool, signal)
+    // The site's own master: a change reloads it alone, never another site's.
+    if (state === 'active') await ensureSitePhp(stack, site, paths, user, signal)
     await core.change(stack.nginx, paths.serverBlock, block, signal)
-    if (!pool) {
-      await core.change(stack.phpFpm, paths.pool, null, signal)
-      await rm(paths.socket, { force: true })
-      // What the site's code started outside its pool ends with it: its group, whatever forks meanwhile.
+    if (state !== 'active') {
+      await removeSitePhp(stack, paths, user)
+      // What the site's code started outside its master ends with it: its group, whatever forks meanwhile.
       if (user) await endSiteProcesses(core, site.id, user)
     }
   } else await writeFileAtomic(paths.serverBlock, block, signal)
@@ -157,7 +153,7 @@ async function endSiteProcesses(core: RuntimeCore, siteId: string, user: UnixUse
   await endProcessesOf(user)
 }
 
-/** Removes pool, server block, Unix user, certificate, files and logs: unserved first, files last. */
+/** Removes master, server block, Unix user, certificate, files and logs: unserved first, files last. */
 export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: AbortSignal): Promise<void> {
   const { layout } = core
   signal.throwIfAborted()
@@ -168,8 +164,8 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
   // Unserved first, then its processes and user, then its files: nothing half-deleted is ever served.
   if (stack) {
     await core.change(stack.nginx, paths.serverBlock, null, signal)
-    await core.change(stack.phpFpm, paths.pool, null, signal)
-    await rm(paths.socket, { force: true })
+    const user = core.unixUsers ? await findUser(previous?.unixUser ?? paths.user) : null
+    await removeSitePhp(stack, paths, user)
     if (core.unixUsers) {
       await core.groups.end(site.id)
       await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))

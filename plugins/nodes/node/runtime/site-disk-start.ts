@@ -31,10 +31,10 @@ export async function settleSiteDisks(
   const signal = new AbortController().signal
   const unsettled: UnsettledDisk[] = [...(await mountSiteDisks(layout, signal))]
   const stack = await core.serving().catch(() => null)
+  // Its PHP-FPM master is not started: its `state.json`, on the image, is unreadable, so the site is not active.
   for (const { siteId } of unsettled) {
     if (!stack) continue
     await core.change(stack.nginx, join(layout.nginx.sites, `${siteId}.conf`), null, signal).catch(() => {})
-    await core.change(stack.phpFpm, join(layout.php.pools, `${siteId}.conf`), null, signal).catch(() => {})
   }
   for (const name of await readdir(layout.sites).catch(() => [] as string[])) {
     if (name.startsWith('.')) continue

@@ -190,11 +190,17 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
   }, 20_000)
 
   test('a node started again makes a lost group again with the limits state.json recorded', async () => {
+    // A reboot: the groups are lost with everything that ran in them (the site's PHP-FPM master among them).
+    await runtime.stop()
     for (const dir of groupDirs()) sh(['rmdir', dir])
     expect(groupDirs().some((dir) => existsSync(dir))).toBe(false)
     const again = createSiteRuntime(settings)
     await again.start()
     for (const dir of groupDirs()) expect(existsSync(dir)).toBe(true)
+    // The site's master started again, inside them.
+    const master = Number(readFileSync(siteLayout(layout, site).fpm.pid, 'utf8'))
+    for (const dir of groupDirs())
+      expect(readFileSync(join(dir, 'cgroup.procs'), 'utf8')).toContain(String(master))
     // Unsuspended with the spec's 20 %: what state.json recorded last.
     const [read] = await again.resources([site.id])
     expect(read?.cpu.limit).toBe(20)

@@ -18,6 +18,7 @@ import type {
   SiteResources,
   SiteSpec,
 } from '../contract.ts'
+import type { RotationPolicy } from './log-rotation.ts'
 
 /** What the node's modules add to the runtime: the services it offers its sites, the applications it installs. */
 export interface RuntimeParts {
@@ -45,6 +46,8 @@ export interface RuntimeSettings {
   readonly parts?: () => RuntimeParts
   /** The command that installs what the node lacks, as its capabilities tell it. Default `npm run agent -- setup`. */
   readonly setupCommand?: string
+  /** When the watch rotates nginx's and the sites' PHP-FPM logs, and how many it keeps. Default 10 MiB, 3. */
+  readonly logRotation?: RotationPolicy
   /**
    * The panel's host (an agent's `PANEL_URL`'s), closed to the sites' processes with the node's own addresses. The
    * local node's panel listens on the node's addresses: closed with them. Default none.
