@@ -1,10 +1,11 @@
 // What a test that served sites leaves on the machine, removed: the node's nginx and PHP-FPM masters (they outlive
 // the panel and the agent, as a node's do), the sites' Unix users whose homes are under its data directory, the
-// filesystems of sites with a disk quota mounted there (with their loop devices), and the sites' cgroups.
+// filesystems of sites with a disk quota mounted there (with their loop devices), the sites' cgroups, and the
+// nftables table that held those users back.
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { removeSiteGroups } from '../../plugins/nodes/node/testing/serving.ts'
+import { networkTableOf, removeSiteGroups } from '../../plugins/nodes/node/testing/serving.ts'
 
 /** nginx and PHP-FPM processes holding a file under `dir`: workers a killed master left (their pid is in no file). */
 function orphansUnder(dir: string): number[] {
@@ -56,6 +57,8 @@ export function removeNodeLeftovers(dataDir: string): void {
       // Gone already.
     }
   }
+  // The table that held its sites' processes back from the node's own addresses (none where nft is missing).
+  Bun.spawnSync(['nft', 'delete', 'table', 'inet', networkTableOf(dataDir)], { stderr: 'ignore' })
   for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
     const [name = '', , , , , home = ''] = line.split(':')
     if (!home.startsWith(`${dataDir}/`)) continue

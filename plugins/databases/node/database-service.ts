@@ -30,13 +30,17 @@ export function databaseNodeService(programs: MariadbPrograms, options: Database
   let info: NodeDatabaseInfo = { engine: 'mariadb', running: false, starting: true }
   let engine: DatabaseEngine | null = null
   let starting: Promise<void> | null = null
+  /** The port the server listens on since it first started: its sites reach it there, running or being restarted. */
+  let port: number | null = null
 
   /** Starts the server (once at a time), recording how it went. */
   function bringUp(): Promise<void> {
     starting ??= (async () => {
       if (!server) return
       try {
-        const { version, port } = await server.start()
+        const started = await server.start()
+        const { version } = started
+        port = started.port
         const moved = port !== options.port
         info = { engine: 'mariadb', running: true, version, host: '127.0.0.1', port }
         log(
@@ -103,6 +107,7 @@ export function databaseNodeService(programs: MariadbPrograms, options: Database
       return runEngine(asked)
     },
     describe: async () => ({ ...current() }),
+    sitePorts: () => (port === null ? [] : [port]),
     lacks() {
       const now = current()
       return now.running || now.starting || !now.reason

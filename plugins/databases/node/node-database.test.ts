@@ -77,6 +77,41 @@ describe('the node’s own MariaDB', () => {
     expect(statSync(admin).uid).toBe(0)
   })
 
+  test('its administration is closed to other users (a site’s): its socket’s folder, its password file, root’s login by Unix identity', () => {
+    const service = join(dataDir, 'services', 'database')
+    // `nobody` stands for a site's user: neither root nor the server's own `mysql`.
+    const asNobody = (argv: string[]) =>
+      Bun.spawnSync(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', ...argv], {
+        stderr: 'pipe',
+        stdout: 'pipe',
+      })
+    const socketLogin = asNobody([
+      'mariadb',
+      `--socket=${join(service, 'run', 'mariadb.sock')}`,
+      '--user=root',
+      '--batch',
+      '-e',
+      'SELECT 1',
+    ])
+    expect(socketLogin.exitCode).not.toBe(0)
+    expect(socketLogin.stderr.toString()).toMatch(/Permission denied|\(13\)/)
+    const password = asNobody(['cat', join(service, 'admin.json')])
+    expect(password.exitCode).not.toBe(0)
+    expect(password.stderr.toString()).toContain('Permission denied')
+    // Over TCP root has no password to give: its only login is by its Unix identity, on the socket.
+    const tcpRoot = asNobody([
+      'mariadb',
+      '--host=127.0.0.1',
+      `--port=${port}`,
+      '--user=root',
+      '--batch',
+      '-e',
+      'SELECT 1',
+    ])
+    expect(tcpRoot.exitCode).not.toBe(0)
+    expect(tcpRoot.stderr.toString()).toMatch(/Access denied/)
+  })
+
   test('runs the engine operations the panel asks: a database and a login that reaches it from the node', async () => {
     const suffix = crypto.randomUUID().slice(0, 8).replaceAll('-', '')
     const database = `db_${suffix}`

@@ -278,6 +278,12 @@ export interface NodeService {
    */
   describe?(): Promise<Readonly<Record<string, unknown>>>
   /**
+   * The TCP ports on the node's own addresses this service serves the node's sites on (the node's database server's,
+   * which their grants name): the only ones besides the sites' HTTP and HTTPS that the node's closure of its own
+   * addresses lets the sites' processes reach. Read whenever the closure is loaded again. Default none.
+   */
+  sitePorts?(): readonly number[]
+  /**
    * What the node lacks now for this service to do its work (a server of its own that could not start, and why):
    * told with the node's `missing`, read with its capabilities. Default none.
    */
@@ -343,6 +349,13 @@ export interface SiteApplication {
   /** Where nginx sends a request for a path it has no file for (`/index.php?$args`). Default: 404. */
   readonly fallback?: string
   /**
+   * The servers the site's code connects to as `settings` name them (WordPress's database server). Where one is on
+   * the node's own addresses (a database server on the panel's machine, at 127.0.0.1), the node's closure of its
+   * addresses lets this site's processes, and only this site's, through to it. Throws for settings it would refuse.
+   * Default none.
+   */
+  reaches?(settings: Readonly<Record<string, unknown>>): readonly SiteEndpoint[]
+  /**
    * Installs the application into the site, or carries a changed spec (a new domain, new settings) to the one it
    * installed: idempotent and resumable. `stage` is what it recorded last (null on a site it never touched);
    * `record(stage)` keeps how far it got, so a run stopped anywhere goes on from there. `settings` is the spec's
@@ -356,6 +369,12 @@ export interface SiteApplication {
     record: (stage: string) => Promise<void>,
     signal: AbortSignal,
   ): Promise<string>
+}
+
+/** A server a site's code connects to: a host name or address, and a TCP port. */
+export interface SiteEndpoint {
+  readonly host: string
+  readonly port: number
 }
 
 /** Something a node lacks, and what for: shown to operators with the command that installs it. */

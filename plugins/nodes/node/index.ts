@@ -39,6 +39,7 @@ export function runNodeAgent(
     dataDir: settings.dataDir,
     httpPort: settings.httpPort,
     httpsPort: settings.httpsPort,
+    panelHost: new URL(settings.panelUrl).hostname,
     env,
   })
   const driven = agentNode(node, log)

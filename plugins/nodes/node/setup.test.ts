@@ -62,6 +62,7 @@ describe('node setup', () => {
         'nginx',
         'php-fpm',
         'php-cli',
+        'nftables',
         'wordpress',
         'php-mysql',
         'mariadb-server',

@@ -11,9 +11,18 @@ import type { NodeModule } from './contract.ts'
 /**
  * What serving needs whatever the modules: nginx, PHP-FPM with the CLI of its version, bubblewrap (each site's
  * PHP-FPM master runs in a sandbox of its own), e2fsprogs (mkfs.ext4, resize2fs, e2fsck, chattr) and mount (losetup,
- * mount) for the filesystem image of each site with a disk quota.
+ * mount) for the filesystem image of each site with a disk quota, and nftables, whose `nft` keeps the sites'
+ * processes off the node's own addresses (`runtime/site-network.ts`).
  */
-export const servingPackages = ['nginx', 'php-fpm', 'php-cli', 'bubblewrap', 'e2fsprogs', 'mount'] as const
+export const servingPackages = [
+  'nginx',
+  'php-fpm',
+  'php-cli',
+  'bubblewrap',
+  'e2fsprogs',
+  'mount',
+  'nftables',
+] as const
 
 /** Where `node setup` looks, what it runs, and where Debian's policy file that holds services back goes. */
 export interface SetupOptions {

@@ -27,6 +27,12 @@ export function wordpressApplication(options: WordPressApplicationOptions = {}):
   return {
     kind: wordpressKind,
     fallback: '/index.php?$args',
+    // Its database server, wherever it is: the node lets the site through to it when it is on the node's own
+    // addresses (a server on the panel's machine).
+    reaches(settings) {
+      const { host, port } = checkedSettings(settings).database
+      return [{ host, port }]
+    },
     async probe(programs) {
       const missing = [
         ...(existsSync(versionFile) ? [] : ['Debian’s wordpress package']),

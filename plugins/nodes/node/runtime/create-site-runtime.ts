@@ -29,6 +29,8 @@ import type { RuntimeSettings, SiteRuntime } from './site-runtime.ts'
 
 /** How often a watched runtime looks whether its masters still run (reading their pid files and /proc). */
 const watchEveryMs = 2_000
+/** How often a watched runtime looks whether its sites' network table is still loaded as it should be. */
+const networkEveryMs = 30_000
 /** How often a watched runtime adds its sites' limit hits to the hour's counts (a few files read per site). */
 const sampleHitsEveryMs = 10 * 60_000
 
@@ -80,6 +82,8 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
         throw error
       })
       await restored
+      // Closed before the sites' code runs again.
+      await core.network.apply()
       // A stop() queued before this start (the watch's) wins: nothing is started after it.
       const ended = await core.locked(() =>
         acrossProcesses(mastersLock, async () => (wanted ? await serving.nginx.start() : [])),
@@ -126,6 +130,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       await stopSiteMasters(core, stack)
       // A node whose move off the shared master did not finish still runs it.
       await createSharedPhpFpm({ binary: stack.phpSettings.binary, layout }).stop()
+      await core.network.remove()
     },
     watch(log) {
       let busy = false
@@ -217,9 +222,16 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
           .catch((error) => log('warn', { err: String(error) }, 'the sites’ limit hits could not be read'))
       }, sampleHitsEveryMs)
       sampling.unref?.()
+      // The sites' network table looked at less often: loaded again when a firewall's reload flushed it, or what the
+      // sites may reach changed (the database server came up late, the resolvers changed).
+      const network = setInterval(() => {
+        if (wanted) void core.network.apply({ check: true, log })
+      }, networkEveryMs)
+      network.unref?.()
       return () => {
         clearInterval(timer)
         clearInterval(sampling)
+        clearInterval(network)
       }
     },
     provision: (site, signal) => siteLocked(site.id, () => applySite(core, site, 'keep', signal)),
@@ -242,7 +254,12 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     removeChallenge: (token, signal) => removeChallengeFile(layout, token, signal),
     call: siteCalls(layout, groups, services),
     nodeCall: nodeCalls(services),
-    startServices: (log, only = services()) => startServices(layout, groups, only, log),
+    async startServices(log, only = services()) {
+      const stop = await startServices(layout, groups, only, log)
+      // The ports they serve the sites on (the database server's) are known once they started.
+      await core.network.apply({ log })
+      return stop
+    },
     report: (site) => reportOf(core, site),
     inventory: () => inventoryOf(core),
     disk: () => diskOf(core),

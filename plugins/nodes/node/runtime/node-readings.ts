@@ -49,16 +49,20 @@ export async function capabilitiesOf(
     services: Object.fromEntries(
       await Promise.all(services.map(async (service) => [service.name, (await service.describe?.()) ?? {}])),
     ),
-    missing: lacksOf(binaries, probed, {
-      filesOnly: settings.filesOnly === true,
-      root: core.root,
-      dataDir: core.layout.dataDir,
-      sandbox: findSandbox() !== null,
-    }),
+    missing: [
+      ...lacksOf(binaries, probed, {
+        filesOnly: settings.filesOnly === true,
+        root: core.root,
+        dataDir: core.layout.dataDir,
+        sandbox: findSandbox() !== null,
+      }),
+      ...core.network.lacks(),
+    ],
     setup: settings.setupCommand ?? 'npm run agent -- setup',
     readiness,
     // The groups' kinds, and the disk's own: an image per site where the node can mount one.
     limits: { ...core.groups.enforcement(), disk: await core.diskEnforcement() },
+    network: core.network.enforcement(),
   }
 }
 

@@ -11,6 +11,7 @@ import { createServingStack, type ServingStack } from './serving-stack.ts'
 import { certificateFiles } from './site-certificates.ts'
 import { diskEnforcement } from './site-disks.ts'
 import { type SiteGroups, siteGroups } from './site-groups.ts'
+import { type SiteNetwork, siteNetwork } from './site-network.ts'
 import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
 import type { SiteState } from './site-state.ts'
 
@@ -35,6 +36,8 @@ export interface RuntimeCore {
    * made where sites get Unix users; elsewhere none, and its `enforcement()` says why.
    */
   readonly groups: SiteGroups
+  /** The closure of the node's own addresses to its sites' processes. */
+  readonly network: SiteNetwork
   /** Runs `task` after every change of the masters' configuration queued before it. */
   locked<T>(task: () => Promise<T>): Promise<T>
   /**
@@ -92,6 +95,19 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const applicationOf = (kind: string) =>
     parts().applications.find((application) => application.kind === kind)
 
+  const network = siteNetwork({
+    dataDir: layout.dataDir,
+    sitesDir: layout.sites,
+    unixUsers: servable && root,
+    servable,
+    root,
+    httpPort: settings.httpPort,
+    httpsPort: settings.httpsPort,
+    panelHost: settings.panelHost,
+    resolvConf: settings.resolvConf,
+    services: () => parts().services,
+  })
+
   return {
     settings,
     layout,
@@ -101,6 +117,7 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
     root,
     unixUsers,
     groups,
+    network,
     locked,
     siteLocked: (siteId, task) => serialized(`${layout.dataDir}#site:${siteId}`, task),
     servingStack,

@@ -3,7 +3,7 @@
 
 import { mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SiteSpec } from '../contract.ts'
+import type { SiteEndpoint, SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { siteLayout } from './layout.ts'
 import { forgetHits } from './limit-hits.ts'
@@ -49,6 +49,10 @@ export async function applySite(
   // Its group, with its limits, before anything of the site runs (its application's installer included); a changed
   // limit holds at once for what already runs.
   if (user) await core.groups.apply(site)
+  const reaches = reachesOf(core, site, previous)
+  // A new user is held back before anything runs as it (its pool below, its application's installer), and let
+  // through to the servers its application names.
+  if (user) await core.network.apply({ site: { id: site.id, uid: user.uid, reaches } })
   const web = stack?.web
   // What holds the site's files when its filesystem must be unmounted (moved onto an image, resized where the
   // kernel does not do it mounted): unserved (nginx keeps its logs open), its master and processes ended. The steps
@@ -72,7 +76,7 @@ export async function applySite(
   const record = (app: SiteState['app']) =>
     writeFileAtomic(
       paths.state,
-      stateFile(siteState(site, state, user?.name ?? null, app, certificate)),
+      stateFile({ ...siteState(site, state, user?.name ?? null, app, certificate), reaches }),
       signal,
       0o600,
     )
@@ -100,6 +104,21 @@ export async function applySite(
     }
   } else await writeFileAtomic(paths.serverBlock, block, signal)
   await record(app)
+}
+
+/**
+ * The servers the site's application names in the spec's settings, or those recorded last when the spec carries
+ * none (a suspension) or names no application; settings the application refuses name none here (its `apply` says
+ * why).
+ */
+function reachesOf(core: RuntimeCore, site: SiteSpec, previous: SiteState | null): readonly SiteEndpoint[] {
+  const application = site.app ? core.applicationOf(site.app.kind) : undefined
+  if (!site.app?.settings || !application?.reaches) return previous?.reaches ?? []
+  try {
+    return application.reaches(site.app.settings)
+  } catch {
+    return previous?.reaches ?? []
+  }
 }
 
 /**
@@ -151,6 +170,7 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
       await core.groups.end(site.id)
       await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
       await core.groups.remove(site.id)
+      await core.network.apply({ removed: site.id })
     }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })

@@ -107,6 +107,11 @@ describe('the masters', () => {
             ? { enforced: true, how: 'ext4 image per site (loop device)' }
             : { enforced: false, how: 'the node does not run as root: it cannot mount' },
       },
+      // Its sites' processes are held off the node's own addresses by the kernel, where it is root.
+      network:
+        process.getuid?.() === 0
+          ? { enforced: true, how: expect.stringMatching(/^nftables by site uid \(table inet plinth_sites_/) }
+          : { enforced: false, how: expect.stringContaining('does not run as root') },
     })
   })
 

@@ -48,6 +48,13 @@ export interface RuntimeSettings {
   readonly setupCommand?: string
   /** When the watch rotates nginx's and the sites' PHP-FPM logs, and how many it keeps. Default 10 MiB, 3. */
   readonly logRotation?: RotationPolicy
+  /**
+   * The panel's host (an agent's `PANEL_URL`'s), closed to the sites' processes with the node's own addresses. The
+   * local node's panel listens on the node's addresses: closed with them. Default none.
+   */
+  readonly panelHost?: string
+  /** Where the node's resolvers are named, the only ports of loopback (53) its sites reach besides its own. Default `/etc/resolv.conf`. */
+  readonly resolvConf?: string
 }
 
 /** What a runtime can run on this machine, as the node reports it. */
@@ -84,7 +91,10 @@ export interface SiteRuntime {
    * that fails is told in `readiness()` until one succeeds.
    */
   start(): Promise<void>
-  /** Stops them (and what killed ones left). Sites stay on disk. */
+  /**
+   * Stops them (and what killed ones left), and opens the sites' network again (its table deleted): for tests and
+   * benchmarks; a node that stops its process leaves its masters, and the closure, as they are. Sites stay on disk.
+   */
   stop(): Promise<void>
   /**
    * Watches the masters from start() until stop(): one found not running (killed, or its workers orphaned) is

@@ -3,7 +3,7 @@
 // the certificate it is served with over HTTPS.
 
 import { readFile } from 'node:fs/promises'
-import type { SiteSpec } from '../contract.ts'
+import type { SiteEndpoint, SiteSpec } from '../contract.ts'
 
 /** The contents of `state.json`. */
 export interface SiteState {
@@ -24,6 +24,11 @@ export interface SiteState {
   readonly app: { readonly kind: string; readonly stage: string } | null
   /** The fingerprint of the certificate served over HTTPS (its files in `<dataDir>/tls/<site id>/`), or null. */
   readonly certificate: string | null
+  /**
+   * The servers its application's settings name (its database server): on the node's own addresses, its processes
+   * reach them through the node's closure. Absent from older files: none.
+   */
+  readonly reaches?: readonly SiteEndpoint[]
   readonly updatedAt: string
 }
 

@@ -4,7 +4,7 @@
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { NodeModule, SiteSpec } from '../contract.ts'
 import { createNode, type NodeModuleEntry, type NodeOptions, type PlinthNode } from '../node.ts'
 
@@ -13,6 +13,7 @@ export type { PlinthNode }
 import { readCgroupHierarchy } from '../runtime/cgroup-hierarchy.ts'
 import { runtimeLayout, type SiteLayout, siteLayout } from '../runtime/layout.ts'
 import { childrenOf, processInfo } from '../runtime/masters.ts'
+import { networkTableName } from '../runtime/network-rules.ts'
 import { baseGroupName, siteGroups } from '../runtime/site-groups.ts'
 
 export { readSiteState } from '../runtime/site-state.ts'
@@ -33,6 +34,11 @@ export async function nodeWith(
   const node = createNode({ env: {}, ...options })
   await node.use(modules.map((module) => ('module' in module ? module : { module })))
   return node
+}
+
+/** The nftables table (`inet`) a node over `dataDir` holds its sites' processes back with. */
+export function networkTableOf(dataDir: string): string {
+  return networkTableName(resolve(dataDir))
 }
 
 /** Where a node over `dataDir` keeps `site`: its home, document root, state file, server block, Unix user. */
