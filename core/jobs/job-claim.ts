@@ -1,0 +1,222 @@
+// Claims, fair between customers: each lane serves its due jobs in turns, in which every customer with work waiting
+// (and the platform's own work, which has no customer, as one more) gets one job before any gets a second, and
+// urgent work goes first. So one customer's backlog holds another's job for at most one job per customer ahead of
+// it, not for the whole backlog.
+//
+// A job is placed when it is first found due (a claim does it, in read committed isolation): it takes the turn after
+// the last its customer took in the lane, and never one below the lane's current turn (the highest a started job
+// holds), so a customer coming back after a quiet spell joins the round where it is rather than at its old place.
+// Each step is a seek along `jobs_turn_idx` or `jobs_share_idx`: a claim costs the same behind 100k queued jobs as
+// behind none (job-claim-plan.test.ts checks the plans; `bun bench/job-claims.ts` measures it).
+
+import { sql } from 'kysely'
+import { claimRows } from '../store/row-locks.ts'
+import type { Db, Store, Trx } from '../store/store.ts'
+import type { JobsTable, JobTables } from './job-tables.ts'
+
+const jobs = (db: Db) => db.withTables<JobTables>()
+
+/** What a claim may take: a lane's due jobs of the kinds this instance runs. */
+export interface ClaimScope {
+  /** The lane (`''`: the shared pool). */
+  readonly lane: string
+  /** The lane's kinds this instance knows how to run. */
+  readonly kinds: readonly string[]
+  /** Urgent work only: the lane is full of other work, and this is the worker it keeps for urgent work. */
+  readonly urgentOnly: boolean
+}
+
+/** How many newly due jobs one statement places. */
+const placingBatch = 500
+
+/** The statuses of jobs that were claimed: the highest turn among them is where the lane's round is. */
+const startedStatuses = ['running', 'succeeded', 'failed'] as const
+
+/**
+ * Claims the next runnable job of `scope` for `owner` until `leaseUntil`: a job whose worker's lease ran out
+ * (started earlier, so resumed first), else the lowest turn among the lane's due urgent jobs, then among its
+ * others. Counts the attempt. Null when there is none. Run it in a `read committed` transaction: on PostgreSQL the
+ * row is locked and skipped by other instances' claims.
+ */
+export async function claimNextJob(
+  trx: Trx,
+  owner: string,
+  now: Date,
+  leaseUntil: Date,
+  scope: ClaimScope,
+): Promise<JobsTable | null> {
+  if (scope.kinds.length === 0) return null
+  const at = now.toISOString()
+  let next = scope.urgentOnly ? undefined : await lapsedJob(trx, at, scope.kinds)
+  if (!next) {
+    await placeDueJobs(trx, scope.lane, at)
+    next =
+      (await lowestTurn(trx, scope, 1, at)) ??
+      (scope.urgentOnly ? undefined : await lowestTurn(trx, scope, 0, at))
+  }
+  if (!next) return null
+  await jobs(trx)
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      lease_owner: owner,
+      lease_until: leaseUntil.toISOString(),
+      attempts: sql<number>`attempts + 1`,
+      started_at: sql<string>`coalesce(started_at, ${at})`,
+      updated_at: at,
+    })
+    .where('id', '=', next.id)
+    .execute()
+  return (
+    (await jobs(trx).selectFrom('jobs').selectAll().where('id', '=', next.id).executeTakeFirst()) ?? null
+  )
+}
+
+/** A running job of `kinds` whose worker's lease ran out (it died), along `jobs_due_idx`. */
+function lapsedJob(trx: Trx, at: string, kinds: readonly string[]) {
+  return claimRows(
+    trx,
+    jobs(trx)
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', '=', 'running')
+      .where('lease_until', '<', at)
+      .where('kind', 'in', kinds)
+      .orderBy('run_after')
+      .orderBy('id')
+      .limit(1),
+  ).executeTakeFirst()
+}
+
+/** The placed, due job of the lane with the lowest turn, urgent (1) or not (0). */
+function lowestTurn(trx: Trx, scope: ClaimScope, urgent: 0 | 1, at: string) {
+  // Instances claiming at once each lock the row they take and pass over the others' (SQLite has one writer).
+  return claimRows(
+    trx,
+    jobs(trx)
+      .selectFrom('jobs')
+      .select('id')
+      .where('lane', '=', scope.lane)
+      .where('status', '=', 'queued')
+      .where('urgent', '=', urgent)
+      .where('turn', '>=', 0)
+      .where('run_after', '<=', at)
+      .where('kind', 'in', scope.kinds)
+      .orderBy('turn')
+      .orderBy('run_after')
+      .orderBy('id')
+      .limit(1),
+  ).executeTakeFirst()
+}
+
+/**
+ * Places the lane's jobs that became due since the last claim (new ones, retries whose time came, scheduled ones):
+ * each customer's in the order they came, from the turn after its last. Another instance placing at once locks
+ * and places other rows.
+ */
+export async function placeDueJobs(trx: Trx, lane: string, at: string): Promise<void> {
+  for (const urgent of [1, 0] as const) {
+    for (;;) {
+      const due = await claimRows(
+        trx,
+        jobs(trx)
+          .selectFrom('jobs')
+          .select(['id', 'customer_id'])
+          .where('lane', '=', lane)
+          .where('status', '=', 'queued')
+          .where('urgent', '=', urgent)
+          .where('turn', '=', -1)
+          .where('run_after', '<=', at)
+          .orderBy('run_after')
+          .orderBy('id')
+          .limit(placingBatch),
+      ).execute()
+      if (due.length === 0) break
+      await place(trx, lane, due)
+      if (due.length < placingBatch) break
+    }
+  }
+}
+
+/** Gives each of `due` (in the order they came) its customer's next turn in the lane, in one statement. */
+async function place(
+  trx: Trx,
+  lane: string,
+  due: readonly { id: string; customer_id: string | null }[],
+): Promise<void> {
+  const current = await laneTurn(trx, lane)
+  const nextOf = new Map<string | null, number>()
+  const turns: { id: string; turn: number }[] = []
+  for (const row of due) {
+    const turn = nextOf.get(row.customer_id) ?? Math.max(current, (await lastTurn(trx, lane, row.customer_id)) + 1)
+    turns.push({ id: row.id, turn })
+    nextOf.set(row.customer_id, turn + 1)
+  }
+  const cases = sql.join(
+    turns.map(({ id, turn }) => sql`when ${id} then cast(${turn} as integer)`),
+    sql` `,
+  )
+  await sql`update jobs set turn = case id ${cases} end where id in (${sql.join(turns.map(({ id }) => id))})`.execute(
+    trx,
+  )
+}
+
+/** Where the lane's round is: the highest turn a started job of it holds (0 before any). */
+async function laneTurn(trx: Trx, lane: string): Promise<number> {
+  // One statement of seeks, one per status and urgency (a range over `status in (…)` would read every job run).
+  const highest = (status: string, urgent: 0 | 1) =>
+    jobs(trx)
+      .selectFrom('jobs')
+      .select('turn')
+      .where('lane', '=', lane)
+      .where('status', '=', status)
+      .where('urgent', '=', urgent)
+      .orderBy('turn', 'desc')
+      .limit(1)
+  const row = await jobs(trx)
+    .selectNoFrom(() =>
+      startedStatuses.flatMap((status) => [
+        highest(status, 0).as(`${status}_normal`),
+        highest(status, 1).as(`${status}_urgent`),
+      ]),
+    )
+    .executeTakeFirst()
+  return Math.max(0, ...Object.values(row ?? {}).map((turn) => Number(turn ?? 0)))
+}
+
+/** The highest turn `customerId`'s jobs (null: the platform's) took in the lane; -1 when none did. */
+async function lastTurn(trx: Trx, lane: string, customerId: string | null): Promise<number> {
+  const row = await jobs(trx)
+    .selectFrom('jobs')
+    .select('turn')
+    .where('lane', '=', lane)
+    .where('customer_id', customerId === null ? 'is' : '=', customerId)
+    .orderBy('turn', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row ? Number(row.turn) : -1
+}
+
+/**
+ * Moves queued jobs to the lane their kind runs in now, unplaced (a kind that changed lanes in an upgrade, or jobs
+ * queued before lanes were recorded): run once as the workers start.
+ */
+export async function moveToTheirLanes(
+  store: Store,
+  lanes: readonly { readonly lane: string; readonly kinds: readonly string[] }[],
+): Promise<void> {
+  for (const { lane, kinds } of lanes) {
+    if (kinds.length === 0) continue
+    await store.transaction(
+      (trx) =>
+        jobs(trx)
+          .updateTable('jobs')
+          .set({ lane, turn: -1 })
+          .where('status', '=', 'queued')
+          .where('kind', 'in', kinds)
+          .where('lane', '<>', lane)
+          .execute(),
+      { isolation: 'read committed' },
+    )
+  }
+}
