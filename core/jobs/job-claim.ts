@@ -1,7 +1,8 @@
 // Claims, fair between customers: each lane serves its due jobs in turns, in which every customer with work waiting
 // (and the platform's own work, which has no customer, as one more) gets one job before any gets a second, and
-// urgent work goes first. So one customer's backlog holds another's job for at most one job per customer ahead of
-// it, not for the whole backlog.
+// urgent work goes first. A customer holding more than its share of the lane's workers while another waits is
+// passed over (its jobs may take longer than the others'). So one customer's backlog holds another's job for about
+// one job's time, not for the whole backlog.
 //
 // A job is placed when it is first found due (a claim does it, in read committed isolation): it takes the turn after
 // the last its customer took in the lane, and never one below the lane's current turn (the highest a started job
@@ -47,12 +48,13 @@ export async function claimNextJob(
 ): Promise<JobsTable | null> {
   if (scope.kinds.length === 0) return null
   const at = now.toISOString()
-  let next = scope.urgentOnly ? undefined : await lapsedJob(trx, at, scope.kinds)
+  let next: { id: string } | undefined = scope.urgentOnly ? undefined : await lapsedJob(trx, at, scope.kinds)
   if (!next) {
     await placeDueJobs(trx, scope.lane, at)
+    const over = overTheirShare(await runningByCustomer(trx, scope.lane))
     next =
-      (await lowestTurn(trx, scope, 1, at)) ??
-      (scope.urgentOnly ? undefined : await lowestTurn(trx, scope, 0, at))
+      (await fairest(trx, scope, 1, at, over)) ??
+      (scope.urgentOnly ? undefined : await fairest(trx, scope, 0, at, over))
   }
   if (!next) return null
   await jobs(trx)
@@ -88,25 +90,83 @@ function lapsedJob(trx: Trx, at: string, kinds: readonly string[]) {
   ).executeTakeFirst()
 }
 
-/** The placed, due job of the lane with the lowest turn, urgent (1) or not (0). */
-function lowestTurn(trx: Trx, scope: ClaimScope, urgent: 0 | 1, at: string) {
+/**
+ * How far past the lowest turn a claim looks for a customer within its share, in turns: a customer whose next job
+ * is further ahead was served more than the one holding more workers, so that one's job is taken instead.
+ */
+const lookAheadTurns = 64
+
+/**
+ * The next job of the lane, urgent (1) or not (0): the lowest due turn, unless its customer holds more than its
+ * share of the lane's workers while another customer waits; then that customer's lowest turn. (Turns alone give
+ * each customer one start per round; a customer whose jobs take long would still fill the lane with them.)
+ */
+async function fairest(
+  trx: Trx,
+  scope: ClaimScope,
+  urgent: 0 | 1,
+  at: string,
+  over: ReadonlySet<string | null>,
+): Promise<{ id: string } | undefined> {
+  const first = await lowestTurn(trx, scope, urgent, at)
+  if (!first || !over.has(first.customer_id)) return first
+  return (await lowestTurn(trx, scope, urgent, at, { except: over, below: first.turn + lookAheadTurns })) ?? first
+}
+
+/**
+ * The placed, due job of the lane with the lowest turn, urgent (1) or not (0); optionally of a customer not in
+ * `except`, below turn `below` (the scan passes over at most one job of each of them per turn).
+ */
+function lowestTurn(
+  trx: Trx,
+  scope: ClaimScope,
+  urgent: 0 | 1,
+  at: string,
+  among?: { except: ReadonlySet<string | null>; below: number },
+) {
+  let query = jobs(trx)
+    .selectFrom('jobs')
+    .select(['id', 'customer_id', 'turn'])
+    .where('lane', '=', scope.lane)
+    .where('status', '=', 'queued')
+    .where('urgent', '=', urgent)
+    .where('turn', '>=', 0)
+    .where('run_after', '<=', at)
+    .where('kind', 'in', scope.kinds)
+  if (among) {
+    const customers = [...among.except].filter((customer): customer is string => customer !== null)
+    query = query.where('turn', '<', among.below).where((eb) => {
+      const platform = among.except.has(null) ? eb.lit(false) : eb('customer_id', 'is', null)
+      return customers.length === 0
+        ? eb('customer_id', 'is not', null)
+        : eb.or([platform, eb('customer_id', 'not in', customers)])
+    })
+  }
   // Instances claiming at once each lock the row they take and pass over the others' (SQLite has one writer).
-  return claimRows(
-    trx,
-    jobs(trx)
-      .selectFrom('jobs')
-      .select('id')
-      .where('lane', '=', scope.lane)
-      .where('status', '=', 'queued')
-      .where('urgent', '=', urgent)
-      .where('turn', '>=', 0)
-      .where('run_after', '<=', at)
-      .where('kind', 'in', scope.kinds)
-      .orderBy('turn')
-      .orderBy('run_after')
-      .orderBy('id')
-      .limit(1),
-  ).executeTakeFirst()
+  return claimRows(trx, query.orderBy('turn').orderBy('run_after').orderBy('id').limit(1)).executeTakeFirst()
+}
+
+/** How many of the lane's running jobs (on every instance) each customer holds; null: the platform's own work. */
+async function runningByCustomer(trx: Trx, lane: string): Promise<Map<string | null, number>> {
+  const rows = await jobs(trx)
+    .selectFrom('jobs')
+    .select((eb) => ['customer_id', eb.fn.countAll<number | string>().as('running')])
+    .where('lane', '=', lane)
+    .where('status', '=', 'running')
+    .groupBy('customer_id')
+    .execute()
+  return new Map(rows.map((row) => [row.customer_id, Number(row.running)]))
+}
+
+/**
+ * The customers holding at least their share of the lane's workers, were one more customer to start a job: with
+ * `running` jobs among `k` customers, a share is ⌈(running + 1) / (k + 1)⌉ (with two workers: one each, once a
+ * second customer waits).
+ */
+export function overTheirShare(running: ReadonlyMap<string | null, number>): Set<string | null> {
+  const total = [...running.values()].reduce((sum, count) => sum + count, 0)
+  const share = Math.ceil((total + 1) / (running.size + 1))
+  return new Set([...running].filter(([, count]) => count >= share).map(([customer]) => customer))
 }
 
 /**

@@ -28,10 +28,13 @@ interface Start {
 
 const starts: Start[] = []
 const panels: TestPanel[] = []
+/** The jobs running now, by customer. */
+const runningNow = new Map<string | null, number>()
 
 afterEach(async () => {
   for (const tp of panels.splice(0)) await tp.panel.close()
   starts.length = 0
+  runningNow.clear()
 })
 
 /** An instance of an installation whose `chores` plugin runs slow work and urgent work in one lane. */
@@ -40,6 +43,14 @@ async function instance(name: string, storePath?: string): Promise<{ tp: TestPan
   const lane = { name: 'chores', concurrency: laneSize }
   const record = (job: { id: string; customerId: string | null }) =>
     starts.push({ jobId: job.id, customer: job.customerId, instance: name, at: Date.now() })
+  /** Runs a job of `ms`, counted in `runningNow` meanwhile. */
+  const take = async (job: { id: string; customerId: string | null }, ms: number) => {
+    record(job)
+    runningNow.set(job.customerId, (runningNow.get(job.customerId) ?? 0) + 1)
+    await Bun.sleep(ms)
+    runningNow.set(job.customerId, (runningNow.get(job.customerId) ?? 0) - 1)
+    return {}
+  }
   const chores = definePlugin({
     name: 'chores',
     version: '1.0.0',
@@ -52,22 +63,20 @@ async function instance(name: string, storePath?: string): Promise<{ tp: TestPan
         kind: 'chore.slow',
         description: 'Takes a while, as a customer’s archive does.',
         lane,
-        async run(job) {
-          record(job)
-          await Bun.sleep(jobMs)
-          return {}
-        },
+        run: (job) => take(job, jobMs),
+      },
+      {
+        kind: 'chore.long',
+        description: 'Takes four times as long.',
+        lane,
+        run: (job) => take(job, 4 * jobMs),
       },
       {
         kind: 'chore.suspend',
         description: 'Protects the platform, as a suspension does.',
         lane,
         priority: 'urgent',
-        async run(job) {
-          record(job)
-          await Bun.sleep(jobMs)
-          return {}
-        },
+        run: (job) => take(job, jobMs),
       },
     ],
   })
@@ -156,6 +165,24 @@ describe('one lane shared by customers', () => {
     const order = starts.slice(0, 16).map((start) => start.customer)
     for (let round = 0; round < 4; round++)
       expect(new Set(order.slice(round * 4, round * 4 + 4)).size).toBe(4)
+  }, 30_000)
+
+  test('A, whose jobs take four times as long as B’s, holds no more than its share of the lane while B waits', async () => {
+    const { tp, context } = await instance('one')
+    const a = await enqueue(context, customerA, 6, 'chore.long')
+    const b = await enqueue(context, customerB, 8)
+    /** How many workers A held at each start of its jobs while B still had some queued. */
+    const heldByA: number[] = []
+    const watch = setInterval(() => {
+      const bWaiting = b.ids.some((id) => !startOf(id))
+      if (bWaiting) heldByA.push(runningNow.get(customerA) ?? 0)
+    }, 5)
+    tp.panel.start()
+    await waitFor('B’s jobs to start', () => b.ids.every((id) => startOf(id)), 20_000)
+    clearInterval(watch)
+    // Turns alone give A every other start, and its long jobs would take both workers: one each, as B waits.
+    expect(Math.max(...heldByA)).toBe(1)
+    expect(a.ids.filter((id) => startOf(id)).length).toBeGreaterThanOrEqual(1)
   }, 30_000)
 
   test('A, with a backlog, still progresses while others keep queuing one job after another', async () => {
