@@ -82,5 +82,10 @@ test('every lookup of a claim searches an index, none scans the jobs table', asy
       if (index) used.add(index)
     }
   }
-  expect([...used].sort()).toEqual(['jobs_due_idx', 'jobs_share_idx', 'jobs_turn_idx', 'sqlite_autoindex_jobs_1'])
+  expect([...used].sort()).toEqual([
+    'jobs_due_idx',
+    'jobs_share_idx',
+    'jobs_turn_idx',
+    'sqlite_autoindex_jobs_1',
+  ])
 })

@@ -38,7 +38,10 @@ afterEach(async () => {
 })
 
 /** An instance of an installation whose `chores` plugin runs slow work and urgent work in one lane. */
-async function instance(name: string, storePath?: string): Promise<{ tp: TestPanel; context: PluginContext }> {
+async function instance(
+  name: string,
+  storePath?: string,
+): Promise<{ tp: TestPanel; context: PluginContext }> {
   let context: PluginContext | undefined
   const lane = { name: 'chores', concurrency: laneSize }
   const record = (job: { id: string; customerId: string | null }) =>
@@ -97,7 +100,11 @@ async function enqueue(
     const made: string[] = []
     for (let i = 0; i < count; i++)
       made.push(
-        await context.enqueueJob(trx, { kind, customerId: customer, subject: { type: 'chore', id: newId('gad') } }),
+        await context.enqueueJob(trx, {
+          kind,
+          customerId: customer,
+          subject: { type: 'chore', id: newId('gad') },
+        }),
       )
     return made
   })

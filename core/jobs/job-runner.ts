@@ -9,9 +9,9 @@ import type { Logger } from '../plugin/define-plugin.ts'
 import type { EventInput } from '../plugin/route.ts'
 import { type Listening, listenWhileRunning } from '../store/listening.ts'
 import type { Store, Trx } from '../store/store.ts'
+import { claimNextJob, moveToTheirLanes } from './job-claim.ts'
 import { type JobDefinition, JobFailure, type JobRun, laneOf } from './job-definition.ts'
 import { jobOutputWriter } from './job-output.ts'
-import { claimNextJob, moveToTheirLanes } from './job-claim.ts'
 import {
   findJobRow,
   finishRun,
@@ -200,7 +200,11 @@ export function createJobRunner(
       const name = laneOf(registered.definition)
       let pool = byLane.get(name)
       if (!pool) {
-        pool = { lane: name, kinds: [], concurrency: Math.max(1, registered.definition.lane?.concurrency ?? 1) }
+        pool = {
+          lane: name,
+          kinds: [],
+          concurrency: Math.max(1, registered.definition.lane?.concurrency ?? 1),
+        }
         byLane.set(name, pool)
       }
       pool.kinds.push(kind)

@@ -336,7 +336,11 @@ export const kernelMigrations: readonly Migration[] = [
         .columns(['lane', 'status', 'urgent', 'turn', 'run_after', 'id'])
         .execute()
       // Placing a customer's job reads the highest turn its jobs in the lane took.
-      await db.schema.createIndex('jobs_share_idx').on('jobs').columns(['lane', 'customer_id', 'turn']).execute()
+      await db.schema
+        .createIndex('jobs_share_idx')
+        .on('jobs')
+        .columns(['lane', 'customer_id', 'turn'])
+        .execute()
     },
   },
 ]
