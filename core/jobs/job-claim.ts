@@ -179,24 +179,27 @@ export function overTheirShare(running: ReadonlyMap<string | null, number>): Set
  */
 export async function placeDueJobs(trx: Trx, lane: string, at: string): Promise<void> {
   for (const urgent of [1, 0] as const) {
+    // Each batch goes on from where the last ended: on PostgreSQL the rows just placed leave dead entries at turn -1
+    // until vacuum, which a search from the start would read again at every batch.
+    let after: { run_after: string; id: string } | undefined
     for (;;) {
-      const due = await claimRows(
-        trx,
-        jobs(trx)
-          .selectFrom('jobs')
-          .select(['id', 'customer_id'])
-          .where('lane', '=', lane)
-          .where('status', '=', 'queued')
-          .where('urgent', '=', urgent)
-          .where('turn', '=', -1)
-          .where('run_after', '<=', at)
-          .orderBy('run_after')
-          .orderBy('id')
-          .limit(placingBatch),
-      ).execute()
+      let query = jobs(trx)
+        .selectFrom('jobs')
+        .select(['id', 'customer_id', 'run_after'])
+        .where('lane', '=', lane)
+        .where('status', '=', 'queued')
+        .where('urgent', '=', urgent)
+        .where('turn', '=', -1)
+        .where('run_after', '<=', at)
+      if (after) {
+        const { run_after, id } = after
+        query = query.where((eb) => eb(eb.refTuple('run_after', 'id'), '>', eb.tuple(run_after, id)))
+      }
+      const due = await claimRows(trx, query.orderBy('run_after').orderBy('id').limit(placingBatch)).execute()
       if (due.length === 0) break
       await place(trx, lane, due)
       if (due.length < placingBatch) break
+      after = due[due.length - 1]
     }
   }
 }
@@ -207,12 +210,11 @@ async function place(
   lane: string,
   due: readonly { id: string; customer_id: string | null }[],
 ): Promise<void> {
-  const current = await laneTurn(trx, lane)
+  const { current, lastOf } = await turnsNow(trx, lane, [...new Set(due.map((row) => row.customer_id))])
   const nextOf = new Map<string | null, number>()
   const turns: { id: string; turn: number }[] = []
   for (const row of due) {
-    const turn =
-      nextOf.get(row.customer_id) ?? Math.max(current, (await lastTurn(trx, lane, row.customer_id)) + 1)
+    const turn = nextOf.get(row.customer_id) ?? Math.max(current, (lastOf.get(row.customer_id) ?? -1) + 1)
     turns.push({ id: row.id, turn })
     nextOf.set(row.customer_id, turn + 1)
   }
@@ -225,9 +227,17 @@ async function place(
   )
 }
 
-/** Where the lane's round is: the highest turn a started job of it holds (0 before any). */
-async function laneTurn(trx: Trx, lane: string): Promise<number> {
-  // One statement of seeks, one per status and urgency (a range over `status in (…)` would read every job run).
+/**
+ * In one statement of seeks: where the lane's round is (the highest turn a started job of it holds, 0 before any),
+ * and the highest turn each of `customers` (null: the platform) took in the lane (absent when none did).
+ */
+async function turnsNow(
+  trx: Trx,
+  lane: string,
+  customers: readonly (string | null)[],
+): Promise<{ current: number; lastOf: Map<string | null, number> }> {
+  // One seek per status and urgency (a range over `status in (…)` would read every job the lane ran), and one per
+  // customer along `jobs_share_idx`.
   const highest = (status: string, urgent: 0 | 1) =>
     jobs(trx)
       .selectFrom('jobs')
@@ -237,28 +247,40 @@ async function laneTurn(trx: Trx, lane: string): Promise<number> {
       .where('urgent', '=', urgent)
       .orderBy('turn', 'desc')
       .limit(1)
-  const row = await jobs(trx)
-    .selectNoFrom(() =>
-      startedStatuses.flatMap((status) => [
+  const last = (customer: string | null) =>
+    jobs(trx)
+      .selectFrom('jobs')
+      .select('turn')
+      .where('lane', '=', lane)
+      .where('customer_id', customer === null ? 'is' : '=', customer)
+      .orderBy('turn', 'desc')
+      .limit(1)
+  const row = (await jobs(trx)
+    .selectNoFrom(() => [
+      ...startedStatuses.flatMap((status) => [
         highest(status, 0).as(`${status}_normal`),
         highest(status, 1).as(`${status}_urgent`),
       ]),
-    )
-    .executeTakeFirst()
-  return Math.max(0, ...Object.values(row ?? {}).map((turn) => Number(turn ?? 0)))
-}
-
-/** The highest turn `customerId`'s jobs (null: the platform's) took in the lane; -1 when none did. */
-async function lastTurn(trx: Trx, lane: string, customerId: string | null): Promise<number> {
-  const row = await jobs(trx)
-    .selectFrom('jobs')
-    .select('turn')
-    .where('lane', '=', lane)
-    .where('customer_id', customerId === null ? 'is' : '=', customerId)
-    .orderBy('turn', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-  return row ? Number(row.turn) : -1
+      ...customers.map((customer, i) => last(customer).as(`c${i}`)),
+    ])
+    .executeTakeFirst()) as Record<string, number | string | null> | undefined
+  const turnOf = (name: string) => {
+    const value = row?.[name]
+    return value === null || value === undefined ? undefined : Number(value)
+  }
+  const current = Math.max(
+    0,
+    ...startedStatuses.flatMap((status) => [
+      turnOf(`${status}_normal`) ?? 0,
+      turnOf(`${status}_urgent`) ?? 0,
+    ]),
+  )
+  const lastOf = new Map<string | null, number>()
+  customers.forEach((customer, i) => {
+    const turn = turnOf(`c${i}`)
+    if (turn !== undefined) lastOf.set(customer, turn)
+  })
+  return { current, lastOf }
 }
 
 /**
