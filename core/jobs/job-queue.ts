@@ -1,6 +1,7 @@
 // The job queue in the store: enqueue in the caller's transaction, renew a claimed job's lease, and finish it. Claims,
 // and the turns that share a lane between customers, are in job-claim.ts.
 
+import { sql } from 'kysely'
 import { newId } from '../ids/ids.ts'
 import { noticeOnCommit } from '../store/notices.ts'
 import { preparedInsert } from '../store/prepared-query.ts'
@@ -184,14 +185,25 @@ export type JobOutcome =
   | { readonly status: 'queued'; readonly error: { code: string; message: string }; readonly runAfter: Date }
 
 /**
- * Ends `owner`'s lease of a job it gave up without finishing (shutdown), so any worker may claim it at once.
- * Returns whether it still held the job.
+ * Ends `owner`'s lease of a job it gave up without finishing (shutdown), so any worker may claim it at once;
+ * `unrun` (claimed as the pool stopped, never run) takes back the attempt the claim counted. Returns whether it
+ * still held the job.
  */
-export async function releaseLease(db: Db, id: string, owner: string): Promise<boolean> {
+export async function releaseLease(
+  db: Db,
+  id: string,
+  owner: string,
+  how: { unrun: boolean } = { unrun: false },
+): Promise<boolean> {
   // Long past, not now: a claim on another instance a moment later (or with its clock behind) must see it lapsed.
   const result = await jobs(db)
     .updateTable('jobs')
-    .set({ lease_until: new Date(0).toISOString(), updated_at: new Date().toISOString() })
+    .set({
+      lease_until: new Date(0).toISOString(),
+      updated_at: new Date().toISOString(),
+      // Claimed but never run: the claim's attempt did not happen.
+      ...(how.unrun ? { attempts: sql<number>`attempts - 1` } : {}),
+    })
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'running')

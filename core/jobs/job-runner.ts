@@ -251,7 +251,7 @@ export function createJobRunner(
             const row = await claim(pool, runningIn(pool.lane) >= pool.concurrency)
             if (!row) break
             // Claimed as the pool began to stop: handed back untouched, for whoever runs next.
-            if (stopping) await giveBack(row)
+            if (stopping) await giveBack(row, { unrun: true })
             else {
               const registered = jobs.get(row.kind)
               if (registered) run(row, registered)
@@ -443,10 +443,14 @@ export function createJobRunner(
   /** Give-backs under way: `stop()` lets them finish before the store closes. */
   const givingBacks = new Set<Promise<void>>()
 
-  /** Ends this instance's lease of a job whose run it gave up, and wakes the instances that may take it. */
-  async function giveBack(row: JobsTable): Promise<void> {
+  /**
+   * Ends this instance's lease of a job whose run it gave up, and wakes the instances that may take it. `unrun`:
+   * claimed as the pool stopped and never run, so the attempt the claim counted is taken back (a job of one attempt,
+   * a site's command, must not fail for a run that never was).
+   */
+  async function giveBack(row: JobsTable, how: { unrun: boolean } = { unrun: false }): Promise<void> {
     try {
-      if (await releaseLease(store.db, row.id, owner)) await store.notify(store.db, jobsChannel)
+      if (await releaseLease(store.db, row.id, owner, how)) await store.notify(store.db, jobsChannel)
     } catch (error) {
       // Then the lease runs out as it would have: nothing is lost.
       log.warn({ jobId: row.id, kind: row.kind, err: error }, 'giving back a job on shutdown failed')
