@@ -35,6 +35,8 @@ const nodeSide = [
   'hosts/node-agent*.test.ts',
   'hosts/node-readiness.test.ts',
   'hosts/first-site.test.ts',
+  'plugins/files/existence-oracle.test.ts',
+  'plugins/files/disk-full.test.ts',
   'plugins/wordpress/agent.test.ts',
   'plugins/console/**/*.e2e.test.ts',
   '{plugins,examples}/*/console/*.e2e.test.ts',

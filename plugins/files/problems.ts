@@ -15,7 +15,7 @@ export const filesProblems = defineProblems({
     status: 422,
     detail: 'The path leads out of the site.',
     description:
-      'A `..` that climbs above `/`, or a parent folder that is a symbolic link to somewhere outside the site (`/etc`, another site). Nothing was touched.',
+      'A `..` that climbs above `/`, or a parent folder that is a symbolic link to somewhere outside the site (`/etc`, another site; a relative target that climbs above the home, even to come back). A link is judged by its target’s text, so the answer is the same whether what it names exists or not. Nothing was touched.',
   },
   path_reserved: {
     status: 422,
@@ -88,7 +88,7 @@ export const filesProblems = defineProblems({
     status: 422,
     detail: 'The site’s disk quota has no room for that.',
     description:
-      'The write, upload or copy would take the site past its `limits.diskMB` (`quotaBytes`, `usedBytes` and `neededBytes` say by how much). Delete files or raise the quota. The file was not changed.',
+      'The write, upload, copy, move, new folder, archive or extraction would take the site past its `limits.diskMB` (`quotaBytes`, `usedBytes` and `neededBytes` say by how much, when the panel counted it), or the kernel stopped it there (`ENOSPC`, `EDQUOT`: the site’s own filesystem or quota is full). `errors[]` points at what would have grown (`body`, `body.to`, `body.path`). Delete files or raise the quota. Nothing half-written stays, and a file that was there is unchanged.',
   },
   upload_too_large: {
     status: 413,

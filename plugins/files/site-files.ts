@@ -23,13 +23,24 @@ const renamed: Readonly<Record<string, string>> = {
   site_not_on_node: 'site_not_ready',
 }
 
+/** Where a refusal for want of room points, by operation: the bytes sent, or the path that would have grown. */
+const roomLocations: Readonly<Partial<Record<FilesRequest['op'], string>>> = {
+  'upload-part': 'body',
+  'upload-commit': 'body',
+  copy: 'body.to',
+  move: 'body.to',
+  mkdir: 'body.path',
+  archive: 'body.to',
+  extract: 'body.to',
+}
+
 /** Every problem a node's refusal may become, by code. */
 const refusalProblems: ReadonlyMap<string, ProblemRef> = new Map(
   [...Object.values(problems), ...runningSiteProblems, nodeUnavailable].map((ref) => [ref.code, ref]),
 )
 
 /** The problem for a node's refusal (its code, or what the API calls it; the node's own failures a 502). */
-function problemOf(refusal: NodeRefusal, log: PluginContext['log']): Problem {
+function problemOf(refusal: NodeRefusal, log: PluginContext['log'], op: FilesRequest['op']): Problem {
   const ref = refusalProblems.get(renamed[refusal.code] ?? refusal.code)
   if (!ref || ref.code === problems.file_operation_failed.code) {
     log.warn({ code: refusal.code, details: refusal.details }, 'the node failed a file operation')
@@ -44,7 +55,9 @@ function problemOf(refusal: NodeRefusal, log: PluginContext['log']): Problem {
   // A file changed meanwhile: its current tag in `ETag`, as every 412 of a conditional request carries it.
   const etag = ref.code === problems.file_changed.code ? extensions.etag : undefined
   const headers: Record<string, string> = typeof etag === 'string' ? { etag } : {}
-  return new Problem(ref, { detail: refusal.message, extensions, headers })
+  const location = ref.code === problems.disk_quota_exceeded.code ? roomLocations[op] : undefined
+  const errors = location ? [{ location, message: refusal.message, code: ref.code }] : undefined
+  return new Problem(ref, { detail: refusal.message, extensions, headers, ...(errors ? { errors } : {}) })
 }
 
 /** A site's files as one caller reaches them. */
@@ -74,7 +87,7 @@ export function siteFilesOf(context: PluginContext) {
             signal ? AbortSignal.any([signal, timeout]) : timeout,
           )) as T
         } catch (error) {
-          if (error instanceof NodeRefusal) throw problemOf(error, context.log)
+          if (error instanceof NodeRefusal) throw problemOf(error, context.log, request.op)
           if (error instanceof Problem) throw error
           context.log.warn(
             { siteId: site.id, op: request.op, err: String(error) },

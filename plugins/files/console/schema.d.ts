@@ -30,7 +30,7 @@ export interface paths {
   "/api/v1/sites/{id}/files/directories": {
     /**
      * Make a directory in a site
-     * @description Makes the directory (and, with `parents`, its missing parents), owned by the site’s user.
+     * @description Makes the directory (and, with `parents`, its missing parents), owned by the site’s user. A disk with no room left for it is 422 `disk_quota_exceeded`.
      *
      * Needs scope `site:files`.
      */
@@ -286,7 +286,7 @@ export interface components {
        * - `database_server_in_use` (409, databases): A database server is deleted only once it holds nothing: its databases and database users, in any state (deleting ones until they are dropped). `blockers` names each with how many (`[{ "name": "databases", "count": 4 }]`); delete them first, or set the server `disabled` to place nothing new on it.
        * - `database_server_of_node` (409, databases): A node’s own database server (`nodeId`) is registered by the node as it reports, and would come back: delete the node instead (its server goes with it once empty), or set the server `disabled` to place nothing on it.
        * - `invalid_path` (422, files): A site path starts with `/` (the site’s home: `/htdocs`, `/logs`, `/tmp`), has at most 4,096 bytes, and holds no NUL byte or control character. Also: moving or copying a directory into itself.
-       * - `path_escapes_site` (422, files): A `..` that climbs above `/`, or a parent folder that is a symbolic link to somewhere outside the site (`/etc`, another site). Nothing was touched.
+       * - `path_escapes_site` (422, files): A `..` that climbs above `/`, or a parent folder that is a symbolic link to somewhere outside the site (`/etc`, another site; a relative target that climbs above the home, even to come back). A link is judged by its target’s text, so the answer is the same whether what it names exists or not. Nothing was touched.
        * - `path_reserved` (422, files): `/state.json` in the site’s home is the node’s record of the site.
        * - `top_folder` (422, files): `/`, `/htdocs`, `/logs` and `/tmp` are the site’s layout: they cannot be deleted, moved, replaced or chmodded.
        * - `file_not_found` (404, files): `path` names nothing in the site (or a parent folder is missing).
@@ -299,7 +299,7 @@ export interface components {
        * - `file_too_large` (422, files): Reading content answers at most `FILES_READ_LIMIT_BYTES` (16 MiB) at once: ask for a `Range`, or make a download link (`POST /sites/{id}/files/download-links`), which streams any size. `sizeBytes` and `limitBytes` say how far apart they are.
        * - `file_changed` (412, files): A write with `If-Match` found another entity tag on the file (someone saved it meanwhile), or `If-None-Match: *` found a file already. Read it again (its tag is in `etag`), merge, and write with the new tag. Nothing was written.
        * - `invalid_mode` (422, files): `mode` is `0644`, `755` and the like; setuid, setgid and sticky bits are refused.
-       * - `disk_quota_exceeded` (422, files): The write, upload or copy would take the site past its `limits.diskMB` (`quotaBytes`, `usedBytes` and `neededBytes` say by how much). Delete files or raise the quota. The file was not changed.
+       * - `disk_quota_exceeded` (422, files): The write, upload, copy, move, new folder, archive or extraction would take the site past its `limits.diskMB` (`quotaBytes`, `usedBytes` and `neededBytes` say by how much, when the panel counted it), or the kernel stopped it there (`ENOSPC`, `EDQUOT`: the site’s own filesystem or quota is full). `errors[]` points at what would have grown (`body`, `body.to`, `body.path`). Delete files or raise the quota. Nothing half-written stays, and a file that was there is unchanged.
        * - `upload_too_large` (413, files): A file uploaded is at most `UPLOAD_LIMIT_BYTES` (10 GiB by default); `limitBytes` says how large.
        * - `upload_incomplete` (400, files): The body was shorter than its `Content-Length`, or the connection broke: nothing was written; send it again.
        * - `upload_offset_mismatch` (409, files): A resumable upload goes on from `received` (the bytes the node has): send `Upload-Offset` equal to it. `received` says where it is.
@@ -909,7 +909,7 @@ export interface operations {
   };
   /**
    * Make a directory in a site
-   * @description Makes the directory (and, with `parents`, its missing parents), owned by the site’s user.
+   * @description Makes the directory (and, with `parents`, its missing parents), owned by the site’s user. A disk with no room left for it is 422 `disk_quota_exceeded`.
    *
    * Needs scope `site:files`.
    */
@@ -1032,7 +1032,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`. */
+      /** @description Unprocessable Content: `validation_failed`, `invalid_path`, `path_escapes_site`, `path_reserved`, `not_a_directory`, `top_folder`, `disk_quota_exceeded`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -4,10 +4,10 @@
 // into a staging folder beside the target (its group, its filesystem) watched as it grows, then walked for links
 // pointing out of it before its entries are renamed into place. Progress is counted from the tools' verbose output.
 
-import { lstat, readdir, readlink } from 'node:fs/promises'
-import { dirname, posix, resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import { type ArchiveFormat, archiveFormatOf } from '../protocol.ts'
+import { entryOrNull, listEntries } from './file-entries.ts'
 import { FileRefusal } from './file-refusal.ts'
 import { refusalOfMessage, runChecked } from './run-checked.ts'
 import { isInside, type Located } from './site-paths.ts'
@@ -46,12 +46,16 @@ function startCounting(
     timeout: 3_600_000,
     signal,
   })
+  // The end of what it printed is kept besides: zip says why it failed there (a full disk), not on stderr.
+  let tail = new Uint8Array(0)
   const counting = (async () => {
-    for await (const chunk of child.stdout)
+    for await (const chunk of child.stdout) {
       for (const byte of chunk) if (byte === 10) progress.done = Math.min(progress.total, progress.done + 1)
+      tail = Buffer.concat([tail, chunk]).subarray(-4096)
+    }
   })()
   const finished = Promise.all([new Response(child.stderr).text(), child.exited, counting]).then(
-    ([stderr, code]) => ({ code, stderr }),
+    ([stderr, code]) => ({ code, stderr: `${stderr}\n${Buffer.from(tail).toString('utf8')}` }),
   )
   return { child, finished }
 }
@@ -136,20 +140,29 @@ async function zipListing(site: NodeSite, archive: Located, signal: AbortSignal)
   return { entries: names.length, bytes: Number(match[2]) }
 }
 
-/** Refuses a link under `root` whose target resolves outside `root` (an absolute target always). */
-async function checkLinks(root: string, dir: string, archive: string): Promise<void> {
-  for (const name of await readdir(dir)) {
-    const path = `${dir}/${name}`
-    const stats = await lstat(path)
-    if (stats.isSymbolicLink()) {
-      const target = await readlink(path)
-      if (target.startsWith('/') || !isInside(root, resolve(dirname(path), target)))
-        throw new FileRefusal(
-          'archive_link_escapes',
-          `${archive} holds a link pointing out of it: ${posix.relative(root, path)} -> ${target}`,
-          { entry: posix.relative(root, path), target },
-        )
-    } else if (stats.isDirectory()) await checkLinks(root, path, archive)
+/**
+ * Refuses a link under `root` whose target resolves outside `root` (an absolute target always). Found by `find` run
+ * as the site's user: the site's own processes may change the folder while it is walked, and a walk as root would
+ * then follow what they put there.
+ */
+async function checkLinks(site: NodeSite, root: string, archive: string, signal: AbortSignal): Promise<void> {
+  const result = await site.run(
+    ['find', '-P', root, '-type', 'l', '-printf', '%P\\0%l\\0'],
+    { timeoutMs: 600_000 },
+    signal,
+  )
+  if (result.code !== 0)
+    throw new Error(`Looking for links in ${archive}'s entries failed: ${result.stderr.trim().slice(0, 300)}`)
+  const fields = result.stdout.split('\0')
+  for (let at = 0; at + 1 < fields.length; at += 2) {
+    const entry = fields[at] ?? ''
+    const target = fields[at + 1] ?? ''
+    if (target.startsWith('/') || !isInside(root, resolve(dirname(`${root}/${entry}`), target)))
+      throw new FileRefusal(
+        'archive_link_escapes',
+        `${archive} holds a link pointing out of it: ${entry} -> ${target}`,
+        { entry, target },
+      )
   }
 }
 
@@ -188,16 +201,18 @@ export async function extract(
       `${archive.site.path} expands to more than the site has room for`,
       {
         neededBytes: bytes,
-        availableBytes: Math.max(0, room),
+        // The room under the site's quota; without one it is the node's free disk, which is not the site's to know.
+        ...(site.quotaBytes === null ? {} : { availableBytes: Math.max(0, room) }),
       },
     )
   if (listing.bytes > room) throw tooBig(listing.bytes)
 
-  const existing = await lstat(to.absolute).catch(() => null)
+  // Looked at as the site's user, like everything below.
+  const existing = await entryOrNull(site, to.absolute, to.site.path, signal)
   if (existing) {
-    if (!existing.isDirectory())
+    if (existing.type !== 'directory')
       throw new FileRefusal('file_exists', `${to.site.path} exists and is not a folder`)
-    if (!overwrite && (await readdir(to.absolute)).length > 0)
+    if (!overwrite && (await listEntries(site, to.absolute, to.site.path, signal)).length > 0)
       throw new FileRefusal(
         'file_exists',
         `${to.site.path} is not empty: extract with overwrite, or into a new folder`,
@@ -238,7 +253,7 @@ export async function extract(
         new FileRefusal('invalid_archive', `${archive.site.path} could not be extracted`)
       )
     // Names were checked; what they made is checked again as it lies, links included, before anything moves.
-    await checkLinks(staging, staging, archive.site.path)
+    await checkLinks(site, staging, archive.site.path, signal)
     const size = await site.run(['du', '-s', '-b', '-P', '--', staging], {}, signal)
     const bytes = Number(size.stdout.split('\t')[0]) || 0
     if (bytes > room) throw tooBig(bytes)
@@ -246,11 +261,12 @@ export async function extract(
     if (!existing) {
       await runChecked(site, ['mv', '-T', '--', staging, to.absolute], to.site.path, signal)
     } else {
-      for (const name of await readdir(staging)) {
+      for (const entry of await listEntries(site, staging, to.site.path, signal)) {
+        const { name } = entry
         const from = `${staging}/${name}`
         const into = `${to.absolute}/${name}`
-        const there = await lstat(into).catch(() => null)
-        if (there?.isDirectory() && (await lstat(from)).isDirectory())
+        const there = await entryOrNull(site, into, `${to.site.path}/${name}`, signal)
+        if (there?.type === 'directory' && entry.type === 'directory')
           // A folder into a folder: merged, what the archive has replacing what is there (links removed first,
           // never written through).
           await runChecked(
@@ -260,7 +276,7 @@ export async function extract(
             signal,
           )
         else {
-          if (there?.isDirectory())
+          if (there?.type === 'directory')
             throw new FileRefusal(
               'file_exists',
               `${to.site.path}/${name} is a folder the archive would replace`,
@@ -296,7 +312,7 @@ export async function archive(
   const folder = sources[0]?.parent
   if (!folder || sources.some((source) => source.parent !== folder))
     throw new FileRefusal('invalid_path', 'The paths of an archive are in one folder')
-  if (!overwrite && (await lstat(to.absolute).catch(() => null)))
+  if (!overwrite && (await entryOrNull(site, to.absolute, to.site.path, signal)))
     throw new FileRefusal('file_exists', `${to.site.path} exists already`)
   // `./name`: a name starting with `-` is a name, never an option of find, tar or zip.
   const names = sources.map((source) => `./${source.name}`)

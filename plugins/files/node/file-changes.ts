@@ -2,11 +2,12 @@
 // a link at the destination removed rather than written through), deleted (every path checked first, each one's
 // outcome said), and chmodded (never a link, nor through one).
 
+import { randomBytes } from 'node:crypto'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import type { FileEntry, FilesRequest } from '../protocol.ts'
 import { entryOrNull, statEntry } from './file-entries.ts'
 import { FileRefusal } from './file-refusal.ts'
-import { runChecked } from './run-checked.ts'
+import { refusalOfMessage, runChecked } from './run-checked.ts'
 import { type Located, sitePathOf } from './site-paths.ts'
 import type { SiteRooms } from './site-room.ts'
 
@@ -67,24 +68,65 @@ export async function moveOrCopy(
     if (existing.type === 'directory')
       throw new FileRefusal('is_a_directory', `${to.site.path} is a directory, which is not replaced`)
   }
-  if (request.op === 'copy') {
-    if (source.type === 'directory' || source.type === 'file')
+  // Within one filesystem a move is a rename. Across two (a site's own filesystem and another mounted in it) mv
+  // would copy onto `to` and leave half a file when the disk fills: such a move is a copy put in place whole, then
+  // the source removed.
+  const renames =
+    request.op === 'move' &&
+    (await deviceOf(site, from.parent, from.site.path, signal)) ===
+      (await deviceOf(site, to.parent, to.site.path, signal))
+  if (renames)
+    await runChecked(site, ['mv', '-T', '-f', '--', from.absolute, to.absolute], to.site.path, signal)
+  else {
+    if (request.op === 'copy' && (source.type === 'directory' || source.type === 'file'))
       await context.rooms.take(
         site,
         source.type === 'file' ? source.size : await bytesUnder(site, from, signal),
         signal,
       )
-    // What is at `to` goes first: cp would write through a link there (never: a link is not followed).
-    if (existing) await runChecked(site, ['rm', '-f', '--', to.absolute], to.site.path, signal)
-    // -a keeps modes and times and copies links as links (never what they point to); -T never copies into `to`.
-    await runChecked(
-      site,
-      ['cp', '-a', '-T', '--no-dereference', '--', from.absolute, to.absolute],
-      to.site.path,
-      signal,
-    )
-  } else await runChecked(site, ['mv', '-T', '-f', '--', from.absolute, to.absolute], to.site.path, signal)
+    // Copied beside `to` first, put in place by a rename once whole: a copy the disk stops halfway (the site's quota
+    // reached) leaves neither half a copy nor a loss of what was at `to`. The rename replaces a file or a link at
+    // `to` itself, never writing through a link.
+    const staging = `${to.parent}/.plinth-copy-${randomBytes(8).toString('hex')}`
+    try {
+      // -a keeps modes and times and copies links as links (never what they point to); -T never copies into it.
+      await runChecked(
+        site,
+        ['cp', '-a', '-T', '--no-dereference', '--', from.absolute, staging],
+        to.site.path,
+        signal,
+      )
+      // A folder does not replace a file by a rename: the file goes once the copy is whole.
+      if (existing && source.type === 'directory')
+        await runChecked(site, ['rm', '-f', '--', to.absolute], to.site.path, signal)
+      await runChecked(site, ['mv', '-T', '-f', '--', staging, to.absolute], to.site.path, signal)
+    } finally {
+      await site.run(['rm', '-r', '-f', '--one-file-system', '--', staging], {}, AbortSignal.timeout(300_000))
+    }
+    if (request.op === 'move')
+      await runChecked(
+        site,
+        ['rm', '-r', '-f', '--one-file-system', '--', from.absolute],
+        from.site.path,
+        signal,
+      )
+  }
   return entryAt(site, to, signal)
+}
+
+/** The device of the filesystem holding the directory `absolute`, as the site's user sees it. */
+async function deviceOf(
+  site: NodeSite,
+  absolute: string,
+  sitePath: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const result = await site.run(['find', '-P', absolute, '-maxdepth', '0', '-printf', '%D'], {}, signal)
+  if (result.code === 0) return result.stdout
+  throw (
+    refusalOfMessage(result.stderr, sitePath) ??
+    new Error(`Looking at ${sitePath} failed: ${result.stderr.trim().slice(0, 300)}`)
+  )
 }
 
 /** The bytes of the files under a directory, as the site's user counts them. */

@@ -40,6 +40,17 @@ export class FileRefusal extends NodeRefusal {
   }
 }
 
+/**
+ * The refusal for a write the kernel stopped (ENOSPC on the site's own filesystem, EDQUOT under a quota): the site's
+ * disk quota, whichever way the node enforces it.
+ */
+export function diskFull(sitePath: string): FileRefusal {
+  return new FileRefusal(
+    'disk_quota_exceeded',
+    `The site’s disk has no room left for ${sitePath}: its quota is reached`,
+  )
+}
+
 /** The refusal for a failed system call on `sitePath`, or the error itself when it is none the API names. */
 export function refusalOf(error: unknown, sitePath: string): unknown {
   switch ((error as NodeJS.ErrnoException)?.code) {
@@ -58,6 +69,9 @@ export function refusalOf(error: unknown, sitePath: string): unknown {
       return new FileRefusal('directory_not_empty', `${sitePath} is not empty`)
     case 'ELOOP':
       return new FileRefusal('link_not_followed', `${sitePath} is a symbolic link, which is not followed`)
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return diskFull(sitePath)
     default:
       return error
   }

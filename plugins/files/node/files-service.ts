@@ -207,6 +207,8 @@ export function filesNodeService(): NodeService {
       try {
         return await handle(site, raw as FilesRequest, signal)
       } catch (error) {
+        // The disk was fuller than counted (the kernel stopped a write, or something else wrote): counted afresh.
+        if (error instanceof FileRefusal && error.code === 'disk_quota_exceeded') rooms.forget(site)
         if (error instanceof NodeRefusal || signal.aborted) throw error
         // A failure of the node's own (a tool missing, a disk error): said without the node's paths.
         throw new NodeRefusal('file_operation_failed', 'The node could not carry out the file operation', {

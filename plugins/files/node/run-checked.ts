@@ -2,10 +2,14 @@
 // for anything else, which the service reports without the node's paths).
 
 import type { NodeSite } from '../../nodes/node/contract.ts'
-import { FileRefusal } from './file-refusal.ts'
+import { diskFull, FileRefusal } from './file-refusal.ts'
 
 /** The refusal a program's complaint about `sitePath` names, or null. */
 export function refusalOfMessage(message: string, sitePath: string): FileRefusal | null {
+  // First: a tool that ran out of room may say more. unzip asks whether the disk is full; tar says it wrote only part
+  // of an entry (a short write: the disk took no more).
+  if (/No space left|Disk quota exceeded|disk full|Wrote only \d+ of \d+ bytes/i.test(message))
+    return diskFull(sitePath)
   if (/Permission denied|Operation not permitted/.test(message))
     return new FileRefusal('permission_denied', `The site's user may not do that to ${sitePath}`)
   if (/Too many levels of symbolic links/.test(message))
@@ -20,8 +24,6 @@ export function refusalOfMessage(message: string, sitePath: string): FileRefusal
     return new FileRefusal('is_a_directory', `${sitePath} is a directory`)
   if (/subdirectory of itself|into itself/.test(message))
     return new FileRefusal('invalid_path', `${sitePath} cannot go inside itself`)
-  if (/No space left|Disk quota exceeded/.test(message))
-    return new FileRefusal('disk_quota_exceeded', 'The node has no room for that')
   return null
 }
 

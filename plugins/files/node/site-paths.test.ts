@@ -24,6 +24,12 @@ beforeAll(() => {
   symlinkSync('/etc', join(home, 'htdocs', 'etc'))
   symlinkSync(join(other, 'htdocs'), join(home, 'htdocs', 'neighbour'))
   symlinkSync('wp-content', join(home, 'htdocs', 'content'))
+  symlinkSync(join(other, 'htdocs', 'missing'), join(home, 'htdocs', 'neighbour-missing'))
+  symlinkSync(join(other, 'htdocs', 'wp-config.php'), join(home, 'htdocs', 'neighbour-file'))
+  symlinkSync('../../site_a/htdocs/wp-content', join(home, 'htdocs', 'out-and-back'))
+  symlinkSync(join(home, 'htdocs', 'wp-content'), join(home, 'htdocs', 'absolute-inside'))
+  symlinkSync('loop-b', join(home, 'htdocs', 'loop-a'))
+  symlinkSync('loop-a', join(home, 'htdocs', 'loop-b'))
 })
 afterAll(() => rmSync(sites, { recursive: true, force: true }))
 
@@ -91,6 +97,24 @@ describe('locating a site path', () => {
     await refusedWith('path_escapes_site', () => locate(home, sitePathOf('/htdocs/etc/passwd')))
     await refusedWith('path_escapes_site', () => locate(home, sitePathOf('/htdocs/etc/shadow')))
     await refusedWith('path_escapes_site', () => locate(home, sitePathOf('/htdocs/neighbour/wp-config.php')))
+  })
+
+  test('a link out is refused the same whether what it names exists, is a file or is missing', async () => {
+    for (const path of [
+      '/htdocs/neighbour/x',
+      '/htdocs/neighbour-missing/x',
+      '/htdocs/neighbour-file/x',
+      '/htdocs/neighbour/wp-config.php/x',
+    ])
+      await refusedWith('path_escapes_site', () => locate(home, sitePathOf(path)))
+  })
+
+  test('a link that climbs out to come back is out; an absolute one to the home is in; a loop ends', async () => {
+    await refusedWith('path_escapes_site', () => locate(home, sitePathOf('/htdocs/out-and-back/x')))
+    expect((await locate(home, sitePathOf('/htdocs/absolute-inside/x'))).absolute).toBe(
+      join(home, 'htdocs', 'wp-content', 'x'),
+    )
+    await refusedWith('link_not_followed', () => locate(home, sitePathOf('/htdocs/loop-a/x')))
   })
 
   test('a missing parent, or a parent that is a file, is said so', async () => {

@@ -2,7 +2,6 @@
 // its other writes), and the file put in place by a rename that checks the entity tag first, one commit at a time
 // per site, so two saves with the same `If-Match` cannot both win.
 
-import { lstat } from 'node:fs/promises'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import { ifMatchHolds } from '../entity-tags.ts'
 import { type FileEntry, type FilesRequest, partBytes } from '../protocol.ts'
@@ -66,7 +65,21 @@ export async function uploadPart(
   if (data.byteLength > partBytes) throw new FileRefusal('file_too_large', 'A part is at most 4 MiB')
   // Counted part by part against the room the site's other writes share: an upload stops at the quota.
   await context.rooms.take(site, data.byteLength, signal, request.upload)
-  await writePart(site, uploadFile(target, request.upload), target.site.path, request.offset, data, signal)
+  const file = uploadFile(target, request.upload)
+  try {
+    await writePart(site, file, target.site.path, request.offset, data, signal)
+  } catch (error) {
+    // What the part wrote before the disk filled goes: the upload holds the bytes it received, no more.
+    if (error instanceof FileRefusal && error.code === 'disk_quota_exceeded')
+      await site.run(
+        request.offset === 0
+          ? ['rm', '-f', '--', file]
+          : ['truncate', '--no-create', '-s', String(request.offset), '--', file],
+        {},
+        AbortSignal.timeout(60_000),
+      )
+    throw error
+  }
   return { received: request.offset + data.byteLength }
 }
 
@@ -81,8 +94,9 @@ export function commitUpload(
   context.refuseTop(target)
   const file = uploadFile(target, request.upload)
   return context.serialized(`${site.id}:commit`, async () => {
-    const written = await lstat(file).catch(() => null)
-    if (!written?.isFile() || written.size !== request.size)
+    // Looked at as the site's user, like everything in its home.
+    const written = await entryOrNull(site, file, target.site.path, signal)
+    if (written?.type !== 'file' || written.size !== request.size)
       throw new FileRefusal(
         'upload_incomplete',
         `The upload has ${written?.size ?? 0} of its ${request.size} bytes: send the missing parts again`,

@@ -106,13 +106,13 @@ export function fileRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'makeSiteDirectory',
       summary: 'Make a directory in a site',
       description:
-        'Makes the directory (and, with `parents`, its missing parents), owned by the site’s user.',
+        'Makes the directory (and, with `parents`, its missing parents), owned by the site’s user. A disk with no room left for it is 422 `disk_quota_exceeded`.',
       scope: siteScopes.files,
       params: SiteParams,
       body: MakeDirectoryBody,
       idempotent: false,
       responses: { 201: SiteFile },
-      problems: [...pathProblems, problems.file_exists, problems.top_folder],
+      problems: [...pathProblems, problems.file_exists, problems.top_folder, problems.disk_quota_exceeded],
       async handler({ params, body, view, audit }) {
         const files = await open(view, params.id)
         const entry = await files.call<FileEntry>({

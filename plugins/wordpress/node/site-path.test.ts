@@ -19,6 +19,9 @@ symlinkSync('/etc/passwd', join(home, 'tmp/passwd.zip'))
 symlinkSync('/etc', join(home, 'tmp/etc'))
 symlinkSync(join(other, 'tmp'), join(home, 'tmp/neighbour'))
 symlinkSync(join(home, 'tmp'), join(home, 'htdocs/uploads'))
+symlinkSync(join(other, 'gone'), join(home, 'tmp/neighbour-gone'))
+symlinkSync(join(other, 'tmp/secret.zip'), join(home, 'tmp/neighbour-file'))
+symlinkSync('../../site_a/tmp', join(home, 'htdocs/out-and-back'))
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
 
 const refusal = async (path: unknown) => {
@@ -50,5 +53,14 @@ describe('a package’s site path', () => {
     expect(await refusal(42)).toBe('invalid_package_path')
     expect(await refusal('/tmp/missing.zip')).toBe('wordpress_package_not_found')
     expect(await refusal('/nowhere/missing.zip')).toBe('wordpress_package_not_found')
+  })
+
+  test('a link out is refused the same whether what it names exists or not: no oracle of another site', async () => {
+    expect(await refusal('/tmp/neighbour/secret.zip')).toBe('package_path_escapes_site')
+    expect(await refusal('/tmp/neighbour/missing.zip')).toBe('package_path_escapes_site')
+    expect(await refusal('/tmp/neighbour-gone/secret.zip')).toBe('package_path_escapes_site')
+    expect(await refusal('/tmp/neighbour-file/x.zip')).toBe('package_path_escapes_site')
+    // Out, even to come back.
+    expect(await refusal('/htdocs/out-and-back/plugin.zip')).toBe('package_path_escapes_site')
   })
 })
