@@ -10,7 +10,7 @@
 import { sql } from 'kysely'
 import postgres from 'postgres'
 import { createPanel, jsonLinesLogger, newId, openPostgresStore, openSqliteStore } from '../core/host.ts'
-import { claimNextJob } from '../core/jobs/job-claim.ts'
+import { claimNextJob, placeDueJobs } from '../core/jobs/job-claim.ts'
 import type { JobsTable, JobTables } from '../core/jobs/job-tables.ts'
 import type { Store } from '../core/store/store.ts'
 
@@ -72,8 +72,9 @@ async function seed(store: Store): Promise<void> {
   await sql`analyze`.execute(store.db)
 }
 
-const claim = (store: Store) => {
+const claim = async (store: Store) => {
   const now = new Date()
+  await placeDueJobs(store, lane, now.toISOString())
   return store.transaction(
     (trx) =>
       claimNextJob(trx, 'wrk_bench', now, new Date(now.getTime() + 30_000), {

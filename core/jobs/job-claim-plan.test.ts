@@ -7,7 +7,7 @@ import { CompiledQuery, sql } from 'kysely'
 import { newId } from '../ids/ids.ts'
 import { createPanel, type Panel } from '../panel/create-panel.ts'
 import { openSqliteStore } from '../store/sqlite-store.ts'
-import { claimNextJob } from './job-claim.ts'
+import { claimNextJob, placeDueJobs } from './job-claim.ts'
 import type { JobTables } from './job-tables.ts'
 
 let panel: Panel | undefined
@@ -69,6 +69,7 @@ test('every lookup of a claim searches an index, none scans the jobs table', asy
   const claimed: (string | null)[] = []
   // The urgent jobs first (three), then the others.
   for (let i = 0; i < 4; i++) {
+    await placeDueJobs(store, '', now.toISOString())
     const row = await store.transaction((trx) =>
       claimNextJob(trx, 'wrk_test', now, new Date(now.getTime() + 1000), {
         lane: '',

@@ -36,8 +36,8 @@ const startedStatuses = ['running', 'succeeded', 'failed'] as const
 /**
  * Claims the next runnable job of `scope` for `owner` until `leaseUntil`: a job whose worker's lease ran out
  * (started earlier, so resumed first), else the lowest turn among the lane's due urgent jobs, then among its
- * others. Counts the attempt. Null when there is none. Run it in a `read committed` transaction: on PostgreSQL the
- * row is locked and skipped by other instances' claims.
+ * others. Counts the attempt. Null when there is none. Run {@link placeDueJobs} first, and this in a
+ * `read committed` transaction: on PostgreSQL the row is locked and skipped by other instances' claims.
  */
 export async function claimNextJob(
   trx: Trx,
@@ -50,7 +50,6 @@ export async function claimNextJob(
   const at = now.toISOString()
   let next: { id: string } | undefined = scope.urgentOnly ? undefined : await lapsedJob(trx, at, scope.kinds)
   if (!next) {
-    await placeDueJobs(trx, scope.lane, at)
     const over = overTheirShare(await runningByCustomer(trx, scope.lane))
     next =
       (await fairest(trx, scope, 1, at, over)) ??
@@ -174,15 +173,12 @@ export function overTheirShare(running: ReadonlyMap<string | null, number>): Set
 
 /**
  * Places the lane's jobs that became due since the last claim (new ones, retries whose time came, scheduled ones):
- * each customer's in the order they came, from the turn after its last. Another instance placing at once locks
- * and places other rows.
+ * each customer's in the order they came, from the turn after its last. A batch per transaction, so a burst of
+ * 100k jobs never holds SQLite's one writer for long; another instance placing at once locks and places other rows.
  */
-export async function placeDueJobs(trx: Trx, lane: string, at: string): Promise<void> {
+export async function placeDueJobs(store: Store, lane: string, at: string): Promise<void> {
   for (const urgent of [1, 0] as const) {
-    // Each batch goes on from where the last ended: on PostgreSQL the rows just placed leave dead entries at turn -1
-    // until vacuum, which a search from the start would read again at every batch.
-    let after: { run_after: string; id: string } | undefined
-    for (;;) {
+    const due = (trx: Db, after?: { run_after: string; id: string }) => {
       let query = jobs(trx)
         .selectFrom('jobs')
         .select(['id', 'customer_id', 'run_after'])
@@ -195,11 +191,24 @@ export async function placeDueJobs(trx: Trx, lane: string, at: string): Promise<
         const { run_after, id } = after
         query = query.where((eb) => eb(eb.refTuple('run_after', 'id'), '>', eb.tuple(run_after, id)))
       }
-      const due = await claimRows(trx, query.orderBy('run_after').orderBy('id').limit(placingBatch)).execute()
-      if (due.length === 0) break
-      await place(trx, lane, due)
-      if (due.length < placingBatch) break
-      after = due[due.length - 1]
+      return query.orderBy('run_after').orderBy('id')
+    }
+    // Most claims find nothing new: one seek, outside any transaction.
+    if (!(await due(store.db).limit(1).executeTakeFirst())) continue
+    // Each batch goes on from where the last ended: on PostgreSQL the rows just placed leave dead entries at turn -1
+    // until vacuum, which a search from the start would read again at every batch.
+    let after: { run_after: string; id: string } | undefined
+    for (;;) {
+      const placed = await store.transaction(
+        async (trx) => {
+          const rows = await claimRows(trx, due(trx, after).limit(placingBatch)).execute()
+          if (rows.length > 0) await place(trx, lane, rows)
+          return rows
+        },
+        { isolation: 'read committed' },
+      )
+      if (placed.length < placingBatch) break
+      after = placed[placed.length - 1]
     }
   }
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../plugin/define-plugin.ts'
 import type { EventInput } from '../plugin/route.ts'
 import { type Listening, listenWhileRunning } from '../store/listening.ts'
 import type { Store, Trx } from '../store/store.ts'
-import { claimNextJob, moveToTheirLanes } from './job-claim.ts'
+import { claimNextJob, moveToTheirLanes, placeDueJobs } from './job-claim.ts'
 import { type JobDefinition, JobFailure, type JobRun, laneOf } from './job-definition.ts'
 import { jobOutputWriter } from './job-output.ts'
 import {
@@ -215,6 +215,7 @@ export function createJobRunner(
 
   async function claim(pool: Pool, urgentOnly: boolean): Promise<JobsTable | null> {
     const now = new Date()
+    await placeDueJobs(store, pool.lane, now.toISOString())
     return store.transaction(
       (trx) =>
         claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), {
