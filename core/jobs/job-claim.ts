@@ -4,11 +4,12 @@
 // passed over (its jobs may take longer than the others'). So one customer's backlog holds another's job for about
 // one job's time, not for the whole backlog.
 //
-// A job is placed when it is first found due (a claim does it, in read committed isolation): it takes the turn after
-// the last its customer took in the lane, and never one below the lane's current turn (the highest a started job
-// holds), so a customer coming back after a quiet spell joins the round where it is rather than at its old place.
-// Each step is a seek along `jobs_turn_idx` or `jobs_share_idx`: a claim costs the same behind 100k queued jobs as
-// behind none (job-claim-plan.test.ts checks the plans; `bun bench/job-claims.ts` measures it).
+// A job is placed when a claim first finds it due (not as it is enqueued: reading other jobs in the enqueuing
+// transaction would make concurrent serializable enqueues fail each other): it takes the turn after the last its
+// customer took in the lane, and never one below the lane's current turn (the highest a started job holds), so a
+// customer coming back after a quiet spell joins the round where it is rather than at its old place. Each step is a
+// seek along `jobs_turn_idx` or `jobs_share_idx`: a claim costs the same behind 100k queued jobs as behind none
+// (job-claim-plan.test.ts checks the plans; `bun bench/job-claims.ts` measures it).
 
 import { sql } from 'kysely'
 import { claimRows } from '../store/row-locks.ts'
@@ -27,7 +28,7 @@ export interface ClaimScope {
   readonly urgentOnly: boolean
 }
 
-/** How many newly due jobs one statement places. */
+/** How many newly due jobs one transaction places. */
 const placingBatch = 500
 
 /** The statuses of jobs that were claimed: the highest turn among them is where the lane's round is. */
