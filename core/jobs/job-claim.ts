@@ -178,6 +178,18 @@ export function overTheirShare(running: ReadonlyMap<string | null, number>): Set
  * 100k jobs never holds SQLite's one writer for long; another instance placing at once locks and places other rows.
  */
 export async function placeDueJobs(store: Store, lane: string, at: string): Promise<void> {
+  // Most claims find nothing new: one probe, outside any transaction.
+  const unplaced = await jobs(store.db)
+    .selectFrom('jobs')
+    .select('id')
+    .where('lane', '=', lane)
+    .where('status', '=', 'queued')
+    .where('urgent', 'in', [0, 1])
+    .where('turn', '=', -1)
+    .where('run_after', '<=', at)
+    .limit(1)
+    .executeTakeFirst()
+  if (!unplaced) return
   for (const urgent of [1, 0] as const) {
     const due = (trx: Db, after?: { run_after: string; id: string }) => {
       let query = jobs(trx)
@@ -194,8 +206,6 @@ export async function placeDueJobs(store: Store, lane: string, at: string): Prom
       }
       return query.orderBy('run_after').orderBy('id')
     }
-    // Most claims find nothing new: one seek, outside any transaction.
-    if (!(await due(store.db).limit(1).executeTakeFirst())) continue
     // Each batch goes on from where the last ended: on PostgreSQL the rows just placed leave dead entries at turn -1
     // until vacuum, which a search from the start would read again at every batch.
     let after: { run_after: string; id: string } | undefined
