@@ -13,7 +13,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
-import { freePort } from '../hosts/testing/index.ts'
+import { freePort, removeNodeLeftovers } from '../hosts/testing/index.ts'
 import { apiCaller, sftpAccountWithKey, sftpBatch } from './bench-site.ts'
 import { root, staffToken, startServer } from './standalone.ts'
 
@@ -330,12 +330,8 @@ try {
   server.process.kill('SIGTERM')
   await server.process.exited
   // The agent leaves its nginx and PHP-FPM serving when it stops: stopped here.
-  for (const path of ['nginx/nginx.pid', 'php/php-fpm.pid']) {
-    try {
-      const pid = Number(readFileSync(join(agentDir, path), 'utf8').trim())
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
+  // nginx, each site's PHP-FPM master and what they left, and any site user left behind.
+  removeNodeLeftovers(agentDir)
   // What the site's deletion should have removed, removed here if it did not (and said).
   for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
     const [name = '', , , , , home = ''] = line.split(':')

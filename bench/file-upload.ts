@@ -4,10 +4,10 @@
 // through a download link, sampling the server's resident memory every 50 ms. Prints MB/s, the CPU the server spent,
 // and its peak RSS beside its RSS before. `bun bench/file-upload.ts` (as root, with nginx and PHP-FPM).
 
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '../hosts/testing/index.ts'
+import { freePort, removeNodeLeftovers } from '../hosts/testing/index.ts'
 import {
   activeWordPressSite,
   apiCaller,
@@ -89,10 +89,7 @@ try {
 } finally {
   server.process.kill('SIGTERM')
   await server.process.exited
-  for (const pidFile of ['nginx/nginx.pid', 'php/php-fpm.pid']) {
-    try {
-      process.kill(Number(readFileSync(join(folder, 'sites', pidFile), 'utf8')), 'SIGTERM')
-    } catch {}
-  }
+  // The node's nginx and each site's PHP-FPM master outlive the panel: ended here, with what they left.
+  removeNodeLeftovers(join(folder, 'sites'))
   rmSync(folder, { recursive: true, force: true })
 }

@@ -1,7 +1,10 @@
 // How many WordPress sites one node runs: provisions NODE_SITES (50) WordPress sites through the node runtime (real
 // nginx, PHP-FPM, Debian's WordPress, a MariaDB database each), requests each front page, and measures the memory
 // the node's nginx and PHP-FPM take (PSS, so shared pages count once) while every site has a live PHP worker and
-// again once the workers went idle, and MariaDB's growth; then extrapolates to the machine's memory.
+// again once the workers went idle, and MariaDB's growth; then extrapolates to the machine's memory and to a 24 GiB
+// node, every site live and one in ten live. Each site runs its own PHP-FPM master in its sandbox (bubblewrap): the
+// sandbox, the master and its workers are all counted. Also the latency of a site's PHP cold (its worker ended
+// after 10 s idle: the pool starts one) and warm.
 // `bun bench/node-capacity.ts` (as root, with nginx, php-fpm, php-mysql, wordpress and MariaDB on 127.0.0.1:3306).
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -9,6 +12,7 @@ import { tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import { freePort, nodeWith, processesOf, requestSite as request } from '../hosts/testing/index.ts'
+import { descendantsOf } from '../plugins/nodes/node/runtime/masters.ts'
 import wordpressNodeModule from '../plugins/wordpress/node/index.ts'
 
 const count = Number(process.env.NODE_SITES ?? 50)
@@ -28,7 +32,29 @@ function pssKiB(pid: number): number {
     return 0
   }
 }
-const nodeMiB = () => processesOf(dataDir).reduce((sum, pid) => sum + pssKiB(pid), 0) / 1024
+/** The runtime's processes: its masters (their command lines name the data directory) and all below them, once. */
+const runtimeProcesses = () => {
+  const masters = processesOf(dataDir)
+  return [...new Set([...masters, ...masters.flatMap(descendantsOf)])]
+}
+const nodeMiB = () => runtimeProcesses().reduce((sum, pid) => sum + pssKiB(pid), 0) / 1024
+/** The sites' sandboxes alone (bubblewrap's process outside each master). */
+const sandboxesMiB = () =>
+  runtimeProcesses()
+    .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('bwrap\0'))
+    .reduce((sum, pid) => sum + pssKiB(pid), 0) / 1024
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+/** How long each site's front page takes, in ms. */
+async function latencies(): Promise<number[]> {
+  const taken: number[] = []
+  for (const site of sites) {
+    const started = performance.now()
+    const response = await request(port, site.domain)
+    await response.arrayBuffer()
+    taken.push(performance.now() - started)
+  }
+  return taken
+}
 function mariadbMiB(): number {
   const pid = Number(Bun.spawnSync(['pidof', 'mariadbd']).stdout.toString().trim().split(' ')[0])
   return pid ? pssKiB(pid) / 1024 : 0
@@ -79,15 +105,33 @@ try {
     )
   }
   const provisionSeconds = (performance.now() - started) / 1000
+  // Each site's master started with its provisioning, no request served yet: its OPcache empty.
+  const freshNode = nodeMiB()
   for (const site of sites) {
     const response = await request(port, site.domain)
     if (response.status !== 200) throw new Error(`${site.domain} answered ${response.status}`)
     await response.arrayBuffer()
   }
+  const warm = median(await latencies())
+  // What OPcache holds for one site once its front page ran (each master has its own).
+  const probe = join(dataDir, 'sites', sites[0]?.id ?? '', 'htdocs', 'opcache-probe.php')
+  await Bun.write(
+    probe,
+    '<?php echo json_encode(array_intersect_key(opcache_get_status(false) ?: [], ["memory_usage" => 1, "interned_strings_usage" => 1, "opcache_statistics" => 1]));',
+  )
+  Bun.spawnSync([
+    'chown',
+    '--reference',
+    join(dataDir, 'sites', sites[0]?.id ?? '', 'htdocs', 'index.php'),
+    probe,
+  ])
+  const opcache = await (await request(port, sites[0]?.domain ?? '', '/opcache-probe.php')).text()
   const busyNode = nodeMiB()
   const busyMaria = mariadbMiB()
   await Bun.sleep(15_000)
   const idleNode = nodeMiB()
+  const idleSandboxes = sandboxesMiB()
+  const cold = median(await latencies())
   const perBusy = (busyNode - baseNode) / count
   const perIdle = (idleNode - baseNode) / count
   const memoryMiB = totalmem() / 2 ** 20
@@ -109,6 +153,18 @@ try {
   // A site's own share: its PHP worker and nginx's part, and what MariaDB grew for its database.
   const perSite = perBusy + (busyMaria - baseMaria) / count
   const fits = Math.floor((memoryMiB * 0.8) / perSite)
+  const live = perSite
+  const tenth = perIdle + 0.1 * (live - perIdle)
+  const node24 = 24 * 1024 * 0.8
+  console.log(
+    `a site's master before its first request: ${((freshNode - baseNode) / count).toFixed(2)} MiB; one site's OPcache after its front page: ${opcache}`,
+  )
+  console.log(
+    `a site's sandbox (bubblewrap) ${(idleSandboxes / count).toFixed(2)} MiB of its idle ${perIdle.toFixed(2)} MiB; front page median ${warm.toFixed(0)} ms warm, ${cold.toFixed(0)} ms cold (its worker started on the request)`,
+  )
+  console.log(
+    `a 24 GiB node (80 % for sites): ${Math.floor(node24 / live)} sites all live, ${Math.floor(node24 / tenth)} with one in ten live`,
+  )
   console.log(
     `within ${(memoryMiB / 1024).toFixed(0)} GiB (80 % for sites): ${fits} sites with a live PHP worker each (${perSite.toFixed(1)} MiB a site with MariaDB's share), needing ${((diskMiB * fits) / 1024).toFixed(0)} GiB of disk; idle sites take ${perIdle.toFixed(2)} MiB, so past that disk is the limit`,
   )

@@ -5,10 +5,10 @@
 // ciphers run in it; the sandboxed sftp-server writes the file) and its peak RSS beside its RSS before.
 // `bun bench/sftp-upload.ts` (as root, with nginx, PHP-FPM, MariaDB, bubblewrap and openssh-sftp-server).
 
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '../hosts/testing/index.ts'
+import { freePort, removeNodeLeftovers } from '../hosts/testing/index.ts'
 import {
   activeWordPressSite,
   apiCaller,
@@ -87,10 +87,7 @@ try {
 } finally {
   server.process.kill('SIGTERM')
   await server.process.exited
-  for (const pidFile of ['nginx/nginx.pid', 'php/php-fpm.pid']) {
-    try {
-      process.kill(Number(readFileSync(join(folder, 'sites', pidFile), 'utf8')), 'SIGTERM')
-    } catch {}
-  }
+  // The node's nginx and each site's PHP-FPM master outlive the panel: ended here, with what they left.
+  removeNodeLeftovers(join(folder, 'sites'))
   rmSync(folder, { recursive: true, force: true })
 }

@@ -55,6 +55,7 @@ export {
   type PluginContext,
   type PluginDefinition,
   type PluginMetrics,
+  type ResourceLimitDefinition,
   type ScopeDefinition,
   type UsageMetricDefinition,
   type UsageSection,
@@ -109,6 +110,7 @@ export {
   type CustomerStanding,
   customerLimitsService,
 } from './quotas/customer-limits.ts'
+export type { PlanSettingDefinition, PlanSettings } from './quotas/plan-settings.ts'
 export type { QuotaLimits } from './quotas/quota-limits.ts'
 export type { CustomerQuota, Quotas } from './quotas/quotas.ts'
 export { type Listening, listenWhileRunning } from './store/listening.ts'

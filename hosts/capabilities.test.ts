@@ -60,6 +60,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'site.created',
     'site.updated',
     'site.drifted',
+    'site.limitReached',
     'site.deleted',
     'database.created',
     'database.updated',

@@ -8,7 +8,7 @@
 // the panel does not know is reported and left serving.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import type { Node } from '../plugins/nodes/contract.ts'
@@ -66,9 +66,15 @@ function sftpUser(port: number) {
   return { client: sftpClient(dir, port), key, publicKey: readFileSync(`${key}.pub`, 'utf8').trim() }
 }
 
-/** The pids of the node's masters (nginx, PHP-FPM, its own MariaDB), from their pid files. */
+/** The pids of the node's masters (nginx, each site's PHP-FPM sandbox, its own MariaDB), from their pid files. */
 function masterPids(dataDir: string): number[] {
-  return ['nginx/nginx.pid', 'php/php-fpm.pid', 'services/database/run/mariadb.pid'].flatMap((file) => {
+  const sites = existsSync(join(dataDir, 'php/sites')) ? readdirSync(join(dataDir, 'php/sites')) : []
+  const files = [
+    'nginx/nginx.pid',
+    ...sites.map((site) => `php/sites/${site}/master.pid`),
+    'services/database/run/mariadb.pid',
+  ]
+  return files.flatMap((file) => {
     const path = join(dataDir, file)
     return existsSync(path) ? [Number(readFileSync(path, 'utf8').trim())] : []
   })

@@ -7,11 +7,13 @@ import { defaultScopeRoles, type TeamRole, teamRoles } from '../auth/roles.ts'
 import type { KnownEvent } from '../events/event-consumer.ts'
 import type {
   PluginDefinition,
+  ResourceLimitDefinition,
   ScopeDefinition,
   UsageMetricDefinition,
   UsageSection,
 } from '../plugin/define-plugin.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
+import type { PlanSettingDefinition } from '../quotas/plan-settings.ts'
 import type { LimitedMetric } from '../quotas/quotas.ts'
 
 /** A declaration with the plugin that made it. */
@@ -28,6 +30,10 @@ export interface Catalogue {
   readonly usageMetrics: readonly Owned<UsageMetricDefinition>[]
   /** The usage metrics plans may limit, with their refusals. */
   readonly limitedMetrics: readonly LimitedMetric[]
+  /** The limits plans set on each resource of a kind (each site), not on a customer's total. */
+  readonly resourceLimits: readonly Owned<ResourceLimitDefinition>[]
+  /** The settings plans may carry. */
+  readonly planSettings: readonly Owned<PlanSettingDefinition>[]
   readonly usageSections: readonly Owned<UsageSection>[]
   /** Each team role with the scopes it holds on its customer (the generated roles table). */
   readonly roles: readonly { readonly role: TeamRole; readonly scopes: readonly string[] }[]
@@ -61,6 +67,8 @@ export function buildCatalogue(plugins: readonly PluginDefinition[]): Catalogue 
         ? [{ name: metric.name, description: metric.quota.description, problem: metric.quota.problem }]
         : [],
     ),
+    resourceLimits: plugins.flatMap((plugin) => owned(plugin, plugin.resourceLimits)),
+    planSettings: plugins.flatMap((plugin) => owned(plugin, plugin.planSettings)),
     usageSections: plugins.flatMap((plugin) => owned(plugin, plugin.usageSections)),
     roles: teamRoles.map((role) => ({
       role,

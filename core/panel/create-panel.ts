@@ -140,8 +140,12 @@ export async function createPanel(options: PanelOptions): Promise<Panel> {
         .map((m) => m.name),
       metricNames,
     )
-  quotas = createQuotas(catalogue.limitedMetrics, options.defaultCustomerLimits ?? {}, () =>
-    runtime.service(customerLimitsService),
+  quotas = createQuotas(
+    catalogue.limitedMetrics,
+    catalogue.resourceLimits,
+    catalogue.planSettings,
+    options.defaultCustomerLimits ?? {},
+    () => runtime.service(customerLimitsService),
   )
 
   // Migrate: the kernel's tables first, then each plugin's, in dependency order.

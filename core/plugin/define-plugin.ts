@@ -8,6 +8,7 @@ import type { SecretBox } from '../crypto/secret-box.ts'
 import type { EventConsumer, KnownEvent, OutboxEvent } from '../events/event-consumer.ts'
 import type { JobDefinition, JobRequest } from '../jobs/job-definition.ts'
 import type { ProblemRef } from '../problem/problem-code.ts'
+import type { PlanSettingDefinition } from '../quotas/plan-settings.ts'
 import type { Quotas } from '../quotas/quotas.ts'
 import type { Migration } from '../store/migrations.ts'
 import type { Db, Store, Trx } from '../store/store.ts'
@@ -57,6 +58,18 @@ export interface UsageMetricDefinition {
   readonly description: string
   /** Plans and the installation's defaults may limit it: what the limit means, and the refusal past it (422). */
   readonly quota?: { readonly description: string; readonly problem: ProblemRef }
+}
+
+/**
+ * A limit plans set on each of a customer's resources of one kind (each site's CPU), rather than on their total: no
+ * usage counter and no refusal. It sits in plans' `limits` beside the quota metrics; the declaring plugin reads it
+ * (`context.quotas.perResourceOf`) and applies it to each resource itself.
+ */
+export interface ResourceLimitDefinition {
+  /** camelCase, unique in the panel among usage metrics too: `cpuPercent`. The key in plans' `limits`. */
+  readonly name: string
+  /** What the limit means, for the plans' schema (`CPU each site may take, in percent of one core.`). */
+  readonly description: string
 }
 
 /** A section of `GET /usage` a plugin computes itself (traffic), over the usage scopes of the caller's view. */
@@ -257,6 +270,10 @@ export interface PluginDefinition {
   readonly extensionPoints?: readonly ExtensionPointRef<unknown>[]
   /** The usage counters it keeps, and which of them plans may limit. */
   readonly usage?: readonly UsageMetricDefinition[]
+  /** Limits plans set on each of a customer's resources (each site), beside the quota metrics. */
+  readonly resourceLimits?: readonly ResourceLimitDefinition[]
+  /** Settings plans carry beside their limits, which it applies (a plan's PHP functions). */
+  readonly planSettings?: readonly PlanSettingDefinition[]
   /** Sections of `GET /usage` it computes itself. */
   readonly usageSections?: readonly UsageSection[]
   /** Runs in dependency order before any route is mounted: provide services, fill extension points. */

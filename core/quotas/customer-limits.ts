@@ -2,6 +2,7 @@
 
 import { defineService } from '../plugin/service.ts'
 import type { Db } from '../store/store.ts'
+import type { PlanSettings } from './plan-settings.ts'
 import type { QuotaLimits } from './quota-limits.ts'
 
 /**
@@ -12,7 +13,12 @@ import type { QuotaLimits } from './quota-limits.ts'
  */
 export type CustomerStanding =
   | { readonly kind: 'none' }
-  | { readonly kind: 'subscribed'; readonly limits: QuotaLimits }
+  | {
+      readonly kind: 'subscribed'
+      readonly limits: QuotaLimits
+      /** The settings of its live subscriptions' plans, combined (`Quotas.combineSettings`). Default none. */
+      readonly settings?: PlanSettings
+    }
   | { readonly kind: 'suspended' }
 
 /** What the kernel asks the billing plugin about a customer. */

@@ -30,13 +30,18 @@ export function quotaLimitsSchema(metrics: readonly QuotaMetric[]): TObject {
 
 /**
  * The limits of several arrangements held at once (a customer's live subscriptions): each metric is the sum of
- * theirs, and unlimited as soon as one of them leaves it unlimited.
+ * theirs (or what `merge` makes of them: the largest, for a limit on each resource), and unlimited as soon as one of
+ * them leaves it unlimited.
  * @example combineLimits(['sites', 'diskMB'], [{ sites: 2 }, { sites: 3, diskMB: 100 }]) // { sites: 5 }
  */
-export function combineLimits(metrics: readonly string[], list: readonly QuotaLimits[]): QuotaLimits {
+export function combineLimits(
+  metrics: readonly string[],
+  list: readonly QuotaLimits[],
+  merge: (a: number, b: number) => number = (a, b) => a + b,
+): QuotaLimits {
   const combined: Record<string, number> = {}
   for (const metric of metrics) {
-    let total = 0
+    let total: number | null = null
     let limited = list.length > 0
     for (const limits of list) {
       const value = limits[metric]
@@ -44,9 +49,9 @@ export function combineLimits(metrics: readonly string[], list: readonly QuotaLi
         limited = false
         break
       }
-      total += value
+      total = total === null ? value : merge(total, value)
     }
-    if (limited) combined[metric] = total
+    if (limited && total !== null) combined[metric] = total
   }
   return combined
 }

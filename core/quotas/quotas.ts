@@ -10,6 +10,7 @@ import type { Db, Trx } from '../store/store.ts'
 import type { TenantView } from '../tenancy/tenant-view.ts'
 import type { UsageTables } from '../usage/usage-tables.ts'
 import type { CustomerLimits, CustomerStanding } from './customer-limits.ts'
+import { combineSettings, type PlanSettingDefinition, type PlanSettings } from './plan-settings.ts'
 import {
   checkQuotaLimits,
   combineLimits,
@@ -56,11 +57,16 @@ export interface LimitedMetric extends QuotaMetric {
 
 /** Customers' limits and the check creating routes make, as plugin contexts hand them out. */
 export interface Quotas {
-  /** The metrics plans may limit, as every plugin declares them. */
+  /** Everything plans may limit, as every plugin declares it: the quota metrics, then the per-resource limits. */
   readonly metrics: readonly string[]
+  /** The limits plans set on each resource of a kind (`cpuPercent` of each site), not on the customer's total. */
+  readonly perResource: readonly string[]
   /** The `limits` object of plans and defaults: one optional whole number per metric (`QuotaLimits`). */
   readonly limitsSchema: TObject
-  /** The limits of several arrangements held at once: summed, unlimited when one leaves a metric unlimited. */
+  /**
+   * The limits of several arrangements held at once: quota metrics summed, per-resource limits the largest (each
+   * resource gets the most generous plan's); unlimited when one leaves it unlimited.
+   */
   combine(list: readonly QuotaLimits[]): QuotaLimits
   /** Checks limits given outside the API (settings): whole numbers ≥ 0 of known metrics; throws otherwise. */
   check(limits: Readonly<Record<string, unknown>>): QuotaLimits
@@ -74,6 +80,21 @@ export interface Quotas {
    * @example await context.quotas.reserve(trx, { customerId, amounts: { sites: 1, domains: 1 } })
    */
   reserve(trx: Trx, request: QuotaRequest): Promise<CustomerQuota>
+  /**
+   * The per-resource limits that bind the customer's resources (`{ cpuPercent: 200 }`; an absent member: none set),
+   * read through `db`: its live subscriptions' combined, or the installation's defaults without one. A customer whose
+   * every subscription is suspended answers `{}` (its resources are suspended; they are applied again with them).
+   */
+  perResourceOf(db: Db, customerId: string): Promise<QuotaLimits>
+  /** The settings plans may carry, as every plugin declares them (`planSettings`). */
+  readonly settings: readonly PlanSettingDefinition[]
+  /** The settings of several plans held at once: each combined as its declaration says. */
+  combineSettings(list: readonly PlanSettings[]): PlanSettings
+  /**
+   * The plan settings that apply to the customer, read through `db`: its live subscriptions' combined; none (`{}`)
+   * without a live subscription.
+   */
+  settingsOf(db: Db, customerId: string): Promise<PlanSettings>
 }
 
 /** The customer's usage counters of `metrics`. */
@@ -98,12 +119,19 @@ async function usedBy(
 /** The kernel's quota service of one panel: `defaults` bind customers the slot leaves unbound. */
 export function createQuotas(
   limited: readonly LimitedMetric[],
+  perResourceLimits: readonly QuotaMetric[],
+  settings: readonly PlanSettingDefinition[],
   defaultLimits: Readonly<Record<string, unknown>>,
   slot: () => CustomerLimits | null,
 ): Quotas {
   const metrics = limited.map((metric) => metric.name)
+  const perResource = perResourceLimits.map((limit) => limit.name)
+  for (const name of perResource)
+    if (metrics.includes(name))
+      throw new Error(`"${name}" is declared both as a usage metric and a resource limit`)
+  const allLimits = [...metrics, ...perResource]
   const problems = new Map(limited.map((metric) => [metric.name, metric.problem]))
-  const defaults = checkQuotaLimits(metrics, defaultLimits)
+  const defaults = checkQuotaLimits(allLimits, defaultLimits)
   const nothingLeft = Object.fromEntries(metrics.map((metric) => [metric, 0]))
 
   async function standingOf(db: Db, customerId: string): Promise<CustomerStanding> {
@@ -152,13 +180,37 @@ export function createQuotas(
     return quota
   }
 
+  async function perResourceOf(db: Db, customerId: string): Promise<QuotaLimits> {
+    const standing = await standingOf(db, customerId)
+    const limits = standing.kind === 'none' ? defaults : standing.kind === 'subscribed' ? standing.limits : {}
+    const bound: Record<string, number> = {}
+    for (const name of perResource) {
+      const value = limits[name]
+      if (value !== undefined) bound[name] = value
+    }
+    return bound
+  }
+
+  async function settingsOf(db: Db, customerId: string): Promise<PlanSettings> {
+    const standing = await standingOf(db, customerId)
+    return standing.kind === 'subscribed' ? (standing.settings ?? {}) : {}
+  }
+
   return {
-    metrics,
-    limitsSchema: quotaLimitsSchema(limited),
-    combine: (list) => combineLimits(metrics, list),
-    check: (limits) => checkQuotaLimits(metrics, limits),
+    metrics: allLimits,
+    perResource,
+    limitsSchema: quotaLimitsSchema([...limited, ...perResourceLimits]),
+    combine: (list) => ({
+      ...combineLimits(metrics, list),
+      ...combineLimits(perResource, list, Math.max),
+    }),
+    check: (limits) => checkQuotaLimits(allLimits, limits),
     of,
     reserve,
+    perResourceOf,
+    settings,
+    combineSettings: (list) => combineSettings(settings, list),
+    settingsOf,
   }
 }
 

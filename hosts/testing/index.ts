@@ -40,6 +40,7 @@ export {
 } from '../../core/testing/webhook-receiver.ts'
 // What runs on nodes: a node running given modules, site specs, where it keeps a site, requests to its nginx.
 export {
+  cgroupOf,
   eventually,
   never,
   nodeWith,
@@ -47,10 +48,13 @@ export {
   pidIn,
   processesOf,
   processesOfUid,
+  processesRunning,
   readSiteState,
   request as requestSite,
   servingDataDir,
   sh,
+  siteGroupCpuNanos,
+  siteGroupPath,
   sitePaths,
   siteSpec,
 } from '../../plugins/nodes/node/testing/serving.ts'

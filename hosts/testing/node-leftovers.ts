@@ -1,8 +1,10 @@
 // What a test that served sites leaves on the machine, removed: the node's nginx and PHP-FPM masters (they outlive
-// the panel and the agent, as a node's do) and the sites' Unix users whose homes are under its data directory.
+// the panel and the agent, as a node's do), the sites' Unix users whose homes are under its data directory, the
+// filesystems of sites with a disk quota mounted there (with their loop devices), and the sites' cgroups.
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { removeSiteGroups } from '../../plugins/nodes/node/testing/serving.ts'
 
 /** nginx and PHP-FPM processes holding a file under `dir`: workers a killed master left (their pid is in no file). */
 function orphansUnder(dir: string): number[] {
@@ -21,9 +23,19 @@ function orphansUnder(dir: string): number[] {
   return found
 }
 
+/** The mount points under `dir`, deepest first, from /proc/self/mountinfo. */
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => (line.split(' ')[4] ?? '').replace(/\\040/g, ' '))
+    .filter((point) => point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length)
+}
+
 /**
- * Stops the masters whose pid files are under `dataDir`, kills the workers killed masters left behind, and removes
- * the Unix users whose homes are under it.
+ * Stops the masters whose pid files are under `dataDir`, kills the workers killed masters left behind, removes
+ * the Unix users whose homes are under it and the groups its sites had, and unmounts the sites' filesystems there
+ * (their loop devices go with them), leaving their bare mount points removable.
  */
 export function removeNodeLeftovers(dataDir: string): void {
   if (existsSync(dataDir))
@@ -50,5 +62,10 @@ export function removeNodeLeftovers(dataDir: string): void {
     Bun.spawnSync(['pkill', '-KILL', '-u', name])
     Bun.spawnSync(['userdel', name])
     Bun.spawnSync(['groupdel', name])
+  }
+  removeSiteGroups(dataDir)
+  for (const point of mountsUnder(dataDir)) {
+    Bun.spawnSync(['umount', '-l', point])
+    Bun.spawnSync(['chattr', '-i', point])
   }
 }

@@ -5,6 +5,7 @@ import {
   defineDependents,
   type EventDefinition,
   enumOf,
+  type PlanSettings,
   type QuotaLimits,
   type Quotas,
   type Static,
@@ -32,10 +33,23 @@ const planFields = {
  * A plan as the API returns it. Its `limits` are the metrics the installation's plugins declare
  * (`context.quotas.limitsSchema`, `QuotaLimits`), so the schema is made in `routes(context)`.
  */
-export function planSchema(quotas: Pick<Quotas, 'limitsSchema'>) {
-  return t.Object({ ...planFields, limits: quotas.limitsSchema }, { $id: 'Plan' })
+export function planSchema(quotas: Pick<Quotas, 'limitsSchema' | 'settings'>) {
+  return t.Object(
+    { ...planFields, limits: quotas.limitsSchema, ...planSettingMembers(quotas) },
+    { $id: 'Plan' },
+  )
 }
-export type Plan = Static<TObject<typeof planFields>> & { limits: QuotaLimits }
+export type Plan = Static<TObject<typeof planFields>> & { limits: QuotaLimits } & PlanSettings
+
+/** The settings plugins let plans carry (`php`), each a member of the plan, absent when not set. */
+export function planSettingMembers(quotas: Pick<Quotas, 'settings'>) {
+  return Object.fromEntries(
+    quotas.settings.map((setting) => [
+      setting.name,
+      t.Optional({ ...setting.schema, description: setting.description }),
+    ]),
+  )
+}
 
 /**
  * States of a subscription (docs/billing.md has the transitions). `active` and `past_due` are live: their plans'

@@ -10,6 +10,8 @@ export interface PlansTable {
   description: string | null
   /** JSON of the plan's limits (`QuotaLimits`). */
   limits: string
+  /** JSON of the plan's settings (`PlanSettings`: `{ "php": { "allowFunctions": [...] } }`), `{}` for none. */
+  settings: string
   status: string
   created_at: string
   updated_at: string
@@ -76,6 +78,16 @@ export const billingMigrations: readonly Migration[] = [
         .createIndex('subscriptions_plan_idx')
         .on('subscriptions')
         .columns(['plan_id', 'id'])
+        .execute()
+    },
+  },
+  {
+    // Settings plugins let plans carry beside their limits (the PHP functions a plan's sites may call); none so far.
+    id: '0002_plan_settings',
+    async up(db) {
+      await db.schema
+        .alterTable('plans')
+        .addColumn('settings', 'text', (c) => c.notNull().defaultTo('{}'))
         .execute()
     },
   },

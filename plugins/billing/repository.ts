@@ -1,6 +1,6 @@
 // Reads and writes of the plans and subscriptions tables; the only file that knows their columns.
 
-import { type Db, type QuotaLimits, visibleTable } from '../../core/index.ts'
+import { type Db, type PlanSettings, type QuotaLimits, visibleTable } from '../../core/index.ts'
 import type { Plan, PlanStatus, Subscription, SubscriptionStatus } from './contract.ts'
 import type { BillingTables, PlansTable, SubscriptionsTable } from './migrations.ts'
 
@@ -14,6 +14,7 @@ export function toPlan(row: PlansTable): Plan {
     name: row.name,
     description: row.description,
     limits: limitsOf(row),
+    ...settingsOf(row),
     status: row.status as PlanStatus,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -23,6 +24,11 @@ export function toPlan(row: PlansTable): Plan {
 /** A plan's limits. */
 export function limitsOf(row: Pick<PlansTable, 'limits'>): QuotaLimits {
   return JSON.parse(row.limits) as QuotaLimits
+}
+
+/** A plan's settings (`php`, …), as the plugins that declare them describe them. */
+export function settingsOf(row: Pick<PlansTable, 'settings'>): PlanSettings {
+  return JSON.parse(row.settings) as PlanSettings
 }
 
 /** The API form of a subscription row. */
@@ -153,6 +159,7 @@ export function subscriptionsOfCustomer(db: Db, customerId: string) {
       'subscriptions.removal_at',
       'subscriptions.removed_at',
       'plans.limits',
+      'plans.settings',
     ])
     .where('subscriptions.customer_id', '=', customerId)
     .execute()

@@ -4,7 +4,7 @@
 import type { CustomerStanding, Db, Quotas, Trx } from '../../core/index.ts'
 import type { CustomerSuspensions, SuspensionRequest } from '../customers/contract.ts'
 import { billingHolder } from './contract.ts'
-import { limitsOf, subscriptionsOfCustomer } from './repository.ts'
+import { limitsOf, settingsOf, subscriptionsOfCustomer } from './repository.ts'
 
 /**
  * `subscribed` with the combined limits of its live (`active`, `past_due`) subscriptions; else `suspended` while a
@@ -13,11 +13,16 @@ import { limitsOf, subscriptionsOfCustomer } from './repository.ts'
 export async function standingOf(
   db: Db,
   customerId: string,
-  quotas: Pick<Quotas, 'combine'>,
+  quotas: Pick<Quotas, 'combine' | 'combineSettings'>,
 ): Promise<CustomerStanding> {
   const rows = await subscriptionsOfCustomer(db, customerId)
   const live = rows.filter((row) => row.status === 'active' || row.status === 'past_due')
-  if (live.length > 0) return { kind: 'subscribed', limits: quotas.combine(live.map(limitsOf)) }
+  if (live.length > 0)
+    return {
+      kind: 'subscribed',
+      limits: quotas.combine(live.map(limitsOf)),
+      settings: quotas.combineSettings(live.map(settingsOf)),
+    }
   const held = rows.some(
     (row) => row.status === 'suspended' || (row.status === 'cancelled' && row.removed_at === null),
   )
@@ -30,7 +35,10 @@ export async function standingOf(
  */
 export async function applyStanding(
   trx: Trx,
-  services: { readonly suspensions: CustomerSuspensions; readonly quotas: Pick<Quotas, 'combine'> },
+  services: {
+    readonly suspensions: CustomerSuspensions
+    readonly quotas: Pick<Quotas, 'combine' | 'combineSettings'>
+  },
   request: SuspensionRequest,
 ): Promise<void> {
   const standing = await standingOf(trx, request.customerId, services.quotas)

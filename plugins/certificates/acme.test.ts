@@ -4,10 +4,16 @@
 // with the CA's problem on the certificate, the job and an event.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestPanel, freePort, presentedFingerprint, type TestPanel } from '../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  freePort,
+  presentedFingerprint,
+  removeNodeLeftovers,
+  type TestPanel,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -56,21 +62,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await tp?.panel.close()
   pebble?.stop()
-  // The local node's nginx and PHP-FPM outlive the panel (they serve on while it restarts): stopped here.
-  for (const path of readdirSync(sitesDir, { recursive: true }) as string[]) {
-    if (!path.endsWith('.pid')) continue
-    const pid = Number(readFileSync(join(sitesDir, path), 'utf8').trim())
-    try {
-      if (pid > 0) process.kill(pid, 'SIGTERM')
-    } catch {}
-  }
-  // The sites' Unix users live under the folder: they go with it.
-  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const [name = '', , , , , home = ''] = line.split(':')
-    if (!home.startsWith(`${sitesDir}/`)) continue
-    Bun.spawnSync(['userdel', name])
-    Bun.spawnSync(['groupdel', name])
-  }
+  // The local node's nginx and PHP-FPM outlive the panel (they serve on while it restarts), and the sites' users and
+  // groups the folder: all removed here.
+  removeNodeLeftovers(sitesDir)
   rmSync(folder, { recursive: true, force: true })
 })
 

@@ -15,7 +15,7 @@ import {
   type Trx,
   t,
 } from '../../core/index.ts'
-import type { NodeInventory, SiteCall } from './node/contract.ts'
+import type { NodeInventory, ResourceKind, SiteCall } from './node/contract.ts'
 import type { NodeModuleEntry } from './node/node.ts'
 import type { NodeCommand, NodeOperationName, NodeResult } from './node/operations.ts'
 import { nodesProblems } from './problems.ts'
@@ -26,6 +26,7 @@ export {
   defineNodeModule,
   type InventorySite,
   type InventoryStray,
+  type LimitEnforcement as NodeLimitEnforcement,
   type NodeCommandOptions,
   type NodeCommandResult,
   NodeFailure,
@@ -35,12 +36,15 @@ export {
   type NodeService,
   type NodeServiceHost,
   type NodeSite,
+  type ResourceKind,
+  type ResourceUse,
   type ServiceInventory,
   type SiteApplication,
   type SiteAppSpec,
   type SiteCall,
   type SiteCertificate,
   type SiteReport,
+  type SiteResources,
   type SiteSpec,
 } from './node/contract.ts'
 export type { NodeModuleEntry } from './node/node.ts'
@@ -73,6 +77,18 @@ export const NodeUnreadiness = t.Object(
   { $id: 'NodeUnreadiness' },
 )
 export type NodeUnreadiness = Static<typeof NodeUnreadiness>
+
+/** The kinds of a site's limits a node may enforce (node/contract.ts's `ResourceKind`). */
+export const resourceKinds = ['cpu', 'memory', 'processes', 'disk'] as const satisfies readonly ResourceKind[]
+
+/** Whether a node enforces one kind of limit (node/contract.ts's `LimitEnforcement`). */
+export const LimitEnforcement = t.Object({
+  enforced: t.Boolean({ description: 'Whether the node enforces it.' }),
+  how: t.String({
+    maxLength: 300,
+    description: 'How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`).',
+  }),
+})
 
 /** What a node can run, as its agent reports it (node/contract.ts's `NodeCapabilities`). */
 export const NodeCapabilities = t.Object(
@@ -123,6 +139,26 @@ export const NodeCapabilities = t.Object(
       description:
         'The command that installs on the node what it lacks: `npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one.',
     }),
+    limits: t.Optional(
+      t.Object(
+        {
+          cpu: LimitEnforcement,
+          memory: LimitEnforcement,
+          processes: LimitEnforcement,
+          disk: LimitEnforcement,
+        },
+        {
+          description:
+            'Which kinds of a site’s limits the node enforces, and how or why not. A limit of a kind it does not enforce is recorded and shown, not applied (absent from older agents: none enforced).',
+        },
+      ),
+    ),
+    network: t.Optional(
+      t.Object(LimitEnforcement.properties, {
+        description:
+          'Whether its sites’ processes are kept off the node’s and the panel’s private addresses, and how or why not (absent from older agents).',
+      }),
+    ),
     readiness: t.Optional(
       t.Object(
         {
@@ -184,6 +220,29 @@ export const NodeInventoryState = t.Object(
 )
 export type NodeInventoryState = Static<typeof NodeInventoryState>
 
+const siteDefault = (what: string) =>
+  t.Union([t.Integer({ minimum: 1, maximum: 1_000_000_000 }), t.Null()], {
+    description: `${what}; null: unlimited.`,
+  })
+
+/**
+ * What a site on a node may take where neither the site (staff's `limits`) nor its customer's plan sets a limit.
+ * New nodes start at one core, 1024 MB and 128 processes.
+ */
+export const NodeSiteDefaults = t.Object(
+  {
+    cpuPercent: siteDefault('CPU a site may take, in percent of one core (100 = one core)'),
+    memoryMB: siteDefault('Memory a site’s processes may take together, in MB'),
+    processes: siteDefault('Processes (and threads) a site may run at once'),
+  },
+  {
+    $id: 'NodeSiteDefaults',
+    description:
+      'The limits the node gives a site where neither the site nor its customer’s plan sets one (docs/limits.md). A change is applied to the node’s sites by `site.update` jobs.',
+  },
+)
+export type NodeSiteDefaults = Static<typeof NodeSiteDefaults>
+
 /** A node (server) as the API returns it. */
 export const Node = t.Object(
   {
@@ -217,6 +276,7 @@ export const Node = t.Object(
       },
       { description: 'The node’s agent: connected or not, its version, what it can run.' },
     ),
+    siteDefaults: NodeSiteDefaults,
     inventory: t.Union([NodeInventoryState, t.Null()], {
       description:
         'What the node’s last reconciliation found: at every connection of its agent (the local node: at the panel’s start) and periodically, the node reports what it holds and the panel puts back what is missing. Null before the first.',
@@ -264,6 +324,11 @@ export interface NodeWatcher {
    * again), so keep it to the store.
    */
   reported(trx: Trx, node: Node): Promise<void>
+  /**
+   * In the transaction that changes the node's `siteDefaults` (staff's `PATCH /nodes/{id}`): the sites plugin starts
+   * the jobs that apply them to the node's sites. Optional.
+   */
+  siteDefaultsChanged?(trx: Trx, node: Node): Promise<void>
 }
 
 /** Plugins that follow what nodes report. */

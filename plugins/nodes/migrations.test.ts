@@ -81,6 +81,12 @@ test('upgrading moves the traffic the kernel kept into node_traffic, and drops t
       last24h: { requests: 0, bytes: 0 },
       last7d: { requests: 0, bytes: 0 },
     })
+    // A node made before site defaults existed takes the same ones as a new node.
+    const nodes = await upgraded.request('GET', '/api/v1/nodes', { token: await upgraded.token() })
+    const { items } = (await nodes.json()) as { items: { siteDefaults: unknown }[] }
+    expect(items.map((node) => node.siteDefaults)).toEqual([
+      { cpuPercent: 100, memoryMB: 1024, processes: 128 },
+    ])
   } finally {
     await upgraded.panel.close()
   }

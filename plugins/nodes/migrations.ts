@@ -3,6 +3,9 @@
 import { type Migration, newId, nowIso, sql } from '../../core/index.ts'
 
 /** Row of `nodes`. */
+/** The limits new nodes give their sites (and existing ones were given when the limits came): `siteDefaults`. */
+export const nodeSiteDefaults = { site_cpu_percent: 100, site_memory_mb: 1024, site_processes: 128 } as const
+
 export interface NodesTable {
   id: string
   name: string
@@ -27,6 +30,13 @@ export interface NodesTable {
    * automatic one, not beside a live one of its own.
    */
   reconcile_staff_job_id: string | null
+  /**
+   * What a site on the node may take where neither the site nor its customer's plan sets a limit: CPU in percent of
+   * one core, memory in MB, processes; null: unlimited.
+   */
+  site_cpu_percent: number | null
+  site_memory_mb: number | null
+  site_processes: number | null
   created_at: string
   updated_at: string
 }
@@ -221,6 +231,18 @@ export function nodesMigrations(options: NodesMigrationOptions): readonly Migrat
       id: '0007_node_staff_reconcile',
       async up(db) {
         await db.schema.alterTable('nodes').addColumn('reconcile_staff_job_id', 'text').execute()
+      },
+    },
+    {
+      // The limits a node gives its sites where neither the site nor its plan sets one. Existing nodes take the same
+      // defaults as new ones (one core, 1 GiB, 128 processes): until now their sites had no limit at all.
+      id: '0008_node_site_defaults',
+      async up(db) {
+        for (const [column, value] of Object.entries(nodeSiteDefaults))
+          await db.schema
+            .alterTable('nodes')
+            .addColumn(column, 'integer', (c) => c.defaultTo(value))
+            .execute()
       },
     },
   ]

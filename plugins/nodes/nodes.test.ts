@@ -82,6 +82,7 @@ describe('a fresh installation', () => {
         // Run in the panel's process: always connected.
         agent: expect.objectContaining({ connected: true }),
         // Reconciled once the panel starts its local node (not in this test panel).
+        siteDefaults: { cpuPercent: 100, memoryMB: 1024, processes: 128 },
         inventory: null,
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updatedAt: items[0]?.createdAt ?? '',
@@ -143,6 +144,7 @@ describe('adding a node', () => {
       notReady: [{ code: 'agent_never_connected', message: expect.stringContaining('npm run agent') }],
       agent: { connected: false, lastSeenAt: null, version: null, capabilities: null },
       // Never reconciled: its agent never connected.
+      siteDefaults: { cpuPercent: 100, memoryMB: 1024, processes: 128 },
       inventory: null,
       createdAt: expect.any(String),
       updatedAt: node.createdAt,
@@ -369,6 +371,7 @@ describe('changing a node', () => {
       ready: node.ready,
       notReady: node.notReady,
       agent: node.agent,
+      siteDefaults: { cpuPercent: 100, memoryMB: 1024, processes: 128 },
       inventory: null,
       createdAt: node.createdAt,
       updatedAt: expect.any(String),

@@ -37,6 +37,11 @@ export function toNode(row: NodesTable, localServes = false): Node {
       version: row.agent_version,
       capabilities,
     },
+    siteDefaults: {
+      cpuPercent: row.site_cpu_percent,
+      memoryMB: row.site_memory_mb,
+      processes: row.site_processes,
+    },
     // `held` came after the first inventories were recorded.
     inventory:
       row.inventory === null

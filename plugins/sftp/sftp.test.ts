@@ -10,11 +10,14 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
+  cgroupOf,
   createTestPanel,
   expectFieldProblem,
   expectProblem,
   freePort,
+  processesOfUid,
   removeNodeLeftovers,
+  siteGroupPath,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -369,6 +372,32 @@ describe('SFTP accounts', () => {
     )
   }, 60_000)
 
+  test('an SFTP session’s server runs in the site’s group as its user (its limits hold, and it ends with the site)', async () => {
+    const account = await json<Account>(
+      await call('POST', `/sites/${site.id}/sftp-users`, { name: 'grouped' }),
+      201,
+    )
+    const session = client.open(account.username, { password: account.password ?? '' })
+    session.send('ls /htdocs')
+    await waitFor(
+      'the session to list',
+      async () => session.state.output.includes('index.html') || null,
+      20_000,
+    )
+    const uid = statSync(join(homeOf(site), 'htdocs')).uid
+    const servers = processesOfUid(uid).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sftp-server')
+      } catch {
+        return false
+      }
+    })
+    expect(servers.length).toBeGreaterThan(0)
+    const path = siteGroupPath(sitesDir, site.id)
+    for (const pid of servers) expect(cgroupOf(pid)).toMatch(new RegExp(`:${path}$`, 'm'))
+    session.kill()
+  }, 60_000)
+
   test('a deleted account no longer logs in, and its session open meanwhile is cut', async () => {
     const account = await json<Account>(
       await call('POST', `/sites/${site.id}/sftp-users`, { name: 'leaving' }),
@@ -394,6 +423,43 @@ describe('SFTP accounts', () => {
     expect((await call('GET', `/sites/${site.id}/sftp-users/${account.id}`)).status).toBe(404)
     const entry = (await auditOf(account.id)).find((item) => item.action === 'sftp_user.delete')
     expect(entry?.details).toMatchObject({ username: account.username, sessionsEnded: 1 })
+  }, 60_000)
+
+  test('an upload past the site’s disk quota fails: the kernel refuses the write, and the site keeps what fitted', async () => {
+    const created = await json<Site>(
+      await call('POST', '/sites', {
+        customerId,
+        name: 'quota.sftp.test',
+        type: 'wordpress',
+        domain: 'quota.sftp.test',
+        // A placeholder here: this panel has no WordPress module.
+        limits: { diskMB: 20 },
+      }),
+      201,
+    )
+    const quoted = await poll('the site with a quota', async () => {
+      const now = await json<Site>(await call('GET', `/sites/${created.id}`), 200)
+      return now.status === 'active' ? now : null
+    })
+    const account = await json<Account>(
+      await call('POST', `/sites/${quoted.id}/sftp-users`, { name: 'filler' }),
+      201,
+    )
+    const big = join(clientDir, 'big.bin')
+    writeFileSync(big, new Uint8Array(30 * 1024 * 1024))
+    const small = join(clientDir, 'small.bin')
+    writeFileSync(small, new Uint8Array(1024 * 1024))
+    const credential = { password: account.password ?? '' }
+    const run = await client.run(account.username, credential, [`put ${big} /htdocs/big.bin`])
+    expect(run.code).not.toBe(0)
+    expect(`${run.stdout}\n${run.stderr}`).toMatch(/Failure|No space left/)
+    // Room again once the partial upload is gone: a small one fits.
+    const after = await client.run(account.username, credential, [
+      'rm /htdocs/big.bin',
+      `put ${small} /htdocs/small.bin`,
+    ])
+    expect(after.code, after.stderr).toBe(0)
+    expect(statSync(join(homeOf(quoted), 'htdocs', 'small.bin')).size).toBe(1024 * 1024)
   }, 60_000)
 
   test('a rotated password ends live sessions; the old one stops working, the new one works', async () => {

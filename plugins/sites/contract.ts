@@ -74,8 +74,23 @@ export const Site = t.Object(
         diskMB: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
           description: 'Disk quota in MB; null is unlimited.',
         }),
+        cpuPercent: t.Union([t.Integer({ minimum: 1 }), t.Null()], {
+          description:
+            'CPU staff set for this site alone, in percent of one core (100 = one core); null: none of its own, it takes its plan’s, else its node’s default (`GET /sites/{id}/limits` shows what applies).',
+        }),
+        memoryMB: t.Union([t.Integer({ minimum: 1 }), t.Null()], {
+          description:
+            'Memory staff set for this site alone, in MB (all its processes together); null: its plan’s, else its node’s default.',
+        }),
+        processes: t.Union([t.Integer({ minimum: 1 }), t.Null()], {
+          description:
+            'Processes (and threads) staff set for this site alone; null: its plan’s, else its node’s default.',
+        }),
       },
-      { description: 'Resource limits of the site.' },
+      {
+        description:
+          'The site’s own limits: its disk quota, and what staff set for it alone over its plan and its node. The limits it runs under, and where each comes from, are `GET /sites/{id}/limits`.',
+      },
     ),
     suspendedByStaff: t.Boolean({
       description:

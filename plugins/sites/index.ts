@@ -3,10 +3,17 @@
 import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
-import { nodeDependents, nodeReconcilers, siteLocators } from '../nodes/contract.ts'
+import { nodeDependents, nodeReconcilers, nodeWatchers, siteLocators } from '../nodes/contract.ts'
 import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
 import { siteCustomerDependent } from './customer-deletion.ts'
 import { siteJobs } from './jobs.ts'
+import { SiteLimitReached } from './limit-watch.ts'
+import {
+  defaultLimitsCheckIntervalMs,
+  limitsCheckJob,
+  limitsCheckSchedule,
+  limitsWatcher,
+} from './limits-check.ts'
 import { sitesMigrations } from './migrations.ts'
 import { sitesOnNode } from './node-dependent.ts'
 import { sitesProblems } from './problems.ts'
@@ -14,7 +21,9 @@ import { siteReconciler } from './reconcile.ts'
 import { findSite, findSiteByDomain, locateSites } from './repository.ts'
 import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
+import { siteResourceRoutes } from './routes/site-resources.ts'
 import { siteRoutes } from './routes/sites.ts'
+import { phpPlanSetting, siteResourceLimits } from './site-limits.ts'
 import { siteSuspensionHandler } from './suspension.ts'
 
 /** Who holds the site scopes on a customer: its hosting is the developers' work too. */
@@ -33,6 +42,12 @@ export interface SitesOptions {
    * @example { panelHostnames: ['panel.example.com'] }
    */
   readonly panelHostnames?: readonly string[]
+  /**
+   * How often the limits check runs (ms): it applies changed limits (a plan's, the node's defaults) to sites and
+   * sends `site.limitReached` for sites that keep hitting one. Default 300 000 (5 minutes); 0 turns the schedule off
+   * (a change of a node's defaults still runs it for that node).
+   */
+  readonly limitsCheckIntervalMs?: number
 }
 
 /** Sites: create and read sites; other plugins add site types through `sites.siteTypes`. */
@@ -76,6 +91,12 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
         payload: Site,
       },
       {
+        kind: 'site.limitReached',
+        description:
+          'A site keeps hitting one of its limits (`kind`: `cpu`, `memory`, `processes` or `disk`): its node counted more hits at consecutive readings of the limits check (every few minutes). Sent at most once per site and kind in 6 hours; `GET /sites/{id}/resources` has the figures.',
+        payload: SiteLimitReached,
+      },
+      {
         kind: 'site.deleted',
         description: 'A site was removed from its node and from the panel.',
         payload: DeletedSite,
@@ -109,6 +130,10 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
         },
       },
     ],
+    // A plan's `cpuPercent`, `memoryMB` and `processes` are each site's (a plan's `diskMB` is the customer's total).
+    resourceLimits: siteResourceLimits,
+    // What a plan relaxes of PHP's hardening for its sites (`php.allowFunctions`).
+    planSettings: [phpPlanSetting],
     migrations: sitesMigrations,
     extensionPoints: [siteTypes, siteDependents],
     setup(context) {
@@ -124,6 +149,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       context.extensionPoint(nodeReconcilers).add(siteReconciler(context))
       // A node that holds sites is not deleted.
       context.extensionPoint(nodeDependents).add(sitesOnNode)
+      // A change of a node's defaults for its sites reaches them through the limits check.
+      context.extensionPoint(nodeWatchers).add(limitsWatcher(context))
       // A customer's sites are suspended with it (billing holds), without sites knowing who holds it.
       context.extensionPoint(suspensionHandlers).add(siteSuspensionHandler(context))
       // A customer's deletion deletes its sites, each through its own deletion job.
@@ -131,10 +158,18 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       // Plugins whose resources hang under a site find it here, in their own transaction.
       context.provide(siteDirectory, { find: findSite, findByDomain: findSiteByDomain })
     },
-    jobs: (context) => siteJobs(context),
+    jobs: (context) => [...siteJobs(context), limitsCheckJob(context)],
     routes: (context) => {
       const reserved = domainReservations(context, options.panelHostnames ?? [])
-      return [...siteRoutes(context, reserved), ...siteLifecycleRoutes(context, reserved)]
+      return [
+        ...siteRoutes(context, reserved),
+        ...siteLifecycleRoutes(context, reserved),
+        ...siteResourceRoutes(context),
+      ]
+    },
+    start(context) {
+      const intervalMs = options.limitsCheckIntervalMs ?? defaultLimitsCheckIntervalMs
+      return intervalMs > 0 ? limitsCheckSchedule(context, intervalMs) : undefined
     },
     capabilities: (context) => ({
       siteTypes: context

@@ -22,7 +22,15 @@ import {
   type ProvisioningStep,
   provisioningFailureOf,
 } from './provisioning-failure.ts'
-import { deleteSiteRow, findSiteRow, siteRefOf, toSite, updateSite } from './repository.ts'
+import {
+  deleteSiteRow,
+  findSiteRow,
+  recordAppliedLimits,
+  siteRefOf,
+  toSite,
+  updateSite,
+} from './repository.ts'
+import { type SiteRunLimits, siteRunLimits, specLimitsOf } from './site-limits.ts'
 
 /** Job kinds of the sites plugin. */
 export const siteJobKinds = {
@@ -35,8 +43,8 @@ export const siteJobKinds = {
   restore: 'site.restore',
 } as const
 
-/** What the node driver is told about a site. */
-export function specOf(row: SitesTable): SiteSpec {
+/** What the node driver is told about a site: its record with the limits it runs under (site-limits.ts). */
+export function specOf(row: SitesTable, run: SiteRunLimits): SiteSpec {
   return {
     id: row.id,
     handle: row.handle,
@@ -44,6 +52,7 @@ export function specOf(row: SitesTable): SiteSpec {
     type: row.type,
     customerId: row.customer_id,
     diskMB: row.disk_mb,
+    ...specLimitsOf(run),
   }
 }
 
@@ -103,14 +112,32 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     return true
   }
 
-  /** The site and its node, or null when the site is gone (deleted meanwhile: nothing to do). */
+  /**
+   * The site, its node and what the node is told of it (its limits as they are now), or null when the site is gone
+   * (deleted meanwhile: nothing to do).
+   */
   async function target(job: JobRun) {
     const row = await findSiteRow(context.db, job.subject.id)
     if (!row) return null
     const node = row.node_id ? await nodes.find(row.node_id) : null
     if (!node)
       throw new JobFailure(`The site's node ${row.node_id ?? '(none)'} does not exist`, 'node_missing')
-    return { row, node }
+    const spec = specOf(row, await siteRunLimits(context.db, context.quotas, row, node))
+    return { row, node, spec }
+  }
+
+  /**
+   * Records the limits the node took with `spec` (so the limits check does not send them again). Outside the job's
+   * transactions: a later write of other limits (a change meanwhile) is put right by the next check.
+   */
+  async function applied(spec: SiteSpec): Promise<void> {
+    const limits = JSON.stringify({
+      cpuPercent: spec.cpuPercent ?? null,
+      memoryMB: spec.memoryMB ?? null,
+      processes: spec.processes ?? null,
+      allowFunctions: spec.allowFunctions ?? [],
+    })
+    await recordAppliedLimits(context.db, spec.id, limits)
   }
 
   /**
@@ -177,13 +204,14 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
           const app = await type?.app?.(job, created)
           step = 'node'
           await job.progress(10, 'Provisioning on its node')
-          const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
+          const spec = { ...found.spec, ...(app ? { app } : {}) }
           await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
+          await applied(found.spec)
           // Held meanwhile: it must not serve for a moment. Suspending is idempotent, so a repeated run is safe.
           suspendedOnNode = await kept(context.db, found.row)
           if (suspendedOnNode) {
             await job.progress(80, 'Suspending: its customer is on hold')
-            await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
+            await nodes.send(found.node, nodeCommand('suspend', found.spec), job.signal, runOf(job))
           }
         } catch (error) {
           // Stopped (cancelled, timed out, the panel stopping): the runner says so; nothing to tell the site.
@@ -253,10 +281,11 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (type?.app) await job.progress(5, `Preparing ${type.name}`)
         const app = await type?.app?.(job, createdSiteOf(found.row))
         await job.progress(20, 'Provisioning again on its node')
-        const spec = { ...specOf(found.row), ...(app ? { app } : {}) }
+        const spec = { ...found.spec, ...(app ? { app } : {}) }
         await nodes.send(found.node, nodeCommand('provision', spec), job.signal, runOf(job))
+        await applied(found.spec)
         if (wanted === 'suspended')
-          await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
+          await nodes.send(found.node, nodeCommand('suspend', found.spec), job.signal, runOf(job))
         await job.progress(90, 'Recording')
         await job.transaction(async (trx) => {
           const current = await findSiteRow(trx, found.row.id)
@@ -286,14 +315,17 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     },
     {
       kind: siteJobKinds.update,
-      description: 'Applies a changed domain or disk limit on the site’s node.',
+      description:
+        'Applies a changed domain or limit on the site’s node: its disk quota, or the CPU, memory and processes it may take (its own, its plan’s or its node’s defaults, as they are when the job runs).',
       async run(job) {
         const found = await target(job)
         if (!found || (found.row.status !== 'active' && found.row.status !== 'suspended'))
           return { skipped: true }
         await job.progress(20, 'Updating the node')
-        await nodes.send(found.node, nodeCommand('update', specOf(found.row)), job.signal, runOf(job))
-        return {}
+        await nodes.send(found.node, nodeCommand('update', found.spec), job.signal, runOf(job))
+        await applied(found.spec)
+        const { cpuPercent, memoryMB, processes, diskMB, allowFunctions } = found.spec
+        return { limits: { cpuPercent, memoryMB, processes, diskMB }, allowFunctions }
       },
     },
     {
@@ -305,7 +337,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const found = await target(job)
         if (found?.row.status !== 'suspended') return { skipped: true }
         await job.progress(20, 'Suspending on the node')
-        await nodes.send(found.node, nodeCommand('suspend', specOf(found.row)), job.signal, runOf(job))
+        await nodes.send(found.node, nodeCommand('suspend', found.spec), job.signal, runOf(job))
         return {}
       },
     },
@@ -316,7 +348,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         const found = await target(job)
         if (found?.row.status !== 'active') return { skipped: true }
         await job.progress(20, 'Unsuspending on the node')
-        await nodes.send(found.node, nodeCommand('unsuspend', specOf(found.row)), job.signal, runOf(job))
+        await nodes.send(found.node, nodeCommand('unsuspend', found.spec), job.signal, runOf(job))
         return {}
       },
     },
@@ -332,7 +364,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
         if (found.row.status !== 'deleting') return { skipped: true }
         await untilEnded(job, job.input.after)
         await job.progress(20, 'Removing from the node')
-        await nodes.send(found.node, nodeCommand('delete', specOf(found.row)), job.signal, runOf(job))
+        await nodes.send(found.node, nodeCommand('delete', found.spec), job.signal, runOf(job))
         await job.progress(60, 'Removing what other plugins keep of the site')
         await removeDependents(context.extensionPoint(siteDependents), job, siteRefOf(found.row))
         await job.progress(90, 'Forgetting the site')

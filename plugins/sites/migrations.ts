@@ -33,6 +33,18 @@ export interface SitesTable {
   drift_message: string | null
   drift_job_id: string | null
   drift_detected_at: string | null
+  /**
+   * Staff's limits for the site alone, over its plan's and its node's defaults: CPU in percent of one core, memory in
+   * MB, processes; null: none of its own.
+   */
+  cpu_percent: number | null
+  memory_mb: number | null
+  processes: number | null
+  /**
+   * JSON of the effective limits its node was last given (`{ cpuPercent, memoryMB, processes }`), written once the
+   * node took them: the limits check starts an update where they differ from today's (a plan or a node changed).
+   */
+  applied_limits: string | null
   created_at: string
   updated_at: string
 }
@@ -43,8 +55,36 @@ export interface NodeSiteCountsTable {
   sites: number
 }
 
+/**
+ * Row of `site_limit_watch`: what the limits check last read of one kind of a site's limits on its node, so it can
+ * tell a site that keeps hitting one (its hits grew at consecutive readings) and say so at most once in a while.
+ */
+export interface SiteLimitWatchTable {
+  site_id: string
+  /** `cpu`, `memory`, `processes` or `disk`. */
+  kind: string
+  /** The hits in the last 24 h at the last reading. */
+  hits24h: number
+  /** How many readings in a row found more hits than the one before. */
+  rising: number
+  /** When `site.limitReached` was last sent for it, or null. */
+  notified_at: string | null
+  read_at: string
+}
+
+/** Row of `site_limit_checks`: when the limits check is next due (one row, claimed by one instance at a time). */
+export interface SiteLimitChecksTable {
+  id: string
+  next_at: string
+}
+
 /** The plugin's tables, for `db.withTables<SitesTables>()`. */
-export type SitesTables = { sites: SitesTable; node_site_counts: NodeSiteCountsTable }
+export type SitesTables = {
+  sites: SitesTable
+  node_site_counts: NodeSiteCountsTable
+  site_limit_watch: SiteLimitWatchTable
+  site_limit_checks: SiteLimitChecksTable
+}
 
 export const sitesMigrations: readonly Migration[] = [
   {
@@ -133,6 +173,31 @@ export const sitesMigrations: readonly Migration[] = [
       // What reconciliation found of the site on its node (missing, restored from nothing, not restorable).
       for (const column of ['drift_code', 'drift_message', 'drift_job_id', 'drift_detected_at'])
         await db.schema.alterTable('sites').addColumn(column, 'text').execute()
+    },
+  },
+  {
+    id: '0008_site_resource_limits',
+    async up(db) {
+      // Staff's limits for one site, what its node was last given, and what the limits check read: sites made before
+      // have none of their own and take their plan's or their node's defaults, applied by the first check.
+      for (const column of ['cpu_percent', 'memory_mb', 'processes'])
+        await db.schema.alterTable('sites').addColumn(column, 'integer').execute()
+      await db.schema.alterTable('sites').addColumn('applied_limits', 'text').execute()
+      await db.schema
+        .createTable('site_limit_watch')
+        .addColumn('site_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('hits24h', 'integer', (c) => c.notNull())
+        .addColumn('rising', 'integer', (c) => c.notNull())
+        .addColumn('notified_at', 'text')
+        .addColumn('read_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('site_limit_watch_pk', ['site_id', 'kind'])
+        .execute()
+      await db.schema
+        .createTable('site_limit_checks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('next_at', 'text', (c) => c.notNull())
+        .execute()
     },
   },
 ]

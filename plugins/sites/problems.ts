@@ -45,6 +45,18 @@ export const sitesProblems = defineProblems({
     description:
       'Changing the domain or limits of a site that is `provisioning` waits for its job to end (it becomes `active`, or `failed`, which takes changes); a site that is `deleting` takes none. `currentStatus` says which.',
   },
+  limit_override_staff_only: {
+    status: 403,
+    detail: 'Only platform staff set a site’s CPU, memory or process limits.',
+    description:
+      'A site’s `limits.cpuPercent`, `memoryMB` and `processes` come from its plan, else its node’s defaults; platform staff alone may set them for one site (`PATCH /sites/{id}`). `fields` names the members refused; nothing was changed. (`diskMB` is the customer’s to share among its sites, within its plan.)',
+  },
+  resources_unreported: {
+    status: 503,
+    detail: 'The site’s node does not report what its sites use.',
+    description:
+      'The node answered, but not with the site’s resource use: its agent is older than the panel (update it), or it failed reading them (`detail` says why). `GET /sites/{id}/limits` still shows the limits.',
+  },
   site_suspended: {
     status: 409,
     detail: 'The site is suspended: its files, accounts and programs wait until it is active again.',

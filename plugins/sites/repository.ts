@@ -23,7 +23,12 @@ export function toSite(row: SitesTable): Site {
     customerId: row.customer_id,
     nodeId: row.node_id,
     jobId: row.job_id,
-    limits: { diskMB: row.disk_mb },
+    limits: {
+      diskMB: row.disk_mb,
+      cpuPercent: row.cpu_percent,
+      memoryMB: row.memory_mb,
+      processes: row.processes,
+    },
     suspendedByStaff: row.suspended_by_staff === 1,
     error:
       row.error_code === null
@@ -101,6 +106,10 @@ const insertSiteRow = preparedInsert<SitesTable>('sites', [
   'drift_message',
   'drift_job_id',
   'drift_detected_at',
+  'cpu_percent',
+  'memory_mb',
+  'processes',
+  'applied_limits',
   'created_at',
   'updated_at',
 ])
@@ -155,6 +164,7 @@ export async function deleteSiteRow(db: Db, id: string): Promise<void> {
   const row = await sites(db).selectFrom('sites').select('node_id').where('id', '=', id).executeTakeFirst()
   if (!row) return
   await sites(db).deleteFrom('sites').where('id', '=', id).execute()
+  await sites(db).deleteFrom('site_limit_watch').where('site_id', '=', id).execute()
   if (row.node_id !== null) await countOnNode(db, row.node_id, -1)
 }
 
@@ -203,4 +213,63 @@ export async function forgetNodeCount(db: Db, nodeId: string): Promise<void> {
 /** Every site placed on the node `nodeId`, in any state (reconciliation compares them with what the node holds). */
 export function siteRowsOnNode(db: Db, nodeId: string): Promise<SitesTable[]> {
   return sites(db).selectFrom('sites').selectAll().where('node_id', '=', nodeId).orderBy('id').execute()
+}
+
+/** Records the limits (JSON, site-limits.ts) the site's node took last; does not touch `updated_at`. */
+export async function recordAppliedLimits(db: Db, id: string, limits: string): Promise<void> {
+  await sites(db).updateTable('sites').set({ applied_limits: limits }).where('id', '=', id).execute()
+}
+
+/** The `active` sites on node `nodeId`, oldest first: the ones whose limits the limits check applies and reads. */
+export function activeSitesOn(db: Db, nodeId: string): Promise<SitesTable[]> {
+  return sites(db)
+    .selectFrom('sites')
+    .selectAll()
+    .where('node_id', '=', nodeId)
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .execute()
+}
+
+/** The nodes that hold `active` sites. */
+export async function nodesWithActiveSites(db: Db): Promise<string[]> {
+  const rows = await sites(db)
+    .selectFrom('sites')
+    .select('node_id')
+    .distinct()
+    .where('status', '=', 'active')
+    .where('node_id', 'is not', null)
+    .orderBy('node_id')
+    .execute()
+  return rows.flatMap((row) => (row.node_id ? [row.node_id] : []))
+}
+
+/**
+ * Whether this instance runs the limits check now: true when it was due and this call moved it on by `intervalMs`
+ * (only one instance's update matches). The first check is one interval after the first look.
+ */
+export async function claimLimitsCheck(db: Db, intervalMs: number, now = new Date()): Promise<boolean> {
+  const next = new Date(now.getTime() + intervalMs).toISOString()
+  const checks = sites(db)
+  const existing = await checks
+    .selectFrom('site_limit_checks')
+    .selectAll()
+    .where('id', '=', 'limits')
+    .executeTakeFirst()
+  if (!existing) {
+    await checks
+      .insertInto('site_limit_checks')
+      .values({ id: 'limits', next_at: next })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute()
+    return false
+  }
+  if (existing.next_at > now.toISOString()) return false
+  const result = await checks
+    .updateTable('site_limit_checks')
+    .set({ next_at: next })
+    .where('id', '=', 'limits')
+    .where('next_at', '=', existing.next_at)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }

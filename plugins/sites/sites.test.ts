@@ -71,7 +71,7 @@ describe('creating a site', () => {
       customerId: acme,
       nodeId: expect.stringMatching(/^nod_[0-9A-Z]{26}$/),
       jobId: expect.stringMatching(/^job_[0-9A-Z]{26}$/),
-      limits: { diskMB: null },
+      limits: { diskMB: null, cpuPercent: null, memoryMB: null, processes: null },
       suspendedByStaff: false,
       error: null,
       drift: null,

@@ -47,6 +47,7 @@ export function PlanDetail({ id }: { id: string }) {
             ['Status', <StatusBadge key="status" status={current.status} />],
             ['Brand', brands.find((brand) => brand.value === current.brandId)?.label ?? current.brandId],
             ...limitKeys.map((key) => [limitLabels[key], formatLimit(current.limits, key)] as const),
+            ['PHP functions allowed', current.php?.allowFunctions.join(', ') || 'none beyond the node’s'],
             ['Created', formatTime(current.createdAt)],
             ['Updated', formatTime(current.updatedAt)],
           ]}

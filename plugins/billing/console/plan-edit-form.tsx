@@ -13,7 +13,7 @@ import {
 } from '../../console/kit.ts'
 import { api, type Schemas } from './api.ts'
 import { LimitFields } from './limit-fields.tsx'
-import { limitsForUpdate } from './limits.ts'
+import { limitsForUpdate, phpForUpdate } from './limits.ts'
 
 const statusOptions = [
   { value: 'active', label: 'Active: takes new subscriptions' },
@@ -29,6 +29,7 @@ export function PlanEditForm({ plan }: { plan: Schemas['Plan'] }) {
           name: textOf(data, 'name') ?? '',
           description: textOf(data, 'description') ?? null,
           limits: limitsForUpdate(data),
+          php: phpForUpdate(data),
           status: String(data.get('status')) as Schemas['Plan']['status'],
         },
       }),
@@ -43,7 +44,7 @@ export function PlanEditForm({ plan }: { plan: Schemas['Plan'] }) {
         label="Description"
         defaultValue={plan.description ?? ''}
       />
-      <LimitFields form={form} limits={plan.limits} />
+      <LimitFields form={form} limits={plan.limits} php={plan.php} />
       <SelectField
         form={form}
         name="status"

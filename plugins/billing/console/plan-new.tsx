@@ -16,7 +16,7 @@ import {
 } from '../../console/kit.ts'
 import { api } from './api.ts'
 import { LimitFields } from './limit-fields.tsx'
-import { limitsForCreate } from './limits.ts'
+import { limitsForCreate, phpForCreate } from './limits.ts'
 
 export function PlanNew() {
   const form = useApiForm(
@@ -29,6 +29,7 @@ export function PlanNew() {
             description: textOf(data, 'description'),
             brandId: textOf(data, 'brandId'),
             limits: limitsForCreate(data),
+            php: phpForCreate(data),
           },
         }),
       ),

@@ -9,6 +9,7 @@ import {
   newId,
   nonBlankText,
   nowIso,
+  type PlanSettings,
   type PluginContext,
   type QuotaLimits,
   type Quotas,
@@ -19,16 +20,16 @@ import {
   t,
   unchanged,
 } from '../../../core/index.ts'
-import { billingScopes, planDependents, planSchema, planStatuses } from '../contract.ts'
+import { billingScopes, planDependents, planSchema, planSettingMembers, planStatuses } from '../contract.ts'
 import type { PlansTable } from '../migrations.ts'
 import { billingProblems } from '../problems.ts'
-import { deletePlan, insertPlan, limitsOf, plans, toPlan, updatePlan } from '../repository.ts'
+import { deletePlan, insertPlan, limitsOf, plans, settingsOf, toPlan, updatePlan } from '../repository.ts'
 
 const Name = nonBlankText({ maxLength: 100, description: 'Display name; surrounding spaces are trimmed.' })
 const Description = t.String({ maxLength: 1000, description: 'What the plan is for.' })
 
 /** The bodies of create and change: their `limits` are the installation's metrics. */
-function planBodies(quotas: Pick<Quotas, 'limitsSchema' | 'metrics'>) {
+function planBodies(quotas: Pick<Quotas, 'limitsSchema' | 'metrics' | 'settings'>) {
   const limitChange = (metric: string) =>
     t.Optional(
       t.Union([t.Integer({ minimum: 0, maximum: 1_000_000_000 }), t.Null()], {
@@ -48,6 +49,7 @@ function planBodies(quotas: Pick<Quotas, 'limitsSchema' | 'metrics'>) {
         }),
       ),
       limits: t.Optional(quotas.limitsSchema),
+      ...planSettingMembers(quotas),
     },
     { $id: 'CreatePlanBody' },
   )
@@ -66,6 +68,14 @@ function planBodies(quotas: Pick<Quotas, 'limitsSchema' | 'metrics'>) {
         enumOf(planStatuses, {
           description: '`archived` stops new subscriptions; `active` takes them again.',
         }),
+      ),
+      ...Object.fromEntries(
+        quotas.settings.map((setting) => [
+          setting.name,
+          t.Optional(
+            t.Union([setting.schema, t.Null()], { description: `${setting.description} null removes it.` }),
+          ),
+        ]),
       ),
     },
     { $id: 'UpdatePlanBody' },
@@ -127,6 +137,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
           name: body.name.trim(),
           description: body.description?.trim() || null,
           limits: JSON.stringify(body.limits ?? {}),
+          settings: JSON.stringify(givenSettings(context.quotas, body)),
           status: 'active',
           created_at: now,
           updated_at: now,
@@ -147,6 +158,8 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
         if (body.status !== undefined) changes.status = body.status
         if (body.limits !== undefined)
           changes.limits = JSON.stringify(changedLimits(limitsOf(row), body.limits))
+        const settings = changedSettings(context.quotas, settingsOf(row), body)
+        if (settings !== null) changes.settings = JSON.stringify(settings)
         if (Object.keys(changes).length === 0) return unchanged(toPlan(row))
         const updated = await updatePlan(trx, row.id, changes)
         return recorded(toPlan(updated), {
@@ -154,6 +167,7 @@ export function planRoutes(context: PluginContext): RouteDefinition[] {
             ...(changes.name !== undefined ? { name: changes.name } : {}),
             ...(changes.status !== undefined ? { status: changes.status } : {}),
             ...(changes.limits !== undefined ? { limits: limitsOf(updated) } : {}),
+            ...(changes.settings !== undefined ? settingsOf(updated) : {}),
           },
         })
       },
@@ -181,4 +195,34 @@ function changedLimits(current: QuotaLimits, change: Readonly<Record<string, num
     else if (typeof value === 'number') limits[metric] = value
   }
   return limits
+}
+
+/** The settings a create body gives (`php`, …): the declared ones present in it. */
+function givenSettings(
+  quotas: Pick<Quotas, 'settings'>,
+  body: Readonly<Record<string, unknown>>,
+): PlanSettings {
+  const given: Record<string, unknown> = {}
+  for (const setting of quotas.settings)
+    if (body[setting.name] !== undefined && body[setting.name] !== null)
+      given[setting.name] = body[setting.name]
+  return given
+}
+
+/** A plan's settings after a change (a value sets one, null removes it), or null when the body changes none. */
+function changedSettings(
+  quotas: Pick<Quotas, 'settings'>,
+  current: PlanSettings,
+  body: Readonly<Record<string, unknown>>,
+): PlanSettings | null {
+  const settings: Record<string, unknown> = { ...current }
+  let changed = false
+  for (const { name } of quotas.settings) {
+    const value = body[name]
+    if (value === undefined) continue
+    changed ||= JSON.stringify(value) !== JSON.stringify(current[name] ?? null)
+    if (value === null) delete settings[name]
+    else settings[name] = value
+  }
+  return changed ? settings : null
 }

@@ -21,6 +21,7 @@ import { api, type Schemas } from './api.ts'
 import { NodeInventory } from './node-inventory.tsx'
 import { Readiness } from './node-readiness.tsx'
 import { NodeSettingsForm } from './node-settings-form.tsx'
+import { NodeEnforcement, NodeSiteDefaults } from './node-site-limits.tsx'
 import { RotateAgentToken } from './rotate-agent-token.tsx'
 import { useDrivers } from './use-drivers.ts'
 
@@ -117,6 +118,12 @@ export function NodeDetail({ id }: { id: string }) {
       </Section>
       <Section title="Capabilities">
         <CapabilityFacts capabilities={current.agent.capabilities} />
+      </Section>
+      <Section title="Limits it enforces">
+        <NodeEnforcement node={current} />
+      </Section>
+      <Section title="Site defaults">
+        <NodeSiteDefaults node={current} editable={session.can('node:manage')} />
       </Section>
       <Section title="What it lacks">
         <Lacks capabilities={current.agent.capabilities} />

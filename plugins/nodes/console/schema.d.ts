@@ -40,7 +40,7 @@ export interface paths {
     delete: operations["deleteNode"];
     /**
      * Change a node
-     * @description Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.
+     * @description Platform staff only. Renames a node, changes its host name, its `siteDefaults` (the limits its sites take where neither the site nor its plan sets one; the sites that take them get a `site.update` job each), or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.
      *
      * Needs scope `node:manage`.
      */
@@ -192,6 +192,8 @@ export interface components {
        * - `domain_in_use` (409, sites): A domain is served by one site of the installation at a time.
        * - `illegal_site_transition` (409, sites): The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning, or unsuspending one that is running. `currentStatus` names the current state, `requestedStatus` the one asked for.
        * - `site_busy` (409, sites): Changing the domain or limits of a site that is `provisioning` waits for its job to end (it becomes `active`, or `failed`, which takes changes); a site that is `deleting` takes none. `currentStatus` says which.
+       * - `limit_override_staff_only` (403, sites): A site’s `limits.cpuPercent`, `memoryMB` and `processes` come from its plan, else its node’s defaults; platform staff alone may set them for one site (`PATCH /sites/{id}`). `fields` names the members refused; nothing was changed. (`diskMB` is the customer’s to share among its sites, within its plan.)
+       * - `resources_unreported` (503, sites): The node answered, but not with the site’s resource use: its agent is older than the panel (update it), or it failed reading them (`detail` says why). `GET /sites/{id}/limits` still shows the limits.
        * - `site_suspended` (409, sites): A site’s files, SFTP accounts, commands, shell and WordPress operations are refused while it is `suspended` (by staff, or by a hold on its customer); unsuspending it gives them back.
        * - `site_not_ready` (409, sites): A site’s files, SFTP accounts, commands, shell and WordPress operations need the site `active` on its node: while it is `provisioning` wait for its job; a `failed` site needs its provisioning retried; a `deleting` one is going. `siteStatus` says which.
        * - `site_held` (409, sites): Staff asked to unsuspend a site that a hold on its customer covers (billing suspended it, docs/billing.md). `holders` names who holds it: unsuspend the customer’s subscription (`POST /subscriptions/{id}/unsuspend`), and the site comes back unless staff suspended it too.
@@ -335,7 +337,7 @@ export interface components {
        * - `webhook_disabled` (409, webhooks): A disabled endpoint (by staff, or by the panel after a 410 answer) receives nothing; `PATCH` it with `enabled: true` first.
        * @enum {string}
        */
-      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "limit_override_staff_only" | "resources_unreported" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
       errors?: components["schemas"]["ProblemItem"][];
       /** @description Matches the `X-Request-Id` header and the server log. */
       requestId?: string;
@@ -371,7 +373,7 @@ export interface components {
       location: string;
       message: string;
       /** @enum {string} */
-      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "limit_override_staff_only" | "resources_unreported" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
     };
     AgentAnswerReceipt: {
       /** @description False when the command was no longer waited for (abandoned): nothing changed. */
@@ -406,7 +408,7 @@ export interface components {
       /** @description The command, `cmd_…`: its answer names it. */
       id: string;
       /** @enum {string} */
-      operation: "provision" | "update" | "suspend" | "unsuspend" | "delete" | "report" | "install-certificate" | "remove-certificate" | "put-challenge" | "remove-challenge" | "call" | "inventory" | "node-call";
+      operation: "provision" | "update" | "suspend" | "unsuspend" | "delete" | "report" | "install-certificate" | "remove-certificate" | "put-challenge" | "remove-challenge" | "call" | "inventory" | "resources" | "node-call";
       jobId: string;
       attempt: number;
       /** @description What the command is about: the site id, `acme` for challenges, or the command’s own for a call. The agent runs the commands on one subject one after another. */
@@ -452,6 +454,40 @@ export interface components {
           }[];
         /** @description The command that installs on the node what it lacks: `npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one. */
         setup: string;
+        /** @description Which kinds of a site’s limits the node enforces, and how or why not. A limit of a kind it does not enforce is recorded and shown, not applied (absent from older agents: none enforced). */
+        limits?: {
+          cpu: {
+            /** @description Whether the node enforces it. */
+            enforced: boolean;
+            /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+            how: string;
+          };
+          memory: {
+            /** @description Whether the node enforces it. */
+            enforced: boolean;
+            /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+            how: string;
+          };
+          processes: {
+            /** @description Whether the node enforces it. */
+            enforced: boolean;
+            /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+            how: string;
+          };
+          disk: {
+            /** @description Whether the node enforces it. */
+            enforced: boolean;
+            /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+            how: string;
+          };
+        };
+        /** @description Whether its sites’ processes are kept off the node’s and the panel’s private addresses, and how or why not (absent from older agents). */
+        network?: {
+          /** @description Whether the node enforces it. */
+          enforced: boolean;
+          /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+          how: string;
+        };
         /** @description Whether the node serves its sites now, as it says itself (absent from older agents). The node’s `ready` adds what the panel knows (its agent connected). */
         readiness?: {
           /** @description Whether the node serves its sites now: its nginx and PHP-FPM run (or it lays out files only, by its operator’s choice). */
@@ -531,6 +567,7 @@ export interface components {
         /** @description What the node can run, as its agent last said; null before it said. */
         capabilities: components["schemas"]["NodeCapabilities"] | null;
       };
+      siteDefaults: components["schemas"]["NodeSiteDefaults"];
       /** @description What the node’s last reconciliation found: at every connection of its agent (the local node: at the panel’s start) and periodically, the node reports what it holds and the panel puts back what is missing. Null before the first. */
       inventory: components["schemas"]["NodeInventoryState"] | null;
       /** Format: date-time */
@@ -566,6 +603,15 @@ export interface components {
       /** @description The domain the node serves it at (`site`). */
       domain?: string;
     };
+    /** @description The limits the node gives a site where neither the site nor its customer’s plan sets one (docs/limits.md). A change is applied to the node’s sites by `site.update` jobs. */
+    NodeSiteDefaults: {
+      /** @description CPU a site may take, in percent of one core (100 = one core); null: unlimited. */
+      cpuPercent: number | null;
+      /** @description Memory a site’s processes may take together, in MB; null: unlimited. */
+      memoryMB: number | null;
+      /** @description Processes (and threads) a site may run at once; null: unlimited. */
+      processes: number | null;
+    };
     NodeCapabilities: {
       /** @description nginx’s version, or null. */
       nginx: string | null;
@@ -593,6 +639,40 @@ export interface components {
         }[];
       /** @description The command that installs on the node what it lacks: `npm run panel -- node setup` for the local node, `npm run agent -- setup` on a remote one. */
       setup: string;
+      /** @description Which kinds of a site’s limits the node enforces, and how or why not. A limit of a kind it does not enforce is recorded and shown, not applied (absent from older agents: none enforced). */
+      limits?: {
+        cpu: {
+          /** @description Whether the node enforces it. */
+          enforced: boolean;
+          /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+          how: string;
+        };
+        memory: {
+          /** @description Whether the node enforces it. */
+          enforced: boolean;
+          /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+          how: string;
+        };
+        processes: {
+          /** @description Whether the node enforces it. */
+          enforced: boolean;
+          /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+          how: string;
+        };
+        disk: {
+          /** @description Whether the node enforces it. */
+          enforced: boolean;
+          /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+          how: string;
+        };
+      };
+      /** @description Whether its sites’ processes are kept off the node’s and the panel’s private addresses, and how or why not (absent from older agents). */
+      network?: {
+        /** @description Whether the node enforces it. */
+        enforced: boolean;
+        /** @description How (`cgroup v2 cpu.max`), or why not (`no writable cpu controller`). */
+        how: string;
+      };
       /** @description Whether the node serves its sites now, as it says itself (absent from older agents). The node’s `ready` adds what the panel knows (its agent connected). */
       readiness?: {
         /** @description Whether the node serves its sites now: its nginx and PHP-FPM run (or it lays out files only, by its operator’s choice). */
@@ -636,6 +716,7 @@ export interface components {
         /** @description What the node can run, as its agent last said; null before it said. */
         capabilities: components["schemas"]["NodeCapabilities"] | null;
       };
+      siteDefaults: components["schemas"]["NodeSiteDefaults"];
       /** @description What the node’s last reconciliation found: at every connection of its agent (the local node: at the panel’s start) and periodically, the node reports what it holds and the panel puts back what is missing. Null before the first. */
       inventory: components["schemas"]["NodeInventoryState"] | null;
       /** Format: date-time */
@@ -654,6 +735,15 @@ export interface components {
        * @enum {string}
        */
       status?: "active" | "draining" | "disabled";
+      /** @description The limits the node gives a site where neither the site nor its plan sets one; omitted members stay as they are, null lifts one. Applied to the node’s sites by `site.update` jobs. */
+      siteDefaults?: {
+        /** @description CPU a site may take, in percent of one core (100 = one core); null: unlimited. */
+        cpuPercent?: number | null;
+        /** @description Memory a site’s processes may take together, in MB; null: unlimited. */
+        memoryMB?: number | null;
+        /** @description Processes (and threads) a site may run at once; null: unlimited. */
+        processes?: number | null;
+      };
     };
     CreateNodeBody: {
       /** @description Name of the node, unique whatever its case: letters, digits, `.`, `_` and `-`, starting and ending with a letter or digit. */
@@ -1230,7 +1320,7 @@ export interface operations {
   };
   /**
    * Change a node
-   * @description Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.
+   * @description Platform staff only. Renames a node, changes its host name, its `siteDefaults` (the limits its sites take where neither the site nor its plan sets one; the sites that take them get a `site.update` job each), or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.
    *
    * Needs scope `node:manage`.
    */

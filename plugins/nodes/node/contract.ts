@@ -113,7 +113,7 @@ export interface InventorySite {
 
 /** Something on a node that belongs to no site it keeps. */
 export interface InventoryStray {
-  /** `home` (`sites/<name>/`), `server-block` (`nginx/sites/<name>.conf`) or `pool` (`php/pools/<name>.conf`). */
+  /** `home` (`sites/<name>/`), `server-block` (`nginx/sites/<name>.conf`) or `pool` (a site's PHP-FPM folder, `php/sites/<name>/`, or a pool of the shared master of earlier runtimes, `php/pools/<name>.conf`). */
   readonly kind: 'home' | 'server-block' | 'pool'
   readonly name: string
 }
@@ -237,8 +237,17 @@ export interface NodeSite {
   usedBytes(signal: AbortSignal): Promise<number>
   /** Runs `argv` as the site's user, in a session of its own, with a clean environment; never throws for its exit. */
   run(argv: readonly string[], options: NodeCommandOptions, signal: AbortSignal): Promise<NodeCommandResult>
-  /** The command line that runs `argv` as the site's user (for services that stream a program's input or output). */
+  /**
+   * The command line that runs `argv` as the site's user (for services that stream a program's input or output),
+   * placed first in the site's resource group (its cgroup: its limits hold, and it ends with the site).
+   */
   asUser(argv: readonly string[]): string[]
+  /**
+   * The command line that, run as root, places itself in the site's resource group (no core dumps either) and then
+   * runs `argv` as it is: for a program that drops to the site's user itself (the shell's sandbox). Where the node
+   * makes no Unix user per site, `argv` as it is.
+   */
+  enter(argv: readonly string[]): string[]
   /** The clean environment programs run with as the site's user. */
   readonly environment: Readonly<Record<string, string>>
 }

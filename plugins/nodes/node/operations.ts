@@ -12,6 +12,7 @@ import type {
   SiteCall,
   SiteCertificate,
   SiteReport,
+  SiteResources,
   SiteSpec,
 } from './contract.ts'
 import type { SiteRuntime } from './runtime/site-runtime.ts'
@@ -94,6 +95,15 @@ export const nodeOperations = {
     subjectOf: () => null,
     changes: false,
     run: (node) => node.runtime.inventory(),
+  }),
+  /**
+   * What the sites named (default every site the node keeps) use of CPU, memory, processes and disk against their
+   * limits, read from the kernel: read only, beside every site's commands.
+   */
+  resources: operation<{ readonly siteIds?: readonly string[] }, readonly SiteResources[]>({
+    subjectOf: () => null,
+    changes: false,
+    run: (node, payload) => node.runtime.resources(payload?.siteIds),
   }),
   /** A service asked about the node itself (its database server), not one of its sites. */
   'node-call': operation<NodeServiceCall, unknown>({

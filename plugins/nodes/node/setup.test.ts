@@ -66,6 +66,8 @@ describe('node setup', () => {
         'php-mysql',
         'mariadb-server',
         'bubblewrap',
+        'e2fsprogs',
+        'mount',
       ]),
     )
   })

@@ -8,8 +8,12 @@ import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { NodeModule } from './contract.ts'
 
-/** What serving needs whatever the modules: nginx, and PHP-FPM with the CLI of its version. */
-export const servingPackages = ['nginx', 'php-fpm', 'php-cli'] as const
+/**
+ * What serving needs whatever the modules: nginx, PHP-FPM with the CLI of its version, bubblewrap (each site's
+ * PHP-FPM master runs in a sandbox of its own), e2fsprogs (mkfs.ext4, resize2fs, e2fsck, chattr) and mount (losetup,
+ * mount) for the filesystem image of each site with a disk quota.
+ */
+export const servingPackages = ['nginx', 'php-fpm', 'php-cli', 'bubblewrap', 'e2fsprogs', 'mount'] as const
 
 /** Where `node setup` looks, what it runs, and where Debian's policy file that holds services back goes. */
 export interface SetupOptions {

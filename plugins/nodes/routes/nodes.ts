@@ -19,9 +19,17 @@ import {
   unchanged,
   visibleTable,
 } from '../../../core/index.ts'
-import { Node, nodeDependents, nodeDrivers, nodeScopes, nodeStatuses } from '../contract.ts'
+import {
+  Node,
+  NodeSiteDefaults,
+  nodeDependents,
+  nodeDrivers,
+  nodeScopes,
+  nodeStatuses,
+  nodeWatchers,
+} from '../contract.ts'
 import { normaliseHostname } from '../hostname.ts'
-import type { NodesTable, NodesTables } from '../migrations.ts'
+import { type NodesTable, type NodesTables, nodeSiteDefaults } from '../migrations.ts'
 import { nodesProblems } from '../problems.ts'
 import { startReconcile } from '../reconcile.ts'
 import { agentTokens } from '../remote/agent-token.ts'
@@ -61,7 +69,17 @@ const CreateNodeBody = t.Object(
 )
 
 const UpdateNodeBody = t.Object(
-  { name: t.Optional(NodeName), hostname: t.Optional(Hostname), status: t.Optional(Status) },
+  {
+    name: t.Optional(NodeName),
+    hostname: t.Optional(Hostname),
+    status: t.Optional(Status),
+    siteDefaults: t.Optional(
+      t.Partial(NodeSiteDefaults, {
+        description:
+          'The limits the node gives a site where neither the site nor its plan sets one; omitted members stay as they are, null lifts one. Applied to the node’s sites by `site.update` jobs.',
+      }),
+    ),
+  },
   {
     $id: 'UpdateNodeBody',
     description: 'Fields to change; omitted ones stay as they are. The driver cannot change.',
@@ -81,6 +99,18 @@ const NodeWithAgentToken = t.Object(
 )
 
 const ListNodesQuery = t.Object({ status: t.Optional(statusSchema('Only nodes in this state.')) })
+
+/** The columns a change of `siteDefaults` moves: only the members given and different. */
+function siteDefaultChanges(row: NodesTable, given: Partial<NodeSiteDefaults>): Partial<NodesTable> {
+  const changes: Partial<NodesTable> = {}
+  if (given.cpuPercent !== undefined && given.cpuPercent !== row.site_cpu_percent)
+    changes.site_cpu_percent = given.cpuPercent
+  if (given.memoryMB !== undefined && given.memoryMB !== row.site_memory_mb)
+    changes.site_memory_mb = given.memoryMB
+  if (given.processes !== undefined && given.processes !== row.site_processes)
+    changes.site_processes = given.processes
+  return changes
+}
 
 /** Nodes are the platform's own: only platform staff reach them. */
 const nodes = visibleTable((db: Db) => db.withTables<NodesTables>(), 'nodes', 'platform')
@@ -170,6 +200,7 @@ export function nodeRoutes(
             inventory: null,
             reconcile_job_id: null,
             reconcile_staff_job_id: null,
+            ...nodeSiteDefaults,
             created_at: now,
             updated_at: now,
           }
@@ -181,7 +212,7 @@ export function nodeRoutes(
       update: {
         summary: 'Change a node',
         description:
-          'Platform staff only. Renames a node, changes its host name, or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.',
+          'Platform staff only. Renames a node, changes its host name, its `siteDefaults` (the limits its sites take where neither the site nor its plan sets one; the sites that take them get a `site.update` job each), or its status: `draining` and `disabled` nodes receive no new sites; a `disabled` node’s reports are refused. A new host name (the node moved) starts its reconciliation, which grants its sites’ logins on database servers staff added to the new address (docs/databases.md, “Sites on other machines”); a node whose agent is away gets it when the agent connects.',
         body: UpdateNodeBody,
         problems: [nodesProblems.invalid_hostname, nodesProblems.node_name_taken],
         record: { event: null },
@@ -199,12 +230,19 @@ export function nodeRoutes(
           }
           if (hostname !== undefined && hostname !== row.hostname) changes.hostname = hostname
           if (body.status !== undefined && body.status !== row.status) changes.status = body.status
+          const defaults = siteDefaultChanges(row, body.siteDefaults ?? {})
+          Object.assign(changes, defaults)
           if (Object.keys(changes).length === 0) return unchanged(toNode(row))
           const updatedAt = nowIso()
           await updateNode(trx, row.id, { ...changes, updated_at: updatedAt })
           // A node at a new address: its sites' logins on database servers staff added are granted to it now.
           if (changes.hostname !== undefined) await startReconcile(trx, context, row.id)
-          return recorded(toNode({ ...row, ...changes, updated_at: updatedAt }), { details: changes })
+          const node = toNode({ ...row, ...changes, updated_at: updatedAt })
+          // The node's sites that take a default get it through their own jobs, started in this transaction.
+          if (Object.keys(defaults).length > 0)
+            for (const watcher of context.extensionPoint(nodeWatchers).list())
+              await watcher.siteDefaultsChanged?.(trx, node)
+          return recorded(node, { details: changes })
         },
       },
       remove: {

@@ -92,7 +92,8 @@ export interface Sandboxed {
 }
 
 /**
- * The command line running `argv` as the site's user in its sandbox. The user is dropped to first (setpriv), so
+ * The command line running `argv` as the site's user in its sandbox, in the site's cgroup (entered as root, before
+ * anything else). The user is dropped to first (setpriv), so
  * bubblewrap runs unprivileged in a user namespace of that user's: nothing inside can regain root. Inside, the
  * site's directories appear where the API names them: `/htdocs`, `/logs` (read-only) and `/tmp`.
  */
@@ -108,7 +109,8 @@ export function sandboxed(site: NodeSite, argv: readonly string[], options: Sand
   }
   return {
     release,
-    argv: [
+    // Placed in the site's group first, as root: what the sandbox runs is held to the site's limits and ends with it.
+    argv: site.enter([
       'setpriv',
       `--reuid=${user.uid}`,
       `--regid=${user.gid}`,
@@ -162,7 +164,7 @@ export function sandboxed(site: NodeSite, argv: readonly string[], options: Sand
       options.cwd,
       '--',
       ...argv,
-    ],
+    ]),
   }
 }
 

@@ -40,7 +40,7 @@ export interface paths {
     delete: operations["deleteSite"];
     /**
      * Change a site
-     * @description Changes the name, the domain or the disk limit, or clears `drift` (`drift: null`). A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.
+     * @description Changes the name, the domain or the site’s own limits, or clears `drift` (`drift: null`). `limits.cpuPercent`, `memoryMB` and `processes` (what the site may take over its plan’s and its node’s defaults; null: none of its own) are platform staff’s: anyone else gets 403 `limit_override_staff_only`. A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.
      *
      * Needs scope `site:update`.
      */
@@ -72,6 +72,24 @@ export interface paths {
      * Needs scope `site:update`.
      */
     post: operations["retrySite"];
+  };
+  "/api/v1/sites/{id}/limits": {
+    /**
+     * Read the limits a site runs under
+     * @description Each limit the site runs under and where it comes from: the site’s own (`limits`, set by platform staff), else its customer’s plan (a plan’s `cpuPercent`, `memoryMB` and `processes` are each site’s; its `diskMB` is the customer’s total, shared out as the sites’ own `diskMB`), else its node’s `siteDefaults`; `none` where nothing sets one. What its node was last given may lag a change by the `site.update` job that applies it (for a plan’s change, until the next limits check, every few minutes).
+     *
+     * Needs scope `site:read`.
+     */
+    get: operations["getSiteLimits"];
+  };
+  "/api/v1/sites/{id}/resources": {
+    /**
+     * Read what a site uses against its limits
+     * @description Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`.
+     *
+     * Needs scope `site:read`.
+     */
+    get: operations["getSiteResources"];
   };
 }
 
@@ -165,6 +183,8 @@ export interface components {
        * - `domain_in_use` (409, sites): A domain is served by one site of the installation at a time.
        * - `illegal_site_transition` (409, sites): The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning, or unsuspending one that is running. `currentStatus` names the current state, `requestedStatus` the one asked for.
        * - `site_busy` (409, sites): Changing the domain or limits of a site that is `provisioning` waits for its job to end (it becomes `active`, or `failed`, which takes changes); a site that is `deleting` takes none. `currentStatus` says which.
+       * - `limit_override_staff_only` (403, sites): A site’s `limits.cpuPercent`, `memoryMB` and `processes` come from its plan, else its node’s defaults; platform staff alone may set them for one site (`PATCH /sites/{id}`). `fields` names the members refused; nothing was changed. (`diskMB` is the customer’s to share among its sites, within its plan.)
+       * - `resources_unreported` (503, sites): The node answered, but not with the site’s resource use: its agent is older than the panel (update it), or it failed reading them (`detail` says why). `GET /sites/{id}/limits` still shows the limits.
        * - `site_suspended` (409, sites): A site’s files, SFTP accounts, commands, shell and WordPress operations are refused while it is `suspended` (by staff, or by a hold on its customer); unsuspending it gives them back.
        * - `site_not_ready` (409, sites): A site’s files, SFTP accounts, commands, shell and WordPress operations need the site `active` on its node: while it is `provisioning` wait for its job; a `failed` site needs its provisioning retried; a `deleting` one is going. `siteStatus` says which.
        * - `site_held` (409, sites): Staff asked to unsuspend a site that a hold on its customer covers (billing suspended it, docs/billing.md). `holders` names who holds it: unsuspend the customer’s subscription (`POST /subscriptions/{id}/unsuspend`), and the site comes back unless staff suspended it too.
@@ -308,7 +328,7 @@ export interface components {
        * - `webhook_disabled` (409, webhooks): A disabled endpoint (by staff, or by the panel after a 410 answer) receives nothing; `PATCH` it with `enabled: true` first.
        * @enum {string}
        */
-      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code: "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "limit_override_staff_only" | "resources_unreported" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
       errors?: components["schemas"]["ProblemItem"][];
       /** @description Matches the `X-Request-Id` header and the server log. */
       requestId?: string;
@@ -344,7 +364,135 @@ export interface components {
       location: string;
       message: string;
       /** @enum {string} */
-      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+      code?: "required" | "invalid_type" | "too_short" | "too_long" | "out_of_range" | "invalid_format" | "invalid_value" | "unknown_field" | "too_few_items" | "too_many_items" | "duplicate_items" | "wrong_password" | "invalid_characters" | "validation_failed" | "malformed_json" | "unsupported_media_type" | "body_too_large" | "invalid_cursor" | "unknown_customer" | "unknown_brand" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_request_in_flight" | "route_not_found" | "not_found" | "method_not_allowed" | "unauthenticated" | "invalid_token" | "token_expired" | "session_expired" | "account_disabled" | "invalid_credentials" | "rate_limited" | "too_many_attempts" | "csrf_token_invalid" | "cross_origin_request" | "insufficient_scope" | "wildcard_token_required" | "staff_only" | "internal_error" | "precondition_failed" | "customer_deleting" | "customer_suspended" | "not_ready" | "metrics_forbidden" | "email_taken" | "staff_role_not_allowed" | "cannot_disable_self" | "user_outside_brand" | "cannot_delete_self" | "last_platform_staff" | "user_in_use" | "unknown_scope" | "scope_not_held" | "expiry_in_past" | "lifetime_too_long" | "job_not_cancellable" | "brand_name_taken" | "empty_brand_update" | "invalid_theme_color" | "invalid_logo" | "logo_type_mismatch" | "logo_too_large" | "unsafe_svg_logo" | "invalid_brand_hostname" | "brand_hostname_taken" | "brand_in_use" | "default_brand" | "unknown_user" | "already_member" | "last_owner" | "owner_change_not_allowed" | "node_unavailable" | "node_name_taken" | "unknown_driver" | "invalid_hostname" | "invalid_agent_token" | "node_disabled" | "unknown_site" | "sample_too_old" | "sample_in_future" | "node_in_use" | "local_node" | "unknown_site_type" | "options_of_other_type" | "invalid_domain" | "domain_reserved" | "domain_in_use" | "illegal_site_transition" | "site_busy" | "limit_override_staff_only" | "resources_unreported" | "site_suspended" | "site_not_ready" | "site_held" | "disk_quota_required" | "site_limit_reached" | "domain_limit_reached" | "disk_limit_reached" | "site_type_unavailable" | "site_node_lacks" | "no_node_available" | "no_node_ready" | "node_not_ready" | "unknown_node" | "node_not_accepting" | "invalid_database_name" | "database_name_taken" | "database_username_taken" | "node_database_server" | "no_database_server" | "database_server_unreachable" | "unknown_database_server" | "database_server_name_taken" | "server_unreachable" | "server_login_failed" | "server_privileges_missing" | "server_failed" | "database_limit_reached" | "unknown_database_site" | "database_busy" | "database_user_busy" | "weak_password" | "invalid_allowed_host" | "unknown_database" | "database_on_other_server" | "duplicate_grant" | "database_server_in_use" | "database_server_of_node" | "invalid_path" | "path_escapes_site" | "path_reserved" | "top_folder" | "file_not_found" | "not_a_directory" | "is_a_directory" | "not_a_file" | "link_not_followed" | "file_exists" | "permission_denied" | "file_too_large" | "file_changed" | "invalid_mode" | "disk_quota_exceeded" | "upload_too_large" | "upload_incomplete" | "upload_offset_mismatch" | "upload_busy" | "range_not_satisfiable" | "invalid_download_link" | "file_operation_failed" | "invalid_archive" | "archive_entry_escapes" | "archive_link_escapes" | "weak_admin_password" | "not_a_wordpress_site" | "wordpress_not_installed" | "wordpress_plugin_not_found" | "wordpress_theme_not_found" | "wordpress_user_not_found" | "wordpress_plugin_active" | "wordpress_theme_active" | "wordpress_plugin_exists" | "wordpress_theme_exists" | "wordpress_activation_failed" | "invalid_wordpress_package" | "unsafe_package_entry" | "wordpress_package_not_found" | "invalid_package_path" | "package_path_escapes_site" | "wordpress_user_exists" | "unknown_wordpress_role" | "wordpress_error" | "wordpress_output_too_large" | "wordpress_unavailable" | "invalid_public_key" | "invalid_sftp_name" | "sftp_credentials_required" | "invalid_expiry" | "sftp_username_taken" | "sftp_unavailable" | "sftp_node_unreachable" | "invalid_argv" | "invalid_working_directory" | "shell_session_limit" | "shell_token_invalid" | "shell_access_revoked" | "origin_not_allowed" | "websocket_required" | "shell_unavailable" | "pem_too_large" | "chain_too_long" | "invalid_certificate_pem" | "invalid_private_key_pem" | "private_key_passphrase_required" | "wrong_private_key_passphrase" | "invalid_chain_pem" | "key_certificate_mismatch" | "certificate_expired" | "certificate_not_yet_valid" | "certificate_is_ca" | "weak_key" | "incomplete_chain" | "chain_issuer_not_ca" | "certificate_without_names" | "chain_not_for_certificate" | "certificate_fields_missing" | "field_not_for_source" | "invalid_acme_domain" | "acme_wildcard_unsupported" | "acme_domain_not_hosted" | "acme_disabled" | "not_acme_certificate" | "certificate_busy" | "certificate_in_use" | "unknown_certificate" | "certificate_not_usable" | "certificate_name_mismatch" | "site_not_servable" | "unknown_plan" | "plan_archived" | "unknown_billing_customer" | "illegal_subscription_transition" | "subscription_suspended" | "already_subscribed" | "checkout_closed" | "plan_in_use" | "invalid_webhook_url" | "webhook_url_not_https" | "webhook_address_not_public" | "webhook_host_unresolvable" | "unknown_event_kind" | "webhook_disabled";
+    };
+    SiteResources: {
+      /** @description The site, `site_…`. */
+      siteId: string;
+      /**
+       * Format: date-time
+       * @description When its node read them.
+       */
+      at: string;
+      /** @description CPU, in percent of one core (100 = one core busy). */
+      cpu: {
+        /** @description Use now, in `unit` (over the node’s last reading interval). */
+        used: number;
+        /** @description The limit the site runs under, in `unit` (`GET /sites/{id}/limits`); null: unlimited. */
+        limit: number | null;
+        /**
+         * @description Where the limit comes from: `site`, `plan`, `node` (its defaults) or `none`.
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+        /** @description How often the limit was hit in the last 24 hours, as the node’s kernel counts it (throttled periods, failed allocations, refused forks, refused writes). */
+        hits24h: number;
+        /** @description Whether the node enforces this kind. False: the limit is recorded and shown, not applied on this node (its capabilities say why). */
+        enforced: boolean;
+        /** @constant */
+        unit: "percent";
+      };
+      /** @description Memory of all its processes together (its temporary space in memory included), in MB. */
+      memory: {
+        /** @description Use now, in `unit`. */
+        used: number;
+        /** @description The limit the site runs under, in `unit` (`GET /sites/{id}/limits`); null: unlimited. */
+        limit: number | null;
+        /**
+         * @description Where the limit comes from: `site`, `plan`, `node` (its defaults) or `none`.
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+        /** @description How often the limit was hit in the last 24 hours, as the node’s kernel counts it (throttled periods, failed allocations, refused forks, refused writes). */
+        hits24h: number;
+        /** @description Whether the node enforces this kind. False: the limit is recorded and shown, not applied on this node (its capabilities say why). */
+        enforced: boolean;
+        /** @constant */
+        unit: "MB";
+      };
+      /** @description Processes and threads running now. */
+      processes: {
+        /** @description Use now, in `unit`. */
+        used: number;
+        /** @description The limit the site runs under, in `unit` (`GET /sites/{id}/limits`); null: unlimited. */
+        limit: number | null;
+        /**
+         * @description Where the limit comes from: `site`, `plan`, `node` (its defaults) or `none`.
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+        /** @description How often the limit was hit in the last 24 hours, as the node’s kernel counts it (throttled periods, failed allocations, refused forks, refused writes). */
+        hits24h: number;
+        /** @description Whether the node enforces this kind. False: the limit is recorded and shown, not applied on this node (its capabilities say why). */
+        enforced: boolean;
+        /** @constant */
+        unit: "processes";
+      };
+      /** @description Disk its files take, in MB, against its quota (`limits.diskMB`). */
+      disk: {
+        /** @description Use now, in `unit`. */
+        used: number;
+        /** @description The limit the site runs under, in `unit` (`GET /sites/{id}/limits`); null: unlimited. */
+        limit: number | null;
+        /**
+         * @description Where the limit comes from: `site`, `plan`, `node` (its defaults) or `none`.
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+        /** @description How often the limit was hit in the last 24 hours, as the node’s kernel counts it (throttled periods, failed allocations, refused forks, refused writes). */
+        hits24h: number;
+        /** @description Whether the node enforces this kind. False: the limit is recorded and shown, not applied on this node (its capabilities say why). */
+        enforced: boolean;
+        /** @constant */
+        unit: "MB";
+      };
+    };
+    /** @description The limits a site runs under, each the first set of: the site’s own (`limits`, staff), its customer’s plan (each site gets the plan’s), its node’s `siteDefaults`. */
+    SiteLimits: {
+      /** @description The site, `site_…`. */
+      siteId: string;
+      /** @description CPU the site’s processes may take together, in percent of one core */
+      cpuPercent: {
+        /** @description CPU the site’s processes may take together, in percent of one core; null: unlimited. */
+        value: number | null;
+        /**
+         * @description Where it comes from: `site` (staff set it for this site), `plan` (the customer’s plans, or the installation’s default customer limits without one), `node` (the node’s `siteDefaults`), `none` (nothing sets it: unlimited).
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+      };
+      /** @description Memory the site’s processes may take together, in MB */
+      memoryMB: {
+        /** @description Memory the site’s processes may take together, in MB; null: unlimited. */
+        value: number | null;
+        /**
+         * @description Where it comes from: `site` (staff set it for this site), `plan` (the customer’s plans, or the installation’s default customer limits without one), `node` (the node’s `siteDefaults`), `none` (nothing sets it: unlimited).
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+      };
+      /** @description Processes (and threads) the site may run at once */
+      processes: {
+        /** @description Processes (and threads) the site may run at once; null: unlimited. */
+        value: number | null;
+        /**
+         * @description Where it comes from: `site` (staff set it for this site), `plan` (the customer’s plans, or the installation’s default customer limits without one), `node` (the node’s `siteDefaults`), `none` (nothing sets it: unlimited).
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+      };
+      /** @description The site’s disk quota, in MB (its own `limits.diskMB`: a plan’s `diskMB` is the customer’s total, shared by its sites) */
+      diskMB: {
+        /** @description The site’s disk quota, in MB (its own `limits.diskMB`: a plan’s `diskMB` is the customer’s total, shared by its sites); null: unlimited. */
+        value: number | null;
+        /**
+         * @description Where it comes from: `site` (staff set it for this site), `plan` (the customer’s plans, or the installation’s default customer limits without one), `node` (the node’s `siteDefaults`), `none` (nothing sets it: unlimited).
+         * @enum {string}
+         */
+        source: "site" | "plan" | "node" | "none";
+      };
+      /** @description PHP functions the node disables by default that the site may call, as its plan allows (`php.allowFunctions`); empty: none. */
+      allowFunctions: string[];
     };
     Site: {
       /** @description Identifier, `site_…`. */
@@ -368,10 +516,16 @@ export interface components {
       nodeId: string | null;
       /** @description The latest job working on the site (provisioning, update, suspension, deletion), `job_…`. */
       jobId: string | null;
-      /** @description Resource limits of the site. */
+      /** @description The site’s own limits: its disk quota, and what staff set for it alone over its plan and its node. The limits it runs under, and where each comes from, are `GET /sites/{id}/limits`. */
       limits: {
         /** @description Disk quota in MB; null is unlimited. */
         diskMB: number | null;
+        /** @description CPU staff set for this site alone, in percent of one core (100 = one core); null: none of its own, it takes its plan’s, else its node’s default (`GET /sites/{id}/limits` shows what applies). */
+        cpuPercent: number | null;
+        /** @description Memory staff set for this site alone, in MB (all its processes together); null: its plan’s, else its node’s default. */
+        memoryMB: number | null;
+        /** @description Processes (and threads) staff set for this site alone; null: its plan’s, else its node’s default. */
+        processes: number | null;
       };
       /** @description Whether staff suspended the site (`POST /sites/{id}/suspend`, e.g. for abuse). Such a site stays `suspended` until staff unsuspend it, whatever billing does; a site billing suspended alone reads false. */
       suspendedByStaff: boolean;
@@ -410,10 +564,16 @@ export interface components {
       name?: string;
       /** @description New primary domain. */
       domain?: string;
-      /** @description Resource limits; omitted members stay as they are. */
+      /** @description The site’s own limits; omitted members stay as they are. `cpuPercent`, `memoryMB` and `processes` are platform staff’s (others get 403 `limit_override_staff_only`). */
       limits?: {
         /** @description Disk quota in MB, at least 0; null removes the limit. */
         diskMB?: number | null;
+        /** @description Platform staff only: CPU for this site alone, in percent of one core (100 = one core), 1 to 100000; null: none of its own (its plan’s, else its node’s default). */
+        cpuPercent?: number | null;
+        /** @description Platform staff only: memory for this site alone, in MB, at least 16; null: none of its own. */
+        memoryMB?: number | null;
+        /** @description Platform staff only: processes (and threads) for this site alone, 1 to 4194304 (the kernel’s most); null: none of its own. */
+        processes?: number | null;
       };
       /** @description `null` clears the site’s `drift` once its cause was dealt with (its files restored after reconciliation provisioned it again from nothing). */
       drift?: null;
@@ -445,10 +605,16 @@ export interface components {
       nodeId: string | null;
       /** @description The latest job working on the site (provisioning, update, suspension, deletion), `job_…`. */
       jobId: string | null;
-      /** @description Resource limits of the site. */
+      /** @description The site’s own limits: its disk quota, and what staff set for it alone over its plan and its node. The limits it runs under, and where each comes from, are `GET /sites/{id}/limits`. */
       limits: {
         /** @description Disk quota in MB; null is unlimited. */
         diskMB: number | null;
+        /** @description CPU staff set for this site alone, in percent of one core (100 = one core); null: none of its own, it takes its plan’s, else its node’s default (`GET /sites/{id}/limits` shows what applies). */
+        cpuPercent: number | null;
+        /** @description Memory staff set for this site alone, in MB (all its processes together); null: its plan’s, else its node’s default. */
+        memoryMB: number | null;
+        /** @description Processes (and threads) staff set for this site alone; null: its plan’s, else its node’s default. */
+        processes: number | null;
       };
       /** @description Whether staff suspended the site (`POST /sites/{id}/suspend`, e.g. for abuse). Such a site stays `suspended` until staff unsuspend it, whatever billing does; a site billing suspended alone reads false. */
       suspendedByStaff: boolean;
@@ -1049,7 +1215,7 @@ export interface operations {
   };
   /**
    * Change a site
-   * @description Changes the name, the domain or the disk limit, or clears `drift` (`drift: null`). A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.
+   * @description Changes the name, the domain or the site’s own limits, or clears `drift` (`drift: null`). `limits.cpuPercent`, `memoryMB` and `processes` (what the site may take over its plan’s and its node’s defaults; null: none of its own) are platform staff’s: anyone else gets 403 `limit_override_staff_only`. A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.
    *
    * Needs scope `site:update`.
    */
@@ -1108,7 +1274,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Forbidden: `insufficient_scope`, `csrf_token_invalid`, `cross_origin_request`. */
+      /** @description Forbidden: `insufficient_scope`, `csrf_token_invalid`, `cross_origin_request`, `limit_override_staff_only`. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1576,6 +1742,263 @@ export interface operations {
       };
       /** @description Internal Server Error: `internal_error`. */
       500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Read the limits a site runs under
+   * @description Each limit the site runs under and where it comes from: the site’s own (`limits`, set by platform staff), else its customer’s plan (a plan’s `cpuPercent`, `memoryMB` and `processes` are each site’s; its `diskMB` is the customer’s total, shared out as the sites’ own `diskMB`), else its node’s `siteDefaults`; `none` where nothing sets one. What its node was last given may lag a change by the `site.update` job that applies it (for a plan’s change, until the next limits check, every few minutes).
+   *
+   * Needs scope `site:read`.
+   */
+  getSiteLimits: {
+    parameters: {
+      header?: {
+        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Identifier, `site_…`. */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The site’s limits. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": components["schemas"]["SiteLimits"];
+        };
+      };
+      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: never;
+      };
+      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden: `insufficient_scope`. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found: `not_found`. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Content: `validation_failed`. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited`. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: `internal_error`. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Read what a site uses against its limits
+   * @description Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`.
+   *
+   * Needs scope `site:read`.
+   */
+  getSiteResources: {
+    parameters: {
+      header?: {
+        /** @description The `ETag` of the copy the client holds: answered 304 without a body while it is current. */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Identifier, `site_…`. */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The site’s use against its limits. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: {
+          "application/json": components["schemas"]["SiteResources"];
+        };
+      };
+      /** @description Not Modified: the copy named in `If-None-Match` is current. */
+      304: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+          ETag: components["headers"]["ETag"];
+        };
+        content: never;
+      };
+      /** @description Unauthorized: `unauthenticated`, `invalid_token`, `token_expired`, `session_expired`, `account_disabled`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden: `insufficient_scope`. */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+          /** @description The Bearer challenge: how to authenticate, and with `insufficient_scope` the scope needed. */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found: `not_found`. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unprocessable Content: `validation_failed`. */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests: `rate_limited`. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: `internal_error`. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Service Unavailable: `node_unavailable`, `resources_unreported`. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */

@@ -1,5 +1,5 @@
-// `/sites/:id`: a site's facts, why it failed (and its retry), the job working on it, and what the caller may do
-// with it.
+// `/sites/:id`: a site's facts, why it failed (and its retry), what it uses against its limits, the job working on
+// it, and what the caller may do with it (platform staff: its own limits).
 
 import { useEffect, useState } from 'react'
 import { ApiProblem, JobProgress, navigate, Section, useSession } from '../../console/kit.ts'
@@ -10,6 +10,8 @@ import { SiteEditForm } from './site-edit-form.tsx'
 import { SiteFacts } from './site-facts.tsx'
 import { SiteFailure } from './site-failure.tsx'
 import { SiteFrame } from './site-frame.tsx'
+import { SiteLimitsForm } from './site-limits-form.tsx'
+import { SiteResources } from './site-resources.tsx'
 import { isBusy, siteIsOnNode } from './site-statuses.ts'
 import { SiteSuspension } from './site-suspension.tsx'
 import { useSite } from './use-site.ts'
@@ -40,10 +42,20 @@ export function SitePage({ id }: { id: string }) {
           <Section title="Details">
             <SiteFacts site={current} />
           </Section>
+          {!deleting && current.status === 'active' ? (
+            <Section title="Resources">
+              <SiteResources siteId={current.id} />
+            </Section>
+          ) : null}
           {!deleting && session.can('job:read') ? <LatestJob site={current} /> : null}
           {session.can('site:update') && !deleting ? (
             <Section title="Change site">
               <SiteEditForm site={current} />
+            </Section>
+          ) : null}
+          {session.me.kind === 'platform' && session.can('site:update') && !deleting ? (
+            <Section title="Limits">
+              <SiteLimitsForm site={current} />
             </Section>
           ) : null}
           {session.staff && session.can('site:suspend') && !deleting && siteIsOnNode(current) ? (

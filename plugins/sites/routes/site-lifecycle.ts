@@ -24,6 +24,7 @@ import { noDrift, noError, siteJobKinds } from '../jobs.ts'
 import { illegalTransition, moveSite, type SiteStatus } from '../lifecycle.ts'
 import type { SitesTable } from '../migrations.ts'
 import { seesNodes } from '../node-insight.ts'
+import { ownLimitChanges, ownLimitDetails, refuseOwnLimitsUnlessStaff } from '../own-limits.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, siteRows, toSite, updateSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
@@ -43,8 +44,29 @@ const UpdateSiteBody = t.Object(
               description: 'Disk quota in MB, at least 0; null removes the limit.',
             }),
           ),
+          cpuPercent: t.Optional(
+            t.Union([t.Integer({ minimum: 1, maximum: 100_000 }), t.Null()], {
+              description:
+                'Platform staff only: CPU for this site alone, in percent of one core (100 = one core), 1 to 100000; null: none of its own (its plan’s, else its node’s default).',
+            }),
+          ),
+          memoryMB: t.Optional(
+            t.Union([t.Integer({ minimum: 16, maximum: 100_000_000 }), t.Null()], {
+              description:
+                'Platform staff only: memory for this site alone, in MB, at least 16; null: none of its own.',
+            }),
+          ),
+          processes: t.Optional(
+            t.Union([t.Integer({ minimum: 1, maximum: 4_194_304 }), t.Null()], {
+              description:
+                'Platform staff only: processes (and threads) for this site alone, 1 to 4194304 (the kernel’s most); null: none of its own.',
+            }),
+          ),
         },
-        { description: 'Resource limits; omitted members stay as they are.' },
+        {
+          description:
+            'The site’s own limits; omitted members stay as they are. `cpuPercent`, `memoryMB` and `processes` are platform staff’s (others get 403 `limit_override_staff_only`).',
+        },
       ),
     ),
     drift: t.Optional(
@@ -113,7 +135,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
       operationId: 'updateSite',
       summary: 'Change a site',
       description:
-        'Changes the name, the domain or the disk limit, or clears `drift` (`drift: null`). A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.',
+        'Changes the name, the domain or the site’s own limits, or clears `drift` (`drift: null`). `limits.cpuPercent`, `memoryMB` and `processes` (what the site may take over its plan’s and its node’s defaults; null: none of its own) are platform staff’s: anyone else gets 403 `limit_override_staff_only`. A new domain or limit is applied on the node by a `site.update` job (`jobId`); on a `failed` site it is kept and applied when the site is retried (`POST /sites/{id}/retry`). A new domain or limit waits while the site is `provisioning` (409 `site_busy`: once its job is done) and is refused while it is `deleting` (409 `site_busy`). The name changes in any state. A larger disk quota must fit within the customer’s disk limit (422 `disk_limit_reached`), and while that limit is set a quota cannot be removed (null: 422 `disk_quota_required`). Suspending is `POST /sites/{id}/suspend` (staff), not a change of `status` here.',
       scope: siteScopes.update,
       params: SiteParams,
       body: UpdateSiteBody,
@@ -125,10 +147,12 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         sitesProblems.domain_in_use,
         sitesProblems.disk_quota_required,
         sitesProblems.disk_limit_reached,
+        sitesProblems.limit_override_staff_only,
         kernelProblems.customer_suspended,
       ],
       change: { action: 'site.update', event: 'site.updated' },
-      prepare({ body }) {
+      prepare({ body, caller }) {
+        refuseOwnLimitsUnlessStaff(caller, body.limits ?? {})
         const domain = body.domain === undefined ? undefined : normaliseDomain(body.domain)
         if (domain === null) throw fieldProblem(sitesProblems.invalid_domain, 'body.domain')
         return { name: body.name?.trim(), domain }
@@ -145,11 +169,14 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         }
         const diskMB = body.limits?.diskMB
         if (diskMB !== undefined && diskMB !== row.disk_mb) changes.disk_mb = diskMB
+        const own = ownLimitChanges(row, body.limits ?? {})
+        Object.assign(changes, own)
         const clearDrift = body.drift === null && row.drift_code !== null
         if (Object.keys(changes).length === 0 && !clearDrift) return unchanged(toSite(row))
         // A failed site takes the change now and its node at the retry, which provisions the site as it then is.
         const onNode =
-          (changes.domain !== undefined || changes.disk_mb !== undefined) && row.status !== 'failed'
+          (changes.domain !== undefined || changes.disk_mb !== undefined || Object.keys(own).length > 0) &&
+          row.status !== 'failed'
         if (onNode && row.status !== 'active' && row.status !== 'suspended')
           throw new Problem(sitesProblems.site_busy, {
             ...(row.status === 'deleting' ? { detail: 'The site is being deleted.' } : {}),
@@ -169,6 +196,7 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
             ...(changes.name !== undefined ? { name: changes.name } : {}),
             ...(changes.domain !== undefined ? { domain: changes.domain } : {}),
             ...(changes.disk_mb !== undefined ? { diskMB: changes.disk_mb } : {}),
+            ...ownLimitDetails(own),
             ...(clearDrift ? { driftCleared: row.drift_code } : {}),
           },
         })

@@ -30,6 +30,7 @@ import { placeSite } from '../placement.ts'
 import { sitesProblems } from '../problems.ts'
 import { domainTaken, handlesLike, insertSite, siteRows, toSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
+import { noOwnLimits } from '../site-limits.ts'
 
 const CreateSiteBody = t.Object(
   {
@@ -220,6 +221,7 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
           error_message: null,
           error_job_id: null,
           ...noDrift,
+          ...noOwnLimits,
           created_at: now,
           updated_at: now,
         }

@@ -17,6 +17,7 @@ import {
   requestSite as request,
   servingDataDir,
   sh,
+  siteGroupCpuNanos,
   sitePaths,
   siteSpec,
 } from '../../../hosts/testing/index.ts'
@@ -174,6 +175,12 @@ describe('a WordPress site', () => {
     await runtime.provision(blog(), never())
     expect((await readSiteState(paths().state))?.app).toEqual({ kind: 'wordpress', stage: 'installed' })
   }, 60_000)
+
+  test('its installer (the copy and the PHP runner, as the site’s user) ran in the site’s group: the kernel counted its CPU there', async () => {
+    if (process.getuid?.() !== 0) return
+    // Only what the site ran through the node contract is in the group: its installation, nothing else so far.
+    expect(await siteGroupCpuNanos(dataDir, blog().id)).toBeGreaterThan(50_000_000)
+  })
 
   test('serves its front page with its title at its domain (no redirect to another address)', async () => {
     const front = await request(port, 'blog.example.com')

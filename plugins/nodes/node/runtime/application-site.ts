@@ -5,6 +5,7 @@ import type { ApplicationSite, NodePrograms, SiteSpec } from '../contract.ts'
 import { writeFileAtomic } from './atomic-files.ts'
 import type { SiteLayout } from './layout.ts'
 import { nodeSite } from './node-site.ts'
+import type { SiteGroups } from './site-groups.ts'
 import { readSiteFile } from './site-home.ts'
 import type { SiteState } from './site-state.ts'
 import type { UnixUser } from './unix-users.ts'
@@ -16,6 +17,7 @@ export function applicationSite(
   previous: SiteState | null,
   user: UnixUser | null,
   programs: NodePrograms,
+  groups: SiteGroups,
 ): ApplicationSite {
   const owner = user ? { uid: user.uid, gid: user.gid } : undefined
   return {
@@ -25,6 +27,8 @@ export function applicationSite(
       state: previous?.state ?? 'active',
       user,
       diskMB: site.diskMB,
+      image: paths.image,
+      enter: (argv) => groups.enter(site.id, argv),
     }),
     spec: site,
     htdocs: paths.htdocs,

@@ -1,4 +1,4 @@
-// Finds the programs the runtime serves with (nginx, PHP-FPM, the PHP CLI) and their versions.
+// Finds the programs the runtime serves with (nginx, PHP-FPM, the PHP CLI, bubblewrap) and their versions.
 
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -68,6 +68,9 @@ export function findBinaries(): Binaries {
     php,
   }
 }
+
+/** Debian's bubblewrap (`bwrap`), the sandbox every site's PHP-FPM master runs in, or null. */
+export const findSandbox = (): string | null => which('bwrap')
 
 /** The versions of what was found, as `capabilities()` reports them. */
 export async function versionsOf(binaries: Binaries): Promise<{ nginx: string | null; php: string | null }> {

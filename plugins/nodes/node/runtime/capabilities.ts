@@ -27,13 +27,19 @@ function closedAbove(dataDir: string): string | null {
 }
 
 /**
- * What the node lacks: nginx and PHP-FPM to serve (unless it was told to lay out files only), root to give each
+ * What the node lacks: nginx, PHP-FPM and bubblewrap to serve (unless it was told to lay out files only), root to give each
  * site a Unix user, and what each application needs.
  */
 export function lacksOf(
   programs: NodePrograms,
   applications: readonly ProbedApplication[],
-  how: { readonly filesOnly: boolean; readonly root: boolean; readonly dataDir: string },
+  how: {
+    readonly filesOnly: boolean
+    readonly root: boolean
+    readonly dataDir: string
+    /** Whether bubblewrap, the sites' PHP-FPM masters' sandbox, is installed. */
+    readonly sandbox: boolean
+  },
 ): NodeLack[] {
   if (how.filesOnly) return []
   const serving = 'serving sites'
@@ -41,6 +47,7 @@ export function lacksOf(
   const lacks: NodeLack[] = [
     ...(programs.nginx ? [] : [{ what: 'nginx', for: serving }]),
     ...(programs.phpFpm ? [] : [{ what: 'php-fpm', for: serving }]),
+    ...(how.sandbox ? [] : [{ what: 'bubblewrap', for: serving }]),
     ...(how.root ? [] : [{ what: 'root (a Unix user per site)', for: serving }]),
     ...(closed
       ? [

@@ -8,6 +8,11 @@ export interface RunAs {
   readonly gid: number
   /** Its home, given as `HOME`. */
   readonly home: string
+  /**
+   * Wraps the command line so that, run as root, it first places itself in the site's cgroup (`SiteGroups.enter`):
+   * the user is dropped to after, so nothing the command starts is ever outside the group. Default: not placed.
+   */
+  readonly enter?: (argv: readonly string[]) => string[]
 }
 
 /** Options of {@link run}. */
@@ -41,11 +46,12 @@ export function environment(as: RunAs | undefined): Record<string, string> {
 /**
  * The command line running `argv` as `as` (or as it is without one): in a session of its own, so the site's code
  * (WordPress's installer loads its config and plugins) cannot keep the agent's controlling terminal, where it could
- * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups.
+ * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups; placed first,
+ * as root, in the site's group when `as.enter` says how.
  */
 export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
   if (!as) return [...argv]
-  return [
+  const dropped = [
     'setsid',
     '--wait',
     'setpriv',
@@ -55,6 +61,7 @@ export function userCommand(argv: readonly string[], as: RunAs | undefined): str
     '--',
     ...argv,
   ]
+  return as.enter ? as.enter(dropped) : dropped
 }
 
 /** Runs `argv` to its end and resolves with its exit code and output; never throws for a non-zero exit. */

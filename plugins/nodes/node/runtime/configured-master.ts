@@ -42,6 +42,8 @@ export interface ConfiguredMasterOptions {
   readonly pendingFile: string
   /** The problem code of a refused change: `nginx_config_refused`. */
   readonly refusedCode: string
+  /** The mode of the files written (default 0600: root's; a site's master, its user, reads its own). */
+  readonly fileMode?: number
 }
 
 async function readOrNull(path: string): Promise<string | null> {
@@ -93,7 +95,7 @@ export function configuredMaster(options: ConfiguredMasterOptions): ConfiguredMa
       if (pid !== null) await stopMaster(spec, pid)
       await endLeftovers(spec)
     },
-    async put(path, content, signal, mode = 0o600) {
+    async put(path, content, signal, mode = options.fileMode ?? 0o600) {
       signal.throwIfAborted()
       const previous = await readOrNull(path)
       if (previous === content) return

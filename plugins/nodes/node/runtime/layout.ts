@@ -12,6 +12,8 @@ export interface RuntimeLayout {
   /** `<dataDir>/sites`: one home per site, and `.trash` for deletions under way. */
   readonly sites: string
   readonly trash: string
+  /** `<dataDir>/disks`: the filesystem image of each site with a disk quota (`site-disks.ts`), root's alone (0700). */
+  readonly disks: string
   /** `<dataDir>/nginx`: nginx's prefix (`-p`), its `nginx.conf`, pid, logs, temporary files and `sites/*.conf`. */
   readonly nginx: {
     readonly prefix: string
@@ -24,18 +26,27 @@ export interface RuntimeLayout {
     readonly temp: string
     readonly sites: string
   }
-  /** `<dataDir>/php`: PHP-FPM's `php-fpm.conf`, pid, log, `pools/*.conf` and the pools' sockets under `run/`. */
+  /**
+   * `<dataDir>/php`: a folder per site's PHP-FPM master under `sites/`, a folder per site's socket under `run/`; and
+   * where runtimes before a master per site kept their one shared master (`php-fpm.conf`, pid, log, `pools/*.conf`),
+   * read only to move its sites to masters of their own (`php-upgrade.ts`).
+   */
   readonly php: {
     readonly dir: string
-    readonly conf: string
-    readonly pid: string
-    readonly log: string
-    readonly startupLog: string
-    readonly pools: string
+    readonly sites: string
     readonly run: string
+    readonly shared: {
+      readonly conf: string
+      readonly pid: string
+      readonly log: string
+      readonly startupLog: string
+      readonly pools: string
+    }
   }
   /** What `traffic()` read of each site's access log so far. */
   readonly trafficOffsets: string
+  /** `<dataDir>/resources`: how often each site hit its limits, by hour (`limit-hits.ts`); root's alone. */
+  readonly resources: string
   /** `<dataDir>/site-uids`: the last uid (and gid) given to a site's user; never counts down (`site-uids.ts`). */
   readonly siteIds: string
   /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
@@ -68,14 +79,37 @@ export interface SiteLayout {
   readonly placeholder: string
   /** `<dataDir>/nginx/sites/<site id>.conf`. */
   readonly serverBlock: string
-  /** `<dataDir>/php/pools/<site id>.conf`. */
+  /**
+   * The site's PHP-FPM master: `<dataDir>/php/sites/<site id>/` (root's, the site's group passes through and reads),
+   * with its configuration (`php-fpm.conf`: the master's and its one pool's), the `passwd` and `group` its sandbox
+   * shows, and what the runtime keeps of it alone: the pid of the sandbox it runs in, and what it said before it
+   * opened its log. Its log is the site's `logs/php-fpm.log` (root's, appended to by the master, which runs as the
+   * site's user): what the site makes its master write counts in the site's disk, not the node's.
+   */
+  readonly fpm: {
+    readonly dir: string
+    readonly conf: string
+    readonly passwd: string
+    readonly group: string
+    readonly log: string
+    readonly pid: string
+    readonly startupLog: string
+  }
+  /** `<dataDir>/php/sites/<site id>/php-fpm.conf`: the site's PHP-FPM configuration (see `fpm`). */
   readonly pool: string
-  /** The pool's socket, `<dataDir>/php/run/<user name>.sock` (short: a socket's path has at most 107 bytes). */
+  /**
+   * `<dataDir>/php/run/<user name>/` (the site's user's, group www-data, 0750): the one folder nginx's workers and
+   * the site's master share, so no other site reaches the socket in it.
+   */
+  readonly socketDir: string
+  /** The pool's socket, `<socketDir>/php.sock` (short: a socket's path has at most 107 bytes). */
   readonly socket: string
   /** The site's Unix user (and group): see {@link unixUserName}. */
   readonly user: string
   /** `<dataDir>/tls/<site id>`: its certificate and key, `<fingerprint>.pem` and `<fingerprint>.key` (0700). */
   readonly tls: string
+  /** `<dataDir>/disks/<site id>.ext4`: the filesystem its home is mounted from when it has a disk quota. */
+  readonly image: string
 }
 
 /** The runtime's paths for `dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
@@ -88,6 +122,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
     dataDir: root,
     sites: join(root, 'sites'),
     trash: join(root, 'sites', '.trash'),
+    disks: join(root, 'disks'),
     nginx: {
       prefix: `${nginx}/`,
       conf: join(nginx, 'nginx.conf'),
@@ -100,14 +135,18 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
     },
     php: {
       dir: php,
-      conf: join(php, 'php-fpm.conf'),
-      pid: join(php, 'php-fpm.pid'),
-      log: join(php, 'php-fpm.log'),
-      startupLog: join(php, 'startup.log'),
-      pools: join(php, 'pools'),
+      sites: join(php, 'sites'),
       run: join(php, 'run'),
+      shared: {
+        conf: join(php, 'php-fpm.conf'),
+        pid: join(php, 'php-fpm.pid'),
+        log: join(php, 'php-fpm.log'),
+        startupLog: join(php, 'startup.log'),
+        pools: join(php, 'pools'),
+      },
     },
     trafficOffsets: join(root, 'traffic-offsets.json'),
+    resources: join(root, 'resources'),
     siteIds: join(root, 'site-uids'),
     tls: join(root, 'tls'),
     acme: {
@@ -116,7 +155,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
     },
   }
   // The longest socket path a site can get must fit a Unix socket address.
-  const longest = join(layout.php.run, `${'x'.repeat(maxUserName)}.sock`)
+  const longest = join(layout.php.run, 'x'.repeat(maxUserName), socketName)
   if (Buffer.byteLength(longest) > 107)
     throw new Error(`The site runtime cannot use ${root}: its sockets' paths would pass 107 bytes`)
   return layout
@@ -131,6 +170,8 @@ export function siteLayout(runtime: RuntimeLayout, site: SiteSpec): SiteLayout {
   const user = unixUserName(site)
   const htdocs = join(home, 'htdocs')
   const logs = join(home, 'logs')
+  const fpm = join(runtime.php.sites, site.id)
+  const socketDir = join(runtime.php.run, user)
   return {
     id: site.id,
     home,
@@ -142,14 +183,26 @@ export function siteLayout(runtime: RuntimeLayout, site: SiteSpec): SiteLayout {
     state: join(home, 'state.json'),
     placeholder: join(htdocs, 'index.html'),
     serverBlock: join(runtime.nginx.sites, `${site.id}.conf`),
-    pool: join(runtime.php.pools, `${site.id}.conf`),
-    socket: join(runtime.php.run, `${user}.sock`),
+    fpm: {
+      dir: fpm,
+      conf: join(fpm, 'php-fpm.conf'),
+      passwd: join(fpm, 'passwd'),
+      group: join(fpm, 'group'),
+      log: join(logs, 'php-fpm.log'),
+      pid: join(fpm, 'master.pid'),
+      startupLog: join(fpm, 'startup.log'),
+    },
+    pool: join(fpm, 'php-fpm.conf'),
+    socketDir,
+    socket: join(socketDir, socketName),
     user,
     tls: join(runtime.tls, site.id),
+    image: join(runtime.disks, `${site.id}.ext4`),
   }
 }
 
 const maxUserName = 31
+const socketName = 'php.sock'
 
 /**
  * A site's Unix user: `s_<handle, at most 20 characters>_<8 characters of a hash of the id>`, at most 31

@@ -23,7 +23,7 @@ import { runtimeLayout, siteLayout } from './layout.ts'
 import { leftoversOf } from './leftovers.ts'
 import { childrenOf, processInfo, runningMaster } from './masters.ts'
 import { createNginx } from './nginx.ts'
-import { createPhpFpm } from './php-fpm.ts'
+import { createSiteMaster } from './php-fpm.ts'
 
 const ours = servingDataDir('plinth-leftovers-')
 const theirs = servingDataDir('plinth-leftovers-other-')
@@ -38,6 +38,27 @@ const neighbour = siteSpec({
   handle: 'neighbour',
   domain: 'neighbour.example.com',
 })
+const sitePaths = siteLayout(layout, site)
+/** The site's PHP-FPM master (inside the sandbox the pid file names). */
+const fpmMaster = () => {
+  const sandbox = pidIn(sitePaths.fpm.pid)
+  return sandbox === null ? 0 : (childrenOf(sandbox)[0] ?? 0)
+}
+const siteMasterSpec = () => {
+  const [, , uid, gid] = sh(['getent', 'passwd', sitePaths.user]).stdout.trim().split(':')
+  const settings = {
+    binary: findBinaries().phpFpm ?? 'php-fpm',
+    layout,
+    webUser: 'www-data',
+    enter: (_: string, argv: readonly string[]) => [...argv],
+  }
+  return createSiteMaster(settings, sitePaths, {
+    name: sitePaths.user,
+    uid: Number(uid),
+    gid: Number(gid),
+    home: sitePaths.home,
+  }).spec
+}
 const alive = (pids: readonly number[]) => pids.filter((pid) => processInfo(pid) !== null)
 /** The other runtime's masters and workers: they must come through every test untouched. */
 const theirProcesses = () => [...processesOf(theirs)].sort()
@@ -99,24 +120,31 @@ describe('a master killed alone', () => {
     expect((await request(otherPort, neighbour.domain)).status).toBe(200)
   }, 30_000)
 
-  test('PHP-FPM: a pool’s process it left is ended, and PHP is served by a new master', async () => {
+  test('PHP-FPM: a site’s master killed takes its workers with it (it is their pid namespace’s init); one whose sandbox alone was killed is ended; PHP is served by a new master', async () => {
     const before = theirProcesses()
     // A request makes the pool's process (pools start them on demand).
-    const served = await request(port, site.domain, '/pid.php')
-    expect(served.status).toBe(200)
-    const child = Number(await served.text())
-    const master = pidIn(layout.php.pid) ?? 0
-    expect(processInfo(child)?.ppid).toBe(master)
+    expect((await request(port, site.domain, '/pid.php')).status).toBe(200)
+    const sandbox = pidIn(sitePaths.fpm.pid) ?? 0
+    const master = fpmMaster()
+    const workers = childrenOf(master)
+    expect(workers.length).toBeGreaterThan(0)
     process.kill(master, 'SIGKILL')
-    await eventually('the master to be gone', () => processInfo(master) === null)
-    expect(processInfo(child)).not.toBeNull()
-
+    await eventually('the master, its workers and its sandbox to be gone', () =>
+      [sandbox, master, ...workers].every((pid) => processInfo(pid) === null),
+    )
     await runtime.start()
-    expect(processInfo(child)).toBeNull()
-    expect(pidIn(layout.php.pid)).not.toBe(master)
-    const again = await request(port, site.domain, '/pid.php')
-    expect(again.status).toBe(200)
-    expect(processInfo(Number(await again.text()))?.ppid).toBe(pidIn(layout.php.pid) ?? -1)
+    expect(pidIn(sitePaths.fpm.pid)).not.toBe(sandbox)
+    expect((await request(port, site.domain, '/pid.php')).status).toBe(200)
+
+    // The sandbox killed alone: its master runs on, adopted by the node's init, and holds the socket.
+    const orphan = fpmMaster()
+    process.kill(pidIn(sitePaths.fpm.pid) ?? 0, 'SIGKILL')
+    await eventually('the sandbox to be gone', () => runningMaster(siteMasterSpec()) === null)
+    expect(processInfo(orphan)).not.toBeNull()
+    await runtime.start()
+    expect(processInfo(orphan)).toBeNull()
+    expect(fpmMaster()).not.toBe(orphan)
+    expect((await request(port, site.domain, '/pid.php')).status).toBe(200)
     expect(theirProcesses()).toEqual(before)
   }, 30_000)
 
@@ -152,8 +180,8 @@ describe('a master killed alone', () => {
   }, 30_000)
 
   test('a PHP-FPM master reloading (it runs itself again, a moment without its name) is not taken for a dead one', async () => {
-    const spec = createPhpFpm({ binary: findBinaries().phpFpm ?? 'php-fpm', layout, webUser: null }).spec
-    const master = pidIn(layout.php.pid)
+    const spec = siteMasterSpec()
+    const master = pidIn(sitePaths.fpm.pid)
     let unseen = 0
     let polling = true
     const poll = (async () => {
@@ -162,14 +190,12 @@ describe('a master killed alone', () => {
         await Bun.sleep(0)
       }
     })()
-    // Each change of the site's pool reloads PHP-FPM (SIGUSR2).
-    for (let i = 0; i < 3; i++) {
-      await runtime.suspend(site, never())
-      await runtime.unsuspend(site, never())
-    }
+    // Each change of the site's PHP settings reloads its master (SIGUSR2).
+    for (const allowFunctions of [['exec'], [], ['exec']])
+      await runtime.update({ ...site, allowFunctions }, never())
     polling = false
     await poll
-    expect(pidIn(layout.php.pid)).toBe(master)
+    expect(pidIn(sitePaths.fpm.pid)).toBe(master)
     expect(unseen).toBe(0)
   }, 30_000)
 
@@ -215,7 +241,7 @@ describe('a master killed alone', () => {
       const siteProcesses = theirs.flatMap((child) => [child.pid, ...childrenOf(child.pid)])
       expect(siteProcesses.length).toBeGreaterThan(2)
       expect(processInfo(theirs[0]?.pid ?? 0)?.cmdline).toContain(` -c ${layout.nginx.conf} -e `)
-      for (const master of [layout.nginx.pid, layout.php.pid]) {
+      for (const master of [layout.nginx.pid, sitePaths.fpm.pid]) {
         const pid = pidIn(master) ?? 0
         process.kill(pid, 'SIGKILL')
         await eventually('the master to be gone', () => processInfo(pid) === null)

@@ -18,14 +18,14 @@ import {
 } from './masters.ts'
 
 /** The inodes of the Unix sockets bound under `dir` (PHP-FPM's pools' sockets), from /proc/net/unix. */
-function socketsUnder(dir: string): Set<string> {
+function socketsUnder(dir: string, mine: (path: string) => boolean): Set<string> {
   const inodes = new Set<string>()
   try {
     for (const line of readFileSync('/proc/net/unix', 'utf8').split('\n').slice(1)) {
       // `Num RefCount Protocol Flags Type St Inode Path`
       const fields = line.trim().split(/\s+/)
       const [inode, path] = [fields[6], fields[7]]
-      if (inode && path?.startsWith(dir)) inodes.add(inode)
+      if (inode && path?.startsWith(dir) && mine(path)) inodes.add(inode)
     }
   } catch {
     // No /proc/net/unix: the files a process holds still tell.
@@ -34,7 +34,12 @@ function socketsUnder(dir: string): Set<string> {
 }
 
 /** Whether `pid` holds open a file under `dir`, or one of `sockets`. */
-function holdsUnder(pid: number, dir: string, sockets: ReadonlySet<string>): boolean {
+function holdsUnder(
+  pid: number,
+  dir: string,
+  mine: (path: string) => boolean,
+  sockets: ReadonlySet<string>,
+): boolean {
   let fds: string[]
   try {
     fds = readdirSync(`/proc/${pid}/fd`)
@@ -48,7 +53,7 @@ function holdsUnder(pid: number, dir: string, sockets: ReadonlySet<string>): boo
     } catch {
       continue
     }
-    if (target.startsWith(dir)) return true
+    if (target.startsWith(dir) && mine(target)) return true
     const socket = /^socket:\[(\d+)\]$/.exec(target)?.[1]
     if (socket && sockets.has(socket)) return true
   }
@@ -62,9 +67,11 @@ function holdsUnder(pid: number, dir: string, sockets: ReadonlySet<string>): boo
  * may run as a site's user).
  */
 export function leftoversOf(spec: MasterSpec): number[] {
+  if (spec.leftovers) return spec.leftovers()
   const program = realpathOr(spec.argv[0] ?? '')
   const dir = `${realpathOr(spec.privateDir)}/`
-  const sockets = socketsUnder(dir)
+  const mine = spec.privateFile ?? (() => true)
+  const sockets = socketsUnder(dir, mine)
   const found: number[] = []
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
@@ -73,7 +80,7 @@ export function leftoversOf(spec: MasterSpec): number[] {
     const info = processInfo(pid)
     if (!info) continue
     const master = spec.recognise(info.cmdline) && uidOf(pid) === runtimeUser()
-    if (master || holdsUnder(pid, dir, sockets)) found.push(pid)
+    if (master || holdsUnder(pid, dir, mine, sockets)) found.push(pid)
   }
   return found
 }

@@ -3,7 +3,16 @@
 // and watched through /proc and their logs.
 
 import { spawn } from 'node:child_process'
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 
 /** How a master is started and recognised. */
 export interface MasterSpec {
@@ -19,6 +28,11 @@ export interface MasterSpec {
    * whole data directory: the sites' homes are under it, and a site may run the same programs itself.
    */
   readonly privateDir: string
+  /**
+   * Which paths under `privateDir` are the master's, when not all are (the shared PHP-FPM of earlier runtimes: its
+   * sockets were `run/*.sock`; the sites' masters' now are in folders of their own under `run/`).
+   */
+  readonly privateFile?: (path: string) => boolean
   /** Whether a process's command line (`/proc/<pid>/cmdline`, NULs as spaces) is this master's, with our config. */
   readonly recognise: (cmdline: string) => boolean
   /**
@@ -28,6 +42,20 @@ export interface MasterSpec {
    * it was killed).
    */
   readonly runsAsRuntime?: boolean
+  /**
+   * The user the process the pid file names runs as, when not the runtime's (a site's master, started as the site's
+   * user): a process of any other user under that pid is not it (another site's, given the pid once it died).
+   */
+  readonly runsAs?: number
+  /**
+   * The runtime writes the pid file with the pid it started (a master in a sandbox of its own pid namespace, whose
+   * own pid file would name its pid in there): the pid is the sandbox's, and {@link signalled} finds the master in it.
+   */
+  readonly pidFileByRuntime?: boolean
+  /** The process signals go to, given the pid file's (the master inside its sandbox); absent: that pid. */
+  readonly signalled?: (pid: number) => number | null
+  /** What a killed master of this spec left, when the program and private folder do not tell (see leftovers.ts). */
+  readonly leftovers?: () => number[]
   /** Where its stderr goes. */
   readonly startupLog: string
   /** Its own log, where it says it is ready and why it failed. */
@@ -95,6 +123,24 @@ export function childrenOf(pid: number): number[] {
   return children
 }
 
+/** `pid`'s children, theirs, and so on (a sandbox's master and its workers). */
+export function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const info = processInfo(Number(name))
+    if (info) parents.set(info.ppid, [...(parents.get(info.ppid) ?? []), Number(name)])
+  }
+  const found: number[] = []
+  const queue = [pid]
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const children = parents.get(next) ?? []
+    found.push(...children)
+    queue.push(...children)
+  }
+  return found
+}
+
 /** The pid in `pidFile`, or null. */
 function readPid(pidFile: string): number | null {
   try {
@@ -131,7 +177,13 @@ export function runningMaster(spec: MasterSpec): number | null {
   const pid = readPid(spec.pidFile)
   // A stale pid file may name a pid the system has since given to another process.
   const info = pid === null ? null : processInfo(pid)
-  if (!spec.runsAsRuntime) return pid !== null && info && spec.recognise(info.cmdline) ? pid : null
+  if (!spec.runsAsRuntime)
+    return pid !== null &&
+      info &&
+      spec.recognise(info.cmdline) &&
+      (spec.runsAs === undefined || uidOf(pid) === spec.runsAs)
+      ? pid
+      : null
   // The pid file's process, when it is ours: named as the master, or running itself again (see unnamedMaster), or
   // for an instant with no command line at all.
   if (
@@ -152,11 +204,15 @@ const sizeOf = (path: string) => {
   }
 }
 
-/** What `path` gained after `offset` (its last 64 KiB at most). */
+/**
+ * What `path` gained after `offset` (its last 64 KiB at most); all of it when it is now shorter than `offset` (the
+ * runtime's watch rotated it meanwhile: what the master said since is in the new file).
+ */
 function textSince(path: string, offset: number): string {
   try {
     const buffer = readFileSync(path)
-    return buffer.subarray(Math.max(offset, buffer.length - 65_536)).toString('utf8')
+    const from = buffer.length < offset ? 0 : offset
+    return buffer.subarray(Math.max(from, buffer.length - 65_536)).toString('utf8')
   } catch {
     return ''
   }
@@ -196,6 +252,7 @@ export async function startMaster(spec: MasterSpec): Promise<number> {
     })
     child.unref()
     const pid = child.pid
+    if (spec.pidFileByRuntime && pid !== undefined) writeFileSync(spec.pidFile, `${pid}\n`, { mode: 0o600 })
     return await waitFor(
       () => {
         if (exited !== null)
@@ -216,7 +273,9 @@ export async function startMaster(spec: MasterSpec): Promise<number> {
  * Signals the master to reload its configuration and resolves once its log says the new one is in use (and, for
  * nginx, the old workers are shutting down); throws with its words when it refused or died.
  */
-export async function reloadMaster(spec: MasterSpec, pid: number): Promise<void> {
+export async function reloadMaster(spec: MasterSpec, running: number): Promise<void> {
+  const pid = spec.signalled ? spec.signalled(running) : running
+  if (pid === null) throw new Error(`${spec.name} (pid ${running}) runs no master to reload`)
   const offset = sizeOf(spec.log)
   const before = childrenOf(pid)
   process.kill(pid, spec.reloadSignal)
@@ -225,7 +284,8 @@ export async function reloadMaster(spec: MasterSpec, pid: number): Promise<void>
       const said = textSince(spec.log, offset)
       const failure = said.split('\n').find((line) => spec.failed.test(line))
       if (failure) throw new Error(`${spec.name} refused the new configuration: ${failure.trim()}`)
-      if (!processInfo(pid)) throw new Error(`${spec.name} died while reloading: ${lastLines(said)}`)
+      // Not processInfo: while the master runs itself again (PHP-FPM's reload), /proc may fail to read it an instant.
+      if (!exists(pid)) throw new Error(`${spec.name} died while reloading: ${lastLines(said)}`)
       if (!spec.ready.test(said)) return undefined
       // Workers of the old configuration close their sockets once they start shutting down.
       const old = before.filter((child) => {
@@ -236,6 +296,16 @@ export async function reloadMaster(spec: MasterSpec, pid: number): Promise<void>
     },
     () => new Error(`${spec.name} did not finish reloading within 15 s (see ${spec.log})`),
   )
+}
+
+/** Whether a process `pid` exists (a zombie included). */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
 }
 
 /** Sends `name` to `pid`; one that ended meanwhile needs nothing more. */
@@ -249,9 +319,9 @@ function sendSignal(pid: number, name: NodeJS.Signals): void {
 
 /** Stops the master and waits until it and its children are gone (killing them after 10 s). */
 export async function stopMaster(spec: MasterSpec, pid: number): Promise<void> {
-  const processes = [pid, ...childrenOf(pid)]
+  const processes = [pid, ...(spec.signalled ? descendantsOf(pid) : childrenOf(pid))]
   const alive = () => processes.filter((each) => processInfo(each) !== null)
-  sendSignal(pid, spec.stopSignal)
+  sendSignal(spec.signalled?.(pid) ?? pid, spec.stopSignal)
   try {
     await waitFor(
       () => (alive().length === 0 ? true : undefined),

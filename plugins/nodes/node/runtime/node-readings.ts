@@ -12,16 +12,18 @@ import type {
   SiteSpec,
 } from '../contract.ts'
 import { readAccessLogs } from './access-logs.ts'
-import { versionsOf } from './binaries.ts'
+import { findSandbox, versionsOf } from './binaries.ts'
 import { lacksOf } from './capabilities.ts'
 import { directoryBytes } from './disk-usage.ts'
 import { siteLayout } from './layout.ts'
 import { serialized } from './lock.ts'
-import { idlePoolFile } from './php-fpm.ts'
 import type { RuntimeCore } from './runtime-core.ts'
+import { siteDiskUse } from './site-disks.ts'
 import { existingKind } from './site-home.ts'
 import type { RuntimeCapabilities, SiteDisk, TrafficReading } from './site-runtime.ts'
 import { readSiteState } from './site-state.ts'
+
+const never = new AbortController().signal
 
 /** What the node can run: its programs, its modules' applications and services, what it lacks, its `readiness`. */
 export async function capabilitiesOf(
@@ -51,9 +53,12 @@ export async function capabilitiesOf(
       filesOnly: settings.filesOnly === true,
       root: core.root,
       dataDir: core.layout.dataDir,
+      sandbox: findSandbox() !== null,
     }),
     setup: settings.setupCommand ?? 'npm run agent -- setup',
     readiness,
+    // The groups' kinds, and the disk's own: an image per site where the node can mount one.
+    limits: { ...core.groups.enforcement(), disk: await core.diskEnforcement() },
   }
 }
 
@@ -62,10 +67,12 @@ export async function reportOf(core: RuntimeCore, site: SiteSpec): Promise<SiteR
   const paths = siteLayout(core.layout, site)
   if ((await existingKind(paths.home)) === 'absent')
     return { state: 'absent', diskBytes: 0, certificate: null }
+  // First: a site whose image is not mounted fails here, rather than reading as absent (its state is on the image).
+  const disk = await siteDiskUse(paths.home, paths.image, never, directoryBytes)
   const state = await readSiteState(paths.state)
   return {
     state: state?.state ?? 'absent',
-    diskBytes: await directoryBytes(paths.home),
+    diskBytes: disk.bytes,
     certificate: state?.certificate ?? null,
   }
 }
@@ -81,11 +88,19 @@ async function siteIds(core: RuntimeCore): Promise<string[]> {
   return ids
 }
 
-/** What every site on the node takes on disk now (homes walked without following links out of them). */
+/**
+ * What every site on the node takes on disk now: its filesystem's count for a site on its own image (at once), `du`
+ * for a plain home (without following links out of it).
+ */
 export async function diskOf(core: RuntimeCore): Promise<readonly SiteDisk[]> {
   const found: SiteDisk[] = []
-  for (const siteId of await siteIds(core))
-    found.push({ siteId, bytes: await directoryBytes(join(core.layout.sites, siteId)) })
+  for (const siteId of await siteIds(core)) {
+    const home = join(core.layout.sites, siteId)
+    const image = join(core.layout.disks, `${siteId}.ext4`)
+    // A site whose image is not mounted is left out (its report says why), not counted as empty.
+    const use = await siteDiskUse(home, image, never, directoryBytes).catch(() => null)
+    if (use) found.push({ siteId, bytes: use.bytes })
+  }
   return found
 }
 
@@ -136,10 +151,12 @@ export async function inventoryOf(core: RuntimeCore): Promise<NodeInventory> {
   const kept = new Set(sites.map((site) => site.id))
   for (const name of await confNames(layout.nginx.sites))
     if (!kept.has(name)) strays.push({ kind: 'server-block', name })
-  // The runtime's own idle pool (PHP-FPM refuses a configuration without one) is nobody's stray.
-  const own = idlePoolFile.slice(0, -'.conf'.length)
-  for (const name of await confNames(layout.php.pools))
-    if (!kept.has(name) && name !== own) strays.push({ kind: 'pool', name })
+  // A site's PHP-FPM master has a folder of its own (its configuration, log, pid); one of no site is a stray, and so
+  // is a pool left in the shared master of earlier runtimes (its idle pool, `_idle`, is nobody's).
+  for (const name of await readdir(layout.php.sites).catch(() => [] as string[]))
+    if (!kept.has(name) && !name.startsWith('.')) strays.push({ kind: 'pool', name })
+  for (const name of await confNames(layout.php.shared.pools))
+    if (!kept.has(name) && !name.startsWith('_')) strays.push({ kind: 'pool', name })
   const services: Record<string, { ids: readonly string[] }> = {}
   for (const service of core.parts().services) {
     const held = await service.inventory?.()

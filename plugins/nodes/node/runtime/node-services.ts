@@ -5,11 +5,13 @@ import { chmod, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { NodeService, NodeServiceHost } from '../contract.ts'
 import type { RuntimeLayout } from './layout.ts'
+import type { SiteGroupAccess } from './site-calls.ts'
 import { nodeSiteOf } from './site-calls.ts'
 
 /** Starts what `services` keep running, in the order listed; resolves with how to stop them all. */
 export async function startServices(
   layout: RuntimeLayout,
+  groups: SiteGroupAccess,
   services: readonly NodeService[],
   log: NodeServiceHost['log'],
 ): Promise<() => Promise<void>> {
@@ -21,7 +23,9 @@ export async function startServices(
       const own = join(layout.dataDir, 'services', service.name)
       await mkdir(own, { recursive: true, mode: 0o711 })
       await chmod(join(layout.dataDir, 'services'), 0o711)
-      stops.push(await service.start({ dataDir: own, site: (siteId) => nodeSiteOf(layout, siteId), log }))
+      stops.push(
+        await service.start({ dataDir: own, site: (siteId) => nodeSiteOf(layout, groups, siteId), log }),
+      )
     } catch (error) {
       log(
         'error',

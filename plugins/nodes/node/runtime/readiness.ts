@@ -1,7 +1,9 @@
-// Whether the runtime serves its sites now: its nginx and PHP-FPM running, or why not (a program missing, the sites'
-// port taken by another program, a master that would not start), read from their pid files, so cheap to ask often.
+// Whether the runtime serves its sites now: its nginx running and PHP-FPM installed, or why not (a program missing,
+// the sites' port taken by another program, an nginx that would not start), read from its pid file, so cheap to ask
+// often. The sites' PHP-FPM masters are each its site's: one that will not start fails that site, not the node.
 
 import type { NodeReadiness, NodeUnreadiness } from '../contract.ts'
+import { findSandbox } from './binaries.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 
 const ready: NodeReadiness = { ready: true, reasons: [] }
@@ -48,12 +50,16 @@ export async function readinessOf(core: RuntimeCore, lastFailure: string | null)
       })),
     }
   }
+  // Every site's PHP runs in its sandbox: without bubblewrap no site's master can start.
+  if (findSandbox() === null)
+    return {
+      ready: false,
+      reasons: [{ code: 'binary_missing', message: `bubblewrap is not installed: \`${setup}\` installs it` }],
+    }
   let down: string[]
   try {
     const stack = await core.servingStack()
-    down = stack
-      ? [stack.phpFpm, stack.nginx].filter((m) => m.running() === null).map((m) => m.spec.name)
-      : []
+    down = stack ? [stack.nginx].filter((m) => m.running() === null).map((m) => m.spec.name) : []
   } catch (error) {
     return { ready: false, reasons: [startFailureReason((error as Error).message)] }
   }

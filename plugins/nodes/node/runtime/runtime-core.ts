@@ -1,7 +1,7 @@
 // What every part of the site runtime shares: its paths, the programs it found, whether it serves, its locks, the
 // serving stack (made once, when it first serves), and the checked change of a master's configuration.
 
-import type { SiteApplication, SiteSpec } from '../contract.ts'
+import type { LimitEnforcement, SiteApplication, SiteSpec } from '../contract.ts'
 import { type Binaries, findBinaries } from './binaries.ts'
 import type { ConfiguredMaster } from './configured-master.ts'
 import { type RuntimeLayout, runtimeLayout, type SiteLayout } from './layout.ts'
@@ -9,6 +9,8 @@ import { serialized } from './lock.ts'
 import { serverBlock } from './server-block.ts'
 import { createServingStack, type ServingStack } from './serving-stack.ts'
 import { certificateFiles } from './site-certificates.ts'
+import { diskEnforcement } from './site-disks.ts'
+import { type SiteGroups, siteGroups } from './site-groups.ts'
 import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
 import type { SiteState } from './site-state.ts'
 
@@ -28,6 +30,11 @@ export interface RuntimeCore {
   readonly root: boolean
   /** Whether each site gets a Unix user of its own (it serves and runs as root). */
   readonly unixUsers: boolean
+  /**
+   * A cgroup per site, where every process of the site runs (placed as root before it drops to the site's user):
+   * made where sites get Unix users; elsewhere none, and its `enforcement()` says why.
+   */
+  readonly groups: SiteGroups
   /** Runs `task` after every change of the masters' configuration queued before it. */
   locked<T>(task: () => Promise<T>): Promise<T>
   /**
@@ -39,12 +46,14 @@ export interface RuntimeCore {
   servingStack(): Promise<ServingStack> | null
   /** The serving stack with its main configuration written, or null when files are only laid out. */
   serving(): Promise<ServingStack | null>
-  /** Writes (or removes) one configuration file of a master, checked, then reloads it: one change at a time. */
+  /** Writes (or removes) one configuration file of nginx, checked, then reloads it: one change at a time. */
   change(master: ConfiguredMaster, path: string, content: string | null, signal: AbortSignal): Promise<void>
   /** The site's server block for its state, application and certificate (a fingerprint, or null). */
   blockOf(site: SiteSpec, paths: SiteLayout, stack: ServingStack | null, served: Served): string
   /** The application of `kind` the node's modules offer, or undefined. */
   applicationOf(kind: string): SiteApplication | undefined
+  /** Whether sites' disk quotas are enforced (an ext4 image per site), probed once; or why not. */
+  diskEnforcement(): Promise<LimitEnforcement>
 }
 
 /** The core over `settings.dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
@@ -56,15 +65,28 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const servable = !settings.filesOnly && nginx !== null && phpFpm !== null
   const root = process.getuid?.() === 0
   const locked = <T>(task: () => Promise<T>) => serialized(layout.dataDir, task)
+  const unixUsers = servable && root
+  const groups = siteGroups(
+    layout.dataDir,
+    unixUsers
+      ? null
+      : root
+        ? 'the node lays out files only: no site process runs as a site of its own'
+        : 'the node does not run as root, so it makes no cgroup per site',
+  )
 
   let stack: Promise<ServingStack> | null = null
   const servingStack = (): Promise<ServingStack> | null => {
     if (!servable || nginx === null || phpFpm === null) return null
     const ports = { httpPort: settings.httpPort, httpsPort: settings.httpsPort }
-    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, ports, root).catch((error) => {
-      stack = null
-      throw error
-    })
+    // A site's PHP-FPM master starts inside the site's groups: its workers are born there.
+    const enter = (siteId: string, argv: readonly string[]) => groups.enter(siteId, argv)
+    stack ??= createServingStack({ ...binaries, nginx, phpFpm }, layout, ports, root, enter).catch(
+      (error) => {
+        stack = null
+        throw error
+      },
+    )
     return stack
   }
   const applicationOf = (kind: string) =>
@@ -77,7 +99,8 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
     parts,
     servable,
     root,
-    unixUsers: servable && root,
+    unixUsers,
+    groups,
     locked,
     siteLocked: (siteId, task) => serialized(`${layout.dataDir}#site:${siteId}`, task),
     servingStack,
@@ -104,5 +127,11 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
         certificate: served.certificate === null ? null : certificateFiles(paths, served.certificate),
       }),
     applicationOf,
+    diskEnforcement: () =>
+      diskEnforcement(layout, {
+        root,
+        serving: servable && root,
+        setup: settings.setupCommand ?? 'npm run agent -- setup',
+      }),
   }
 }

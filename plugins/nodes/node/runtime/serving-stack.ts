@@ -1,5 +1,5 @@
-// The serving half of the runtime: its nginx and PHP-FPM masters, their main configuration and directories, and
-// the user nginx's workers run as. Made once per runtime, when it first serves.
+// The serving half of the runtime: its nginx master and the sites' PHP-FPM masters, their main configuration and
+// directories, and the user nginx's workers run as. Made once per runtime, when it first serves.
 
 import { readFileSync, statSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile } from 'node:fs/promises'
@@ -7,15 +7,17 @@ import { dirname } from 'node:path'
 import { writeFileAtomic } from './atomic-files.ts'
 import type { Binaries } from './binaries.ts'
 import type { ConfiguredMaster } from './configured-master.ts'
-import type { RuntimeLayout } from './layout.ts'
+import type { RuntimeLayout, SiteLayout } from './layout.ts'
 import { createNginx, fastcgiParams, nginxMainConfig } from './nginx.ts'
-import { createPhpFpm, idlePool, idlePoolFile, phpFpmMainConfig } from './php-fpm.ts'
+import { createSiteMaster, type EnterSiteGroups, type PhpFpmSettings } from './php-fpm.ts'
 import { findUser, type UnixUser } from './unix-users.ts'
 
 /** nginx and PHP-FPM as the runtime runs them. */
 export interface ServingStack {
   readonly nginx: ConfiguredMaster
-  readonly phpFpm: ConfiguredMaster
+  /** The site's PHP-FPM master (`user`: its Unix user, null when the runtime makes none). */
+  siteMaster(paths: SiteLayout, user: UnixUser | null): ConfiguredMaster
+  readonly phpSettings: PhpFpmSettings
   /** The user nginx's workers run as, when the runtime is root (and makes a user per site); else null. */
   readonly web: UnixUser | null
   readonly ipv6: boolean
@@ -40,6 +42,7 @@ const ownEntries = new Set([
   'php',
   'sites',
   'tls',
+  'disks',
   'acme',
   'services',
   'traffic-offsets.json',
@@ -95,6 +98,7 @@ export async function createServingStack(
   layout: RuntimeLayout,
   ports: ServingPorts,
   root: boolean,
+  enter: EnterSiteGroups,
 ): Promise<ServingStack> {
   let web: UnixUser | null = null
   if (root) {
@@ -109,12 +113,12 @@ export async function createServingStack(
   }
   const ipv6 = hasIpv6()
   const nginxSettings = { binary: binaries.nginx, layout, ...ports, workerUser: web?.name ?? null, ipv6 }
-  const phpSettings = { binary: binaries.phpFpm, layout, webUser: web?.name ?? null }
+  const phpSettings = { binary: binaries.phpFpm, layout, webUser: web?.name ?? null, enter }
   const nginx = createNginx(nginxSettings)
-  const phpFpm = createPhpFpm(phpSettings)
   return {
     nginx,
-    phpFpm,
+    siteMaster: (paths, user) => createSiteMaster(phpSettings, paths, user),
+    phpSettings,
     web,
     ipv6,
     async prepare() {
@@ -123,12 +127,13 @@ export async function createServingStack(
       if (root) await openDataDir(layout.dataDir)
       await mkdir(layout.sites, { recursive: true })
       await chmod(layout.sites, 0o711)
-      // nginx's workers connect to the pools' sockets in php/run/; the rest is root's alone.
-      for (const dir of [layout.php.dir, layout.php.run]) {
+      // nginx's workers pass through php/run/ to the sites' socket folders, and each site's master through php/sites/
+      // to its own folder; nobody lists them.
+      for (const dir of [layout.php.dir, layout.php.run, layout.php.sites]) {
         await mkdir(dir, { recursive: true })
         await chmod(dir, 0o711)
       }
-      for (const dir of [layout.nginx.sites, dirname(layout.nginx.errorLog), layout.php.pools])
+      for (const dir of [layout.nginx.sites, dirname(layout.nginx.errorLog)])
         await mkdir(dir, { recursive: true, mode: 0o700 })
       // nginx's workers keep a request body larger than its buffer (16 KB: a media upload, a long post) in a file
       // under temp/, in folders nginx makes for them: they must pass through nginx/ and temp/ (nobody lists either).
@@ -136,11 +141,9 @@ export async function createServingStack(
         await mkdir(dir, { recursive: true })
         await chmod(dir, 0o711)
       }
-      // Written unchecked: nginx.conf includes the one, and PHP-FPM refuses a configuration without the other.
+      // Written unchecked: nginx.conf includes it.
       await writeIfChanged(layout.nginx.fastcgiParams, fastcgiParams)
-      await writeIfChanged(`${layout.php.pools}/${idlePoolFile}`, idlePool(phpSettings))
       await nginx.put(layout.nginx.conf, nginxMainConfig(nginxSettings), never)
-      await phpFpm.put(layout.php.conf, phpFpmMainConfig(phpSettings), never)
     },
   }
 }

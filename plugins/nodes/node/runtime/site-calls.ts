@@ -32,8 +32,19 @@ async function cachedUser(name: string): Promise<UnixUser | null> {
   return user
 }
 
+/** What a site's calls need of its group: entering it, and making it again when the machine lost it. */
+export interface SiteGroupAccess {
+  enter(siteId: string, argv: readonly string[]): string[]
+  /** Makes the site's group again from its `state.json` when it is missing; nothing for a site no longer kept. */
+  restore(siteId: string): Promise<void>
+}
+
 /** The site as the runtime recorded it, or a refusal (`site_not_on_node`) when the node has no such site. */
-export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise<NodeSite> {
+export async function nodeSiteOf(
+  layout: RuntimeLayout,
+  groups: SiteGroupAccess,
+  siteId: string,
+): Promise<NodeSite> {
   const absent = () => new NodeRefusal('site_not_on_node', `Site ${siteId} is not on this node`)
   if (!isSafeSiteId(siteId)) throw absent()
   const home = join(layout.sites, siteId)
@@ -47,12 +58,16 @@ export async function nodeSiteOf(layout: RuntimeLayout, siteId: string): Promise
   }
   if (state.unixUser && !current)
     throw new Error(`Site ${siteId}'s Unix user ${state.unixUser} is missing on this node`)
+  // Its programs run in its group: made again, with the limits it recorded, if the machine lost it (a reboot).
+  if (current) await groups.restore(siteId)
   return nodeSite({
     id: siteId,
     home: await realpath(home),
     state: state.state,
     user: current,
     diskMB: state.diskMB,
+    image: join(layout.disks, `${siteId}.ext4`),
+    enter: (argv) => groups.enter(siteId, argv),
   })
 }
 
@@ -64,11 +79,15 @@ const unknownService = (name: unknown) =>
   )
 
 /** Answers site calls with the services `services()` lists (read at each call: plugins add theirs during setup). */
-export function siteCalls(layout: RuntimeLayout, services: () => readonly NodeService[]) {
+export function siteCalls(
+  layout: RuntimeLayout,
+  groups: SiteGroupAccess,
+  services: () => readonly NodeService[],
+) {
   return async function call(request: SiteCall, signal: AbortSignal): Promise<unknown> {
     const service = services().find((candidate) => candidate.name === request.service)
     if (!service) throw unknownService(request.service)
-    const site = await nodeSiteOf(layout, request.siteId)
+    const site = await nodeSiteOf(layout, groups, request.siteId)
     return service.handle(site, request.request, signal)
   }
 }

@@ -1,23 +1,26 @@
 // A site made to match its spec, and removed: every change is a series of steps that are each safe to stop anywhere
 // and to repeat (a crash, a job's next attempt).
 
-import { mkdir, rename, rm } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { siteLayout } from './layout.ts'
-import { poolConfig } from './php-fpm.ts'
+import { forgetHits } from './limit-hits.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
+import { ensureSiteDisk, mountSiteDisk, removeSiteDisk } from './site-disks.ts'
 import { ensureHome, existingKind } from './site-home.ts'
-import { readSiteState, type SiteState, siteState, stateFile } from './site-state.ts'
+import { ensureSitePhp, removeSitePhp } from './site-php.ts'
+import { isSafeSiteId } from './site-spec.ts'
+import { readSiteState, recordedSpec, type SiteState, siteState, stateFile } from './site-state.ts'
 import { nextSiteId, siteIdRange } from './site-uids.ts'
-import { endProcessesOf, ensureSiteUser, removeSiteUser } from './unix-users.ts'
+import { endProcessesOf, ensureSiteUser, findUser, removeSiteUser, type UnixUser } from './unix-users.ts'
 
 /**
- * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, home,
- * content, pool, server block, then state. Going active the pool comes before the block that sends to it;
- * suspending, the block answers 503 before the pool goes.
+ * Makes the site match `site` in state `wanted` (`keep`: the state it has, `active` for a new one): user, disk,
+ * home, content, PHP-FPM master, server block, then state. Going active the master runs before the block that sends
+ * to it; suspending, the block answers 503 before the master stops.
  */
 export async function applySite(
   core: RuntimeCore,
@@ -32,6 +35,8 @@ export async function applySite(
   await mkdir(layout.sites, { recursive: true })
   await mkdir(layout.nginx.sites, { recursive: true })
   await existingKind(paths.home)
+  // Its state is on its image, when it has one.
+  await mountSiteDisk(paths, signal)
   const previous = await readSiteState(paths.state)
   const user =
     core.unixUsers && stack
@@ -41,7 +46,23 @@ export async function applySite(
           ),
         )
       : null
+  // Its group, with its limits, before anything of the site runs (its application's installer included); a changed
+  // limit holds at once for what already runs.
+  if (user) await core.groups.apply(site)
   const web = stack?.web
+  // What holds the site's files when its filesystem must be unmounted (moved onto an image, resized where the
+  // kernel does not do it mounted): unserved (nginx keeps its logs open), its master and processes ended. The steps
+  // below serve it again.
+  const release = async () => {
+    if (stack) {
+      await core.change(stack.nginx, paths.serverBlock, null, signal)
+      // Its master logs into the site's logs/: stopped (its configuration kept), started again below.
+      await stack.siteMaster(paths, user).stop()
+    }
+    if (user) await endSiteProcesses(core, site.id, user)
+  }
+  const disks = await core.diskEnforcement()
+  await ensureSiteDisk(layout, paths, site.diskMB, disks.enforced, release, signal)
   await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)
   const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
   // A run killed between writing a file and renaming it left its temporary file; the repeat clears it away.
@@ -69,23 +90,51 @@ export async function applySite(
 
   const block = core.blockOf(site, paths, stack, { state, app, certificate })
   if (stack) {
-    const pool =
-      state === 'active'
-        ? poolConfig(site, { paths, unixUser: user?.name ?? null, webUser: web?.name ?? null })
-        : null
-    if (pool) await core.change(stack.phpFpm, paths.pool, pool, signal)
+    // The site's own master: a change reloads it alone, never another site's.
+    if (state === 'active') await ensureSitePhp(stack, site, paths, user, signal)
     await core.change(stack.nginx, paths.serverBlock, block, signal)
-    if (!pool) {
-      await core.change(stack.phpFpm, paths.pool, null, signal)
-      await rm(paths.socket, { force: true })
-      // What the site's code started outside its pool ends with it.
-      if (user) await endProcessesOf(user)
+    if (state !== 'active') {
+      await removeSitePhp(stack, paths, user)
+      // What the site's code started outside its master ends with it: its group, whatever forks meanwhile.
+      if (user) await endSiteProcesses(core, site.id, user)
     }
   } else await writeFileAtomic(paths.serverBlock, block, signal)
   await record(app)
 }
 
-/** Removes pool, server block, Unix user, certificate, files and logs: unserved first, files last. */
+/**
+ * Makes the site's group again when it is missing (the machine lost it), from what its `state.json` records: after
+ * every operation on the site queued before, so a deletion under way is never undone by a call that read the site
+ * just before it (a group left with no site). Only a missing group waits for the site's lock.
+ */
+export async function restoreGroup(core: RuntimeCore, siteId: string): Promise<void> {
+  if (core.groups.has(siteId)) return
+  await core.siteLocked(siteId, async () => {
+    const state = await readSiteState(join(core.layout.sites, siteId, 'state.json'))
+    if (state?.siteId === siteId && state.unixUser) await core.groups.ensure(recordedSpec(state))
+  })
+}
+
+/**
+ * Makes every kept site's group again with the limits its `state.json` records: groups live in the kernel, so a
+ * reboot loses them, and a site's processes may run only in its group.
+ */
+export async function restoreGroups(core: RuntimeCore): Promise<void> {
+  if (!core.groups.available) return
+  const names = await readdir(core.layout.sites).catch(() => [] as string[])
+  for (const name of names) if (isSafeSiteId(name)) await restoreGroup(core, name)
+}
+
+/**
+ * Ends the site's processes through its group (the kernel kills them all, whatever forks meanwhile), then whatever
+ * still runs as its user outside it (started before groups were made on this node: none after the first restart).
+ */
+async function endSiteProcesses(core: RuntimeCore, siteId: string, user: UnixUser): Promise<void> {
+  await core.groups.end(siteId)
+  await endProcessesOf(user)
+}
+
+/** Removes master, server block, Unix user, certificate, files and logs: unserved first, files last. */
 export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: AbortSignal): Promise<void> {
   const { layout } = core
   signal.throwIfAborted()
@@ -96,11 +145,18 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
   // Unserved first, then its processes and user, then its files: nothing half-deleted is ever served.
   if (stack) {
     await core.change(stack.nginx, paths.serverBlock, null, signal)
-    await core.change(stack.phpFpm, paths.pool, null, signal)
-    await rm(paths.socket, { force: true })
-    if (core.unixUsers) await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+    const user = core.unixUsers ? await findUser(previous?.unixUser ?? paths.user) : null
+    await removeSitePhp(stack, paths, user)
+    if (core.unixUsers) {
+      await core.groups.end(site.id)
+      await core.locked(() => removeSiteUser(previous?.unixUser ?? paths.user, paths.home))
+      await core.groups.remove(site.id)
+    }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })
+  await forgetHits(layout.resources, site.id)
+  // Its filesystem unmounted (its processes ended with its user) and its image removed.
+  await removeSiteDisk(layout, paths, signal)
   // Moved aside in one step, then removed; a run that stopped in between finishes the removal next time.
   const parked = join(layout.trash, site.id)
   if (exists) {

@@ -47,7 +47,7 @@ export async function application(
       'application_unavailable',
     )
   const stage = previous?.app?.kind === kind ? previous.app.stage : null
-  const target = applicationSite(site, paths, previous, user, core.binaries)
+  const target = applicationSite(site, paths, previous, user, core.binaries, core.groups)
   const reached = await app.apply(
     target,
     site.app?.settings,

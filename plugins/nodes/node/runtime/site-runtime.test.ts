@@ -34,7 +34,7 @@ import { createSiteRuntime } from './create-site-runtime.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
 import { childrenOf, processInfo } from './masters.ts'
 import { createNginx } from './nginx.ts'
-import { createPhpFpm } from './php-fpm.ts'
+import { createSiteMaster } from './php-fpm.ts'
 import { parseStateFile } from './site-state.ts'
 
 const dataDir = servingDataDir('plinth-runtime-')
@@ -71,16 +71,15 @@ const userOf = (spec: SiteSpec) => sh(['getent', 'passwd', siteLayout(layout, sp
 const uidOf = (spec: SiteSpec) => Number(userOf(spec).stdout.split(':')[2])
 
 describe('the masters', () => {
-  test('start() runs an nginx and a PHP-FPM of the runtime’s own; a second start(), and a new runtime on the same data directory, find them running', async () => {
+  test('start() runs an nginx of the runtime’s own (and no PHP-FPM until a site has one); a second start(), and a new runtime on the same data directory, find it running', async () => {
     await runtime.start()
     const nginx = pidIn(layout.nginx.pid)
-    const phpFpm = pidIn(layout.php.pid)
     expect(processInfo(nginx ?? 0)?.cmdline).toContain(`-c ${layout.nginx.conf}`)
-    expect(processInfo(phpFpm ?? 0)?.cmdline).toBe(`php-fpm: master process (${layout.php.conf})`)
+    expect(processesOf(dataDir).filter((pid) => processInfo(pid)?.cmdline.includes('php-fpm'))).toEqual([])
     await runtime.start()
     const again = createSiteRuntime(settings)
     await again.start()
-    expect([pidIn(layout.nginx.pid), pidIn(layout.php.pid)]).toEqual([nginx, phpFpm])
+    expect(pidIn(layout.nginx.pid)).toBe(nginx)
     // Its fresh data directory (0700 from mkdtemp) was opened for passage only: nobody else lists it.
     expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('711')
     expect((await request(port, 'unknown.example.com')).status).toBe(404)
@@ -97,6 +96,17 @@ describe('the masters', () => {
       setup: 'npm run agent -- setup',
       // Its masters run: it serves now.
       readiness: { ready: true, reasons: [] },
+      // Which limits it enforces: whatever this machine's kernel offers, said for every kind; disk quotas on an image
+      // per site where it runs as root.
+      limits: {
+        cpu: { enforced: expect.any(Boolean), how: expect.any(String) },
+        memory: { enforced: expect.any(Boolean), how: expect.any(String) },
+        processes: { enforced: expect.any(Boolean), how: expect.any(String) },
+        disk:
+          process.getuid?.() === 0
+            ? { enforced: true, how: 'ext4 image per site (loop device)' }
+            : { enforced: false, how: 'the node does not run as root: it cannot mount' },
+      },
     })
   })
 
@@ -171,11 +181,13 @@ describe('a static site', () => {
     const files = [paths.serverBlock, paths.pool, paths.placeholder]
     const before = files.map((path) => statSync(path).mtimeMs)
     const workers = childrenOf(pidIn(layout.nginx.pid) ?? 0).sort()
-    const phpLog = statSync(layout.php.log).size
+    const master = pidIn(paths.fpm.pid)
+    const phpLog = statSync(paths.fpm.log).size
     await runtime.provision(site, never())
     expect(files.map((path) => statSync(path).mtimeMs)).toEqual(before)
     expect(childrenOf(pidIn(layout.nginx.pid) ?? 0).sort()).toEqual(workers)
-    expect(statSync(layout.php.log).size).toBe(phpLog)
+    expect(pidIn(paths.fpm.pid)).toBe(master)
+    expect(statSync(paths.fpm.log).size).toBe(phpLog)
   })
 
   test('a server block nginx refuses is taken back, and the site goes on being served', async () => {
@@ -199,7 +211,12 @@ describe('a static site', () => {
   })
 
   test('a pool PHP-FPM refuses is taken back likewise', async () => {
-    const phpFpm = createPhpFpm({ binary: binaries.phpFpm ?? 'php-fpm', layout, webUser: 'www-data' })
+    const [, , uid, gid] = userOf(site).stdout.trim().split(':')
+    const phpFpm = createSiteMaster(
+      { binary: binaries.phpFpm ?? 'php-fpm', layout, webUser: 'www-data', enter: (_id, argv) => [...argv] },
+      paths,
+      { name: paths.user, uid: Number(uid), gid: Number(gid), home: paths.home },
+    )
     const good = readFileSync(paths.pool, 'utf8')
     const change = phpFpm.put(paths.pool, good.replace('pm = ondemand', 'pm = sometimes'), never())
     await expect(change).rejects.toMatchObject({ code: 'php_fpm_config_refused' })
@@ -277,13 +294,13 @@ describe('a static site', () => {
     expect(await runtime.traffic()).toEqual([])
   })
 
-  test('report() gives its state and the bytes its files take', async () => {
+  test('report() gives its state and the bytes its files take, as its own filesystem counts them (whole blocks)', async () => {
     const before = await runtime.report(moved)
     expect(before.state).toBe('active')
     writeFileSync(join(paths.htdocs, 'photo.jpg'), new Uint8Array(10_000))
     expect(await runtime.report(moved)).toEqual({
       state: 'active',
-      diskBytes: before.diskBytes + 10_000,
+      diskBytes: before.diskBytes + (process.getuid?.() === 0 ? 12_288 : 10_000),
       certificate: null,
     })
   })
@@ -294,7 +311,14 @@ describe('a static site', () => {
     expect((await request(port, moved.domain)).status).toBe(404)
     expect(userOf(moved).code).toBe(2)
     expect(processesOfUid(uid)).toEqual([])
-    for (const path of [paths.pool, paths.serverBlock, paths.socket, paths.home, join(layout.trash, site.id)])
+    for (const path of [
+      paths.pool,
+      paths.fpm.dir,
+      paths.serverBlock,
+      paths.socketDir,
+      paths.home,
+      join(layout.trash, site.id),
+    ])
       expect(existsSync(path)).toBe(false)
     await runtime.delete(moved, never())
     expect(await runtime.report(moved)).toEqual({ state: 'absent', diskBytes: 0, certificate: null })

@@ -15,8 +15,10 @@ import type {
   SiteCall,
   SiteCertificate,
   SiteReport,
+  SiteResources,
   SiteSpec,
 } from '../contract.ts'
+import type { RotationPolicy } from './log-rotation.ts'
 
 /** What the node's modules add to the runtime: the services it offers its sites, the applications it installs. */
 export interface RuntimeParts {
@@ -44,6 +46,8 @@ export interface RuntimeSettings {
   readonly parts?: () => RuntimeParts
   /** The command that installs what the node lacks, as its capabilities tell it. Default `npm run agent -- setup`. */
   readonly setupCommand?: string
+  /** When the watch rotates nginx's and the sites' PHP-FPM logs, and how many it keeps. Default 10 MiB, 3. */
+  readonly logRotation?: RotationPolicy
 }
 
 /** What a runtime can run on this machine, as the node reports it. */
@@ -135,4 +139,11 @@ export interface SiteRuntime {
   disk(): Promise<readonly SiteDisk[]>
   /** What each site served since the last call, read from the access logs (offsets kept under `dataDir`). */
   traffic(): Promise<readonly TrafficReading[]>
+  /**
+   * What the sites named (default: every site it keeps) use of CPU, memory, processes and disk against their limits,
+   * as the kernel counts it in each site's group, and how often each limit was hit in the last 24 hours. CPU is the
+   * percent of one core since the previous reading of the site (a quarter second for its first). A site the node
+   * does not keep is left out. Changes nothing but the hourly counts it keeps.
+   */
+  resources(siteIds?: readonly string[]): Promise<readonly SiteResources[]>
 }

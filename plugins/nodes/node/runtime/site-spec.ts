@@ -12,6 +12,9 @@ const domainPattern = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9
 const appKindPattern = /^[a-z][a-z0-9-]{0,31}$/
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
 const unsafeForConfig = /["\\$;:\p{Cc}]/u
+// A PHP function's name as `disable_functions` lists them (comma-separated, in a quoted ini value).
+const functionPattern = /^[a-z_][a-z0-9_]{0,63}$/
+const maxAllowedFunctions = 64
 
 /** Whether `id` may name a site's directory, files and pool: the pattern every site id passes. */
 export const isSafeSiteId = (id: unknown): id is string => typeof id === 'string' && idPattern.test(id)
@@ -30,6 +33,16 @@ export function checkSiteSpec(site: SiteSpec): void {
   if (!idPattern.test(site.customerId)) fail('its customer id is not a plain identifier')
   if (site.diskMB !== null && !(Number.isSafeInteger(site.diskMB) && site.diskMB >= 0))
     fail('its disk quota is not a whole number of MB')
+  const allowed = site.allowFunctions
+  if (
+    allowed !== undefined &&
+    !(
+      Array.isArray(allowed) &&
+      allowed.length <= maxAllowedFunctions &&
+      allowed.every((name) => typeof name === 'string' && functionPattern.test(name))
+    )
+  )
+    fail(`its allowed functions are not a list of at most ${maxAllowedFunctions} PHP function names`)
   if (site.app !== undefined && !(appKindPattern.test(site.app.kind) && isRecord(site.app.settings)))
     fail('its application is not named as applications are, or has no settings')
 }

@@ -13,6 +13,10 @@ export interface SiteState {
   readonly type: string
   readonly customerId: string
   readonly diskMB: number | null
+  /** The limits its group holds it to (absent from older files: unlimited). */
+  readonly cpuPercent?: number | null
+  readonly memoryMB?: number | null
+  readonly processes?: number | null
   readonly state: 'active' | 'suspended'
   /** The site's Unix user, or null when the runtime makes none (files only, or not root). */
   readonly unixUser: string | null
@@ -38,6 +42,9 @@ export function siteState(
     type: site.type,
     customerId: site.customerId,
     diskMB: site.diskMB,
+    cpuPercent: site.cpuPercent ?? null,
+    memoryMB: site.memoryMB ?? null,
+    processes: site.processes ?? null,
     state,
     unixUser,
     app,
@@ -63,6 +70,9 @@ export function recordedSpec(state: SiteState): SiteSpec {
     type: state.type,
     customerId: state.customerId,
     diskMB: state.diskMB,
+    cpuPercent: state.cpuPercent ?? null,
+    memoryMB: state.memoryMB ?? null,
+    processes: state.processes ?? null,
   }
 }
 

@@ -2,7 +2,7 @@
 // node, a node running given modules, site specs and where a node keeps a site, requests sent to its nginx with a
 // Host header, and the processes its masters run.
 
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { NodeModule, SiteSpec } from '../contract.ts'
@@ -10,8 +10,10 @@ import { createNode, type NodeModuleEntry, type NodeOptions, type PlinthNode } f
 
 export type { PlinthNode }
 
+import { readCgroupHierarchy } from '../runtime/cgroup-hierarchy.ts'
 import { runtimeLayout, type SiteLayout, siteLayout } from '../runtime/layout.ts'
 import { childrenOf, processInfo } from '../runtime/masters.ts'
+import { baseGroupName, siteGroups } from '../runtime/site-groups.ts'
 
 export { readSiteState } from '../runtime/site-state.ts'
 
@@ -105,4 +107,74 @@ export async function eventually(what: string, check: () => boolean, ms = 10_000
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
     await Bun.sleep(25)
   }
+}
+
+/**
+ * Removes the sites' groups a node over `dataDir` left in the kernel (a test that deleted none of its sites), their
+ * processes killed first: groups outlive the process that made them, and nothing else removes them.
+ */
+export function removeSiteGroups(dataDir: string): void {
+  const hierarchy = readCgroupHierarchy()
+  const base = baseGroupName(runtimeLayout(dataDir).dataDir)
+  const mounts = [hierarchy.v2, ...Object.values(hierarchy.v1)].filter((mount): mount is string =>
+    Boolean(mount),
+  )
+  for (const mount of mounts) {
+    const dir = join(mount, base)
+    if (!existsSync(dir)) continue
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue
+      const group = join(dir, entry.name)
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const pids = readFileSync(join(group, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)
+        for (const pid of pids)
+          try {
+            process.kill(Number(pid), 'SIGKILL')
+          } catch {
+            // Gone meanwhile.
+          }
+        try {
+          rmdirSync(group)
+          break
+        } catch {
+          Bun.sleepSync(10)
+        }
+      }
+    }
+    try {
+      rmdirSync(dir)
+    } catch {
+      // Still in use: said by the next test that looks.
+    }
+  }
+}
+
+/** The path of a site's group as `/proc/<pid>/cgroup` shows it, on a node over `dataDir` (`/plinth-<hash>/<site id>`). */
+export function siteGroupPath(dataDir: string, siteId: string): string {
+  return `/${baseGroupName(runtimeLayout(dataDir).dataDir)}/${siteId}`
+}
+
+/** The pids of `uid`'s processes whose command line is `cmdline` (its arguments joined by spaces). */
+export function processesRunning(uid: number, cmdline: string): number[] {
+  return processesOfUid(uid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') === cmdline
+    } catch {
+      return false
+    }
+  })
+}
+
+/** What `/proc/<pid>/cgroup` says, or '' once the process is gone. */
+export function cgroupOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** The CPU time the processes of a site's group took so far, in ns, as the kernel counts it (0 with no group). */
+export async function siteGroupCpuNanos(dataDir: string, siteId: string): Promise<number> {
+  return (await siteGroups(runtimeLayout(dataDir).dataDir, null).usage(siteId))?.cpuNanos ?? 0
 }
