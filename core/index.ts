@@ -19,6 +19,7 @@ export {
   type JobDefinition,
   JobFailure,
   type JobOutputStream,
+  type JobPriority,
   type JobRequest,
   type JobRun,
   jobOutputLimits,

@@ -62,6 +62,9 @@ export type JobOutputStream = 'stdout' | 'stderr'
 /** How much output (`run.output`) a job keeps: lines, and characters per line. */
 export const jobOutputLimits = { lines: 2000, lineChars: 4096 } as const
 
+/** Whether a job kind goes ahead of customer work in its lane (see {@link JobDefinition.priority}). */
+export type JobPriority = 'normal' | 'urgent'
+
 /** A kind of job a plugin runs. */
 export interface JobDefinition {
   /** `resource.verb`: `site.provision`. Unique in the panel. */
@@ -79,6 +82,13 @@ export interface JobDefinition {
    * the rest. Kinds naming the same lane share it; `concurrency` is its size on each panel instance.
    */
   readonly lane?: { readonly name: string; readonly concurrency: number }
+  /**
+   * `urgent` for work that protects the platform or its other customers (a suspension, a deletion): claimed before
+   * every `normal` job of its lane, and when the lane is full of normal work it still starts at once, in a worker
+   * each lane keeps for urgent work beyond its size on each instance. Customers still share urgent work fairly
+   * between them. Never for work a customer can start at will to jump the queue. Default `normal`.
+   */
+  readonly priority?: JobPriority
   /**
    * Does the work; the value it resolves to is kept as the job's `result` (JSON). Throwing fails the attempt; a
    * {@link JobFailure} fails the job at once, without retries. The job's `error.code` is the code of what was thrown:
@@ -98,6 +108,9 @@ export interface JobDefinition {
     error: { readonly code: string; readonly message: string },
   ): Promise<void>
 }
+
+/** The lane jobs of `definition`'s kind run in: its `lane.name`, or `''` for the shared pool. */
+export const laneOf = (definition: Pick<JobDefinition, 'lane'>): string => definition.lane?.name ?? ''
 
 /** Thrown by a job handler for a failure that retrying cannot fix. */
 export class JobFailure extends Error {

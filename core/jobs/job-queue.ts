@@ -1,11 +1,10 @@
-// The job queue in the store: enqueue in the caller's transaction, claim with a lease, renew, and finish. A job
-// whose worker died is claimed again once its lease has run out.
+// The job queue in the store: enqueue in the caller's transaction, renew a claimed job's lease, and finish it. Claims,
+// and the turns that share a lane between customers, are in job-claim.ts.
 
 import { sql } from 'kysely'
 import { newId } from '../ids/ids.ts'
 import { noticeOnCommit } from '../store/notices.ts'
 import { preparedInsert } from '../store/prepared-query.ts'
-import { claimRows } from '../store/row-locks.ts'
 import type { Db, Trx } from '../store/store.ts'
 import type { JobRequest, JobStatus } from './job-definition.ts'
 import type { Job } from './job-schema.ts'
@@ -38,6 +37,9 @@ const insertJobRow = preparedInsert<JobsTable>('jobs', [
   'updated_at',
   'started_at',
   'finished_at',
+  'lane',
+  'urgent',
+  'turn',
 ])
 
 /** The channel every instance's workers listen on: a job was enqueued (`store.listen`). */
@@ -57,7 +59,14 @@ export interface JobRequester {
 export async function insertJob(
   trx: Trx,
   job: JobRequest,
-  options: { maxAttempts: number; requester: JobRequester; now: Date },
+  options: {
+    maxAttempts: number
+    requester: JobRequester
+    now: Date
+    /** Its kind's lane (`''`: the shared pool) and whether it goes ahead of customer work there. */
+    lane: string
+    urgent: boolean
+  },
 ): Promise<string> {
   const id = newId('job')
   const at = options.now.toISOString()
@@ -86,54 +95,14 @@ export async function insertJob(
     updated_at: at,
     started_at: null,
     finished_at: null,
+    lane: options.lane,
+    urgent: options.urgent ? 1 : 0,
+    // Placed in its lane's round when a claim first finds it due (job-claim.ts): nothing here reads other jobs,
+    // so enqueues at once never conflict with each other.
+    turn: -1,
   })
   await noticeOnCommit(trx, jobsChannel)
   return id
-}
-
-/**
- * Claims the next runnable job for `owner` until `leaseUntil`: a queued job whose time has come, or a running one
- * whose lease ran out (its worker died). Counts the attempt. Null when there is none. Run it in a `read committed`
- * transaction: on PostgreSQL the row is locked and skipped by other instances' claims.
- */
-export async function claimNextJob(
-  trx: Trx,
-  owner: string,
-  now: Date,
-  leaseUntil: Date,
-  kinds: readonly string[],
-): Promise<JobsTable | null> {
-  if (kinds.length === 0) return null
-  const at = now.toISOString()
-  // Two lookups, each along an index, where one with `or` between them scanned the whole table (every job ever
-  // run): first a job whose worker's lease ran out (started earlier, so resumed first), then the first due one.
-  const first = (status: 'running' | 'queued') => {
-    const candidates = jobs(trx).selectFrom('jobs').select('id').where('status', '=', status)
-    const due =
-      status === 'running'
-        ? candidates.where('lease_until', '<', at)
-        : candidates.where('run_after', '<=', at)
-    // Instances claiming at once each lock the row they take and pass over the others' (SQLite has one writer).
-    return claimRows(
-      trx,
-      due.where('kind', 'in', kinds).orderBy('run_after').orderBy('id').limit(1),
-    ).executeTakeFirst()
-  }
-  const next = (await first('running')) ?? (await first('queued'))
-  if (!next) return null
-  await jobs(trx)
-    .updateTable('jobs')
-    .set({
-      status: 'running',
-      lease_owner: owner,
-      lease_until: leaseUntil.toISOString(),
-      attempts: sql<number>`attempts + 1`,
-      started_at: sql<string>`coalesce(started_at, ${at})`,
-      updated_at: at,
-    })
-    .where('id', '=', next.id)
-    .execute()
-  return (await findJobRow(trx, next.id)) ?? null
 }
 
 /** The job row with this id, or undefined. */
@@ -216,14 +185,25 @@ export type JobOutcome =
   | { readonly status: 'queued'; readonly error: { code: string; message: string }; readonly runAfter: Date }
 
 /**
- * Ends `owner`'s lease of a job it gave up without finishing (shutdown), so any worker may claim it at once.
- * Returns whether it still held the job.
+ * Ends `owner`'s lease of a job it gave up without finishing (shutdown), so any worker may claim it at once;
+ * `unrun` (claimed as the pool stopped, never run) takes back the attempt the claim counted. Returns whether it
+ * still held the job.
  */
-export async function releaseLease(db: Db, id: string, owner: string): Promise<boolean> {
+export async function releaseLease(
+  db: Db,
+  id: string,
+  owner: string,
+  how: { unrun: boolean } = { unrun: false },
+): Promise<boolean> {
   // Long past, not now: a claim on another instance a moment later (or with its clock behind) must see it lapsed.
   const result = await jobs(db)
     .updateTable('jobs')
-    .set({ lease_until: new Date(0).toISOString(), updated_at: new Date().toISOString() })
+    .set({
+      lease_until: new Date(0).toISOString(),
+      updated_at: new Date().toISOString(),
+      // Claimed but never run: the claim's attempt did not happen.
+      ...(how.unrun ? { attempts: sql<number>`attempts - 1` } : {}),
+    })
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'running')
@@ -254,7 +234,8 @@ export async function finishRun(
       ...(outcome.status === 'succeeded'
         ? { result: JSON.stringify(outcome.result), progress: 100, error: null }
         : { error: JSON.stringify(outcome.error) }),
-      ...(outcome.status === 'queued' ? { run_after: outcome.runAfter.toISOString() } : {}),
+      // A retry waits for its time unplaced, and then takes its customer's next turn like a new job.
+      ...(outcome.status === 'queued' ? { run_after: outcome.runAfter.toISOString(), turn: -1 } : {}),
       ...(final ? { finished_at: at } : {}),
     })
     .where('id', '=', id)

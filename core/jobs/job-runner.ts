@@ -9,10 +9,10 @@ import type { Logger } from '../plugin/define-plugin.ts'
 import type { EventInput } from '../plugin/route.ts'
 import { type Listening, listenWhileRunning } from '../store/listening.ts'
 import type { Store, Trx } from '../store/store.ts'
-import { type JobDefinition, JobFailure, type JobRun } from './job-definition.ts'
+import { claimNextJob, moveToTheirLanes, placeDueJobs } from './job-claim.ts'
+import { type JobDefinition, JobFailure, type JobRun, laneOf } from './job-definition.ts'
 import { jobOutputWriter } from './job-output.ts'
 import {
-  claimNextJob,
   findJobRow,
   finishRun,
   type JobOutcome,
@@ -152,7 +152,7 @@ export function createJobRunner(
       abandon: () => void
       /** Aborts the run as cancelled (its kind is cancellable and a cancel was asked for). */
       cancel: () => void
-      lane: string | null
+      lane: string
     }
   >()
   let started = false
@@ -165,6 +165,8 @@ export function createJobRunner(
   let again = false
   let listening: Listening | null = null
   let cancelListening: Listening | null = null
+  /** Moving queued jobs to their kinds' lanes as the pool starts, which `stop()` waits for. */
+  let moving: Promise<void> | null = null
 
   /** Aborts the runs of this instance whose cancel was asked for (told on the cancels channel as it commits). */
   async function abortCancelled(): Promise<void> {
@@ -180,32 +182,47 @@ export function createJobRunner(
     for (const { id } of asked) running.get(id)?.cancel()
   }
 
+  /** A lane as this instance runs it: its kinds and its size. */
+  interface Pool {
+    readonly lane: string
+    readonly kinds: string[]
+    readonly concurrency: number
+  }
+
   /**
-   * The pools: the shared one (`null`: kinds without a lane) and each lane's, with their kinds and sizes. Read at
+   * The pools: the shared one (`''`: kinds without a lane) and each lane's, with their kinds and sizes. Read at
    * each fill: the registry is filled once plugins are set up, after the pool is made.
    */
-  function pools(): { lane: string | null; kinds: string[]; concurrency: number }[] {
-    const byLane = new Map<string | null, { lane: string | null; kinds: string[]; concurrency: number }>()
-    byLane.set(null, { lane: null, kinds: [], concurrency: options.concurrency })
+  function pools(): Pool[] {
+    const byLane = new Map<string, Pool>()
+    byLane.set('', { lane: '', kinds: [], concurrency: options.concurrency })
     for (const [kind, registered] of jobs) {
-      const lane = registered.definition.lane
-      const name = lane?.name ?? null
+      const name = laneOf(registered.definition)
       let pool = byLane.get(name)
       if (!pool) {
-        pool = { lane: name, kinds: [], concurrency: Math.max(1, lane?.concurrency ?? 1) }
+        pool = {
+          lane: name,
+          kinds: [],
+          concurrency: Math.max(1, registered.definition.lane?.concurrency ?? 1),
+        }
         byLane.set(name, pool)
       }
       pool.kinds.push(kind)
     }
     return [...byLane.values()]
   }
-  const runningIn = (lane: string | null) =>
-    [...running.values()].filter((entry) => entry.lane === lane).length
+  const runningIn = (lane: string) => [...running.values()].filter((entry) => entry.lane === lane).length
 
-  async function claim(kinds: readonly string[]): Promise<JobsTable | null> {
+  async function claim(pool: Pool, urgentOnly: boolean): Promise<JobsTable | null> {
     const now = new Date()
+    await placeDueJobs(store, pool.lane, now.toISOString())
     return store.transaction(
-      (trx) => claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), kinds),
+      (trx) =>
+        claimNextJob(trx, owner, now, new Date(now.getTime() + options.leaseMs), {
+          lane: pool.lane,
+          kinds: pool.kinds,
+          urgentOnly,
+        }),
       // The claim locks the row it takes and skips the others' (claimRows): instances claiming at once neither
       // wait for nor fail each other, as they would under serializable isolation.
       { isolation: 'read committed' },
@@ -229,11 +246,13 @@ export function createJobRunner(
       do {
         again = false
         for (const pool of pools()) {
-          while (started && !stopping && runningIn(pool.lane) < pool.concurrency) {
-            const row = await claim(pool.kinds)
+          // One worker beyond the lane's size is kept for urgent work: a lane full of customer work still starts
+          // a suspension at once.
+          while (started && !stopping && runningIn(pool.lane) <= pool.concurrency) {
+            const row = await claim(pool, runningIn(pool.lane) >= pool.concurrency)
             if (!row) break
             // Claimed as the pool began to stop: handed back untouched, for whoever runs next.
-            if (stopping) await giveBack(row)
+            if (stopping) await giveBack(row, { unrun: true })
             else {
               const registered = jobs.get(row.kind)
               if (registered) run(row, registered)
@@ -419,16 +438,20 @@ export function createJobRunner(
       cancelled = true
       controller.abort(new Error('Cancelled'))
     }
-    running.set(row.id, { controller, done, abandon, cancel, lane: definition.lane?.name ?? null })
+    running.set(row.id, { controller, done, abandon, cancel, lane: laneOf(definition) })
   }
 
   /** Give-backs under way: `stop()` lets them finish before the store closes. */
   const givingBacks = new Set<Promise<void>>()
 
-  /** Ends this instance's lease of a job whose run it gave up, and wakes the instances that may take it. */
-  async function giveBack(row: JobsTable): Promise<void> {
+  /**
+   * Ends this instance's lease of a job whose run it gave up, and wakes the instances that may take it. `unrun`:
+   * claimed as the pool stopped and never run, so the attempt the claim counted is taken back (a job of one attempt,
+   * a site's command, must not fail for a run that never was).
+   */
+  async function giveBack(row: JobsTable, how: { unrun: boolean } = { unrun: false }): Promise<void> {
     try {
-      if (await releaseLease(store.db, row.id, owner)) await store.notify(store.db, jobsChannel)
+      if (await releaseLease(store.db, row.id, owner, how)) await store.notify(store.db, jobsChannel)
     } catch (error) {
       // Then the lease runs out as it would have: nothing is lost.
       log.warn({ jobId: row.id, kind: row.kind, err: error }, 'giving back a job on shutdown failed')
@@ -461,8 +484,14 @@ export function createJobRunner(
         },
         (error) => log.error({ err: error }, 'listening for cancels failed; lease renewals find them'),
       )
-      void fill()
-      schedule()
+      // Jobs queued under an earlier version whose kind has changed lanes since (or queued before lanes were
+      // recorded) join their kind's lane before the first claim.
+      moving = moveToTheirLanes(store, pools())
+        .catch((error) => log.error({ err: error }, 'moving queued jobs to their lanes failed'))
+        .finally(() => {
+          void fill()
+          schedule()
+        })
     },
     async stop(): Promise<void> {
       if (!started || stopping) return
@@ -472,7 +501,7 @@ export function createJobRunner(
       // (its steps are made to be run again, as after a crash). Waiting would hold a stop for as long as a site
       // takes to provision.
       for (const entry of running.values()) entry.controller.abort(new Error('The panel is shutting down'))
-      await Promise.all([listening?.stop(), cancelListening?.stop(), claiming])
+      await Promise.all([listening?.stop(), cancelListening?.stop(), moving, claiming])
       const all = Promise.all([...running.values()].map((entry) => entry.done))
       // A handler that ignores its signal must not hold the shutdown: its job stays leased and is resumed later.
       await Promise.race([all, Bun.sleep(options.shutdownGraceMs)])

@@ -31,6 +31,15 @@ export interface JobsTable {
   updated_at: string
   started_at: string | null
   finished_at: string | null
+  /** The lane it runs in (its kind's `lane.name`), `''` for the shared pool. */
+  lane: string
+  /** 1 when its kind goes ahead of customer work (`priority: 'urgent'`), else 0. */
+  urgent: number
+  /**
+   * Its place in the lane's round between customers (job-claim.ts): the lowest due turn is claimed first. -1 until
+   * it is due and placed (a scheduled job, a retry waiting for its time).
+   */
+  turn: number
 }
 
 /** A line a job reported as it ran (`run.output`), numbered from 1 within the job. */

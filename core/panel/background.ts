@@ -3,7 +3,7 @@
 import { createDispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../events/dispatcher.ts'
 import type { EventConsumer } from '../events/event-consumer.ts'
 import { cancelJob } from '../jobs/job-cancel.ts'
-import type { JobRequest } from '../jobs/job-definition.ts'
+import { type JobRequest, laneOf } from '../jobs/job-definition.ts'
 import { insertJob, type JobRequester } from '../jobs/job-queue.ts'
 import {
   createJobRunner,
@@ -75,7 +75,13 @@ export function createBackground(
       const registered = registry.get(job.kind)
       if (!registered) throw new Error(`No plugin runs jobs of kind "${job.kind}"`)
       const maxAttempts = registered.definition.maxAttempts ?? defaultMaxAttempts
-      return insertJob(trx, job, { maxAttempts, requester, now: new Date() })
+      return insertJob(trx, job, {
+        maxAttempts,
+        requester,
+        now: new Date(),
+        lane: laneOf(registered.definition),
+        urgent: registered.definition.priority === 'urgent',
+      })
     },
 
     /** Cancels a job in `trx` (queued: at once; running: its worker is told as `trx` commits). */

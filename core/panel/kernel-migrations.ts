@@ -310,4 +310,37 @@ export const kernelMigrations: readonly Migration[] = [
       await db.schema.alterTable('tenants').addColumn('closing_at', 'text').execute()
     },
   },
+  {
+    id: '0014_job_turns',
+    async up(db) {
+      // Fair shares between customers (job-claim.ts): each job's lane, whether it goes ahead of customer work, and
+      // its turn in the lane (-1 until it is due and placed). Jobs queued before start again unplaced, in the
+      // shared lane until the runner's start moves them to their kind's lane.
+      await db.schema
+        .alterTable('jobs')
+        .addColumn('lane', 'text', (c) => c.notNull().defaultTo(''))
+        .execute()
+      await db.schema
+        .alterTable('jobs')
+        .addColumn('urgent', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute()
+      await db.schema
+        .alterTable('jobs')
+        .addColumn('turn', 'integer', (c) => c.notNull().defaultTo(-1))
+        .execute()
+      // A claim takes the lowest turn among a lane's due jobs (urgent first), and places newly due jobs, which
+      // sit at turn -1, along the same index; the lane's current turn is the highest turn its started jobs hold.
+      await db.schema
+        .createIndex('jobs_turn_idx')
+        .on('jobs')
+        .columns(['lane', 'status', 'urgent', 'turn', 'run_after', 'id'])
+        .execute()
+      // Placing a customer's job reads the highest turn its jobs in the lane took.
+      await db.schema
+        .createIndex('jobs_share_idx')
+        .on('jobs')
+        .columns(['lane', 'customer_id', 'turn'])
+        .execute()
+    },
+  },
 ]

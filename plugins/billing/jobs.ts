@@ -16,6 +16,8 @@ export function billingJobs(context: PluginContext): JobDefinition[] {
   return [
     {
       kind: removalJobKind,
+      // Removes what a customer no longer pays for: ahead of customers' work.
+      priority: 'urgent',
       description:
         'When a cancelled subscription’s grace period is over: removes every resource of its customer, unless the customer holds a subscription that is not cancelled, or another cancellation’s grace period ends later (that one’s job removes them).',
       async run(job) {

@@ -76,6 +76,7 @@ export function customerDeletionJobs(context: PluginContext): JobDefinition[] {
       timeoutMs: 30 * 60_000,
       // It waits on other jobs (sites' deletions): in a pool of its own, it never holds a worker they need.
       lane: { name: 'customer-deletions', concurrency: 2 },
+      priority: 'urgent',
       async run(job) {
         const row = await findCustomerRow(context.db, job.subject.id)
         if (!row) return { alreadyGone: true }

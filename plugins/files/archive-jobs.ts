@@ -82,6 +82,9 @@ export function archiveJobs(context: PluginContext): JobDefinition[] {
     description,
     timeoutMs: taskTimeoutMs,
     maxAttempts: 3,
+    // Long work customers start at will: in a lane of its own, shared between customers, it never holds the
+    // workers of provisioning and the rest.
+    lane: { name: 'archives', concurrency: 2 },
     async run(job) {
       const files = await filesOf(job)
       return tracked(job, files, step, () => files.call(request(job), job.signal, taskTimeoutMs))

@@ -331,6 +331,8 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     {
       kind: siteJobKinds.suspend,
       description: 'Stops serving a suspended site on its node.',
+      // A suspension stops what the platform must stop (an unpaid or abusive site): ahead of customers' work.
+      priority: 'urgent',
       async run(job) {
         const found = await target(job)
         if (found?.row.status !== 'suspended') return { skipped: true }
@@ -354,6 +356,8 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
       kind: siteJobKinds.delete,
       description: 'Removes the site from its node, then from the panel (`site.deleted`).',
       maxAttempts: 10,
+      // A deleted site's processes and files go at once, ahead of customers' work, whatever the lane holds.
+      priority: 'urgent',
       async run(job) {
         const found = await target(job)
         if (!found) return { alreadyGone: true }
