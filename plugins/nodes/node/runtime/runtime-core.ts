@@ -98,6 +98,7 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const network = siteNetwork({
     dataDir: layout.dataDir,
     sitesDir: layout.sites,
+    servicePortsFile: layout.servicePorts,
     unixUsers: servable && root,
     servable,
     root,

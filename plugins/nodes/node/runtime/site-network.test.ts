@@ -56,7 +56,16 @@ const database = greeter('127.0.0.1', 0, 'database')
 const panel = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('panel\n') })
 const everywhere = greeter('::', 0, 'node-wide')
 const loopback6 = greeter('::1', 0, 'loopback6')
-const listeners: { stop(closeActive?: boolean): void }[] = [database, panel, everywhere, loopback6, ownServer]
+// A database server as the node's service knows it: its port said once the service started, not before.
+const laterDatabase = greeter('127.0.0.1', 0, 'later-database')
+const listeners: { stop(closeActive?: boolean): void }[] = [
+  database,
+  panel,
+  everywhere,
+  loopback6,
+  ownServer,
+  laterDatabase,
+]
 
 /** The services this machine runs on loopback (Redis, PostgreSQL, MariaDB), or a greeter of ours where none does. */
 function wellKnown(port: number): void {
@@ -332,6 +341,37 @@ describe('a site’s network', () => {
       open: true,
       said: 'own-server',
     })
+    expect((await fromProgram([target], other.id, again))[target]).toMatchObject({ open: false })
+  })
+
+  test('the node’s database port stays open to the sites while a node starts again, before its services have', async () => {
+    const target = `tcp://127.0.0.1:${laterDatabase.port}`
+    let running = true
+    const database: NodeService = {
+      name: 'later-database',
+      sitePorts: () => (running ? [laterDatabase.port] : []),
+      handle: async () => null,
+    }
+    const withDatabase = {
+      ...runtimeSettings,
+      parts: () => ({ services: [...services, database], applications: [reacher] }),
+    }
+    const first = createSiteRuntime(withDatabase)
+    await first.start()
+    await first.startServices(() => {}, [database])
+    expect((await fromProgram([target], other.id, first))[target]).toMatchObject({ open: true })
+    // The node starts again (a restart, an upgrade moving its sites, a reboot that lost the table): until its
+    // services started, the database server says no port, and its sites' PHP kept running meanwhile.
+    running = false
+    sh(['nft', 'delete', 'table', 'inet', table])
+    const again = createSiteRuntime(withDatabase)
+    await again.start()
+    expect((await fromProgram([target], other.id, again))[target]).toMatchObject({
+      open: true,
+      said: 'later-database',
+    })
+    // Once its services started, what they say now holds: a server no longer run is closed again.
+    await again.startServices(() => {}, [database])
     expect((await fromProgram([target], other.id, again))[target]).toMatchObject({ open: false })
   })
 })
