@@ -373,5 +373,23 @@ describe('a site’s network', () => {
     // Once its services started, what they say now holds: a server no longer run is closed again.
     await again.startServices(() => {}, [database])
     expect((await fromProgram([target], other.id, again))[target]).toMatchObject({ open: false })
+    // A node upgraded from a version that recorded no ports: what the service's own files say is kept open.
+    rmSync(layout.servicePorts, { force: true })
+    sh(['nft', 'delete', 'table', 'inet', table])
+    const atRest: NodeService = {
+      name: 'later-database',
+      sitePortsAtRest: (own) =>
+        own === join(layout.dataDir, 'services', 'later-database') ? [laterDatabase.port] : [],
+      handle: async () => null,
+    }
+    const upgraded = createSiteRuntime({
+      ...runtimeSettings,
+      parts: () => ({ services: [...services, atRest], applications: [reacher] }),
+    })
+    await upgraded.start()
+    expect((await fromProgram([target], other.id, upgraded))[target]).toMatchObject({
+      open: true,
+      said: 'later-database',
+    })
   })
 })

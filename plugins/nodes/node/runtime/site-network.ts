@@ -33,6 +33,8 @@ export interface SiteNetworkSettings {
    * process's services started again, the table keeps them open. Without it, only what the services say now.
    */
   readonly servicePortsFile?: string
+  /** Where each service keeps its files (`<servicesDir>/<name>`), which its `sitePortsAtRest` reads. */
+  readonly servicesDir?: string
   /** Whether the sites run code as users of their own (the runtime serves and runs as root). */
   readonly unixUsers: boolean
   readonly servable: boolean
@@ -187,9 +189,16 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
 
   async function reachNow(resolveAgain: boolean): Promise<SiteReach> {
     const named = settings.services().flatMap((service) => service.sitePorts?.() ?? [])
+    const atRest = settings
+      .services()
+      .flatMap((service) =>
+        settings.servicesDir
+          ? (service.sitePortsAtRest?.(join(settings.servicesDir, service.name)) ?? [])
+          : [],
+      )
     const servicePorts = servicesStarted
       ? named
-      : [...new Set([...named, ...(await recordedPorts(settings.servicePortsFile))])]
+      : [...new Set([...named, ...atRest, ...(await recordedPorts(settings.servicePortsFile))])]
     if (settings.panelHost && (panelAddresses === null || resolveAgain)) {
       try {
         panelAddresses = await addressesOf(settings.panelHost)
