@@ -127,7 +127,9 @@ describe.if(root)('a site with a disk quota', () => {
     expect(room).toBeGreaterThanOrEqual(20 * MiB + rootReserveBytes)
     expect(room).toBeLessThanOrEqual(20 * MiB + rootReserveBytes + 5 * MiB)
     // Its folders as on a plain home, the image's lost+found gone, and the image root's alone.
+    // The runtime's room held back (site-room.ts) beside them.
     expect(sh(['ls', '-A', paths.home]).stdout.split('\n').filter(Boolean).sort()).toEqual([
+      '.plinth-room',
       'htdocs',
       'logs',
       'state.json',
@@ -186,6 +188,27 @@ echo intdiv($written, 1048576), ' ', $flushed ? 'flushed' : 'refused', ' ', erro
     expect(Number(megabytes)).toBeLessThan(21)
     expect(answer).toMatch(/No space left on device/)
     rmSync(join(paths.htdocs, 'filled.bin'))
+  })
+
+  test('a site that used every inode of its image, its placeholder deleted, is still suspended and recorded', async () => {
+    // Root's reserve is blocks, not inodes: a site that takes every inode leaves none for the runtime's writes
+    // (the placeholder it put back, the temporary file of its state), which must not keep it from suspending it.
+    rmSync(paths.placeholder, { force: true })
+    const fill = asSiteUser(
+      site,
+      `mkdir -p ${paths.tmp}/n && i=0; while : > ${paths.tmp}/n/$i; do i=$((i+1)); done`,
+    )
+    expect(fill.stderr).toContain('No space left on device')
+    expect(statfsSync(paths.home).ffree).toBe(0)
+    try {
+      await runtime.suspend(site, never())
+      expect(JSON.parse(readFileSync(paths.state, 'utf8')).state).toBe('suspended')
+      expect((await request(port, site.domain, '/')).status).toBe(503)
+    } finally {
+      rmSync(join(paths.tmp, 'n'), { recursive: true, force: true })
+    }
+    await runtime.unsuspend(site, never())
+    expect(JSON.parse(readFileSync(paths.state, 'utf8')).state).toBe('active')
   })
 
   test('grows when its quota does, and shrinks when it is lowered, never below what the site uses', async () => {
