@@ -9,8 +9,10 @@ import {
   existsSync,
   linkSync,
   lstatSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   rmSync,
   statfsSync,
   statSync,
@@ -188,6 +190,63 @@ echo intdiv($written, 1048576), ' ', $flushed ? 'flushed' : 'refused', ' ', erro
     expect(Number(megabytes)).toBeLessThan(21)
     expect(answer).toMatch(/No space left on device/)
     rmSync(join(paths.htdocs, 'filled.bin'))
+  })
+
+  test('a response its clients do not read fills no more than a few MiB of the node’s disk, outside the quota', async () => {
+    // nginx buffers what PHP sends faster than the client reads in its own temporary files (on the node's disk,
+    // counted in no site's quota), by default up to 1 GiB a request, the PHP worker freed for the next one: a
+    // site's PHP answering big to clients of its own that never read could fill the node's disk.
+    const script = join(paths.htdocs, 'big.php')
+    writeFileSync(script, `<?php $c = str_repeat('A', 1048576); for ($i = 0; $i < 96; $i++) echo $c;`)
+    sh(['chown', `${paths.user}:`, script])
+    const temp = join(realpathSync(dataDir), 'nginx', 'temp', 'fastcgi')
+    const buffered = () => {
+      let bytes = 0
+      for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+        const fds = `/proc/${pid}/fd`
+        for (const fd of (() => {
+          try {
+            return readdirSync(fds)
+          } catch {
+            return []
+          }
+        })()) {
+          try {
+            if (readlinkSync(join(fds, fd)).startsWith(temp)) bytes += statSync(join(fds, fd)).size
+          } catch {
+            // Closed meanwhile.
+          }
+        }
+      }
+      return bytes
+    }
+    const clients = await Promise.all(
+      [1, 2, 3].map(() =>
+        Bun.connect({
+          hostname: '127.0.0.1',
+          port,
+          socket: { data() {}, open() {} },
+        }),
+      ),
+    )
+    try {
+      for (const client of clients) {
+        client.write(`GET /big.php HTTP/1.1\r\nHost: ${site.domain}\r\n\r\n`)
+        // Reads nothing more: the kernel's buffers fill, then nginx's.
+        client.pause()
+      }
+      let most = 0
+      const until = Date.now() + 4_000
+      while (Date.now() < until) {
+        most = Math.max(most, buffered())
+        await Bun.sleep(100)
+      }
+      console.log(`nginx buffered ${(most / MiB).toFixed(1)} MiB for 3 clients that do not read`)
+      expect(most).toBeLessThanOrEqual(3 * 8 * MiB)
+    } finally {
+      for (const client of clients) client.end()
+      rmSync(script, { force: true })
+    }
   })
 
   test('a site that used every inode of its image, its placeholder deleted, is still suspended and recorded', async () => {
