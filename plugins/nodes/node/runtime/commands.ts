@@ -44,6 +44,21 @@ export function environment(as: RunAs | undefined): Record<string, string> {
 }
 
 /**
+ * Run as root in the command's mount namespace (unshare's, private), before the user is dropped to: /tmp and
+ * /var/tmp become the site's tmp/ (on its image, in its quota) and /dev/shm a tmpfs of its own (charged to its
+ * group's memory), not the node's, which every site would share and nothing counts. A folder the home lies beneath
+ * (a test's data directory under /tmp) is kept, or the home would be hidden; a home without tmp/ keeps them too.
+ */
+const ownTemporarySpace = `home=$1; shift
+if [ -d "$home/tmp" ]; then
+  for dir in /tmp /var/tmp; do
+    case "$home/" in "$dir"/*) ;; *) mount --bind "$home/tmp" "$dir" || exit 125 ;; esac
+  done
+fi
+mount -t tmpfs -o nosuid,nodev,mode=1777 plinth-shm /dev/shm || exit 125
+exec "$@"`
+
+/**
  * The command line running `argv` as `as` (or as it is without one): in a session of its own, so the site's code
  * (WordPress's installer loads its config and plugins) cannot keep the agent's controlling terminal, where it could
  * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups; placed first,
@@ -60,6 +75,11 @@ export function userCommand(argv: readonly string[], as: RunAs | undefined): str
     '--fork',
     '--kill-child',
     '--mount-proc',
+    '/bin/sh',
+    '-c',
+    ownTemporarySpace,
+    'plinth-run',
+    as.home,
     'setsid',
     '--wait',
     'setpriv',

@@ -1,0 +1,80 @@
+// What a site runs on the node's file system (NodeSite.run and asUser: WordPress's installer and runner with its
+// plugins' code, the files' commands) has temporary space of its own: /tmp and /var/tmp are its tmp/ (on its image,
+// in its quota), /dev/shm a tmpfs of its own (in its memory): not the node's, shared with every site and counted
+// nowhere. The node's data directory is outside /tmp here, as on a real node (a test's under /tmp keeps the node's
+// /tmp, or the site's home would be hidden beneath its own tmp/).
+
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { freePort } from '../../../../hosts/testing/index.ts'
+import type { NodeService, NodeSite } from '../contract.ts'
+import { never, processesOf, siteSpec } from '../testing/serving.ts'
+import { findBinaries } from './binaries.ts'
+import { createSiteRuntime } from './create-site-runtime.ts'
+
+const binaries = findBinaries()
+const usable = process.getuid?.() === 0 && binaries.nginx !== null && binaries.phpFpm !== null
+const dataDir = mkdtempSync('/var/lib/plinth-run-tmp-')
+const suffix = Math.random().toString(36).slice(2, 8)
+const marker = `plinth-node-${suffix}`
+
+const probe: NodeService = {
+  name: 'probe',
+  async handle(site: NodeSite, request: unknown) {
+    const { how, script } = request as { how: 'run' | 'asUser'; script: string }
+    if (how === 'run') return await site.run(['/bin/sh', '-c', script], {}, never())
+    const child = Bun.spawn(site.asUser(['/bin/sh', '-c', script]), { stdout: 'pipe', stderr: 'pipe' })
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
+    return { code, stdout, stderr }
+  },
+}
+const runtime = createSiteRuntime({
+  dataDir,
+  httpPort: freePort(),
+  httpsPort: freePort(),
+  parts: () => ({ services: [probe], applications: [] }),
+})
+const site = siteSpec({
+  id: `site_runtmp_${suffix}`,
+  handle: `runtmp-${suffix}`,
+  domain: `runtmp-${suffix}.example.com`,
+  diskMB: 20,
+})
+const call = async (how: 'run' | 'asUser', script: string) =>
+  (await runtime.call({ siteId: site.id, service: 'probe', request: { how, script } }, never())) as {
+    code: number
+    stdout: string
+    stderr: string
+  }
+
+afterAll(async () => {
+  await runtime.delete(site, never()).catch(() => {})
+  await runtime.stop().catch(() => {})
+  for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL')
+  for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) rmSync(join(dir, marker), { force: true })
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe.if(usable)('what a site runs on the node’s file system', () => {
+  test('has /tmp, /var/tmp and /dev/shm of its own, its tmp/ in its quota', async () => {
+    await runtime.start()
+    await runtime.provision(site, never())
+    for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) writeFileSync(join(dir, marker), 'the node’s')
+    for (const how of ['run', 'asUser'] as const) {
+      const seen = await call(how, `ls -A /tmp /var/tmp /dev/shm; echo mine > /tmp/${marker}.site`)
+      expect(seen.code).toBe(0)
+      expect(seen.stdout.split('\n')).not.toContain(marker)
+      const filled = await call(how, 'dd if=/dev/zero of=/var/tmp/fill bs=1M count=40; rm -f /var/tmp/fill')
+      expect(filled.stderr).toContain('No space left on device')
+    }
+    // In the site's tmp/, where its quota counts it.
+    expect(
+      (await call('run', `cat ${join(dataDir, 'sites', site.id, 'tmp', `${marker}.site`)}`)).stdout,
+    ).toBe('mine\n')
+  })
+})
