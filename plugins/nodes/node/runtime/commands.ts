@@ -46,16 +46,26 @@ export function environment(as: RunAs | undefined): Record<string, string> {
 /**
  * Run as root in the command's mount namespace (unshare's, private), before the user is dropped to: /tmp and
  * /var/tmp become the site's tmp/ (on its image, in its quota) and /dev/shm a tmpfs of its own (charged to its
- * group's memory), not the node's, which every site would share and nothing counts. A folder the home lies beneath
- * (a test's data directory under /tmp) is kept, or the home would be hidden; a home without tmp/ keeps them too.
+ * group's memory), not the node's, which every site would share and nothing counts. /run (and /var/run, its link)
+ * becomes an empty tmpfs: the node's services listen there on Unix sockets (PostgreSQL's, MariaDB's, the bus's),
+ * which the node's firewall, made of addresses and ports, does not close; a resolver configuration kept there (the
+ * target of a linked /etc/resolv.conf) is copied in. A folder the home lies beneath (a test's data directory under
+ * /tmp) is kept, or the home would be hidden; a home without tmp/ keeps /tmp and /var/tmp too.
  */
-const ownTemporarySpace = `home=$1; shift
+const sitePlaces = `home=$1; shift
+beneath() { case "$home/" in "$1"/*) return 0 ;; esac; return 1; }
 if [ -d "$home/tmp" ]; then
-  for dir in /tmp /var/tmp; do
-    case "$home/" in "$dir"/*) ;; *) mount --bind "$home/tmp" "$dir" || exit 125 ;; esac
-  done
+  for dir in /tmp /var/tmp; do beneath "$dir" || mount --bind "$home/tmp" "$dir" || exit 125; done
 fi
 mount -t tmpfs -o nosuid,nodev,mode=1777 plinth-shm /dev/shm || exit 125
+if ! beneath /run; then
+  resolver=$(readlink -f /etc/resolv.conf)
+  case "$resolver" in /run/*) kept=$(cat "$resolver") ;; *) resolver= ;; esac
+  mount -t tmpfs -o nosuid,nodev,mode=755,size=1m plinth-run /run || exit 125
+  if [ -n "$resolver" ]; then
+    mkdir -p "\${resolver%/*}" && printf '%s\\n' "$kept" > "$resolver" || exit 125
+  fi
+fi
 exec "$@"`
 
 /**
@@ -77,7 +87,7 @@ export function userCommand(argv: readonly string[], as: RunAs | undefined): str
     '--mount-proc',
     '/bin/sh',
     '-c',
-    ownTemporarySpace,
+    sitePlaces,
     'plinth-run',
     as.home,
     'setsid',

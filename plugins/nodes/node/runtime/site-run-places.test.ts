@@ -1,11 +1,12 @@
 // What a site runs on the node's file system (NodeSite.run and asUser: WordPress's installer and runner with its
 // plugins' code, the files' commands) has temporary space of its own: /tmp and /var/tmp are its tmp/ (on its image,
 // in its quota), /dev/shm a tmpfs of its own (in its memory): not the node's, shared with every site and counted
-// nowhere. The node's data directory is outside /tmp here, as on a real node (a test's under /tmp keeps the node's
+// nowhere. Nor does it reach the node's services' Unix sockets in /run (PostgreSQL's, MariaDB's: the firewall
+// closes addresses and ports, not those), while name resolution still works. The node's data directory is outside /tmp here, as on a real node (a test's under /tmp keeps the node's
 // /tmp, or the site's home would be hidden beneath its own tmp/).
 
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from '../../../../hosts/testing/index.ts'
 import type { NodeService, NodeSite } from '../contract.ts'
@@ -18,6 +19,10 @@ const usable = process.getuid?.() === 0 && binaries.nginx !== null && binaries.p
 const dataDir = mkdtempSync('/var/lib/plinth-run-tmp-')
 const suffix = Math.random().toString(36).slice(2, 8)
 const marker = `plinth-node-${suffix}`
+/** A service of the node's on a Unix socket in /run, open to every user (as PostgreSQL's and MariaDB's are). */
+const nodeSocket = `/run/plinth-node-${suffix}.sock`
+const nodeService = Bun.listen({ unix: nodeSocket, socket: { data() {} } })
+chmodSync(nodeSocket, 0o777)
 
 const probe: NodeService = {
   name: 'probe',
@@ -58,10 +63,12 @@ afterAll(async () => {
   for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL')
   for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) rmSync(join(dir, marker), { force: true })
   rmSync(dataDir, { recursive: true, force: true })
+  nodeService.stop(true)
+  rmSync(nodeSocket, { force: true })
 })
 
 describe.if(usable)('what a site runs on the node’s file system', () => {
-  test('has /tmp, /var/tmp and /dev/shm of its own, its tmp/ in its quota', async () => {
+  test('has /tmp, /var/tmp and /dev/shm of its own, its tmp/ in its quota, and no socket of the node’s in /run', async () => {
     await runtime.start()
     await runtime.provision(site, never())
     for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) writeFileSync(join(dir, marker), 'the node’s')
@@ -71,6 +78,11 @@ describe.if(usable)('what a site runs on the node’s file system', () => {
       expect(seen.stdout.split('\n')).not.toContain(marker)
       const filled = await call(how, 'dd if=/dev/zero of=/var/tmp/fill bs=1M count=40; rm -f /var/tmp/fill')
       expect(filled.stderr).toContain('No space left on device')
+    }
+    // The node's sockets in /run are not there; its resolver's configuration is.
+    for (const how of ['run', 'asUser'] as const) {
+      const seen = await call(how, `test -e ${nodeSocket} && echo reached; cat /etc/resolv.conf`)
+      expect(seen.stdout).toBe(readFileSync('/etc/resolv.conf', 'utf8'))
     }
     // In the site's tmp/, where its quota counts it.
     expect(
