@@ -75,13 +75,16 @@ exec "$@"`
  * as root, in the site's group when `as.enter` says how. It runs in a pid namespace of its own with its own /proc
  * (what `hidepid` gives, without remounting the node's): the site's code (WordPress's plugins, run by the installer
  * and the runner) sees no other process of the node, another site's command lines included. `--kill-child`: when
- * the command is killed (its timeout), the namespace's first process dies, and every process in it with it.
+ * the command is killed (its timeout), the namespace's first process dies, and every process in it with it. Its
+ * System V IPC (shared memory, semaphores, message queues) is its own too, gone with it: in the node's, what it
+ * made would outlive it and its site (RAM held, the node's 4096 shared memory ids used up for PostgreSQL and others).
  */
 export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
   if (!as) return [...argv]
   const dropped = [
     'unshare',
     '--pid',
+    '--ipc',
     '--fork',
     '--kill-child',
     '--mount-proc',

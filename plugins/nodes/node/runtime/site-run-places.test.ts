@@ -84,6 +84,19 @@ describe.if(usable)('what a site runs on the node’s file system', () => {
       const seen = await call(how, `test -e ${nodeSocket} && echo reached; cat /etc/resolv.conf`)
       expect(seen.stdout).toBe(readFileSync('/etc/resolv.conf', 'utf8'))
     }
+    // Its System V IPC is its own, and goes with it: nothing it made is left in the node's.
+    for (const how of ['run', 'asUser'] as const) {
+      expect((await call(how, 'ipcmk -M 4096 && ipcmk -S 1 && ipcmk -Q')).code).toBe(0)
+      const uid = (await call('run', 'id -u')).stdout.trim()
+      // The kernel's lists, with the owner's uid in the given column.
+      const owned = Object.entries({ shm: 7, sem: 4, msg: 7 }).flatMap(([kind, column]) =>
+        readFileSync(`/proc/sysvipc/${kind}`, 'utf8')
+          .split('\n')
+          .slice(1)
+          .filter((line) => line.trim().split(/\s+/)[column] === uid),
+      )
+      expect(owned).toEqual([])
+    }
     // In the site's tmp/, where its quota counts it.
     expect(
       (await call('run', `cat ${join(dataDir, 'sites', site.id, 'tmp', `${marker}.site`)}`)).stdout,
