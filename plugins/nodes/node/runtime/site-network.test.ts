@@ -13,7 +13,7 @@ import type { NodeService, SiteApplication } from '../contract.ts'
 import { never, processesOf, request, servingDataDir, sh, siteSpec } from '../testing/serving.ts'
 import { createSiteRuntime } from './create-site-runtime.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
-import { networkTableName } from './network-rules.ts'
+import { networkTableName, siteFlowShare } from './network-rules.ts'
 
 const suffix = Math.random().toString(36).slice(2, 8)
 const dataDir = servingDataDir('plinth-network-')
@@ -391,5 +391,30 @@ describe('a site’s network', () => {
       open: true,
       said: 'later-database',
     })
+  })
+
+  // Last: the site's flows stay counted for 30 s (UDP's timeout in the kernel's tracking).
+  test('one site cannot fill the node’s connection tracking: past its share its new flows are refused, not another site’s', async () => {
+    const flood = join(paths.htdocs, 'flood.php')
+    writeFileSync(
+      flood,
+      `<?php $sent = 0; $refused = 0;
+for ($port = 1; $port <= ${siteFlowShare + 500}; $port++) {
+  $socket = @stream_socket_client("udp://${far}:$port");
+  if ($socket && @fwrite($socket, "x") === 1) $sent++; else $refused++;
+  if ($socket) fclose($socket);
+}
+echo "$sent $refused";`,
+    )
+    lchownSync(flood, statSync(paths.htdocs).uid, statSync(paths.htdocs).gid)
+    const [sent, refused] = (await (await request(httpPort, site.domain, '/flood.php')).text())
+      .split(' ')
+      .map(Number)
+    console.log(`a site flooding ${siteFlowShare + 500} UDP flows: ${sent} sent, ${refused} refused`)
+    expect(sent).toBeLessThanOrEqual(siteFlowShare)
+    expect(refused).toBeGreaterThanOrEqual(500)
+    // Another site's share is its own.
+    const target = `tcp://${far}:${farPort}`
+    expect((await fromProgram([target], other.id))[target]).toMatchObject({ open: true, said: 'outside' })
   })
 })
