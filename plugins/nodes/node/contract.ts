@@ -8,6 +8,12 @@
  */
 export { type MasterSpec, runningMaster, startMaster, stopMaster } from './runtime/masters.ts'
 
+/**
+ * What a site's sandbox sees of the node's system (/usr, /proc, /dev and a minimal /etc), the same for its PHP-FPM
+ * master and for the commands and shells a module runs in it.
+ */
+export { type SandboxEtc, sandboxSystem } from './runtime/sandbox-system.ts'
+
 /** What a node is told of a site to serve it. */
 export interface SiteSpec {
   readonly id: string

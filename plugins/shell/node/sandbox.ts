@@ -6,7 +6,7 @@
 import { chmodSync, closeSync, constants, lstatSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { NodeRefusal, type NodeSite } from '../../nodes/node/contract.ts'
+import { NodeRefusal, type NodeSite, sandboxSystem } from '../../nodes/node/contract.ts'
 
 /** The site's user, or a refusal: a node that runs no user per site cannot confine a command to one. */
 export function siteUserOf(site: NodeSite): NonNullable<NodeSite['user']> {
@@ -60,22 +60,6 @@ function etcFiles(site: NodeSite, user: NonNullable<NodeSite['user']>) {
   return { passwd, group, remove: () => rmSync(folder, { recursive: true, force: true }) }
 }
 
-/** Host files the sandbox sees read-only when they exist: name resolution, TLS roots, PHP's settings, time zone. */
-const hostEtc = [
-  '/etc/alternatives',
-  '/etc/resolv.conf',
-  '/etc/hosts',
-  '/etc/nsswitch.conf',
-  '/etc/host.conf',
-  '/etc/ssl',
-  '/etc/ca-certificates',
-  '/etc/php',
-  '/etc/localtime',
-  '/etc/ld.so.cache',
-  '/etc/mime.types',
-  '/etc/wordpress',
-]
-
 /** How a sandboxed program starts. */
 export interface SandboxOptions {
   /** The working directory inside the sandbox (`/htdocs/...`). */
@@ -100,7 +84,6 @@ export interface Sandboxed {
 export function sandboxed(site: NodeSite, argv: readonly string[], options: SandboxOptions): Sandboxed {
   const user = siteUserOf(site)
   const { passwd, group, remove } = etcFiles(site, user)
-  const etc = hostEtc.flatMap((path) => ['--ro-bind-try', path, path])
   let released = false
   const release = () => {
     if (released) return
@@ -123,34 +106,7 @@ export function sandboxed(site: NodeSite, argv: readonly string[], options: Sand
       ...(options.newSession ? ['--new-session'] : []),
       '--cap-drop',
       'ALL',
-      '--ro-bind',
-      '/usr',
-      '/usr',
-      '--symlink',
-      'usr/bin',
-      '/bin',
-      '--symlink',
-      'usr/sbin',
-      '/sbin',
-      '--symlink',
-      'usr/lib',
-      '/lib',
-      '--symlink',
-      'usr/lib64',
-      '/lib64',
-      '--proc',
-      '/proc',
-      '--dev',
-      '/dev',
-      '--dir',
-      '/etc',
-      '--ro-bind',
-      passwd,
-      '/etc/passwd',
-      '--ro-bind',
-      group,
-      '/etc/group',
-      ...etc,
+      ...sandboxSystem({ passwd, group }),
       '--bind',
       join(site.home, 'htdocs'),
       '/htdocs',

@@ -7,26 +7,14 @@
 // every site shared one master.
 
 import type { SiteLayout } from './layout.ts'
+import { sandboxSystem } from './sandbox-system.ts'
 import type { UnixUser } from './unix-users.ts'
 
-/** Host files the sandbox sees read-only when they exist: name resolution, TLS roots, PHP's settings, time zone. */
-const hostEtc = [
-  '/etc/alternatives',
-  '/etc/resolv.conf',
-  '/etc/hosts',
-  '/etc/nsswitch.conf',
-  '/etc/host.conf',
-  '/etc/gai.conf',
-  '/etc/ssl',
-  '/etc/ca-certificates',
-  '/etc/php',
-  '/etc/localtime',
-  '/etc/ld.so.cache',
-  '/etc/mime.types',
-  '/etc/wordpress',
-  '/etc/ImageMagick-6',
-  '/etc/fonts',
-]
+/**
+ * What the site's PHP sees of the node's /etc beyond what every sandbox does: the order addresses are tried in,
+ * ImageMagick's policy and the fonts it draws with (WordPress's image editing).
+ */
+const phpEtc = ['/etc/gai.conf', '/etc/ImageMagick-6', '/etc/fonts']
 
 /** The site's own /etc/passwd: its user alone (PHP's `posix_getpwuid` names it), no other site's. */
 export function sandboxPasswd(user: UnixUser | null, paths: SiteLayout): string {
@@ -58,36 +46,10 @@ export function sandboxedMaster(paths: SiteLayout, user: UnixUser | null, argv: 
     '--as-pid-1',
     '--cap-drop',
     'ALL',
-    '--ro-bind',
-    '/usr',
-    '/usr',
-    '--symlink',
-    'usr/bin',
-    '/bin',
-    '--symlink',
-    'usr/sbin',
-    '/sbin',
-    '--symlink',
-    'usr/lib',
-    '/lib',
-    '--symlink',
-    'usr/lib64',
-    '/lib64',
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
+    ...sandboxSystem({ passwd: paths.fpm.passwd, group: paths.fpm.group, more: phpEtc }),
+    // Its /dev/shm is a tmpfs of the sandbox's: what PHP keeps there is charged to the memory of the site's group.
     '--tmpfs',
     '/dev/shm',
-    '--dir',
-    '/etc',
-    '--ro-bind',
-    paths.fpm.passwd,
-    '/etc/passwd',
-    '--ro-bind',
-    paths.fpm.group,
-    '/etc/group',
-    ...hostEtc.flatMap((path) => ['--ro-bind-try', path, path]),
     '--bind',
     paths.tmp,
     '/tmp',
