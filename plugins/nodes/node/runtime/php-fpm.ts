@@ -7,9 +7,20 @@ import { readdirSync } from 'node:fs'
 import type { SiteSpec } from '../contract.ts'
 import { type ConfiguredMaster, configuredMaster } from './configured-master.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
-import { childrenOf, descendantsOf, processInfo, runtimeUser, uidOf } from './masters.ts'
+import { childrenOf, descendantsOf, type MasterSpec, processInfo, runtimeUser, uidOf } from './masters.ts'
 import { sandboxedMaster } from './php-sandbox.ts'
 import type { UnixUser } from './unix-users.ts'
+
+/**
+ * How any PHP-FPM master says it is ready or failed to reload, and the signals it reloads (gracefully, its workers
+ * finishing their requests) and stops by: the same for a site's master and the shared one.
+ */
+const phpFpmSignals = {
+  ready: /NOTICE: ready to handle connections/,
+  failed: /ERROR: FPM initialization failed/,
+  reloadSignal: 'SIGUSR2',
+  stopSignal: 'SIGQUIT',
+} as const satisfies Pick<MasterSpec, 'ready' | 'failed' | 'reloadSignal' | 'stopSignal'>
 
 /** A command line entering the site's cgroups before it runs `argv` (the identity where the node has none). */
 export type EnterSiteGroups = (siteId: string, argv: readonly string[]) => string[]
@@ -206,10 +217,7 @@ export function createSiteMaster(
       },
       startupLog: paths.fpm.startupLog,
       log: paths.fpm.log,
-      ready: /NOTICE: ready to handle connections/,
-      failed: /ERROR: FPM initialization failed/,
-      reloadSignal: 'SIGUSR2',
-      stopSignal: 'SIGQUIT',
+      ...phpFpmSignals,
     },
     testArgv: [...argv, '-t'],
     pendingFile: `${paths.fpm.dir}/reload-pending`,
@@ -238,10 +246,7 @@ export function createSharedPhpFpm(settings: Pick<PhpFpmSettings, 'binary' | 'la
       runsAsRuntime: true,
       startupLog: php.shared.startupLog,
       log: php.shared.log,
-      ready: /NOTICE: ready to handle connections/,
-      failed: /ERROR: FPM initialization failed/,
-      reloadSignal: 'SIGUSR2',
-      stopSignal: 'SIGQUIT',
+      ...phpFpmSignals,
     },
     testArgv: [...base, '-t'],
     pendingFile: `${php.dir}/reload-pending`,
