@@ -108,6 +108,7 @@ export {
   rolesHint,
   type TeamRole,
 } from './app/components/team-roles.ts'
+export { UseMeter } from './app/components/use-meter.tsx'
 export {
   type Audience,
   type ConsolePagesModule,

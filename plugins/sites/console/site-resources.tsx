@@ -3,7 +3,7 @@
 // not enforce it. Read live from the node every 15 s; a node away says so instead.
 
 import { useQuery } from '@tanstack/react-query'
-import { ApiProblem, ErrorNotice, formatCount, Loading } from '../../console/kit.ts'
+import { ApiProblem, ErrorNotice, formatCount, Loading, UseMeter } from '../../console/kit.ts'
 import { api, type Schemas } from './api.ts'
 
 type Resources = Schemas['SiteResources']
@@ -39,19 +39,13 @@ function Row({ label, use }: { label: string; use: Resources[Kind] }) {
         {limit === null ? 'none' : figure(limit, unit)} <span className="muted">({sourceText[source]})</span>
       </td>
       <td>
-        {limit === null ? (
-          '—'
-        ) : (
-          <meter
-            min={0}
-            max={Math.max(limit, 1)}
-            high={Math.max(limit, 1) * 0.9}
-            value={Math.min(used, Math.max(limit, 1))}
-            aria-label={`${label}: ${figure(used, unit)} of ${figure(limit, unit)}`}
-          >
-            {figure(used, unit)} of {figure(limit, unit)}
-          </meter>
-        )}
+        <UseMeter
+          label={label}
+          used={used}
+          limit={limit}
+          format={(value) => figure(value, unit)}
+          high={0.9}
+        />
       </td>
       <td>{formatCount(hits24h)}</td>
       <td>{enforced ? 'Enforced' : <strong>Not enforced on this node</strong>}</td>

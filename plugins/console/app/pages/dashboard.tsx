@@ -7,6 +7,7 @@ import { BarChart } from '../components/bar-chart.tsx'
 import { formatBytes, formatCount } from '../components/format.ts'
 import { PageHeader, Section } from '../components/page.tsx'
 import { ErrorNotice, Loading } from '../components/states.tsx'
+import { UseMeter } from '../components/use-meter.tsx'
 import { usePages } from '../pages-context.tsx'
 import { useSession } from '../session.tsx'
 
@@ -63,18 +64,7 @@ function QuotaTable({ quota }: { quota: NonNullable<Usage['quota']> }) {
               <td>{formatCount(used)}</td>
               <td>{limit === null ? 'none' : formatCount(limit)}</td>
               <td>
-                {limit === null ? (
-                  '—'
-                ) : (
-                  <meter
-                    min={0}
-                    max={Math.max(limit, 1)}
-                    value={used}
-                    aria-label={`${limitLabels[name] ?? name}: ${used} of ${limit}`}
-                  >
-                    {used} of {limit}
-                  </meter>
-                )}
+                <UseMeter label={limitLabels[name] ?? name} used={used} limit={limit} />
               </td>
             </tr>
           ))}
