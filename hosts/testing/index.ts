@@ -81,6 +81,7 @@ export {
   playAgent,
   wordpressNode,
 } from './played-agent.ts'
+export { endServingPanel, type ServingPanelEnd } from './serving-panel-end.ts'
 export { startSlowPost } from './slow-post.ts'
 export { storeRowsText, storeText } from './store-text.ts'
 export { temporaryDataDir } from './temporary-data-dir.ts'

@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto'
 import {
   chmodSync,
   chownSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -22,8 +21,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createTestPanel,
+  endServingPanel,
   freePort,
-  removeNodeLeftovers,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -163,19 +162,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // The filesystem goes before the site, whose deletion would otherwise meet a mount in its home.
   if (mounted) Bun.spawnSync(['umount', small])
-  if (site) await api('DELETE', `/sites/${site.id}`).catch(() => {})
-  await waitFor(
-    'site gone',
-    async () => {
-      const left = site && existsSync(join(nodeDir, 'sites', site.id))
-      if (left) await Bun.sleep(100)
-      return !left
-    },
-    30_000,
-  ).catch(() => {})
-  await tp?.panel.close()
-  removeNodeLeftovers(nodeDir)
-  rmSync(folder, { recursive: true, force: true })
+  await endServingPanel(tp, { token: staff, siteIds: [site?.id], nodeDir, remove: [folder] })
 }, 60_000)
 
 describe('a write past the site’s filesystem', () => {

@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import {
   createTestPanel,
+  endServingPanel,
   freePort,
-  removeNodeLeftovers,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -280,19 +280,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  for (const each of [attacker, victim]) if (each) await api('DELETE', `/sites/${each.id}`).catch(() => {})
-  await waitFor(
-    'sites gone',
-    async () => {
-      const left = [attacker, victim].filter((each) => each && existsSync(join(nodeDir, 'sites', each.id)))
-      if (left.length > 0) await Bun.sleep(100)
-      return left.length === 0
-    },
-    30_000,
-  ).catch(() => {})
-  await tp.panel.close()
-  removeNodeLeftovers(nodeDir)
-  rmSync(folder, { recursive: true, force: true })
+  await endServingPanel(tp, { token: staff, siteIds: [attacker?.id, victim?.id], nodeDir, remove: [folder] })
 }, 60_000)
 
 /** Every answer, by place and question. */

@@ -20,8 +20,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createTestPanel,
+  endServingPanel,
   freePort,
-  removeNodeLeftovers,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -159,21 +159,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  for (const each of [site, other]) if (each) await api('DELETE', `/sites/${each.id}`).catch(() => {})
-  await waitFor(
-    'sites gone',
-    async () => {
-      const left = [site, other].filter((each) => each && existsSync(join(nodeDir, 'sites', each.id)))
-      if (left.length > 0) await Bun.sleep(100)
-      return left.length === 0
-    },
-    30_000,
-  ).catch(() => {})
-  await tp.panel.close()
-  // The node's nginx and PHP-FPM keep serving after the panel stops (as a node's do): stopped here, and the sites'
-  // Unix users a failed test left.
-  removeNodeLeftovers(nodeDir)
-  rmSync(folder, { recursive: true, force: true })
+  await endServingPanel(tp, { token: staff, siteIds: [site?.id, other?.id], nodeDir, remove: [folder] })
 }, 60_000)
 
 /** The site's answer through its node's nginx. */

@@ -3,13 +3,13 @@
 // defaults here) and says, kind by kind, whether the node enforces them, as the node's capabilities do.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createTestPanel,
+  endServingPanel,
   freePort,
-  removeNodeLeftovers,
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -46,25 +46,9 @@ beforeAll(async () => {
   token = await tp.token()
 })
 afterAll(async () => {
-  try {
-    // Deleting the sites ends their groups on the node.
-    for (const id of made) await tp.request('DELETE', `/api/v1/sites/${id}`, { token })
-    await waitFor(
-      'the sites to be deleted',
-      async () => {
-        for (const id of made)
-          if ((await tp.request('GET', `/api/v1/sites/${id}`, { token })).status !== 404) return false
-        return true
-      },
-      30_000,
-    )
-  } finally {
-    await tp.panel.close()
-    removeNodeLeftovers(sitesDir)
-    rmSync(sitesDir, { recursive: true, force: true })
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-})
+  // Deleting the sites ends their groups on the node.
+  await endServingPanel(tp, { token, siteIds: made, nodeDir: sitesDir, remove: [sitesDir, dataDir] })
+}, 60_000)
 
 const get = async <T>(path: string) => {
   const response = await tp.request('GET', `/api/v1${path}`, { token })
