@@ -312,6 +312,93 @@ describe('a site’s own limits', () => {
   })
 })
 
+describe('limits no node can apply', () => {
+  // A node writes a limit into the kernel as it is given (pids.max refuses more than 4194304, memory.max 0 leaves a
+  // site nothing to run with): a plan or a node default the site's own limits refuse would fail every update there.
+  const outOfRange = [
+    ['cpuPercent', 0],
+    ['memoryMB', 0],
+    ['memoryMB', 8],
+    ['processes', 0],
+    ['processes', 4_194_305],
+  ] as const
+
+  test('are refused in a plan at the member, and the plan keeps its limits', async () => {
+    for (const [field, value] of outOfRange) {
+      const body = await expectProblem(
+        await call('POST', '/plans', {
+          name: `Plan ${crypto.randomUUID().slice(0, 8)}`,
+          limits: { [field]: value },
+        }),
+        422,
+        'validation_failed',
+      )
+      expect(body.errors).toEqual([expect.objectContaining({ location: `body.limits.${field}` })])
+    }
+    const plan = await calls.newPlan({ cpuPercent: 200, memoryMB: 2048, processes: 64 })
+    for (const [field, value] of outOfRange)
+      await expectProblem(
+        await call('PATCH', `/plans/${plan.id}`, { limits: { [field]: value } }),
+        422,
+        'validation_failed',
+      )
+    expect((await json<{ limits: unknown }>(await call('GET', `/plans/${plan.id}`))).limits).toEqual({
+      cpuPercent: 200,
+      memoryMB: 2048,
+      processes: 64,
+    })
+  })
+
+  test('are refused as a node’s defaults at the member, and the node keeps its defaults', async () => {
+    const spare = await spareNode()
+    for (const [field, value] of outOfRange) {
+      const body = await expectProblem(
+        await call('PATCH', `/nodes/${spare}`, { siteDefaults: { [field]: value } }),
+        422,
+        'validation_failed',
+      )
+      expect(body.errors).toEqual([expect.objectContaining({ location: `body.siteDefaults.${field}` })])
+    }
+    expect(
+      (await json<{ siteDefaults: unknown }>(await call('GET', `/nodes/${spare}`))).siteDefaults,
+    ).toEqual({
+      cpuPercent: 100,
+      memoryMB: 1024,
+      processes: 128,
+    })
+  })
+})
+
+describe('a change of a node’s defaults', () => {
+  test('is audited as `node.update` under the API’s names', async () => {
+    const spare = await spareNode()
+    await json(await call('PATCH', `/nodes/${spare}`, { siteDefaults: { processes: 96, memoryMB: null } }))
+    const audit = await json<{ items: { action: string; details: unknown }[] }>(
+      await call('GET', `/audit?subject=${spare}&limit=1`),
+    )
+    expect(audit.items[0]).toMatchObject({
+      action: 'node.update',
+      details: { siteDefaults: { processes: 96, memoryMB: null } },
+    })
+    expect(JSON.stringify(audit.items[0]?.details)).not.toContain('site_')
+  })
+})
+
+/** A node that takes no sites (disabled), so a change of its defaults moves none of the tests' sites. */
+async function spareNode(): Promise<string> {
+  const name = `spare-${crypto.randomUUID().slice(0, 6)}`
+  const created = await json<{ id: string }>(
+    await call('POST', '/nodes', {
+      name,
+      driver: 'agent',
+      hostname: `${name}.example.net`,
+      status: 'disabled',
+    }),
+    201,
+  )
+  return created.id
+}
+
 /** The node's reading of one site, as an agent answers the `resources` operation. */
 function reading(siteId: string, memoryHits: number) {
   const use = (used: number, limit: number | null, hits24h = 0) => ({ used, limit, hits24h, enforced: true })
