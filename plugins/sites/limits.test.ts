@@ -461,6 +461,25 @@ describe('what a site uses', () => {
   })
 })
 
+describe('a node’s answer', () => {
+  test('that is not a reading of the site is 503 `resources_unreported`, never a 500 nor an answer off its schema', async () => {
+    const site = await activeSite()
+    const good = reading(site.id, 0)
+    for (const bad of [
+      { siteId: site.id, at: 'now', cpu: null },
+      { ...good, memory: { used: 'lots', limit: null, hits24h: 1, enforced: true } },
+      { ...good, disk: { ...good.disk, enforced: 'yes' } },
+      { ...good, processes: { ...good.processes, hits24h: -3 } },
+      { ...good, cpu: { ...good.cpu, hits24h: 1e300 } },
+      { ...good, at: 'yesterday' },
+    ]) {
+      const asked = call('GET', `/sites/${site.id}/resources`)
+      await answerResources([bad])
+      await expectProblem(await asked, 503, 'resources_unreported')
+    }
+  })
+})
+
 describe('a site that keeps hitting a limit', () => {
   test('is told once when its hits grew at consecutive readings, and not again within the cooldown', async () => {
     const site = await activeSite()
