@@ -1,8 +1,8 @@
 // A site's resources in Chromium: its page shows what the site uses against each limit (a bar, the hits of the last
 // 24 h, where each limit comes from, and a kind its node does not enforce said so), platform staff set the site's own
 // CPU limit there and the node is sent it, and the node's page shows which limits it enforces and edits its sites'
-// defaults; a customer’s member sees the use and no form. The test plays the node's agent, answering its reading on cue. Every state passes axe's WCAG 2.1 AA rules
-// with nothing failing on the page.
+// defaults; a customer's member sees the use and no form. The test plays the node's agent, answering its reading on
+// cue. Every state passes axe's WCAG 2.1 AA rules with nothing failing on the page.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
