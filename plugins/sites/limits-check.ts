@@ -4,7 +4,7 @@
 // defaults runs it for that node at once.
 
 import { type JobDefinition, type JobRun, jobIsLive, type PluginContext, type Trx } from '../../core/index.ts'
-import { type Node, type NodeWatcher, nodeDirectory } from '../nodes/contract.ts'
+import { type Node, type NodeWatcher, nodeDirectory, requireReachableNode } from '../nodes/contract.ts'
 import { siteJobKinds } from './jobs.ts'
 import { noteReading } from './limit-watch.ts'
 import type { SitesTable } from './migrations.ts'
@@ -133,6 +133,8 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
         for (const site of sites) if (await applyIfChanged(job, node, site)) updates++
         if (sites.length === 0) continue
         try {
+          // A node whose agent is away is not waited for (a reading would wait out its timeout, node after node).
+          requireReachableNode(node)
           told += await watchUse(job, node, sites)
         } catch (error) {
           // One node away (or older than the panel) holds back no other: it is read again at the next round.

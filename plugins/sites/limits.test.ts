@@ -480,6 +480,29 @@ describe('a node’s answer', () => {
   })
 })
 
+describe('the limits check', () => {
+  test('passes over a node whose agent is away at once, rather than waiting out its reading', async () => {
+    await activeSite()
+    const seen = (at: string) =>
+      tp.panel.store.db
+        .withTables<{ nodes: { id: string; agent_seen_at: string | null } }>()
+        .updateTable('nodes')
+        .set({ agent_seen_at: at })
+        .where('id', '=', nodeId)
+        .execute()
+    await seen(new Date(Date.now() - 120_000).toISOString())
+    try {
+      const started = Date.now()
+      await checkLimits()
+      const ended = await checkEnded()
+      expect(ended).toMatchObject({ status: 'succeeded', result: { unread: [nodeId] } })
+      expect(Date.now() - started).toBeLessThan(3_000)
+    } finally {
+      await seen(new Date().toISOString())
+    }
+  })
+})
+
 describe('a site that keeps hitting a limit', () => {
   test('is told once when its hits grew at consecutive readings, and not again within the cooldown', async () => {
     const site = await activeSite()
