@@ -69,6 +69,22 @@ export function combineLimits(
   return combined
 }
 
+/**
+ * Combines limits on each resource (a site's CPU) across plans: the largest any plan sets. A plan that sets none
+ * leaves it to what applies without one (a node's default), so it neither lifts nor lowers the others': a customer
+ * adding a plan for more sites keeps its sites' CPU.
+ * @example largestSetLimits(['cpuPercent'], [{ cpuPercent: 400 }, {}, { cpuPercent: 200 }]) // { cpuPercent: 400 }
+ */
+export function largestSetLimits(metrics: readonly string[], list: readonly QuotaLimits[]): QuotaLimits {
+  const combined: Record<string, number> = {}
+  for (const metric of metrics)
+    for (const limits of list) {
+      const value = limits[metric]
+      if (value !== undefined) combined[metric] = Math.max(combined[metric] ?? value, value)
+    }
+  return combined
+}
+
 /** Refuses limits that are not whole numbers ≥ 0 of known metrics (settings; the API has its schema). */
 export function checkQuotaLimits(
   metrics: readonly (string | QuotaMetric)[],

@@ -14,6 +14,7 @@ import { combineSettings, type PlanSettingDefinition, type PlanSettings } from '
 import {
   checkQuotaLimits,
   combineLimits,
+  largestSetLimits,
   type QuotaLimits,
   type QuotaMetric,
   quotaLimitsSchema,
@@ -204,7 +205,7 @@ export function createQuotas(
     limitsSchema: quotaLimitsSchema([...limited, ...perResourceLimits]),
     combine: (list) => ({
       ...combineLimits(metrics, list),
-      ...combineLimits(perResource, list, Math.max),
+      ...largestSetLimits(perResource, list),
     }),
     check: (limits) => checkQuotaLimits(checked, limits),
     of,

@@ -163,6 +163,18 @@ describe('the limits a site runs under', () => {
     expect(audit.items.map((entry) => entry.details)).toEqual([{ memoryMB: null }, { memoryMB: 2048 }])
   })
 
+  test('with several plans, are the largest a plan sets: a plan that sets none (an add-on) lowers nothing', async () => {
+    const site = await activeSite({ cpuPercent: 400, memoryMB: 4096 })
+    await calls.subscribe(site.customerId, (await calls.newPlan({ sites: 5 })).id)
+    await calls.subscribe(site.customerId, (await calls.newPlan({ cpuPercent: 200, processes: 300 })).id)
+    const limits = await json<LimitsAnswer>(await call('GET', `/sites/${site.id}/limits`))
+    expect(limits).toMatchObject({
+      cpuPercent: { value: 400, source: 'plan' },
+      memoryMB: { value: 4096, source: 'plan' },
+      processes: { value: 300, source: 'plan' },
+    })
+  })
+
   test('without a plan or a node default, a limit is none: unlimited on the node', async () => {
     const site = await activeSite()
     const provisioned = await json<LimitsAnswer>(await call('GET', `/sites/${site.id}/limits`))
