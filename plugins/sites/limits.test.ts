@@ -291,6 +291,21 @@ describe('a site’s own limits', () => {
     await nextUpdate(site.id)
   })
 
+  test('of a site outside the caller’s view are 404, as any change of it, not a refusal that answers for it', async () => {
+    const site = await activeSite()
+    const other = await tp.token({ customerId: await calls.newCustomer() })
+    await expectProblem(
+      await call('PATCH', `/sites/${site.id}`, { limits: { cpuPercent: 400 } }, other),
+      404,
+      'not_found',
+    )
+    await expectProblem(
+      await call('PATCH', '/sites/site_01JDQ3V6Y4T1ZK0M2N5P7R9S8W', { limits: { cpuPercent: 400 } }, other),
+      404,
+      'not_found',
+    )
+  })
+
   test('out of range is refused at the field, with its code', async () => {
     const site = await activeSite()
     for (const [field, value] of [

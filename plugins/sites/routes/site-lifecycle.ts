@@ -151,14 +151,15 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         kernelProblems.customer_suspended,
       ],
       change: { action: 'site.update', event: 'site.updated' },
-      prepare({ body, caller }) {
-        refuseOwnLimitsUnlessStaff(caller, body.limits ?? {})
+      prepare({ body }) {
         const domain = body.domain === undefined ? undefined : normaliseDomain(body.domain)
         if (domain === null) throw fieldProblem(sitesProblems.invalid_domain, 'body.domain')
         return { name: body.name?.trim(), domain }
       },
-      async handler({ trx, params, body, view, enqueueJob, prepared: { name, domain } }) {
+      async handler({ trx, params, body, view, caller, enqueueJob, prepared: { name, domain } }) {
         const row = await siteRows.find(trx, view, params.id)
+        // Once the site is known to be the caller's to see (404 otherwise), before anything is written.
+        refuseOwnLimitsUnlessStaff(caller, body.limits ?? {})
         const changes: Partial<SitesTable> = {}
         if (name !== undefined && name !== row.name) changes.name = name
         if (domain && domain !== row.domain) {
