@@ -272,6 +272,9 @@ export function createProcessTracker(prefix: string): ProcessTracker {
         SITES_HTTP_PORT: String(httpPort),
         SITES_HTTPS_PORT: String(httpsPort),
         NODE_DATABASE_PORT: 'off',
+        // Its own SFTP port, not the default 2222 another agent on the machine (a test's, an operator's) may hold.
+        SFTP_PORT: String(freePort()),
+        SFTP_LISTEN: '127.0.0.1',
         ...options.env,
       },
       { ownGroup: options.ownGroup },

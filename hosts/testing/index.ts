@@ -42,6 +42,7 @@ export {
 export {
   cgroupOf,
   eventually,
+  networkTableOf,
   never,
   nodeWith,
   type PlinthNode,

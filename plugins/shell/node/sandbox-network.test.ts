@@ -4,9 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { freePort } from '../../../hosts/testing/index.ts'
-import { defineNodeModule, type NodeSite } from '../../nodes/node/contract.ts'
 import {
+  freePort,
   networkTableOf,
   never,
   nodeWith,
@@ -15,7 +14,8 @@ import {
   servingDataDir,
   sh,
   siteSpec,
-} from '../../nodes/node/testing/serving.ts'
+} from '../../../hosts/testing/index.ts'
+import { defineNodeModule, type NodeSite } from '../../nodes/node/contract.ts'
 import { sandboxed } from './sandbox.ts'
 
 const suffix = Math.random().toString(36).slice(2, 8)
