@@ -514,8 +514,10 @@ describe('a node’s answer', () => {
 })
 
 describe('the limits check', () => {
-  test('passes over a node whose agent is away at once, rather than waiting out its reading', async () => {
-    await activeSite()
+  test('passes over a node whose agent is away at once: no reading waited out, no update left to wait for it', async () => {
+    const site = await activeSite()
+    // Its plan changes its limits: the check has an update to send its node.
+    await calls.subscribe(site.customerId, (await calls.newPlan({ cpuPercent: 300 })).id)
     const seen = (at: string) =>
       tp.panel.store.db
         .withTables<{ nodes: { id: string; agent_seen_at: string | null } }>()
@@ -528,11 +530,27 @@ describe('the limits check', () => {
       const started = Date.now()
       await checkLimits()
       const ended = await checkEnded()
-      expect(ended).toMatchObject({ status: 'succeeded', result: { unread: [nodeId] } })
+      expect(ended).toMatchObject({ status: 'succeeded', result: { updates: 0, unread: [nodeId] } })
       expect(Date.now() - started).toBeLessThan(3_000)
+      expect((await json<Site>(await call('GET', `/sites/${site.id}`))).jobId).toBe(site.jobId)
     } finally {
       await seen(new Date().toISOString())
     }
+    // Back, it is sent them at the next round. (The played agent answers whatever else its return brings.)
+    await checkLimits()
+    const answered = new Set<string>()
+    const update = await waitFor('the site’s update', async () => {
+      for (const command of await agent.poll(undefined, 1)) {
+        if (answered.has(command.id)) continue
+        answered.add(command.id)
+        if (command.operation === 'inventory')
+          await agent.answer(command, { code: 'not_played', message: 'The played agent keeps no inventory.' })
+        else await agent.answer(command, null, command.operation === 'resources' ? [] : undefined)
+        if (command.subject === site.id && command.operation === 'update') return command
+      }
+      return null
+    })
+    expect(update.payload).toMatchObject({ cpuPercent: 300 })
   })
 })
 
