@@ -165,3 +165,82 @@ test('upgrading counts the sites each node already holds, so placement keeps cho
     await upgraded.panel.close()
   }
 })
+
+test('upgrading to per-site limits gives sites made before them their limits at the first start, not five minutes on', async () => {
+  path = join(dir, 'limits.sqlite')
+  // The schema before per-site limits (sites migrations 0001 to 0007), with an active site on the local node.
+  const old = await open({ ...sitesPlugin(), migrations: sitesMigrations.slice(0, 7) })
+  const token = await old.token()
+  const customerId = (
+    (await (await old.request('POST', '/api/v1/customers', { token, body: { name: 'Old' } })).json()) as {
+      id: string
+    }
+  ).id
+  const nodes = (await (await old.request('GET', '/api/v1/nodes', { token })).json()) as {
+    items: { id: string }[]
+  }
+  const site = 'site_01JDQ3V6Y4T1ZK0M2N5P7R9S12'
+  await old.panel.store.db
+    .withTables<{ sites: Omit<SitesTable, 'cpu_percent' | 'memory_mb' | 'processes' | 'applied_limits'> }>()
+    .insertInto('sites')
+    .values({
+      id: site,
+      customer_id: customerId,
+      handle: 'before-limits',
+      name: 'Old',
+      type: 'wordpress',
+      domain: 'before-limits.example.com',
+      status: 'active',
+      node_id: nodes.items[0]?.id ?? '',
+      job_id: null,
+      disk_mb: null,
+      suspended_by_staff: 0,
+      error_code: null,
+      error_message: null,
+      error_job_id: null,
+      drift_code: null,
+      drift_message: null,
+      drift_job_id: null,
+      drift_detected_at: null,
+      created_at: nowIso(),
+      updated_at: nowIso(),
+    })
+    .execute()
+  await old.panel.close()
+
+  // The default schedule (a check every five minutes): the site's node has never been given its limits, so the
+  // upgraded panel's start runs the check at once rather than leaving the site unlimited until the first round.
+  const upgraded = await open(sitesPlugin())
+  upgraded.panel.start()
+  try {
+    const newToken = await upgraded.token()
+    const checks = async () =>
+      (
+        (await (await upgraded.request('GET', '/api/v1/jobs?limit=100', { token: newToken })).json()) as {
+          items: { kind: string }[]
+        }
+      ).items.filter((job) => job.kind === 'site.limitsCheck')
+    const deadline = Date.now() + 5000
+    while ((await checks()).length === 0 && Date.now() < deadline) await Bun.sleep(50)
+    expect((await checks()).length).toBe(1)
+  } finally {
+    await upgraded.panel.close()
+  }
+
+  // A fresh installation (no site waiting for its limits) keeps the first check a round away.
+  path = join(dir, 'fresh-limits.sqlite')
+  const fresh = await open(sitesPlugin())
+  fresh.panel.start()
+  try {
+    const freshToken = await fresh.token()
+    await Bun.sleep(300)
+    const jobs = (await (
+      await fresh.request('GET', '/api/v1/jobs?limit=100', { token: freshToken })
+    ).json()) as {
+      items: { kind: string }[]
+    }
+    expect(jobs.items.filter((job) => job.kind === 'site.limitsCheck')).toEqual([])
+  } finally {
+    await fresh.panel.close()
+  }
+})

@@ -200,4 +200,18 @@ export const sitesMigrations: readonly Migration[] = [
         .execute()
     },
   },
+  {
+    id: '0009_first_limits_check_due',
+    async up(db) {
+      // Sites made before per-site limits run unlimited until the limits check gives their nodes the limits, and the
+      // schedule's first claim puts the first check a whole interval after the start: an upgraded node's sites ran
+      // five minutes without limits (and a node restarted meanwhile brought them back without any). Where active
+      // sites wait for their limits, the first check is due at once; a fresh installation keeps its schedule.
+      const waiting = await sql<{ id: string }>`select id from sites
+        where status = 'active' and applied_limits is null limit 1`.execute(db)
+      if (waiting.rows.length === 0) return
+      await sql`insert into site_limit_checks (id, next_at) values ('limits', '1970-01-01T00:00:00.000Z')
+        on conflict (id) do update set next_at = excluded.next_at`.execute(db)
+    },
+  },
 ]

@@ -6,7 +6,13 @@
 import { NodeRefusal, type NodeService, type NodeServiceHost } from '../../nodes/node/contract.ts'
 import { type DatabaseEngine, EngineError } from '../engines/engine.ts'
 import { mariadbEngine } from '../engines/mariadb.ts'
-import { failureReason, type MariadbPrograms, type NodeMariadb, nodeMariadb } from './node-mariadb.ts'
+import {
+  failureReason,
+  type MariadbPrograms,
+  madePort,
+  type NodeMariadb,
+  nodeMariadb,
+} from './node-mariadb.ts'
 import {
   type DatabaseNodeRequest,
   databaseServiceName,
@@ -108,6 +114,10 @@ export function databaseNodeService(programs: MariadbPrograms, options: Database
     },
     describe: async () => ({ ...current() }),
     sitePorts: () => (port === null ? [] : [port]),
+    sitePortsAtRest: (dataDir) => {
+      const made = madePort(dataDir)
+      return made === null ? [] : [made]
+    },
     lacks() {
       const now = current()
       return now.running || now.starting || !now.reason

@@ -150,6 +150,26 @@ export interface NodeMariadb {
   access(): Promise<ServerAccess>
 }
 
+/**
+ * The port the server made under `dir` listens on, as its files say (its record, or the configuration of a server
+ * made before the record), without starting it; null when none was made there.
+ */
+export function madePort(dir: string): number | null {
+  const paths = pathsOf(dir)
+  try {
+    const recorded = (JSON.parse(readFileSync(paths.record, 'utf8')) as { port?: unknown }).port
+    if (typeof recorded === 'number' && Number.isInteger(recorded)) return recorded
+  } catch {
+    // No record: a server made before it names its port in its configuration.
+  }
+  try {
+    const configured = /^port = (\d+)$/m.exec(readFileSync(paths.conf, 'utf8'))?.[1]
+    return configured === undefined ? null : Number(configured)
+  } catch {
+    return null
+  }
+}
+
 /** The node's MariaDB with `programs`, under `settings.dir`. */
 export function nodeMariadb(programs: MariadbPrograms, settings: NodeMariadbSettings): NodeMariadb {
   const paths = pathsOf(settings.dir)

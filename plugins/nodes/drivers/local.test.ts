@@ -114,6 +114,7 @@ describe('provision', () => {
       cpuPercent: null,
       memoryMB: null,
       processes: null,
+      reaches: [],
       state: 'active',
       unixUser: null,
       app: null,

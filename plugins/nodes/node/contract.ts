@@ -284,6 +284,12 @@ export interface NodeService {
    */
   sitePorts?(): readonly number[]
   /**
+   * The ports it will serve the sites on as its files under `dataDir` (its own folder, as `start` gets it) say,
+   * before it started: kept open to the sites while the node starts again (a restart, an upgrade, a reboot), so
+   * its sites' code is not refused its database server for as long as the node's start takes. Default none.
+   */
+  sitePortsAtRest?(dataDir: string): readonly number[]
+  /**
    * What the node lacks now for this service to do its work (a server of its own that could not start, and why):
    * told with the node's `missing`, read with its capabilities. Default none.
    */

@@ -257,7 +257,7 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
     async startServices(log, only = services()) {
       const stop = await startServices(layout, groups, only, log)
       // The ports they serve the sites on (the database server's) are known once they started.
-      await core.network.apply({ log })
+      await core.network.apply({ log, servicesStarted: true })
       return stop
     },
     report: (site) => reportOf(core, site),

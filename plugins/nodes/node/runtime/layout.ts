@@ -49,6 +49,11 @@ export interface RuntimeLayout {
   readonly resources: string
   /** `<dataDir>/site-uids`: the last uid (and gid) given to a site's user; never counts down (`site-uids.ts`). */
   readonly siteIds: string
+  /**
+   * `<dataDir>/service-ports.json`: the ports the node's services served the sites on when last started (the
+   * database server's), kept open to the sites while the node starts again, before its services have.
+   */
+  readonly servicePorts: string
   /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
   readonly tls: string
   /** ACME HTTP-01 answers, served on every site's domain over plain HTTP (readable by nginx's workers). */
@@ -148,6 +153,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
     trafficOffsets: join(root, 'traffic-offsets.json'),
     resources: join(root, 'resources'),
     siteIds: join(root, 'site-uids'),
+    servicePorts: join(root, 'service-ports.json'),
     tls: join(root, 'tls'),
     acme: {
       root: join(root, 'acme'),

@@ -34,6 +34,15 @@ export interface SiteServer {
 }
 
 /**
+ * How many flows (connections, and UDP exchanges for their 30 s) one site's user may have open at once. The table's
+ * `ct state` rules put every packet through the kernel's connection tracking, whose table is the node's
+ * (`nf_conntrack_max`, 262,144 here): full, it drops every new connection on the node, every site's visitors and the
+ * agent's included. One site sending datagrams to 262,144 ports filled it in seconds; past its share its new flows
+ * are refused (closed TCP connections, in TIME_WAIT, no longer count). A WordPress site holds a few dozen.
+ */
+export const siteFlowShare = 4096
+
+/**
  * The table's name for a runtime over `dataDir`: its own, so two runtimes on one machine (tests, a panel beside an
  * agent) never replace each other's.
  */
@@ -100,6 +109,12 @@ export function networkRules(table: string, reach: SiteReach): string {
     '\t\ttype uid . ipv6_addr . inet_service',
     ...(servers6.length > 0 ? [`\t\telements = { ${servers6.join(', ')} }`] : []),
     '\t}',
+    // Each site user's flows, counted by the kernel (a dynamic set's `ct count`).
+    '\tset site_flows {',
+    '\t\ttype uid',
+    '\t\tsize 65535',
+    '\t\tflags dynamic',
+    '\t}',
     '\tchain output {',
     '\t\ttype filter hook output priority -150; policy accept;',
     '\t\tmeta skuid @site_uids jump site',
@@ -107,6 +122,7 @@ export function networkRules(table: string, reach: SiteReach): string {
     '\tchain site {',
     // Answers on a connection someone else opened (root asking a program the site runs on loopback) pass: the site
     // opens none to what is closed to it.
+    `\t\tct state new add @site_flows { meta skuid ct count over ${siteFlowShare} } goto refuse`,
     '\t\tct state established,related accept',
     ...(v4Resolvers ? [`\t\tip daddr ${v4Resolvers} meta l4proto { tcp, udp } th dport 53 accept`] : []),
     ...(v6Resolvers ? [`\t\tip6 daddr ${v6Resolvers} meta l4proto { tcp, udp } th dport 53 accept`] : []),

@@ -102,6 +102,12 @@ ${types.join('\n')}
     proxy_temp_path ${temp('proxy')};
     uwsgi_temp_path ${temp('uwsgi')};
     scgi_temp_path ${temp('scgi')};
+    # What a site's PHP (or application) sends faster than its client reads is buffered here, on the node's disk and
+    # in no site's quota, and the worker is freed for the next request: by default up to 1 GiB a request, so a site
+    # answering big to clients of its own that never read could fill the node's disk. Past this much nginx stops
+    # reading, and the site's worker waits for its client: a site's share is its workers times this.
+    fastcgi_max_temp_file_size 8m;
+    proxy_max_temp_file_size 8m;
 
     # Hosts no site has, over plain HTTP.
     server {

@@ -1,6 +1,7 @@
 // What every part of the site runtime shares: its paths, the programs it found, whether it serves, its locks, the
 // serving stack (made once, when it first serves), and the checked change of a master's configuration.
 
+import { join } from 'node:path'
 import type { LimitEnforcement, SiteApplication, SiteSpec } from '../contract.ts'
 import { type Binaries, findBinaries } from './binaries.ts'
 import type { ConfiguredMaster } from './configured-master.ts'
@@ -98,6 +99,8 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
   const network = siteNetwork({
     dataDir: layout.dataDir,
     sitesDir: layout.sites,
+    servicePortsFile: layout.servicePorts,
+    servicesDir: join(layout.dataDir, 'services'),
     unixUsers: servable && root,
     servable,
     root,

@@ -5,6 +5,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SiteEndpoint, SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
+import { mountAt } from './disk-images.ts'
 import { siteLayout } from './layout.ts'
 import { forgetHits } from './limit-hits.ts'
 import type { RuntimeCore } from './runtime-core.ts'
@@ -12,6 +13,7 @@ import { application, placeholder } from './site-content.ts'
 import { ensureSiteDisk, mountSiteDisk, removeSiteDisk } from './site-disks.ts'
 import { ensureHome, existingKind } from './site-home.ts'
 import { ensureSitePhp, removeSitePhp } from './site-php.ts'
+import { holdRoom, outOfRoom, withRoom } from './site-room.ts'
 import { isSafeSiteId } from './site-spec.ts'
 import { readSiteState, recordedSpec, type SiteState, siteState, stateFile } from './site-state.ts'
 import { nextSiteId, siteIdRange } from './site-uids.ts'
@@ -68,29 +70,36 @@ export async function applySite(
   const disks = await core.diskEnforcement()
   await ensureSiteDisk(layout, paths, site.diskMB, disks.enforced, release, signal)
   await ensureHome(paths, user && web ? { user, webGid: web.gid } : null)
+  // On a filesystem of its own, the site can use every inode of it: the runtime holds room back for its state.
+  if ((await mountAt(paths.home)) !== null) await holdRoom(paths)
   const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
   // A run killed between writing a file and renaming it left its temporary file; the repeat clears it away.
   await removeAbandonedTemporaries([paths.placeholder, paths.state, paths.serverBlock, paths.pool])
   // A certificate installed earlier is served in every state, until it is removed.
   const certificate = previous?.certificate ?? null
   const record = (app: SiteState['app']) =>
-    writeFileAtomic(
-      paths.state,
-      stateFile({ ...siteState(site, state, user?.name ?? null, app, certificate), reaches }),
-      signal,
-      0o600,
+    withRoom(paths, () =>
+      writeFileAtomic(
+        paths.state,
+        stateFile({ ...siteState(site, state, user?.name ?? null, app, certificate), reaches }),
+        signal,
+        0o600,
+      ),
     )
 
   let app = previous?.app ?? null
   if (stack && (site.app || app)) app = await application(core, site, paths, previous, user, record, signal)
-  else
-    await placeholder(
-      site,
-      paths,
-      previous,
-      user && web ? { uid: user.uid, gid: web.gid } : undefined,
-      signal,
-    )
+  else {
+    const putBack = () =>
+      placeholder(site, paths, previous, user && web ? { uid: user.uid, gid: web.gid } : undefined, signal)
+    // Suspending, a placeholder the site left no room for waits for its return (the room held back is its state's):
+    // the suspension does not.
+    if (state === 'active') await withRoom(paths, putBack)
+    else
+      await putBack().catch((error) => {
+        if (!outOfRoom(error)) throw error
+      })
+  }
 
   const block = core.blockOf(site, paths, stack, { state, app, certificate })
   if (stack) {

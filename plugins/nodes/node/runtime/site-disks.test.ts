@@ -9,8 +9,10 @@ import {
   existsSync,
   linkSync,
   lstatSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   rmSync,
   statfsSync,
   statSync,
@@ -127,7 +129,9 @@ describe.if(root)('a site with a disk quota', () => {
     expect(room).toBeGreaterThanOrEqual(20 * MiB + rootReserveBytes)
     expect(room).toBeLessThanOrEqual(20 * MiB + rootReserveBytes + 5 * MiB)
     // Its folders as on a plain home, the image's lost+found gone, and the image root's alone.
+    // The runtime's room held back (site-room.ts) beside them.
     expect(sh(['ls', '-A', paths.home]).stdout.split('\n').filter(Boolean).sort()).toEqual([
+      '.plinth-room',
       'htdocs',
       'logs',
       'state.json',
@@ -186,6 +190,84 @@ echo intdiv($written, 1048576), ' ', $flushed ? 'flushed' : 'refused', ' ', erro
     expect(Number(megabytes)).toBeLessThan(21)
     expect(answer).toMatch(/No space left on device/)
     rmSync(join(paths.htdocs, 'filled.bin'))
+  })
+
+  test('a response its clients do not read fills no more than a few MiB of the node’s disk, outside the quota', async () => {
+    // nginx buffers what PHP sends faster than the client reads in its own temporary files (on the node's disk,
+    // counted in no site's quota), by default up to 1 GiB a request, the PHP worker freed for the next one: a
+    // site's PHP answering big to clients of its own that never read could fill the node's disk.
+    const script = join(paths.htdocs, 'big.php')
+    writeFileSync(script, `<?php $c = str_repeat('A', 1048576); for ($i = 0; $i < 96; $i++) echo $c;`)
+    sh(['chown', `${paths.user}:`, script])
+    const temp = join(realpathSync(dataDir), 'nginx', 'temp', 'fastcgi')
+    const buffered = () => {
+      let bytes = 0
+      for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+        const fds = `/proc/${pid}/fd`
+        for (const fd of (() => {
+          try {
+            return readdirSync(fds)
+          } catch {
+            return []
+          }
+        })()) {
+          try {
+            if (readlinkSync(join(fds, fd)).startsWith(temp)) bytes += statSync(join(fds, fd)).size
+          } catch {
+            // Closed meanwhile.
+          }
+        }
+      }
+      return bytes
+    }
+    const clients = await Promise.all(
+      [1, 2, 3].map(() =>
+        Bun.connect({
+          hostname: '127.0.0.1',
+          port,
+          socket: { data() {}, open() {} },
+        }),
+      ),
+    )
+    try {
+      for (const client of clients) {
+        client.write(`GET /big.php HTTP/1.1\r\nHost: ${site.domain}\r\n\r\n`)
+        // Reads nothing more: the kernel's buffers fill, then nginx's.
+        client.pause()
+      }
+      let most = 0
+      const until = Date.now() + 4_000
+      while (Date.now() < until) {
+        most = Math.max(most, buffered())
+        await Bun.sleep(100)
+      }
+      console.log(`nginx buffered ${(most / MiB).toFixed(1)} MiB for 3 clients that do not read`)
+      expect(most).toBeLessThanOrEqual(3 * 8 * MiB)
+    } finally {
+      for (const client of clients) client.end()
+      rmSync(script, { force: true })
+    }
+  })
+
+  test('a site that used every inode of its image, its placeholder deleted, is still suspended and recorded', async () => {
+    // Root's reserve is blocks, not inodes: a site that takes every inode leaves none for the runtime's writes
+    // (the placeholder it put back, the temporary file of its state), which must not keep it from suspending it.
+    rmSync(paths.placeholder, { force: true })
+    const fill = asSiteUser(
+      site,
+      `mkdir -p ${paths.tmp}/n && i=0; while : > ${paths.tmp}/n/$i; do i=$((i+1)); done`,
+    )
+    expect(fill.stderr).toContain('No space left on device')
+    expect(statfsSync(paths.home).ffree).toBe(0)
+    try {
+      await runtime.suspend(site, never())
+      expect(JSON.parse(readFileSync(paths.state, 'utf8')).state).toBe('suspended')
+      expect((await request(port, site.domain, '/')).status).toBe(503)
+    } finally {
+      rmSync(join(paths.tmp, 'n'), { recursive: true, force: true })
+    }
+    await runtime.unsuspend(site, never())
+    expect(JSON.parse(readFileSync(paths.state, 'utf8')).state).toBe('active')
   })
 
   test('grows when its quota does, and shrinks when it is lowered, never below what the site uses', async () => {

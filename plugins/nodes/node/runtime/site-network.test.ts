@@ -13,7 +13,7 @@ import type { NodeService, SiteApplication } from '../contract.ts'
 import { never, processesOf, request, servingDataDir, sh, siteSpec } from '../testing/serving.ts'
 import { createSiteRuntime } from './create-site-runtime.ts'
 import { runtimeLayout, siteLayout } from './layout.ts'
-import { networkTableName } from './network-rules.ts'
+import { networkTableName, siteFlowShare } from './network-rules.ts'
 
 const suffix = Math.random().toString(36).slice(2, 8)
 const dataDir = servingDataDir('plinth-network-')
@@ -56,7 +56,16 @@ const database = greeter('127.0.0.1', 0, 'database')
 const panel = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('panel\n') })
 const everywhere = greeter('::', 0, 'node-wide')
 const loopback6 = greeter('::1', 0, 'loopback6')
-const listeners: { stop(closeActive?: boolean): void }[] = [database, panel, everywhere, loopback6, ownServer]
+// A database server as the node's service knows it: its port said once the service started, not before.
+const laterDatabase = greeter('127.0.0.1', 0, 'later-database')
+const listeners: { stop(closeActive?: boolean): void }[] = [
+  database,
+  panel,
+  everywhere,
+  loopback6,
+  ownServer,
+  laterDatabase,
+]
 
 /** The services this machine runs on loopback (Redis, PostgreSQL, MariaDB), or a greeter of ours where none does. */
 function wellKnown(port: number): void {
@@ -333,5 +342,79 @@ describe('a site’s network', () => {
       said: 'own-server',
     })
     expect((await fromProgram([target], other.id, again))[target]).toMatchObject({ open: false })
+  })
+
+  test('the node’s database port stays open to the sites while a node starts again, before its services have', async () => {
+    const target = `tcp://127.0.0.1:${laterDatabase.port}`
+    let running = true
+    const database: NodeService = {
+      name: 'later-database',
+      sitePorts: () => (running ? [laterDatabase.port] : []),
+      handle: async () => null,
+    }
+    const withDatabase = {
+      ...runtimeSettings,
+      parts: () => ({ services: [...services, database], applications: [reacher] }),
+    }
+    const first = createSiteRuntime(withDatabase)
+    await first.start()
+    await first.startServices(() => {}, [database])
+    expect((await fromProgram([target], other.id, first))[target]).toMatchObject({ open: true })
+    // The node starts again (a restart, an upgrade moving its sites, a reboot that lost the table): until its
+    // services started, the database server says no port, and its sites' PHP kept running meanwhile.
+    running = false
+    sh(['nft', 'delete', 'table', 'inet', table])
+    const again = createSiteRuntime(withDatabase)
+    await again.start()
+    expect((await fromProgram([target], other.id, again))[target]).toMatchObject({
+      open: true,
+      said: 'later-database',
+    })
+    // Once its services started, what they say now holds: a server no longer run is closed again.
+    await again.startServices(() => {}, [database])
+    expect((await fromProgram([target], other.id, again))[target]).toMatchObject({ open: false })
+    // A node upgraded from a version that recorded no ports: what the service's own files say is kept open.
+    rmSync(layout.servicePorts, { force: true })
+    sh(['nft', 'delete', 'table', 'inet', table])
+    const atRest: NodeService = {
+      name: 'later-database',
+      sitePortsAtRest: (own) =>
+        own === join(layout.dataDir, 'services', 'later-database') ? [laterDatabase.port] : [],
+      handle: async () => null,
+    }
+    const upgraded = createSiteRuntime({
+      ...runtimeSettings,
+      parts: () => ({ services: [...services, atRest], applications: [reacher] }),
+    })
+    await upgraded.start()
+    expect((await fromProgram([target], other.id, upgraded))[target]).toMatchObject({
+      open: true,
+      said: 'later-database',
+    })
+  })
+
+  // Last: the site's flows stay counted for 30 s (UDP's timeout in the kernel's tracking).
+  test('one site cannot fill the node’s connection tracking: past its share its new flows are refused, not another site’s', async () => {
+    const flood = join(paths.htdocs, 'flood.php')
+    writeFileSync(
+      flood,
+      `<?php $sent = 0; $refused = 0;
+for ($port = 1; $port <= ${siteFlowShare + 500}; $port++) {
+  $socket = @stream_socket_client("udp://${far}:$port");
+  if ($socket && @fwrite($socket, "x") === 1) $sent++; else $refused++;
+  if ($socket) fclose($socket);
+}
+echo "$sent $refused";`,
+    )
+    lchownSync(flood, statSync(paths.htdocs).uid, statSync(paths.htdocs).gid)
+    const [sent, refused] = (await (await request(httpPort, site.domain, '/flood.php')).text())
+      .split(' ')
+      .map(Number)
+    console.log(`a site flooding ${siteFlowShare + 500} UDP flows: ${sent} sent, ${refused} refused`)
+    expect(sent).toBeLessThanOrEqual(siteFlowShare)
+    expect(refused).toBeGreaterThanOrEqual(500)
+    // Another site's share is its own.
+    const target = `tcp://${far}:${farPort}`
+    expect((await fromProgram([target], other.id))[target]).toMatchObject({ open: true, said: 'outside' })
   })
 })

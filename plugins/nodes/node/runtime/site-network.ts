@@ -11,6 +11,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { isIP } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import type { LimitEnforcement, NodeLack, NodeService, NodeServiceHost, SiteEndpoint } from '../contract.ts'
+import { writeFileAtomic } from './atomic-files.ts'
 import { outputOf, run } from './commands.ts'
 import { serialized } from './lock.ts'
 import {
@@ -27,6 +28,13 @@ export interface SiteNetworkSettings {
   readonly dataDir: string
   /** Where the sites' homes are: the users whose home is one of them are the sites'. */
   readonly sitesDir: string
+  /**
+   * Where the ports the node's services served the sites on when they last started are kept (root's): until this
+   * process's services started again, the table keeps them open. Without it, only what the services say now.
+   */
+  readonly servicePortsFile?: string
+  /** Where each service keeps its files (`<servicesDir>/<name>`), which its `sitePortsAtRest` reads. */
+  readonly servicesDir?: string
   /** Whether the sites run code as users of their own (the runtime serves and runs as root). */
   readonly unixUsers: boolean
   readonly servable: boolean
@@ -57,6 +65,8 @@ export interface SiteNetwork {
     readonly site?: PendingSite
     /** A site whose user was just removed. */
     readonly removed?: string
+    /** The node's services started: the ports they name now are theirs (and recorded for the next start). */
+    readonly servicesStarted?: boolean
   }): Promise<void>
   /** Whether the sites are held back now, and how, or why not. */
   enforcement(): LimitEnforcement
@@ -107,6 +117,19 @@ async function recordedReaches(sitesDir: string): Promise<Map<string, readonly S
   return reaches
 }
 
+/** The ports `path` records (none when it is missing or holds anything but a list of ports). */
+async function recordedPorts(path: string | undefined): Promise<number[]> {
+  if (!path) return []
+  try {
+    const ports: unknown = JSON.parse(await readFile(path, 'utf8'))
+    return Array.isArray(ports)
+      ? ports.filter((port): port is number => Number.isInteger(port) && port > 0 && port < 65_536)
+      : []
+  } catch {
+    return []
+  }
+}
+
 /** The nameservers `resolvConf` names. */
 async function resolversOf(resolvConf: string): Promise<string[]> {
   const text = await readFile(resolvConf, 'utf8').catch(() => '')
@@ -133,6 +156,12 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
   let panelAddresses: string[] | null = null
   /** Sites applied by this process, by id: what they reach may be ahead of their `state.json`. */
   const pending = new Map<string, PendingSite>()
+  /**
+   * Whether this process's services started. Until then a service says no port (the database server's is known
+   * once it runs), and a node starting again (a restart, an upgrade moving its sites, a reboot) would refuse its
+   * sites their database for as long as its start takes: the ports recorded at the last start stay open meanwhile.
+   */
+  let servicesStarted = false
 
   /** The servers each site may reach besides every site's, by its uid, their hosts resolved. */
   async function siteServers(users: ReadonlyMap<string, number>): Promise<SiteServer[]> {
@@ -159,7 +188,17 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
   }
 
   async function reachNow(resolveAgain: boolean): Promise<SiteReach> {
-    const servicePorts = settings.services().flatMap((service) => service.sitePorts?.() ?? [])
+    const named = settings.services().flatMap((service) => service.sitePorts?.() ?? [])
+    const atRest = settings
+      .services()
+      .flatMap((service) =>
+        settings.servicesDir
+          ? (service.sitePortsAtRest?.(join(settings.servicesDir, service.name)) ?? [])
+          : [],
+      )
+    const servicePorts = servicesStarted
+      ? named
+      : [...new Set([...named, ...atRest, ...(await recordedPorts(settings.servicePortsFile))])]
     if (settings.panelHost && (panelAddresses === null || resolveAgain)) {
       try {
         panelAddresses = await addressesOf(settings.panelHost)
@@ -196,12 +235,22 @@ export function siteNetwork(settings: SiteNetworkSettings): SiteNetwork {
 
   return {
     table,
-    apply: ({ check = false, log, site, removed } = {}) =>
+    apply: ({ check = false, log, site, removed, servicesStarted: started = false } = {}) =>
       locked(async () => {
         if (site) pending.set(site.id, site)
         if (removed) pending.delete(removed)
         if (!settings.unixUsers || !nftPath()) return
         try {
+          if (started && settings.servicePortsFile) {
+            const ports = settings.services().flatMap((service) => service.sitePorts?.() ?? [])
+            await writeFileAtomic(
+              settings.servicePortsFile,
+              `${JSON.stringify(ports)}\n`,
+              new AbortController().signal,
+              0o600,
+            )
+          }
+          if (started) servicesStarted = true
           const script = networkRules(table, await reachNow(check))
           const gone = check && loaded !== null && !(await present())
           if (script === loaded && !gone) return
