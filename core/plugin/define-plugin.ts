@@ -70,6 +70,13 @@ export interface ResourceLimitDefinition {
   readonly name: string
   /** What the limit means, for the plans' schema (`CPU each site may take, in percent of one core.`). */
   readonly description: string
+  /**
+   * The least a plan may set (default 0), where less is nothing its plugin can apply (a site's memory of 0 MB
+   * leaves it nothing to run with): refused at the member, in plans and in the installation's defaults.
+   */
+  readonly minimum?: number
+  /** The most a plan may set (default 1 000 000 000), where more is refused where it is applied (`pids.max`). */
+  readonly maximum?: number
 }
 
 /** A section of `GET /usage` a plugin computes itself (traffic), over the usage scopes of the caller's view. */

@@ -46,6 +46,28 @@ describe('validationItems', () => {
     ])
   })
 
+  test('a member that may be null is refused for what its value breaks, with the bound', () => {
+    const nullable = TypeCompiler.Compile(
+      t.Object({
+        memoryMB: t.Optional(t.Union([t.Integer({ minimum: 16, maximum: 100 }), t.Null()])),
+        kind: t.Optional(t.Union([t.Union([t.Literal('a'), t.Literal('b')]), t.Null()])),
+      }),
+    )
+    expect(validationItems(nullable, { memoryMB: 8 }, 'body')).toEqual([
+      { location: 'body.memoryMB', code: 'out_of_range', message: 'must be at least 16' },
+    ])
+    expect(validationItems(nullable, { memoryMB: 101 }, 'body')).toEqual([
+      { location: 'body.memoryMB', code: 'out_of_range', message: 'must be at most 100' },
+    ])
+    expect(validationItems(nullable, { memoryMB: 1.5 }, 'body')).toEqual([
+      { location: 'body.memoryMB', code: 'invalid_type', message: 'must be a whole number' },
+    ])
+    expect(validationItems(nullable, { kind: 'c' }, 'body')).toEqual([
+      { location: 'body.kind', code: 'invalid_value', message: 'must be one of "a", "b"' },
+    ])
+    expect(validationItems(nullable, { memoryMB: null, kind: null }, 'body')).toEqual([])
+  })
+
   test('a hostile body with many faults gets a bounded answer', () => {
     const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, i]))
     expect(validationItems(check, many, 'body').length).toBeLessThanOrEqual(50)

@@ -128,13 +128,27 @@ function locationOf(prefix: string, error: ValueError): string {
 }
 
 /**
+ * The failure to report of a member that may be null (`t.Union([X, t.Null()])`) given something else: `X`'s
+ * (`must be at least 16`), which says what to send, rather than the union's (`is not an accepted value`).
+ */
+function reasonOf(error: ValueError): ValueError {
+  if (error.type !== ValueErrorType.Union || error.value === null) return error
+  const members = (error.schema as { anyOf?: readonly { type?: unknown }[] }).anyOf ?? []
+  const others = members.flatMap((member, index) => (member.type === 'null' ? [] : [index]))
+  if (members.length !== 2 || others.length !== 1) return error
+  const [index] = others as [number]
+  return error.errors[index]?.First() ?? error
+}
+
+/**
  * Every failure of `value` against a compiled schema, one item per location (the first reason wins: a
  * missing field is `required`, not also `invalid_type`). Each unknown property is an item of its own.
  */
 export function validationItems(check: TypeCheck<TSchema>, value: unknown, prefix: string): ProblemItem[] {
   const items: ProblemItem[] = []
   const seen = new Set<string>()
-  for (const error of check.Errors(value)) {
+  for (const failure of check.Errors(value)) {
+    const error = reasonOf(failure)
     // TypeBox reports an unknown property at its own path, so every failure's location is its path.
     const location = locationOf(prefix, error)
     if (seen.has(location)) continue

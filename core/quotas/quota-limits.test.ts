@@ -1,7 +1,13 @@
 // Limits as data: how several plans' limits add up, and how the DEFAULT_CUSTOMER_LIMITS setting is read.
 
 import { describe, expect, test } from 'bun:test'
-import { checkQuotaLimits, combineLimits, parseQuotaLimits, quotaLimitsSchema } from './quota-limits.ts'
+import {
+  checkQuotaLimits,
+  combineLimits,
+  largestSetLimits,
+  parseQuotaLimits,
+  quotaLimitsSchema,
+} from './quota-limits.ts'
 
 const metrics = ['gadgets', 'sprockets', 'sizeMB']
 
@@ -21,6 +27,16 @@ describe('combineLimits', () => {
 
   test('of no plans limits nothing', () => {
     expect(combineLimits(metrics, [])).toEqual({})
+  })
+})
+
+describe('largestSetLimits', () => {
+  test('takes the largest a plan sets; a plan that sets none lowers nothing', () => {
+    expect(largestSetLimits(['cpu', 'memory'], [{ cpu: 400 }, {}, { cpu: 200, memory: 64 }])).toEqual({
+      cpu: 400,
+      memory: 64,
+    })
+    expect(largestSetLimits(['cpu'], [{}, {}])).toEqual({})
   })
 })
 

@@ -10,7 +10,14 @@ export interface QuotaMetric {
   readonly name: string
   /** What the limit means (`How many sites the customer may have.`). */
   readonly description: string
+  /** The least a plan may set; default 0. */
+  readonly minimum?: number
+  /** The most a plan may set; default 1 000 000 000. */
+  readonly maximum?: number
 }
+
+/** The most any limit may be where its metric sets no maximum of its own. */
+export const quotaLimitMaximum = 1_000_000_000
 
 /** The `limits` object of plans (and of the installation's defaults), one member per declared metric. */
 export function quotaLimitsSchema(metrics: readonly QuotaMetric[]): TObject {
@@ -18,7 +25,13 @@ export function quotaLimitsSchema(metrics: readonly QuotaMetric[]): TObject {
     Object.fromEntries(
       metrics.map((metric) => [
         metric.name,
-        t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, description: metric.description })),
+        t.Optional(
+          t.Integer({
+            minimum: metric.minimum ?? 0,
+            maximum: metric.maximum ?? quotaLimitMaximum,
+            description: metric.description,
+          }),
+        ),
       ]),
     ),
     {
@@ -56,20 +69,46 @@ export function combineLimits(
   return combined
 }
 
+/**
+ * Combines limits on each resource (a site's CPU) across plans: the largest any plan sets. A plan that sets none
+ * leaves it to what applies without one (a node's default), so it neither lifts nor lowers the others': a customer
+ * adding a plan for more sites keeps its sites' CPU.
+ * @example largestSetLimits(['cpuPercent'], [{ cpuPercent: 400 }, {}, { cpuPercent: 200 }]) // { cpuPercent: 400 }
+ */
+export function largestSetLimits(metrics: readonly string[], list: readonly QuotaLimits[]): QuotaLimits {
+  const combined: Record<string, number> = {}
+  for (const metric of metrics)
+    for (const limits of list) {
+      const value = limits[metric]
+      if (value !== undefined) combined[metric] = Math.max(combined[metric] ?? value, value)
+    }
+  return combined
+}
+
 /** Refuses limits that are not whole numbers ≥ 0 of known metrics (settings; the API has its schema). */
 export function checkQuotaLimits(
-  metrics: readonly string[],
+  metrics: readonly (string | QuotaMetric)[],
   limits: Readonly<Record<string, unknown>>,
 ): QuotaLimits {
+  const known = new Map(
+    metrics.map((metric) =>
+      typeof metric === 'string' ? [metric, { name: metric }] : [metric.name, metric],
+    ),
+  )
   const checked: Record<string, number> = {}
   for (const [name, value] of Object.entries(limits)) {
-    if (!metrics.includes(name))
+    const metric = known.get(name) as Partial<QuotaMetric> | undefined
+    if (!metric)
       throw new Error(
-        `Unknown limit "${name}"; limits are ${metrics.join(', ') || 'none (no plugin declares one)'}`,
+        `Unknown limit "${name}"; limits are ${[...known.keys()].join(', ') || 'none (no plugin declares one)'}`,
       )
     if (value === undefined) continue
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-      throw new Error(`Limit ${name} must be a whole number of at least 0, not ${String(value)}`)
+    const least = metric.minimum ?? 0
+    const most = metric.maximum ?? Number.MAX_SAFE_INTEGER
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least || value > most)
+      throw new Error(
+        `Limit ${name} must be a whole number of at least ${least}${metric.maximum === undefined ? '' : ` and at most ${most}`}, not ${String(value)}`,
+      )
     checked[name] = value
   }
   return checked

@@ -177,6 +177,22 @@ test('a panel refuses malformed default limits at start-up', async () => {
   ).rejects.toThrow(/Unknown limit "sprockets"; limits are gadgets/)
 })
 
+test('a resource limit’s declared range binds the default limits as it binds plans', async () => {
+  const cpu = fixturePlugin({
+    name: 'cpu-limits',
+    description: 'Declares a limit on each of a customer’s resources, with the range it can apply.',
+    resourceLimits: [{ name: 'cores', description: 'Cores of each gadget.', minimum: 1, maximum: 64 }],
+  })
+  await expect(
+    createKernelTestPanel({ plugins: [cpu], defaultCustomerLimits: { cores: 0 } }),
+  ).rejects.toThrow(/Limit cores must be a whole number of at least 1 and at most 64, not 0/)
+  await expect(
+    createKernelTestPanel({ plugins: [cpu], defaultCustomerLimits: { cores: 65 } }),
+  ).rejects.toThrow(/at most 64/)
+  const panel = await createKernelTestPanel({ plugins: [cpu], defaultCustomerLimits: { cores: 64 } })
+  await panel.panel.close()
+})
+
 test('a limited metric must refuse with a problem its plugin declares', async () => {
   const stray = fixturePlugin({
     name: 'stray',

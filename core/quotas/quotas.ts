@@ -14,6 +14,7 @@ import { combineSettings, type PlanSettingDefinition, type PlanSettings } from '
 import {
   checkQuotaLimits,
   combineLimits,
+  largestSetLimits,
   type QuotaLimits,
   type QuotaMetric,
   quotaLimitsSchema,
@@ -130,8 +131,10 @@ export function createQuotas(
     if (metrics.includes(name))
       throw new Error(`"${name}" is declared both as a usage metric and a resource limit`)
   const allLimits = [...metrics, ...perResource]
+  // Resource limits carry the range their plugin can apply: checked in the defaults as plans' schema checks plans.
+  const checked = [...metrics, ...perResourceLimits]
   const problems = new Map(limited.map((metric) => [metric.name, metric.problem]))
-  const defaults = checkQuotaLimits(allLimits, defaultLimits)
+  const defaults = checkQuotaLimits(checked, defaultLimits)
   const nothingLeft = Object.fromEntries(metrics.map((metric) => [metric, 0]))
 
   async function standingOf(db: Db, customerId: string): Promise<CustomerStanding> {
@@ -202,9 +205,9 @@ export function createQuotas(
     limitsSchema: quotaLimitsSchema([...limited, ...perResourceLimits]),
     combine: (list) => ({
       ...combineLimits(metrics, list),
-      ...combineLimits(perResource, list, Math.max),
+      ...largestSetLimits(perResource, list),
     }),
-    check: (limits) => checkQuotaLimits(allLimits, limits),
+    check: (limits) => checkQuotaLimits(checked, limits),
     of,
     reserve,
     perResourceOf,

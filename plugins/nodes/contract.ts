@@ -220,9 +220,19 @@ export const NodeInventoryState = t.Object(
 )
 export type NodeInventoryState = Static<typeof NodeInventoryState>
 
-const siteDefault = (what: string) =>
-  t.Union([t.Integer({ minimum: 1, maximum: 1_000_000_000 }), t.Null()], {
-    description: `${what}; null: unlimited.`,
+/**
+ * What a node can apply of each of a site's limits, wherever it is set (a site's own, a plan's, a node's default):
+ * `pids.max` takes at most the kernel's 4194304, and a site with less than 16 MB has nothing to run with.
+ */
+export const siteLimitRanges = {
+  cpuPercent: { minimum: 1, maximum: 100_000 },
+  memoryMB: { minimum: 16, maximum: 100_000_000 },
+  processes: { minimum: 1, maximum: 4_194_304 },
+} as const
+
+const siteDefault = (name: keyof typeof siteLimitRanges, what: string) =>
+  t.Union([t.Integer(siteLimitRanges[name]), t.Null()], {
+    description: `${what}, ${siteLimitRanges[name].minimum} to ${siteLimitRanges[name].maximum}; null: unlimited.`,
   })
 
 /**
@@ -231,9 +241,9 @@ const siteDefault = (what: string) =>
  */
 export const NodeSiteDefaults = t.Object(
   {
-    cpuPercent: siteDefault('CPU a site may take, in percent of one core (100 = one core)'),
-    memoryMB: siteDefault('Memory a site’s processes may take together, in MB'),
-    processes: siteDefault('Processes (and threads) a site may run at once'),
+    cpuPercent: siteDefault('cpuPercent', 'CPU a site may take, in percent of one core (100 = one core)'),
+    memoryMB: siteDefault('memoryMB', 'Memory a site’s processes may take together, in MB'),
+    processes: siteDefault('processes', 'Processes (and threads) a site may run at once'),
   },
   {
     $id: 'NodeSiteDefaults',

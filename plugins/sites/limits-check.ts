@@ -4,7 +4,7 @@
 // defaults runs it for that node at once.
 
 import { type JobDefinition, type JobRun, jobIsLive, type PluginContext, type Trx } from '../../core/index.ts'
-import { type Node, type NodeWatcher, nodeDirectory } from '../nodes/contract.ts'
+import { type Node, type NodeWatcher, nodeDirectory, requireReachableNode } from '../nodes/contract.ts'
 import { siteJobKinds } from './jobs.ts'
 import { noteReading } from './limit-watch.ts'
 import type { SitesTable } from './migrations.ts'
@@ -119,7 +119,7 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
   return {
     kind: limitsCheckKind,
     description:
-      'The limits check, every few minutes and when a node’s `siteDefaults` change: starts a `site.update` for each active site whose limits changed since its node was given them (audited `site.applyLimits`), then reads what the sites use and sends `site.limitReached` for a site whose hits of a limit grew at consecutive readings (once per site and kind in 6 hours). A node that cannot be reached is passed over until the next round.',
+      'The limits check, every few minutes and when a node’s `siteDefaults` change: starts a `site.update` for each active site whose limits changed since its node was given them (audited `site.applyLimits`), then reads what the sites use and sends `site.limitReached` for a site whose hits of a limit grew at consecutive readings (once per site and kind in 6 hours). A node whose agent is away is passed over whole (neither read nor sent updates) until the next round.',
     maxAttempts: 1,
     async run(job) {
       const ids = job.subject.id === 'all' ? await nodesWithActiveSites(context.db) : [job.subject.id]
@@ -130,12 +130,16 @@ export function limitsCheckJob(context: PluginContext): JobDefinition {
         const node = await nodes.find(id)
         if (!node) continue
         const sites = await activeSitesOn(context.db, node.id)
-        for (const site of sites) if (await applyIfChanged(job, node, site)) updates++
         if (sites.length === 0) continue
         try {
+          // A node whose agent is away is passed over whole: its reading would wait out its timeout (node after
+          // node), and an update per site would hold a worker each until the agent's silence fails it. What it
+          // has not taken is sent at the first round after it is back.
+          requireReachableNode(node)
+          for (const site of sites) if (await applyIfChanged(job, node, site)) updates++
           told += await watchUse(job, node, sites)
         } catch (error) {
-          // One node away (or older than the panel) holds back no other: it is read again at the next round.
+          // One node away (or older than the panel) holds back no other: it is seen to again at the next round.
           if (job.signal.aborted) throw error
           unread.push(node.id)
           context.log.info({ nodeId: node.id, err: String(error) }, 'sites’ resources not read')

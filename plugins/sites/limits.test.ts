@@ -163,6 +163,18 @@ describe('the limits a site runs under', () => {
     expect(audit.items.map((entry) => entry.details)).toEqual([{ memoryMB: null }, { memoryMB: 2048 }])
   })
 
+  test('with several plans, are the largest a plan sets: a plan that sets none (an add-on) lowers nothing', async () => {
+    const site = await activeSite({ cpuPercent: 400, memoryMB: 4096 })
+    await calls.subscribe(site.customerId, (await calls.newPlan({ sites: 5 })).id)
+    await calls.subscribe(site.customerId, (await calls.newPlan({ cpuPercent: 200, processes: 300 })).id)
+    const limits = await json<LimitsAnswer>(await call('GET', `/sites/${site.id}/limits`))
+    expect(limits).toMatchObject({
+      cpuPercent: { value: 400, source: 'plan' },
+      memoryMB: { value: 4096, source: 'plan' },
+      processes: { value: 300, source: 'plan' },
+    })
+  })
+
   test('without a plan or a node default, a limit is none: unlimited on the node', async () => {
     const site = await activeSite()
     const provisioned = await json<LimitsAnswer>(await call('GET', `/sites/${site.id}/limits`))
@@ -279,6 +291,21 @@ describe('a site’s own limits', () => {
     await nextUpdate(site.id)
   })
 
+  test('of a site outside the caller’s view are 404, as any change of it, not a refusal that answers for it', async () => {
+    const site = await activeSite()
+    const other = await tp.token({ customerId: await calls.newCustomer() })
+    await expectProblem(
+      await call('PATCH', `/sites/${site.id}`, { limits: { cpuPercent: 400 } }, other),
+      404,
+      'not_found',
+    )
+    await expectProblem(
+      await call('PATCH', '/sites/site_01JDQ3V6Y4T1ZK0M2N5P7R9S8W', { limits: { cpuPercent: 400 } }, other),
+      404,
+      'not_found',
+    )
+  })
+
   test('out of range is refused at the field, with its code', async () => {
     const site = await activeSite()
     for (const [field, value] of [
@@ -291,7 +318,13 @@ describe('a site’s own limits', () => {
         422,
         'validation_failed',
       )
-      expect(body.errors).toEqual([expect.objectContaining({ location: `body.limits.${field}` })])
+      // The reason is the value's (a bound a client can read), not that of the member's `null` alternative.
+      expect(body.errors).toEqual([
+        expect.objectContaining({
+          location: `body.limits.${field}`,
+          code: field === 'processes' ? 'invalid_type' : 'out_of_range',
+        }),
+      ])
     }
   })
 
@@ -311,6 +344,93 @@ describe('a site’s own limits', () => {
     })
   })
 })
+
+describe('limits no node can apply', () => {
+  // A node writes a limit into the kernel as it is given (pids.max refuses more than 4194304, memory.max 0 leaves a
+  // site nothing to run with): a plan or a node default the site's own limits refuse would fail every update there.
+  const outOfRange = [
+    ['cpuPercent', 0],
+    ['memoryMB', 0],
+    ['memoryMB', 8],
+    ['processes', 0],
+    ['processes', 4_194_305],
+  ] as const
+
+  test('are refused in a plan at the member, and the plan keeps its limits', async () => {
+    for (const [field, value] of outOfRange) {
+      const body = await expectProblem(
+        await call('POST', '/plans', {
+          name: `Plan ${crypto.randomUUID().slice(0, 8)}`,
+          limits: { [field]: value },
+        }),
+        422,
+        'validation_failed',
+      )
+      expect(body.errors).toEqual([expect.objectContaining({ location: `body.limits.${field}` })])
+    }
+    const plan = await calls.newPlan({ cpuPercent: 200, memoryMB: 2048, processes: 64 })
+    for (const [field, value] of outOfRange)
+      await expectProblem(
+        await call('PATCH', `/plans/${plan.id}`, { limits: { [field]: value } }),
+        422,
+        'validation_failed',
+      )
+    expect((await json<{ limits: unknown }>(await call('GET', `/plans/${plan.id}`))).limits).toEqual({
+      cpuPercent: 200,
+      memoryMB: 2048,
+      processes: 64,
+    })
+  })
+
+  test('are refused as a node’s defaults at the member, and the node keeps its defaults', async () => {
+    const spare = await spareNode()
+    for (const [field, value] of outOfRange) {
+      const body = await expectProblem(
+        await call('PATCH', `/nodes/${spare}`, { siteDefaults: { [field]: value } }),
+        422,
+        'validation_failed',
+      )
+      expect(body.errors).toEqual([expect.objectContaining({ location: `body.siteDefaults.${field}` })])
+    }
+    expect(
+      (await json<{ siteDefaults: unknown }>(await call('GET', `/nodes/${spare}`))).siteDefaults,
+    ).toEqual({
+      cpuPercent: 100,
+      memoryMB: 1024,
+      processes: 128,
+    })
+  })
+})
+
+describe('a change of a node’s defaults', () => {
+  test('is audited as `node.update` under the API’s names', async () => {
+    const spare = await spareNode()
+    await json(await call('PATCH', `/nodes/${spare}`, { siteDefaults: { processes: 96, memoryMB: null } }))
+    const audit = await json<{ items: { action: string; details: unknown }[] }>(
+      await call('GET', `/audit?subject=${spare}&limit=1`),
+    )
+    expect(audit.items[0]).toMatchObject({
+      action: 'node.update',
+      details: { siteDefaults: { processes: 96, memoryMB: null } },
+    })
+    expect(JSON.stringify(audit.items[0]?.details)).not.toContain('site_')
+  })
+})
+
+/** A node that takes no sites (disabled), so a change of its defaults moves none of the tests' sites. */
+async function spareNode(): Promise<string> {
+  const name = `spare-${crypto.randomUUID().slice(0, 6)}`
+  const created = await json<{ id: string }>(
+    await call('POST', '/nodes', {
+      name,
+      driver: 'agent',
+      hostname: `${name}.example.net`,
+      status: 'disabled',
+    }),
+    201,
+  )
+  return created.id
+}
 
 /** The node's reading of one site, as an agent answers the `resources` operation. */
 function reading(siteId: string, memoryHits: number) {
@@ -371,6 +491,66 @@ describe('what a site uses', () => {
     const other = await tp.token({ customerId: await calls.newCustomer() })
     await expectProblem(await call('GET', `/sites/${site.id}/resources`, undefined, other), 404, 'not_found')
     await expectProblem(await call('GET', `/sites/${site.id}/limits`, undefined, other), 404, 'not_found')
+  })
+})
+
+describe('a node’s answer', () => {
+  test('that is not a reading of the site is 503 `resources_unreported`, never a 500 nor an answer off its schema', async () => {
+    const site = await activeSite()
+    const good = reading(site.id, 0)
+    for (const bad of [
+      { siteId: site.id, at: 'now', cpu: null },
+      { ...good, memory: { used: 'lots', limit: null, hits24h: 1, enforced: true } },
+      { ...good, disk: { ...good.disk, enforced: 'yes' } },
+      { ...good, processes: { ...good.processes, hits24h: -3 } },
+      { ...good, cpu: { ...good.cpu, hits24h: 1e300 } },
+      { ...good, at: 'yesterday' },
+    ]) {
+      const asked = call('GET', `/sites/${site.id}/resources`)
+      await answerResources([bad])
+      await expectProblem(await asked, 503, 'resources_unreported')
+    }
+  })
+})
+
+describe('the limits check', () => {
+  test('passes over a node whose agent is away at once: no reading waited out, no update left to wait for it', async () => {
+    const site = await activeSite()
+    // Its plan changes its limits: the check has an update to send its node.
+    await calls.subscribe(site.customerId, (await calls.newPlan({ cpuPercent: 300 })).id)
+    const seen = (at: string) =>
+      tp.panel.store.db
+        .withTables<{ nodes: { id: string; agent_seen_at: string | null } }>()
+        .updateTable('nodes')
+        .set({ agent_seen_at: at })
+        .where('id', '=', nodeId)
+        .execute()
+    await seen(new Date(Date.now() - 120_000).toISOString())
+    try {
+      const started = Date.now()
+      await checkLimits()
+      const ended = await checkEnded()
+      expect(ended).toMatchObject({ status: 'succeeded', result: { updates: 0, unread: [nodeId] } })
+      expect(Date.now() - started).toBeLessThan(3_000)
+      expect((await json<Site>(await call('GET', `/sites/${site.id}`))).jobId).toBe(site.jobId)
+    } finally {
+      await seen(new Date().toISOString())
+    }
+    // Back, it is sent them at the next round. (The played agent answers whatever else its return brings.)
+    await checkLimits()
+    const answered = new Set<string>()
+    const update = await waitFor('the site’s update', async () => {
+      for (const command of await agent.poll(undefined, 1)) {
+        if (answered.has(command.id)) continue
+        answered.add(command.id)
+        if (command.operation === 'inventory')
+          await agent.answer(command, { code: 'not_played', message: 'The played agent keeps no inventory.' })
+        else await agent.answer(command, null, command.operation === 'resources' ? [] : undefined)
+        if (command.subject === site.id && command.operation === 'update') return command
+      }
+      return null
+    })
+    expect(update.payload).toMatchObject({ cpuPercent: 300 })
   })
 })
 

@@ -13,7 +13,7 @@ export type OwnLimitsChange = Partial<Record<SiteLimitName, number | null>>
 export const setsSiteLimits = (caller: Caller): boolean =>
   caller.kind === 'platform' && !caller.token?.customerId
 
-/** Refuses, before anything is read or written, a change of a site's own limits by anyone but platform staff. */
+/** Refuses, before anything is written, a change of a site's own limits by anyone but platform staff. */
 export function refuseOwnLimitsUnlessStaff(caller: Caller, change: OwnLimitsChange): void {
   const asked = siteLimitNames.filter((name) => change[name] !== undefined)
   if (asked.length === 0 || setsSiteLimits(caller)) return

@@ -10,7 +10,7 @@ import {
   type Static,
   t,
 } from '../../core/index.ts'
-import type { Node } from '../nodes/contract.ts'
+import { type Node, siteLimitRanges } from '../nodes/contract.ts'
 import type { SitesTable } from './migrations.ts'
 
 /** The limits of a site's processes that plans set for each site and staff may set for one. */
@@ -22,16 +22,20 @@ export const siteResourceLimits: readonly ResourceLimitDefinition[] = [
   {
     name: 'cpuPercent',
     description:
-      'CPU each of the customer’s sites may take, in percent of one core (100 = one core, 250 = two and a half). Per site, unlike `diskMB`.',
+      'CPU each of the customer’s sites may take, in percent of one core (100 = one core, 250 = two and a half), 1 to 100000. Per site, unlike `diskMB`.',
+    ...siteLimitRanges.cpuPercent,
   },
   {
     name: 'memoryMB',
     description:
-      'Memory each of the customer’s sites may take, in MB: all its processes together (PHP, jobs, shell, SFTP, cron), its temporary space in memory included. Per site.',
+      'Memory each of the customer’s sites may take, in MB, 16 to 100000000: all its processes together (PHP, jobs, shell, SFTP, cron), its temporary space in memory included. Per site.',
+    ...siteLimitRanges.memoryMB,
   },
   {
     name: 'processes',
-    description: 'Processes (and threads) each of the customer’s sites may run at once. Per site.',
+    description:
+      'Processes (and threads) each of the customer’s sites may run at once, 1 to 4194304 (the kernel’s most). Per site.',
+    ...siteLimitRanges.processes,
   },
 ]
 

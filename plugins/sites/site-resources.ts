@@ -103,7 +103,37 @@ export function resourcesAnswer(reading: SiteResources, limits: EffectiveLimits)
   }
 }
 
-/** Asks `node` what `siteIds` use now (the node's `resources` operation, read only). */
+/** Whether a node's reading of one kind is one: finite amounts of at least 0 and a flag. */
+function isUse(value: unknown): value is ResourceUse {
+  if (typeof value !== 'object' || value === null) return false
+  const use = value as Record<string, unknown>
+  const amount = (item: unknown) =>
+    typeof item === 'number' && Number.isFinite(item) && item >= 0 && item <= Number.MAX_SAFE_INTEGER
+  return (
+    amount(use.used) &&
+    (use.limit === null || amount(use.limit)) &&
+    amount(use.hits24h) &&
+    typeof use.enforced === 'boolean'
+  )
+}
+
+/** Whether a node's answer for one site is a reading of it, of every kind, at a time. */
+function isReading(value: unknown): value is SiteResources {
+  if (typeof value !== 'object' || value === null) return false
+  const reading = value as Record<string, unknown>
+  return (
+    typeof reading.siteId === 'string' &&
+    typeof reading.at === 'string' &&
+    !Number.isNaN(Date.parse(reading.at)) &&
+    resourceKinds.every((kind) => isUse(reading[kind]))
+  )
+}
+
+/**
+ * Asks `node` what `siteIds` use now (the node's `resources` operation, read only). A node's answer is not trusted
+ * to be well formed: a reading that is not one is left out (the site's resources are then unreported), so a
+ * broken or hostile agent gives neither a failed request nor an answer off the API's schema.
+ */
 export async function readResources(
   nodes: NodeDirectory,
   node: Node,
@@ -112,5 +142,5 @@ export async function readResources(
 ): Promise<readonly SiteResources[]> {
   const answer = await nodes.send(node, nodeCommand('resources', { siteIds: [...siteIds] }), signal)
   if (!Array.isArray(answer)) throw new Error('The node answered its sites’ resources with no list')
-  return answer
+  return answer.filter(isReading).map((reading) => ({ ...reading, at: new Date(reading.at).toISOString() }))
 }

@@ -16,9 +16,9 @@ export function LimitFields<R>({
   return (
     <Fieldset legend="Limits">
       <p className="hint">
-        A whole number of at least 0 each; leave a field empty for no limit. Disk is the customer’s total,
-        shared by its sites; CPU (100 = one core), memory and processes are each site’s, and where empty each
-        node’s defaults apply.
+        A whole number of at least 0 each (per site: CPU and processes at least 1, memory at least 16 MB);
+        leave a field empty for no limit. Disk is the customer’s total, shared by its sites; CPU (100 = one
+        core), memory and processes are each site’s, and where empty each node’s defaults apply.
       </p>
       <div className="limits-grid">
         {limitKeys.map((key) => (

@@ -437,11 +437,11 @@ export interface components {
       diskMB?: number;
       /** @description How many databases the customer may have. */
       databases?: number;
-      /** @description CPU each of the customer’s sites may take, in percent of one core (100 = one core, 250 = two and a half). Per site, unlike `diskMB`. */
+      /** @description CPU each of the customer’s sites may take, in percent of one core (100 = one core, 250 = two and a half), 1 to 100000. Per site, unlike `diskMB`. */
       cpuPercent?: number;
-      /** @description Memory each of the customer’s sites may take, in MB: all its processes together (PHP, jobs, shell, SFTP, cron), its temporary space in memory included. Per site. */
+      /** @description Memory each of the customer’s sites may take, in MB, 16 to 100000000: all its processes together (PHP, jobs, shell, SFTP, cron), its temporary space in memory included. Per site. */
       memoryMB?: number;
-      /** @description Processes (and threads) each of the customer’s sites may run at once. Per site. */
+      /** @description Processes (and threads) each of the customer’s sites may run at once, 1 to 4194304 (the kernel’s most). Per site. */
       processes?: number;
     };
     Subscription: {
@@ -553,11 +553,11 @@ export interface components {
         diskMB?: number;
         /** @description How many databases the customer may have. */
         databases?: number;
-        /** @description CPU each of the customer’s sites may take, in percent of one core (100 = one core, 250 = two and a half). Per site, unlike `diskMB`. */
+        /** @description CPU each of the customer’s sites may take, in percent of one core (100 = one core, 250 = two and a half), 1 to 100000. Per site, unlike `diskMB`. */
         cpuPercent?: number;
-        /** @description Memory each of the customer’s sites may take, in MB: all its processes together (PHP, jobs, shell, SFTP, cron), its temporary space in memory included. Per site. */
+        /** @description Memory each of the customer’s sites may take, in MB, 16 to 100000000: all its processes together (PHP, jobs, shell, SFTP, cron), its temporary space in memory included. Per site. */
         memoryMB?: number;
-        /** @description Processes (and threads) each of the customer’s sites may run at once. Per site. */
+        /** @description Processes (and threads) each of the customer’s sites may run at once, 1 to 4194304 (the kernel’s most). Per site. */
         processes?: number;
       };
       /** @description PHP for the plan’s sites: `allowFunctions`, functions the node disables by default (`exec`, `proc_open`, `shell_exec`, …) that its sites may call. Several plans held at once allow what any of them does. */

@@ -30,9 +30,16 @@ const Description = t.String({ maxLength: 1000, description: 'What the plan is f
 
 /** The bodies of create and change: their `limits` are the installation's metrics. */
 function planBodies(quotas: Pick<Quotas, 'limitsSchema' | 'metrics' | 'settings'>) {
+  // Each limit's range is the one plans' `limits` declare (a site's `processes` cannot exceed what a node applies).
+  const rangeOf = (metric: string) => {
+    const declared = quotas.limitsSchema.properties[metric] as
+      | { minimum?: number; maximum?: number }
+      | undefined
+    return { minimum: declared?.minimum ?? 0, maximum: declared?.maximum ?? 1_000_000_000 }
+  }
   const limitChange = (metric: string) =>
     t.Optional(
-      t.Union([t.Integer({ minimum: 0, maximum: 1_000_000_000 }), t.Null()], {
+      t.Union([t.Integer(rangeOf(metric)), t.Null()], {
         description: `New ${metric} limit; null removes it.`,
       }),
     )

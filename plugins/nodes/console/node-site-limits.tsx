@@ -35,10 +35,15 @@ export function NodeEnforcement({ node }: { node: Node }) {
 }
 
 const fields = [
-  { name: 'cpuPercent', label: 'CPU (% of one core)', hint: '100 is one core.' },
-  { name: 'memoryMB', label: 'Memory (MB)', hint: 'All of a site’s processes together.' },
-  { name: 'processes', label: 'Processes', hint: 'Processes and threads at once.' },
-] as const satisfies readonly { name: keyof Defaults; label: string; hint: string }[]
+  { name: 'cpuPercent', label: 'CPU (% of one core)', hint: '100 is one core.', min: 1 },
+  {
+    name: 'memoryMB',
+    label: 'Memory (MB)',
+    hint: 'All of a site’s processes together; at least 16.',
+    min: 16,
+  },
+  { name: 'processes', label: 'Processes', hint: 'Processes and threads at once.', min: 1 },
+] as const satisfies readonly { name: keyof Defaults; label: string; hint: string; min: number }[]
 
 const shown = (value: number | null) => (value === null ? 'unlimited' : formatCount(value))
 
@@ -69,7 +74,7 @@ export function NodeSiteDefaults({ node, editable }: { node: Node; editable: boo
           name={`siteDefaults.${field.name}`}
           label={field.label}
           type="number"
-          min={1}
+          min={field.min}
           step={1}
           inputMode="numeric"
           placeholder="Unlimited"

@@ -605,11 +605,11 @@ export interface components {
     };
     /** @description The limits the node gives a site where neither the site nor its customer’s plan sets one (docs/limits.md). A change is applied to the node’s sites by `site.update` jobs. */
     NodeSiteDefaults: {
-      /** @description CPU a site may take, in percent of one core (100 = one core); null: unlimited. */
+      /** @description CPU a site may take, in percent of one core (100 = one core), 1 to 100000; null: unlimited. */
       cpuPercent: number | null;
-      /** @description Memory a site’s processes may take together, in MB; null: unlimited. */
+      /** @description Memory a site’s processes may take together, in MB, 16 to 100000000; null: unlimited. */
       memoryMB: number | null;
-      /** @description Processes (and threads) a site may run at once; null: unlimited. */
+      /** @description Processes (and threads) a site may run at once, 1 to 4194304; null: unlimited. */
       processes: number | null;
     };
     NodeCapabilities: {
@@ -737,11 +737,11 @@ export interface components {
       status?: "active" | "draining" | "disabled";
       /** @description The limits the node gives a site where neither the site nor its plan sets one; omitted members stay as they are, null lifts one. Applied to the node’s sites by `site.update` jobs. */
       siteDefaults?: {
-        /** @description CPU a site may take, in percent of one core (100 = one core); null: unlimited. */
+        /** @description CPU a site may take, in percent of one core (100 = one core), 1 to 100000; null: unlimited. */
         cpuPercent?: number | null;
-        /** @description Memory a site’s processes may take together, in MB; null: unlimited. */
+        /** @description Memory a site’s processes may take together, in MB, 16 to 100000000; null: unlimited. */
         memoryMB?: number | null;
-        /** @description Processes (and threads) a site may run at once; null: unlimited. */
+        /** @description Processes (and threads) a site may run at once, 1 to 4194304; null: unlimited. */
         processes?: number | null;
       };
     };

@@ -242,7 +242,16 @@ export function nodeRoutes(
           if (Object.keys(defaults).length > 0)
             for (const watcher of context.extensionPoint(nodeWatchers).list())
               await watcher.siteDefaultsChanged?.(trx, node)
-          return recorded(node, { details: changes })
+          // The defaults by the API's names, as the request gave them, not the columns that hold them.
+          const { site_cpu_percent, site_memory_mb, site_processes, ...rest } = changes
+          const siteDefaults = {
+            ...(site_cpu_percent !== undefined ? { cpuPercent: site_cpu_percent } : {}),
+            ...(site_memory_mb !== undefined ? { memoryMB: site_memory_mb } : {}),
+            ...(site_processes !== undefined ? { processes: site_processes } : {}),
+          }
+          return recorded(node, {
+            details: { ...rest, ...(Object.keys(siteDefaults).length > 0 ? { siteDefaults } : {}) },
+          })
         },
       },
       remove: {

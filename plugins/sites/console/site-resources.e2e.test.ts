@@ -1,8 +1,8 @@
 // A site's resources in Chromium: its page shows what the site uses against each limit (a bar, the hits of the last
 // 24 h, where each limit comes from, and a kind its node does not enforce said so), platform staff set the site's own
 // CPU limit there and the node is sent it, and the node's page shows which limits it enforces and edits its sites'
-// defaults. The test plays the node's agent, answering its reading on cue. Every state passes axe's WCAG 2.1 AA rules
-// with nothing failing on the page.
+// defaults; a customer's member sees the use and no form. The test plays the node's agent, answering its reading on
+// cue. Every state passes axe's WCAG 2.1 AA rules with nothing failing on the page.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -14,6 +14,7 @@ import {
 } from '../../../hosts/testing/browser.ts'
 import {
   createTestPanel,
+  createTestUser,
   nodeWithPlayedAgent,
   type playAgent,
   type RunningServer,
@@ -51,12 +52,12 @@ afterAll(async () => {
   await tp?.panel.close()
 })
 
-/** Staff signed in in a browser of their own, at `path`. */
-async function signedIn(path: string): Promise<{ page: Page; failures: PageFailures }> {
+/** Staff (or the user with `email`) signed in in a browser of their own, at `path`. */
+async function signedIn(path: string, email?: string): Promise<{ page: Page; failures: PageFailures }> {
   const page = await (await browser.newContext()).newPage()
   const failures = await collectPageFailures(page, { allow: [/GET \S+\/api\/v1\/me → 401$/] })
   await page.goto(server.url.href)
-  await page.getByLabel('E-mail').fill((await tp.staff()).email)
+  await page.getByLabel('E-mail').fill(email ?? (await tp.staff()).email)
   await page.getByLabel('Password').fill(testPassword)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('navigation', { name: 'Areas' }).waitFor()
@@ -84,11 +85,16 @@ function reading(siteId: string) {
   ]
 }
 
-/** Answers the next `resources` command the panel sends the node with the site's reading. */
+/** Answers the next `resources` command the panel sends the node for the site with its reading. */
 async function answerReading(siteId: string): Promise<void> {
   const command = await waitFor(
     'the resources command',
-    async () => (await agent.poll(undefined, 1)).find((item) => item.operation === 'resources') ?? null,
+    async () =>
+      (await agent.poll(undefined, 1)).find(
+        (item) =>
+          item.operation === 'resources' &&
+          (item.payload as { siteIds?: string[] } | null)?.siteIds?.includes(siteId) === true,
+      ) ?? null,
   )
   await agent.answer(command, null, reading(siteId))
 }
@@ -154,4 +160,40 @@ test('a site’s page shows its use against its limits, staff set its CPU, and t
   // The node's site takes its new default through the limits check.
   expect((await agent.command(site.id, 'update')).payload).toMatchObject({ cpuPercent: 250, processes: 200 })
   await failures.assertClean('resources and limits on the site’s and the node’s pages')
+}, 90_000)
+
+test('a customer’s member sees the site’s use against its limits, and no form to set them', async () => {
+  const created = await tp.request('POST', '/api/v1/sites', {
+    token,
+    body: {
+      customerId,
+      name: 'Member shop',
+      type: 'wordpress',
+      domain: `member-${crypto.randomUUID().slice(0, 8)}.example.com`,
+    },
+  })
+  const site = (await created.json()) as Site
+  await agent.answer(await agent.command(site.id, 'provision'))
+  await waitFor('the site to be active', async () => {
+    const read = (await (await tp.request('GET', `/api/v1/sites/${site.id}`, { token })).json()) as Site
+    return read.status === 'active'
+  })
+  const email = `dev-${crypto.randomUUID().slice(0, 8)}@acme.test`
+  await createTestUser(tp.panel.store.db, { email, staffRole: null })
+  const added = await tp.request('POST', `/api/v1/customers/${customerId}/members`, {
+    token,
+    body: { email, role: 'developer' },
+  })
+  expect(added.status).toBe(201)
+
+  const { page, failures } = await signedIn(`sites/${site.id}`, email)
+  await page.getByRole('heading', { level: 1, name: 'Member shop' }).waitFor()
+  await answerReading(site.id)
+  const table = page.getByTestId('site-resources')
+  await table.waitFor()
+  expect(await table.getByRole('row', { name: /Memory/ }).textContent()).toContain('900 MB')
+  expect(await page.getByTestId('site-limits-form').count()).toBe(0)
+  expect(await page.getByRole('button', { name: 'Save limits' }).count()).toBe(0)
+  await checkAccessibility(page, 'a site’s resources, as a customer’s member')
+  await failures.assertClean('a site’s resources as a customer’s member')
 }, 90_000)

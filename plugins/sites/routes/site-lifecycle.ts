@@ -16,7 +16,7 @@ import {
   unchanged,
 } from '../../../core/index.ts'
 import { customerSuspensions } from '../../customers/contract.ts'
-import { nodeDirectory } from '../../nodes/contract.ts'
+import { nodeDirectory, siteLimitRanges } from '../../nodes/contract.ts'
 import { Site, siteScopes, siteTypes } from '../contract.ts'
 import { requireDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
@@ -45,19 +45,19 @@ const UpdateSiteBody = t.Object(
             }),
           ),
           cpuPercent: t.Optional(
-            t.Union([t.Integer({ minimum: 1, maximum: 100_000 }), t.Null()], {
+            t.Union([t.Integer(siteLimitRanges.cpuPercent), t.Null()], {
               description:
                 'Platform staff only: CPU for this site alone, in percent of one core (100 = one core), 1 to 100000; null: none of its own (its plan’s, else its node’s default).',
             }),
           ),
           memoryMB: t.Optional(
-            t.Union([t.Integer({ minimum: 16, maximum: 100_000_000 }), t.Null()], {
+            t.Union([t.Integer(siteLimitRanges.memoryMB), t.Null()], {
               description:
                 'Platform staff only: memory for this site alone, in MB, at least 16; null: none of its own.',
             }),
           ),
           processes: t.Optional(
-            t.Union([t.Integer({ minimum: 1, maximum: 4_194_304 }), t.Null()], {
+            t.Union([t.Integer(siteLimitRanges.processes), t.Null()], {
               description:
                 'Platform staff only: processes (and threads) for this site alone, 1 to 4194304 (the kernel’s most); null: none of its own.',
             }),
@@ -151,14 +151,15 @@ export function siteLifecycleRoutes(context: PluginContext, reserved: DomainRese
         kernelProblems.customer_suspended,
       ],
       change: { action: 'site.update', event: 'site.updated' },
-      prepare({ body, caller }) {
-        refuseOwnLimitsUnlessStaff(caller, body.limits ?? {})
+      prepare({ body }) {
         const domain = body.domain === undefined ? undefined : normaliseDomain(body.domain)
         if (domain === null) throw fieldProblem(sitesProblems.invalid_domain, 'body.domain')
         return { name: body.name?.trim(), domain }
       },
-      async handler({ trx, params, body, view, enqueueJob, prepared: { name, domain } }) {
+      async handler({ trx, params, body, view, caller, enqueueJob, prepared: { name, domain } }) {
         const row = await siteRows.find(trx, view, params.id)
+        // Once the site is known to be the caller's to see (404 otherwise), before anything is written.
+        refuseOwnLimitsUnlessStaff(caller, body.limits ?? {})
         const changes: Partial<SitesTable> = {}
         if (name !== undefined && name !== row.name) changes.name = name
         if (domain && domain !== row.domain) {

@@ -134,6 +134,20 @@ describe.skipIf(!usable)('sites’ groups in this machine’s kernel', () => {
     expect(await child.exited).toBe(125)
   })
 
+  test('a limit the kernel cannot take, stored before the panel bounded it, is written at the nearest it takes', async () => {
+    const site = newSite('bounds')
+    await groups.apply({ id: site, processes: 5_000_000, memoryMB: 0 })
+    const written = (name: string) =>
+      groups
+        .directories(site)
+        .filter((dir) => existsSync(join(dir, name)))
+        .map((dir) => readFileSync(join(dir, name), 'utf8').trim())
+    expect(written('pids.max')).toEqual(['4194304'])
+    expect([...written('memory.max'), ...written('memory.limit_in_bytes')]).toEqual([
+      String(16 * 1024 * 1024),
+    ])
+  })
+
   test('busy loops are held to the site’s CPU share, and a share changed holds at once', async () => {
     const site = newSite('cpu')
     await groups.apply({ id: site, cpuPercent: 60 })

@@ -77,6 +77,10 @@ export interface SiteGroups {
 const endWithinMs = 10_000
 /** The CFS period every CPU limit is written against: 100 ms, the kernel's default. */
 const cpuPeriodUs = 100_000
+/** The highest pids.max the kernel takes (PID_MAX_LIMIT on 64-bit). */
+const pidCeiling = 4_194_304
+/** The lowest memory limit written. */
+const lowestMemoryMB = 16
 
 /** Where each kind is enforced, decided once from the node's hierarchies. */
 interface Plan {
@@ -205,7 +209,9 @@ export function siteGroups(
   }
   const writeMemory = async (siteId: string, memoryMB: number | null) => {
     const { v2Base, v2Enabled, v1Base } = plan()
-    const bytes = memoryMB === null ? null : memoryMB * 1024 * 1024
+    // At least 16 MB (the panel's lowest): a limit stored as 0 before it was bounded would kill the site's every
+    // process at its first page.
+    const bytes = memoryMB === null ? null : Math.max(memoryMB, lowestMemoryMB) * 1024 * 1024
     if (v2Base && v2Enabled.has('memory')) {
       const dir = siteDir(v2Base, siteId)
       await writeFile(join(dir, 'memory.max'), bytes === null ? 'max' : String(bytes))
@@ -239,8 +245,10 @@ export function siteGroups(
   const writeProcesses = async (siteId: string, processes: number | null) => {
     const { v2Base, v2Enabled, v1Base } = plan()
     const dir = v2Base && v2Enabled.has('pids') ? v2Base : (v1Base.pids ?? null)
-    if (dir)
-      await writeFile(join(siteDir(dir, siteId), 'pids.max'), processes === null ? 'max' : String(processes))
+    // The kernel takes no pids.max above its pid ceiling (2^22): a larger limit (stored before the panel bounded
+    // it) is the ceiling, never a refusal that would leave the site's every update failing.
+    const value = processes === null ? 'max' : String(Math.min(processes, pidCeiling))
+    if (dir) await writeFile(join(siteDir(dir, siteId), 'pids.max'), value)
   }
 
   const members = async (siteId: string): Promise<number[]> => {
