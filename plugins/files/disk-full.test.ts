@@ -7,36 +7,14 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from 'node:fs'
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  createTestPanel,
-  endServingPanel,
-  freePort,
-  type TestPanel,
-  waitFor,
-} from '../../hosts/testing/index.ts'
-import { brandsPlugin } from '../brands/index.ts'
-import { customersPlugin } from '../customers/index.ts'
-import { nodesPlugin } from '../nodes/index.ts'
+import { endServingPanel, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
 import type { Site } from '../sites/contract.ts'
-import { sitesPlugin } from '../sites/index.ts'
-import { filesPlugin } from './index.ts'
+import { filesTestFolder, startFilesPanel } from './testing/local-files-panel.ts'
 
-const folder = mkdtempSync(join(tmpdir(), 'plinth-files-full-'))
-// nginx's workers and the sites' users pass through to the node's data directory.
-chmodSync(folder, 0o711)
-const nodeDir = join(folder, 'node')
+const { folder, nodeDir } = filesTestFolder('plinth-files-full-')
 const image = join(folder, 'small.ext4')
 const megabyte = 1024 * 1024
 
@@ -128,23 +106,7 @@ async function newSite(customerId: string, domain: string): Promise<Site> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({
-    standard: false,
-    plugins: [
-      brandsPlugin(),
-      customersPlugin(),
-      nodesPlugin({
-        dataDir: join(folder, 'panel'),
-        localServing: { dataDir: nodeDir, httpPort: freePort(), httpsPort: freePort() },
-      }),
-      sitesPlugin(),
-      filesPlugin(),
-    ],
-    storePath: join(folder, 'panel.sqlite'),
-    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
-    events: { pollIntervalMs: 10 },
-  })
-  tp.panel.start()
+  tp = await startFilesPanel(folder)
   staff = await tp.token()
   const customer = await json<{ id: string }>(await api('POST', '/customers', { name: 'Full Disk Co' }), 201)
   site = await newSite(customer.id, 'full.example.com')

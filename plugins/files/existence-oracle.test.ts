@@ -11,33 +11,18 @@ import {
   existsSync,
   lchownSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import {
-  createTestPanel,
-  endServingPanel,
-  freePort,
-  type TestPanel,
-  waitFor,
-} from '../../hosts/testing/index.ts'
-import { brandsPlugin } from '../brands/index.ts'
-import { customersPlugin } from '../customers/index.ts'
-import { nodesPlugin } from '../nodes/index.ts'
+import { endServingPanel, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
 import type { Site } from '../sites/contract.ts'
-import { sitesPlugin } from '../sites/index.ts'
-import { filesPlugin } from './index.ts'
+import { filesTestFolder, startFilesPanel } from './testing/local-files-panel.ts'
 
-const folder = mkdtempSync(join(tmpdir(), 'plinth-files-oracle-'))
-// nginx's workers and the sites' users pass through to the node's data directory.
-chmodSync(folder, 0o711)
-const nodeDir = join(folder, 'node')
+const { folder, nodeDir } = filesTestFolder('plinth-files-oracle-')
 
 let tp: TestPanel
 let staff: string
@@ -236,23 +221,7 @@ function makeVictimsPrivateFolder(): void {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({
-    standard: false,
-    plugins: [
-      brandsPlugin(),
-      customersPlugin(),
-      nodesPlugin({
-        dataDir: join(folder, 'panel'),
-        localServing: { dataDir: nodeDir, httpPort: freePort(), httpsPort: freePort() },
-      }),
-      sitesPlugin(),
-      filesPlugin(),
-    ],
-    storePath: join(folder, 'panel.sqlite'),
-    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
-    events: { pollIntervalMs: 10 },
-  })
-  tp.panel.start()
+  tp = await startFilesPanel(folder)
   staff = await tp.token()
   const customer = (await (await api('POST', '/customers', { name: 'Mallory' })).json()) as { id: string }
   const neighbour = (await (await api('POST', '/customers', { name: 'Victim' })).json()) as { id: string }

@@ -18,25 +18,12 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  createTestPanel,
-  endServingPanel,
-  freePort,
-  type TestPanel,
-  waitFor,
-} from '../../hosts/testing/index.ts'
-import { brandsPlugin } from '../brands/index.ts'
-import { customersPlugin } from '../customers/index.ts'
-import { nodesPlugin } from '../nodes/index.ts'
+import { endServingPanel, freePort, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
 import type { Site } from '../sites/contract.ts'
-import { sitesPlugin } from '../sites/index.ts'
 import type { FileEntry as SiteFile } from './contract.ts'
-import { filesPlugin } from './index.ts'
+import { filesTestFolder, startFilesPanel } from './testing/local-files-panel.ts'
 
-const folder = mkdtempSync(join(tmpdir(), 'plinth-files-'))
-// nginx's workers and the sites' users pass through to the node's data directory.
-chmodSync(folder, 0o711)
-const nodeDir = join(folder, 'node')
+const { folder, nodeDir } = filesTestFolder('plinth-files-')
 const httpPort = freePort()
 
 let tp: TestPanel
@@ -126,23 +113,10 @@ async function newSite(customerId: string, domain: string, diskMB: number | null
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({
-    standard: false,
-    plugins: [
-      brandsPlugin(),
-      customersPlugin(),
-      nodesPlugin({
-        dataDir: join(folder, 'panel'),
-        localServing: { dataDir: nodeDir, httpPort, httpsPort: freePort() },
-      }),
-      sitesPlugin(),
-      filesPlugin({ readLimitBytes: 8 * 1024 * 1024, uploadLimitBytes: 64 * 1024 * 1024 }),
-    ],
-    storePath: join(folder, 'panel.sqlite'),
-    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
-    events: { pollIntervalMs: 10 },
+  tp = await startFilesPanel(folder, {
+    files: { readLimitBytes: 8 * 1024 * 1024, uploadLimitBytes: 64 * 1024 * 1024 },
+    httpPort,
   })
-  tp.panel.start()
   staff = await tp.token()
   const customer = await json<{ id: string }>(
     await api('POST', '/customers', { body: { name: 'Files Co' } }),
