@@ -494,6 +494,24 @@ describe('what a site uses', () => {
   })
 })
 
+describe('a site its node does not run', () => {
+  test('is 409 `site_not_ready` with its status, the node not asked', async () => {
+    const customerId = await calls.newCustomer()
+    const domain = `limits-${crypto.randomUUID().slice(0, 8)}.example.com`
+    const site = await json<Site>(
+      await call('POST', '/sites', { customerId, name: 'Limited', type: 'wordpress', domain }),
+      201,
+    )
+    const answer = await expectProblem(
+      await call('GET', `/sites/${site.id}/resources`),
+      409,
+      'site_not_ready',
+    )
+    expect((answer as { siteStatus?: string }).siteStatus).toBe('provisioning')
+    await agent.answer(await agent.command(site.id, 'provision'))
+  })
+})
+
 describe('a node’s answer', () => {
   test('that is not a reading of the site is 503 `resources_unreported`, never a 500 nor an answer off its schema', async () => {
     const site = await activeSite()

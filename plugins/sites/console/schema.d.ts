@@ -85,7 +85,7 @@ export interface paths {
   "/api/v1/sites/{id}/resources": {
     /**
      * Read what a site uses against its limits
-     * @description Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`.
+     * @description Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`; a site its node does not run (provisioning, failed, deleting) 409 `site_not_ready` with its `siteStatus`.
      *
      * Needs scope `site:read`.
      */
@@ -1879,7 +1879,7 @@ export interface operations {
   };
   /**
    * Read what a site uses against its limits
-   * @description Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`.
+   * @description Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`; a site its node does not run (provisioning, failed, deleting) 409 `site_not_ready` with its `siteStatus`.
    *
    * Needs scope `site:read`.
    */
@@ -1948,6 +1948,19 @@ export interface operations {
       };
       /** @description Not Found: `not_found`. */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */
+          RateLimit?: string;
+          /** @description The allowance: `"default";q=<requests>;w=60` (`"login";…` on login), IETF draft. */
+          "RateLimit-Policy"?: string;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict: `site_not_ready`. */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           /** @description What is left of the allowance: `"default";r=<remaining>;t=<seconds to reset>` (`"login";…` on login), IETF draft. */

@@ -44,13 +44,17 @@ export function siteResourceRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'getSiteResources',
       summary: 'Read what a site uses against its limits',
       description:
-        'Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`.',
+        'Asks the site’s node, live (10 s at most), what the site uses now of CPU (percent of one core), memory (MB), processes and disk (MB), against the limits it runs under (`GET /sites/{id}/limits`), how often each limit was hit in the last 24 hours, and whether the node enforces each kind (`enforced: false`: recorded, not applied there). A node that cannot be reached answers 503 `node_unavailable`; one that answers without them (an agent older than the panel) 503 `resources_unreported`; a site its node does not run (provisioning, failed, deleting) 409 `site_not_ready` with its `siteStatus`.',
       scope: siteScopes.read,
       params: SiteParams,
       responses: { 200: { description: 'The site’s use against its limits.', schema: SiteResourcesAnswer } },
-      problems: [nodeUnavailable, sitesProblems.resources_unreported],
+      problems: [nodeUnavailable, sitesProblems.resources_unreported, sitesProblems.site_not_ready],
       async handler({ params, view, caller }) {
         const row = await siteRows.find(context.db, view, params.id)
+        // A site its node does not run (provisioning, failed, being deleted) uses nothing there to read: said so, not
+        // blamed on the node. A suspended one is read (its disk, and that nothing runs).
+        if (row.status !== 'active' && row.status !== 'suspended')
+          throw new Problem(sitesProblems.site_not_ready, { extensions: { siteStatus: row.status } })
         const node = row.node_id ? await nodes.find(row.node_id) : null
         requireReachableNode(node)
         const limits = await effectiveLimits(context.db, context.quotas, row, node)
