@@ -13,13 +13,14 @@
 import { constants } from 'node:fs'
 import { type FileHandle, lstat, open, readlink } from 'node:fs/promises'
 import { posix, sep } from 'node:path'
+import { runtimeHomeFiles } from '../../nodes/node/contract.ts'
 import { FileRefusal, refusalOf } from './file-refusal.ts'
 
 /** The most bytes a site path may have. */
 export const maxSitePathBytes = 4096
 
 /** Names at the top of the site's home that belong to the runtime, not the customer. */
-const reservedNames = new Set(['state.json'])
+const reservedNames = runtimeHomeFiles
 
 /** A site path checked and normalised: `/` and its segments (none for the root). */
 export interface SitePath {

@@ -14,6 +14,12 @@ export { type MasterSpec, runningMaster, startMaster, stopMaster } from './runti
  */
 export { type SandboxEtc, sandboxSystem } from './runtime/sandbox-system.ts'
 
+/**
+ * The runtime's own files at the top of every site's home (its state; the room it holds back to write it on a full
+ * disk): never the site's, so services that show a site its files (the files API) list and touch none of them.
+ */
+export const runtimeHomeFiles: ReadonlySet<string> = new Set(['state.json', '.plinth-room'])
+
 /** What a node is told of a site to serve it. */
 export interface SiteSpec {
   readonly id: string

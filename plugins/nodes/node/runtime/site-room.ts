@@ -6,9 +6,13 @@
 
 import { open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { runtimeHomeFiles } from '../contract.ts'
 import type { SiteLayout } from './layout.ts'
 
-/** The runtime's held-back room: its name in the site's home, and its size (a state file is a few hundred bytes). */
+/**
+ * The runtime's held-back room: its name in the site's home (listed in the contract's {@link runtimeHomeFiles}, which
+ * services never show the site), and its size (a state file is a few hundred bytes).
+ */
 const roomName = '.plinth-room'
 const roomBytes = 16_384
 
