@@ -234,3 +234,57 @@ export const databaseServerDependents = defineDependents<DatabaseServerRef>({
   owner: 'databases',
   description: 'What keeps a database server from being deleted (its databases and users, …).',
 })
+
+/** A login to one database, made for a run on a node and dropped after it. */
+export interface TemporaryLogin {
+  readonly engine: EngineName
+  /** Where the node connects: the server's address as the node reaches it (a node's own server at 127.0.0.1). */
+  readonly host: string
+  readonly port: number
+  /** The database's real name on its server. */
+  readonly database: string
+  readonly username: string
+  readonly password: string
+}
+
+/** A temporary login, and how to end it (drops the login, and a scratch database with it). Idempotent. */
+export interface LeasedLogin {
+  readonly login: TemporaryLogin
+  release(): Promise<void>
+}
+
+/** A database tied to a site, as backups see it. */
+export interface SiteDatabaseRef {
+  readonly id: string
+  /** The real name on its server. */
+  readonly name: string
+  readonly engine: EngineName
+  readonly serverId: string
+  readonly status: (typeof databaseStatuses)[number]
+}
+
+/**
+ * Access to sites' databases for plugins that copy them (backups): logins made for one run on a node, so the server's
+ * administrator never leaves the panel (nor a node's own server's, the node). Logins and scratch databases a crash
+ * left behind are dropped by the plugin later.
+ */
+export interface DatabaseBackupAccess {
+  /** The databases tied to the site (`siteId`), read through `db`. */
+  ofSite(db: Db, siteId: string): Promise<readonly SiteDatabaseRef[]>
+  /**
+   * A login to the active database `databaseId` that reads it (`readonly`: enough for `mariadb-dump
+   * --single-transaction` and `pg_dump`) or may replace its tables (`readwrite`: a restore), usable from `nodeId`.
+   * Throws a `Problem` or `JobFailure`-worthy `EngineError` when the server refuses.
+   */
+  lease(databaseId: string, access: 'readonly' | 'readwrite', nodeId: string | null): Promise<LeasedLogin>
+  /** An empty scratch database on the server of `databaseId`, with a readwrite login to it, usable from `nodeId`. */
+  scratch(databaseId: string, nodeId: string | null): Promise<LeasedLogin>
+}
+
+/** The databases plugin's service for backups. */
+export const databaseBackupAccess = defineService<DatabaseBackupAccess>({
+  id: 'databases.backupAccess',
+  owner: 'databases',
+  description:
+    'Temporary logins to sites’ databases and scratch databases, for backups and restores on nodes.',
+})
