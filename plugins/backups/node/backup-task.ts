@@ -10,7 +10,7 @@ import { type BackupManifest, stagingName } from './backup-manifest.ts'
 import { checkedLogin, countTables, dumpDatabase } from './dumps.ts'
 import { excludedAtTop, hashSample, siteFiles } from './file-sample.ts'
 import type { BackupTask, DumpedDatabase, RunOutcome } from './protocol.ts'
-import { literalPattern, Restic } from './restic.ts'
+import { literalPattern, Restic, snapshotOf } from './restic.ts'
 import { resticAccess } from './restic-env.ts'
 import { type RunContext, runFolder } from './run-context.ts'
 import { RunFailure } from './run-failure.ts'
@@ -41,7 +41,9 @@ export async function runBackup(task: Backup, site: NodeSite, context: RunContex
   try {
     const restic = new Restic(access, context.groups, [context.dataDir, site.home])
     context.report(1, 'opening the repository')
-    await restic.open(true)
+    const made = await restic.open(true)
+    // restic 0.14 tells the data a snapshot added before compression: what it stored is the repository's growth.
+    const bytesBefore = made ? 0 : await restic.repositoryBytes()
 
     const folder = join(staging.path, stagingName)
     await mkdir(join(folder, 'databases'), { recursive: true, mode: 0o700 })
@@ -97,7 +99,7 @@ export async function runBackup(task: Backup, site: NodeSite, context: RunContex
       task: 'backup',
       snapshotId: summary.snapshotId,
       sizeBytes: summary.totalBytes,
-      storedBytes: summary.dataAdded,
+      storedBytes: Math.max(0, Math.min(summary.dataAdded, repositoryBytes - bytesBefore)),
       repositoryBytes,
       files: task.files
         ? {
@@ -149,5 +151,6 @@ async function snapshot(
   )
   const taken = summary as Summary | null
   if (!taken?.snapshotId) throw new RunFailure('failed', 'restic made no snapshot.')
-  return taken
+  // restic 0.14's summary names the snapshot by its short id; the panel keeps the whole.
+  return { ...taken, snapshotId: (await snapshotOf(restic, taken.snapshotId)).id }
 }

@@ -11,7 +11,8 @@ import { RunFailure, scrubbed } from './run-failure.ts'
 /** The last line a whole dump ends with, per engine. */
 const completion = {
   mariadb: /-- Dump completed(?: on [^\n]*)?\s*$/,
-  postgresql: /-- PostgreSQL database dump complete\s*$/,
+  // Since 15.14, pg_dump closes with `\unrestrict <key>` (the key it opened with `\restrict`) after its line.
+  postgresql: /-- PostgreSQL database dump complete\s*(?:--\s*)?(?:\\unrestrict \S+\s*)?$/,
 } as const
 
 const loginName = /^[A-Za-z0-9_][A-Za-z0-9_$.-]{0,79}$/

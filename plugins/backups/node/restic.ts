@@ -99,26 +99,26 @@ export class Restic {
 
   /**
    * Opens the repository, making it when it is not there and `create` says so; a repository that is missing when it
-   * must exist is `repository_unreachable` (nothing to restore from).
+   * must exist is `repository_unreachable` (nothing to restore from). Answers whether it made it.
    */
-  async open(create: boolean): Promise<void> {
+  async open(create: boolean): Promise<boolean> {
     if (this.access.localPath !== null && !existsSync(`${this.access.localPath}/config`)) {
       if (!create) throw new RunFailure('repository_unreachable', 'The repository does not exist.')
       await this.run(['init'], 'making the repository')
-      return
+      return true
     }
     const probe = await this.groups.output(this.argv(['cat', 'config']), this.access.env)
     if (probe.code === 0) {
       // Locks a killed run left (its process gone) would hold the repository: restic removes only stale ones.
       await this.groups.output(this.argv(['unlock']), this.access.env)
-      return
+      return false
     }
     if (this.groups.killed) throw new RunFailure('cancelled', 'The run was cancelled.')
     // A password refused says "wrong password"; a target that cannot be reached says so before any config.
     if (absent(probe.stderr) && !/wrong password|no key found/i.test(probe.stderr)) {
       if (!create) throw new RunFailure('repository_unreachable', 'The repository does not exist.')
       await this.run(['init'], 'making the repository')
-      return
+      return true
     }
     const failure = this.failure(probe, 'opening the repository')
     throw failure.code === 'failed' ? new RunFailure('repository_unreachable', failure.message) : failure

@@ -158,6 +158,7 @@ export async function restoreFiles(
       }
       context.report(60 + Math.round((30 * (index + 1)) / targets.length), 'syncing the site’s files')
     }
+    await regroupDocuments(site, groups)
     return restored
   } finally {
     // Closed to the site again before root removes it (the site's links inside are never followed by rm).
@@ -179,4 +180,24 @@ async function handOver(folder: string, site: NodeSite, groups: Restic['groups']
       throw new RunFailure('restore_failed', 'The restored files could not be given to the site’s user.')
   }
   await groups.output(['chown', '-h', owner, folder], systemEnv)
+}
+
+/**
+ * The documents' group put back where the sync changed it: rsync run by a user gives what it writes the user's own
+ * group, where the site's own writes in its document root take the group nginx's workers read with (the root's
+ * set-group-id bit). Only entries with the user's group change, links not followed, from the document root down (a
+ * folder of root's home the site cannot swap for a link).
+ */
+async function regroupDocuments(site: NodeSite, groups: Restic['groups']): Promise<void> {
+  const user = site.user
+  if (!user) return
+  const htdocs = posix.join(site.home, 'htdocs')
+  const webGid = (await lstat(htdocs)).gid
+  if (webGid === user.gid) return
+  const result = await groups.output(
+    ['chown', '-hR', `--from=:${user.gid}`, `:${webGid}`, '--', htdocs],
+    systemEnv,
+  )
+  if (result.code !== 0)
+    throw new RunFailure('restore_failed', 'The restored documents could not be given nginx’s group.')
 }
