@@ -296,10 +296,17 @@ describe('backups of a served site to a local repository', () => {
     const file = join(peer.dataDir, 'archive-test.tar.gz')
     writeFileSync(file, Buffer.concat(parts))
     expect(statSync(file).size).toBe(made.bytes)
-    const names = sh(`tar -tzf "${file}"`)
-    expect(names).toContain('htdocs/sub/b.txt')
-    expect(names).toContain(`databases/${maria.databaseId}.sql`)
-    expect(names).toContain('record.json')
+    const names = sh(`tar -tzf "${file}"`).split('\n')
+    // The site's home and the backup's record and dumps, by their own names, none by the node's paths.
+    expect(names).toContain('./htdocs/sub/b.txt')
+    expect(names).toContain('./htdocs/wp-config.php')
+    expect(names).toContain(`./databases/${maria.databaseId}.sql`)
+    expect(names).toContain('./record.json')
+    expect(names.filter((name) => name.includes(peer.dataDir.slice(1)))).toEqual([])
+    const extracted = join(peer.dataDir, 'archive-test')
+    mkdirSync(extracted)
+    sh(`tar -xzf "${file}" -C "${extracted}"`)
+    expect(contentsOf(join(extracted, 'htdocs'))).toEqual(before)
     await peer.call(siteId, { op: 'archive.drop', archiveId: made.archiveId })
     await expect(
       peer.call(siteId, { op: 'archive.read', archiveId: made.archiveId, offset: 0, length: 10 }),
