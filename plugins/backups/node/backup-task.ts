@@ -31,6 +31,14 @@ interface Summary {
 /** Takes the backup; resolves with its outcome (a failed check is a failure with its code). */
 export async function runBackup(task: Backup, site: NodeSite, context: RunContext): Promise<RunOutcome> {
   if (!idPattern.test(task.backupId)) throw new RunFailure('failed', 'The backup id is not acceptable.')
+  const { readDataPercent, sampleFiles } = task.verify ?? {}
+  if (
+    !Number.isFinite(readDataPercent) ||
+    !Number.isInteger(sampleFiles) ||
+    sampleFiles < 0 ||
+    sampleFiles > 10_000
+  )
+    throw new RunFailure('failed', 'The backup’s checks are not acceptable.')
   for (const source of task.databases) {
     if (!idPattern.test(source.databaseId)) throw new RunFailure('failed', 'A database id is not acceptable.')
     checkedLogin(source.login)

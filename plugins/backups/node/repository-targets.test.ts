@@ -213,6 +213,30 @@ describe('failures, each with its code', () => {
     expect(failure(rest403.outcome).message).not.toContain('wrong')
   }, 120_000)
 
+  test('a restore into a site whose disk cannot hold it is disk_quota_exceeded, and leaves nothing behind', async () => {
+    const repository = local()
+    sh(
+      `head -c 48000000 /dev/urandom > "${site.htdocs}/large.bin" && chown ${site.user.uid} "${site.htdocs}/large.bin"`,
+    )
+    try {
+      const { outcome } = await peer.run(siteId, backup(repository))
+      expect(failure(outcome).code).toBe('ok')
+      const small = await peer.provision('s', { diskMB: 30 })
+      const { outcome: restored } = await peer.run(small.spec.id, {
+        task: 'restore',
+        repository,
+        snapshotId: (outcome as Extract<RunOutcome, { task: 'backup' }>).snapshotId,
+        files: true,
+        keep: [],
+        databases: [],
+      })
+      expect(failure(restored).code).toBe('disk_quota_exceeded')
+      expect(readdirSync(small.site.home).filter((name) => name.startsWith('.plinth-restore'))).toEqual([])
+    } finally {
+      sh(`rm -f "${site.htdocs}/large.bin"`)
+    }
+  }, 120_000)
+
   test('a cancel kills restic mid-upload: the run ends cancelled and no restic of it is left', async () => {
     sh(
       `head -c 400000000 /dev/urandom > "${site.htdocs}/big.bin" && chown ${site.user.uid} "${site.htdocs}/big.bin"`,

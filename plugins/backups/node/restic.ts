@@ -11,6 +11,12 @@ import { RunFailure, scrubbed } from './run-failure.ts'
 export const resticProgram = 'restic'
 
 const patterns: readonly [RegExp, RunFailure['code'], string][] = [
+  // restic 0.14 does not wait for a lock: another run on the same repository (a forget, a backup) holds it.
+  [
+    /repository is already locked/i,
+    'repository_unreachable',
+    'The repository is in use by another run; try again later.',
+  ],
   [/wrong password|no key found/i, 'repository_unreachable', 'The repository refused its password.'],
   [
     /no matching ID found|invalid snapshot|no snapshot/i,

@@ -32,7 +32,8 @@ export interface BackupNode {
   readonly dataDir: string
   /** The service's own folder. */
   readonly serviceDir: string
-  provision(name: string): Promise<{ spec: SiteSpec; site: TestSite }>
+  /** A static site named after `name`; `overrides` change its spec (a small `diskMB`). */
+  provision(name: string, overrides?: Partial<SiteSpec>): Promise<{ spec: SiteSpec; site: TestSite }>
   call(siteId: string, request: unknown): Promise<unknown>
   /** Starts `task` and reads until its outcome, answering it and every step seen. */
   run(siteId: string, task: BackupTask): Promise<{ outcome: RunOutcome; steps: string[]; ms: number }>
@@ -51,12 +52,13 @@ export async function startBackupNode(prefix: string): Promise<BackupNode> {
     node,
     dataDir,
     serviceDir: join(dataDir, 'services', 'backups'),
-    async provision(name) {
+    async provision(name, overrides = {}) {
       const suffix = Math.random().toString(36).slice(2, 8)
       const spec = siteSpec({
         id: `site_bk${name}${suffix}`,
         handle: `bk-${name}-${suffix}`,
         domain: `bk-${name}-${suffix}.example.com`,
+        ...overrides,
       })
       await node.run({ operation: 'provision', payload: spec }, never())
       specs.push(spec)
