@@ -112,11 +112,11 @@ afterAll(async () => {
 
 describe('backups of a served site to a local repository', () => {
   test('a backup of the site’s files and two databases is verified and answers its figures', async () => {
-    const { outcome, steps, ms } = await peer.run(siteId, backup())
+    const { outcome, steps, timeline, ms } = await peer.run(siteId, backup())
     first = ok(outcome) as typeof first
     before = htdocsOf()
     console.info(
-      `backup of a WordPress-sized site (${first.files?.count} files, ${first.sizeBytes} bytes) and two databases: ${ms} ms`,
+      `backup of a WordPress-sized site (${first.files?.count} files, ${first.sizeBytes} bytes) and two databases: ${ms} ms; steps first seen at ${JSON.stringify(timeline)}`,
     )
     expect(first.task).toBe('backup')
     expect(first.snapshotId).toMatch(/^[0-9a-f]{64}$/)

@@ -9,7 +9,7 @@ import { checkBackup } from './backup-checks.ts'
 import { type BackupManifest, stagingName } from './backup-manifest.ts'
 import { checkedLogin, countTables } from './database-clients.ts'
 import { dumpDatabase } from './dumps.ts'
-import { excludedAtTop, hashSample, siteFiles } from './file-sample.ts'
+import { excludedAtTop, hashSample, restoreFolderPrefix, siteFiles } from './file-sample.ts'
 import type { BackupTask, DumpedDatabase, RunOutcome } from './protocol.ts'
 import { literalPattern, Restic, snapshotOf } from './restic.ts'
 import { resticAccess } from './restic-env.ts'
@@ -138,7 +138,11 @@ async function snapshot(
 ): Promise<Summary> {
   const paths = task.files ? [site.home, folder] : [folder]
   const excludes = task.files
-    ? [...excludedAtTop].flatMap((name) => ['--exclude', literalPattern(join(site.home, name))])
+    ? [
+        ...[...excludedAtTop].flatMap((name) => ['--exclude', literalPattern(join(site.home, name))]),
+        '--exclude',
+        `${literalPattern(join(site.home, restoreFolderPrefix))}*`,
+      ]
     : []
   let summary: Summary | null = null
   await restic.json(

@@ -28,6 +28,9 @@ export interface SiteFiles {
 /** The top entries of a home the backup leaves out: its temporary files and the runtime's own. */
 export const excludedAtTop: ReadonlySet<string> = new Set(['tmp', ...runtimeHomeFiles])
 
+/** The name a restore's folder at the top of a home starts with (restore-files.ts): never backed up either. */
+export const restoreFolderPrefix = '.plinth-restore-'
+
 /** The regular files of the home, walked without following a link. */
 export async function siteFiles(home: string, signal: AbortSignal): Promise<SiteFiles> {
   const files: SampledFile[] = []
@@ -40,7 +43,7 @@ export async function siteFiles(home: string, signal: AbortSignal): Promise<Site
       return
     }
     for (const entry of entries) {
-      if (top && excludedAtTop.has(entry.name)) continue
+      if (top && (excludedAtTop.has(entry.name) || entry.name.startsWith(restoreFolderPrefix))) continue
       const path = join(dir, entry.name)
       if (entry.isDirectory()) await walk(path, false)
       else if (entry.isFile()) {

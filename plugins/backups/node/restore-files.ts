@@ -9,6 +9,7 @@ import { lstat, mkdir, readdir } from 'node:fs/promises'
 import { posix } from 'node:path'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import type { SnapshotLayout } from './backup-manifest.ts'
+import { restoreFolderPrefix } from './file-sample.ts'
 import { systemEnv } from './processes.ts'
 import { literalPattern, type Restic } from './restic.ts'
 import type { RunContext } from './run-context.ts'
@@ -68,7 +69,7 @@ export async function restoreFiles(
   if (!from) throw new RunFailure('restore_failed', 'The backup holds no files of the site.')
   const { targets, kept } = plan(request.files, request.keep)
   if (targets.length === 0) return 0
-  const folder = posix.join(site.home, `.plinth-restore-${context.runId}`)
+  const folder = posix.join(site.home, `${restoreFolderPrefix}${context.runId}`)
   const groups = restic.groups
   await groups.output(['rm', '-rf', '--one-file-system', '--', folder], systemEnv)
   await mkdir(folder, { mode: 0o700 })

@@ -35,8 +35,11 @@ export interface BackupNode {
   /** A static site named after `name`; `overrides` change its spec (a small `diskMB`). */
   provision(name: string, overrides?: Partial<SiteSpec>): Promise<{ spec: SiteSpec; site: TestSite }>
   call(siteId: string, request: unknown): Promise<unknown>
-  /** Starts `task` and reads until its outcome, answering it and every step seen. */
-  run(siteId: string, task: BackupTask): Promise<{ outcome: RunOutcome; steps: string[]; ms: number }>
+  /** Starts `task` and reads until its outcome, answering it, every step seen, and when each was first seen (ms). */
+  run(
+    siteId: string,
+    task: BackupTask,
+  ): Promise<{ outcome: RunOutcome; steps: string[]; timeline: Record<string, number>; ms: number }>
   close(): Promise<void>
 }
 
@@ -70,10 +73,13 @@ export async function startBackupNode(prefix: string): Promise<BackupNode> {
       const began = performance.now()
       const { runId } = (await call(siteId, { op: 'run.start', run: task })) as { runId: string }
       const steps: string[] = []
+      const timeline: Record<string, number> = {}
       for (;;) {
         const read = (await call(siteId, { op: 'run.read', runId, waitMs: 10_000 })) as RunRead
         if (steps.at(-1) !== read.step) steps.push(read.step)
-        if (read.outcome) return { outcome: read.outcome, steps, ms: Math.round(performance.now() - began) }
+        timeline[read.step] ??= Math.round(performance.now() - began)
+        if (read.outcome)
+          return { outcome: read.outcome, steps, timeline, ms: Math.round(performance.now() - began) }
       }
     },
     async close() {
