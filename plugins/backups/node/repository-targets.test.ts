@@ -252,6 +252,9 @@ describe('failures, each with its code', () => {
         expect(read.outcome).toBeNull()
         if (read.step === 'uploading' && resticsOf(repo).length > 0) break
       }
+      // The password reaches restic through its environment, never its command line (which any user reads).
+      for (const pid of resticsOf(repo))
+        expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain(repository.password)
       await peer.call(siteId, { op: 'run.cancel', runId })
       let read: RunRead
       do read = (await peer.call(siteId, { op: 'run.read', runId, waitMs: 5000 })) as RunRead
