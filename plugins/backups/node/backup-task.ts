@@ -29,8 +29,21 @@ interface Summary {
   dataAdded: number
 }
 
+/** The sites whose backup runs now: one at a time per site (they share their staging folder). */
+const backingUp = new Set<string>()
+
 /** Takes the backup; resolves with its outcome (a failed check is a failure with its code). */
 export async function runBackup(task: Backup, site: NodeSite, context: RunContext): Promise<RunOutcome> {
+  if (backingUp.has(site.id)) throw new RunFailure('failed', 'A backup of this site is running already.')
+  backingUp.add(site.id)
+  try {
+    return await backUp(task, site, context)
+  } finally {
+    backingUp.delete(site.id)
+  }
+}
+
+async function backUp(task: Backup, site: NodeSite, context: RunContext): Promise<RunOutcome> {
   if (!idPattern.test(task.backupId)) throw new RunFailure('failed', 'The backup id is not acceptable.')
   const { readDataPercent, sampleFiles } = task.verify ?? {}
   if (
@@ -46,7 +59,9 @@ export async function runBackup(task: Backup, site: NodeSite, context: RunContex
     checkedLogin(source.scratch)
   }
   const access = await resticAccess(task.repository, context.dataDir)
-  const staging = await runFolder(context, 'staging')
+  // The same paths every time (the staging folder named after the site): restic then takes the last snapshot as the
+  // parent and reads only the files whose size or time changed, not every file of the site again.
+  const staging = await runFolder(context, 'staging', site.id)
   try {
     const restic = new Restic(access, context.groups, [context.dataDir, site.home])
     context.report(1, 'opening the repository')
