@@ -3,7 +3,7 @@
 // backup and a restore use (made as the servers' administrators, unique names), and what a site's files are.
 
 import { createHash } from 'node:crypto'
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import {
   freePort,
@@ -87,6 +87,7 @@ export async function startBackupNode(prefix: string): Promise<BackupNode> {
       for (const spec of specs) await node.runtime.delete(spec, never()).catch(() => {})
       await node.runtime.stop().catch(() => {})
       removeNodeLeftovers(dataDir)
+      rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
