@@ -2,28 +2,11 @@
 // pruning) and its password, the repository's row made on first use with a random password sealed at rest.
 
 import { randomBytes } from 'node:crypto'
-import type { SecretBox } from '../../core/index.ts'
 import { nowIso, type PluginContext } from '../../core/index.ts'
-import type { RepositoryLocation, RepositorySpec } from './contract.ts'
+import type { RepositorySpec } from './contract.ts'
 import type { BackupRepositoriesTable, BackupTargetsTable } from './migrations.ts'
 import { insertRepository, repositoryOf } from './repository.ts'
-
-/**
- * The targets' `locationFor` (plugins/backups/targets/repository-location.ts, the backups-targets branch), loaded
- * by name until that branch is merged here; then imported directly.
- */
-const locationModule = './targets/repository-location.ts'
-async function locationFor(
-  target: BackupTargetsTable,
-  secrets: SecretBox,
-  siteId: string,
-  use: 'push' | 'prune',
-): Promise<RepositoryLocation> {
-  const module = (await import(locationModule)) as {
-    locationFor(...args: [BackupTargetsTable, SecretBox, string, 'push' | 'prune']): RepositoryLocation
-  }
-  return module.locationFor(target, secrets, siteId, use)
-}
+import { locationFor } from './targets/repository-location.ts'
 
 /** The site a repository is of. */
 export interface RepositorySite {
@@ -42,7 +25,7 @@ export async function siteRepository(
   use: 'push' | 'prune',
 ): Promise<{ readonly spec: RepositorySpec; readonly row: BackupRepositoriesTable }> {
   const row = await ensureRepositoryRow(context, target.id, site)
-  const location = await locationFor(target, context.secrets, site.id, use)
+  const location = locationFor(target, context.secrets, site.id, use)
   return { spec: { location, password: context.secrets.open(row.password_sealed) }, row }
 }
 
