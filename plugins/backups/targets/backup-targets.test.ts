@@ -14,6 +14,7 @@ import {
 } from '../../../hosts/testing/index.ts'
 import type { BackupTarget } from '../contract.ts'
 import type { BackupTables } from '../migrations.ts'
+import { runRestic } from '../panel-restic.ts'
 import { ensureDebianPackage } from '../testing/debian-packages.ts'
 import { type RestPeer, startRestServer } from '../testing/rest-server.ts'
 import { type S3Peer, startS3Server } from '../testing/s3-server.ts'
@@ -239,6 +240,23 @@ describe('refusals store nothing', () => {
       },
       'target_login_failed',
       'body.secretAccessKey',
+    )
+  })
+
+  test('a plinth-check repository another installation left with another password is target_check_failed', async () => {
+    const url = `${rest.url}/elsewhere`
+    await runRestic(
+      {
+        location: { kind: 'rest', url: `${url}/plinth-check/`, ...restUsers.prune },
+        password: 'not the panel’s',
+      },
+      ['init'],
+      AbortSignal.timeout(60_000),
+    )
+    await refusedWithNothingStored(
+      { name: 'taken', kind: 'rest', url, username: 'prune', password: restUsers.prune.password },
+      'target_check_failed',
+      'body.url',
     )
   })
 
