@@ -297,6 +297,11 @@ describe('refusals store nothing', () => {
     )
     await refusedWithNothingStored(sftpBody({ host: 'bad host!' }), 'invalid_target_host', 'body.host')
     await refusedWithNothingStored(sftpBody({ path: '/repos/../etc' }), 'invalid_target_path', 'body.path')
+    await refusedWithNothingStored(
+      sftpBody({ username: '-oProxyCommand=x' }),
+      'invalid_target_username',
+      'body.username',
+    )
     await refusedWithNothingStored(sftpBody({ url: rest.url }), 'backup_target_kind_fields', 'body.url')
     await refusedWithNothingStored(
       { name: 'x', kind: 'sftp', host: sftp.host, username: 'u', path: '/r' },
