@@ -19,6 +19,7 @@ import { restoreRoutes } from './routes/restores.ts'
 import { purgeJob, removeSiteBackups } from './site-removal.ts'
 import { backupTaker, defaultVerifyPlan } from './take-backup.ts'
 import { takeJob } from './take-job.ts'
+import { targetMigrations, targetProblems, targetRoutes } from './targets/index.ts'
 
 /** Who holds the backup scopes on a customer: its hosting is the developers' work too. */
 const hostingRoles = ['owner', 'admin', 'developer'] as const
@@ -60,6 +61,16 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         description: 'Take, restore and download sites’ backups',
         roles: hostingRoles,
       },
+      {
+        name: backupScopes.targetRead,
+        description: 'Read backup targets (platform staff only)',
+        staff: 'platform',
+      },
+      {
+        name: backupScopes.targetManage,
+        description: 'Add, change and delete backup targets (platform staff only)',
+        staff: 'platform',
+      },
     ],
     events: [
       {
@@ -81,7 +92,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         payload: RestoredBackup,
       },
     ],
-    problems: backupsProblems,
+    problems: { ...backupsProblems, ...targetProblems },
     usage: [
       {
         name: 'backupMB',
@@ -93,7 +104,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         },
       },
     ],
-    migrations: backupMigrations,
+    migrations: [...backupMigrations, ...targetMigrations],
     extensionPoints: [restoreAdapters],
     setup(context) {
       // The local node runs the `backups` service in process; agents load the same module.
@@ -130,6 +141,11 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         purgeJob(context),
       ]
     },
-    routes: (context) => [...backupRoutes(context), ...restoreRoutes(context), ...downloadRoutes(context)],
+    routes: (context) => [
+      ...backupRoutes(context),
+      ...restoreRoutes(context),
+      ...downloadRoutes(context),
+      ...targetRoutes(context),
+    ],
   })
 }
