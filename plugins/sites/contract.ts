@@ -198,6 +198,16 @@ export interface SiteDirectory {
   find(db: Db, view: TenantView, id: string): Promise<SiteRef | null>
   /** The site serving `domain` (lower-case ASCII, as sites keep it), the same way. */
   findByDomain(db: Db, view: TenantView, domain: string): Promise<SiteRef | null>
+  /**
+   * The `active` sites `view` reaches, by id after `after` (from the first when null), at most `limit`: for work
+   * over every running site (scheduled backups), walked page by page.
+   */
+  listActive(db: Db, view: TenantView, after: string | null, limit: number): Promise<readonly ListedSite[]>
+}
+
+/** A site as {@link SiteDirectory.listActive} lists it: with when it was created. */
+export interface ListedSite extends SiteRef {
+  readonly createdAt: string
 }
 
 /**

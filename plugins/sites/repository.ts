@@ -8,7 +8,7 @@ import {
   type TenantView,
   visibleTable,
 } from '../../core/index.ts'
-import type { Site, SiteRef } from './contract.ts'
+import type { ListedSite, Site, SiteRef } from './contract.ts'
 import type { SitesTable, SitesTables } from './migrations.ts'
 
 /** The API form of a row. */
@@ -63,6 +63,19 @@ export async function findSite(db: Db, view: TenantView, id: string): Promise<Si
 export async function findSiteByDomain(db: Db, view: TenantView, domain: string): Promise<SiteRef | null> {
   const row = await siteRows.visible(db, view).where('sites.domain', '=', domain).executeTakeFirst()
   return row ? siteRefOf(row) : null
+}
+
+/** The `active` sites `view` reaches after `after`, by id, at most `limit` (the sites directory's `listActive`). */
+export async function listActiveSites(
+  db: Db,
+  view: TenantView,
+  after: string | null,
+  limit: number,
+): Promise<ListedSite[]> {
+  let query = siteRows.visible(db, view).where('sites.status', '=', 'active')
+  if (after !== null) query = query.where('sites.id', '>', after)
+  const rows = await query.orderBy('sites.id').limit(limit).execute()
+  return rows.map((row) => ({ ...siteRefOf(row), createdAt: row.created_at }))
 }
 
 /** What other plugins see of a site. */
