@@ -192,6 +192,8 @@ export interface SiteRef {
   readonly nodeId: string | null
   /** Its type (`wordpress`). */
   readonly type: string
+  /** When it was created. */
+  readonly createdAt: string
 }
 
 /**
@@ -207,12 +209,7 @@ export interface SiteDirectory {
    * The `active` sites `view` reaches, by id after `after` (from the first when null), at most `limit`: for work
    * over every running site (scheduled backups), walked page by page.
    */
-  listActive(db: Db, view: TenantView, after: string | null, limit: number): Promise<readonly ListedSite[]>
-}
-
-/** A site as {@link SiteDirectory.listActive} lists it: with when it was created. */
-export interface ListedSite extends SiteRef {
-  readonly createdAt: string
+  listActive(db: Db, view: TenantView, after: string | null, limit: number): Promise<readonly SiteRef[]>
 }
 
 /**

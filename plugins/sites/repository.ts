@@ -8,7 +8,7 @@ import {
   type TenantView,
   visibleTable,
 } from '../../core/index.ts'
-import type { ListedSite, Site, SiteRef } from './contract.ts'
+import type { Site, SiteRef } from './contract.ts'
 import type { SitesTable, SitesTables } from './migrations.ts'
 
 /** The API form of a row. */
@@ -71,17 +71,17 @@ export async function listActiveSites(
   view: TenantView,
   after: string | null,
   limit: number,
-): Promise<ListedSite[]> {
+): Promise<SiteRef[]> {
   let query = siteRows.visible(db, view).where('sites.status', '=', 'active')
   if (after !== null) query = query.where('sites.id', '>', after)
   const rows = await query.orderBy('sites.id').limit(limit).execute()
-  return rows.map((row) => ({ ...siteRefOf(row), createdAt: row.created_at }))
+  return rows.map(siteRefOf)
 }
 
 /** What other plugins see of a site. */
 export function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
-  const { customerId, status, domain, handle, nodeId, type } = toSite(row)
-  return { id: row.id, customerId, status, domain, handle, nodeId, type }
+  const { customerId, status, domain, handle, nodeId, type, createdAt } = toSite(row)
+  return { id: row.id, customerId, status, domain, handle, nodeId, type, createdAt }
 }
 
 /** Handles already taken that start with `base` (the candidates for a numbered suffix). */
