@@ -5,6 +5,17 @@
 import { definePlugin } from '../../core/index.ts'
 import { Backup, backupScopes, restoreAdapters } from './contract.ts'
 import { backupMigrations } from './migrations.ts'
+import {
+  backupPlanSetting,
+  type PolicyOptions,
+  policyJobs,
+  policyMigrations,
+  policyProblems,
+  policyRoutes,
+  policyScopes,
+  policyStart,
+  resolvePolicyOptions,
+} from './policies/index.ts'
 import { backupsProblems } from './problems.ts'
 
 /** Who holds the backup scopes on a customer: its hosting is the developers' work too. */
@@ -17,10 +28,12 @@ export interface BackupsOptions {
    * never hold the workers provisioning and suspensions need). Default 4.
    */
   readonly concurrency?: number
+  /** The schedule's night window, how many backups run at once on a node, the overdue grace (policies/). */
+  readonly policies?: PolicyOptions
 }
 
 /** Backups of sites (`backup:read`, `backup:manage`), their targets and policies. */
-export const backupsPlugin = (_options: BackupsOptions = {}) =>
+export const backupsPlugin = (options: BackupsOptions = {}) =>
   definePlugin({
     name: 'backups',
     version: '0.1.0',
@@ -40,6 +53,8 @@ export const backupsPlugin = (_options: BackupsOptions = {}) =>
         description: 'Take, restore and download sites’ backups',
         roles: hostingRoles,
       },
+      // Staff's: a site's own policy, the overdue list.
+      ...policyScopes,
     ],
     events: [
       {
@@ -61,7 +76,7 @@ export const backupsPlugin = (_options: BackupsOptions = {}) =>
         payload: Backup,
       },
     ],
-    problems: backupsProblems,
+    problems: { ...backupsProblems, ...policyProblems },
     usage: [
       {
         name: 'backupMB',
@@ -73,6 +88,11 @@ export const backupsPlugin = (_options: BackupsOptions = {}) =>
         },
       },
     ],
-    migrations: backupMigrations,
+    // What a plan gives its sites of scheduled backups and retention (`backups`).
+    planSettings: [backupPlanSetting],
+    migrations: [...backupMigrations, ...policyMigrations],
     extensionPoints: [restoreAdapters],
+    jobs: (context) => [...policyJobs(context, resolvePolicyOptions(options.policies))],
+    routes: (context) => [...policyRoutes(context, resolvePolicyOptions(options.policies))],
+    start: (context) => policyStart(context, resolvePolicyOptions(options.policies)),
   })
