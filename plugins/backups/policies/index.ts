@@ -5,6 +5,7 @@
 import type { JobDefinition, PluginContext, RouteDefinition } from '../../../core/index.ts'
 import { backupScopes } from '../contract.ts'
 import type { ResolvedPolicyOptions } from './policy-options.ts'
+import { retainAfterBackups, retentionJob } from './retention-job.ts'
 import { overdueRoutes } from './routes/overdue-backups.ts'
 import { sitePolicyRoutes } from './routes/site-backup-policy.ts'
 import { scheduleJob, scheduleLooks } from './schedule-job.ts'
@@ -30,9 +31,14 @@ export function policyRoutes(context: PluginContext, options: ResolvedPolicyOpti
   return [...sitePolicyRoutes(context, options), ...overdueRoutes(context, options)]
 }
 
-/** The policies' jobs: the schedule's look. */
+/** The policies' jobs: the schedule's look and retention. */
 export function policyJobs(context: PluginContext, options: ResolvedPolicyOptions): JobDefinition[] {
-  return [scheduleJob(context, options)]
+  return [scheduleJob(context, options), retentionJob(context, options)]
+}
+
+/** In the plugin's setup: retention after each backup that ends. */
+export function policySetup(context: PluginContext): void {
+  retainAfterBackups(context)
 }
 
 /** In the plugin's start: the schedule's recurring look (unless its interval is 0). Answers how to stop. */
