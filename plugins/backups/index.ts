@@ -10,6 +10,18 @@ import { Backup, backupScopes, restoreAdapters } from './contract.ts'
 import { backupMigrations } from './migrations.ts'
 import backupsNodeModule from './node/index.ts'
 import type { VerifyPlan } from './node/protocol.ts'
+import {
+  backupPlanSetting,
+  type PolicyOptions,
+  policyJobs,
+  policyMigrations,
+  policyProblems,
+  policyRoutes,
+  policyScopes,
+  policySetup,
+  policyStart,
+  resolvePolicyOptions,
+} from './policies/index.ts'
 import { backupsProblems } from './problems.ts'
 import { backupTables } from './repository.ts'
 import { RestoredBackup, restoreJob } from './restore-job.ts'
@@ -36,12 +48,15 @@ export interface BackupsOptions {
    * back, and the files restored to compare by checksum. Default 10 % and 25 files.
    */
   readonly verify?: VerifyPlan
+  /** The schedule's night window, how many backups run at once on a node, the overdue grace (policies/). */
+  readonly policies?: PolicyOptions
 }
 
 /** Backups of sites (`backup:read`, `backup:manage`), their targets and policies. */
 export const backupsPlugin = (options: BackupsOptions = {}) => {
   const concurrency = options.concurrency ?? 4
   const verify = options.verify ?? defaultVerifyPlan
+  const policies = resolvePolicyOptions(options.policies)
   return definePlugin({
     name: 'backups',
     version: '0.1.0',
@@ -71,6 +86,8 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         description: 'Add, change and delete backup targets (platform staff only)',
         staff: 'platform',
       },
+      // Staff's: a site's own policy, the overdue list.
+      ...policyScopes,
     ],
     events: [
       {
@@ -92,7 +109,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         payload: RestoredBackup,
       },
     ],
-    problems: { ...backupsProblems, ...targetProblems },
+    problems: { ...backupsProblems, ...targetProblems, ...policyProblems },
     usage: [
       {
         name: 'backupMB',
@@ -104,7 +121,9 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         },
       },
     ],
-    migrations: [...backupMigrations, ...targetMigrations],
+    // What a plan gives its sites of scheduled backups and retention (`backups`).
+    planSettings: [backupPlanSetting],
+    migrations: [...backupMigrations, ...targetMigrations, ...policyMigrations],
     extensionPoints: [restoreAdapters],
     setup(context) {
       // The local node runs the `backups` service in process; agents load the same module.
@@ -114,6 +133,8 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         name: 'backups',
         remove: (run, site) => removeSiteBackups(context, run, site.id),
       })
+      // Retention after each backup that ends (policies/).
+      policySetup(context)
       // A customer's sites are deleted each through their own job; whatever of theirs is left here goes too.
       context.extensionPoint(customerDependents).add({
         name: 'backups',
@@ -139,6 +160,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         takeJob(context, concurrency, verify),
         restoreJob(context, concurrency, take),
         purgeJob(context),
+        ...policyJobs(context, policies),
       ]
     },
     routes: (context) => [
@@ -146,6 +168,8 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
       ...restoreRoutes(context),
       ...downloadRoutes(context),
       ...targetRoutes(context),
+      ...policyRoutes(context, policies),
     ],
+    start: (context) => policyStart(context, policies),
   })
 }
