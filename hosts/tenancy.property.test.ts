@@ -56,6 +56,7 @@ const platformOnlyScopes = [
   'database-server:manage',
   'backup-target:read',
   'backup-target:manage',
+  'backup-policy:manage',
 ]
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,
