@@ -53,7 +53,9 @@ export async function initOrOpen(spec: RepositorySpec, signal: AbortSignal): Pro
     await runRestic(spec, ['cat', 'config'], signal)
     return { created: false }
   } catch (error) {
-    if (!(error instanceof ResticFailure) || !missingRepository(error.message)) throw error
+    // restic asks "Is there a repository…?" after any failure to read the config: only a plain absence is one.
+    if (!(error instanceof ResticFailure) || error.code !== 'failed' || !missingRepository(error.message))
+      throw error
   }
   await runRestic(spec, ['init'], signal)
   return { created: true }
@@ -100,7 +102,10 @@ export async function runRestic(
       ])
       if (signal.aborted) throw new ResticFailure('unreachable', 'restic did not finish in time')
       if (code !== 0) {
-        const said = withoutSecrets(stderr.trim() || stdout.trim(), spec)
+        let said = withoutSecrets(stderr.trim() || stdout.trim(), spec)
+        // restic may exit before it relays what ssh said on stderr: then ssh is asked again, alone.
+        if (spec.location.kind === 'sftp' && /unable to start the sftp session/.test(said))
+          said = `${await sshSays(invocation.ssh ?? [], signal)}\n${said}`
         throw new ResticFailure(failureCode(said), said.slice(-1000))
       }
       return { stdout, stderr }
@@ -116,7 +121,7 @@ export async function runRestic(
 export function resticInvocation(
   spec: RepositorySpec,
   folder: string,
-): { options: string[]; env: Record<string, string> } {
+): { options: string[]; env: Record<string, string>; ssh?: string[] } {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
     // ssh and restic look under HOME for their own files: nothing of root's is read or written.
@@ -139,7 +144,8 @@ export function resticInvocation(
         },
       )
       writeFileSync(knownHosts, `${location.knownHosts.trim()}\n`, { mode: 0o600 })
-      return { options: ['-o', `sftp.command=${sshCommand(location, key, knownHosts)}`], env }
+      const ssh = sshCommand(location, key, knownHosts)
+      return { options: ['-o', `sftp.command=${ssh.join(' ')}`], env, ssh }
     }
     case 'rest':
       return { options: [], env }
@@ -162,8 +168,9 @@ export function repositoryUrl(location: RepositoryLocation): string {
     }
     case 'rest': {
       const url = new URL(location.url)
-      if (location.username !== null) url.username = location.username
-      if (location.password !== null) url.password = location.password
+      // The setters leave `%` as it is: encoded first, a password holding `%41` stays that.
+      if (location.username !== null) url.username = encodeURIComponent(location.username)
+      if (location.password !== null) url.password = encodeURIComponent(location.password)
       return `rest:${url.href}`
     }
     case 's3':
@@ -176,28 +183,34 @@ function sshCommand(
   location: RepositoryLocation & { kind: 'sftp' },
   key: string,
   knownHosts: string,
-): string {
+): string[] {
   return [
     'ssh',
-    '-F /dev/null',
-    `-i ${key}`,
-    '-o IdentitiesOnly=yes',
-    '-o BatchMode=yes',
-    '-o StrictHostKeyChecking=yes',
-    `-o UserKnownHostsFile=${knownHosts}`,
-    '-o GlobalKnownHostsFile=/dev/null',
-    '-o ConnectTimeout=15',
-    '-o ServerAliveInterval=15',
-    `-p ${location.port}`,
-    `-l ${location.username}`,
-    location.host,
-    '-s sftp',
-  ].join(' ')
+    ...['-F', '/dev/null', '-i', key],
+    ...['-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes'],
+    ...['-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'GlobalKnownHostsFile=/dev/null'],
+    ...['-o', 'ConnectTimeout=15', '-o', 'ServerAliveInterval=15'],
+    ...['-p', String(location.port), '-l', location.username, location.host, '-s', 'sftp'],
+  ]
+}
+
+/** What ssh says on stderr when it starts the SFTP session restic could not (its input closed: it ends at once). */
+async function sshSays(argv: readonly string[], signal: AbortSignal): Promise<string> {
+  if (argv.length === 0) return ''
+  const child = Bun.spawn([...argv], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' })
+  const abort = () => child.kill('SIGTERM')
+  signal.addEventListener('abort', abort, { once: true })
+  try {
+    const [stderr] = await Promise.all([new Response(child.stderr).text(), child.exited])
+    return stderr.trim()
+  } finally {
+    signal.removeEventListener('abort', abort)
+  }
 }
 
 /** Whether restic said there is no repository at the location (rather than that it could not reach it). */
 function missingRepository(said: string): boolean {
-  return /Is there a repository at the following location\?|repository does not exist|unable to open config file: .*(no such file|does not exist|404|NoSuchKey|The specified key does not exist)/i.test(
+  return /unable to open config file|Is there a repository at the following location\?|repository does not exist/i.test(
     said,
   )
 }
@@ -210,8 +223,9 @@ function failureCode(said: string): ResticFailureCode {
     )
   )
     return 'host_key_mismatch'
+  // S3 answers a HEAD (restic's first look at the config) with a bare 403 whatever was wrong with the key.
   if (
-    /Permission denied \(|401 Unauthorized|InvalidAccessKeyId|SignatureDoesNotMatch|Access Key Id you provided does not exist|AuthorizationHeaderMalformed/i.test(
+    /unable to open config file: Stat: Access Denied|Permission denied \(|401 Unauthorized|InvalidAccessKeyId|SignatureDoesNotMatch|Access Key Id you provided does not exist|AuthorizationHeaderMalformed/i.test(
       said,
     )
   )

@@ -4,7 +4,15 @@ import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
 import { nodeDependents, nodeReconcilers, nodeWatchers, siteLocators } from '../nodes/contract.ts'
-import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
+import {
+  DeletedSite,
+  Site,
+  siteCreation,
+  siteDependents,
+  siteDirectory,
+  siteScopes,
+  siteTypes,
+} from './contract.ts'
 import { siteCustomerDependent } from './customer-deletion.ts'
 import { siteJobs } from './jobs.ts'
 import { SiteLimitReached } from './limit-watch.ts'
@@ -18,11 +26,12 @@ import { sitesMigrations } from './migrations.ts'
 import { sitesOnNode } from './node-dependent.ts'
 import { sitesProblems } from './problems.ts'
 import { siteReconciler } from './reconcile.ts'
-import { findSite, findSiteByDomain, locateSites } from './repository.ts'
+import { findSite, findSiteByDomain, listActiveSites, locateSites } from './repository.ts'
 import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteResourceRoutes } from './routes/site-resources.ts'
 import { siteRoutes } from './routes/sites.ts'
+import { siteCreationService } from './site-creation.ts'
 import { phpPlanSetting, siteResourceLimits } from './site-limits.ts'
 import { siteSuspensionHandler } from './suspension.ts'
 
@@ -156,7 +165,16 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       // A customer's deletion deletes its sites, each through its own deletion job.
       context.extensionPoint(customerDependents).add(siteCustomerDependent(context))
       // Plugins whose resources hang under a site find it here, in their own transaction.
-      context.provide(siteDirectory, { find: findSite, findByDomain: findSiteByDomain })
+      context.provide(siteDirectory, {
+        find: findSite,
+        findByDomain: findSiteByDomain,
+        listActive: listActiveSites,
+      })
+      // Plugins that make sites (a backup restored into a new one) go through the API's own checks.
+      context.provide(
+        siteCreation,
+        siteCreationService(context, domainReservations(context, options.panelHostnames ?? [])),
+      )
     },
     jobs: (context) => [...siteJobs(context), limitsCheckJob(context)],
     routes: (context) => {
