@@ -1,5 +1,5 @@
-// Backups of a served site to each kind of target the tests can run for real (a real sshd over SFTP, restic's REST
-// protocol), and what goes wrong told by its code: a damaged repository (`repository_corrupt`), a dump that fails
+// Backups of a served site to each kind of target, for real (a real sshd over SFTP, restic's REST protocol, an
+// S3-compatible store checking signatures), and what goes wrong told by its code: a damaged repository (`repository_corrupt`), a dump that fails
 // (`dump_failed`: a refused password, a login without a grant), a target that refuses or is down, or a password that
 // opens nothing (`repository_unreachable`), and a cancel that kills restic mid-upload (`cancelled`).
 
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type RestPeer, startRestServer } from '../testing/rest-server.ts'
+import { type S3Peer, startS3Server } from '../testing/s3-server.ts'
 import { generateSshKey, type SftpPeer, startSftpServer } from '../testing/sftp-server.ts'
 import type { BackupTask, RepositorySpec, RunOutcome, RunRead } from './protocol.ts'
 import {
@@ -24,6 +25,8 @@ let siteId: string
 let maria: TestDatabase
 let sftp: SftpPeer
 let rest: RestPeer
+let s3: S3Peer
+const s3Key = { accessKeyId: 'AKIAPLINTHTEST', secretAccessKey: `s3-${crypto.randomUUID()}` }
 const restUser = { username: 'push', password: `rest-${crypto.randomUUID()}` }
 
 const local = (): RepositorySpec => ({
@@ -64,6 +67,7 @@ beforeAll(async () => {
   sh(`chown -R ${site.user.uid} "${site.htdocs}"`)
   sftp = await startSftpServer()
   rest = await startRestServer({ users: [restUser] })
+  s3 = await startS3Server({ keys: [s3Key], buckets: ['backups'] })
 }, 60_000)
 
 afterAll(async () => {
@@ -71,6 +75,7 @@ afterAll(async () => {
   maria?.drop()
   await sftp?.close()
   await rest?.stop()
+  await s3?.stop()
 })
 
 describe('targets', () => {
@@ -116,6 +121,29 @@ describe('targets', () => {
     expect(
       rest.requests.some((request) => request.user === restUser.username && request.method === 'POST'),
     ).toBe(true)
+  }, 120_000)
+
+  test('a backup to an S3-compatible store signs with its key; another secret is repository_unreachable', async () => {
+    const location = {
+      kind: 's3' as const,
+      endpoint: s3.endpoint,
+      bucket: 'backups',
+      prefix: `plinth/${siteId}`,
+      region: 'us-east-1',
+      ...s3Key,
+    }
+    const { outcome } = await peer.run(siteId, backup({ location, password: `pw-${crypto.randomUUID()}` }))
+    expect(failure(outcome)).toEqual({ code: 'ok', message: '' })
+    expect(readdirSync(join(s3.folder, 'backups', 'plinth', siteId))).toContain('config')
+    const wrong = await peer.run(
+      siteId,
+      backup({
+        location: { ...location, secretAccessKey: 'not-the-secret' },
+        password: `pw-${crypto.randomUUID()}`,
+      }),
+    )
+    expect(failure(wrong.outcome).code).toBe('repository_unreachable')
+    expect(failure(wrong.outcome).message).not.toContain('not-the-secret')
   }, 120_000)
 })
 

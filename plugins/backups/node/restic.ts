@@ -30,7 +30,7 @@ const patterns: readonly [RegExp, RunFailure['code'], string][] = [
     'The repository is damaged.',
   ],
   [
-    /ssh|sftp|connection refused|connection reset|timeout|timed out|no such host|dial tcp|host key|permission denied|network is unreachable|server response unexpected|unable to open repository|401|403|500|502|503|AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch/i,
+    /ssh|sftp|connection refused|connection reset|timeout|timed out|no such host|dial tcp|host key|permission denied|network is unreachable|server response unexpected|unable to open repository|401|403|500|502|503|AccessDenied|access denied|InvalidAccessKeyId|SignatureDoesNotMatch/i,
     'repository_unreachable',
     'The repository could not be reached.',
   ],
@@ -110,7 +110,7 @@ export class Restic {
   async open(create: boolean): Promise<boolean> {
     if (this.access.localPath !== null && !existsSync(`${this.access.localPath}/config`)) {
       if (!create) throw new RunFailure('repository_unreachable', 'The repository does not exist.')
-      await this.run(['init'], 'making the repository')
+      await this.init()
       return true
     }
     const probe = await this.groups.output(this.argv(['cat', 'config']), this.access.env)
@@ -123,11 +123,22 @@ export class Restic {
     // A password refused says "wrong password"; a target that cannot be reached says so before any config.
     if (absent(probe.stderr) && !/wrong password|no key found/i.test(probe.stderr)) {
       if (!create) throw new RunFailure('repository_unreachable', 'The repository does not exist.')
-      await this.run(['init'], 'making the repository')
+      await this.init()
       return true
     }
     const failure = this.failure(probe, 'opening the repository')
     throw failure.code === 'failed' ? new RunFailure('repository_unreachable', failure.message) : failure
+  }
+
+  /** Makes the repository: a target that will not have it made (a refused login, a read-only store) refused it. */
+  private async init(): Promise<void> {
+    try {
+      await this.run(['init'], 'making the repository')
+    } catch (error) {
+      if (error instanceof RunFailure && error.code === 'failed')
+        throw new RunFailure('repository_unreachable', error.message)
+      throw error
+    }
   }
 
   /** The bytes the whole repository takes (its packs, as restic counts them). */
