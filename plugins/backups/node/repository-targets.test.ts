@@ -264,6 +264,42 @@ describe('failures, each with its code', () => {
       sh(`rm -f "${site.htdocs}/large.bin"`)
     }
   }, 120_000)
+})
+
+describe('runs', () => {
+  test('runs on the same repository take turns: a forget started during a backup waits, then both succeed', async () => {
+    sh(
+      `head -c 150000000 /dev/urandom > "${site.htdocs}/big.bin" && chown ${site.user.uid} "${site.htdocs}/big.bin"`,
+    )
+    try {
+      const repository = local()
+      const { runId: backupRun } = (await peer.call(siteId, {
+        op: 'run.start',
+        run: backup(repository),
+      })) as {
+        runId: string
+      }
+      const { runId: forgetRun } = (await peer.call(siteId, {
+        op: 'run.start',
+        run: { task: 'forget', repository, snapshotIds: ['0123456789abcdef'] },
+      })) as { runId: string }
+      const waiting = (await peer.call(siteId, { op: 'run.read', runId: forgetRun, waitMs: 0 })) as RunRead
+      expect(waiting.step).toBe('waiting for another run on the repository')
+      const outcomes: RunOutcome[] = []
+      for (const runId of [backupRun, forgetRun]) {
+        let read: RunRead
+        do read = (await peer.call(siteId, { op: 'run.read', runId, waitMs: 10_000 })) as RunRead
+        while (!read.outcome)
+        outcomes.push(read.outcome)
+      }
+      expect(outcomes.map((outcome) => failure(outcome))).toEqual([
+        { code: 'ok', message: '' },
+        { code: 'ok', message: '' },
+      ])
+    } finally {
+      sh(`rm -f "${site.htdocs}/big.bin"`)
+    }
+  }, 120_000)
 
   test('a cancel kills restic mid-upload: the run ends cancelled and no restic of it is left', async () => {
     sh(

@@ -36,6 +36,9 @@ const patterns: readonly [RegExp, RunFailure['code'], string][] = [
   ],
 ]
 
+/** How long a run waits for another's lock on its repository before it gives up. */
+const lockPatienceMs = 5 * 60_000
+
 /** Whether restic's complaint says there is no repository at the location (rather than none reachable). */
 const absent = (stderr: string) =>
   /Is there a repository at the following location|repository does not exist|unable to open config file.*(no such file|not exist|404)/is.test(
@@ -74,9 +77,30 @@ export class Restic {
 
   /** Runs restic `args` to its end and answers its stdout; a failure throws what it says. */
   async run(args: readonly string[], doing: string, maxBytes?: number): Promise<string> {
-    const result = await this.groups.output(this.argv(args), this.access.env, maxBytes)
-    if (result.code !== 0) throw this.failure(result, doing)
-    return result.stdout
+    return this.waitingForLocks<string>(async () => {
+      const result = await this.groups.output(this.argv(args), this.access.env, maxBytes)
+      return result.code === 0 ? { ok: result.stdout } : { failed: result }
+    }, doing)
+  }
+
+  /**
+   * Runs `attempt` again while restic says another holds the repository's lock (the panel pruning a remote
+   * repository; restic 0.14 does not wait itself), for up to five minutes; restic takes its lock before it does
+   * anything, so nothing was done by the attempts refused.
+   */
+  private async waitingForLocks<T>(
+    attempt: () => Promise<{ ok: T } | { failed: Finished }>,
+    doing: string,
+  ): Promise<T> {
+    const began = Date.now()
+    for (let tries = 0; ; tries++) {
+      const result = await attempt()
+      if ('ok' in result) return result.ok
+      const locked = /repository is already locked/i.test(result.failed.stderr)
+      if (!locked || this.groups.killed || Date.now() - began > lockPatienceMs)
+        throw this.failure(result.failed, doing)
+      await Bun.sleep(Math.min(10_000, 500 * 2 ** tries))
+    }
   }
 
   /** Runs restic `args` with `--json`, calling `message` with each JSON line it prints. */
