@@ -688,7 +688,8 @@ export function mariadbEngine(): DatabaseEngine {
       )
       const events = await rows(
         server,
-        `SELECT EVENT_NAME AS name FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ? AND ${ofUser}`,
+        `SELECT EVENT_NAME AS name, ON_COMPLETION AS completion FROM information_schema.EVENTS
+          WHERE EVENT_SCHEMA = ? AND ${ofUser}`,
         [database, username],
       )
       const total = views.length + triggers.length + routines.length + events.length
@@ -723,7 +724,12 @@ export function mariadbEngine(): DatabaseEngine {
             remade(String(shown?.[kind === 'FUNCTION' ? 'Create Function' : 'Create Procedure'])),
           )
         }
-        for (const { name } of events) await connection.query(`ALTER ${definer} EVENT ??`, [name])
+        // ALTER EVENT wants a change besides the definer: the event's own ON COMPLETION, said again.
+        for (const { name, completion } of events)
+          await connection.query(
+            `ALTER ${definer} EVENT ?? ON COMPLETION ${completion === 'PRESERVE' ? 'PRESERVE' : 'NOT PRESERVE'}`,
+            [name],
+          )
       } catch (error) {
         throw engineError(error)
       } finally {
