@@ -143,7 +143,14 @@ export function databaseBackupAccessService(
       login,
       async release() {
         if (released) return
-        await handOver()
+        // A login with write access never outlives its run: one whose definitions cannot be handed over goes all
+        // the same (what it defined then fails until the database's login makes it again), said in the log.
+        await handOver().catch((error: unknown) =>
+          context.log.warn(
+            { err: error, serverId: server.id, database },
+            'definitions a restore loaded could not be handed to the database’s own login',
+          ),
+        )
         await drop()
         released = true
         context.log.info({ serverId: server.id, username, database }, 'temporary database login dropped')
