@@ -27,11 +27,7 @@ import { reaches, siteLoginHosts, siteNodeOf } from './site-reach.ts'
 import { temporaryNameAt } from './temporary-names.ts'
 
 /** The `databaseBackupAccess` service on the plugin's engines. */
-export function databaseBackupAccessService(
-  context: PluginContext,
-  engines: Engines,
-  clock: () => Date = () => new Date(),
-): DatabaseBackupAccess {
+export function databaseBackupAccessService(context: PluginContext, engines: Engines): DatabaseBackupAccess {
   const engineOf = serverEngines(context, engines)
 
   /** The active database `databaseId` and its server, or the problem of one that cannot be leased now. */
@@ -100,7 +96,7 @@ export function databaseBackupAccessService(
     const hosts = await hostsFor(server, nodeId)
     const engine = engineOf(server)
     const admin = accessOf(context.secrets, server)
-    const username = scratch ? database : temporaryNameAt(clock())
+    const username = scratch ? database : temporaryNameAt(new Date())
     const password = generatePassword()
     const handOver = async () => {
       if (made.scratch || access !== 'readwrite') return
@@ -188,7 +184,7 @@ export function databaseBackupAccessService(
     async scratch(databaseId, nodeId) {
       const { server } = await databaseAndServer(databaseId)
       // The login and its database share the name: one thing made for the run, dropped with it.
-      return leaseOn(server, nodeId, temporaryNameAt(clock()), 'readwrite', { scratch: true })
+      return leaseOn(server, nodeId, temporaryNameAt(new Date()), 'readwrite', { scratch: true })
     },
   }
 }
