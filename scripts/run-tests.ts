@@ -41,6 +41,7 @@ const nodeSide = [
   'plugins/files/disk-full.test.ts',
   'plugins/wordpress/agent.test.ts',
   'plugins/wordpress/restore-adapter.test.ts',
+  'plugins/wordpress/clone.e2e.test.ts',
   'plugins/backups/**/*.e2e.test.ts',
   'plugins/console/**/*.e2e.test.ts',
   '{plugins,examples}/*/console/*.e2e.test.ts',
