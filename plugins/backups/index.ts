@@ -31,6 +31,7 @@ import { restoreRoutes } from './routes/restores.ts'
 import { purgeJob, removeSiteBackups } from './site-removal.ts'
 import { backupTaker, defaultVerifyPlan } from './take-backup.ts'
 import { takeJob } from './take-job.ts'
+import { targetMigrations, targetProblems, targetRoutes } from './targets/index.ts'
 
 /** Who holds the backup scopes on a customer: its hosting is the developers' work too. */
 const hostingRoles = ['owner', 'admin', 'developer'] as const
@@ -75,6 +76,16 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         description: 'Take, restore and download sites’ backups',
         roles: hostingRoles,
       },
+      {
+        name: backupScopes.targetRead,
+        description: 'Read backup targets (platform staff only)',
+        staff: 'platform',
+      },
+      {
+        name: backupScopes.targetManage,
+        description: 'Add, change and delete backup targets (platform staff only)',
+        staff: 'platform',
+      },
       // Staff's: a site's own policy, the overdue list.
       ...policyScopes,
     ],
@@ -98,7 +109,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         payload: RestoredBackup,
       },
     ],
-    problems: { ...backupsProblems, ...policyProblems },
+    problems: { ...backupsProblems, ...targetProblems, ...policyProblems },
     usage: [
       {
         name: 'backupMB',
@@ -112,7 +123,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
     ],
     // What a plan gives its sites of scheduled backups and retention (`backups`).
     planSettings: [backupPlanSetting],
-    migrations: [...backupMigrations, ...policyMigrations],
+    migrations: [...backupMigrations, ...targetMigrations, ...policyMigrations],
     extensionPoints: [restoreAdapters],
     setup(context) {
       // The local node runs the `backups` service in process; agents load the same module.
@@ -156,6 +167,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
       ...backupRoutes(context),
       ...restoreRoutes(context),
       ...downloadRoutes(context),
+      ...targetRoutes(context),
       ...policyRoutes(context, policies),
     ],
     start: (context) => policyStart(context, policies),
