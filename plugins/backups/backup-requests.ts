@@ -55,7 +55,7 @@ export interface RequestedBackup {
 /**
  * Asks for a backup of `site` in `trx`: refused with 409 `backup_in_progress` while a backup or restore of the site
  * runs, 422 `backup_limit_reached` when the customer's backups already take its whole `backupMB` (a `pre-restore`
- * backup is never refused for it: it protects what a restore replaces), 409 `no_backup_target` without a target.
+ * backup is never refused for it: it protects what a restore replaces).
  * @example const { backup, jobId } = await requestBackup(context, trx, { site, reason: 'scheduled' })
  */
 export async function requestBackup(
@@ -72,7 +72,8 @@ export async function requestBackup(
   if (reason !== 'pre-restore')
     await context.quotas.reserve(trx, { customerId: site.customerId, amounts: { backupMB: 1 } })
   const target = await targetOfSite(trx, site.id)
-  if (!target) throw new Problem(backupsProblems.no_backup_target)
+  // The targets keep one default at all times (a fresh installation's is each site's node; it cannot be deleted).
+  if (!target) throw new Error('The installation has no default backup target')
   const row: BackupsTable = {
     id: newId('bkp'),
     site_id: site.id,

@@ -1,5 +1,5 @@
 // Backups through the API on a real WordPress site served by this machine's nginx, PHP-FPM and MariaDB through the
-// panel's local node, into a local target: a backup taken and verified (its event, idempotent replay), a file and a
+// panel's local node, into the default target (each site's own node): a backup taken and verified (its event, idempotent replay), a file and a
 // post changed, then restored files only, databases only and everything, each giving back exactly the backup's
 // state; a restore undone with its pre-restore backup; a download link streaming a valid .tar.gz once; a corrupted
 // repository making a `failed` backup with its code and event; another customer's token 404 and the billing role
@@ -206,22 +206,9 @@ beforeAll(async () => {
     await Bun.sleep(50)
     return null
   })
-  // TEMPORARY until the targets API is merged: the default local target written as its route would.
-  await tp.panel.store.db
-    .withTables<BackupTables>()
-    .insertInto('backup_targets')
-    .values({
-      id: 'bkt_01JDQ3V6Y4T1ZK0M2N5P7R9SAA',
-      name: `local-${tag}`,
-      kind: 'local',
-      location_json: '{}',
-      push_secrets_sealed: null,
-      prune_secrets_sealed: null,
-      is_default: 1,
-      created_at: new Date().toISOString(),
-      updated_at: new Date().toISOString(),
-    })
-    .execute()
+  // A fresh installation backs up to each site's own node: the default target, nothing to add.
+  const targets = await call<{ items: { kind: string; default: boolean }[] }>('GET', '/backup-targets')
+  expect(targets.body.items).toEqual([expect.objectContaining({ kind: 'local', default: true })])
   const acme = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
   customerId = acme.body.id
   const other = await call<{ id: string }>('POST', '/customers', { name: 'Other' })
