@@ -70,8 +70,7 @@ export function scheduleJob(context: PluginContext, options: ResolvedPolicyOptio
         await recordRefusal(job, site, error)
         return 'refused'
       }
-      // A backup or restore of the site runs (its slot is seen to at a later look), or there is no target (the
-      // overdue list shows the site): nothing to record.
+      // A backup or restore of the site runs: its slot is seen to at a later look, nothing to record.
       context.log.info({ siteId: site.id, code: error.code }, 'scheduled backup not started')
       return 'passed'
     }
