@@ -168,8 +168,9 @@ export function repositoryUrl(location: RepositoryLocation): string {
     }
     case 'rest': {
       const url = new URL(location.url)
-      if (location.username !== null) url.username = location.username
-      if (location.password !== null) url.password = location.password
+      // The setters leave `%` as it is: encoded first, a password holding `%41` stays that.
+      if (location.username !== null) url.username = encodeURIComponent(location.username)
+      if (location.password !== null) url.password = encodeURIComponent(location.password)
       return `rest:${url.href}`
     }
     case 's3':

@@ -14,6 +14,7 @@ import {
 } from '../../../hosts/testing/index.ts'
 import type { BackupTarget } from '../contract.ts'
 import type { BackupTables } from '../migrations.ts'
+import { runRestic } from '../panel-restic.ts'
 import { ensureDebianPackage } from '../testing/debian-packages.ts'
 import { type RestPeer, startRestServer } from '../testing/rest-server.ts'
 import { type S3Peer, startS3Server } from '../testing/s3-server.ts'
@@ -242,6 +243,23 @@ describe('refusals store nothing', () => {
     )
   })
 
+  test('a plinth-check repository another installation left with another password is target_check_failed', async () => {
+    const url = `${rest.url}/elsewhere`
+    await runRestic(
+      {
+        location: { kind: 'rest', url: `${url}/plinth-check/`, ...restUsers.prune },
+        password: 'not the panel’s',
+      },
+      ['init'],
+      AbortSignal.timeout(60_000),
+    )
+    await refusedWithNothingStored(
+      { name: 'taken', kind: 'rest', url, username: 'prune', password: restUsers.prune.password },
+      'target_check_failed',
+      'body.url',
+    )
+  })
+
   test('a missing bucket is target_refused', async () => {
     await refusedWithNothingStored(
       {
@@ -279,6 +297,11 @@ describe('refusals store nothing', () => {
     )
     await refusedWithNothingStored(sftpBody({ host: 'bad host!' }), 'invalid_target_host', 'body.host')
     await refusedWithNothingStored(sftpBody({ path: '/repos/../etc' }), 'invalid_target_path', 'body.path')
+    await refusedWithNothingStored(
+      sftpBody({ username: '-oProxyCommand=x' }),
+      'invalid_target_username',
+      'body.username',
+    )
     await refusedWithNothingStored(sftpBody({ url: rest.url }), 'backup_target_kind_fields', 'body.url')
     await refusedWithNothingStored(
       { name: 'x', kind: 'sftp', host: sftp.host, username: 'u', path: '/r' },

@@ -52,6 +52,7 @@ const inputProblems = [
   targetProblems.invalid_target_url,
   targetProblems.invalid_target_host,
   targetProblems.invalid_target_path,
+  targetProblems.invalid_target_username,
   targetProblems.invalid_private_key,
   targetProblems.invalid_host_key,
   targetProblems.invalid_bucket_name,
