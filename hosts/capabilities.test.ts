@@ -34,6 +34,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'sftp',
     'shell',
     'certificates',
+    'backups',
     'billing',
     'webhooks',
   ])
@@ -79,6 +80,9 @@ test('reports the installation, the caller’s effective permissions and the lim
     'certificate.expiring',
     'certificate.expired',
     'certificate.deleted',
+    'backup.completed',
+    'backup.failed',
+    'backup.restored',
     'plan.created',
     'plan.updated',
     'plan.deleted',

@@ -1,6 +1,7 @@
 // The plugins of a standard installation, as `npm start` mounts them when PLINTH_CONFIG says nothing else.
 
 import type { PluginDefinition } from '../core/host.ts'
+import { backupsPlugin } from '../plugins/backups/index.ts'
 import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
@@ -18,7 +19,7 @@ import type { StandardSettings } from './settings.ts'
 
 /**
  * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, WordPress,
- * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
+ * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), backups, billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
  * `webhookAllowedHosts`).
  */
 export function standardPlugins(
@@ -77,6 +78,8 @@ export function standardPlugins(
       ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
     }),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Sites' backups with restic, to targets staff add.
+    backupsPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
     // The web console at `/`, on the API above.

@@ -1,11 +1,14 @@
 // The sites plugin's public contract: the site schema, its scopes and events, and the site types extension point.
 
 import {
+  type AuditInput,
+  type Caller,
   type Db,
   defineDependents,
   defineExtensionPoint,
   defineService,
   enumOf,
+  type JobRequest,
   type JobRun,
   Problem,
   type ProblemRef,
@@ -187,6 +190,8 @@ export interface SiteRef {
   readonly domain: string
   readonly handle: string
   readonly nodeId: string | null
+  /** Its type (`wordpress`). */
+  readonly type: string
 }
 
 /**
@@ -218,6 +223,44 @@ export const siteDirectory = defineService<SiteDirectory>({
   owner: 'sites',
   description:
     'Finds a site the caller may see, by id or domain, inside a transaction: its customer, state, domain and node.',
+})
+
+/** A site another plugin creates (a backup restored into a new site), as `POST /sites` takes it. */
+export interface NewSite {
+  readonly customerId: string
+  readonly type: string
+  readonly domain: string
+  /** Default: the domain. */
+  readonly name?: string
+  /** Platform staff only, as `POST /sites` says. Default: placed as any new site. */
+  readonly nodeId?: string
+  /** Default: as `POST /sites` chooses without one. */
+  readonly diskMB?: number | null
+  /** What the audit entry says besides the site (`{ clonedFrom: 'site_…', backupId }`). */
+  readonly details?: Readonly<Record<string, unknown>>
+}
+
+/** How a plugin's site creation is recorded: its caller's audit entry and job (a route's handler writers). */
+export interface SiteCreationWriters {
+  enqueueJob(trx: Trx, job: JobRequest): Promise<string>
+  audit(trx: Trx, entry: AuditInput): Promise<void>
+}
+
+/**
+ * Creates sites for other plugins through the same checks, quota and placement as `POST /sites` (its refusals, at
+ * the same `body.…` fields), in their transaction, on behalf of `caller` (who must see the customer with
+ * `site:create`); audited `site.create` through `writers` (the caller as actor), `site.created` emitted.
+ */
+export interface SiteCreation {
+  create(trx: Trx, caller: Caller, request: NewSite, writers: SiteCreationWriters): Promise<Site>
+}
+
+/** The sites plugin's creation service. */
+export const siteCreation = defineService<SiteCreation>({
+  id: 'sites.creation',
+  owner: 'sites',
+  description:
+    'Creates a site as `POST /sites` does, for plugins that make sites (a backup restored as a clone).',
 })
 
 /** Scope names the plugin declares. */

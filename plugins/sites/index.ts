@@ -4,7 +4,15 @@ import { definePlugin } from '../../core/index.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
 import { nodeDependents, nodeReconcilers, nodeWatchers, siteLocators } from '../nodes/contract.ts'
-import { DeletedSite, Site, siteDependents, siteDirectory, siteScopes, siteTypes } from './contract.ts'
+import {
+  DeletedSite,
+  Site,
+  siteCreation,
+  siteDependents,
+  siteDirectory,
+  siteScopes,
+  siteTypes,
+} from './contract.ts'
 import { siteCustomerDependent } from './customer-deletion.ts'
 import { siteJobs } from './jobs.ts'
 import { SiteLimitReached } from './limit-watch.ts'
@@ -23,6 +31,7 @@ import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteResourceRoutes } from './routes/site-resources.ts'
 import { siteRoutes } from './routes/sites.ts'
+import { siteCreationService } from './site-creation.ts'
 import { phpPlanSetting, siteResourceLimits } from './site-limits.ts'
 import { siteSuspensionHandler } from './suspension.ts'
 
@@ -157,6 +166,11 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       context.extensionPoint(customerDependents).add(siteCustomerDependent(context))
       // Plugins whose resources hang under a site find it here, in their own transaction.
       context.provide(siteDirectory, { find: findSite, findByDomain: findSiteByDomain })
+      // Plugins that make sites (a backup restored into a new one) go through the API's own checks.
+      context.provide(
+        siteCreation,
+        siteCreationService(context, domainReservations(context, options.panelHostnames ?? [])),
+      )
     },
     jobs: (context) => [...siteJobs(context), limitsCheckJob(context)],
     routes: (context) => {

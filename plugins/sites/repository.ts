@@ -67,8 +67,8 @@ export async function findSiteByDomain(db: Db, view: TenantView, domain: string)
 
 /** What other plugins see of a site. */
 export function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
-  const { customerId, status, domain, handle, nodeId } = toSite(row)
-  return { id: row.id, customerId, status, domain, handle, nodeId }
+  const { customerId, status, domain, handle, nodeId, type } = toSite(row)
+  return { id: row.id, customerId, status, domain, handle, nodeId, type }
 }
 
 /** Handles already taken that start with `base` (the candidates for a numbered suffix). */

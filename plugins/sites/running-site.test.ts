@@ -11,6 +11,7 @@ const site = (status: SiteRef['status']): SiteRef => ({
   domain: 'shop.example.com',
   handle: 'shop',
   nodeId: 'nod_01JDQ3V6Y4T1ZK0M2N5P7R9SAB',
+  type: 'wordpress',
 })
 
 const refusal = (status: SiteRef['status']) => {

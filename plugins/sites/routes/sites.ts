@@ -3,34 +3,22 @@
 import {
   defineRoute,
   enumOf,
-  FieldErrors,
-  fieldProblem,
   kernelProblems,
-  newId,
   nonBlankText,
-  nowIso,
   type PluginContext,
-  Problem,
   preparedList,
   type RouteDefinition,
   type Static,
-  type Trx,
   t,
 } from '../../../core/index.ts'
-import { assertCustomerOpen, customerDirectory, openCustomerProblems } from '../../customers/contract.ts'
+import { openCustomerProblems } from '../../customers/contract.ts'
 import { nodeDirectory } from '../../nodes/contract.ts'
 import { Site, siteScopes, siteStatuses, siteTypes } from '../contract.ts'
-import { newSiteDiskQuota } from '../disk-quota.ts'
 import { normaliseDomain } from '../domain.ts'
-import { baseHandle, firstFreeHandle } from '../handle.ts'
-import { noDrift, siteJobKinds } from '../jobs.ts'
-import type { SitesTable } from '../migrations.ts'
-import { seesNodes } from '../node-insight.ts'
-import { placeSite } from '../placement.ts'
 import { sitesProblems } from '../problems.ts'
-import { domainTaken, handlesLike, insertSite, siteRows, toSite } from '../repository.ts'
+import { siteRows, toSite } from '../repository.ts'
 import type { DomainReservations } from '../reserved-domains.ts'
-import { noOwnLimits } from '../site-limits.ts'
+import { siteCreator } from '../site-creation.ts'
 
 const CreateSiteBody = t.Object(
   {
@@ -78,8 +66,8 @@ const sitesList = preparedList((db, view, _filters: Static<typeof ListSitesQuery
 /** The sites routes. */
 export function siteRoutes(context: PluginContext, reserved: DomainReservations): RouteDefinition[] {
   const types = context.extensionPoint(siteTypes)
-  const customers = context.use(customerDirectory)
   const nodes = context.use(nodeDirectory)
+  const createSite = siteCreator(context, reserved)
   // The create body and its answer with the fields site types add (`wordpress`), each optional.
   const typeOptions = types
     .list()
@@ -98,20 +86,6 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
     },
     { $id: 'CreatedSite' },
   )
-
-  /** The disk quota of a new site (disk-quota.ts), checked with the rest of the customer's limits in `trx`. */
-  async function reserveSite(trx: Trx, customerId: string, asked: number | null | undefined) {
-    // Worked out from the quota as the check reads it: one read of the customer's limits and use.
-    const chosen: { diskMB: number | null } = { diskMB: null }
-    await context.quotas.reserve(trx, {
-      customerId,
-      amounts: (quota) => {
-        chosen.diskMB = newSiteDiskQuota(quota, asked)
-        return { sites: 1, domains: 1, diskMB: chosen.diskMB ?? 0 }
-      },
-    })
-    return chosen.diskMB
-  }
 
   return [
     defineRoute({
@@ -166,79 +140,21 @@ export function siteRoutes(context: PluginContext, reserved: DomainReservations)
       prepare: () => nodes.localReported(),
       // One transaction: the key's claim, the checks, the site, its job, usage, audit entry and event, the answer.
       async handler({ trx, body, view, caller, enqueueJob }) {
-        const name = body.name.trim()
-        const refusals = new FieldErrors()
-        // Missing and invisible customers answer alike, so a limited token learns nothing about others.
-        const customer = await customers.find(trx, view, body.customerId)
-        if (!customer) refusals.add(kernelProblems.unknown_customer, 'body.customerId')
-        else assertCustomerOpen(customer)
-        const siteType = types.get(body.type)
-        if (!siteType) {
-          const known = types
-            .list()
-            .map((type) => type.name)
-            .join(', ')
-          refusals.add(sitesProblems.unknown_site_type, 'body.type', `must be one of: ${known}`)
-        }
-        const domain = normaliseDomain(body.domain)
-        if (!domain) refusals.add(sitesProblems.invalid_domain, 'body.domain')
-        // Options only another type reads would be dropped silently: refused instead.
-        for (const option of typeOptions)
-          if (option.type !== siteType && (body as Record<string, unknown>)[option.field] !== undefined)
-            refusals.add(
-              sitesProblems.options_of_other_type,
-              `body.${option.field}`,
-              `is for sites of type ${option.type.name}`,
-            )
-        if (!customer || !siteType || !domain || refusals.hasAny()) throw refusals.toProblem()
-        const refused = await reserved(trx, domain)
-        if (refused) throw refused
-        // Choosing the node is staff's: customers' callers never learn what nodes there are.
-        const insight = seesNodes(caller)
-        if (body.nodeId !== undefined && !insight)
-          throw new Problem(kernelProblems.staff_only, {
-            detail: 'Only platform staff choose the node of a site (`nodeId`).',
-          })
-        const nodeId = await placeSite(trx, nodes, siteType, { nodeId: body.nodeId, insight })
-        if (await domainTaken(trx, domain)) throw fieldProblem(sitesProblems.domain_in_use, 'body.domain')
-        // In the creating transaction: concurrent creates for the customer's last slot cannot both pass.
-        const diskMB = await reserveSite(trx, customer.id, body.limits?.diskMB)
-        const base = baseHandle(name)
-        const now = nowIso()
-        const row: SitesTable = {
-          id: newId('site'),
-          customer_id: customer.id,
-          handle: firstFreeHandle(base, await handlesLike(trx, base)),
-          name,
-          type: siteType.name,
-          domain,
-          status: 'provisioning',
-          node_id: nodeId,
-          job_id: null,
-          disk_mb: diskMB,
-          suspended_by_staff: 0,
-          error_code: null,
-          error_message: null,
-          error_job_id: null,
-          ...noDrift,
-          ...noOwnLimits,
-          created_at: now,
-          updated_at: now,
-        }
-        row.job_id = await enqueueJob(trx, {
-          kind: siteJobKinds.provision,
-          customerId: customer.id,
-          subject: { type: 'site', id: row.id },
-        })
-        await insertSite(trx, row)
-        await context.usage.adjust(trx, customer.id, 'sites', 1)
-        await context.usage.adjust(trx, customer.id, 'domains', 1)
-        if (diskMB) await context.usage.adjust(trx, customer.id, 'diskMB', diskMB)
-        const site = toSite(row)
-        const field = siteType.createOptions?.field
-        const options = field ? (body as Record<string, unknown>)[field] : undefined
-        const extra = await siteType.created?.(trx, { ...site, customerId: row.customer_id }, options)
-        return field && extra ? { ...site, [field]: extra } : site
+        const { customerId, name, type, domain, nodeId, limits } = body
+        const { site, extra } = await createSite(
+          trx,
+          { view, caller, enqueueJob },
+          {
+            customerId,
+            name,
+            type,
+            domain,
+            ...(nodeId === undefined ? {} : { nodeId }),
+            ...(limits?.diskMB === undefined ? {} : { diskMB: limits.diskMB }),
+            options: body as Record<string, unknown>,
+          },
+        )
+        return extra ? { ...site, [extra.field]: extra.answer } : site
       },
     }),
     defineRoute({
