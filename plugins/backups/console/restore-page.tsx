@@ -266,7 +266,7 @@ function DatabaseChoice<R>({
   form.register('databases')
   const message = form.problem?.fieldMessage('databases') ?? null
   return (
-    <Fieldset legend="Which databases" aria-invalid={message ? true : undefined}>
+    <Fieldset legend="Which databases" aria-describedby={message ? 'restore-databases-error' : undefined}>
       {databases.map((database) => (
         <div className="field checkbox" key={database.databaseId}>
           <input
@@ -281,7 +281,11 @@ function DatabaseChoice<R>({
           </label>
         </div>
       ))}
-      {message ? <p className="field-error">{message}</p> : null}
+      {message ? (
+        <p className="field-error" id="restore-databases-error">
+          {message}
+        </p>
+      ) : null}
     </Fieldset>
   )
 }
