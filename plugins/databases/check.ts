@@ -1,5 +1,6 @@
 // The periodic check: every database's size measured on its server, every login's grants read back and compared
-// with the panel's, so the panel reports what the servers hold instead of trusting what it asked for.
+// with the panel's, so the panel reports what the servers hold instead of trusting what it asked for; and the
+// temporary logins and scratch databases of backups that a crash left behind dropped.
 
 import { type JobRun, nowIso, type PluginContext } from '../../core/index.ts'
 import type { DatabaseGrant, DatabaseUser } from './contract.ts'
@@ -17,6 +18,7 @@ import {
   updateUser,
 } from './repository.ts'
 import { accessOf, type Engines, serverEngines } from './server-access.ts'
+import { sweepTemporary } from './temporary-sweep.ts'
 
 type Drift = NonNullable<DatabaseUser['drift']>
 
@@ -48,6 +50,7 @@ export async function runCheck(context: PluginContext, engines: Engines, job: Jo
   const servers = await serversQuery(db).where('status', '!=', 'disabled').execute()
   let measured = 0
   let drifted = 0
+  let swept = 0
   const unreachable: string[] = []
   const engineOf = serverEngines(context, engines)
   for (const [index, server] of servers.entries()) {
@@ -124,10 +127,17 @@ export async function runCheck(context: PluginContext, engines: Engines, job: Jo
         })
         if (found) drifted++
       }
+      const dropped = await sweepTemporary(engine, access, new Date())
+      swept += dropped.users.length + dropped.databases.length
+      if (dropped.users.length + dropped.databases.length > 0)
+        context.log.info(
+          { serverId: server.id, ...dropped },
+          'temporary logins and databases left behind dropped',
+        )
     } catch (error) {
       context.log.warn({ err: error, serverId: server.id }, 'database server check failed')
       unreachable.push(server.id)
     }
   }
-  return { servers: servers.length, measured, drifted, failed: unreachable }
+  return { servers: servers.length, measured, drifted, swept, failed: unreachable }
 }

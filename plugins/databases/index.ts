@@ -6,10 +6,12 @@ import { addConsolePages } from '../console/contract.ts'
 import { customerDependents, suspensionHandlers } from '../customers/contract.ts'
 import { nodeDependents, nodeModules, nodeReconcilers, nodeWatchers } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
+import { databaseBackupAccessService } from './backup-access.ts'
 import { checkJobRequest, checkSchedule } from './check-schedule.ts'
 import {
   Database,
   DatabaseUser,
+  databaseBackupAccess,
   databaseScopes,
   databaseServerDependents,
   siteDatabases,
@@ -139,6 +141,9 @@ export const databasesPlugin = (options: DatabasesOptions = {}) => {
       addConsolePages(context, import.meta.dir)
       // Site types that install applications (WordPress) have their site's database made through it.
       context.provide(siteDatabases, siteDatabasesService(context))
+      // Backups dump and restore sites' databases on nodes with temporary logins made for each run; the periodic
+      // check drops those a crash left behind.
+      context.provide(databaseBackupAccess, databaseBackupAccessService(context, engines))
       // Each node with MariaDB runs one for its sites: the module declared once, the server registered as it reports.
       context
         .extensionPoint(nodeModules)

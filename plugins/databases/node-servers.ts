@@ -68,6 +68,7 @@ export function nodeDatabaseEngine(nodes: NodeDirectory, nodeId: string, engine:
     setGrants: method('setGrants') as DatabaseEngine['setGrants'],
     readGrants: method('readGrants') as DatabaseEngine['readGrants'],
     setLocked: method('setLocked') as DatabaseEngine['setLocked'],
+    namesStartingWith: method('namesStartingWith') as DatabaseEngine['namesStartingWith'],
     // The node keeps its own connections.
     close: async () => {},
   }

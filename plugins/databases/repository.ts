@@ -2,7 +2,6 @@
 
 import { type Db, newId, nowIso, selectVisible, type TenantView } from '../../core/index.ts'
 import type { Database, DatabaseGrant, DatabaseServer, DatabaseUser } from './contract.ts'
-import type { Grant } from './engines/engine.ts'
 import type {
   DatabaseGrantsTable,
   DatabaseServersTable,
@@ -383,7 +382,9 @@ export async function grantsOf(db: Db, userIds: readonly string[]): Promise<Map<
     .orderBy('database_id')
     .execute()
   for (const row of rows)
-    byUser.get(row.user_id)?.push({ databaseId: row.database_id, access: row.access as Grant['access'] })
+    byUser
+      .get(row.user_id)
+      ?.push({ databaseId: row.database_id, access: row.access as DatabaseGrant['access'] })
   return byUser
 }
 

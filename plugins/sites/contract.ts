@@ -192,6 +192,8 @@ export interface SiteRef {
   readonly nodeId: string | null
   /** Its type (`wordpress`). */
   readonly type: string
+  /** When it was created. */
+  readonly createdAt: string
 }
 
 /**
@@ -203,6 +205,11 @@ export interface SiteDirectory {
   find(db: Db, view: TenantView, id: string): Promise<SiteRef | null>
   /** The site serving `domain` (lower-case ASCII, as sites keep it), the same way. */
   findByDomain(db: Db, view: TenantView, domain: string): Promise<SiteRef | null>
+  /**
+   * The `active` sites `view` reaches, by id after `after` (from the first when null), at most `limit`: for work
+   * over every running site (scheduled backups), walked page by page.
+   */
+  listActive(db: Db, view: TenantView, after: string | null, limit: number): Promise<readonly SiteRef[]>
 }
 
 /**

@@ -26,7 +26,7 @@ import { sitesMigrations } from './migrations.ts'
 import { sitesOnNode } from './node-dependent.ts'
 import { sitesProblems } from './problems.ts'
 import { siteReconciler } from './reconcile.ts'
-import { findSite, findSiteByDomain, locateSites } from './repository.ts'
+import { findSite, findSiteByDomain, listActiveSites, locateSites } from './repository.ts'
 import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteResourceRoutes } from './routes/site-resources.ts'
@@ -165,7 +165,11 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       // A customer's deletion deletes its sites, each through its own deletion job.
       context.extensionPoint(customerDependents).add(siteCustomerDependent(context))
       // Plugins whose resources hang under a site find it here, in their own transaction.
-      context.provide(siteDirectory, { find: findSite, findByDomain: findSiteByDomain })
+      context.provide(siteDirectory, {
+        find: findSite,
+        findByDomain: findSiteByDomain,
+        listActive: listActiveSites,
+      })
       // Plugins that make sites (a backup restored into a new one) go through the API's own checks.
       context.provide(
         siteCreation,

@@ -65,10 +65,23 @@ export async function findSiteByDomain(db: Db, view: TenantView, domain: string)
   return row ? siteRefOf(row) : null
 }
 
+/** The `active` sites `view` reaches after `after`, by id, at most `limit` (the sites directory's `listActive`). */
+export async function listActiveSites(
+  db: Db,
+  view: TenantView,
+  after: string | null,
+  limit: number,
+): Promise<SiteRef[]> {
+  let query = siteRows.visible(db, view).where('sites.status', '=', 'active')
+  if (after !== null) query = query.where('sites.id', '>', after)
+  const rows = await query.orderBy('sites.id').limit(limit).execute()
+  return rows.map(siteRefOf)
+}
+
 /** What other plugins see of a site. */
 export function siteRefOf(row: Parameters<typeof toSite>[0]): SiteRef {
-  const { customerId, status, domain, handle, nodeId, type } = toSite(row)
-  return { id: row.id, customerId, status, domain, handle, nodeId, type }
+  const { customerId, status, domain, handle, nodeId, type, createdAt } = toSite(row)
+  return { id: row.id, customerId, status, domain, handle, nodeId, type, createdAt }
 }
 
 /** Handles already taken that start with `base` (the candidates for a numbered suffix). */

@@ -12,6 +12,7 @@ const site = (status: SiteRef['status']): SiteRef => ({
   handle: 'shop',
   nodeId: 'nod_01JDQ3V6Y4T1ZK0M2N5P7R9SAB',
   type: 'wordpress',
+  createdAt: '2026-01-01T00:00:00.000Z',
 })
 
 const refusal = (status: SiteRef['status']) => {

@@ -13,8 +13,11 @@ export interface ServerAccess {
   readonly password: string
 }
 
-/** What a user may do in one database. */
-export type Access = 'readwrite' | 'readonly'
+/**
+ * What a user may do in one database. `dump` is `readonly` and what a dump must see besides the rows (MariaDB shows
+ * triggers and events only to who may make them): the panel gives it only to its temporary logins for backups.
+ */
+export type Access = 'readwrite' | 'readonly' | 'dump'
 
 /** One grant as the server holds it: a database (its real name) and the access. */
 export interface Grant {
@@ -106,6 +109,14 @@ export interface DatabaseEngine {
   readGrants(server: ServerAccess, username: string, hosts: readonly string[]): Promise<readonly Grant[]>
   /** Locks (`ACCOUNT LOCK`, `NOLOGIN`) or unlocks `username`; locking ends its sessions. */
   setLocked(server: ServerAccess, username: string, locked: boolean, hosts: readonly string[]): Promise<void>
+  /**
+   * The databases and logins whose names start with `prefix` (a name `checkName` takes), for the sweep of the panel's
+   * temporary ones. A database half made (PostgreSQL: its roles without it) is listed too, so dropping it ends it.
+   */
+  namesStartingWith(
+    server: ServerAccess,
+    prefix: string,
+  ): Promise<{ readonly databases: readonly string[]; readonly users: readonly string[] }>
   /** Closes the connections kept to `server` (or to every server). */
   close(server?: ServerAccess): Promise<void>
 }

@@ -28,7 +28,7 @@ export function checkGrants(
   const wanted = new Map<string, Access>()
   for (const grant of grants) {
     checkDatabase(grant.database)
-    if (grant.access !== 'readwrite' && grant.access !== 'readonly')
+    if (grant.access !== 'readwrite' && grant.access !== 'readonly' && grant.access !== 'dump')
       throw new Error(`Invalid access ${JSON.stringify(grant.access)}`)
     if (wanted.has(grant.database)) throw new Error(`${grant.database} is granted twice`)
     wanted.set(grant.database, grant.access)

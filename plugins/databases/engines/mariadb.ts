@@ -28,6 +28,12 @@ const privilegesOf: Record<Access, ReadonlySet<string>> = {
     'REFERENCES',
   ]),
   readonly: new Set(['SELECT', 'SHOW VIEW']),
+  // `mariadb-dump --single-transaction` leaves out, without a word, the triggers its login may not make (SHOW
+  // TRIGGERS lists only those), and stops at `--events` without EVENT. Neither changes a row: what such a login makes
+  // runs as that login, which reads only, and fails once the login is dropped. Routines' bodies stay out of reach
+  // before 11.3's SHOW CREATE ROUTINE (only SELECT on mysql.proc, every customer's, would show them). LOCK TABLES is
+  // not needed: a single transaction locks nothing.
+  dump: new Set(['SELECT', 'SHOW VIEW', 'TRIGGER', 'EVENT']),
 }
 
 /** Every privilege column of `mysql.db` and its name in `GRANT`/`REVOKE`. */
@@ -79,6 +85,11 @@ const databaseComment = 'Managed by Plinth'
 
 /** Longest wait for a table lock before `DROP DATABASE` gives up (the server's default is a year). */
 const dropLockWaitSeconds = 30
+
+/** `LIKE`'s wildcards and escape, escaped: a prefix matched as it is written. */
+function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\_%]/g, '\\$&')}%`
+}
 
 /** Connection error codes that mean the server could not be reached at all. */
 const unreachableCodes = new Set([
@@ -650,6 +661,23 @@ export function mariadbEngine(): DatabaseEngine {
       for (const account of accounts)
         await run(server, `ALTER USER ?@? ACCOUNT ${locked ? 'LOCK' : 'UNLOCK'}`, [username, account.host])
       if (locked) await killSessionsOf(server, username)
+    },
+
+    async namesStartingWith(server, prefix) {
+      checkName(prefix, 'prefix')
+      const databases = await rows(
+        server,
+        'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?',
+        [likePrefix(prefix)],
+      )
+      const users = await rows(
+        server,
+        'SELECT DISTINCT User AS name FROM mysql.global_priv WHERE User LIKE ?',
+        [likePrefix(prefix)],
+      )
+      const names = (found: RowDataPacket[]) =>
+        found.map((row) => String(row.name)).filter((name) => name.startsWith(prefix))
+      return { databases: names(databases), users: names(users) }
     },
 
     close: (server) => pools.close(server),

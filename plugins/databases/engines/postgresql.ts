@@ -544,7 +544,7 @@ export function postgresqlEngine(): DatabaseEngine {
         })
         // Tables made before the reader role had default privileges on them (by a user acting as itself) too.
         for (const [database, access] of wanted)
-          if (access === 'readonly')
+          if (access !== 'readwrite')
             await inDatabase(server, database, async (db) => {
               await db`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${db(readerOf(database))}`
               await db`GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO ${db(readerOf(database))}`
@@ -581,6 +581,28 @@ export function postgresqlEngine(): DatabaseEngine {
         } else {
           await sql`ALTER ROLE ${sql(username)} LOGIN`
         }
+      })
+    },
+
+    async namesStartingWith(server, prefix) {
+      checkName(prefix, 'prefix')
+      return attempt(async () => {
+        const sql = adminOf(server)
+        const pattern = `${prefix.replace(/[\\_%]/g, '\\$&')}%`
+        const databases = await sql`SELECT datname AS name FROM pg_database WHERE datname LIKE ${pattern}`
+        const roles = await sql`SELECT rolname AS name FROM pg_roles WHERE rolname LIKE ${pattern}`
+        const named = new Set<string>()
+        const users: string[] = []
+        for (const { name } of databases) named.add(String(name))
+        for (const { name } of roles) {
+          const role = String(name)
+          // A database's own roles name it, made before it and dropped after: listed as the database.
+          const match = databaseRolePattern.exec(role)
+          if (match) named.add(match[1] as string)
+          else users.push(role)
+        }
+        const ours = (name: string) => name.startsWith(prefix)
+        return { databases: [...named].filter(ours).sort(), users: users.filter(ours).sort() }
       })
     },
 

@@ -135,6 +135,9 @@ describe('the node’s own MariaDB', () => {
     ])
     const sizes = new Map(await (ask('databaseSizes', [database]) as Promise<[string, number][]>))
     expect(sizes.get(database)).toBeGreaterThan(0)
+    // The sweep of backups' temporaries finds names by their start.
+    expect(await ask('namesStartingWith', `db_${suffix}`)).toEqual({ databases: [database], users: [] })
+    expect(await ask('namesStartingWith', `u_${suffix}`)).toEqual({ databases: [], users: [user] })
     await ask('dropUser', user, ['127.0.0.1', 'localhost'])
     await ask('dropDatabase', database)
     expect(await ask('databaseSizes', [database])).toEqual([])

@@ -19,6 +19,7 @@ export const nodeEngineMethods = [
   'setGrants',
   'readGrants',
   'setLocked',
+  'namesStartingWith',
 ] as const satisfies readonly (keyof DatabaseEngine)[]
 export type NodeEngineMethod = (typeof nodeEngineMethods)[number]
 

@@ -1,0 +1,97 @@
+// Retention as restic's `forget --keep-daily/--keep-weekly/--keep-monthly` decides it, in UTC, over a site's listed
+// backups: which of them a policy keeps. The rest are forgotten (their snapshots removed, their rows unlisted).
+
+import type { BackupPolicy } from '../contract.ts'
+
+/** A backup as retention weighs it. */
+export interface RetentionCandidate {
+  readonly id: string
+  readonly status: string
+  readonly reason: string
+  /** When it was taken: its snapshot's time. */
+  readonly createdAt: string
+  readonly finishedAt: string | null
+}
+
+const dayMs = 86_400_000
+
+/** How long a `pre-restore` backup is kept whatever the policy: the days in which a restore may be undone. */
+export const preRestoreKeptDays = 14
+/** How long a failed backup stays listed after it ended, so its reason is seen, before retention removes it. */
+export const failedKeptDays = 14
+
+/** The keep rules of a policy, each naming the bucket (a day, an ISO week, a month) a backup falls in. */
+const rules = [
+  { member: 'keepDaily', bucket: (at: Date) => at.toISOString().slice(0, 10) },
+  { member: 'keepWeekly', bucket: isoWeekOf },
+  { member: 'keepMonthly', bucket: (at: Date) => at.toISOString().slice(0, 7) },
+] as const
+
+/**
+ * The backups `policy` keeps of `backups` at `now`, in their given order. Of `completed` backups, as restic keeps
+ * snapshots: for each rule, walking from the newest, the newest backup of each of the last `keep…` days (ISO
+ * weeks, months: UTC) that have one; a backup kept by any rule is kept, and the newest completed backup is always
+ * kept (a policy of zeros never leaves a site without one). Besides: `running` backups; `pre-restore` ones for
+ * {@link preRestoreKeptDays} days after they were taken; `failed` ones for {@link failedKeptDays} days after they
+ * ended.
+ */
+export function retainedBackups<B extends RetentionCandidate>(
+  backups: readonly B[],
+  policy: Pick<BackupPolicy, 'keepDaily' | 'keepWeekly' | 'keepMonthly'>,
+  now: Date,
+): B[] {
+  const kept = new Set<string>()
+  const completed = backups
+    .filter((backup) => backup.status === 'completed')
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+  for (const rule of rules) {
+    let left = policy[rule.member]
+    let last: string | null = null
+    for (const backup of completed) {
+      if (left <= 0) break
+      const bucket = rule.bucket(new Date(backup.createdAt))
+      if (bucket === last) continue
+      kept.add(backup.id)
+      last = bucket
+      left--
+    }
+  }
+  const newest = completed[0]
+  if (newest) kept.add(newest.id)
+  for (const backup of backups) {
+    if (backup.status === 'running') kept.add(backup.id)
+    if (
+      backup.reason === 'pre-restore' &&
+      backup.status === 'completed' &&
+      ageDays(backup.createdAt, now) < preRestoreKeptDays
+    )
+      kept.add(backup.id)
+    if (backup.status === 'failed' && ageDays(backup.finishedAt ?? backup.createdAt, now) < failedKeptDays)
+      kept.add(backup.id)
+  }
+  return backups.filter((backup) => kept.has(backup.id))
+}
+
+/** The backups of `backups` that `policy` does not keep at `now`. */
+export function forgottenBackups<B extends RetentionCandidate>(
+  backups: readonly B[],
+  policy: Pick<BackupPolicy, 'keepDaily' | 'keepWeekly' | 'keepMonthly'>,
+  now: Date,
+): B[] {
+  const kept = new Set(retainedBackups(backups, policy, now).map((backup) => backup.id))
+  return backups.filter((backup) => !kept.has(backup.id))
+}
+
+/** Days from `at` to `now`. */
+const ageDays = (at: string, now: Date): number => (now.getTime() - Date.parse(at)) / dayMs
+
+/** The ISO 8601 week of a time, in UTC: `2026-W53` (weeks start on Monday; week 1 holds the year's first Thursday). */
+export function isoWeekOf(at: Date): string {
+  const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()))
+  const weekday = day.getUTCDay() || 7
+  // The Thursday of the same week decides its year.
+  day.setUTCDate(day.getUTCDate() + 4 - weekday)
+  const yearStart = Date.UTC(day.getUTCFullYear(), 0, 1)
+  const week = Math.ceil(((day.getTime() - yearStart) / dayMs + 1) / 7)
+  return `${day.getUTCFullYear()}-W${String(week).padStart(2, '0')}`
+}
