@@ -31,18 +31,3 @@ export function ageText(iso: string, now: number = Date.now()): string {
   }
   return 'just now'
 }
-
-/** How long a schedule lets pass between good backups before a site is overdue (a night's spread of slack). */
-const allowedMs = { daily: 36 * 3_600_000, weekly: 8 * 86_400_000 } as const
-
-/** Whether a site on `schedule` whose last good backup finished at `lastGoodAt` (null: never) is overdue. */
-export function isOverdue(
-  schedule: string,
-  lastGoodAt: string | null,
-  since: string,
-  now: number = Date.now(),
-): boolean {
-  if (schedule !== 'daily' && schedule !== 'weekly') return false
-  // A site never backed up is overdue once its first backup was due.
-  return now - Date.parse(lastGoodAt ?? since) > allowedMs[schedule]
-}

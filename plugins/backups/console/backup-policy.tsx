@@ -1,6 +1,6 @@
 // A site's backup policy: its schedule and what retention keeps, each saying where it comes from (set for this site
-// by staff, or its plan's), and the target its backups go to. Staff who manage policies override any of them for the
-// site (an empty field takes the plan's) or reset the site to its plan's.
+// by staff, its plan's, or the panel's default), the target its backups go to and when the next is due. Staff who
+// manage policies set the site's own (an empty field takes its plan's), pick its target, or reset it to its plan's.
 
 import { useQuery } from '@tanstack/react-query'
 import {
@@ -8,6 +8,7 @@ import {
   ErrorNotice,
   Facts,
   FormFooter,
+  formatTime,
   Loading,
   numberOf,
   SavedNotice,
@@ -22,17 +23,26 @@ import {
 import { api, type Schemas } from './api.ts'
 
 type Policy = Schemas['SiteBackupPolicy']
-type Body = Schemas['SiteBackupPolicyBody']
+type Body = Schemas['OwnBackupPolicyBody']
+type Member = 'schedule' | 'keepDaily' | 'keepWeekly' | 'keepMonthly'
 
-const scheduleText = { off: 'Off', daily: 'Daily', weekly: 'Weekly' } as const
-const sourceText = {
+const scheduleText: Readonly<Record<string, string>> = { off: 'Off', daily: 'Daily', weekly: 'Weekly' }
+const sourceText: Readonly<Record<string, string>> = {
   site: 'set for this site',
   plan: 'from its plan',
   default: 'the panel’s default',
-} as const
+}
 
-const from = (source: keyof typeof sourceText | undefined) =>
-  source ? <span className="muted"> ({sourceText[source] ?? source})</span> : null
+/** A member's value with where it comes from. */
+function Sourced({ policy, member }: { policy: Policy; member: Member }) {
+  const { value, source } = policy[member]
+  return (
+    <span data-member={member}>
+      {member === 'schedule' ? (scheduleText[value] ?? value) : value}{' '}
+      <span className="muted">({sourceText[source] ?? source})</span>
+    </span>
+  )
+}
 
 /** The site's policy as it applies, and the staff's form when the caller may change it. */
 export function BackupPolicySection({ siteId }: { siteId: string }) {
@@ -41,39 +51,29 @@ export function BackupPolicySection({ siteId }: { siteId: string }) {
   if (policy.isPending) return <Loading />
   if (policy.isError) return <ErrorNotice error={policy.error} />
   const current = policy.data
+  const target = current.target
   return (
     <Section title="Policy">
       <Facts
         items={[
+          ['Schedule', <Sourced key="schedule" policy={current} member="schedule" />],
+          ['Next due', current.nextDueAt ? formatTime(current.nextDueAt) : 'Never (the schedule is off)'],
+          ['Keeps daily', <Sourced key="daily" policy={current} member="keepDaily" />],
+          ['Keeps weekly', <Sourced key="weekly" policy={current} member="keepWeekly" />],
+          ['Keeps monthly', <Sourced key="monthly" policy={current} member="keepMonthly" />],
           [
-            'Schedule',
-            <span key="schedule">
-              {scheduleText[current.schedule]}
-              {from(current.sources?.schedule)}
-            </span>,
+            'Target',
+            target ? (
+              <span key="target">
+                {target.name} ({target.kind}){' '}
+                <span className="muted">
+                  ({target.source === 'site' ? 'set for this site' : 'the default target'})
+                </span>
+              </span>
+            ) : (
+              <strong key="target">None: no backup can be taken until staff add a default target.</strong>
+            ),
           ],
-          [
-            'Keeps daily',
-            <span key="daily">
-              {current.keepDaily}
-              {from(current.sources?.keepDaily)}
-            </span>,
-          ],
-          [
-            'Keeps weekly',
-            <span key="weekly">
-              {current.keepWeekly}
-              {from(current.sources?.keepWeekly)}
-            </span>,
-          ],
-          [
-            'Keeps monthly',
-            <span key="monthly">
-              {current.keepMonthly}
-              {from(current.sources?.keepMonthly)}
-            </span>,
-          ],
-          ['Target', <TargetName key="target" targetId={current.targetId} />],
         ]}
       />
       {can('backup-policy:manage') ? <PolicyForm siteId={siteId} current={current} /> : null}
@@ -81,42 +81,43 @@ export function BackupPolicySection({ siteId }: { siteId: string }) {
   )
 }
 
-/** A target by name for those who may read targets; else only whether it is the default. */
-function TargetName({ targetId }: { targetId: string | null }) {
-  const { can } = useSession()
-  const targets = useQuery({ ...api.all('/api/v1/backup-targets'), enabled: can('backup-target:read') })
-  if (targetId === null) return <>the default target</>
-  const target = targets.data?.find((item) => item.id === targetId)
-  return <>{target ? `${target.name} (${target.kind})` : <code>{targetId}</code>}</>
-}
-
-/** A number field's value for the body: empty takes the plan's (null). */
+/** A keep field's value for the body: empty takes the plan's (null). */
 const keepOf = (data: FormData, name: string) => numberOf(data, name) ?? null
 
 function PolicyForm({ siteId, current }: { siteId: string; current: Policy }) {
-  const targets = useQuery(api.all('/api/v1/backup-targets'))
-  const own = (field: 'schedule' | 'keepDaily' | 'keepWeekly' | 'keepMonthly') =>
-    current.sources?.[field] === 'site' ? String(current[field]) : ''
+  const { can } = useSession()
+  const targets = useQuery({ ...api.all('/api/v1/backup-targets'), enabled: can('backup-target:read') })
+  const own = current.own
+  const ownText = (member: Member) => (own?.[member] == null ? '' : String(own[member]))
   const form = useEditForm((data) => {
-    const schedule = textOf(data, 'schedule')
-    const body = {
-      schedule: (schedule ?? null) as Body['schedule'],
+    const body: Body = {
+      schedule: (textOf(data, 'schedule') ?? null) as Body['schedule'],
       keepDaily: keepOf(data, 'keepDaily'),
       keepWeekly: keepOf(data, 'keepWeekly'),
       keepMonthly: keepOf(data, 'keepMonthly'),
       targetId: textOf(data, 'targetId') ?? null,
-    } as Body
+    }
     return unwrap(api.PUT('/api/v1/sites/{id}/backup-policy', { params: { path: { id: siteId } }, body }))
   })
+  const keep = (name: Member, label: string, unit: string) => (
+    <TextField
+      form={form}
+      name={name}
+      label={label}
+      inputMode="numeric"
+      defaultValue={ownText(name)}
+      hint={`${unit} whose last backup is kept; empty takes its plan’s (now ${current[name].value}).`}
+    />
+  )
   return (
     <>
-      <h3>Set for this site</h3>
-      <form key={JSON.stringify(current)} onSubmit={form.submit} noValidate data-testid="backup-policy-form">
+      <h3>This site’s own policy</h3>
+      <form key={own?.updatedAt ?? 'none'} onSubmit={form.submit} noValidate data-testid="backup-policy-form">
         <SelectField
           form={form}
           name="schedule"
           label="Schedule"
-          defaultValue={own('schedule')}
+          defaultValue={ownText('schedule')}
           options={[
             { value: '', label: 'Its plan’s' },
             { value: 'daily', label: 'Daily' },
@@ -124,35 +125,14 @@ function PolicyForm({ siteId, current }: { siteId: string; current: Policy }) {
             { value: 'off', label: 'Off' },
           ]}
         />
-        <TextField
-          form={form}
-          name="keepDaily"
-          label="Keep daily"
-          inputMode="numeric"
-          defaultValue={own('keepDaily')}
-          hint="Days whose last backup is kept; empty takes its plan’s."
-        />
-        <TextField
-          form={form}
-          name="keepWeekly"
-          label="Keep weekly"
-          inputMode="numeric"
-          defaultValue={own('keepWeekly')}
-          hint="Weeks whose last backup is kept; empty takes its plan’s."
-        />
-        <TextField
-          form={form}
-          name="keepMonthly"
-          label="Keep monthly"
-          inputMode="numeric"
-          defaultValue={own('keepMonthly')}
-          hint="Months whose last backup is kept; empty takes its plan’s."
-        />
+        {keep('keepDaily', 'Keep daily', 'Days')}
+        {keep('keepWeekly', 'Keep weekly', 'Weeks')}
+        {keep('keepMonthly', 'Keep monthly', 'Months')}
         <SelectField
           form={form}
           name="targetId"
           label="Target"
-          defaultValue={current.sources?.target === 'site' ? (current.targetId ?? '') : ''}
+          defaultValue={own?.targetId ?? ''}
           options={[
             { value: '', label: 'The default target' },
             ...(targets.data ?? []).map((target) => ({
@@ -160,19 +140,21 @@ function PolicyForm({ siteId, current }: { siteId: string; current: Policy }) {
               label: `${target.name} (${target.kind})`,
             })),
           ]}
-          hint="Where its backups go from the next one on; the backups taken stay where they are."
+          hint="Where its next backups go (a new repository there); the backups taken stay listed where they are."
         />
         <SavedNotice form={form} />
         <FormFooter form={form}>Save policy</FormFooter>
       </form>
-      <ConfirmAction
-        confirmLabel="Confirm reset to its plan’s policy"
-        run={() =>
-          unwrap(api.DELETE('/api/v1/sites/{id}/backup-policy', { params: { path: { id: siteId } } }))
-        }
-      >
-        Reset to its plan’s policy
-      </ConfirmAction>
+      {own ? (
+        <ConfirmAction
+          confirmLabel="Confirm reset to its plan’s policy"
+          run={() =>
+            unwrap(api.DELETE('/api/v1/sites/{id}/backup-policy', { params: { path: { id: siteId } } }))
+          }
+        >
+          Reset to its plan’s policy
+        </ConfirmAction>
+      ) : null}
     </>
   )
 }

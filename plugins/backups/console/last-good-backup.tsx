@@ -4,9 +4,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { formatTime, Loading } from '../../console/kit.ts'
 import { api } from './api.ts'
-import { ageText, isOverdue, lastGoodBackup } from './backup-age.ts'
+import { ageText, lastGoodBackup } from './backup-age.ts'
 
-export function LastGoodBackup({ siteId, siteCreatedAt }: { siteId: string; siteCreatedAt: string }) {
+export function LastGoodBackup({ siteId }: { siteId: string }) {
   const backups = useQuery({
     ...api.query('/api/v1/sites/{id}/backups', { params: { path: { id: siteId }, query: { limit: 100 } } }),
     refetchInterval: (query) =>
@@ -15,15 +15,20 @@ export function LastGoodBackup({ siteId, siteCreatedAt }: { siteId: string; site
   const policy = useQuery(api.query('/api/v1/sites/{id}/backup-policy', { params: { path: { id: siteId } } }))
   if (backups.isPending) return <Loading />
   const items = backups.data?.items ?? []
-  const good = lastGoodBackup(items)
-  const goodAt = good ? (good.finishedAt ?? good.createdAt) : null
-  const schedule = policy.data?.schedule ?? 'off'
-  const overdue = policy.data?.overdue ?? isOverdue(schedule, goodAt, siteCreatedAt)
+  // The policy says when the last good backup finished (whatever page of the list it is on); the list is read
+  // again sooner after a backup completes, so the newer of the two is shown.
+  const listed = lastGoodBackup(items)
+  const goodAt = newer(
+    policy.data?.lastGoodBackupAt ?? null,
+    listed ? (listed.finishedAt ?? listed.createdAt) : null,
+  )
+  const schedule = policy.data?.schedule.value ?? 'off'
+  const overdue = policy.data?.overdue ?? false
   const newest = items[0]
   return (
     <div className="last-good-backup" data-testid="last-good-backup">
       <p className="last-good-age">
-        {good ? (
+        {goodAt ? (
           <>
             Last good backup: <strong>{ageText(goodAt as string)}</strong>{' '}
             <span className="muted">({formatTime(goodAt)}, verified)</span>
@@ -34,7 +39,7 @@ export function LastGoodBackup({ siteId, siteCreatedAt }: { siteId: string; site
       </p>
       {overdue ? (
         <p className="notice notice-error" role="alert">
-          {good
+          {goodAt
             ? `Overdue: its schedule (${schedule}) asks for a newer backup than that.`
             : `Overdue: its schedule (${schedule}) asked for a backup and none has completed.`}
         </p>
@@ -54,4 +59,10 @@ export function LastGoodBackup({ siteId, siteCreatedAt }: { siteId: string; site
       ) : null}
     </div>
   )
+}
+
+/** The later of two times, either of which may be missing. */
+function newer(a: string | null, b: string | null): string | null {
+  if (a === null || b === null) return a ?? b
+  return Date.parse(a) >= Date.parse(b) ? a : b
 }

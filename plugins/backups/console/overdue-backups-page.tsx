@@ -1,11 +1,11 @@
 // `/backups/overdue` (staff): sites whose last good backup is older than their schedule allows, the oldest first,
 // each with its last failure's reason when it has one, linked to the site's backups.
 
-import { CursorTable, formatTime, Link, PageHeader } from '../../console/kit.ts'
+import { CursorTable, customerColumn, formatTime, Link, PageHeader } from '../../console/kit.ts'
 import { api, type Schemas } from './api.ts'
 import { ageText } from './backup-age.ts'
 
-type Overdue = Schemas['OverdueBackup']
+type Overdue = Schemas['OverdueSite']
 
 export function OverdueBackupsPage() {
   return (
@@ -26,6 +26,7 @@ export function OverdueBackupsPage() {
               <Link to={`/sites/${encodeURIComponent(item.siteId)}/backups`}>{item.domain}</Link>
             ),
           },
+          customerColumn,
           { header: 'Schedule', cell: (item) => item.schedule },
           {
             header: 'Last good backup',
@@ -33,6 +34,18 @@ export function OverdueBackupsPage() {
               item.lastGoodBackupAt
                 ? `${ageText(item.lastGoodBackupAt)} (${formatTime(item.lastGoodBackupAt)})`
                 : 'Never',
+          },
+          {
+            header: 'Last failure',
+            cell: (item) =>
+              item.lastFailure ? (
+                <>
+                  <code>{item.lastFailure.code}</code> {item.lastFailure.message} (
+                  {formatTime(item.lastFailure.at)})
+                </>
+              ) : (
+                '—'
+              ),
           },
         ]}
       />

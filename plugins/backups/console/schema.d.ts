@@ -43,7 +43,7 @@ export interface paths {
     }
     put: {
       parameters: { path: { id: string } }
-      requestBody: Json<components['schemas']['SiteBackupPolicyBody']>
+      requestBody: Json<components['schemas']['OwnBackupPolicyBody']>
       responses: { 200: Json<components['schemas']['SiteBackupPolicy']> } & Refusals
     }
     delete: {
@@ -54,7 +54,7 @@ export interface paths {
   '/api/v1/backups/overdue': {
     get: {
       parameters: { query?: { cursor?: string; limit?: number } }
-      responses: { 200: Json<Page<components['schemas']['OverdueBackup']>> } & Refusals
+      responses: { 200: Json<Page<components['schemas']['OverdueSite']>> } & Refusals
     }
   }
   '/api/v1/backup-targets': {
@@ -135,20 +135,40 @@ export interface components {
       keepWeekly: number
       keepMonthly: number
     }
-    SiteBackupPolicy: components['schemas']['BackupPolicy'] & {
+    SiteBackupPolicy: {
       siteId: string
-      targetId: string | null
-      sources: { schedule: Source; keepDaily: Source; keepWeekly: Source; keepMonthly: Source; target: Source }
+      schedule: { value: 'off' | 'daily' | 'weekly'; source: Source }
+      keepDaily: { value: number; source: Source }
+      keepWeekly: { value: number; source: Source }
+      keepMonthly: { value: number; source: Source }
+      own: {
+        schedule: 'off' | 'daily' | 'weekly' | null
+        keepDaily: number | null
+        keepWeekly: number | null
+        keepMonthly: number | null
+        targetId: string | null
+        updatedAt: string
+      } | null
+      target: { id: string; name: string; kind: string; source: 'site' | 'default' } | null
       lastGoodBackupAt: string | null
+      nextDueAt: string | null
       overdue: boolean
     }
-    SiteBackupPolicyBody: Partial<components['schemas']['BackupPolicy']> & { targetId?: string | null }
-    OverdueBackup: {
+    OwnBackupPolicyBody: {
+      schedule?: 'off' | 'daily' | 'weekly' | null
+      keepDaily?: number | null
+      keepWeekly?: number | null
+      keepMonthly?: number | null
+      targetId?: string | null
+    }
+    OverdueSite: {
       siteId: string
       customerId: string
       domain: string
+      nodeId: string | null
       schedule: 'off' | 'daily' | 'weekly'
       lastGoodBackupAt: string | null
+      lastFailure: { code: string; message: string; at: string } | null
     }
     BackupTarget: {
       id: string

@@ -14,7 +14,7 @@ export function SiteBackupsPage({ siteId }: { siteId: string }) {
     <SiteFrame id={siteId} title="Backups">
       {(site) => (
         <>
-          <LastGoodBackup siteId={site.id} siteCreatedAt={site.createdAt} />
+          <LastGoodBackup siteId={site.id} />
           <Section
             title="Backups"
             actions={
