@@ -19,9 +19,9 @@ export function BackUpNow({ siteId, disabled }: { siteId: string; disabled?: boo
         idempotency.afterFailure(error)
         throw error
       }),
-    (backup) => {
+    (accepted) => {
       idempotency.afterSuccess()
-      setJobId(backup.jobId)
+      setJobId(accepted.jobId)
       setRunning(true)
     },
   )

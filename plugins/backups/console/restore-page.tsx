@@ -5,7 +5,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { type ReactNode, useState } from 'react'
 import {
-  type ApiForm,
   ErrorNotice,
   Fieldset,
   FormFooter,
@@ -13,7 +12,6 @@ import {
   Link,
   Loading,
   Section,
-  TextAreaField,
   TextField,
   textOf,
   unwrap,
@@ -24,9 +22,10 @@ import { NodeField } from '../../nodes/console/contract.ts'
 import { SiteFrame } from '../../sites/console/contract.ts'
 import { api, type Backup, type Schemas } from './api.ts'
 import { type RestoreChoice, type RestoreWhat, restoreBody, restorePreview } from './restore-choice.ts'
+import { DatabaseChoice, PathsField, pathsOf } from './restore-fields.tsx'
 import { RestoreProgress } from './restore-progress.tsx'
 
-type Started = Schemas['RestoreStarted']
+type Started = Schemas['RestoreAccepted']
 type RestoreRequest = Schemas['RestoreRequest']
 
 export function RestorePage({ siteId, backupId }: { siteId: string; backupId: string }) {
@@ -71,10 +70,7 @@ function RestoreOfSite({ siteId, domain, backupId }: { siteId: string; domain: s
 /** The choice the form's data makes. */
 function choiceOf(data: FormData, form: HTMLFormElement): RestoreChoice {
   const what = (textOf(data, 'what') ?? 'everything') as RestoreWhat
-  const paths = String(data.get('files') ?? '')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean)
+  const paths = pathsOf(data)
   const node = form.querySelector<HTMLSelectElement>('select[name="into.newSite.nodeId"]')
   const nodeId = textOf(data, 'into.newSite.nodeId')
   return {
@@ -107,6 +103,8 @@ function RestoreForm({
   const [filesScope, setFilesScope] = useState<'all' | 'chosen'>('all')
   const [where, setWhere] = useState<'site' | 'new'>('site')
   const [preview, setPreview] = useState<{ lines: string[]; body: RestoreRequest } | null>(null)
+  // The paths the last restore sent, to name the one a refusal is about after the preview is gone.
+  const [sentPaths, setSentPaths] = useState<readonly string[]>([])
   const idempotency = useIdempotencyKey()
   const form = useApiForm(
     async (data, element) => {
@@ -117,6 +115,7 @@ function RestoreForm({
         setPreview({ lines, body: restoreBody(choice) })
         return null
       }
+      setSentPaths(Array.isArray(preview.body.files) ? preview.body.files : [])
       try {
         const answer = await unwrap(
           api.POST('/api/v1/sites/{id}/backups/{backupId}/restore', {
@@ -170,16 +169,7 @@ function RestoreForm({
           <Radio name="filesScope" value="chosen" checked={filesScope === 'chosen'} onPick={setFilesScope}>
             Chosen paths
           </Radio>
-          {filesScope === 'chosen' ? (
-            <TextAreaField
-              form={form}
-              name="files"
-              label="Paths"
-              rows={4}
-              spellCheck={false}
-              hint="One a line, as the file manager names them (/htdocs/wp-content/uploads): each becomes exactly the backup’s."
-            />
-          ) : null}
+          {filesScope === 'chosen' ? <PathsField form={form} sent={sentPaths} /> : null}
         </Fieldset>
       ) : null}
       {what === 'databases' ? <DatabaseChoice form={form} databases={contents.databases} /> : null}
@@ -252,40 +242,5 @@ function Radio<V extends string>({
       />
       <label htmlFor={id}>{children}</label>
     </div>
-  )
-}
-
-/** The databases of the backup to load back, each with its tables; a refusal of `body.databases` shows here. */
-function DatabaseChoice<R>({
-  form,
-  databases,
-}: {
-  form: ApiForm<R>
-  databases: NonNullable<Backup['contents']>['databases']
-}) {
-  form.register('databases')
-  const message = form.problem?.fieldMessage('databases') ?? null
-  return (
-    <Fieldset legend="Which databases" aria-describedby={message ? 'restore-databases-error' : undefined}>
-      {databases.map((database) => (
-        <div className="field checkbox" key={database.databaseId}>
-          <input
-            type="checkbox"
-            id={`database-${database.databaseId}`}
-            name="databases"
-            value={database.databaseId}
-          />
-          <label htmlFor={`database-${database.databaseId}`}>
-            {database.name} ({database.tables} {database.tables === 1 ? 'table' : 'tables'}, {database.engine}
-            )
-          </label>
-        </div>
-      ))}
-      {message ? (
-        <p className="field-error" id="restore-databases-error">
-          {message}
-        </p>
-      ) : null}
-    </Fieldset>
   )
 }

@@ -7,14 +7,8 @@ import { ActionError, JobProgress, Link, unwrap, useAction } from '../../console
 import { api, type Schemas } from './api.ts'
 import { undoBody } from './restore-choice.ts'
 
-type Started = Schemas['RestoreStarted']
+type Started = Schemas['RestoreAccepted']
 type RestoreRequest = Schemas['RestoreRequest']
-
-/** The site a finished clone's job made, when its result names one. */
-function newSiteOf(result: unknown): string | null {
-  const siteId = (result as { siteId?: unknown } | null)?.siteId
-  return typeof siteId === 'string' ? siteId : null
-}
 
 export function RestoreProgress({
   siteId,
@@ -27,7 +21,7 @@ export function RestoreProgress({
   body: RestoreRequest
   undoing?: boolean
 }) {
-  const [finished, setFinished] = useState<{ status: string; newSiteId: string | null } | null>(null)
+  const [finished, setFinished] = useState<string | null>(null)
   const [undo, setUndo] = useState<Started | null>(null)
   const preRestore = started.preRestoreBackupId ?? null
   const undoAction = useAction(
@@ -43,15 +37,12 @@ export function RestoreProgress({
   return (
     <div className="restore-progress" data-testid={undoing ? 'undo-progress' : 'restore-progress'}>
       <h3>{undoing ? 'Undoing the restore' : 'Restoring'}</h3>
-      <JobProgress
-        jobId={started.jobId}
-        onFinished={(job) => setFinished({ status: job.status, newSiteId: newSiteOf(job.result) })}
-      />
-      {finished?.status === 'succeeded' ? (
+      <JobProgress jobId={started.jobId} onFinished={(job) => setFinished(job.status)} />
+      {finished === 'succeeded' ? (
         <p role="status">
           {undoing ? 'The restore is undone.' : 'Restored.'}{' '}
-          {finished.newSiteId ? (
-            <Link to={`/sites/${encodeURIComponent(finished.newSiteId)}`}>Open the new site</Link>
+          {started.siteId !== siteId ? (
+            <Link to={`/sites/${encodeURIComponent(started.siteId)}`}>Open the new site</Link>
           ) : null}
         </p>
       ) : null}

@@ -14,7 +14,7 @@ export interface paths {
     }
     post: {
       parameters: { path: { id: string }; header?: { 'Idempotency-Key'?: string } }
-      responses: { 202: Json<components['schemas']['Backup']> } & Refusals
+      responses: { 202: Json<components['schemas']['BackupAccepted']> } & Refusals
     }
   }
   '/api/v1/sites/{id}/backups/{backupId}': {
@@ -27,7 +27,7 @@ export interface paths {
     post: {
       parameters: { path: { id: string; backupId: string }; header?: { 'Idempotency-Key'?: string } }
       requestBody: Json<components['schemas']['RestoreRequest']>
-      responses: { 202: Json<components['schemas']['RestoreStarted']> } & Refusals
+      responses: { 202: Json<components['schemas']['RestoreAccepted']> } & Refusals
     }
   }
   '/api/v1/sites/{id}/backups/{backupId}/download': {
@@ -128,7 +128,8 @@ export interface components {
       databases?: boolean | string[]
       into?: { newSite: { domain: string; nodeId?: string } }
     }
-    RestoreStarted: { jobId: string; preRestoreBackupId: string | null; siteId?: string }
+    RestoreAccepted: { jobId: string; preRestoreBackupId: string | null; siteId: string; backupId: string }
+    BackupAccepted: { jobId: string; backup: components['schemas']['Backup'] }
     BackupPolicy: {
       schedule: 'off' | 'daily' | 'weekly'
       keepDaily: number
