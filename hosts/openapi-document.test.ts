@@ -53,6 +53,7 @@ const ownCredentialPaths: Readonly<Record<string, string>> = {
   '/api/v1/agent/commands/{id}': 'nodeAgentToken',
   '/api/v1/sites/{id}/shell-sessions/{sessionId}/connect': 'shellSessionToken',
   '/api/v1/file-downloads': 'downloadLinkToken',
+  '/api/v1/backup-downloads': 'backupDownloadToken',
 }
 /** Redocly warnings the document keeps, each with the reason it is not fixed. */
 const redoclyWarningsLeft: readonly (readonly [RegExp, string])[] = [

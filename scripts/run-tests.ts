@@ -38,6 +38,8 @@ const nodeSide = [
   'plugins/files/existence-oracle.test.ts',
   'plugins/files/disk-full.test.ts',
   'plugins/wordpress/agent.test.ts',
+  'plugins/wordpress/restore-adapter.test.ts',
+  'plugins/backups/*.e2e.test.ts',
   'plugins/console/**/*.e2e.test.ts',
   '{plugins,examples}/*/console/*.e2e.test.ts',
   'examples/*/*.e2e.test.ts',

@@ -54,8 +54,8 @@ export interface RequestedBackup {
 
 /**
  * Asks for a backup of `site` in `trx`: refused with 409 `backup_in_progress` while a backup or restore of the site
- * runs, 409 `no_backup_target` without a target, 422 `backup_limit_reached` when the customer's backups already
- * take its whole `backupMB` (a `pre-restore` backup is never refused for it: it protects what a restore replaces).
+ * runs, 422 `backup_limit_reached` when the customer's backups already take its whole `backupMB` (a `pre-restore`
+ * backup is never refused for it: it protects what a restore replaces), 409 `no_backup_target` without a target.
  * @example const { backup, jobId } = await requestBackup(context, trx, { site, reason: 'scheduled' })
  */
 export async function requestBackup(
@@ -68,11 +68,11 @@ export async function requestBackup(
   const busy = await siteBusyWith(trx, site.id)
   if (busy !== null && busy !== request.restoreJobId)
     throw new Problem(backupsProblems.backup_in_progress, { extensions: { jobId: busy } })
-  const target = await targetOfSite(trx, site.id)
-  if (!target) throw new Problem(backupsProblems.no_backup_target)
   // Room for at least one more MiB: the size of a backup is known only once taken.
   if (reason !== 'pre-restore')
     await context.quotas.reserve(trx, { customerId: site.customerId, amounts: { backupMB: 1 } })
+  const target = await targetOfSite(trx, site.id)
+  if (!target) throw new Problem(backupsProblems.no_backup_target)
   const row: BackupsTable = {
     id: newId('bkp'),
     site_id: site.id,

@@ -137,7 +137,10 @@ export const RestoreRequest = t.Object(
           newSite: t.Object({
             domain: t.String({ maxLength: 253, description: 'The new site’s domain.' }),
             nodeId: t.Optional(
-              t.String({ description: 'The node it goes on; default: placed as any new site.' }),
+              t.String({
+                maxLength: 64,
+                description: 'The node it goes on; default: placed as any new site.',
+              }),
             ),
           }),
         },

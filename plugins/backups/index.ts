@@ -3,9 +3,22 @@
 // or a clone, downloaded as an archive; targets and policies (schedule, retention) for staff. docs/backups.md.
 
 import { definePlugin } from '../../core/index.ts'
+import { customerDependents } from '../customers/contract.ts'
+import { nodeModules } from '../nodes/contract.ts'
+import { siteDependents } from '../sites/contract.ts'
 import { Backup, backupScopes, restoreAdapters } from './contract.ts'
 import { backupMigrations } from './migrations.ts'
+import backupsNodeModule from './node/index.ts'
+import type { VerifyPlan } from './node/protocol.ts'
 import { backupsProblems } from './problems.ts'
+import { backupTables } from './repository.ts'
+import { RestoredBackup, restoreJob } from './restore-job.ts'
+import { backupRoutes } from './routes/backups.ts'
+import { downloadRoutes } from './routes/downloads.ts'
+import { restoreRoutes } from './routes/restores.ts'
+import { purgeJob, removeSiteBackups } from './site-removal.ts'
+import { backupTaker, defaultVerifyPlan } from './take-backup.ts'
+import { takeJob } from './take-job.ts'
 
 /** Who holds the backup scopes on a customer: its hosting is the developers' work too. */
 const hostingRoles = ['owner', 'admin', 'developer'] as const
@@ -17,11 +30,18 @@ export interface BackupsOptions {
    * never hold the workers provisioning and suspensions need). Default 4.
    */
   readonly concurrency?: number
+  /**
+   * How much of each backup is checked after it is taken: the percent of the repository's data restic's check reads
+   * back, and the files restored to compare by checksum. Default 10 % and 25 files.
+   */
+  readonly verify?: VerifyPlan
 }
 
 /** Backups of sites (`backup:read`, `backup:manage`), their targets and policies. */
-export const backupsPlugin = (_options: BackupsOptions = {}) =>
-  definePlugin({
+export const backupsPlugin = (options: BackupsOptions = {}) => {
+  const concurrency = options.concurrency ?? 4
+  const verify = options.verify ?? defaultVerifyPlan
+  return definePlugin({
     name: 'backups',
     version: '0.1.0',
     description:
@@ -58,7 +78,7 @@ export const backupsPlugin = (_options: BackupsOptions = {}) =>
         kind: 'backup.restored',
         description:
           'A backup was restored into its site or into a clone: the data is the backup restored, with `restore` saying what and where, and `preRestoreBackupId` the backup that undoes it.',
-        payload: Backup,
+        payload: RestoredBackup,
       },
     ],
     problems: backupsProblems,
@@ -75,4 +95,41 @@ export const backupsPlugin = (_options: BackupsOptions = {}) =>
     ],
     migrations: backupMigrations,
     extensionPoints: [restoreAdapters],
+    setup(context) {
+      // The local node runs the `backups` service in process; agents load the same module.
+      context.extensionPoint(nodeModules).add({ module: backupsNodeModule })
+      // A site's backups go with it (site-removal.ts): rows at once, remote repositories emptied by a job.
+      context.extensionPoint(siteDependents).add({
+        name: 'backups',
+        remove: (run, site) => removeSiteBackups(context, run, site.id),
+      })
+      // A customer's sites are deleted each through their own job; whatever of theirs is left here goes too.
+      context.extensionPoint(customerDependents).add({
+        name: 'backups',
+        async remove(run, customer) {
+          const sites = await backupTables(context.db)
+            .selectFrom('backup_repositories')
+            .select('site_id')
+            .where('customer_id', '=', customer.id)
+            .union(
+              backupTables(context.db)
+                .selectFrom('backups')
+                .select('site_id')
+                .where('customer_id', '=', customer.id),
+            )
+            .execute()
+          for (const { site_id } of sites) await removeSiteBackups(context, run, site_id)
+        },
+      })
+    },
+    jobs(context) {
+      const take = backupTaker(context, verify)
+      return [
+        takeJob(context, concurrency, verify),
+        restoreJob(context, concurrency, take),
+        purgeJob(context),
+      ]
+    },
+    routes: (context) => [...backupRoutes(context), ...restoreRoutes(context), ...downloadRoutes(context)],
   })
+}

@@ -16,6 +16,9 @@ export interface ProgressSpan {
   readonly prefix?: string
 }
 
+/** What follows a run: a job (its signal and progress), or a download's request (its signal, no progress). */
+export type RunFollower = Pick<JobRun, 'signal' | 'progress'>
+
 /** A failed run's outcome, as the node words it (`repository_corrupt`, `dump_failed`, …). */
 export type FailedRun = Extract<RunOutcome, { ok: false }>
 
@@ -29,7 +32,7 @@ export async function runOnNode(
   node: Node,
   siteId: string,
   task: BackupTask,
-  job: JobRun,
+  job: RunFollower,
   span: ProgressSpan = { from: 5, to: 95 },
 ): Promise<RunOutcome> {
   const call = (request: Record<string, unknown>, signal: AbortSignal) =>

@@ -53,7 +53,9 @@ export async function initOrOpen(spec: RepositorySpec, signal: AbortSignal): Pro
     await runRestic(spec, ['cat', 'config'], signal)
     return { created: false }
   } catch (error) {
-    if (!(error instanceof ResticFailure) || !missingRepository(error.message)) throw error
+    // restic asks "Is there a repository…?" after any failure to read the config: only a plain absence is one.
+    if (!(error instanceof ResticFailure) || error.code !== 'failed' || !missingRepository(error.message))
+      throw error
   }
   await runRestic(spec, ['init'], signal)
   return { created: true }
@@ -197,7 +199,7 @@ function sshCommand(
 
 /** Whether restic said there is no repository at the location (rather than that it could not reach it). */
 function missingRepository(said: string): boolean {
-  return /Is there a repository at the following location\?|repository does not exist|unable to open config file: .*(no such file|does not exist|404|NoSuchKey|The specified key does not exist)/i.test(
+  return /unable to open config file|Is there a repository at the following location\?|repository does not exist/i.test(
     said,
   )
 }
@@ -210,8 +212,9 @@ function failureCode(said: string): ResticFailureCode {
     )
   )
     return 'host_key_mismatch'
+  // S3 answers a HEAD (restic's first look at the config) with a bare 403 whatever was wrong with the key.
   if (
-    /Permission denied \(|401 Unauthorized|InvalidAccessKeyId|SignatureDoesNotMatch|Access Key Id you provided does not exist|AuthorizationHeaderMalformed/i.test(
+    /unable to open config file: Stat: Access Denied|Permission denied \(|401 Unauthorized|InvalidAccessKeyId|SignatureDoesNotMatch|Access Key Id you provided does not exist|AuthorizationHeaderMalformed/i.test(
       said,
     )
   )

@@ -15,6 +15,7 @@ import {
   type PluginContext,
   t,
 } from '../../core/index.ts'
+import { restoreAdapters } from '../backups/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { siteDatabases } from '../databases/contract.ts'
 import { nodeDirectory, nodeModules } from '../nodes/contract.ts'
@@ -24,6 +25,7 @@ import { type WordPressTables, wordpressMigrations } from './migrations.ts'
 import { type WordPressAppSettings, wordpressKind } from './node/app-settings.ts'
 import wordpressNodeModule from './node/index.ts'
 import { wordpressProblems } from './problems.ts'
+import { wordpressRestoreAdapter } from './restore-adapter.ts'
 import { coreRoutes } from './routes/core.ts'
 import { extensionsRoutes } from './routes/extensions.ts'
 import { userRoutes } from './routes/users.ts'
@@ -80,8 +82,9 @@ export const wordpressPlugin = () =>
     description:
       'WordPress sites: Debian’s WordPress installed into the site, on a MariaDB database of its own.',
     requires: ['sites', 'databases', 'nodes'],
-    // Its console pages, when the installation has a console.
-    enhances: ['console'],
+    // Its console pages, when the installation has a console; what a clone of a site's backup keeps and does, when it
+    // has backups.
+    enhances: ['console', 'backups'],
     problems: wordpressProblems,
     migrations: wordpressMigrations,
     setup(context) {
@@ -89,6 +92,8 @@ export const wordpressPlugin = () =>
       context.extensionPoint(siteTypes).add(wordpressSiteType(context))
       // The application and the operations on a site, run by the local node in process and by every agent.
       context.extensionPoint(nodeModules).add({ module: wordpressNodeModule })
+      // A backup restored into a new WordPress site keeps the new site's wp-config.php and moves the addresses.
+      context.extensionPoint(restoreAdapters).add(wordpressRestoreAdapter(context))
       // A deleted site's administrator record goes with it (its database goes with the databases plugin).
       context.extensionPoint(siteDependents).add({
         name: 'wordpress',

@@ -11,7 +11,7 @@ import {
   type TenantView,
   type Trx,
 } from '../../core/index.ts'
-import { NodeRefusal, nodeDirectory } from '../nodes/contract.ts'
+import { type Node, type NodeDirectory, NodeRefusal, nodeDirectory } from '../nodes/contract.ts'
 import { requireRunningSite, runningSiteProblems, type SiteRef, siteDirectory } from '../sites/contract.ts'
 import type { WordPressTables } from './migrations.ts'
 import { wordpressProblems as problems } from './problems.ts'
@@ -19,6 +19,25 @@ import { type WordPressOperation, wordpressService } from './protocol.ts'
 
 /** How long the panel waits for a node to run one operation (the runner's own limit is the same). */
 const callTimeoutMs = 300_000
+
+/**
+ * Sends `request` to the `wordpress` service of `node`, for `site` (its domain goes along, WordPress's idea of the
+ * request's host), within the operation's time limit: what every WordPress operation on a site goes through, from a
+ * route or from a job (a clone's search-replace).
+ */
+export function callWordPress(
+  nodes: NodeDirectory,
+  node: Node,
+  site: { readonly id: string; readonly domain: string },
+  request: WordPressOperation,
+  signal: AbortSignal,
+): Promise<unknown> {
+  return nodes.call(
+    node,
+    { siteId: site.id, service: wordpressService, request: { ...request, domain: site.domain } },
+    AbortSignal.any([signal, AbortSignal.timeout(callTimeoutMs)]),
+  )
+}
 
 /** The refusals every WordPress operation may answer, besides its own. */
 export const operationProblems: readonly ProblemRef[] = [
@@ -83,11 +102,7 @@ export function siteWordPressOf(context: PluginContext) {
       async run<T>(request: WordPressOperation, entry: OperationAudit): Promise<T> {
         let answer: unknown
         try {
-          answer = await nodes.call(
-            node,
-            { siteId: site.id, service: wordpressService, request: { ...request, domain: site.domain } },
-            AbortSignal.any([signal, AbortSignal.timeout(callTimeoutMs)]),
-          )
+          answer = await callWordPress(nodes, node, site, request, signal)
         } catch (error) {
           if (error instanceof NodeRefusal) throw problemOf(error)
           // Never the request: it may carry a password.

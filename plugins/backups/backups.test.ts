@@ -1,0 +1,134 @@
+// The backups API's refusals that need no node's work, on both stores: a backup the customer's `backupMB` leaves no
+// room for, a site without a target, another customer's token (404) and the billing role (403), a backup id the site
+// has none of, and download links the panel never made. Backups taken and restored for real are
+// backups.e2e.test.ts's (node side, run once).
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  createTestPanel,
+  createTestUser,
+  expectProblem,
+  type TestPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
+
+let tp: TestPanel
+let token: string
+let limited: string
+let unlimited: string
+
+/** An active site of `customerId`. */
+async function activeSite(customerId: string, name: string): Promise<string> {
+  const created = await tp.request('POST', '/api/v1/sites', {
+    token,
+    body: { customerId, name, type: 'wordpress', domain: `${name}.backups.test` },
+  })
+  expect(created.status).toBe(201)
+  const { id } = (await created.json()) as { id: string }
+  await waitFor(`site ${id} to be active`, async () => {
+    const site = (await (await tp.request('GET', `/api/v1/sites/${id}`, { token })).json()) as {
+      status: string
+    }
+    if (site.status === 'active') return true
+    await Bun.sleep(20)
+    return null
+  })
+  return id
+}
+
+beforeAll(async () => {
+  tp = await createTestPanel({
+    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
+  })
+  tp.panel.start()
+  token = await tp.token()
+  const plan = await tp.request('POST', '/api/v1/plans', {
+    token,
+    body: { name: 'No backups', limits: { backupMB: 0 } },
+  })
+  expect(plan.status).toBe(201)
+  const small = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Small' } })
+  const smallId = ((await small.json()) as { id: string }).id
+  const subscribed = await tp.request('POST', '/api/v1/subscriptions', {
+    token,
+    body: { customerId: smallId, planId: ((await plan.json()) as { id: string }).id },
+  })
+  expect(subscribed.status).toBe(201)
+  const large = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Large' } })
+  const largeId = ((await large.json()) as { id: string }).id
+  limited = await activeSite(smallId, `small-${crypto.randomUUID().slice(0, 6)}`)
+  unlimited = await activeSite(largeId, `large-${crypto.randomUUID().slice(0, 6)}`)
+})
+afterAll(() => tp.panel.close())
+
+describe('POST /api/v1/sites/{id}/backups', () => {
+  test('a customer whose plan leaves no backup storage is refused with 422 backup_limit_reached', async () => {
+    const refused = await tp.request('POST', `/api/v1/sites/${limited}/backups`, { token })
+    const problem = await expectProblem(refused, 422, 'backup_limit_reached')
+    expect(problem).toMatchObject({ metric: 'backupMB', limit: 0, used: 0 })
+  })
+
+  test('without a target sites back up to, 409 no_backup_target, and nothing is started', async () => {
+    await expectProblem(
+      await tp.request('POST', `/api/v1/sites/${unlimited}/backups`, { token }),
+      409,
+      'no_backup_target',
+    )
+    const list = await tp.request('GET', `/api/v1/sites/${unlimited}/backups`, { token })
+    expect(await list.json()).toEqual({ items: [], nextCursor: null })
+  })
+})
+
+describe('tenancy and scopes', () => {
+  test('another customer’s token gets 404 for the site’s backups; a billing member 403', async () => {
+    const other = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Other' } })
+    const otherToken = await tp.token({ customerId: ((await other.json()) as { id: string }).id })
+    const site = (await (await tp.request('GET', `/api/v1/sites/${unlimited}`, { token })).json()) as {
+      customerId: string
+    }
+    const member = await createTestUser(tp.panel.store.db, { email: 'billing@large.test', staffRole: null })
+    const added = await tp.request('POST', `/api/v1/customers/${site.customerId}/members`, {
+      token,
+      body: { email: member.email, role: 'billing' },
+    })
+    expect(added.status).toBe(201)
+    const billing = await tp.token({ user: member })
+    const backupId = 'bkp_01JDQ3V6Y4T1ZK0M2N5P7R9SAA'
+    for (const [method, path, body] of [
+      ['GET', `/api/v1/sites/${unlimited}/backups`, undefined],
+      ['POST', `/api/v1/sites/${unlimited}/backups`, undefined],
+      ['POST', `/api/v1/sites/${unlimited}/backups/${backupId}/restore`, { files: true }],
+      ['POST', `/api/v1/sites/${unlimited}/backups/${backupId}/download`, undefined],
+    ] as const) {
+      await expectProblem(await tp.request(method, path, { token: otherToken, body }), 404, 'not_found')
+      await expectProblem(await tp.request(method, path, { token: billing, body }), 403, 'insufficient_scope')
+    }
+  })
+
+  test('a backup the site has none of is 404, for reads and restores alike', async () => {
+    const backupId = 'bkp_01JDQ3V6Y4T1ZK0M2N5P7R9SAA'
+    await expectProblem(
+      await tp.request('GET', `/api/v1/sites/${unlimited}/backups/${backupId}`, { token }),
+      404,
+      'not_found',
+    )
+    await expectProblem(
+      await tp.request('POST', `/api/v1/sites/${unlimited}/backups/${backupId}/restore`, {
+        token,
+        body: { databases: true },
+      }),
+      404,
+      'not_found',
+    )
+  })
+})
+
+describe('download links', () => {
+  test('a token the panel never made is 404 download_link_invalid', async () => {
+    await expectProblem(
+      await tp.request('GET', `/api/v1/backup-downloads?token=${'x'.repeat(43)}`),
+      404,
+      'download_link_invalid',
+    )
+  })
+})
