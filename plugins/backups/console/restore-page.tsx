@@ -17,6 +17,7 @@ import {
   unwrap,
   useApiForm,
   useIdempotencyKey,
+  useSession,
 } from '../../console/kit.ts'
 import { NodeField } from '../../nodes/console/contract.ts'
 import { SiteFrame } from '../../sites/console/contract.ts'
@@ -106,6 +107,8 @@ function RestoreForm({
   // The paths the last restore sent, to name the one a refusal is about after the preview is gone.
   const [sentPaths, setSentPaths] = useState<readonly string[]>([])
   const idempotency = useIdempotencyKey()
+  // A copy is a new site: the API asks for `site:create` too.
+  const canCreateSites = useSession().can('site:create')
   const form = useApiForm(
     async (data, element) => {
       // The first submit shows what will change; only the second, unchanged, restores.
@@ -177,8 +180,14 @@ function RestoreForm({
         <Radio name="where" value="site" checked={where === 'site'} onPick={setWhere}>
           Into {domain} itself
         </Radio>
-        <Radio name="where" value="new" checked={where === 'new'} onPick={setWhere}>
-          Into a new site (a copy)
+        <Radio
+          name="where"
+          value="new"
+          checked={where === 'new'}
+          onPick={setWhere}
+          disabled={!canCreateSites}
+        >
+          Into a new site (a copy){canCreateSites ? '' : ': creating sites is not yours to do'}
         </Radio>
         {where === 'new' ? (
           <>
