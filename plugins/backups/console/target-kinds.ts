@@ -14,6 +14,8 @@ export interface TargetField {
   readonly secret?: boolean
   readonly multiline?: boolean
   readonly number?: boolean
+  /** Sent as a list, one item a line. */
+  readonly list?: boolean
   readonly optional?: boolean
 }
 
@@ -39,10 +41,12 @@ export const targetFields: Readonly<Record<TargetKind, readonly TargetField[]>> 
       hint: 'An OpenSSH private key without a passphrase. Sealed at rest and never shown back.',
     },
     {
-      name: 'hostKeyFingerprint',
-      label: 'Host key fingerprint (optional)',
+      name: 'hostKeys',
+      label: 'Host keys (optional)',
       optional: true,
-      hint: 'SHA256:… of the server’s host key; empty trusts the key it presents now, and holds it from then on.',
+      multiline: true,
+      list: true,
+      hint: 'The server’s public host keys, one a line, as ssh-keyscan prints them (ssh-ed25519 AAAA…); empty pins the keys it shows now.',
     },
   ],
   rest: [
@@ -98,7 +102,18 @@ export function targetBody(kind: TargetKind, data: FormData): Record<string, unk
     const raw = String(data.get(field.name) ?? '')
     const value = field.secret ? raw : raw.trim()
     if (value === '') continue
-    setAt(body, field.name, field.number ? Number(value) : value)
+    setAt(
+      body,
+      field.name,
+      field.number
+        ? Number(value)
+        : field.list
+          ? value
+              .split('\n')
+              .map((line) => line.trim())
+              .filter(Boolean)
+          : value,
+    )
   }
   return body
 }
