@@ -11,6 +11,18 @@ import { Backup, backupScopes, restoreAdapters } from './contract.ts'
 import { backupMigrations } from './migrations.ts'
 import backupsNodeModule from './node/index.ts'
 import type { VerifyPlan } from './node/protocol.ts'
+import {
+  backupPlanSetting,
+  type PolicyOptions,
+  policyJobs,
+  policyMigrations,
+  policyProblems,
+  policyRoutes,
+  policyScopes,
+  policySetup,
+  policyStart,
+  resolvePolicyOptions,
+} from './policies/index.ts'
 import { backupsProblems } from './problems.ts'
 import { backupTables } from './repository.ts'
 import { RestoredBackup, restoreJob } from './restore-job.ts'
@@ -36,12 +48,15 @@ export interface BackupsOptions {
    * back, and the files restored to compare by checksum. Default 10 % and 25 files.
    */
   readonly verify?: VerifyPlan
+  /** The schedule's night window, how many backups run at once on a node, the overdue grace (policies/). */
+  readonly policies?: PolicyOptions
 }
 
 /** Backups of sites (`backup:read`, `backup:manage`), their targets and policies. */
 export const backupsPlugin = (options: BackupsOptions = {}) => {
   const concurrency = options.concurrency ?? 4
   const verify = options.verify ?? defaultVerifyPlan
+  const policies = resolvePolicyOptions(options.policies)
   return definePlugin({
     name: 'backups',
     version: '0.1.0',
@@ -61,6 +76,8 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         description: 'Take, restore and download sites’ backups',
         roles: hostingRoles,
       },
+      // Staff's: a site's own policy, the overdue list.
+      ...policyScopes,
     ],
     events: [
       {
@@ -82,7 +99,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         payload: RestoredBackup,
       },
     ],
-    problems: backupsProblems,
+    problems: { ...backupsProblems, ...policyProblems },
     usage: [
       {
         name: 'backupMB',
@@ -94,7 +111,9 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         },
       },
     ],
-    migrations: backupMigrations,
+    // What a plan gives its sites of scheduled backups and retention (`backups`).
+    planSettings: [backupPlanSetting],
+    migrations: [...backupMigrations, ...policyMigrations],
     extensionPoints: [restoreAdapters],
     setup(context) {
       // Its console pages: a site's backups and restores; targets and overdue sites for staff.
@@ -106,6 +125,8 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         name: 'backups',
         remove: (run, site) => removeSiteBackups(context, run, site.id),
       })
+      // Retention after each backup that ends (policies/).
+      policySetup(context)
       // A customer's sites are deleted each through their own job; whatever of theirs is left here goes too.
       context.extensionPoint(customerDependents).add({
         name: 'backups',
@@ -131,8 +152,15 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         takeJob(context, concurrency, verify),
         restoreJob(context, concurrency, take),
         purgeJob(context),
+        ...policyJobs(context, policies),
       ]
     },
-    routes: (context) => [...backupRoutes(context), ...restoreRoutes(context), ...downloadRoutes(context)],
+    routes: (context) => [
+      ...backupRoutes(context),
+      ...restoreRoutes(context),
+      ...downloadRoutes(context),
+      ...policyRoutes(context, policies),
+    ],
+    start: (context) => policyStart(context, policies),
   })
 }

@@ -6,7 +6,6 @@ import {
   type JobDefinition,
   type JobRun,
   newId,
-  nowIso,
   type PluginContext,
   Problem,
   type Trx,
@@ -83,7 +82,8 @@ export function scheduleJob(context: PluginContext, options: ResolvedPolicyOptio
     await job.transaction(async (trx) => {
       const target = await targetOfSite(trx, site.id)
       if (!target) return
-      const now = nowIso()
+      // The schedule's clock: the slot this failure is weighed against is read on it.
+      const now = options.now().toISOString()
       const row: BackupsTable = {
         id: newId('bkp'),
         site_id: site.id,
