@@ -1,5 +1,5 @@
 // The backups plugin's client for its console pages, typed by its operations in the served document (schema.d.ts,
-// written by `bun scripts/write-api-types.ts`) and, until the policies' and targets' routes are mounted, by
+// written by `bun scripts/write-api-types.ts`) and, until the targets' routes are mounted, by
 // pending-schema.d.ts.
 
 import { createApi } from '../../console/kit.ts'

@@ -1,34 +1,12 @@
-// Written by hand from the policies' and targets' routes on their branches, until the backups plugin mounts them;
+// Written by hand from the targets' routes on their branch, until the backups plugin mounts them;
 // api.ts adds these to the generated schema.d.ts. Removed once `bun scripts/write-api-types.ts` writes them.
 
 type Json<T> = { content: { 'application/json': T } }
 type Problem = Json<{ type: string; title: string; status: number; code: string; detail?: string }>
 type Refusals = { 400: Problem; 401: Problem; 403: Problem; 404: Problem; 409: Problem; 422: Problem }
 type Page<T> = { items: T[]; nextCursor: string | null }
-type Source = 'site' | 'plan' | 'default'
 
 export interface paths {
-  '/api/v1/sites/{id}/backup-policy': {
-    get: {
-      parameters: { path: { id: string } }
-      responses: { 200: Json<components['schemas']['SiteBackupPolicy']> } & Refusals
-    }
-    put: {
-      parameters: { path: { id: string } }
-      requestBody: Json<components['schemas']['OwnBackupPolicyBody']>
-      responses: { 200: Json<components['schemas']['SiteBackupPolicy']> } & Refusals
-    }
-    delete: {
-      parameters: { path: { id: string } }
-      responses: { 200: Json<components['schemas']['SiteBackupPolicy']> } & Refusals
-    }
-  }
-  '/api/v1/backups/overdue': {
-    get: {
-      parameters: { query?: { cursor?: string; limit?: number } }
-      responses: { 200: Json<Page<components['schemas']['OverdueSite']>> } & Refusals
-    }
-  }
   '/api/v1/backup-targets': {
     get: {
       parameters: { query?: { cursor?: string; limit?: number } }
@@ -58,41 +36,6 @@ export interface paths {
 
 export interface components {
   schemas: {
-    SiteBackupPolicy: {
-      siteId: string
-      schedule: { value: 'off' | 'daily' | 'weekly'; source: Source }
-      keepDaily: { value: number; source: Source }
-      keepWeekly: { value: number; source: Source }
-      keepMonthly: { value: number; source: Source }
-      own: {
-        schedule: 'off' | 'daily' | 'weekly' | null
-        keepDaily: number | null
-        keepWeekly: number | null
-        keepMonthly: number | null
-        targetId: string | null
-        updatedAt: string
-      } | null
-      target: { id: string; name: string; kind: string; source: 'site' | 'default' } | null
-      lastGoodBackupAt: string | null
-      nextDueAt: string | null
-      overdue: boolean
-    }
-    OwnBackupPolicyBody: {
-      schedule?: 'off' | 'daily' | 'weekly' | null
-      keepDaily?: number | null
-      keepWeekly?: number | null
-      keepMonthly?: number | null
-      targetId?: string | null
-    }
-    OverdueSite: {
-      siteId: string
-      customerId: string
-      domain: string
-      nodeId: string | null
-      schedule: 'off' | 'daily' | 'weekly'
-      lastGoodBackupAt: string | null
-      lastFailure: { code: string; message: string; at: string } | null
-    }
     BackupTarget: {
       id: string
       name: string
