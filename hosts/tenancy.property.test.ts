@@ -20,6 +20,7 @@ const databaseScopes = ['database:read', 'database:manage']
 const certificateScopes = ['certificate:read', 'certificate:manage']
 const jobScopes = ['job:read', 'job:cancel']
 const billingScopes = ['billing:read', 'billing:manage']
+const backupScopes = ['backup:read', 'backup:manage']
 // The audit log is a customer scope that no role but owner and admin holds (it belongs to no role's resources).
 const teamScopes = [
   'customer:read',
@@ -31,6 +32,7 @@ const teamScopes = [
   ...certificateScopes,
   ...jobScopes,
   ...billingScopes,
+  ...backupScopes,
 ]
 const staffScopes = [
   'user:read',
@@ -52,11 +54,14 @@ const platformOnlyScopes = [
   'node:manage',
   'database-server:read',
   'database-server:manage',
+  'backup-target:read',
+  'backup-target:manage',
+  'backup-policy:manage',
 ]
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,
   admin: teamScopes.filter((scope) => scope !== 'billing:manage'),
-  developer: [...siteScopes, ...databaseScopes, ...certificateScopes, ...jobScopes],
+  developer: [...siteScopes, ...databaseScopes, ...certificateScopes, ...jobScopes, ...backupScopes],
   billing: ['customer:read', ...billingScopes],
 }
 

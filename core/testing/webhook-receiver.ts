@@ -1,5 +1,7 @@
 // A real webhook receiver on loopback for tests: records every request it gets and answers as the test says.
 
+import { freePort } from './free-port.ts'
+
 /** One request the receiver got. */
 export interface ReceivedWebhook {
   readonly method: string
@@ -38,14 +40,16 @@ export interface WebhookReceiver {
   stop(): void
 }
 
-/** Starts a receiver on 127.0.0.1 on a free port. */
+/** Starts a receiver on 127.0.0.1 on a port no receiver of this process had before. */
 export function startWebhookReceiver(path = '/hooks'): WebhookReceiver {
   const received: ReceivedWebhook[] = []
   const waiters = new Set<() => void>()
   let answer: ReceiverAnswer = 204
+  // Never a port an earlier receiver of this process had: a finished test's panel may still retry its deliveries
+  // there, and a new receiver on a reused ephemeral port got them (a stray delivery failed a brand's test).
   const server = Bun.serve({
     hostname: '127.0.0.1',
-    port: 0,
+    port: freePort(),
     async fetch(request) {
       const body = await request.text()
       let json: ReceivedWebhook['json']

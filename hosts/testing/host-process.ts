@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { freePort } from '../../core/testing/free-port.ts'
 import {
   createTestDatabase,
   postgresSettingsFor,
   testDatabaseSettings,
 } from '../../core/testing/test-store.ts'
-import { freePort } from './free-port.ts'
 import { removeNodeLeftovers } from './node-leftovers.ts'
 
 export { createTestDatabase, postgresSettingsFor, testDatabaseSettings }

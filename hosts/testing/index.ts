@@ -13,6 +13,7 @@ import { temporaryDataDir } from './temporary-data-dir.ts'
 export type { Page } from '../../core/host.ts'
 export { deferred, waitFor } from '../../core/testing/async.ts'
 export type { TestPanel } from '../../core/testing/create-test-panel.ts'
+export { freePort } from '../../core/testing/free-port.ts'
 export { expectFieldProblem, expectProblem, type ProblemBody } from '../../core/testing/problems.ts'
 export {
   cookieOf,
@@ -60,7 +61,6 @@ export {
   siteSpec,
 } from '../../plugins/nodes/node/testing/serving.ts'
 export { type RunningServer, servePanel } from '../bun/serve.ts'
-export { freePort } from './free-port.ts'
 export {
   apiClient,
   type CliResult,

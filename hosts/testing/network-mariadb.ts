@@ -6,7 +6,7 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
-import { freePort } from './free-port.ts'
+import { freePort } from '../../core/testing/free-port.ts'
 
 /** A running MariaDB on the machine's network address, with an administrator the panel registers. */
 export interface NetworkMariadb {

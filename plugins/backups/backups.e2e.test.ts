@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise'
+import { definePlugin } from '../../core/index.ts'
 import {
   createTestPanel,
   createTestUser,
@@ -30,7 +31,9 @@ import {
   waitFor,
 } from '../../hosts/testing/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
+import { siteTypes } from '../sites/contract.ts'
 import type { Backup } from './contract.ts'
+import type { BackupTables } from './migrations.ts'
 
 const folder = mkdtempSync(join(tmpdir(), 'plinth-backups-'))
 // nginx's workers and the sites' users pass through to the sites' homes.
@@ -47,7 +50,20 @@ let otherToken: string
 let billingToken: string
 let root: Connection
 let siteId = ''
+let customerId = ''
 let databaseName = ''
+
+/** Plain static sites beside WordPress: a type no restore adapter knows. */
+const staticSites = () =>
+  definePlugin({
+    name: 'static-sites',
+    version: '1.0.0',
+    description: 'Static sites, for the tests.',
+    requires: ['sites'],
+    setup(context) {
+      context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files.' })
+    },
+  })
 
 interface Answer<T> {
   readonly status: number
@@ -165,6 +181,7 @@ beforeAll(async () => {
         dataDir: join(folder, 'panel'),
         localServing: { dataDir: sitesDir, httpPort, httpsPort: freePort() },
       }),
+      staticSites(),
     ],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
     events: { pollIntervalMs: 10 },
@@ -189,9 +206,24 @@ beforeAll(async () => {
     await Bun.sleep(50)
     return null
   })
-  const target = await call('POST', '/backup-targets', { name: `local-${tag}`, kind: 'local', default: true })
-  expect(target.status).toBe(201)
+  // TEMPORARY until the targets API is merged: the default local target written as its route would.
+  await tp.panel.store.db
+    .withTables<BackupTables>()
+    .insertInto('backup_targets')
+    .values({
+      id: 'bkt_01JDQ3V6Y4T1ZK0M2N5P7R9SAA',
+      name: `local-${tag}`,
+      kind: 'local',
+      location_json: '{}',
+      push_secrets_sealed: null,
+      prune_secrets_sealed: null,
+      is_default: 1,
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    })
+    .execute()
   const acme = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
+  customerId = acme.body.id
   const other = await call<{ id: string }>('POST', '/customers', { name: 'Other' })
   otherToken = await tp.token({ customerId: other.body.id })
   const member = await createTestUser(tp.panel.store.db, {
@@ -349,6 +381,61 @@ describe('a WordPress site’s backups', () => {
     )
   }, 300_000)
 
+  test('into a new site: a WordPress clone of the backup, with its own wp-config.php and the new domain', async () => {
+    const cloneDomain = `copy-${tag}.example.test`
+    const started = await call<{ jobId: string; siteId: string; preRestoreBackupId: string | null }>(
+      'POST',
+      `/sites/${siteId}/backups/${first.id}/restore`,
+      { files: true, databases: true, into: { newSite: { domain: cloneDomain } } },
+    )
+    expect(started.status).toBe(202)
+    expect(started.body.preRestoreBackupId).toBeNull()
+    expect(started.body.siteId).not.toBe(siteId)
+    const job = await finished(started.body.jobId)
+    expect(job.error).toBeNull()
+    const clone = await call<{ status: string; type: string; domain: string }>(
+      'GET',
+      `/sites/${started.body.siteId}`,
+    )
+    expect(clone.body).toMatchObject({ status: 'active', type: 'wordpress', domain: cloneDomain })
+    const cloneHtdocs = join(sitesDir, 'sites', started.body.siteId, 'htdocs')
+    expect(readFileSync(join(cloneHtdocs, 'kept.txt'), 'utf8')).toBe('as backed up\n')
+    // Its own wp-config.php names its own database, not the first site's.
+    expect(readFileSync(join(cloneHtdocs, 'wp-config.php'), 'utf8')).not.toContain(`'${databaseName}'`)
+    const front = await fetch(`http://127.0.0.1:${httpPort}/`, {
+      headers: { host: cloneDomain },
+      redirect: 'manual',
+    })
+    expect(front.status).toBe(200)
+    const page = await front.text()
+    expect(page).toContain(`Backed up ${tag}`)
+    expect(page).not.toContain(`//${domain}`)
+  }, 600_000)
+
+  test('a site type without a restore adapter cannot be cloned: 422 clone_type_unsupported', async () => {
+    const plain = await call<{ id: string; jobId: string }>('POST', '/sites', {
+      customerId,
+      name: 'Plain',
+      type: 'static',
+      domain: `plain-${tag}.example.test`,
+    })
+    expect(plain.status).toBe(201)
+    expect((await finished(plain.body.jobId)).status).toBe('succeeded')
+    const started = await call<{ jobId: string; backup: Backup }>('POST', `/sites/${plain.body.id}/backups`)
+    expect(started.status).toBe(202)
+    await expectProblem(
+      (
+        await call('POST', `/sites/${plain.body.id}/backups/${started.body.backup.id}/restore`, {
+          files: true,
+          into: { newSite: { domain: `plain-copy-${tag}.example.test` } },
+        })
+      ).response,
+      422,
+      'clone_type_unsupported',
+    )
+    expect((await finished(started.body.jobId)).status).toBe('succeeded')
+  }, 300_000)
+
   test('refusals: nothing chosen, a database the backup lacks, another customer’s token, the billing role', async () => {
     await expectProblem(
       (await call('POST', `/sites/${siteId}/backups/${first.id}/restore`, {})).response,
@@ -389,18 +476,32 @@ describe('a WordPress site’s backups', () => {
     expect(link.status).toBe(201)
     const repositories = findFolders(sitesDir, 'repositories')
     expect(repositories.length).toBe(1)
-    const dataDir = join(repositories[0] ?? '', readdirSync(repositories[0] ?? '')[0] ?? '', 'data')
-    for (const sub of readdirSync(dataDir))
-      for (const file of readdirSync(join(dataDir, sub))) writeFileSync(join(dataDir, sub, file), 'garbage')
-    // The archive cannot be made of what is left: the link answers why, and a failed backup is never completed.
+    const repository = join(repositories[0] ?? '', readdirSync(repositories[0] ?? '')[0] ?? '')
+    // Its snapshots removed behind the panel's back: the archive cannot be made, and the link says why at once.
+    for (const file of readdirSync(join(repository, 'snapshots'))) rmSync(join(repository, 'snapshots', file))
     const url = new URL(link.body.url)
     await expectProblem(await tp.request('GET', `${url.pathname}${url.search}`), 502, 'download_failed')
+    // Its data overwritten: restic's check after the next backup finds it, and the backup is never completed.
+    const dataDir = join(repository, 'data')
+    for (const sub of readdirSync(dataDir))
+      for (const file of readdirSync(join(dataDir, sub))) writeFileSync(join(dataDir, sub, file), 'garbage')
     const failed = await backUp('failed')
     expect(failed.verified).toBe(false)
-    expect(failed.error?.code).toMatch(/^repository_corrupt|verify_failed|failed$/)
+    expect(failed.error?.code).toBe('repository_corrupt')
     expect(await eventsAbout('backup.failed', failed.id)).toEqual([
       expect.objectContaining({ id: failed.id, status: 'failed', error: failed.error }),
     ])
+  }, 300_000)
+
+  test('a deleted site’s backups go with it: its backups and its repository’s row', async () => {
+    const deleted = await call<{ jobId: string }>('DELETE', `/sites/${siteId}`)
+    expect(deleted.status).toBe(202)
+    expect((await finished(deleted.body.jobId)).status).toBe('succeeded')
+    const tables = tp.panel.store.db.withTables<BackupTables>()
+    expect(await tables.selectFrom('backups').selectAll().where('site_id', '=', siteId).execute()).toEqual([])
+    expect(
+      await tables.selectFrom('backup_repositories').selectAll().where('site_id', '=', siteId).execute(),
+    ).toEqual([])
   }, 300_000)
 })
 

@@ -32,6 +32,7 @@ import { restoreRoutes } from './routes/restores.ts'
 import { purgeJob, removeSiteBackups } from './site-removal.ts'
 import { backupTaker, defaultVerifyPlan } from './take-backup.ts'
 import { takeJob } from './take-job.ts'
+import { targetMigrations, targetProblems, targetRoutes } from './targets/index.ts'
 
 /** Who holds the backup scopes on a customer: its hosting is the developers' work too. */
 const hostingRoles = ['owner', 'admin', 'developer'] as const
@@ -76,6 +77,16 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         description: 'Take, restore and download sites’ backups',
         roles: hostingRoles,
       },
+      {
+        name: backupScopes.targetRead,
+        description: 'Read backup targets (platform staff only)',
+        staff: 'platform',
+      },
+      {
+        name: backupScopes.targetManage,
+        description: 'Add, change and delete backup targets (platform staff only)',
+        staff: 'platform',
+      },
       // Staff's: a site's own policy, the overdue list.
       ...policyScopes,
     ],
@@ -99,7 +110,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         payload: RestoredBackup,
       },
     ],
-    problems: { ...backupsProblems, ...policyProblems },
+    problems: { ...backupsProblems, ...targetProblems, ...policyProblems },
     usage: [
       {
         name: 'backupMB',
@@ -113,7 +124,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
     ],
     // What a plan gives its sites of scheduled backups and retention (`backups`).
     planSettings: [backupPlanSetting],
-    migrations: [...backupMigrations, ...policyMigrations],
+    migrations: [...backupMigrations, ...targetMigrations, ...policyMigrations],
     extensionPoints: [restoreAdapters],
     setup(context) {
       // Its console pages: a site's backups and restores; targets and overdue sites for staff.
@@ -159,6 +170,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
       ...backupRoutes(context),
       ...restoreRoutes(context),
       ...downloadRoutes(context),
+      ...targetRoutes(context),
       ...policyRoutes(context, policies),
     ],
     start: (context) => policyStart(context, policies),

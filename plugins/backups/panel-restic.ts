@@ -102,7 +102,10 @@ export async function runRestic(
       ])
       if (signal.aborted) throw new ResticFailure('unreachable', 'restic did not finish in time')
       if (code !== 0) {
-        const said = withoutSecrets(stderr.trim() || stdout.trim(), spec)
+        let said = withoutSecrets(stderr.trim() || stdout.trim(), spec)
+        // restic may exit before it relays what ssh said on stderr: then ssh is asked again, alone.
+        if (spec.location.kind === 'sftp' && /unable to start the sftp session/.test(said))
+          said = `${await sshSays(invocation.ssh ?? [], signal)}\n${said}`
         throw new ResticFailure(failureCode(said), said.slice(-1000))
       }
       return { stdout, stderr }
@@ -118,7 +121,7 @@ export async function runRestic(
 export function resticInvocation(
   spec: RepositorySpec,
   folder: string,
-): { options: string[]; env: Record<string, string> } {
+): { options: string[]; env: Record<string, string>; ssh?: string[] } {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
     // ssh and restic look under HOME for their own files: nothing of root's is read or written.
@@ -141,7 +144,8 @@ export function resticInvocation(
         },
       )
       writeFileSync(knownHosts, `${location.knownHosts.trim()}\n`, { mode: 0o600 })
-      return { options: ['-o', `sftp.command=${sshCommand(location, key, knownHosts)}`], env }
+      const ssh = sshCommand(location, key, knownHosts)
+      return { options: ['-o', `sftp.command=${ssh.join(' ')}`], env, ssh }
     }
     case 'rest':
       return { options: [], env }
@@ -164,8 +168,9 @@ export function repositoryUrl(location: RepositoryLocation): string {
     }
     case 'rest': {
       const url = new URL(location.url)
-      if (location.username !== null) url.username = location.username
-      if (location.password !== null) url.password = location.password
+      // The setters leave `%` as it is: encoded first, a password holding `%41` stays that.
+      if (location.username !== null) url.username = encodeURIComponent(location.username)
+      if (location.password !== null) url.password = encodeURIComponent(location.password)
       return `rest:${url.href}`
     }
     case 's3':
@@ -178,23 +183,29 @@ function sshCommand(
   location: RepositoryLocation & { kind: 'sftp' },
   key: string,
   knownHosts: string,
-): string {
+): string[] {
   return [
     'ssh',
-    '-F /dev/null',
-    `-i ${key}`,
-    '-o IdentitiesOnly=yes',
-    '-o BatchMode=yes',
-    '-o StrictHostKeyChecking=yes',
-    `-o UserKnownHostsFile=${knownHosts}`,
-    '-o GlobalKnownHostsFile=/dev/null',
-    '-o ConnectTimeout=15',
-    '-o ServerAliveInterval=15',
-    `-p ${location.port}`,
-    `-l ${location.username}`,
-    location.host,
-    '-s sftp',
-  ].join(' ')
+    ...['-F', '/dev/null', '-i', key],
+    ...['-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes'],
+    ...['-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'GlobalKnownHostsFile=/dev/null'],
+    ...['-o', 'ConnectTimeout=15', '-o', 'ServerAliveInterval=15'],
+    ...['-p', String(location.port), '-l', location.username, location.host, '-s', 'sftp'],
+  ]
+}
+
+/** What ssh says on stderr when it starts the SFTP session restic could not (its input closed: it ends at once). */
+async function sshSays(argv: readonly string[], signal: AbortSignal): Promise<string> {
+  if (argv.length === 0) return ''
+  const child = Bun.spawn([...argv], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' })
+  const abort = () => child.kill('SIGTERM')
+  signal.addEventListener('abort', abort, { once: true })
+  try {
+    const [stderr] = await Promise.all([new Response(child.stderr).text(), child.exited])
+    return stderr.trim()
+  } finally {
+    signal.removeEventListener('abort', abort)
+  }
 }
 
 /** Whether restic said there is no repository at the location (rather than that it could not reach it). */

@@ -44,6 +44,11 @@ export const targetProblems = defineProblems({
     description:
       'An SFTP `path` and an S3 `prefix` are `/`-separated names of letters, digits, `.`, `_`, `-`, `+`, `@` and `~`, without `..`.',
   },
+  invalid_target_username: {
+    status: 422,
+    detail: 'The SFTP login is not a user name ssh takes as it is.',
+    description: 'An SFTP `username` is 1 to 64 letters, digits, `.`, `_` and `-`, not starting with `-`.',
+  },
   invalid_private_key: {
     status: 422,
     detail: 'The private key is not an unencrypted OpenSSH or PEM private key.',

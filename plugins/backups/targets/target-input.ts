@@ -271,6 +271,9 @@ async function checkedTarget(body: CreateTargetBody, refusals: Refusals): Promis
       const host = body.host as string
       if (!validHost(host)) refusals.add(targetProblems.invalid_target_host, 'host')
       if (!validPath(body.path as string, false)) refusals.add(targetProblems.invalid_target_path, 'path')
+      // As the node service takes an SFTP login: a name ssh passes on unquoted.
+      if (!/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/.test(body.username as string))
+        refusals.add(targetProblems.invalid_target_username, 'username')
       if (!(await usablePrivateKey(body.privateKey as string)))
         refusals.add(targetProblems.invalid_private_key, 'privateKey')
       const hostKeys = (body.hostKeys ?? []).map((line, index) => {

@@ -52,6 +52,7 @@ const inputProblems = [
   targetProblems.invalid_target_url,
   targetProblems.invalid_target_host,
   targetProblems.invalid_target_path,
+  targetProblems.invalid_target_username,
   targetProblems.invalid_private_key,
   targetProblems.invalid_host_key,
   targetProblems.invalid_bucket_name,
@@ -118,7 +119,7 @@ export function backupTargetRoutes(context: PluginContext): RouteDefinition[] {
       },
       problems: inputProblems,
       change: {
-        action: 'backup-target.create',
+        action: 'backup_target.create',
         details: ({ name, kind, default: isDefault, pushOnly, location }) => ({
           name,
           kind,
@@ -158,7 +159,7 @@ export function backupTargetRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'updateBackupTarget',
       summary: 'Change a backup target',
       description:
-        'Platform staff only. Renames it, makes it the default (the former default stops being it in the same step), or changes its credentials, which are checked as when it was added before they are kept (422 with the check’s code otherwise, nothing changed). Where it is cannot change. Audited as `backup-target.update`, naming the credentials changed, never their values.',
+        'Platform staff only. Renames it, makes it the default (the former default stops being it in the same step), or changes its credentials, which are checked as when it was added before they are kept (422 with the check’s code otherwise, nothing changed). Where it is cannot change. Audited as `backup_target.update`, naming the credentials changed, never their values.',
       scope: backupScopes.targetManage,
       staff: true,
       params: TargetParams,
@@ -192,8 +193,8 @@ export function backupTargetRoutes(context: PluginContext): RouteDefinition[] {
           if (body.default === true) await makeDefault(trx, params.id, now)
           const updated = orNotFound(await findTargetRow(trx, params.id))
           await audit(trx, {
-            action: 'backup-target.update',
-            subject: { type: 'backup-target', id: params.id },
+            action: 'backup_target.update',
+            subject: { type: 'backup_target', id: params.id },
             customerId: null,
             // What changed; of credentials only their names.
             details: {
@@ -218,7 +219,7 @@ export function backupTargetRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'deleteBackupTarget',
       summary: 'Delete a backup target',
       description:
-        'Platform staff only. Forgets a target nothing uses: refused with 409 `backup_target_in_use` (naming the `blockers`) while sites have repositories on it or their policies name it, and with 409 `backup_target_is_default` while it is the default. Nothing on the target itself is removed. Audited as `backup-target.delete`; the target then answers 404.',
+        'Platform staff only. Forgets a target nothing uses: refused with 409 `backup_target_in_use` (naming the `blockers`) while sites have repositories on it or their policies name it, and with 409 `backup_target_is_default` while it is the default. Nothing on the target itself is removed. Audited as `backup_target.delete`; the target then answers 404.',
       scope: backupScopes.targetManage,
       staff: true,
       params: TargetParams,
@@ -236,8 +237,8 @@ export function backupTargetRoutes(context: PluginContext): RouteDefinition[] {
             })
           await deleteTarget(trx, found.id)
           await audit(trx, {
-            action: 'backup-target.delete',
-            subject: { type: 'backup-target', id: found.id },
+            action: 'backup_target.delete',
+            subject: { type: 'backup_target', id: found.id },
             customerId: null,
             details: { name: found.name, kind: found.kind },
           })

@@ -1,6 +1,7 @@
 // One look of the schedule starts exactly the due sites' backups: every active site whose slot is open, but a site
 // with a scheduled backup since its slot, one whose schedule is `off`, one busy with another backup, and those past
-// the node's allowance of backups at once; a site whose customer's `backupMB` is used up gets a failed backup.
+// the node's allowance of backups at once; a site whose customer's `backupMB` is used up gets a failed backup. The
+// backups started run for real (restic on the local node) and retention follows each: run once (node side).
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { waitFor } from '../../../hosts/testing/index.ts'
@@ -102,6 +103,39 @@ test('a look starts the due sites’ backups, a few at a time per node, and reco
     const scheduled = listed.items.filter((item) => item.reason === 'scheduled')
     expect(scheduled).toHaveLength(id === backedUp.id ? 1 : 0)
   }
+  // The started backups end.
+  for (const id of [first, second])
+    await waitFor(
+      'the scheduled backup to end',
+      async () => {
+        const listed = await t.json<{ items: Backup[] }>(await t.call('GET', `/sites/${id}/backups`))
+        if (listed.items.some((item) => item.status === 'running')) {
+          await Bun.sleep(50)
+          return null
+        }
+        return listed.items
+      },
+      60_000,
+    )
+  // Taken and checked on the local node by restic, as any backup.
+  for (const id of [first, second]) {
+    const listed = await t.json<{ items: Backup[] }>(await t.call('GET', `/sites/${id}/backups`))
+    expect(listed.items.map((item) => [item.reason, item.status, item.verified])).toEqual([
+      ['scheduled', 'completed', true],
+    ])
+  }
+  // Each backup that ended started retention of its site (`backup.retain`), which ran.
+  for (const id of [first, second, full.id])
+    await waitFor('retention after the backup', async () => {
+      const jobs = await t.json<{ items: { status: string }[] }>(
+        await t.call('GET', `/jobs?kind=backup.retain&subjectId=${id}`),
+      )
+      if (!jobs.items.some((job) => job.status === 'succeeded')) {
+        await Bun.sleep(20)
+        return null
+      }
+      return true
+    })
   // Staff see the refused site overdue, saying why.
   const overdue = await t.json<{ items: OverdueSite[] }>(await t.call('GET', '/backups/overdue?limit=100'))
   expect(overdue.items.find((item) => item.siteId === full.id)?.lastFailure?.code).toBe(
