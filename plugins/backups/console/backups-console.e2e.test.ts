@@ -1,6 +1,7 @@
 // A site's backups in Chromium, on a real WordPress site served by this machine's nginx, PHP-FPM and MariaDB through
 // the panel's local node: staff add a REST target (a wrong password refused at its field by the target's check,
-// then kept) and a local target made the default; a customer's developer opens the site's Backups tab, backs it
+// then kept as the default), are refused its delete while it is the default (the API's reason said), and make the
+// installation's local target the default again; a customer's developer opens the site's Backups tab, backs it
 // up and watches the job complete (the last good backup's age then shown), opens the restore of its database,
 // reads the preview of what will change, restores it (a post written since is gone), and undoes the restore with
 // the pre-restore backup (the post is back). Every page passes axe's WCAG 2.1 AA rules, with nothing failing.
@@ -183,13 +184,18 @@ async function signedIn(
   return { page, failures }
 }
 
-test('staff add a REST target (refused at the password first) and a local one as the default', async () => {
+test('staff add a REST target (refused at the password first), make it the default, and are refused its delete', async () => {
   const { page, failures } = await signedIn('backup-targets', undefined, [
     /POST \S+\/api\/v1\/backup-targets → 422$/,
+    /DELETE \S+\/api\/v1\/backup-targets\/bkt_\w+ → 409$/,
   ])
   await page.getByRole('heading', { level: 1, name: 'Backup targets' }).waitFor()
-  await page.getByText('No backup target yet').waitFor()
-  await checkAccessibility(page, 'the backup targets, none yet')
+  // A fresh installation backs up to each site's node.
+  const local = page.getByRole('row', { name: /Each site’s node/ })
+  await local.waitFor()
+  expect(await local.textContent()).toContain('Default')
+  await checkAccessibility(page, 'the backup targets, the installation’s own')
+
   await page.getByRole('link', { name: 'Add backup target' }).click()
   const form = page.getByTestId('backup-target-form')
   await form.getByLabel('Name').fill('offsite')
@@ -197,12 +203,11 @@ test('staff add a REST target (refused at the password first) and a local one as
   await form.getByLabel('URL').fill(rest.url)
   await form.getByLabel('Username', { exact: true }).fill('push')
   await form.getByLabel('Password', { exact: true }).fill('wrong')
+  await form.getByLabel('Make it the default target').check()
   await form.getByRole('button', { name: 'Add backup target' }).click()
   // The check could not log in: said at the password, and nothing was kept.
   await form.locator('.field.has-error').first().waitFor()
-  expect(await form.locator('.field.has-error').allTextContents()).toEqual([
-    expect.stringMatching(/Password/),
-  ])
+  expect(await form.locator('.field.has-error label').allTextContents()).toEqual(['Password'])
   await checkAccessibility(page, 'a backup target refused at its field')
   await form.getByLabel('Password', { exact: true }).fill(`right-${tag}`)
   await form.getByRole('button', { name: 'Add backup target' }).click()
@@ -210,18 +215,22 @@ test('staff add a REST target (refused at the password first) and a local one as
   const offsite = page.getByRole('row', { name: /offsite/ })
   await offsite.waitFor()
   expect(await offsite.textContent()).toContain(rest.url)
+  await offsite.getByText('Default').waitFor()
+  expect(await local.getByRole('button', { name: 'Make Each site’s node the default' }).count()).toBe(1)
 
-  await page.getByRole('link', { name: 'Add backup target' }).click()
-  await form.getByLabel('Name').fill('on-node')
-  await form.getByLabel('Kind').selectOption('local')
-  await form.getByLabel('Make it the default target').check()
-  await form.getByRole('button', { name: 'Add backup target' }).click()
-  const onNode = page.getByRole('row', { name: /on-node/ })
-  await onNode.waitFor()
-  expect(await onNode.textContent()).toContain('Default')
-  await checkAccessibility(page, 'the backup targets')
+  // The default is not deleted: the API's reason is said.
+  await offsite.getByRole('button', { name: 'Delete offsite' }).click()
+  await offsite.getByRole('button', { name: 'Confirm delete offsite' }).click()
+  await page.getByRole('alert').first().waitFor()
+  expect(await page.getByRole('alert').first().textContent()).toMatch(/default/i)
+  await checkAccessibility(page, 'a backup target’s delete refused')
+
+  // Back to each site's node, which the site's backups below go to.
+  await local.getByRole('button', { name: 'Make Each site’s node the default' }).click()
+  await local.getByRole('button', { name: 'Confirm Each site’s node as the default' }).click()
+  await local.getByText('Default').waitFor()
   await failures.assertClean('adding backup targets')
-}, 60_000)
+}, 90_000)
 
 test('a developer backs the site up, previews and restores its database, and undoes the restore', async () => {
   const { page, failures } = await signedIn(`sites/${siteId}`, developer)
