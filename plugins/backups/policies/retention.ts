@@ -28,8 +28,8 @@ const rules = [
 ] as const
 
 /**
- * The backups `policy` keeps of `backups` at `now`, in their given order. Of `completed` backups, as restic keeps
- * snapshots: for each rule, walking from the newest, the newest backup of each of the last `keep…` days (ISO
+ * The backups `policy` keeps of `backups` at `now`, in their given order. Of `completed` backups but pre-restore
+ * ones, as restic keeps snapshots: for each rule, walking from the newest, the newest backup of each of the last `keep…` days (ISO
  * weeks, months: UTC) that have one; a backup kept by any rule is kept, and the newest completed backup is always
  * kept (a policy of zeros never leaves a site without one). Besides: `running` backups; `pre-restore` ones for
  * {@link preRestoreKeptDays} days after they were taken; `failed` ones for {@link failedKeptDays} days after they
