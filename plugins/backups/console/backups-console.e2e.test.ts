@@ -49,6 +49,7 @@ let root: Connection
 let token: string
 let siteId = ''
 let databaseName = ''
+let customerId = ''
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await tp.request(method, `/api/v1${path}`, { token, body })
@@ -112,6 +113,7 @@ beforeAll(async () => {
     return nodes.body.items[0]?.agent.capabilities?.mode === 'serving' ? true : null
   })
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
+  customerId = customer.body.id
   const site = await call<{ id: string; jobId: string }>('POST', '/sites', {
     customerId: customer.body.id,
     name: 'Acme Blog',
@@ -229,6 +231,12 @@ test('staff add a REST target (refused at the password first), make it the defau
   await local.getByRole('button', { name: 'Make Each site’s node the default' }).click()
   await local.getByRole('button', { name: 'Confirm Each site’s node as the default' }).click()
   await local.getByText('Default').waitFor()
+
+  // The overdue list: the site created a moment ago is not due yet.
+  await page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Overdue backups' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Overdue backups' }).waitFor()
+  await page.getByText('No site is overdue').waitFor()
+  await checkAccessibility(page, 'the overdue backups, none')
   await failures.assertClean('adding backup targets')
 }, 90_000)
 
@@ -289,3 +297,21 @@ test('a developer backs the site up, previews and restores its database, and und
   )
   await failures.assertClean('backing up, restoring and undoing')
 }, 600_000)
+
+test('a billing member finds no backups, and a developer no staff pages of backups', async () => {
+  const email = `billing-${tag}@acme.test`
+  await createTestUser(tp.panel.store.db, { email, staffRole: null })
+  expect((await call('POST', `/customers/${customerId}/members`, { email, role: 'billing' })).status).toBe(
+    201,
+  )
+  const { page, failures } = await signedIn(`sites/${siteId}/backups`, email)
+  await page.getByRole('heading', { level: 1, name: 'Not available to you' }).waitFor()
+  expect(await page.getByRole('button', { name: 'Back up now' }).count()).toBe(0)
+  await failures.assertClean('a site’s backups refused to a billing member')
+
+  const developerPage = await signedIn('', developer)
+  const areas = developerPage.page.getByRole('navigation', { name: 'Areas' })
+  expect(await areas.getByRole('link', { name: 'Backup targets' }).count()).toBe(0)
+  expect(await areas.getByRole('link', { name: 'Overdue backups' }).count()).toBe(0)
+  await developerPage.failures.assertClean('a developer’s navigation')
+}, 60_000)
