@@ -42,6 +42,7 @@ const nodeSide = [
   'plugins/wordpress/agent.test.ts',
   'plugins/wordpress/restore-adapter.test.ts',
   'plugins/backups/**/*.e2e.test.ts',
+  'plugins/wordpress/clone.e2e.test.ts',
   'plugins/console/**/*.e2e.test.ts',
   '{plugins,examples}/*/console/*.e2e.test.ts',
   'examples/*/*.e2e.test.ts',

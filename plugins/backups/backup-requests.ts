@@ -4,6 +4,7 @@
 
 import {
   type AuditInput,
+  type Db,
   type JobRequest,
   jobIsLive,
   newId,
@@ -55,7 +56,7 @@ export interface RequestedBackup {
 /**
  * Asks for a backup of `site` in `trx`: refused with 409 `backup_in_progress` while a backup or restore of the site
  * runs, 422 `backup_limit_reached` when the customer's backups already take its whole `backupMB` (a `pre-restore`
- * backup is never refused for it: it protects what a restore replaces), 409 `no_backup_target` without a target.
+ * backup is never refused for it: it protects what a restore replaces).
  * @example const { backup, jobId } = await requestBackup(context, trx, { site, reason: 'scheduled' })
  */
 export async function requestBackup(
@@ -72,7 +73,8 @@ export async function requestBackup(
   if (reason !== 'pre-restore')
     await context.quotas.reserve(trx, { customerId: site.customerId, amounts: { backupMB: 1 } })
   const target = await targetOfSite(trx, site.id)
-  if (!target) throw new Problem(backupsProblems.no_backup_target)
+  // The targets keep one default at all times (a fresh installation's is each site's node; it cannot be deleted).
+  if (!target) throw new Error('The installation has no default backup target')
   const row: BackupsTable = {
     id: newId('bkp'),
     site_id: site.id,
@@ -117,7 +119,7 @@ export async function requestBackup(
  * The job of the backup or restore of the site that runs now, or null: a `running` backup's, or the live restore
  * whose pre-restore backup the site has.
  */
-export async function siteBusyWith(trx: Trx, siteId: string): Promise<string | null> {
+export async function siteBusyWith(trx: Db, siteId: string): Promise<string | null> {
   const rows = await backupTables(trx)
     .selectFrom('backups')
     .select(['status', 'job_id', 'restore_job_id'])

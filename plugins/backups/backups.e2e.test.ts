@@ -1,8 +1,8 @@
 // Backups through the API on a real WordPress site served by this machine's nginx, PHP-FPM and MariaDB through the
-// panel's local node, into a local target: a backup taken and verified (its event, idempotent replay), a file and a
+// panel's local node, into the default target (each site's own node): a backup taken and verified (its event, idempotent replay), a file and a
 // post changed, then restored files only, databases only and everything, each giving back exactly the backup's
-// state; a restore undone with its pre-restore backup; a download link streaming a valid .tar.gz once; a corrupted
-// repository making a `failed` backup with its code and event; another customer's token 404 and the billing role
+// state; a restore undone with its pre-restore backup; a download link streaming a valid .tar.gz once; a failing
+// dump and a corrupted repository each making a `failed` backup with its code and event; another customer's token 404 and the billing role
 // 403. Node side (restic, nginx, MariaDB): run once, not in both store halves.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -206,22 +206,9 @@ beforeAll(async () => {
     await Bun.sleep(50)
     return null
   })
-  // TEMPORARY until the targets API is merged: the default local target written as its route would.
-  await tp.panel.store.db
-    .withTables<BackupTables>()
-    .insertInto('backup_targets')
-    .values({
-      id: 'bkt_01JDQ3V6Y4T1ZK0M2N5P7R9SAA',
-      name: `local-${tag}`,
-      kind: 'local',
-      location_json: '{}',
-      push_secrets_sealed: null,
-      prune_secrets_sealed: null,
-      is_default: 1,
-      created_at: new Date().toISOString(),
-      updated_at: new Date().toISOString(),
-    })
-    .execute()
+  // A fresh installation backs up to each site's own node: the default target, nothing to add.
+  const targets = await call<{ items: { kind: string; default: boolean }[] }>('GET', '/backup-targets')
+  expect(targets.body.items).toEqual([expect.objectContaining({ kind: 'local', default: true })])
   const acme = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
   customerId = acme.body.id
   const other = await call<{ id: string }>('POST', '/customers', { name: 'Other' })
@@ -470,6 +457,24 @@ describe('a WordPress site’s backups', () => {
       expect(refused.status).toBe(403)
     }
   }, 60_000)
+
+  test('a database dump that fails makes a failed backup with dump_failed, never a completed one', async () => {
+    // A view over a table since dropped: mariadb-dump refuses to dump it.
+    await root.query(`CREATE TABLE \`${databaseName}\`.plinth_gone (id INT)`)
+    await root.query(
+      `CREATE VIEW \`${databaseName}\`.plinth_broken AS SELECT id FROM \`${databaseName}\`.plinth_gone`,
+    )
+    await root.query(`DROP TABLE \`${databaseName}\`.plinth_gone`)
+    try {
+      const failed = await backUp('failed')
+      expect(failed).toMatchObject({ verified: false, contents: null, error: { code: 'dump_failed' } })
+      expect(await eventsAbout('backup.failed', failed.id)).toEqual([
+        expect.objectContaining({ id: failed.id, error: failed.error }),
+      ])
+    } finally {
+      await root.query(`DROP VIEW IF EXISTS \`${databaseName}\`.plinth_broken`)
+    }
+  }, 300_000)
 
   test('a corrupted repository makes a failed backup with its code and backup.failed', async () => {
     const link = await call<{ url: string }>('POST', `/sites/${siteId}/backups/${first.id}/download`)

@@ -31,7 +31,7 @@ import { downloadRoutes } from './routes/downloads.ts'
 import { restoreRoutes } from './routes/restores.ts'
 import { purgeJob, removeSiteBackups } from './site-removal.ts'
 import { backupTaker, defaultVerifyPlan } from './take-backup.ts'
-import { takeJob } from './take-job.ts'
+import { backupsLane, takeJob } from './take-job.ts'
 import { targetMigrations, targetProblems, targetRoutes } from './targets/index.ts'
 
 /** Who holds the backup scopes on a customer: its hosting is the developers' work too. */
@@ -163,7 +163,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
         takeJob(context, concurrency, verify),
         restoreJob(context, concurrency, take),
         purgeJob(context),
-        ...policyJobs(context, policies),
+        ...policyJobs(context, policies, { name: backupsLane, concurrency }),
       ]
     },
     routes: (context) => [

@@ -15,12 +15,6 @@ export const backupsProblems = defineProblems({
     description:
       'One backup or restore of a site runs at a time (its snapshot would otherwise race the other’s files). `jobId` names the running job.',
   },
-  no_backup_target: {
-    status: 409,
-    detail: 'The installation has no backup target sites back up to.',
-    description:
-      'Staff have not added a default backup target (`POST /backup-targets` with `default: true`), nor given the site one of its own.',
-  },
   backup_not_completed: {
     status: 409,
     detail: 'The backup is not completed: only a completed, verified backup can be restored or downloaded.',

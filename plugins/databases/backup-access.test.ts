@@ -18,8 +18,10 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import { nodeDirectory } from '../nodes/contract.ts'
 import { nodesPlugin } from '../nodes/index.ts'
 import { siteTypes } from '../sites/contract.ts'
+import { checkJobRequest } from './check-schedule.ts'
 import {
   type Database,
   type DatabaseBackupAccess,
@@ -27,10 +29,14 @@ import {
   type LeasedLogin,
   type TemporaryLogin,
 } from './contract.ts'
-import type { EngineName, ServerAccess } from './engines/engine.ts'
+import type { DatabaseEngine, EngineName, ServerAccess } from './engines/engine.ts'
+import { mariadbEngine } from './engines/mariadb.ts'
+import { postgresqlEngine } from './engines/postgresql.ts'
 import { databasesPlugin } from './index.ts'
 import { customerPrefixOf } from './naming.ts'
-import { madeAtOf } from './temporary-names.ts'
+import { nodeDatabaseEngine } from './node-servers.ts'
+import { madeAtOf, temporaryNameAt } from './temporary-names.ts'
+import { temporaryLifetimeMs } from './temporary-sweep.ts'
 import {
   mariadbAdmin,
   mariadbAdminOptions,
@@ -47,6 +53,10 @@ chmodSync(dataDir, 0o711)
 let tp: TestPanel
 let staff: string
 let access: DatabaseBackupAccess
+/** Starts the periodic check now (the test panel's runs no schedule); answers its job's id. */
+let runCheck: () => Promise<string>
+/** The engine of the local node's own server, as the panel reaches it: through the node. */
+let nodeEngine: () => DatabaseEngine
 let db: Db
 let customerId = ''
 let localNodeId = ''
@@ -57,10 +67,12 @@ const testPlugin = definePlugin({
   name: 'backup-access-test',
   version: '1.0.0',
   description: 'Keeps the databases plugin’s backup access for the tests.',
-  requires: ['databases', 'sites'],
+  requires: ['databases', 'sites', 'nodes'],
   setup(context) {
     access = context.use(databaseBackupAccess)
     db = context.db
+    runCheck = () => context.transaction((trx) => context.enqueueJob(trx, checkJobRequest))
+    nodeEngine = () => nodeDatabaseEngine(context.use(nodeDirectory), localNodeId, 'mariadb')
     context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files.' })
   },
 })
@@ -307,11 +319,40 @@ describe.each(kinds)('leases on $kind', ({ kind, engine, site }) => {
   const tag = kind.includes('own') ? 'own' : engine === 'mariadb' ? 'maria' : 'pg'
   let database: Database
   let siteId: string | null = null
+  /** The database's own login (the site's application's). */
+  let own: TemporaryLogin
 
   beforeAll(async () => {
     if (site) siteId = await newSite(`shop-${tag}`)
     database = await activeDatabase({ engine, name: `shop_${tag}`, ...(siteId ? { siteId } : {}) })
     if (kind.includes('own')) expect(database.host).toBe('127.0.0.1')
+    // The database's own login, as a site's application has one.
+    const made = await json<{ id: string; username: string; password: string }>(
+      await post('/database-users', {
+        customerId,
+        name: `app_${tag}`,
+        grants: [{ databaseId: database.id, access: 'readwrite' }],
+      }),
+      201,
+    )
+    await waitFor(
+      `user ${made.id}`,
+      async () => {
+        const now = await json<{ status: string }>(await get(`/database-users/${made.id}`), 200)
+        if (now.status === 'active') return true
+        await Bun.sleep(50)
+        return null
+      },
+      60_000,
+    )
+    own = {
+      engine,
+      host: database.host,
+      port: database.port,
+      database: database.name,
+      username: made.username,
+      password: made.password,
+    }
   }, 180_000)
 
   test('a readwrite lease writes; a readonly lease dumps it consistently and cannot write', async () => {
@@ -323,6 +364,11 @@ describe.each(kinds)('leases on $kind', ({ kind, engine, site }) => {
     await client.query('CREATE TABLE orders (id integer PRIMARY KEY, total integer)')
     await client.query('INSERT INTO orders VALUES (1, 10), (2, 20)')
     await client.query('CREATE VIEW big_orders AS SELECT id FROM orders WHERE total > 15')
+    // MariaDB runs a trigger as its definer: one a restore loads must outlive the login that loaded it.
+    if (engine === 'mariadb')
+      await client.query(
+        'CREATE TRIGGER rounded BEFORE INSERT ON orders FOR EACH ROW SET NEW.total = NEW.total * 10',
+      )
     await client.end()
 
     const reader = await leased(access.lease(database.id, 'readonly', localNodeId))
@@ -386,6 +432,22 @@ describe.each(kinds)('leases on $kind', ({ kind, engine, site }) => {
     await client.end()
     await restorer.release()
     expect(await logsIn(restorer.login)).toBe(false)
+    // What the restore loaded works for the database's own login after the temporary one is gone: MariaDB's view
+    // and trigger are the own login's now.
+    const app = await connect(own)
+    expect(await app.query('SELECT id FROM big_orders')).toEqual([{ id: 2 }])
+    await app.query('INSERT INTO orders VALUES (3, 3)')
+    expect(await app.query('SELECT total FROM orders WHERE id = 3')).toEqual([
+      { total: engine === 'mariadb' ? 30 : 3 },
+    ])
+    if (engine === 'mariadb')
+      expect(
+        await app.query(
+          'SELECT DEFINER AS definer FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE() UNION ALL SELECT DEFINER FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()',
+        ),
+      ).toEqual([{ definer: `${own.username}@127.0.0.1` }, { definer: `${own.username}@127.0.0.1` }])
+    await app.query('DELETE FROM orders WHERE id = 3')
+    await app.end()
   })
 
   test('the customer’s other databases on the same server are out of a lease’s reach', async () => {
@@ -449,5 +511,51 @@ describe('what a lease refuses', () => {
         name: expect.stringMatching(/_shop_pg$/),
       }),
     ])
+  })
+})
+
+describe('the periodic check', () => {
+  test('drops on every server the temporaries a crash left behind, and leaves a run’s own', async () => {
+    const old = () => temporaryNameAt(new Date(Date.now() - temporaryLifetimeMs - 60_000))
+    const servers = [
+      { engine: mariadbEngine(), admin: mariadbAdmin },
+      { engine: postgresqlEngine(), admin: postgresqlAdmin },
+      // The node's own server, through the node: its administrator is the node's.
+      { engine: nodeEngine(), admin: mariadbAdmin },
+    ]
+    const left = servers.map((server) => ({ ...server, name: old() }))
+    for (const { engine, admin, name } of left) {
+      await engine.createDatabase(admin, name)
+      await engine.createUser(admin, name, 'Left-Behind-2026-pw', ['127.0.0.1'])
+    }
+    const sites = await json<{ items: { id: string; domain: string }[] }>(await get('/sites'), 200)
+    const onNode = await access.ofSite(
+      db,
+      sites.items.find((each) => each.domain.startsWith('shop-own-'))?.id ?? '',
+    )
+    const running = await leased(access.scratch(onNode[0]?.id ?? '', localNodeId))
+
+    const jobId = await runCheck()
+    const done = await waitFor(
+      'the check',
+      async () => {
+        const now = await json<{ status: string; result: { swept: number; failed: string[] } | null }>(
+          await get(`/jobs/${jobId}`),
+          200,
+        )
+        if (now.status === 'succeeded' || now.status === 'failed') return now
+        await Bun.sleep(50)
+        return null
+      },
+      60_000,
+    )
+    expect(done).toMatchObject({ status: 'succeeded', result: { failed: [] } })
+    expect(done.result?.swept).toBeGreaterThanOrEqual(2 * left.length)
+    for (const { engine, admin, name } of left)
+      expect(await engine.namesStartingWith(admin, name)).toEqual({ databases: [], users: [] })
+    // The run's own scratch database and login are young: they stay, and work.
+    expect(await logsIn(running.login)).toBe(true)
+    for (const { engine } of servers.slice(0, 2)) await engine.close()
+    await running.release()
   })
 })

@@ -21,17 +21,13 @@ import type { Access, EngineName } from './engines/engine.ts'
 import type { DatabaseServersTable, DatabasesTable, DatabasesTables } from './migrations.ts'
 import { generatePassword, verifierFor } from './passwords.ts'
 import { databasesProblems } from './problems.ts'
-import { findDatabaseRow, findServerRow } from './repository.ts'
+import { findDatabaseRow, findServerRow, findUserRow, grantsOf, usersGrantedOn } from './repository.ts'
 import { accessOf, type Engines, serverEngines } from './server-access.ts'
 import { reaches, siteLoginHosts, siteNodeOf } from './site-reach.ts'
 import { temporaryNameAt } from './temporary-names.ts'
 
 /** The `databaseBackupAccess` service on the plugin's engines. */
-export function databaseBackupAccessService(
-  context: PluginContext,
-  engines: Engines,
-  clock: () => Date = () => new Date(),
-): DatabaseBackupAccess {
+export function databaseBackupAccessService(context: PluginContext, engines: Engines): DatabaseBackupAccess {
   const engineOf = serverEngines(context, engines)
 
   /** The active database `databaseId` and its server, or the problem of one that cannot be leased now. */
@@ -66,21 +62,52 @@ export function databaseBackupAccessService(
   }
 
   /**
+   * The account that defines what a restore loaded into database `databaseId` once the temporary login is gone: the
+   * first active login of the customer's granted readwrite on it (the site's own, for a WordPress site), or null.
+   */
+  async function heirOf(databaseId: string): Promise<{ username: string; host: string } | null> {
+    const ids = await usersGrantedOn(context.db, databaseId)
+    const grants = await grantsOf(context.db, ids)
+    for (const id of ids.toSorted()) {
+      const writes = grants
+        .get(id)
+        ?.some((grant) => grant.databaseId === databaseId && grant.access === 'readwrite')
+      const user = writes ? await findUserRow(context.db, id) : undefined
+      const [host] = user ? (JSON.parse(user.allowed_hosts) as string[]) : []
+      if (user?.status === 'active' && host) return { username: user.username, host }
+    }
+    return null
+  }
+
+  /**
    * Makes a temporary login with `access` to `database` on `server`, usable from `nodeId`; with `scratch`, makes the
-   * database first, under the login's own name. Whatever was made is dropped again when a step fails.
+   * database first, under the login's own name. Whatever was made is dropped again when a step fails. A readwrite
+   * login to a site's database (a restore's) hands what it defined (MariaDB's views, triggers, routines, events) to
+   * the database's own login before it goes, so they keep working.
    */
   async function leaseOn(
     server: DatabaseServersTable,
     nodeId: string | null,
     database: string,
     access: Access,
-    scratch: boolean,
+    made: { readonly scratch: true } | { readonly scratch: false; readonly databaseId: string },
   ): Promise<LeasedLogin> {
+    const { scratch } = made
     const hosts = await hostsFor(server, nodeId)
     const engine = engineOf(server)
     const admin = accessOf(context.secrets, server)
-    const username = scratch ? database : temporaryNameAt(clock())
+    const username = scratch ? database : temporaryNameAt(new Date())
     const password = generatePassword()
+    const handOver = async () => {
+      if (made.scratch || access !== 'readwrite') return
+      const heir = await heirOf(made.databaseId)
+      const handed = heir ? await engine.handOverDefinitions(admin, database, username, heir) : 0
+      if (handed > 0)
+        context.log.info(
+          { serverId: server.id, database, heir: heir?.username, handed },
+          'definitions a restore loaded handed to the database’s own login',
+        )
+    }
     const drop = async () => {
       await engine.dropUser(admin, username, hosts)
       if (scratch) await engine.dropDatabase(admin, database)
@@ -112,6 +139,14 @@ export function databaseBackupAccessService(
       login,
       async release() {
         if (released) return
+        // A login with write access never outlives its run: one whose definitions cannot be handed over goes all
+        // the same (what it defined then fails until the database's login makes it again), said in the log.
+        await handOver().catch((error: unknown) =>
+          context.log.warn(
+            { err: error, serverId: server.id, database },
+            'definitions a restore loaded could not be handed to the database’s own login',
+          ),
+        )
         await drop()
         released = true
         context.log.info({ serverId: server.id, username, database }, 'temporary database login dropped')
@@ -140,13 +175,16 @@ export function databaseBackupAccessService(
 
     async lease(databaseId, access, nodeId) {
       const { database, server } = await databaseAndServer(databaseId)
-      return leaseOn(server, nodeId, database.name, access === 'readonly' ? 'dump' : 'readwrite', false)
+      return leaseOn(server, nodeId, database.name, access === 'readonly' ? 'dump' : 'readwrite', {
+        scratch: false,
+        databaseId,
+      })
     },
 
     async scratch(databaseId, nodeId) {
       const { server } = await databaseAndServer(databaseId)
       // The login and its database share the name: one thing made for the run, dropped with it.
-      return leaseOn(server, nodeId, temporaryNameAt(clock()), 'readwrite', true)
+      return leaseOn(server, nodeId, temporaryNameAt(new Date()), 'readwrite', { scratch: true })
     },
   }
 }

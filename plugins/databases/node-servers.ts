@@ -69,6 +69,7 @@ export function nodeDatabaseEngine(nodes: NodeDirectory, nodeId: string, engine:
     readGrants: method('readGrants') as DatabaseEngine['readGrants'],
     setLocked: method('setLocked') as DatabaseEngine['setLocked'],
     namesStartingWith: method('namesStartingWith') as DatabaseEngine['namesStartingWith'],
+    handOverDefinitions: method('handOverDefinitions') as DatabaseEngine['handOverDefinitions'],
     // The node keeps its own connections.
     close: async () => {},
   }

@@ -4,8 +4,8 @@
 
 import { open, readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { NodeRefusal } from '../../nodes/node/contract.ts'
 import type { ArchiveChunk } from './protocol.ts'
-import { RunFailure } from './run-failure.ts'
 
 /** The most bytes one `archive.read` answers. */
 export const archiveChunkBytes = 4 * 1024 * 1024
@@ -18,7 +18,7 @@ const archiveId = /^arc_[0-9a-f]{32}$/
 export function archiveStore(dataDir: string) {
   const root = join(dataDir, 'archives')
   const pathOf = (siteId: string, id: string) => {
-    if (!archiveId.test(id)) throw new RunFailure('snapshot_missing', 'There is no such archive.')
+    if (!archiveId.test(id)) throw new NodeRefusal('archive_not_found', 'There is no such archive.')
     return join(root, siteId, `${id}.tar.gz`)
   }
   return {
@@ -32,7 +32,7 @@ export function archiveStore(dataDir: string) {
     async read(siteId: string, id: string, offset: number, length: number): Promise<ArchiveChunk> {
       const path = pathOf(siteId, id)
       const handle = await open(path, 'r').catch(() => {
-        throw new RunFailure('snapshot_missing', 'There is no such archive (it expired, or was dropped).')
+        throw new NodeRefusal('archive_not_found', 'There is no such archive (it expired, or was dropped).')
       })
       try {
         const totalBytes = (await handle.stat()).size

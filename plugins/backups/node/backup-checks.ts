@@ -3,7 +3,8 @@
 // source's, and a sample of the site's files restored from the snapshot and compared by SHA-256 with what they were.
 
 import { join, posix } from 'node:path'
-import { checkedLogin, countTables, loadDump } from './dumps.ts'
+import { checkedLogin, countTables } from './database-clients.ts'
+import { loadDump } from './dumps.ts'
 import { type SampledFile, type SiteFiles, sha256Of, unchanged } from './file-sample.ts'
 import type { BackupTask } from './protocol.ts'
 import { literalPattern, type Restic } from './restic.ts'

@@ -33,6 +33,13 @@ export interface SnapshotLayout {
 
 /** The layout of a snapshot, from its paths: the folder named {@link stagingName}, and the other (the home). */
 export function layoutOf(snapshot: Snapshot): SnapshotLayout {
+  // Paths a damaged or forged repository names are never joined to a folder of the node's as they come.
+  if (
+    !snapshot.paths.every(
+      (path) => path.startsWith('/') && !path.split('/').includes('..') && !path.includes('\0'),
+    )
+  )
+    throw new RunFailure('snapshot_missing', 'The snapshot is not a backup of a site.')
   const staging = snapshot.paths.find((path) => basename(path) === stagingName)
   if (!staging) throw new RunFailure('snapshot_missing', 'The snapshot is not a backup of a site.')
   return { staging, home: snapshot.paths.find((path) => path !== staging) ?? null }

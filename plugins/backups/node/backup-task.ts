@@ -7,10 +7,11 @@ import { join } from 'node:path'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import { checkBackup } from './backup-checks.ts'
 import { type BackupManifest, stagingName } from './backup-manifest.ts'
-import { checkedLogin, countTables, dumpDatabase } from './dumps.ts'
-import { excludedAtTop, hashSample, siteFiles } from './file-sample.ts'
+import { checkedLogin, countTables } from './database-clients.ts'
+import { dumpDatabase } from './dumps.ts'
+import { excludedAtTop, hashSample, restoreFolderPrefix, siteFiles } from './file-sample.ts'
 import type { BackupTask, DumpedDatabase, RunOutcome } from './protocol.ts'
-import { literalPattern, Restic } from './restic.ts'
+import { literalPattern, Restic, snapshotOf } from './restic.ts'
 import { resticAccess } from './restic-env.ts'
 import { type RunContext, runFolder } from './run-context.ts'
 import { RunFailure } from './run-failure.ts'
@@ -28,20 +29,45 @@ interface Summary {
   dataAdded: number
 }
 
+/** The sites whose backup runs now: one at a time per site (they share their staging folder). */
+const backingUp = new Set<string>()
+
 /** Takes the backup; resolves with its outcome (a failed check is a failure with its code). */
 export async function runBackup(task: Backup, site: NodeSite, context: RunContext): Promise<RunOutcome> {
+  if (backingUp.has(site.id)) throw new RunFailure('failed', 'A backup of this site is running already.')
+  backingUp.add(site.id)
+  try {
+    return await backUp(task, site, context)
+  } finally {
+    backingUp.delete(site.id)
+  }
+}
+
+async function backUp(task: Backup, site: NodeSite, context: RunContext): Promise<RunOutcome> {
   if (!idPattern.test(task.backupId)) throw new RunFailure('failed', 'The backup id is not acceptable.')
+  const { readDataPercent, sampleFiles } = task.verify ?? {}
+  if (
+    !Number.isFinite(readDataPercent) ||
+    !Number.isInteger(sampleFiles) ||
+    sampleFiles < 0 ||
+    sampleFiles > 10_000
+  )
+    throw new RunFailure('failed', 'The backup’s checks are not acceptable.')
   for (const source of task.databases) {
     if (!idPattern.test(source.databaseId)) throw new RunFailure('failed', 'A database id is not acceptable.')
     checkedLogin(source.login)
     checkedLogin(source.scratch)
   }
   const access = await resticAccess(task.repository, context.dataDir)
-  const staging = await runFolder(context, 'staging')
+  // The same paths every time (the staging folder named after the site): restic then takes the last snapshot as the
+  // parent and reads only the files whose size or time changed, not every file of the site again.
+  const staging = await runFolder(context, 'staging', site.id)
   try {
     const restic = new Restic(access, context.groups, [context.dataDir, site.home])
     context.report(1, 'opening the repository')
-    await restic.open(true)
+    const made = await restic.open(true)
+    // restic 0.14 tells the data a snapshot added before compression: what it stored is the repository's growth.
+    const bytesBefore = made ? 0 : await restic.repositoryBytes()
 
     const folder = join(staging.path, stagingName)
     await mkdir(join(folder, 'databases'), { recursive: true, mode: 0o700 })
@@ -97,7 +123,7 @@ export async function runBackup(task: Backup, site: NodeSite, context: RunContex
       task: 'backup',
       snapshotId: summary.snapshotId,
       sizeBytes: summary.totalBytes,
-      storedBytes: summary.dataAdded,
+      storedBytes: Math.max(0, Math.min(summary.dataAdded, repositoryBytes - bytesBefore)),
       repositoryBytes,
       files: task.files
         ? {
@@ -127,7 +153,11 @@ async function snapshot(
 ): Promise<Summary> {
   const paths = task.files ? [site.home, folder] : [folder]
   const excludes = task.files
-    ? [...excludedAtTop].flatMap((name) => ['--exclude', literalPattern(join(site.home, name))])
+    ? [
+        ...[...excludedAtTop].flatMap((name) => ['--exclude', literalPattern(join(site.home, name))]),
+        '--exclude',
+        `${literalPattern(join(site.home, restoreFolderPrefix))}*`,
+      ]
     : []
   let summary: Summary | null = null
   await restic.json(
@@ -149,5 +179,6 @@ async function snapshot(
   )
   const taken = summary as Summary | null
   if (!taken?.snapshotId) throw new RunFailure('failed', 'restic made no snapshot.')
-  return taken
+  // restic 0.14's summary names the snapshot by its short id; the panel keeps the whole.
+  return { ...taken, snapshotId: (await snapshotOf(restic, taken.snapshotId)).id }
 }

@@ -2,8 +2,8 @@
 // after it compares with the same files restored from the snapshot: a file changed while the backup ran is skipped
 // (the snapshot may hold either version), one left alone must come back byte for byte.
 
-import { createReadStream } from 'node:fs'
-import { lstat, readdir } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { lstat, open, readdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { runtimeHomeFiles } from '../../nodes/node/contract.ts'
 
@@ -28,6 +28,9 @@ export interface SiteFiles {
 /** The top entries of a home the backup leaves out: its temporary files and the runtime's own. */
 export const excludedAtTop: ReadonlySet<string> = new Set(['tmp', ...runtimeHomeFiles])
 
+/** The name a restore's folder at the top of a home starts with (restore-files.ts): never backed up either. */
+export const restoreFolderPrefix = '.plinth-restore-'
+
 /** The regular files of the home, walked without following a link. */
 export async function siteFiles(home: string, signal: AbortSignal): Promise<SiteFiles> {
   const files: SampledFile[] = []
@@ -40,7 +43,7 @@ export async function siteFiles(home: string, signal: AbortSignal): Promise<Site
       return
     }
     for (const entry of entries) {
-      if (top && excludedAtTop.has(entry.name)) continue
+      if (top && (excludedAtTop.has(entry.name) || entry.name.startsWith(restoreFolderPrefix))) continue
       const path = join(dir, entry.name)
       if (entry.isDirectory()) await walk(path, false)
       else if (entry.isFile()) {
@@ -64,11 +67,20 @@ export async function siteFiles(home: string, signal: AbortSignal): Promise<Site
   return { files }
 }
 
-/** SHA-256 of a file, in hex. */
+/**
+ * SHA-256 of a regular file, in hex; refused for anything else. Read as root from a tree the site changes at will:
+ * a file swapped meanwhile for a link is not followed, nor a FIFO waited on.
+ */
 export async function sha256Of(path: string): Promise<string> {
-  const hash = new Bun.CryptoHasher('sha256')
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
-  return hash.digest('hex')
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error('not a regular file')
+    const hash = new Bun.CryptoHasher('sha256')
+    for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer)
+    return hash.digest('hex')
+  } finally {
+    await handle.close()
+  }
 }
 
 /** Hashes the first `count` files of the site (its sample) before the backup. */

@@ -11,6 +11,12 @@ import { RunFailure, scrubbed } from './run-failure.ts'
 export const resticProgram = 'restic'
 
 const patterns: readonly [RegExp, RunFailure['code'], string][] = [
+  // restic 0.14 does not wait for a lock: another run on the same repository (a forget, a backup) holds it.
+  [
+    /repository is already locked/i,
+    'repository_unreachable',
+    'The repository is in use by another run; try again later.',
+  ],
   [/wrong password|no key found/i, 'repository_unreachable', 'The repository refused its password.'],
   [
     /no matching ID found|invalid snapshot|no snapshot/i,
@@ -24,11 +30,14 @@ const patterns: readonly [RegExp, RunFailure['code'], string][] = [
     'The repository is damaged.',
   ],
   [
-    /ssh|sftp|connection refused|connection reset|timeout|timed out|no such host|dial tcp|host key|permission denied|network is unreachable|server response unexpected|unable to open repository|401|403|500|502|503|AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch/i,
+    /ssh|sftp|connection refused|connection reset|timeout|timed out|no such host|dial tcp|host key|permission denied|network is unreachable|server response unexpected|unable to open repository|401|403|500|502|503|AccessDenied|access denied|InvalidAccessKeyId|SignatureDoesNotMatch/i,
     'repository_unreachable',
     'The repository could not be reached.',
   ],
 ]
+
+/** How long a run waits for another's lock on its repository before it gives up. */
+const lockPatienceMs = 5 * 60_000
 
 /** Whether restic's complaint says there is no repository at the location (rather than none reachable). */
 const absent = (stderr: string) =>
@@ -68,9 +77,30 @@ export class Restic {
 
   /** Runs restic `args` to its end and answers its stdout; a failure throws what it says. */
   async run(args: readonly string[], doing: string, maxBytes?: number): Promise<string> {
-    const result = await this.groups.output(this.argv(args), this.access.env, maxBytes)
-    if (result.code !== 0) throw this.failure(result, doing)
-    return result.stdout
+    return this.waitingForLocks<string>(async () => {
+      const result = await this.groups.output(this.argv(args), this.access.env, maxBytes)
+      return result.code === 0 ? { ok: result.stdout } : { failed: result }
+    }, doing)
+  }
+
+  /**
+   * Runs `attempt` again while restic says another holds the repository's lock (the panel pruning a remote
+   * repository; restic 0.14 does not wait itself), for up to five minutes; restic takes its lock before it does
+   * anything, so nothing was done by the attempts refused.
+   */
+  private async waitingForLocks<T>(
+    attempt: () => Promise<{ ok: T } | { failed: Finished }>,
+    doing: string,
+  ): Promise<T> {
+    const began = Date.now()
+    for (let tries = 0; ; tries++) {
+      const result = await attempt()
+      if ('ok' in result) return result.ok
+      const locked = /repository is already locked/i.test(result.failed.stderr)
+      if (!locked || this.groups.killed || Date.now() - began > lockPatienceMs)
+        throw this.failure(result.failed, doing)
+      await Bun.sleep(Math.min(10_000, 500 * 2 ** tries))
+    }
   }
 
   /** Runs restic `args` with `--json`, calling `message` with each JSON line it prints. */
@@ -99,29 +129,40 @@ export class Restic {
 
   /**
    * Opens the repository, making it when it is not there and `create` says so; a repository that is missing when it
-   * must exist is `repository_unreachable` (nothing to restore from).
+   * must exist is `repository_unreachable` (nothing to restore from). Answers whether it made it.
    */
-  async open(create: boolean): Promise<void> {
+  async open(create: boolean): Promise<boolean> {
     if (this.access.localPath !== null && !existsSync(`${this.access.localPath}/config`)) {
       if (!create) throw new RunFailure('repository_unreachable', 'The repository does not exist.')
-      await this.run(['init'], 'making the repository')
-      return
+      await this.init()
+      return true
     }
     const probe = await this.groups.output(this.argv(['cat', 'config']), this.access.env)
     if (probe.code === 0) {
       // Locks a killed run left (its process gone) would hold the repository: restic removes only stale ones.
       await this.groups.output(this.argv(['unlock']), this.access.env)
-      return
+      return false
     }
     if (this.groups.killed) throw new RunFailure('cancelled', 'The run was cancelled.')
     // A password refused says "wrong password"; a target that cannot be reached says so before any config.
     if (absent(probe.stderr) && !/wrong password|no key found/i.test(probe.stderr)) {
       if (!create) throw new RunFailure('repository_unreachable', 'The repository does not exist.')
-      await this.run(['init'], 'making the repository')
-      return
+      await this.init()
+      return true
     }
     const failure = this.failure(probe, 'opening the repository')
     throw failure.code === 'failed' ? new RunFailure('repository_unreachable', failure.message) : failure
+  }
+
+  /** Makes the repository: a target that will not have it made (a refused login, a read-only store) refused it. */
+  private async init(): Promise<void> {
+    try {
+      await this.run(['init'], 'making the repository')
+    } catch (error) {
+      if (error instanceof RunFailure && error.code === 'failed')
+        throw new RunFailure('repository_unreachable', error.message)
+      throw error
+    }
   }
 
   /** The bytes the whole repository takes (its packs, as restic counts them). */

@@ -9,6 +9,7 @@ import { lstat, mkdir, readdir } from 'node:fs/promises'
 import { posix } from 'node:path'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import type { SnapshotLayout } from './backup-manifest.ts'
+import { restoreFolderPrefix } from './file-sample.ts'
 import { systemEnv } from './processes.ts'
 import { literalPattern, type Restic } from './restic.ts'
 import type { RunContext } from './run-context.ts'
@@ -68,7 +69,7 @@ export async function restoreFiles(
   if (!from) throw new RunFailure('restore_failed', 'The backup holds no files of the site.')
   const { targets, kept } = plan(request.files, request.keep)
   if (targets.length === 0) return 0
-  const folder = posix.join(site.home, `.plinth-restore-${context.runId}`)
+  const folder = posix.join(site.home, `${restoreFolderPrefix}${context.runId}`)
   const groups = restic.groups
   await groups.output(['rm', '-rf', '--one-file-system', '--', folder], systemEnv)
   await mkdir(folder, { mode: 0o700 })
@@ -158,6 +159,7 @@ export async function restoreFiles(
       }
       context.report(60 + Math.round((30 * (index + 1)) / targets.length), 'syncing the site’s files')
     }
+    await regroupDocuments(site, groups)
     return restored
   } finally {
     // Closed to the site again before root removes it (the site's links inside are never followed by rm).
@@ -179,4 +181,24 @@ async function handOver(folder: string, site: NodeSite, groups: Restic['groups']
       throw new RunFailure('restore_failed', 'The restored files could not be given to the site’s user.')
   }
   await groups.output(['chown', '-h', owner, folder], systemEnv)
+}
+
+/**
+ * The documents' group put back where the sync changed it: rsync run by a user gives what it writes the user's own
+ * group, where the site's own writes in its document root take the group nginx's workers read with (the root's
+ * set-group-id bit). Only entries with the user's group change, links not followed, from the document root down (a
+ * folder of root's home the site cannot swap for a link).
+ */
+async function regroupDocuments(site: NodeSite, groups: Restic['groups']): Promise<void> {
+  const user = site.user
+  if (!user) return
+  const htdocs = posix.join(site.home, 'htdocs')
+  const webGid = (await lstat(htdocs)).gid
+  if (webGid === user.gid) return
+  const result = await groups.output(
+    ['chown', '-hR', `--from=:${user.gid}`, `:${webGid}`, '--', htdocs],
+    systemEnv,
+  )
+  if (result.code !== 0)
+    throw new RunFailure('restore_failed', 'The restored documents could not be given nginx’s group.')
 }

@@ -17,13 +17,13 @@ export interface RunContext {
 }
 
 /**
- * A folder of root's (0700) for this run under `<dataDir>/<kind>/` (`staging`, `scratch`), removed by `release`
- * whatever happened.
+ * A folder of root's (0700) for this run under `<dataDir>/<kind>/` (`staging`, `scratch`), named `name` (default the
+ * run's id), removed by `release` whatever happened.
  */
-export async function runFolder(context: RunContext, kind: 'staging' | 'scratch') {
+export async function runFolder(context: RunContext, kind: 'staging' | 'scratch', name = context.runId) {
   const parent = join(context.dataDir, kind)
   await mkdir(parent, { recursive: true, mode: 0o700 })
-  const path = join(parent, context.runId)
+  const path = join(parent, name)
   await rm(path, { recursive: true, force: true })
   await mkdir(path, { mode: 0o700 })
   return { path, release: () => rm(path, { recursive: true, force: true }) }

@@ -15,6 +15,7 @@ import { type ArchiveStore, archiveChunkBytes, archiveStore } from './archives.t
 import { runBackup } from './backup-task.ts'
 import { runForget } from './forget-task.ts'
 import { type BackupTask, backupsServiceName } from './protocol.ts'
+import { inTurn, repositoryKey } from './repository-turns.ts'
 import { runRestore } from './restore-task.ts'
 import { createRuns, type TaskBody } from './runs.ts'
 import { describeTools, missingTools } from './tools.ts'
@@ -51,18 +52,24 @@ export function backupsNodeService(): NodeService {
 
   function body(site: NodeSite, task: BackupTask): TaskBody {
     const store = ready().archives
-    switch (task?.task) {
-      case 'backup':
-        return (context) => runBackup(task, site, context)
-      case 'restore':
-        return (context) => runRestore(task, site, context)
-      case 'forget':
-        return (context) => runForget(task, context)
-      case 'archive':
-        return (context) => runArchive(task, site, context, store)
-      default:
-        throw malformed('run.task')
+    const work = (): TaskBody => {
+      switch (task?.task) {
+        case 'backup':
+          return (context) => runBackup(task, site, context)
+        case 'restore':
+          return (context) => runRestore(task, site, context)
+        case 'forget':
+          return (context) => runForget(task, context)
+        case 'archive':
+          return (context) => runArchive(task, site, context, store)
+        default:
+          throw malformed('run.task')
+      }
     }
+    const run = work()
+    if (typeof task.repository !== 'object' || task.repository === null) throw malformed('run.repository')
+    const key = repositoryKey(task.repository.location)
+    return (context) => inTurn(key, context, () => run(context))
   }
 
   return {

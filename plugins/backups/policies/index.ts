@@ -31,9 +31,16 @@ export function policyRoutes(context: PluginContext, options: ResolvedPolicyOpti
   return [...sitePolicyRoutes(context, options), ...overdueRoutes(context, options)]
 }
 
-/** The policies' jobs: the schedule's look and retention. */
-export function policyJobs(context: PluginContext, options: ResolvedPolicyOptions): JobDefinition[] {
-  return [scheduleJob(context, options), retentionJob(context, options)]
+/**
+ * The policies' jobs: the schedule's look, and retention, in `lane` (the backups' own: its forgets and prunes run
+ * restic like backups do, and share their bound).
+ */
+export function policyJobs(
+  context: PluginContext,
+  options: ResolvedPolicyOptions,
+  lane: JobDefinition['lane'],
+): JobDefinition[] {
+  return [scheduleJob(context, options), retentionJob(context, options, lane)]
 }
 
 /** In the plugin's setup: retention after each backup that ends. */

@@ -2,7 +2,7 @@
 
 import type { Db, Migration } from '../../../core/index.ts'
 
-/** One row per recurring look (`schedule`): when it is next due. */
+/** One row per recurring look (`schedule`, the daily `retention` sweep): when it is next due. */
 export interface BackupScheduleClaimsTable {
   id: string
   next_at: string
@@ -25,21 +25,26 @@ export const policyMigrations: Migration[] = [
 ]
 
 /**
- * Whether this instance starts the schedule now: true when it was due and this call moved it on by `intervalMs`
- * (only one instance's update matches). The first look only records when the next is due.
+ * Whether this instance does the recurring look `id` now: true when it was due and this call moved it on by
+ * `intervalMs` (only one instance's update matches). The first look only records when the next is due.
  */
-export async function claimScheduleLook(db: Db, intervalMs: number, now: Date): Promise<boolean> {
+export async function claimScheduleLook(
+  db: Db,
+  intervalMs: number,
+  now: Date,
+  id: 'schedule' | 'retention' = 'schedule',
+): Promise<boolean> {
   const claims = db.withTables<PolicyTables>()
   const next = new Date(now.getTime() + intervalMs).toISOString()
   const existing = await claims
     .selectFrom('backup_schedule_claims')
     .selectAll()
-    .where('id', '=', 'schedule')
+    .where('id', '=', id)
     .executeTakeFirst()
   if (!existing) {
     await claims
       .insertInto('backup_schedule_claims')
-      .values({ id: 'schedule', next_at: next })
+      .values({ id, next_at: next })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute()
     return false
@@ -48,7 +53,7 @@ export async function claimScheduleLook(db: Db, intervalMs: number, now: Date): 
   const result = await claims
     .updateTable('backup_schedule_claims')
     .set({ next_at: next })
-    .where('id', '=', 'schedule')
+    .where('id', '=', id)
     .where('next_at', '=', existing.next_at)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1

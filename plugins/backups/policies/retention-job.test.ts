@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { waitFor } from '../../../hosts/testing/index.ts'
 import type { Backup } from '../contract.ts'
 import { startRetention } from './retention-job.ts'
+import { sweepExpiredBackups } from './retention-sweep.ts'
 import { type PolicyTestPanel, policyTestPanel } from './testing/policy-panel.ts'
 
 let t: PolicyTestPanel
@@ -68,4 +69,45 @@ test('the retention job forgets exactly the backups the site’s policy does not
     await t.call('GET', `/audit?subject=${site.id}&action=backup.forget`),
   )
   expect(audit.items.length).toBeGreaterThan(0)
+})
+
+test('the daily sweep starts retention only for sites with a failed or pre-restore backup no longer kept', async () => {
+  const target = await t.newTarget()
+  const now = Date.now() + 40 * day
+  const at = (ms: number) => new Date(now - ms).toISOString()
+  const idle = await t.newSite(await t.newCustomer())
+  await t.json(await t.call('PUT', `/sites/${idle.id}/backup-policy`, { schedule: 'off' }))
+  const good = await t.backupRow(idle, target, { created_at: at(2 * day) })
+  const stale = await t.backupRow(idle, target, {
+    created_at: at(20 * day),
+    status: 'failed',
+    verified: 0,
+    error_code: 'dump_failed',
+    error_message: 'mysqldump exited 2',
+  })
+  // Its only completed backup, a pre-restore one past its days: still kept (the newest), so nothing to do.
+  const kept = await t.newSite(await t.newCustomer())
+  await t.backupRow(kept, target, { created_at: at(30 * day), reason: 'pre-restore' })
+
+  // The clock retention's job reads.
+  t.setClock(new Date(now))
+  const sweep = (ms: number) =>
+    t.context.transaction((trx) => sweepExpiredBackups(trx, t.context, new Date(now + ms)))
+  // The first look records when the sweep is next due (a day on); then it runs once a day.
+  await sweep(-day)
+  expect(await sweep(-1)).toEqual([])
+  const started = await sweep(0)
+  expect(started).toContain(idle.id)
+  expect(started).not.toContain(kept.id)
+  expect(await sweep(day - 1)).toEqual([])
+
+  const listed = await waitFor('the stale failure forgotten', async () => {
+    const read = await t.json<{ items: Backup[] }>(await t.call('GET', `/sites/${idle.id}/backups`))
+    if (read.items.some((item) => item.id === stale.id)) {
+      await Bun.sleep(20)
+      return null
+    }
+    return read.items
+  })
+  expect(listed.map((item) => item.id)).toEqual([good.id])
 })

@@ -36,7 +36,11 @@ export function retainAfterBackups(context: PluginContext): void {
 }
 
 /** The retention job. */
-export function retentionJob(context: PluginContext, options: ResolvedPolicyOptions): JobDefinition {
+export function retentionJob(
+  context: PluginContext,
+  options: ResolvedPolicyOptions,
+  lane: JobDefinition['lane'],
+): JobDefinition {
   const sites = context.use(siteDirectory)
   const everyone = { kind: 'all' } as const
 
@@ -44,7 +48,11 @@ export function retentionJob(context: PluginContext, options: ResolvedPolicyOpti
     kind: retainJobKind,
     description:
       'Retention of a site’s backups, after each backup of it ends: forgets the listed backups its policy no longer keeps (of completed ones, the newest of each of the last `keepDaily` days, `keepWeekly` ISO weeks and `keepMonthly` months, UTC, and always the newest; `pre-restore` backups 14 days at least; failed ones 14 days after they ended). Their snapshots are removed from the repository (`backup.forget` in the audit log).',
+    // A repository locked by a backup that runs is tried again later.
     maxAttempts: 3,
+    // A prune of a large repository on a remote target takes a while.
+    timeoutMs: 2 * 60 * 60_000,
+    ...(lane ? { lane } : {}),
     async run(job) {
       const site = await sites.find(context.db, everyone, job.subject.id)
       // A site deleted since: its deletion removes its backups.

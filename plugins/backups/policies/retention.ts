@@ -41,8 +41,10 @@ export function retainedBackups<B extends RetentionCandidate>(
   now: Date,
 ): B[] {
   const kept = new Set<string>()
+  // A pre-restore backup has its own keep (below): among the rules' it would, as the newest of its day, push out
+  // the very backup its restore was restoring.
   const completed = backups
-    .filter((backup) => backup.status === 'completed')
+    .filter((backup) => backup.status === 'completed' && backup.reason !== 'pre-restore')
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
   for (const rule of rules) {
     let left = policy[rule.member]

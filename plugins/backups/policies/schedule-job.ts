@@ -20,6 +20,7 @@ import { claimScheduleLook } from './migrations.ts'
 import type { ResolvedPolicyOptions } from './policy-options.ts'
 import { ownPoliciesOf, runningBackupsByNode, scheduledAttemptsSince } from './policy-rows.ts'
 import { policyStanding } from './policy-standing.ts'
+import { sweepExpiredBackups } from './retention-sweep.ts'
 import { schedulePeriodMs } from './schedule-slots.ts'
 
 /** The schedule's job kind; its subject is `{ type: 'schedule', id: 'backups' }`. */
@@ -36,6 +37,8 @@ export interface ScheduleLook {
   readonly refused: string[]
   /** Sites due left for a later look: their node runs as many backups as it may. */
   readonly waiting: string[]
+  /** Sites the day's sweep started retention for (failed or pre-restore backups past their days). */
+  readonly retained: string[]
 }
 
 /** Starts the schedule's job in `trx`. */
@@ -70,8 +73,7 @@ export function scheduleJob(context: PluginContext, options: ResolvedPolicyOptio
         await recordRefusal(job, site, error)
         return 'refused'
       }
-      // A backup or restore of the site runs (its slot is seen to at a later look), or there is no target (the
-      // overdue list shows the site): nothing to record.
+      // A backup or restore of the site runs: its slot is seen to at a later look, nothing to record.
       context.log.info({ siteId: site.id, code: error.code }, 'scheduled backup not started')
       return 'passed'
     }
@@ -120,12 +122,12 @@ export function scheduleJob(context: PluginContext, options: ResolvedPolicyOptio
   return {
     kind: scheduleJobKind,
     description:
-      'The backup schedule, every minute: asks for a `scheduled` backup of each active site whose daily or weekly slot in the night window is open (no running or completed scheduled backup since it; a failed one is tried again an hour later, three times a slot at most), while its node runs fewer backups than it may at once; a site whose customer’s backups fill its `backupMB` gets a failed backup (`backup_limit_reached`).',
+      'The backup schedule, every minute: asks for a `scheduled` backup of each active site whose daily or weekly slot in the night window is open (no running or completed scheduled backup since it; a failed one is tried again an hour later, three times a slot at most), while its node runs fewer backups than it may at once; a site whose customer’s backups fill its `backupMB` gets a failed backup (`backup_limit_reached`). Once a day it also starts retention for sites with a failed or `pre-restore` backup past its days.',
     maxAttempts: 1,
     async run(job) {
       const now = options.now()
       const running = await runningBackupsByNode(context.db)
-      const look: ScheduleLook = { started: [], refused: [], waiting: [] }
+      const look: ScheduleLook = { started: [], refused: [], waiting: [], retained: [] }
       const planOf = planBackupsCache(context.db, context.quotas)
       const since = new Date(now.getTime() - schedulePeriodMs.weekly).toISOString()
       let after: string | null = null
@@ -157,6 +159,7 @@ export function scheduleJob(context: PluginContext, options: ResolvedPolicyOptio
         after = batch.at(-1)?.id ?? after
         if (batch.length < walkBatch) break
       }
+      look.retained.push(...(await job.transaction((trx) => sweepExpiredBackups(trx, context, now))))
       return { ...look }
     },
   }

@@ -2,10 +2,13 @@
 // (UTC), spread by its id, and a slot is taken by a running or completed scheduled backup, or after three failures.
 
 import { describe, expect, test } from 'bun:test'
+import { resolvePolicyOptions } from './policy-options.ts'
+import { policyStanding } from './policy-standing.ts'
 import {
   defaultScheduleWindow,
   isOverdue,
   type ScheduleWindow,
+  type SlotAttempt,
   slotOffsetMs,
   slotsAround,
   slotTaken,
@@ -167,5 +170,47 @@ describe('isOverdue', () => {
     )
     expect(isOverdue('daily', { lastGoodAt: null, createdAt: '2026-06-08T00:00:00Z' }, now, grace)).toBe(true)
     expect(isOverdue('off', { lastGoodAt: null, createdAt: '2020-01-01T00:00:00Z' }, now, grace)).toBe(false)
+  })
+})
+
+describe('two nights of looks, a minute apart', () => {
+  test('each daily site is due exactly once a night, inside the window, and never again once its backup runs', () => {
+    const options = resolvePolicyOptions({})
+    // A node's fifty sites.
+    const night = sites.slice(0, 50)
+    const created = '2026-06-09T12:00:00.000Z'
+    const attempts = new Map<string, SlotAttempt[]>(night.map((site) => [site, []]))
+    const starts = new Map<string, string[]>(night.map((site) => [site, []]))
+    for (let at = Date.parse('2026-06-09T12:00:00Z'); at < Date.parse('2026-06-11T12:00:00Z'); at += 60_000) {
+      const now = new Date(at)
+      for (const site of night) {
+        const standing = policyStanding(
+          {
+            schedule: 'daily',
+            site: { id: site, createdAt: created },
+            lastGoodAt: null,
+            attempts: attempts.get(site) ?? [],
+          },
+          options,
+          now,
+        )
+        if (!standing.due) continue
+        // The backup starts and completes within the minute.
+        attempts
+          .get(site)
+          ?.push({ status: 'completed', createdAt: now.toISOString(), finishedAt: now.toISOString() })
+        starts.get(site)?.push(now.toISOString())
+      }
+    }
+    for (const site of night) {
+      const times = starts.get(site) ?? []
+      expect(times.map((time) => time.slice(0, 10))).toEqual(['2026-06-10', '2026-06-11'])
+      for (const time of times) {
+        const hourOf = new Date(time).getUTCHours()
+        expect(hourOf >= 1 && hourOf < 5).toBe(true)
+      }
+      // The same time each night: the site's own minute.
+      expect(times[1] && times[0] ? Date.parse(times[1]) - Date.parse(times[0]) : 0).toBe(24 * hour)
+    }
   })
 })

@@ -105,7 +105,6 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
         backupsProblems.invalid_restore_path,
         backupsProblems.backup_not_completed,
         backupsProblems.backup_in_progress,
-        backupsProblems.no_backup_target,
         backupsProblems.clone_type_unsupported,
         ...runningSiteProblems,
         ...(siteNotReady ? [siteNotReady] : []),

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RepositorySpec } from '../node/protocol.ts'
-import { initOrOpen, ResticFailure, runRestic } from '../panel-restic.ts'
+import { forgetOnPanel, initOrOpen, ResticFailure, runRestic } from '../panel-restic.ts'
 import { ensureDebianPackage } from './debian-packages.ts'
 import { type S3Peer, startS3Server } from './s3-server.ts'
 
@@ -58,10 +58,24 @@ test('restic backs up a folder to the store and restores it byte for byte', asyn
   expect(readFileSync(join(restored, 'note.txt'), 'utf8')).toBe('kept\n')
 })
 
+test('a pack larger than minio-go’s part size (restic sends it in one PUT) comes back whole', async () => {
+  const source = join(folder, 'large')
+  const bytes = crypto.getRandomValues(new Uint8Array(40 * 1024 * 1024))
+  await Bun.write(join(source, 'large.bin'), bytes)
+  await runRestic(spec(push), ['backup', '--pack-size', '32', source], signal())
+  expect(peer.requests.some((request) => request.method === 'POST')).toBe(false)
+  await runRestic(spec(push), ['restore', 'latest', '--target', join(folder, 'restored-large')], signal())
+  expect(new Uint8Array(readFileSync(join(folder, 'restored-large', source, 'large.bin')))).toEqual(bytes)
+  await runRestic(spec(push), ['check', '--read-data'], signal())
+}, 180_000)
+
 test('the push-only key cannot forget; the full key forgets and prunes the data away', async () => {
   const refused = await failure(runRestic(spec(push), ['forget', '--prune', 'latest'], signal()))
   expect(refused.code).toBe('refused')
-  await runRestic(spec(full), ['forget', '--prune', 'latest'], signal())
+  const before = await runRestic(spec(full), ['snapshots', '--json'], signal())
+  const ids = (JSON.parse(before.stdout) as { id: string }[]).map((snapshot) => snapshot.id)
+  expect(ids).toHaveLength(2)
+  await forgetOnPanel(spec(full), ids, signal())
   const listed = await runRestic(spec(full), ['snapshots', '--json'], signal())
   expect(JSON.parse(listed.stdout)).toEqual([])
 }, 180_000)

@@ -117,6 +117,18 @@ export interface DatabaseEngine {
     server: ServerAccess,
     prefix: string,
   ): Promise<{ readonly databases: readonly string[]; readonly users: readonly string[] }>
+  /**
+   * Makes `heir` (an account of a login: its name and one of its hosts) the definer of the views, triggers, routines
+   * and events of `database` that `username` defines, and answers how many. MariaDB runs them as their definer, and
+   * fails them once the definer is dropped: a restore loaded by a temporary login defines them all, and they must
+   * outlive it. PostgreSQL's objects belong to the database's owner role: nothing to do there.
+   */
+  handOverDefinitions(
+    server: ServerAccess,
+    database: string,
+    username: string,
+    heir: { readonly username: string; readonly host: string },
+  ): Promise<number>
   /** Closes the connections kept to `server` (or to every server). */
   close(server?: ServerAccess): Promise<void>
 }

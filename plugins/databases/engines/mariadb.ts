@@ -663,6 +663,81 @@ export function mariadbEngine(): DatabaseEngine {
       if (locked) await killSessionsOf(server, username)
     },
 
+    async handOverDefinitions(server, database, username, heir) {
+      checkDatabase(database)
+      checkName(username, 'user')
+      checkName(heir.username, 'user')
+      const [host] = checkHosts([heir.host])
+      const definer = mysql.format('DEFINER=?@?', [heir.username, host])
+      const ofUser = "SUBSTRING_INDEX(DEFINER, '@', 1) = ?"
+      const views = await rows(
+        server,
+        `SELECT TABLE_NAME AS name FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? AND ${ofUser}`,
+        [database, username],
+      )
+      const triggers = await rows(
+        server,
+        `SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? AND ${ofUser}`,
+        [database, username],
+      )
+      const routines = await rows(
+        server,
+        `SELECT ROUTINE_NAME AS name, ROUTINE_TYPE AS type FROM information_schema.ROUTINES
+          WHERE ROUTINE_SCHEMA = ? AND ${ofUser} AND ROUTINE_TYPE IN ('PROCEDURE', 'FUNCTION')`,
+        [database, username],
+      )
+      const events = await rows(
+        server,
+        `SELECT EVENT_NAME AS name, ON_COMPLETION AS completion FROM information_schema.EVENTS
+          WHERE EVENT_SCHEMA = ? AND ${ofUser}`,
+        [database, username],
+      )
+      const total = views.length + triggers.length + routines.length + events.length
+      if (total === 0) return 0
+      // Their definitions name tables without their database: made again from inside it, on a connection of its
+      // own (the session's sql_mode is each definition's own).
+      const connection = await mysql
+        .createConnection({ ...connectionOptions(server), database })
+        .catch((error: unknown) => {
+          throw engineError(error)
+        })
+      /** `statement` (a SHOW CREATE's) made again as `CREATE OR REPLACE`, with the heir as its definer. */
+      const remade = (statement: string) =>
+        statement
+          .replace(/^CREATE /, 'CREATE OR REPLACE ')
+          .replace(/DEFINER=`(?:[^`]|``)*`@`(?:[^`]|``)*`/, definer)
+      try {
+        for (const { name } of views) {
+          const [[shown]] = await connection.query<RowDataPacket[]>('SHOW CREATE VIEW ??', [name])
+          await connection.query(remade(String(shown?.['Create View'])))
+        }
+        for (const { name } of triggers) {
+          const [[shown]] = await connection.query<RowDataPacket[]>('SHOW CREATE TRIGGER ??', [name])
+          await connection.query('SET SESSION sql_mode = ?', [String(shown?.sql_mode ?? '')])
+          await connection.query(remade(String(shown?.['SQL Original Statement'])))
+        }
+        for (const { name, type } of routines) {
+          const kind = type === 'FUNCTION' ? 'FUNCTION' : 'PROCEDURE'
+          const [[shown]] = await connection.query<RowDataPacket[]>(`SHOW CREATE ${kind} ??`, [name])
+          await connection.query('SET SESSION sql_mode = ?', [String(shown?.sql_mode ?? '')])
+          await connection.query(
+            remade(String(shown?.[kind === 'FUNCTION' ? 'Create Function' : 'Create Procedure'])),
+          )
+        }
+        // ALTER EVENT wants a change besides the definer: the event's own ON COMPLETION, said again.
+        for (const { name, completion } of events)
+          await connection.query(
+            `ALTER ${definer} EVENT ?? ON COMPLETION ${completion === 'PRESERVE' ? 'PRESERVE' : 'NOT PRESERVE'}`,
+            [name],
+          )
+      } catch (error) {
+        throw engineError(error)
+      } finally {
+        connection.destroy()
+      }
+      return total
+    },
+
     async namesStartingWith(server, prefix) {
       checkName(prefix, 'prefix')
       const databases = await rows(

@@ -120,6 +120,82 @@ describe('MariaDB: a dump login', () => {
   })
 })
 
+/** The rows a statement answers, as plain objects. */
+async function rowsOf(connection: mysql.Connection, statement: string): Promise<unknown[]> {
+  return (await connection.query(statement))[0] as unknown[]
+}
+
+describe('MariaDB: definitions handed over', () => {
+  const { engine, admin } = engines.mariadb
+  const database = `${prefix}_restored`
+  const loader = `${prefix}_loader`
+  const heir = `${prefix}_heir`
+  const passes = new Map([
+    [loader, password()],
+    [heir, password()],
+  ])
+  const login = (user: string) =>
+    mysql.createConnection({
+      host: admin.host,
+      port: admin.port,
+      user,
+      password: passes.get(user),
+      database,
+    })
+
+  beforeAll(async () => {
+    await engine.createDatabase(admin, database)
+    for (const user of [loader, heir]) {
+      await engine.createUser(admin, user, passes.get(user) as string, ['127.0.0.1'])
+      await engine.setGrants(admin, user, [{ database, access: 'readwrite' }], ['127.0.0.1'])
+    }
+  })
+  afterAll(async () => {
+    for (const user of [loader, heir]) await engine.dropUser(admin, user, ['127.0.0.1'])
+    await engine.dropDatabase(admin, database)
+  })
+
+  test('the view, trigger, routines and event a login made keep working as the heir’s once it is dropped', async () => {
+    const made = await login(loader)
+    await made.query('CREATE TABLE orders (id INT PRIMARY KEY, total INT)')
+    await made.query('CREATE VIEW big AS SELECT id FROM orders WHERE total > 15')
+    await made.query(
+      'CREATE TRIGGER tenfold BEFORE INSERT ON orders FOR EACH ROW SET NEW.total = NEW.total * 10',
+    )
+    await made.query('CREATE PROCEDURE add_order(IN n INT) INSERT INTO orders VALUES (n, n)')
+    await made.query('CREATE FUNCTION doubled(n INT) RETURNS INT DETERMINISTIC RETURN n * 2')
+    await made.query('CREATE EVENT tidy ON SCHEDULE EVERY 1 DAY DISABLE DO DELETE FROM orders WHERE id < 0')
+    await made.end()
+
+    expect(
+      await engine.handOverDefinitions(admin, database, loader, { username: heir, host: '127.0.0.1' }),
+    ).toBe(5)
+    // Nothing left to hand over: a second call changes nothing.
+    expect(
+      await engine.handOverDefinitions(admin, database, loader, { username: heir, host: '127.0.0.1' }),
+    ).toBe(0)
+    await engine.dropUser(admin, loader, ['127.0.0.1'])
+
+    const app = await login(heir)
+    try {
+      await app.query('CALL add_order(2)')
+      expect(await rowsOf(app, 'SELECT total FROM orders')).toEqual([{ total: 20 }])
+      expect(await rowsOf(app, 'SELECT id FROM big')).toEqual([{ id: 2 }])
+      expect(await rowsOf(app, 'SELECT doubled(4) AS four')).toEqual([{ four: 8 }])
+      const definers = await rowsOf(
+        app,
+        `SELECT DEFINER AS definer FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE()
+         UNION ALL SELECT DEFINER FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()
+         UNION ALL SELECT DEFINER FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
+         UNION ALL SELECT DEFINER FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE()`,
+      )
+      expect(definers).toEqual(Array.from({ length: 5 }, () => ({ definer: `${heir}@127.0.0.1` })))
+    } finally {
+      await app.end()
+    }
+  })
+})
+
 describe.each(['mariadb', 'postgresql'] as const)('%s: the sweep of temporaries', (name) => {
   const { engine, admin } = engines[name]
   const now = new Date()

@@ -20,6 +20,7 @@ export const nodeEngineMethods = [
   'readGrants',
   'setLocked',
   'namesStartingWith',
+  'handOverDefinitions',
 ] as const satisfies readonly (keyof DatabaseEngine)[]
 export type NodeEngineMethod = (typeof nodeEngineMethods)[number]
 

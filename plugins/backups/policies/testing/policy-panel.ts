@@ -1,6 +1,6 @@
 // What the policies' tests share: a panel with the backups plugin on a fake clock and a local node, customers,
-// plans and sites made through the API, and backup and target rows written as the take job and the targets' routes
-// would leave them (their own tests cover how those come to be).
+// plans, sites and targets made through the API, and backup rows written as the take job would leave them at chosen
+// times (its own tests cover how those come to be).
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,7 +34,7 @@ export interface PolicyTestPanel {
   ): Promise<void>
   /** An active site of the customer on the local node. */
   newSite(customerId: string): Promise<Site>
-  /** A target row, as `POST /backup-targets` leaves one. */
+  /** A new `local` target (`POST /backup-targets`), made the default when said. */
   newTarget(isDefault?: boolean): Promise<string>
   /** A backup row of `site` as the take job leaves it. */
   backupRow(site: Site, targetId: string, row: Partial<BackupsTable>): Promise<BackupsTable>
@@ -110,24 +110,9 @@ export async function policyTestPanel(policies: PolicyOptions = {}): Promise<Pol
       })
     },
     async newTarget(isDefault = false) {
-      const id = newId('bkt')
-      const now = new Date().toISOString()
-      if (isDefault) await backups().updateTable('backup_targets').set({ is_default: 0 }).execute()
-      await backups()
-        .insertInto('backup_targets')
-        .values({
-          id,
-          name: `target ${id.slice(-6)}`,
-          kind: 'local',
-          location_json: '{}',
-          push_secrets_sealed: null,
-          prune_secrets_sealed: null,
-          is_default: isDefault ? 1 : 0,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute()
-      return id
+      const name = `target ${crypto.randomUUID().slice(0, 8)}`
+      const body = { name, kind: 'local', default: isDefault }
+      return (await json<{ id: string }>(await call('POST', '/backup-targets', body), 201)).id
     },
     async backupRow(site, targetId, given) {
       const createdAt = given.created_at ?? new Date().toISOString()
