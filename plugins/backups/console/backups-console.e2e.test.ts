@@ -1,11 +1,12 @@
 // A site's backups in Chromium, on a real WordPress site served by this machine's nginx, PHP-FPM and MariaDB through
 // the panel's local node: staff add a REST target (a wrong password refused at its field by the target's check,
-// then kept as the default), are refused its delete while it is the default (the API's reason said), and make the
-// installation's local target the default again; a customer's developer opens the site's Backups tab, backs it
-// up and watches the job complete (the last good backup's age then shown), opens the restore of its database,
-// reads the preview of what will change, restores it (a post written since is gone), and undoes the restore with
-// the pre-restore backup (the post is back). Every page passes axe's WCAG 2.1 AA rules, with nothing failing.
-
+// then kept as the default), are refused its delete while it is the default (the API's reason said), make the
+// installation's local target the default again and see the overdue list; a customer's developer opens the site's
+// Backups tab, backs it up and watches the job complete (the last good backup's age then shown), downloads it (a
+// gzip archive), opens the restore of its database, reads the preview of what will change, restores it (a post
+// written since is gone), and undoes the restore with the pre-restore backup (the post is back); a billing member
+// finds no backups, a developer no staff pages; staff set the site's own policy (refused at a field first), see
+// where each member comes from, and reset it. Every page passes axe's WCAG 2.1 AA rules, with nothing failing.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -49,6 +50,7 @@ let root: Connection
 let token: string
 let siteId = ''
 let databaseName = ''
+let customerId = ''
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await tp.request(method, `/api/v1${path}`, { token, body })
@@ -112,6 +114,7 @@ beforeAll(async () => {
     return nodes.body.items[0]?.agent.capabilities?.mode === 'serving' ? true : null
   })
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
+  customerId = customer.body.id
   const site = await call<{ id: string; jobId: string }>('POST', '/sites', {
     customerId: customer.body.id,
     name: 'Acme Blog',
@@ -229,6 +232,12 @@ test('staff add a REST target (refused at the password first), make it the defau
   await local.getByRole('button', { name: 'Make Each site’s node the default' }).click()
   await local.getByRole('button', { name: 'Confirm Each site’s node as the default' }).click()
   await local.getByText('Default').waitFor()
+
+  // The overdue list: the site created a moment ago is not due yet.
+  await page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Overdue backups' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Overdue backups' }).waitFor()
+  await page.getByText('No site is overdue').waitFor()
+  await checkAccessibility(page, 'the overdue backups, none')
   await failures.assertClean('adding backup targets')
 }, 90_000)
 
@@ -247,6 +256,17 @@ test('a developer backs the site up, previews and restores its database, and und
   const row = page.getByRole('row', { name: /completed/ })
   expect(await row.textContent()).toContain(`Database ${databaseName}`)
   await checkAccessibility(page, 'a site’s backups after one completed')
+
+  // Download: the link is made and opened, and the browser saves the archive.
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: 120_000 }),
+    row.getByRole('button', { name: /^Download/ }).click(),
+  ])
+  expect(download.suggestedFilename()).toMatch(
+    new RegExp(`^${domain.replaceAll('.', '\\.')}-bkp_\\w+\\.tar\\.gz$`),
+  )
+  const saved = await download.path()
+  expect((await Bun.file(saved).bytes()).subarray(0, 2)).toEqual(new Uint8Array([0x1f, 0x8b]))
 
   // A post written after the backup: restoring the database takes it away, undoing the restore brings it back.
   await root.query(
@@ -289,3 +309,48 @@ test('a developer backs the site up, previews and restores its database, and und
   )
   await failures.assertClean('backing up, restoring and undoing')
 }, 600_000)
+
+test('a billing member finds no backups, and a developer no staff pages of backups', async () => {
+  const email = `billing-${tag}@acme.test`
+  await createTestUser(tp.panel.store.db, { email, staffRole: null })
+  expect((await call('POST', `/customers/${customerId}/members`, { email, role: 'billing' })).status).toBe(
+    201,
+  )
+  const { page, failures } = await signedIn(`sites/${siteId}/backups`, email)
+  await page.getByRole('heading', { level: 1, name: 'Not available to you' }).waitFor()
+  expect(await page.getByRole('button', { name: 'Back up now' }).count()).toBe(0)
+  await failures.assertClean('a site’s backups refused to a billing member')
+
+  const developerPage = await signedIn('', developer)
+  const areas = developerPage.page.getByRole('navigation', { name: 'Areas' })
+  expect(await areas.getByRole('link', { name: 'Backup targets' }).count()).toBe(0)
+  expect(await areas.getByRole('link', { name: 'Overdue backups' }).count()).toBe(0)
+  await developerPage.failures.assertClean('a developer’s navigation')
+}, 60_000)
+
+test('staff set the site’s own policy (a refusal at its field first), see where each member comes from, and reset it', async () => {
+  const { page, failures } = await signedIn(`sites/${siteId}/backups`, undefined, [
+    /PUT \S+\/api\/v1\/sites\/site_\w+\/backup-policy → 422$/,
+  ])
+  await page.getByRole('heading', { level: 1, name: 'Backups · Acme Blog' }).waitFor()
+  const policy = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Policy' }) })
+  await policy.getByText('Daily (the panel’s default)').waitFor()
+  const form = page.getByTestId('backup-policy-form')
+  await form.getByLabel('Schedule').selectOption('weekly')
+  await form.getByLabel('Keep daily').fill('9999')
+  await form.getByRole('button', { name: 'Save policy' }).click()
+  await form.locator('.field.has-error').first().waitFor()
+  expect(await form.locator('.field.has-error label').allTextContents()).toEqual(['Keep daily'])
+  await checkAccessibility(page, 'a site’s policy refused at its field')
+  await form.getByLabel('Keep daily').fill('3')
+  await form.getByRole('button', { name: 'Save policy' }).click()
+  await policy.getByText('Weekly (set for this site)').waitFor()
+  expect(await policy.locator('[data-member="keepDaily"]').textContent()).toBe('3 (set for this site)')
+  expect(await policy.locator('[data-member="keepWeekly"]').textContent()).toMatch(/\(the panel’s default\)$/)
+  await checkAccessibility(page, 'a site’s own policy')
+  await policy.getByRole('button', { name: 'Reset to its plan’s policy' }).click()
+  await policy.getByRole('button', { name: 'Confirm reset to its plan’s policy' }).click()
+  await policy.getByText('Daily (the panel’s default)').waitFor()
+  expect(await policy.locator('[data-member="keepDaily"]').textContent()).toMatch(/\(the panel’s default\)$/)
+  await failures.assertClean('a site’s own policy set and reset')
+}, 60_000)

@@ -1,10 +1,11 @@
 // The backups plugin's console pages: a site's backups (a tab of the site: the last good backup's age, back up now,
 // the list, download, the policy) and the restore of one with its preview and undo; for staff, the backup targets
-// and the sites whose backups are overdue.
+// and the sites whose backups are overdue (flagged on the dashboard too).
 
 import { defineConsolePages } from '../../console/kit.ts'
 import { BackupTargetNewPage } from './backup-target-new-page.tsx'
 import { BackupTargetsPage } from './backup-targets-page.tsx'
+import { OverdueBackupsNotice } from './overdue-backups-notice.tsx'
 import { OverdueBackupsPage } from './overdue-backups-page.tsx'
 import { RestorePage } from './restore-page.tsx'
 import { SiteBackupsPage } from './site-backups-page.tsx'
@@ -28,6 +29,10 @@ export default defineConsolePages({
       audience: 'staff',
       order: 616,
     },
+  ],
+  // The dashboard flags sites whose backups are overdue, for the staff who see the list.
+  notices: [
+    { name: 'overdue-backups', scope: 'backup-policy:manage', render: () => <OverdueBackupsNotice /> },
   ],
   routes: [
     {
