@@ -1,7 +1,8 @@
 // A lost node's site comes back on another from an offsite target: the real panel and two node agents as separate
 // processes on loopback, a WordPress site on the first agent backed up to a real SFTP server (sshd), the first node
 // then stopped and its data removed, and the backup restored into a new site on the second node, which serves the
-// first site's posts under its own domain. Node side (agents, nginx, restic, sshd): run once.
+// first site's content under its own domain; before that, the SFTP server refusing makes a failed backup. Node side
+// (agents, nginx, restic, sshd): run once.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
@@ -135,6 +136,22 @@ describe('a site whose node is lost', () => {
     )
     const backup = (await call<Backup>('GET', `/sites/${siteId}/backups/${started.body.backup.id}`)).body
     expect(backup).toMatchObject({ status: 'completed', verified: true })
+
+    // A target that refuses (sshd stopped): the backup fails and says so, and nothing is completed.
+    await sftp.refuse()
+    try {
+      const refused = await call<{ jobId: string; backup: Backup }>('POST', `/sites/${siteId}/backups`)
+      expect(refused.status).toBe(202)
+      expect(await finished(refused.body.jobId)).toMatchObject({ status: 'failed' })
+      const failed = (await call<Backup>('GET', `/sites/${siteId}/backups/${refused.body.backup.id}`)).body
+      expect(failed).toMatchObject({
+        status: 'failed',
+        verified: false,
+        error: { code: 'repository_unreachable' },
+      })
+    } finally {
+      await sftp.resume()
+    }
 
     // The first node is gone, with every file it held.
     await first.stop()

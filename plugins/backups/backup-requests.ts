@@ -4,6 +4,7 @@
 
 import {
   type AuditInput,
+  type Db,
   type JobRequest,
   jobIsLive,
   newId,
@@ -118,7 +119,7 @@ export async function requestBackup(
  * The job of the backup or restore of the site that runs now, or null: a `running` backup's, or the live restore
  * whose pre-restore backup the site has.
  */
-export async function siteBusyWith(trx: Trx, siteId: string): Promise<string | null> {
+export async function siteBusyWith(trx: Db, siteId: string): Promise<string | null> {
   const rows = await backupTables(trx)
     .selectFrom('backups')
     .select(['status', 'job_id', 'restore_job_id'])

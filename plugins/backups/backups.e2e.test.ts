@@ -1,8 +1,8 @@
 // Backups through the API on a real WordPress site served by this machine's nginx, PHP-FPM and MariaDB through the
 // panel's local node, into the default target (each site's own node): a backup taken and verified (its event, idempotent replay), a file and a
 // post changed, then restored files only, databases only and everything, each giving back exactly the backup's
-// state; a restore undone with its pre-restore backup; a download link streaming a valid .tar.gz once; a corrupted
-// repository making a `failed` backup with its code and event; another customer's token 404 and the billing role
+// state; a restore undone with its pre-restore backup; a download link streaming a valid .tar.gz once; a failing
+// dump and a corrupted repository each making a `failed` backup with its code and event; another customer's token 404 and the billing role
 // 403. Node side (restic, nginx, MariaDB): run once, not in both store halves.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -458,12 +458,37 @@ describe('a WordPress site’s backups', () => {
     }
   }, 60_000)
 
+  test('a database dump that fails makes a failed backup with dump_failed, never a completed one', async () => {
+    // A view over a table since dropped: mariadb-dump refuses to dump it.
+    await root.query(`CREATE TABLE \`${databaseName}\`.plinth_gone (id INT)`)
+    await root.query(
+      `CREATE VIEW \`${databaseName}\`.plinth_broken AS SELECT id FROM \`${databaseName}\`.plinth_gone`,
+    )
+    await root.query(`DROP TABLE \`${databaseName}\`.plinth_gone`)
+    try {
+      const failed = await backUp('failed')
+      expect(failed).toMatchObject({ verified: false, contents: null, error: { code: 'dump_failed' } })
+      expect(await eventsAbout('backup.failed', failed.id)).toEqual([
+        expect.objectContaining({ id: failed.id, error: failed.error }),
+      ])
+    } finally {
+      await root.query(`DROP VIEW IF EXISTS \`${databaseName}\`.plinth_broken`)
+    }
+  }, 300_000)
+
   test('a corrupted repository makes a failed backup with its code and backup.failed', async () => {
-    const link = await call<{ url: string }>('POST', `/sites/${siteId}/backups/${first.id}/download`)
+    // A backup never downloaded yet (a node keeps an archive it made for a while).
+    const listed = await call<{ items: Backup[] }>('GET', `/sites/${siteId}/backups?limit=100`)
+    const other = listed.body.items.find(
+      (backup) => backup.reason === 'pre-restore' && backup.status === 'completed',
+    )
+    const link = await call<{ url: string }>('POST', `/sites/${siteId}/backups/${other?.id}/download`)
     expect(link.status).toBe(201)
     const repositories = findFolders(sitesDir, 'repositories')
     expect(repositories.length).toBe(1)
-    const repository = join(repositories[0] ?? '', readdirSync(repositories[0] ?? '')[0] ?? '')
+    // The site's own repository, named by its id (the static site's and the clone's are beside it).
+    const repository = join(repositories[0] ?? '', siteId)
+    expect(existsSync(join(repository, 'config'))).toBe(true)
     // Its snapshots removed behind the panel's back: the archive cannot be made, and the link says why at once.
     for (const file of readdirSync(join(repository, 'snapshots'))) rmSync(join(repository, 'snapshots', file))
     const url = new URL(link.body.url)

@@ -7,6 +7,7 @@
 import { type JobRun, nowIso, type PluginContext } from '../../core/index.ts'
 import { nodeDirectory } from '../nodes/contract.ts'
 import { setRepositoryBytes } from './backup-outcomes.ts'
+import { siteBusyWith } from './backup-requests.ts'
 import type { BackupsTable, BackupTargetsTable } from './migrations.ts'
 import { runOnNode } from './node-runs.ts'
 import { forgetOnPanel, runRestic } from './panel-restic.ts'
@@ -21,7 +22,8 @@ export interface ForgottenBackups {
 
 /**
  * Forgets the backups `backupIds` of site `siteId` inside `job` (its signal stops it between repositories): a
- * failure of one repository (its node or target away) throws, leaving its rows listed for the next run.
+ * failure of one repository (its node or target away) throws, leaving its rows listed for the next run. Nothing is
+ * forgotten while a backup or restore of the site runs (`forgotten` is empty then).
  * @example await forgetBackups(context, job, site.id, expired.map((backup) => backup.id))
  */
 export async function forgetBackups(
@@ -31,6 +33,9 @@ export async function forgetBackups(
   backupIds: readonly string[],
 ): Promise<ForgottenBackups> {
   if (backupIds.length === 0) return { forgotten: [] }
+  // Never under a backup or restore of the site: the restore may be reading one of them. The next pass (after the
+  // site's next backup) forgets them.
+  if ((await siteBusyWith(context.db, siteId)) !== null) return { forgotten: [] }
   const rows = await backupTables(context.db)
     .selectFrom('backups')
     .selectAll()

@@ -3,6 +3,7 @@
 // or a clone, downloaded as an archive; targets and policies (schedule, retention) for staff. docs/backups.md.
 
 import { definePlugin } from '../../core/index.ts'
+import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
@@ -126,6 +127,8 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
     migrations: [...backupMigrations, ...targetMigrations, ...policyMigrations],
     extensionPoints: [restoreAdapters],
     setup(context) {
+      // Its console pages: a site's backups and restores; targets and overdue sites for staff.
+      addConsolePages(context, import.meta.dir)
       // The local node runs the `backups` service in process; agents load the same module.
       context.extensionPoint(nodeModules).add({ module: backupsNodeModule })
       // A site's backups go with it (site-removal.ts): rows at once, remote repositories emptied by a job.
