@@ -11,6 +11,7 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import { insertBackup } from './repository.ts'
 
 let tp: TestPanel
 let token: string
@@ -115,6 +116,77 @@ describe('tenancy and scopes', () => {
       404,
       'not_found',
     )
+  })
+})
+
+/** A completed backup of `siteId` as the store holds one (taking it for real is the node's: the e2e tests'). */
+async function completedBackup(siteId: string): Promise<string> {
+  const site = (await (await tp.request('GET', `/api/v1/sites/${siteId}`, { token })).json()) as {
+    customerId: string
+    nodeId: string
+  }
+  const targets = await tp.request('GET', '/api/v1/backup-targets', { token })
+  const target = ((await targets.json()) as { items: { id: string; default: boolean }[] }).items.find(
+    (item) => item.default,
+  )
+  const id = `bkp_01JDQ3V6Y4T1ZK0M2N5P7R9S${crypto
+    .randomUUID()
+    .slice(0, 2)
+    .toUpperCase()
+    .replace(/[ILOU]/g, 'A')}`
+  const at = new Date().toISOString()
+  await insertBackup(tp.panel.store.db, {
+    id,
+    site_id: siteId,
+    customer_id: site.customerId,
+    target_id: target?.id ?? '',
+    node_id: site.nodeId,
+    status: 'completed',
+    reason: 'manual',
+    verified: 1,
+    size_bytes: 10,
+    stored_bytes: 10,
+    contents_json: JSON.stringify({ files: { count: 1, bytes: 10 }, databases: [], record: true }),
+    checks_json: null,
+    snapshot_id: 'f00d',
+    job_id: null,
+    error_code: null,
+    error_message: null,
+    restore_job_id: null,
+    created_at: at,
+    finished_at: at,
+    forgotten_at: null,
+  })
+  return id
+}
+
+describe('restoring into a new site: the refusals of its creation', () => {
+  test('are located at the request’s own fields (`body.into.newSite.…`), not at POST /sites’s', async () => {
+    const backupId = await completedBackup(unlimited)
+    const taken = (await (await tp.request('GET', `/api/v1/sites/${unlimited}`, { token })).json()) as {
+      domain: string
+    }
+    const restore = (newSite: Record<string, unknown>) =>
+      tp.request('POST', `/api/v1/sites/${unlimited}/backups/${backupId}/restore`, {
+        token,
+        body: { files: true, into: { newSite } },
+      })
+    for (const [newSite, status, code, location] of [
+      [{ domain: 'not a domain' }, 422, 'invalid_domain', 'body.into.newSite.domain'],
+      [{ domain: taken.domain }, 409, 'domain_in_use', 'body.into.newSite.domain'],
+      [
+        {
+          domain: `copy-${crypto.randomUUID().slice(0, 6)}.backups.test`,
+          nodeId: 'nod_01JDQ3V6Y4T1ZK0M2N5P7R9SAA',
+        },
+        422,
+        'unknown_node',
+        'body.into.newSite.nodeId',
+      ],
+    ] as const) {
+      const problem = await expectProblem(await restore(newSite), status, code)
+      expect(problem.errors).toEqual([expect.objectContaining({ location, code })])
+    }
   })
 })
 

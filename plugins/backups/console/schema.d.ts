@@ -1249,7 +1249,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Forbidden: `insufficient_scope`, `csrf_token_invalid`, `cross_origin_request`. */
+      /** @description Forbidden: `insufficient_scope`, `csrf_token_invalid`, `cross_origin_request`, `staff_only`. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1277,7 +1277,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `site_suspended`, `site_not_ready`. */
+      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `customer_deleting`, `domain_in_use`, `no_node_available`, `no_node_ready`, `node_not_accepting`, `node_not_ready`, `site_not_ready`. */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1318,7 +1318,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `nothing_to_restore`, `not_in_backup`, `invalid_restore_path`, `clone_type_unsupported`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `nothing_to_restore`, `not_in_backup`, `invalid_restore_path`, `clone_type_unsupported`, `invalid_domain`, `domain_reserved`, `unknown_node`, `site_type_unavailable`, `disk_quota_required`, `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `customer_suspended`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

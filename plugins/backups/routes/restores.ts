@@ -14,7 +14,7 @@ import {
   t,
 } from '../../../core/index.ts'
 import { nodeDirectory, nodeUnavailable, requireReachableNode } from '../../nodes/contract.ts'
-import { runningSiteProblems, siteCreation, siteDirectory, siteScopes } from '../../sites/contract.ts'
+import { siteCreation, siteCreationProblems, siteDirectory, siteScopes } from '../../sites/contract.ts'
 import { requestBackup, siteBusyWith } from '../backup-requests.ts'
 import { type BackupContents, backupScopes, RestoreRequest, restoreAdapters } from '../contract.ts'
 import { backupsProblems } from '../problems.ts'
@@ -46,6 +46,32 @@ export function restorePath(path: string): string | null {
   const segments = path.split('/').filter((segment) => segment !== '' && segment !== '.')
   if (segments.some((segment) => segment === '..') || segments.length === 0) return null
   return `/${segments.join('/')}`
+}
+
+/**
+ * Runs the site creation of a clone, its refusals located at this request's fields: the creation names `POST
+ * /sites`'s (`body.domain`), which are `body.into.newSite.domain` here.
+ */
+async function atNewSiteFields<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create()
+  } catch (error) {
+    if (!(error instanceof Problem) || !error.errors) throw error
+    const ref = siteCreationProblems.find((problem) => problem.code === error.code)
+    if (!ref) throw error
+    const errors = error.errors.map((item) => ({
+      ...item,
+      location: item.location.startsWith('body.')
+        ? `body.into.newSite.${item.location.slice('body.'.length)}`
+        : item.location,
+    }))
+    throw new Problem(ref, {
+      detail: error.detail,
+      errors,
+      extensions: error.extensions,
+      headers: error.headers,
+    })
+  }
 }
 
 /** The restore route. */
@@ -106,7 +132,7 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
         backupsProblems.backup_not_completed,
         backupsProblems.backup_in_progress,
         backupsProblems.clone_type_unsupported,
-        ...runningSiteProblems,
+        ...siteCreationProblems,
         ...(siteNotReady ? [siteNotReady] : []),
         nodeUnavailable,
         kernelProblems.insufficient_scope,
@@ -130,17 +156,19 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
               detail: 'A restore into a new site creates one: it needs `site:create` too.',
               extensions: { scope: siteScopes.create },
             })
-          const clone = await creation.create(
-            trx,
-            caller,
-            {
-              customerId: site.customerId,
-              type: site.type,
-              domain: newSite.domain,
-              ...(newSite.nodeId === undefined ? {} : { nodeId: newSite.nodeId }),
-              details: { clonedFrom: site.id, backupId: backup.id },
-            },
-            { enqueueJob, audit },
+          const clone = await atNewSiteFields(() =>
+            creation.create(
+              trx,
+              caller,
+              {
+                customerId: site.customerId,
+                type: site.type,
+                domain: newSite.domain,
+                ...(newSite.nodeId === undefined ? {} : { nodeId: newSite.nodeId }),
+                details: { clonedFrom: site.id, backupId: backup.id },
+              },
+              { enqueueJob, audit },
+            ),
           )
           const input: RestoreInput = {
             backupId: backup.id,
