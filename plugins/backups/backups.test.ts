@@ -69,6 +69,18 @@ describe('POST /api/v1/sites/{id}/backups', () => {
     expect(problem).toMatchObject({ metric: 'backupMB', limit: 0, used: 0 })
   })
 
+  test('the 202 says where the backup is (`Location`), as a creating POST does', async () => {
+    const customer = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Located' } })
+    const siteId = await activeSite(
+      ((await customer.json()) as { id: string }).id,
+      `located-${crypto.randomUUID().slice(0, 6)}`,
+    )
+    const started = await tp.request('POST', `/api/v1/sites/${siteId}/backups`, { token })
+    expect(started.status).toBe(202)
+    const { backup } = (await started.json()) as { backup: { id: string } }
+    expect(started.headers.get('location')).toBe(`/api/v1/sites/${siteId}/backups/${backup.id}`)
+  })
+
   test('a site never backed up lists no backups', async () => {
     const list = await tp.request('GET', `/api/v1/sites/${unlimited}/backups`, { token })
     expect(await list.json()).toEqual({ items: [], nextCursor: null })

@@ -934,6 +934,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           /** @description Only on the kept answer of an earlier request with the same `Idempotency-Key`: `true`. Absent on a first answer. */
           "Idempotent-Replayed"?: "true";
+          Location: components["headers"]["Location"];
         };
         content: {
           "application/json": components["schemas"]["BackupAccepted"];

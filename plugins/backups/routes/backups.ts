@@ -5,6 +5,7 @@ import {
   orNotFound,
   type PluginContext,
   Problem,
+  Reply,
   type RouteDefinition,
   recorded,
   resourceRoutes,
@@ -54,7 +55,13 @@ export function backupRoutes(context: PluginContext): RouteDefinition[] {
       scope: backupScopes.manage,
       params: { id: 'site' },
       idempotent: true,
-      responses: { 202: { description: 'The backup, `running`, and its job.', schema: BackupAccepted } },
+      responses: {
+        202: {
+          description: 'The backup, `running`, and its job.',
+          schema: BackupAccepted,
+          headers: { Location: 'URL of the backup: read it for its `status`.' },
+        },
+      },
       problems: [
         ...(siteNotReady ? [siteNotReady] : []),
         nodeUnavailable,
@@ -80,7 +87,8 @@ export function backupRoutes(context: PluginContext): RouteDefinition[] {
           { site, reason: 'manual' },
           { enqueueJob, audit: null },
         )
-        return recorded({ jobId, backup }, { customerId: site.customerId })
+        const location = `/sites/${site.id}/backups/${backup.id}`
+        return recorded(new Reply(202, { jobId, backup }, {}, location), { customerId: site.customerId })
       },
     }),
     ...resourceRoutes({
