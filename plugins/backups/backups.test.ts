@@ -81,6 +81,28 @@ describe('POST /api/v1/sites/{id}/backups', () => {
     expect(started.headers.get('location')).toBe(`/api/v1/sites/${siteId}/backups/${backup.id}`)
   })
 
+  test('a customer whose every subscription is suspended is refused with 422 customer_suspended', async () => {
+    const plan = await tp.request('POST', '/api/v1/plans', { token, body: { name: 'Suspended', limits: {} } })
+    const customer = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Suspended' } })
+    const customerId = ((await customer.json()) as { id: string }).id
+    const siteId = await activeSite(customerId, `suspended-${crypto.randomUUID().slice(0, 6)}`)
+    const subscribed = await tp.request('POST', '/api/v1/subscriptions', {
+      token,
+      body: { customerId, planId: ((await plan.json()) as { id: string }).id },
+    })
+    const subscriptionId = ((await subscribed.json()) as { id: string }).id
+    const suspended = await tp.request('POST', `/api/v1/subscriptions/${subscriptionId}/suspend`, {
+      token,
+      body: { reason: 'unpaid' },
+    })
+    expect(suspended.status).toBe(200)
+    await expectProblem(
+      await tp.request('POST', `/api/v1/sites/${siteId}/backups`, { token }),
+      422,
+      'customer_suspended',
+    )
+  })
+
   test('a site never backed up lists no backups', async () => {
     const list = await tp.request('GET', `/api/v1/sites/${unlimited}/backups`, { token })
     expect(await list.json()).toEqual({ items: [], nextCursor: null })

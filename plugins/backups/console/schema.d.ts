@@ -19,7 +19,7 @@ export interface paths {
     get: operations["listBackups"];
     /**
      * Back up a site
-     * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
+     * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`) and one of its subscriptions must be active (422 `customer_suspended`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
      *
      * Needs scope `backup:manage`.
      */
@@ -910,7 +910,7 @@ export interface operations {
   };
   /**
    * Back up a site
-   * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
+   * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`) and one of its subscriptions must be active (422 `customer_suspended`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
    *
    * Needs scope `backup:manage`.
    */
@@ -1010,7 +1010,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `backup_limit_reached`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `backup_limit_reached`, `customer_suspended`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
