@@ -224,6 +224,23 @@ describe('restoring into a new site: the refusals of its creation', () => {
   })
 })
 
+describe('GET /api/v1/capabilities', () => {
+  test('says what backups offer: target kinds, the site types a restore can clone, the night window, checks', async () => {
+    const answer = await tp.request('GET', '/api/v1/capabilities', { token })
+    const { installation } = (await answer.json()) as {
+      installation: { plugins: { name: string; capabilities: Record<string, unknown> }[] }
+    }
+    expect(installation.plugins.find((plugin) => plugin.name === 'backups')?.capabilities).toEqual({
+      targetKinds: ['local', 'sftp', 'rest', 's3'],
+      schedules: ['off', 'daily', 'weekly'],
+      cloneableSiteTypes: ['wordpress'],
+      scheduleWindow: { startHour: 1, hours: 4 },
+      backupsPerNode: 2,
+      verify: { readDataPercent: 10, sampleFiles: 25 },
+    })
+  })
+})
+
 describe('download links', () => {
   test('a token the panel never made is 404 download_link_invalid', async () => {
     await expectProblem(
