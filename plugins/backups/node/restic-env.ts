@@ -22,7 +22,8 @@ export interface ResticAccess {
   release(): Promise<void>
 }
 
-const localName = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
+/** The name of a `local` repository (the site's id): one folder under the repositories', never a path. */
+export const localName = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
 const hostName = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])$/
 /** An IPv6 address as targets keep it, without brackets (`::1`, `2001:db8::7`). */
 const bareIpv6 = /^[0-9A-Fa-f:.]{2,45}$/
