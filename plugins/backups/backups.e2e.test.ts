@@ -477,11 +477,18 @@ describe('a WordPress site’s backups', () => {
   }, 300_000)
 
   test('a corrupted repository makes a failed backup with its code and backup.failed', async () => {
-    const link = await call<{ url: string }>('POST', `/sites/${siteId}/backups/${first.id}/download`)
+    // A backup never downloaded yet (a node keeps an archive it made for a while).
+    const listed = await call<{ items: Backup[] }>('GET', `/sites/${siteId}/backups?limit=100`)
+    const other = listed.body.items.find(
+      (backup) => backup.reason === 'pre-restore' && backup.status === 'completed',
+    )
+    const link = await call<{ url: string }>('POST', `/sites/${siteId}/backups/${other?.id}/download`)
     expect(link.status).toBe(201)
     const repositories = findFolders(sitesDir, 'repositories')
     expect(repositories.length).toBe(1)
-    const repository = join(repositories[0] ?? '', readdirSync(repositories[0] ?? '')[0] ?? '')
+    // The site's own repository, named by its id (the static site's and the clone's are beside it).
+    const repository = join(repositories[0] ?? '', siteId)
+    expect(existsSync(join(repository, 'config'))).toBe(true)
     // Its snapshots removed behind the panel's back: the archive cannot be made, and the link says why at once.
     for (const file of readdirSync(join(repository, 'snapshots'))) rmSync(join(repository, 'snapshots', file))
     const url = new URL(link.body.url)

@@ -2,8 +2,8 @@
 // are cancelled; the rows (backups, download links, staff's policy) are removed at once, so nothing lists or
 // restores them; each repository on a remote target is emptied on the panel by a `backup.purge` job (every snapshot
 // forgotten and pruned with the target's prune credentials), whose row, and the customer's `backupMB` it counts, go
-// when it is done. A `local` repository lives in the node's own data with the site and is removed by the node with
-// the site. docs/backups.md, "Deleting a site".
+// when it is done. A `local` repository lives in the node's own data: its row goes, its folder stays on the node
+// (the node service answers nothing about a site its node no longer holds). docs/backups.md, "Deleting a site".
 
 import { type JobDefinition, type JobRun, jobIsLive, type PluginContext, type Trx } from '../../core/index.ts'
 import { forgetOnPanel, runRestic } from './panel-restic.ts'

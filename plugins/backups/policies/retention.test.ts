@@ -161,6 +161,17 @@ describe('retainedBackups', () => {
     expect(retainedBackups(all, policy, new Date('2026-03-17T10:01:00Z'))).toEqual([newest])
   })
 
+  test('a pre-restore backup takes no day from the others: the backup its restore restored stays kept', () => {
+    // A restore at 11:00 of the day's 02:00 backup took its pre-restore backup at 11:00: both stay.
+    const restored = backup('2026-03-05T02:00:00Z')
+    const preRestore = backup('2026-03-05T11:00:00Z', { reason: 'pre-restore' })
+    const policy = { ...none, keepDaily: 1 }
+    expect(retainedBackups([restored, preRestore], policy, new Date('2026-03-05T12:00:00Z'))).toEqual([
+      restored,
+      preRestore,
+    ])
+  })
+
   test('a policy that keeps nothing still keeps the newest completed backup', () => {
     const list = nightly('2026-03-01', 3)
     const newest = list[2] as RetentionCandidate

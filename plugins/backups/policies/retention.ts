@@ -28,8 +28,8 @@ const rules = [
 ] as const
 
 /**
- * The backups `policy` keeps of `backups` at `now`, in their given order. Of `completed` backups, as restic keeps
- * snapshots: for each rule, walking from the newest, the newest backup of each of the last `keep…` days (ISO
+ * The backups `policy` keeps of `backups` at `now`, in their given order. Of `completed` backups but pre-restore
+ * ones, as restic keeps snapshots: for each rule, walking from the newest, the newest backup of each of the last `keep…` days (ISO
  * weeks, months: UTC) that have one; a backup kept by any rule is kept, and the newest completed backup is always
  * kept (a policy of zeros never leaves a site without one). Besides: `running` backups; `pre-restore` ones for
  * {@link preRestoreKeptDays} days after they were taken; `failed` ones for {@link failedKeptDays} days after they
@@ -41,15 +41,16 @@ export function retainedBackups<B extends RetentionCandidate>(
   now: Date,
 ): B[] {
   const kept = new Set<string>()
+  const completed = backups
+    .filter((backup) => backup.status === 'completed')
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
   // A pre-restore backup has its own keep (below): among the rules' it would, as the newest of its day, push out
   // the very backup its restore was restoring.
-  const completed = backups
-    .filter((backup) => backup.status === 'completed' && backup.reason !== 'pre-restore')
-    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+  const weighed = completed.filter((backup) => backup.reason !== 'pre-restore')
   for (const rule of rules) {
     let left = policy[rule.member]
     let last: string | null = null
-    for (const backup of completed) {
+    for (const backup of weighed) {
       if (left <= 0) break
       const bucket = rule.bucket(new Date(backup.createdAt))
       if (bucket === last) continue
