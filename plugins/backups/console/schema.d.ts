@@ -53,7 +53,7 @@ export interface paths {
   "/api/v1/backup-downloads": {
     /**
      * Download a backup through its link
-     * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), streamed as the node makes and reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
+     * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), made whole on the node first (the headers, with `Content-Length`, wait for it), then streamed as the client reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
      *
      * Authenticated with `backupDownloadToken`, not with an API token or a session.
      */
@@ -1497,7 +1497,7 @@ export interface operations {
   };
   /**
    * Download a backup through its link
-   * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), streamed as the node makes and reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
+   * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), made whole on the node first (the headers, with `Content-Length`, wait for it), then streamed as the client reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
    *
    * Authenticated with `backupDownloadToken`, not with an API token or a session.
    */
