@@ -118,7 +118,7 @@ export type BackupTask =
       /**
        * The site's files: `true` makes the site's home (but `tmp/` and the runtime's files) exactly the snapshot's;
        * a list of paths (as the files API names them: `/htdocs/wp-content/uploads`) makes each of them exactly the
-       * snapshot's (removed when the snapshot lacks it); `false` leaves them.
+       * snapshot's (a listed path the snapshot lacks fails the run with `not_in_backup` before anything changed); `false` leaves them.
        */
       readonly files: boolean | readonly string[]
       /**
