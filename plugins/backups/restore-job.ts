@@ -20,6 +20,7 @@ import type { BackupsTable, BackupTargetsTable } from './migrations.ts'
 import type { DumpTarget } from './node/protocol.ts'
 import { runOnNode } from './node-runs.ts'
 import { backupById, backupTables, targetById, toBackup } from './repository.ts'
+import { undoCall } from './restore-undo.ts'
 import { siteRepository } from './site-repository.ts'
 import type { backupTaker } from './take-backup.ts'
 import { backupsLane } from './take-job.ts'
@@ -267,14 +268,7 @@ export function restoreJob(
       databases,
       preRestoreBackupId,
       // Undoing is one call: the same selection restored from the backup taken just before.
-      undo:
-        preRestoreBackupId === null
-          ? null
-          : {
-              method: 'POST',
-              path: `/api/v1/sites/${siteId}/backups/${preRestoreBackupId}/restore`,
-              body: { files, databases: databases.length > 0 },
-            },
+      undo: undoCall(siteId, preRestoreBackupId, files, databases),
     }
   }
 
