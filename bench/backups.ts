@@ -215,8 +215,10 @@ function memAvailableMiB(): number {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
+let stopServices = async () => {}
 try {
   await runtime.start()
+  stopServices = await node.startServices(() => {})
   // One site with 1,000 posts and 200 MB of uploads.
   const big = await wordpressSite(0)
   await addPosts(big.database, 1000)
@@ -290,6 +292,7 @@ try {
   )
 } finally {
   for (const site of sitesMade) await runtime.delete(site, never).catch(() => {})
+  await stopServices()
   await runtime.stop()
   for (const database of databases) await root.query('DROP DATABASE IF EXISTS ??', [database]).catch(() => {})
   for (const user of users) await root.query('DROP USER IF EXISTS ?@?', [user, '127.0.0.1']).catch(() => {})

@@ -360,6 +360,10 @@ describe('a WordPress site’s backups', () => {
     const names = listing.stdout.toString()
     expect(names).toContain('kept.txt')
     expect(names).toMatch(/\.sql/)
+    // The panel's record of the site is in it, with what other plugins hold of the site (no secret).
+    const recordName = names.split('\n').find((name) => name.endsWith('record.json')) ?? 'record.json'
+    const record = JSON.parse(Bun.spawnSync(['tar', '-xzOf', archive, recordName]).stdout.toString())
+    expect(record).toMatchObject({ site: { id: siteId, domain }, sftpAccounts: [], certificate: null })
     await expectProblem(await tp.request('GET', path), 410, 'download_link_used')
     await expectProblem(
       await tp.request('GET', `/api/v1/backup-downloads?token=${'A'.repeat(43)}`),
@@ -505,15 +509,23 @@ describe('a WordPress site’s backups', () => {
     ])
   }, 300_000)
 
-  test('a deleted site’s backups go with it: its backups and its repository’s row', async () => {
+  test('a deleted site’s backups go with it: its backups, its repository’s row, and its folder on the node', async () => {
+    const repository = join(findFolders(sitesDir, 'repositories')[0] ?? '', siteId)
+    expect(existsSync(repository)).toBe(true)
     const deleted = await call<{ jobId: string }>('DELETE', `/sites/${siteId}`)
     expect(deleted.status).toBe(202)
     expect((await finished(deleted.body.jobId)).status).toBe('succeeded')
     const tables = tp.panel.store.db.withTables<BackupTables>()
     expect(await tables.selectFrom('backups').selectAll().where('site_id', '=', siteId).execute()).toEqual([])
-    expect(
-      await tables.selectFrom('backup_repositories').selectAll().where('site_id', '=', siteId).execute(),
-    ).toEqual([])
+    // The purge job asks the node (which no longer holds the site) to remove the repository, then the row goes.
+    await waitFor(
+      'the repository’s row to go',
+      async () =>
+        (await tables.selectFrom('backup_repositories').selectAll().where('site_id', '=', siteId).execute())
+          .length === 0 || null,
+      60_000,
+    )
+    expect(existsSync(repository)).toBe(false)
   }, 300_000)
 })
 

@@ -2,7 +2,7 @@
 // and the extension point site types use to say what a restore into another site keeps and does after (WordPress
 // keeps its own wp-config.php and moves its URLs). docs/backups.md describes the whole.
 
-import { defineExtensionPoint, enumOf, type JobRun, type Static, t } from '../../core/index.ts'
+import { type Db, defineExtensionPoint, enumOf, type JobRun, type Static, t } from '../../core/index.ts'
 
 export {
   type BackupsServiceRequest,
@@ -228,4 +228,25 @@ export const restoreAdapters = defineExtensionPoint<RestoreAdapter>({
   owner: 'backups',
   description: 'What a restore into a new site of a type keeps of its own and does after (WordPress).',
   keyOf: (adapter) => adapter.type,
+})
+
+/**
+ * A part of the panel's record of a site that every backup keeps (`record.json` in the snapshot): what another plugin
+ * holds of the site (its SFTP accounts, its certificate attachment), JSON without a secret, so a person or a rebuilt
+ * panel knows what the site had. Declared by the plugin that holds it.
+ */
+export interface SiteRecordPart {
+  /** The member of the record it fills (`sftpAccounts`, `certificate`): unique. */
+  readonly name: string
+  /** What the plugin holds of the site now, read through `db`; null when nothing. Never a password or a key. */
+  read(db: Db, siteId: string): Promise<unknown>
+}
+
+/** The registry of the record's parts, keyed by name. */
+export const siteRecordParts = defineExtensionPoint<SiteRecordPart>({
+  id: 'backups.siteRecordParts',
+  owner: 'backups',
+  description:
+    'What other plugins hold of a site (SFTP accounts, its certificate), kept in every backup’s record.',
+  keyOf: (part) => part.name,
 })

@@ -7,7 +7,7 @@ import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
-import { Backup, backupScopes, restoreAdapters } from './contract.ts'
+import { Backup, backupScopes, restoreAdapters, siteRecordParts } from './contract.ts'
 import { backupMigrations } from './migrations.ts'
 import backupsNodeModule from './node/index.ts'
 import type { VerifyPlan } from './node/protocol.ts'
@@ -125,7 +125,7 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
     // What a plan gives its sites of scheduled backups and retention (`backups`).
     planSettings: [backupPlanSetting],
     migrations: [...backupMigrations, ...targetMigrations, ...policyMigrations],
-    extensionPoints: [restoreAdapters],
+    extensionPoints: [restoreAdapters, siteRecordParts],
     setup(context) {
       // Its console pages: a site's backups and restores; targets and overdue sites for staff.
       addConsolePages(context, import.meta.dir)

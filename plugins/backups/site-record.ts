@@ -1,16 +1,24 @@
 // The panel's record of a site as a backup keeps it (`record.json` in the snapshot): what a person, or a restore
-// onto a rebuilt panel, needs to know the site was. Only what other plugins publish through their contracts: the
-// certificates and SFTP plugins expose no reader of a site's attachment or accounts, so neither is in it yet.
+// onto a rebuilt panel, needs to know the site was: the site, its databases, and what other plugins hold of it
+// through the `backups.siteRecordParts` they add (the SFTP accounts, the certificate attachment), never a secret.
 
-import { nowIso } from '../../core/index.ts'
+import { type Db, nowIso } from '../../core/index.ts'
 import type { SiteDatabaseRef } from '../databases/contract.ts'
 import type { SiteRef } from '../sites/contract.ts'
+import type { SiteRecordPart } from './contract.ts'
 
 /** Bumped when the record's shape changes. */
-export const siteRecordVersion = 1
+export const siteRecordVersion = 2
 
-/** The record of `site` and its databases, as of now. */
-export function siteRecord(site: SiteRef, databases: readonly SiteDatabaseRef[]): Record<string, unknown> {
+/** The record of `site`, its databases and every part other plugins add, as of now (read through `db`). */
+export async function siteRecord(
+  db: Db,
+  site: SiteRef,
+  databases: readonly SiteDatabaseRef[],
+  parts: readonly SiteRecordPart[],
+): Promise<Record<string, unknown>> {
+  const added: Record<string, unknown> = {}
+  for (const part of parts) added[part.name] = await part.read(db, site.id)
   return {
     version: siteRecordVersion,
     takenAt: nowIso(),
@@ -29,5 +37,6 @@ export function siteRecord(site: SiteRef, databases: readonly SiteDatabaseRef[])
       engine: db.engine,
       serverId: db.serverId,
     })),
+    ...added,
   }
 }

@@ -1,11 +1,14 @@
 // What happens to a site's backups when the site (or its customer) is deleted: they go with it. Backups running
 // are cancelled; the rows (backups, download links, staff's policy) are removed at once, so nothing lists or
-// restores them; each repository on a remote target is emptied on the panel by a `backup.purge` job (every snapshot
-// forgotten and pruned with the target's prune credentials), whose row, and the customer's `backupMB` it counts, go
-// when it is done. A `local` repository lives in the node's own data: its row goes, its folder stays on the node
-// (the node service answers nothing about a site its node no longer holds). docs/backups.md, "Deleting a site".
+// restores them; each repository is emptied by a `backup.purge` job, whose row, and the customer's `backupMB` it
+// counts, go when it is done: on a remote target on the panel (every snapshot forgotten and pruned with the target's
+// prune credentials), on a `local` target by each node that took its backups (its folder removed from the node's
+// disk, asked of the node itself: it no longer holds the site). docs/backups.md, "Deleting a site".
 
 import { type JobDefinition, type JobRun, jobIsLive, type PluginContext, type Trx } from '../../core/index.ts'
+import { nodeCommand, nodeDirectory } from '../nodes/contract.ts'
+import { backupsServiceName } from './contract.ts'
+import type { BackupsNodeRequest } from './node/protocol.ts'
 import { forgetOnPanel, runRestic } from './panel-restic.ts'
 import { backupTables, megabytesOf, targetById } from './repository.ts'
 import { siteRepository } from './site-repository.ts'
@@ -17,6 +20,8 @@ export const purgeJobKind = 'backup.purge'
 export interface PurgeInput {
   readonly siteId: string
   readonly targetId: string
+  /** For a `local` target: the nodes that took the site's backups, each holding a repository folder. */
+  readonly nodeIds?: readonly string[]
 }
 
 /**
@@ -34,16 +39,33 @@ export async function removeSiteBackups(context: PluginContext, run: JobRun, sit
       .execute()
     for (const repository of repositories) {
       const target = await targetById(trx, repository.target_id)
-      if (target && target.kind !== 'local') {
-        await context.enqueueJob(trx, {
-          kind: purgeJobKind,
-          customerId: repository.customer_id,
-          subject: { type: 'site', id: siteId },
-          input: { siteId, targetId: repository.target_id } satisfies PurgeInput,
-        })
+      if (!target) {
+        await dropRepositoryRow(context, trx, repository)
         continue
       }
-      await dropRepositoryRow(context, trx, repository)
+      const nodeIds =
+        target.kind === 'local'
+          ? (
+              await tables
+                .selectFrom('backups')
+                .select('node_id')
+                .distinct()
+                .where('site_id', '=', siteId)
+                .where('target_id', '=', target.id)
+                .where('node_id', 'is not', null)
+                .execute()
+            ).map((row) => row.node_id as string)
+          : undefined
+      await context.enqueueJob(trx, {
+        kind: purgeJobKind,
+        customerId: repository.customer_id,
+        subject: { type: 'site', id: siteId },
+        input: {
+          siteId,
+          targetId: repository.target_id,
+          ...(nodeIds ? { nodeIds } : {}),
+        } satisfies PurgeInput,
+      })
     }
     const removed = await tables.deleteFrom('backups').where('site_id', '=', siteId).executeTakeFirst()
     await tables.deleteFrom('backup_downloads').where('site_id', '=', siteId).execute()
@@ -93,14 +115,15 @@ async function dropRepositoryRow(
 
 /** The purge job: every snapshot of the repository forgotten and its data pruned, then its row removed. */
 export function purgeJob(context: PluginContext): JobDefinition {
+  const nodes = context.use(nodeDirectory)
   return {
     kind: purgeJobKind,
     description:
-      'Empties a deleted site’s repository on a remote target from the panel, with the target’s prune credentials: every snapshot forgotten and its data pruned. Tried again while the target cannot be reached.',
+      'Empties a deleted site’s repository: on a remote target from the panel, with the target’s prune credentials (every snapshot forgotten and its data pruned); on a `local` target, its folder removed by each node that took its backups. Tried again while the target or a node cannot be reached.',
     maxAttempts: 10,
     timeoutMs: 60 * 60_000,
     async run(job) {
-      const { siteId, targetId } = job.input as unknown as PurgeInput
+      const { siteId, targetId, nodeIds } = job.input as unknown as PurgeInput
       const repository = await backupTables(context.db)
         .selectFrom('backup_repositories')
         .selectAll()
@@ -110,7 +133,22 @@ export function purgeJob(context: PluginContext): JobDefinition {
       if (!repository) return { purged: 0 }
       const target = await targetById(context.db, targetId)
       let snapshots: string[] = []
-      if (target) {
+      if (target?.kind === 'local') {
+        await job.progress(10, 'removing the repository from its nodes')
+        for (const nodeId of nodeIds ?? []) {
+          const node = await nodes.find(nodeId)
+          // A node deleted since took its disk with it.
+          if (!node) continue
+          await nodes.send(
+            node,
+            nodeCommand('node-call', {
+              service: backupsServiceName,
+              request: { op: 'repository.drop', name: siteId } satisfies BackupsNodeRequest,
+            }),
+            job.signal,
+          )
+        }
+      } else if (target) {
         await job.progress(10, 'listing snapshots')
         const site = { id: siteId, customerId: repository.customer_id }
         const { spec } = await siteRepository(context, target, site, 'prune')

@@ -7,6 +7,7 @@ import { databaseBackupAccess, type LeasedLogin, type SiteDatabaseRef } from '..
 import { nodeDirectory } from '../nodes/contract.ts'
 import { siteDirectory } from '../sites/contract.ts'
 import { completeBackup, type DumpedNames, failBackup, type OutcomeWriters } from './backup-outcomes.ts'
+import { siteRecordParts } from './contract.ts'
 import type { BackupsTable } from './migrations.ts'
 import type { DumpSource, VerifyPlan } from './node/protocol.ts'
 import { type ProgressSpan, runOnNode } from './node-runs.ts'
@@ -94,7 +95,12 @@ export function backupTaker(context: PluginContext, verify: VerifyPlan) {
           repository: spec,
           files: true,
           databases: dumps,
-          record: siteRecord(site, databases),
+          record: await siteRecord(
+            context.db,
+            site,
+            databases,
+            context.extensionPoint(siteRecordParts).list(),
+          ),
           verify,
         },
         job,

@@ -2,6 +2,7 @@
 // served by the nodes of the sites they are attached to, and watched for expiry. docs/certificates.md describes it.
 
 import { definePlugin } from '../../core/index.ts'
+import { siteRecordParts } from '../backups/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
 import { nodeReconcilers } from '../nodes/contract.ts'
@@ -18,6 +19,7 @@ import { startIssuance } from './lifecycle.ts'
 import { certificatesMigrations } from './migrations.ts'
 import { certificatesProblems } from './problems.ts'
 import { certificateReconciler, siteRestored } from './reconcile.ts'
+import { certificateRecordPart } from './record-part.ts'
 import { certificateRoutes } from './routes/certificates.ts'
 import { siteCertificateRoutes } from './routes/site-certificates.ts'
 import { removeAttachmentOf, siteUpdated } from './site-events.ts'
@@ -47,7 +49,7 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
       'TLS certificates: uploaded or issued through ACME, served by sites’ nodes, watched for expiry.',
     requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
-    enhances: ['console'],
+    enhances: ['console', 'backups'],
     scopes: certificateScopes.declared,
     events: [
       {
@@ -87,6 +89,8 @@ export const certificatesPlugin = (options: CertificatesOptions = {}) => {
     migrations: certificatesMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
+      // What it holds of a site goes into every backup's record of the site, when the installation has backups.
+      context.extensionPoint(siteRecordParts).add(certificateRecordPart)
       context.extensionPoint(siteDependents).add({
         name: 'certificates',
         remove: (run, site) => run.transaction((trx) => removeAttachmentOf(trx, site.id)),

@@ -3,6 +3,7 @@
 // of the site as the site's Unix user (docs/sftp.md).
 
 import { definePlugin, resourceEvents } from '../../core/index.ts'
+import { siteRecordParts } from '../backups/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
 import { nodeModules, nodeReconcilers } from '../nodes/contract.ts'
@@ -13,6 +14,7 @@ import { sftpMigrations } from './migrations.ts'
 import sftpNodeModule from './node/index.ts'
 import { sftpProblems } from './problems.ts'
 import { sftpReconciler } from './reconcile.ts'
+import { sftpRecordPart } from './record-part.ts'
 import { deleteSiteAccounts } from './repository.ts'
 import { sftpUserRoutes } from './routes/sftp-users.ts'
 
@@ -37,12 +39,14 @@ export const sftpPlugin = (options: SftpOptions = {}) =>
     description: 'SFTP accounts for sites, served by an SSH server on each node that offers SFTP alone.',
     requires: ['customers', 'sites', 'nodes'],
     // Its console pages, when the installation has a console.
-    enhances: ['console'],
+    enhances: ['console', 'backups'],
     events: resourceEvents('sftp_user', SftpUser, 'An SFTP account'),
     problems: sftpProblems,
     migrations: sftpMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
+      // What it holds of a site goes into every backup's record of the site, when the installation has backups.
+      context.extensionPoint(siteRecordParts).add(sftpRecordPart)
       // Remote nodes run the same module, with their agent's SFTP_PORT and SFTP_LISTEN.
       context.extensionPoint(nodeModules).add({
         module: sftpNodeModule,

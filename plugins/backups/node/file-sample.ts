@@ -5,7 +5,7 @@
 import { constants } from 'node:fs'
 import { lstat, open, readdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { runtimeHomeFiles } from '../../nodes/node/contract.ts'
+import { runtimeHomeFiles, runtimeHomePrefix } from '../../nodes/node/contract.ts'
 
 /** A file of the site as it was before the backup. */
 export interface SampledFile {
@@ -29,7 +29,7 @@ export interface SiteFiles {
 export const excludedAtTop: ReadonlySet<string> = new Set(['tmp', ...runtimeHomeFiles])
 
 /** The name a restore's folder at the top of a home starts with (restore-files.ts): never backed up either. */
-export const restoreFolderPrefix = '.plinth-restore-'
+export const restoreFolderPrefix = `${runtimeHomePrefix}restore-`
 
 /** The regular files of the home, walked without following a link. */
 export async function siteFiles(home: string, signal: AbortSignal): Promise<SiteFiles> {

@@ -154,6 +154,12 @@ export type BackupsServiceRequest =
     }
   | { readonly op: 'archive.drop'; readonly archiveId: string }
 
+/**
+ * Requests of the service about the node itself rather than one of its sites (the site may be gone): a deleted
+ * site's `local` repository removed from the node's disk. Answers `{ dropped }`, whether there was one.
+ */
+export type BackupsNodeRequest = { readonly op: 'repository.drop'; readonly name: string }
+
 /** The answer of `run.start`. */
 export interface RunStarted {
   readonly runId: string

@@ -64,6 +64,26 @@ describe('restic’s access to a repository', () => {
       )
   })
 
+  test('sftp: an IPv6 address as targets keep it (bare) is bracketed for restic, bare for ssh', async () => {
+    const location = {
+      kind: 'sftp' as const,
+      host: '2001:db8::7',
+      port: 22,
+      username: 'site01',
+      path: 'repos/site_01',
+      privateKey: '-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n',
+      knownHosts: '2001:db8::7 ssh-ed25519 AAAAC3Nz',
+    }
+    const access = await resticAccess({ location, password }, dataDir)
+    expect(access.env.RESTIC_REPOSITORY).toBe('sftp:site01@[2001:db8::7]:repos/site_01')
+    expect(access.options[1]).toContain('-p 22 site01@2001:db8::7 -s sftp')
+    await access.release()
+    for (const host of ['2001:db8::7 -oProxyCommand=x', ':::::::::::::::::::::::::::::::::::::::::::::::::'])
+      await expect(resticAccess({ location: { ...location, host }, password }, dataDir)).rejects.toThrow(
+        /not acceptable/,
+      )
+  })
+
   test('rest: the login in the repository’s URL in the environment, encoded, and counted as a secret', async () => {
     const access = await resticAccess(
       {

@@ -22,8 +22,11 @@ export interface ResticAccess {
   release(): Promise<void>
 }
 
-const localName = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
+/** The name of a `local` repository (the site's id): one folder under the repositories', never a path. */
+export const localName = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
 const hostName = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])$/
+/** An IPv6 address as targets keep it, without brackets (`::1`, `2001:db8::7`). */
+const bareIpv6 = /^[0-9A-Fa-f:.]{2,45}$/
 const loginName = /^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/
 const bucketName = /^[a-z0-9][a-z0-9.-]{1,62}$/
 
@@ -74,7 +77,12 @@ export async function resticAccess(spec: RepositorySpec, dataDir: string): Promi
       }
     }
     case 'sftp': {
-      if (!hostName.test(location.host)) throw refuse('host')
+      // Targets keep an IPv6 address bare; restic's repository string wants it in brackets, ssh without.
+      const ipv6 = location.host.includes(':')
+      if (ipv6 ? !bareIpv6.test(location.host.replace(/^\[(.*)\]$/, '$1')) : !hostName.test(location.host))
+        throw refuse('host')
+      const bare = location.host.replace(/^\[(.*)\]$/, '$1')
+      const repositoryHost = ipv6 ? `[${bare}]` : bare
       if (!loginName.test(location.username)) throw refuse('username')
       if (!Number.isInteger(location.port) || location.port < 1 || location.port > 65_535)
         throw refuse('port')
@@ -118,12 +126,12 @@ export async function resticAccess(spec: RepositorySpec, dataDir: string): Promi
         'ServerAliveInterval=30',
         '-p',
         String(location.port),
-        `${location.username}@${location.host}`,
+        `${location.username}@${bare}`,
         '-s',
         'sftp',
       ].join(' ')
       return {
-        env: { ...base, RESTIC_REPOSITORY: `sftp:${location.username}@${location.host}:${path}` },
+        env: { ...base, RESTIC_REPOSITORY: `sftp:${location.username}@${repositoryHost}:${path}` },
         options: ['-o', `sftp.command=${ssh}`],
         secrets: [password, key],
         localPath: null,

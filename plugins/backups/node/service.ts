@@ -2,6 +2,7 @@
 // archives read in pieces and dropped. Everything it is sent is checked again here: the node never trusts the
 // panel's checks alone.
 
+import { existsSync } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
@@ -16,6 +17,7 @@ import { runBackup } from './backup-task.ts'
 import { runForget } from './forget-task.ts'
 import { type BackupTask, backupsServiceName } from './protocol.ts'
 import { inTurn, repositoryKey } from './repository-turns.ts'
+import { localName, repositoriesDir } from './restic-env.ts'
 import { runRestore } from './restore-task.ts'
 import { createRuns, type TaskBody } from './runs.ts'
 import { describeTools, missingTools } from './tools.ts'
@@ -99,6 +101,17 @@ export function backupsNodeService(): NodeService {
         default:
           throw malformed('op')
       }
+    },
+    // A deleted site's `local` repository: the node no longer holds the site, so the call is about the node.
+    async handleNode(request) {
+      const call = (request ?? {}) as Record<string, unknown>
+      if (call.op !== 'repository.drop') throw malformed('op')
+      const name = text(call.name, 'name')
+      if (!localName.test(name) || name.includes('..')) throw malformed('name')
+      const folder = join(repositoriesDir(ready().host.dataDir), name)
+      const dropped = existsSync(folder)
+      await rm(folder, { recursive: true, force: true })
+      return { dropped }
     },
     async describe() {
       return describeTools()

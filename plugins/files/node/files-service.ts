@@ -3,7 +3,7 @@
 // component never followed, the node's files and the site's layout judged by where a path really leads), and every
 // program run as the site's Unix user, so the kernel refuses what the checks might miss.
 
-import { NodeRefusal, type NodeService, type NodeSite, runtimeHomeFiles } from '../../nodes/node/contract.ts'
+import { isRuntimeHomeName, NodeRefusal, type NodeService, type NodeSite } from '../../nodes/node/contract.ts'
 import {
   type FileEntry,
   type FileListing,
@@ -23,8 +23,6 @@ import { abortUpload, commitUpload, keyedQueue, uploadPart } from './uploads.ts'
 
 /** The folders the runtime makes in every site's home: their contents are the site's, not the folders. */
 const topFolders = new Set(['/htdocs', '/logs', '/tmp'])
-/** The runtime's own files in a site's home, never listed. */
-const hiddenAtTop = runtimeHomeFiles
 
 /** Refuses changes to the home itself and to its top folders (their contents may change), wherever a path leads. */
 function refuseTop(target: Located): void {
@@ -82,7 +80,7 @@ export function filesNodeService(): NodeService {
     if (entry.type !== 'directory')
       throw new FileRefusal('not_a_directory', `${entry.path} is not a directory`)
     const all = (await listEntries(site, target.absolute, target.site.path, signal)).filter(
-      (candidate) => !(target.resolved === '/' && hiddenAtTop.has(candidate.name)),
+      (candidate) => !(target.resolved === '/' && isRuntimeHomeName(candidate.name)),
     )
     const from = after === null ? all : all.filter((candidate) => candidate.name > after)
     const page = from.slice(0, limit)

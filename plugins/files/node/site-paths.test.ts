@@ -73,6 +73,12 @@ describe('a site path', () => {
     await refusedWith('path_reserved', () => sitePathOf('/state.json'))
     expect(sitePathOf('/htdocs/state.json').path).toBe('/htdocs/state.json')
   })
+
+  test('a service’s passing folder at the top of the home (a restore’s) is not the site’s either', async () => {
+    await refusedWith('path_reserved', () => sitePathOf('/.plinth-restore-run1'))
+    await refusedWith('path_reserved', () => sitePathOf('/.plinth-room'))
+    expect(sitePathOf('/htdocs/.plinth-restore-run1').path).toBe('/htdocs/.plinth-restore-run1')
+  })
 })
 
 describe('locating a site path', () => {

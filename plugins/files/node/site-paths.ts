@@ -13,14 +13,11 @@
 import { constants } from 'node:fs'
 import { type FileHandle, lstat, open, readlink } from 'node:fs/promises'
 import { posix, sep } from 'node:path'
-import { runtimeHomeFiles } from '../../nodes/node/contract.ts'
+import { isRuntimeHomeName } from '../../nodes/node/contract.ts'
 import { FileRefusal, refusalOf } from './file-refusal.ts'
 
 /** The most bytes a site path may have. */
 export const maxSitePathBytes = 4096
-
-/** Names at the top of the site's home that belong to the runtime, not the customer. */
-const reservedNames = runtimeHomeFiles
 
 /** A site path checked and normalised: `/` and its segments (none for the root). */
 export interface SitePath {
@@ -47,7 +44,7 @@ export function sitePathOf(input: string): SitePath {
     } else segments.push(segment)
   }
   const first = segments[0]
-  if (segments.length === 1 && first !== undefined && reservedNames.has(first))
+  if (segments.length === 1 && first !== undefined && isRuntimeHomeName(first))
     throw new FileRefusal('path_reserved', `/${first} belongs to the node, not to the site`)
   return { path: `/${segments.join('/')}`, segments }
 }
@@ -152,7 +149,7 @@ export async function locate(root: string, site: SitePath): Promise<Located> {
   const name = site.segments.at(-1) ?? ''
   const parent = await resolveDirectory(root, site.segments.slice(0, -1), site.path)
   const resolved = posix.join('/', posix.relative(root, parent), name)
-  if (parent === root && reservedNames.has(name))
+  if (parent === root && isRuntimeHomeName(name))
     throw new FileRefusal(
       'path_reserved',
       `${site.path} is /${name}, which belongs to the node, not to the site`,

@@ -20,6 +20,17 @@ export { type SandboxEtc, sandboxSystem } from './runtime/sandbox-system.ts'
  */
 export const runtimeHomeFiles: ReadonlySet<string> = new Set(['state.json', '.plinth-room'])
 
+/**
+ * The start of the names the runtime and its services give what they keep at the top of a site's home for a while
+ * (a restore's working folder, `.plinth-restore-<run>`): never the site's either.
+ */
+export const runtimeHomePrefix = '.plinth-'
+
+/** Whether `name`, at the top of a site's home, is the runtime's (its files, or a service's passing folder). */
+export function isRuntimeHomeName(name: string): boolean {
+  return runtimeHomeFiles.has(name) || name.startsWith(runtimeHomePrefix)
+}
+
 /** What a node is told of a site to serve it. */
 export interface SiteSpec {
   readonly id: string
