@@ -3,12 +3,7 @@
 // On both stores; no backup is taken (refusals only).
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import {
-  createTestPanel,
-  createTestUser,
-  expectProblem,
-  type TestPanel,
-} from '../../hosts/testing/index.ts'
+import { createTestPanel, createTestUser, expectProblem, type TestPanel } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
 let token: string
@@ -56,11 +51,17 @@ test('a brand’s staff are refused the platform’s backup areas with insuffici
     ['PUT', `/api/v1/sites/${ownBrandSite}/backup-policy`, policy],
     ['DELETE', `/api/v1/sites/${ownBrandSite}/backup-policy`, undefined],
   ] as const)
-    await expectProblem(await tp.request(method, path, { token: brandToken, body }), 403, 'insufficient_scope')
+    await expectProblem(
+      await tp.request(method, path, { token: brandToken, body }),
+      403,
+      'insufficient_scope',
+    )
 })
 
 test('a brand’s staff see their brand’s sites’ backups, and another brand’s are 404', async () => {
-  expect((await tp.request('GET', `/api/v1/sites/${ownBrandSite}/backups`, { token: brandToken })).status).toBe(200)
+  expect(
+    (await tp.request('GET', `/api/v1/sites/${ownBrandSite}/backups`, { token: brandToken })).status,
+  ).toBe(200)
   await expectProblem(
     await tp.request('GET', `/api/v1/sites/${otherBrandSite}/backups`, { token: brandToken }),
     404,
