@@ -16,6 +16,7 @@ import { type Node, nodeDirectory } from '../nodes/contract.ts'
 import { type SiteRef, siteDirectory } from '../sites/contract.ts'
 import { failBackup } from './backup-outcomes.ts'
 import { Backup, type BackupContents, type ClonedSite, restoreAdapters } from './contract.ts'
+import { leaseRefusal } from './lease-refusal.ts'
 import type { BackupsTable, BackupTargetsTable } from './migrations.ts'
 import type { DumpTarget } from './node/protocol.ts'
 import { runOnNode } from './node-runs.ts'
@@ -173,7 +174,7 @@ export function restoreJob(
       return lease
     } catch (error) {
       throw new JobFailure(
-        `The database ${databaseId} cannot be written now: ${error instanceof Error ? error.message : String(error)}`,
+        `The database ${databaseId} cannot be written now: ${leaseRefusal(context, databaseId, error)}`,
         'database_unavailable',
       )
     }
