@@ -78,7 +78,9 @@ async function wordpressSite(index: number): Promise<{ spec: SiteSpec; database:
     },
   }
   sitesMade.push(spec)
-  await runtime.provision(spec, never)
+  // Another node's runtime on this machine (a test running meanwhile) may take the same new Unix uid at the same
+  // moment: the second useradd fails, and provisioning again picks another.
+  await runtime.provision(spec, never).catch(() => runtime.provision(spec, never))
   return { spec, database }
 }
 

@@ -11,6 +11,7 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import { insertBackup } from './repository.ts'
 
 let tp: TestPanel
 let token: string
@@ -68,6 +69,40 @@ describe('POST /api/v1/sites/{id}/backups', () => {
     expect(problem).toMatchObject({ metric: 'backupMB', limit: 0, used: 0 })
   })
 
+  test('the 202 says where the backup is (`Location`), as a creating POST does', async () => {
+    const customer = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Located' } })
+    const siteId = await activeSite(
+      ((await customer.json()) as { id: string }).id,
+      `located-${crypto.randomUUID().slice(0, 6)}`,
+    )
+    const started = await tp.request('POST', `/api/v1/sites/${siteId}/backups`, { token })
+    expect(started.status).toBe(202)
+    const { backup } = (await started.json()) as { backup: { id: string } }
+    expect(started.headers.get('location')).toBe(`/api/v1/sites/${siteId}/backups/${backup.id}`)
+  })
+
+  test('a customer whose every subscription is suspended is refused with 422 customer_suspended', async () => {
+    const plan = await tp.request('POST', '/api/v1/plans', { token, body: { name: 'Suspended', limits: {} } })
+    const customer = await tp.request('POST', '/api/v1/customers', { token, body: { name: 'Suspended' } })
+    const customerId = ((await customer.json()) as { id: string }).id
+    const siteId = await activeSite(customerId, `suspended-${crypto.randomUUID().slice(0, 6)}`)
+    const subscribed = await tp.request('POST', '/api/v1/subscriptions', {
+      token,
+      body: { customerId, planId: ((await plan.json()) as { id: string }).id },
+    })
+    const subscriptionId = ((await subscribed.json()) as { id: string }).id
+    const suspended = await tp.request('POST', `/api/v1/subscriptions/${subscriptionId}/suspend`, {
+      token,
+      body: { reason: 'unpaid' },
+    })
+    expect(suspended.status).toBe(200)
+    await expectProblem(
+      await tp.request('POST', `/api/v1/sites/${siteId}/backups`, { token }),
+      422,
+      'customer_suspended',
+    )
+  })
+
   test('a site never backed up lists no backups', async () => {
     const list = await tp.request('GET', `/api/v1/sites/${unlimited}/backups`, { token })
     expect(await list.json()).toEqual({ items: [], nextCursor: null })
@@ -115,6 +150,94 @@ describe('tenancy and scopes', () => {
       404,
       'not_found',
     )
+  })
+})
+
+/** A completed backup of `siteId` as the store holds one (taking it for real is the node's: the e2e tests'). */
+async function completedBackup(siteId: string): Promise<string> {
+  const site = (await (await tp.request('GET', `/api/v1/sites/${siteId}`, { token })).json()) as {
+    customerId: string
+    nodeId: string
+  }
+  const targets = await tp.request('GET', '/api/v1/backup-targets', { token })
+  const target = ((await targets.json()) as { items: { id: string; default: boolean }[] }).items.find(
+    (item) => item.default,
+  )
+  const id = `bkp_01JDQ3V6Y4T1ZK0M2N5P7R9S${crypto
+    .randomUUID()
+    .slice(0, 2)
+    .toUpperCase()
+    .replace(/[ILOU]/g, 'A')}`
+  const at = new Date().toISOString()
+  await insertBackup(tp.panel.store.db, {
+    id,
+    site_id: siteId,
+    customer_id: site.customerId,
+    target_id: target?.id ?? '',
+    node_id: site.nodeId,
+    status: 'completed',
+    reason: 'manual',
+    verified: 1,
+    size_bytes: 10,
+    stored_bytes: 10,
+    contents_json: JSON.stringify({ files: { count: 1, bytes: 10 }, databases: [], record: true }),
+    checks_json: null,
+    snapshot_id: 'f00d',
+    job_id: null,
+    error_code: null,
+    error_message: null,
+    restore_job_id: null,
+    created_at: at,
+    finished_at: at,
+    forgotten_at: null,
+  })
+  return id
+}
+
+describe('restoring into a new site: the refusals of its creation', () => {
+  test('are located at the request’s own fields (`body.into.newSite.…`), not at POST /sites’s', async () => {
+    const backupId = await completedBackup(unlimited)
+    const taken = (await (await tp.request('GET', `/api/v1/sites/${unlimited}`, { token })).json()) as {
+      domain: string
+    }
+    const restore = (newSite: Record<string, unknown>) =>
+      tp.request('POST', `/api/v1/sites/${unlimited}/backups/${backupId}/restore`, {
+        token,
+        body: { files: true, into: { newSite } },
+      })
+    for (const [newSite, status, code, location] of [
+      [{ domain: 'not a domain' }, 422, 'invalid_domain', 'body.into.newSite.domain'],
+      [{ domain: taken.domain }, 409, 'domain_in_use', 'body.into.newSite.domain'],
+      [
+        {
+          domain: `copy-${crypto.randomUUID().slice(0, 6)}.backups.test`,
+          nodeId: 'nod_01JDQ3V6Y4T1ZK0M2N5P7R9SAA',
+        },
+        422,
+        'unknown_node',
+        'body.into.newSite.nodeId',
+      ],
+    ] as const) {
+      const problem = await expectProblem(await restore(newSite), status, code)
+      expect(problem.errors).toEqual([expect.objectContaining({ location, code })])
+    }
+  })
+})
+
+describe('GET /api/v1/capabilities', () => {
+  test('says what backups offer: target kinds, the site types a restore can clone, the night window, checks', async () => {
+    const answer = await tp.request('GET', '/api/v1/capabilities', { token })
+    const { installation } = (await answer.json()) as {
+      installation: { plugins: { name: string; capabilities: Record<string, unknown> }[] }
+    }
+    expect(installation.plugins.find((plugin) => plugin.name === 'backups')?.capabilities).toEqual({
+      targetKinds: ['local', 'sftp', 'rest', 's3'],
+      schedules: ['off', 'daily', 'weekly'],
+      cloneableSiteTypes: ['wordpress'],
+      scheduleWindow: { startHour: 1, hours: 4 },
+      backupsPerNode: 2,
+      verify: { readDataPercent: 10, sampleFiles: 25 },
+    })
   })
 })
 

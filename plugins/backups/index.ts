@@ -7,7 +7,14 @@ import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents } from '../sites/contract.ts'
-import { Backup, backupScopes, restoreAdapters, siteRecordParts } from './contract.ts'
+import {
+  Backup,
+  backupScopes,
+  restoreAdapters,
+  scheduleKinds,
+  siteRecordParts,
+  targetKinds,
+} from './contract.ts'
 import { backupMigrations } from './migrations.ts'
 import backupsNodeModule from './node/index.ts'
 import type { VerifyPlan } from './node/protocol.ts'
@@ -173,6 +180,19 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
       ...targetRoutes(context),
       ...policyRoutes(context, policies),
     ],
+    // What a client needs to offer backups: where they may go, which sites a restore can clone, when the schedule
+    // runs them and how each is checked.
+    capabilities: (context) => ({
+      targetKinds: [...targetKinds],
+      schedules: [...scheduleKinds],
+      cloneableSiteTypes: context
+        .extensionPoint(restoreAdapters)
+        .list()
+        .map((adapter) => adapter.type),
+      scheduleWindow: { ...policies.scheduleWindow },
+      backupsPerNode: policies.backupsPerNode,
+      verify: { readDataPercent: verify.readDataPercent, sampleFiles: verify.sampleFiles },
+    }),
     start: (context) => policyStart(context, policies),
   })
 }

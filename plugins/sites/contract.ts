@@ -10,6 +10,7 @@ import {
   enumOf,
   type JobRequest,
   type JobRun,
+  kernelProblems,
   Problem,
   type ProblemRef,
   type Static,
@@ -261,6 +262,29 @@ export interface SiteCreationWriters {
 export interface SiteCreation {
   create(trx: Trx, caller: Caller, request: NewSite, writers: SiteCreationWriters): Promise<Site>
 }
+
+/**
+ * The refusals {@link SiteCreation.create} answers with (those of `POST /sites` but its body's shape and type
+ * options): a route that creates sites through it lists them in its `problems`.
+ */
+export const siteCreationProblems = [
+  kernelProblems.customer_deleting,
+  sitesProblems.invalid_domain,
+  sitesProblems.domain_reserved,
+  sitesProblems.domain_in_use,
+  sitesProblems.no_node_available,
+  sitesProblems.no_node_ready,
+  sitesProblems.unknown_node,
+  sitesProblems.node_not_accepting,
+  sitesProblems.node_not_ready,
+  kernelProblems.staff_only,
+  sitesProblems.site_type_unavailable,
+  sitesProblems.disk_quota_required,
+  sitesProblems.site_limit_reached,
+  sitesProblems.domain_limit_reached,
+  sitesProblems.disk_limit_reached,
+  kernelProblems.customer_suspended,
+] as const
 
 /** The sites plugin's creation service. */
 export const siteCreation = defineService<SiteCreation>({

@@ -6,7 +6,10 @@
 // gzip archive), opens the restore of its database, reads the preview of what will change, restores it (a post
 // written since is gone), and undoes the restore with the pre-restore backup (the post is back); a billing member
 // finds no backups, a developer no staff pages; staff set the site's own policy (refused at a field first), see
-// where each member comes from, and reset it. Every page passes axe's WCAG 2.1 AA rules, with nothing failing.
+// where each member comes from, and reset it; staff restore into a new site on a chosen node (the preview naming
+// both), after a path out of the site was refused at the paths field. Every page passes axe's WCAG 2.1 AA rules,
+// with nothing failing. Node side (restic, nginx, MariaDB, Chromium): run once, not in both store halves.
+
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -143,32 +146,32 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  // Before the server stops: stopping it drains the panel.
-  if (siteId) {
-    const deleted = await call<{ jobId: string }>('DELETE', `/sites/${siteId}`).catch(() => null)
-    if (deleted?.body?.jobId) await jobDone(deleted.body.jobId).catch(() => {})
+  // Before the server stops (stopping it drains the panel): the customer's sites (the clone too) deleted, and the
+  // names of their databases kept to drop what their deletion did not get to.
+  const names: string[] = []
+  if (customerId) {
+    const databases = await call<{ items: { name: string }[] }>('GET', `/databases?customerId=${customerId}`)
+    names.push(...(databases.body?.items ?? []).map((database) => database.name))
+    const sites = await call<{ items: { id: string }[] }>('GET', `/sites?customerId=${customerId}`)
+    for (const site of sites.body?.items ?? []) {
+      const deleted = await call<{ jobId: string }>('DELETE', `/sites/${site.id}`).catch(() => null)
+      if (deleted?.body?.jobId) await jobDone(deleted.body.jobId).catch(() => {})
+    }
   }
   await server?.stop()
   await rest?.stop()
   await tp?.panel.close()
   // The local node's nginx and PHP-FPM outlive the panel: stopped here, with the sites' users.
   removeNodeLeftovers(sitesDir)
-  if (databaseName) {
-    await root?.query(`DROP DATABASE IF EXISTS \`${databaseName}\``).catch(() => {})
+  for (const name of names) {
+    await root?.query(`DROP DATABASE IF EXISTS \`${name}\``).catch(() => {})
     await root
-      ?.query('DROP USER IF EXISTS ?@?, ?@?, ?@?', [
-        databaseName,
-        '%',
-        databaseName,
-        'localhost',
-        databaseName,
-        '127.0.0.1',
-      ])
+      ?.query('DROP USER IF EXISTS ?@?, ?@?, ?@?', [name, '%', name, 'localhost', name, '127.0.0.1'])
       .catch(() => {})
   }
   await root?.end()
   rmSync(folder, { recursive: true, force: true })
-}, 120_000)
+}, 180_000)
 
 /** Staff (or the user with `email`) signed in in a browser of their own, at `path`. */
 async function signedIn(
@@ -354,3 +357,53 @@ test('staff set the site’s own policy (a refusal at its field first), see wher
   expect(await policy.locator('[data-member="keepDaily"]').textContent()).toMatch(/\(the panel’s default\)$/)
   await failures.assertClean('a site’s own policy set and reset')
 }, 60_000)
+
+test('staff restore into a new site on a chosen node, after chosen paths were refused at their field', async () => {
+  const nodes = await call<{ items: { name: string }[] }>('GET', '/nodes')
+  const nodeName = nodes.body.items[0]?.name ?? ''
+  const { page, failures } = await signedIn(`sites/${siteId}/backups`, undefined, [
+    /POST \S+\/api\/v1\/sites\/site_\w+\/backups\/bkp_\w+\/restore → 422$/,
+  ])
+  await page.getByRole('heading', { level: 1, name: 'Backups · Acme Blog' }).waitFor()
+  await page
+    .getByRole('link', { name: /^Restore/ })
+    .first()
+    .click()
+  await page.getByRole('heading', { level: 1, name: 'Restore · Acme Blog' }).waitFor()
+  const form = page.getByTestId('restore-form')
+
+  // A path out of the site: the API refuses it, and the paths field says which.
+  await form.getByLabel('Files only').check()
+  await form.getByLabel('Chosen paths').check()
+  await form.getByLabel('Paths', { exact: true }).fill('/htdocs/wp-content\n/../etc')
+  await form.getByRole('button', { name: 'Preview restore' }).click()
+  const preview = page.getByTestId('restore-preview')
+  expect(await preview.textContent()).toContain(`Replaces /htdocs/wp-content of ${domain}`)
+  await form.getByRole('button', { name: 'Restore now' }).click()
+  await form.locator('.field.has-error').first().waitFor()
+  expect(await form.locator('.field.has-error').textContent()).toContain('/../etc:')
+  await checkAccessibility(page, 'a restore’s paths refused at their field')
+
+  const cloneDomain = `copy-${tag}.example.test`
+  await form.getByLabel('Everything: its files and every database').check()
+  await form.getByLabel('Into a new site (a copy)').check()
+  await form.getByLabel('New site’s domain').fill(cloneDomain)
+  await form.getByLabel('Node').selectOption({ label: nodeName })
+  await form.getByRole('button', { name: 'Preview restore' }).click()
+  const said = await preview.textContent()
+  expect(said).toContain(`Creates a new site ${cloneDomain}`)
+  expect(said).toContain(`on node ${nodeName}`)
+  expect(said).toContain(`Replaces all files of ${cloneDomain}`)
+  expect(said).toContain('no pre-restore backup')
+  await checkAccessibility(page, 'a clone’s preview')
+  await form.getByRole('button', { name: 'Restore now' }).click()
+  const restoring = page.getByTestId('restore-progress')
+  await restoring
+    .locator('[data-testid="job-progress"][data-status="succeeded"]')
+    .waitFor({ timeout: 240_000 })
+  expect(await restoring.getByTestId('pre-restore').count()).toBe(0)
+  await restoring.getByRole('link', { name: 'Open the new site' }).click()
+  await page.waitForURL(/\/sites\/site_\w+$/)
+  await page.getByRole('heading', { level: 1, name: cloneDomain }).waitFor()
+  await failures.assertClean('a restore into a new site')
+}, 300_000)

@@ -1,15 +1,28 @@
 // The backups plugin's console pages: a site's backups (a tab of the site: the last good backup's age, back up now,
 // the list, download, the policy) and the restore of one with its preview and undo; for staff, the backup targets
-// and the sites whose backups are overdue (flagged on the dashboard too).
+// and the sites whose backups are overdue (flagged on the dashboard too). The restore and the staff pages are
+// loaded when first opened: most visits never open them, and they are half the area's script.
 
-import { defineConsolePages } from '../../console/kit.ts'
-import { BackupTargetNewPage } from './backup-target-new-page.tsx'
-import { BackupTargetsPage } from './backup-targets-page.tsx'
+import { lazy, type ReactNode, Suspense } from 'react'
+import { defineConsolePages, Loading } from '../../console/kit.ts'
 import { OverdueBackupsNotice } from './overdue-backups-notice.tsx'
-import { OverdueBackupsPage } from './overdue-backups-page.tsx'
-import { RestorePage } from './restore-page.tsx'
 import { SiteBackupsPage } from './site-backups-page.tsx'
 import './backups.css'
+
+const RestorePage = lazy(() =>
+  import('./restore-page.tsx').then((module) => ({ default: module.RestorePage })),
+)
+const BackupTargetsPage = lazy(() =>
+  import('./backup-targets-page.tsx').then((module) => ({ default: module.BackupTargetsPage })),
+)
+const BackupTargetNewPage = lazy(() =>
+  import('./backup-target-new-page.tsx').then((module) => ({ default: module.BackupTargetNewPage })),
+)
+const OverdueBackupsPage = lazy(() =>
+  import('./overdue-backups-page.tsx').then((module) => ({ default: module.OverdueBackupsPage })),
+)
+
+const loaded = (page: ReactNode) => <Suspense fallback={<Loading />}>{page}</Suspense>
 
 export default defineConsolePages({
   navigation: [
@@ -44,22 +57,21 @@ export default defineConsolePages({
     {
       path: '/sites/:id/backups/:backupId/restore',
       scope: 'backup:manage',
-      render: ({ id = '', backupId = '' }) => (
-        <RestorePage key={`${id}/${backupId}`} siteId={id} backupId={backupId} />
-      ),
+      render: ({ id = '', backupId = '' }) =>
+        loaded(<RestorePage key={`${id}/${backupId}`} siteId={id} backupId={backupId} />),
     },
-    { path: '/backup-targets', audience: 'staff', render: () => <BackupTargetsPage /> },
+    { path: '/backup-targets', audience: 'staff', render: () => loaded(<BackupTargetsPage />) },
     {
       path: '/backup-targets/new',
       audience: 'staff',
       scope: 'backup-target:manage',
-      render: () => <BackupTargetNewPage />,
+      render: () => loaded(<BackupTargetNewPage />),
     },
     {
       path: '/backups/overdue',
       audience: 'staff',
       scope: 'backup-policy:manage',
-      render: () => <OverdueBackupsPage />,
+      render: () => loaded(<OverdueBackupsPage />),
     },
   ],
 })

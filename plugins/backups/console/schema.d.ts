@@ -19,7 +19,7 @@ export interface paths {
     get: operations["listBackups"];
     /**
      * Back up a site
-     * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
+     * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`) and one of its subscriptions must be active (422 `customer_suspended`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
      *
      * Needs scope `backup:manage`.
      */
@@ -53,7 +53,7 @@ export interface paths {
   "/api/v1/backup-downloads": {
     /**
      * Download a backup through its link
-     * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), streamed as the node makes and reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
+     * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), made whole on the node first (the headers, with `Content-Length`, wait for it), then streamed as the client reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
      *
      * Authenticated with `backupDownloadToken`, not with an API token or a session.
      */
@@ -910,7 +910,7 @@ export interface operations {
   };
   /**
    * Back up a site
-   * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
+   * @description Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`) and one of its subscriptions must be active (422 `customer_suspended`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).
    *
    * Needs scope `backup:manage`.
    */
@@ -934,6 +934,7 @@ export interface operations {
           "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
           /** @description Only on the kept answer of an earlier request with the same `Idempotency-Key`: `true`. Absent on a first answer. */
           "Idempotent-Replayed"?: "true";
+          Location: components["headers"]["Location"];
         };
         content: {
           "application/json": components["schemas"]["BackupAccepted"];
@@ -1009,7 +1010,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `backup_limit_reached`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `backup_limit_reached`, `customer_suspended`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1249,7 +1250,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Forbidden: `insufficient_scope`, `csrf_token_invalid`, `cross_origin_request`. */
+      /** @description Forbidden: `insufficient_scope`, `csrf_token_invalid`, `cross_origin_request`, `staff_only`. */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1277,7 +1278,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `site_suspended`, `site_not_ready`. */
+      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `customer_deleting`, `domain_in_use`, `no_node_available`, `no_node_ready`, `node_not_accepting`, `node_not_ready`, `site_not_ready`. */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1318,7 +1319,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `nothing_to_restore`, `not_in_backup`, `invalid_restore_path`, `clone_type_unsupported`. */
+      /** @description Unprocessable Content: `validation_failed`, `idempotency_key_reused`, `nothing_to_restore`, `not_in_backup`, `invalid_restore_path`, `clone_type_unsupported`, `invalid_domain`, `domain_reserved`, `unknown_node`, `site_type_unavailable`, `disk_quota_required`, `site_limit_reached`, `domain_limit_reached`, `disk_limit_reached`, `customer_suspended`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1496,7 +1497,7 @@ export interface operations {
   };
   /**
    * Download a backup through its link
-   * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), streamed as the node makes and reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
+   * @description The backup as a `.tar.gz` (`Content-Disposition: attachment`), made whole on the node first (the headers, with `Content-Length`, wait for it), then streamed as the client reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.
    *
    * Authenticated with `backupDownloadToken`, not with an API token or a session.
    */

@@ -2,9 +2,11 @@
 
 import {
   defineRoute,
+  kernelProblems,
   orNotFound,
   type PluginContext,
   Problem,
+  Reply,
   type RouteDefinition,
   recorded,
   resourceRoutes,
@@ -50,16 +52,23 @@ export function backupRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'createBackup',
       summary: 'Back up a site',
       description:
-        'Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).',
+        'Starts a backup of the site (its files, a consistent dump of each of its databases, and the panel’s record of it) into its repository on its target, as a `backup.take` job (`jobId`, with progress). The backup is `running` until restic’s check, a test restore of every dump and sampled files compared by checksum all passed (`completed`, `verified`), or `failed` with a code (`backup.completed`, `backup.failed`). One backup or restore of a site runs at a time (409 `backup_in_progress`). The site must be active or suspended (409 `site_not_ready`) and its node reachable (503 `node_unavailable`); the customer’s backups must have room under its `backupMB` limit (422 `backup_limit_reached`) and one of its subscriptions must be active (422 `customer_suspended`). It goes to the target staff chose for the site, else the default one (a fresh installation’s is each site’s own node).',
       scope: backupScopes.manage,
       params: { id: 'site' },
       idempotent: true,
-      responses: { 202: { description: 'The backup, `running`, and its job.', schema: BackupAccepted } },
+      responses: {
+        202: {
+          description: 'The backup, `running`, and its job.',
+          schema: BackupAccepted,
+          headers: { Location: 'URL of the backup: read it for its `status`.' },
+        },
+      },
       problems: [
         ...(siteNotReady ? [siteNotReady] : []),
         nodeUnavailable,
         backupsProblems.backup_in_progress,
         backupsProblems.backup_limit_reached,
+        kernelProblems.customer_suspended,
       ],
       change: {
         action: 'backup.create',
@@ -80,7 +89,8 @@ export function backupRoutes(context: PluginContext): RouteDefinition[] {
           { site, reason: 'manual' },
           { enqueueJob, audit: null },
         )
-        return recorded({ jobId, backup }, { customerId: site.customerId })
+        const location = `/sites/${site.id}/backups/${backup.id}`
+        return recorded(new Reply(202, { jobId, backup }, {}, location), { customerId: site.customerId })
       },
     }),
     ...resourceRoutes({

@@ -148,7 +148,7 @@ export function downloadRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'downloadBackup',
       summary: 'Download a backup through its link',
       description:
-        'The backup as a `.tar.gz` (`Content-Disposition: attachment`), streamed as the node makes and reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.',
+        'The backup as a `.tar.gz` (`Content-Disposition: attachment`), made whole on the node first (the headers, with `Content-Length`, wait for it), then streamed as the client reads it. The link is the credential and works once: 404 `download_link_invalid` for a token the panel never made (or whose backup is gone), 410 `download_link_used` once it was used or expired.',
       public: true,
       credential: linkCredential,
       query: t.Object({

@@ -18,6 +18,7 @@ import {
   requireRunningSite,
   runningSiteProblems,
   siteCreation,
+  siteCreationProblems,
   siteDirectory,
   siteScopes,
 } from '../../sites/contract.ts'
@@ -27,7 +28,6 @@ import { restorableRoots, within } from '../node/site-paths.ts'
 import { backupsProblems } from '../problems.ts'
 import { findBackup } from '../repository.ts'
 import { type RestoreInput, restoreJobKind } from '../restore-job.ts'
-import { siteNotReady } from './backups.ts'
 
 /** The answer of a restore. */
 export const RestoreAccepted = t.Object(
@@ -58,6 +58,32 @@ export function restorePath(path: string): string | null {
   if (segments.some((segment) => segment === '..') || segments.length === 0) return null
   const normal = `/${segments.join('/')}`
   return restorableRoots.some((root) => within(root, normal)) ? normal : null
+}
+
+/**
+ * Runs the site creation of a clone, its refusals located at this request's fields: the creation names `POST
+ * /sites`'s (`body.domain`), which are `body.into.newSite.domain` here.
+ */
+async function atNewSiteFields<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create()
+  } catch (error) {
+    if (!(error instanceof Problem) || !error.errors) throw error
+    const ref = siteCreationProblems.find((problem) => problem.code === error.code)
+    if (!ref) throw error
+    const errors = error.errors.map((item) => ({
+      ...item,
+      location: item.location.startsWith('body.')
+        ? `body.into.newSite.${item.location.slice('body.'.length)}`
+        : item.location,
+    }))
+    throw new Problem(ref, {
+      detail: error.detail,
+      errors,
+      extensions: error.extensions,
+      headers: error.headers,
+    })
+  }
 }
 
 /** The restore route. */
@@ -118,8 +144,8 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
         backupsProblems.backup_not_completed,
         backupsProblems.backup_in_progress,
         backupsProblems.clone_type_unsupported,
+        ...siteCreationProblems,
         ...runningSiteProblems,
-        ...(siteNotReady ? [siteNotReady] : []),
         nodeUnavailable,
         kernelProblems.insufficient_scope,
       ],
@@ -142,17 +168,19 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
               detail: 'A restore into a new site creates one: it needs `site:create` too.',
               extensions: { scope: siteScopes.create },
             })
-          const clone = await creation.create(
-            trx,
-            caller,
-            {
-              customerId: site.customerId,
-              type: site.type,
-              domain: newSite.domain,
-              ...(newSite.nodeId === undefined ? {} : { nodeId: newSite.nodeId }),
-              details: { clonedFrom: site.id, backupId: backup.id },
-            },
-            { enqueueJob, audit },
+          const clone = await atNewSiteFields(() =>
+            creation.create(
+              trx,
+              caller,
+              {
+                customerId: site.customerId,
+                type: site.type,
+                domain: newSite.domain,
+                ...(newSite.nodeId === undefined ? {} : { nodeId: newSite.nodeId }),
+                details: { clonedFrom: site.id, backupId: backup.id },
+              },
+              { enqueueJob, audit },
+            ),
           )
           const input: RestoreInput = {
             backupId: backup.id,
