@@ -1278,7 +1278,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `customer_deleting`, `domain_in_use`, `no_node_available`, `no_node_ready`, `node_not_accepting`, `node_not_ready`, `site_not_ready`. */
+      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `customer_deleting`, `domain_in_use`, `no_node_available`, `no_node_ready`, `node_not_accepting`, `node_not_ready`, `site_suspended`, `site_not_ready`. */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
