@@ -14,6 +14,7 @@ export { TeamRole as TeamRoleSchema } from './identity/schemas.ts'
 export { type UserRef, userDependents } from './identity/user-deletion.ts'
 export { findUserByEmail, type User } from './identity/users.ts'
 export { idPattern, newId, nowIso } from './ids/ids.ts'
+export { abortable } from './jobs/abortable.ts'
 export {
   JobAttemptFailure,
   type JobDefinition,

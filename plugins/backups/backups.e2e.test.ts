@@ -6,44 +6,26 @@
 // 403. Node side (restic, nginx, MariaDB): run once, not in both store halves.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise'
+import type { Connection, RowDataPacket } from 'mysql2/promise'
 import { definePlugin } from '../../core/index.ts'
 import {
-  createTestPanel,
   createTestUser,
   expectProblem,
-  freePort,
-  removeNodeLeftovers,
+  startWordPressPanel,
   type TestPanel,
+  type WordPressPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
-import { nodesPlugin } from '../nodes/index.ts'
 import { siteTypes } from '../sites/contract.ts'
 import type { Backup } from './contract.ts'
 import type { BackupTables } from './migrations.ts'
 
-const folder = mkdtempSync(join(tmpdir(), 'plinth-backups-'))
-// nginx's workers and the sites' users pass through to the sites' homes.
-chmodSync(folder, 0o711)
-const sitesDir = join(folder, 'sites')
-const httpPort = freePort()
-const mariadb = new URL(process.env.PLINTH_TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306')
 const tag = crypto.randomUUID().slice(0, 8)
 const domain = `bk-${tag}.example.test`
 
+let wp: WordPressPanel
 let tp: TestPanel
 let token: string
 let otherToken: string
@@ -130,7 +112,7 @@ async function restore(backupId: string, body: Record<string, unknown>): Promise
   return job.result ?? {}
 }
 
-const htdocs = () => join(sitesDir, 'sites', siteId, 'htdocs')
+const htdocs = () => join(wp.sitesDir, 'sites', siteId, 'htdocs')
 /** Writes a file of the site as its user would have (the files API, SFTP). */
 function writeSiteFile(name: string, content: string): void {
   const path = join(htdocs(), name)
@@ -169,43 +151,8 @@ async function eventsAbout(kind: string, id: string): Promise<Record<string, unk
 }
 
 beforeAll(async () => {
-  root = await mysql.createConnection({
-    host: mariadb.hostname,
-    port: Number(mariadb.port || 3306),
-    user: decodeURIComponent(mariadb.username) || 'root',
-    password: decodeURIComponent(mariadb.password),
-  })
-  tp = await createTestPanel({
-    plugins: [
-      nodesPlugin({
-        dataDir: join(folder, 'panel'),
-        localServing: { dataDir: sitesDir, httpPort, httpsPort: freePort() },
-      }),
-      staticSites(),
-    ],
-    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
-    events: { pollIntervalMs: 10 },
-  })
-  tp.panel.start()
-  token = await tp.token()
-  const server = await call('POST', '/database-servers', {
-    name: `mariadb-${tag}`,
-    engine: 'mariadb',
-    host: mariadb.hostname,
-    port: Number(mariadb.port || 3306),
-    username: decodeURIComponent(mariadb.username) || 'root',
-    password: decodeURIComponent(mariadb.password),
-  })
-  expect(server.status).toBe(201)
-  await waitFor('the local node to serve', async () => {
-    const nodes = await call<{ items: { agent: { capabilities: { mode: string } | null } }[] }>(
-      'GET',
-      '/nodes',
-    )
-    if (nodes.body.items[0]?.agent.capabilities?.mode === 'serving') return true
-    await Bun.sleep(50)
-    return null
-  })
+  wp = await startWordPressPanel({ prefix: 'plinth-backups-', tag, plugins: [staticSites()] })
+  ;({ tp, token, root } = wp)
   // A fresh installation backs up to each site's own node: the default target, nothing to add.
   const targets = await call<{ items: { kind: string; default: boolean }[] }>('GET', '/backup-targets')
   expect(targets.body.items).toEqual([expect.objectContaining({ kind: 'local', default: true })])
@@ -223,29 +170,11 @@ beforeAll(async () => {
   })
   expect(added.status).toBe(201)
   billingToken = await tp.token({ user: member })
-  const site = await call<{ id: string; jobId: string }>('POST', '/sites', {
-    customerId: acme.body.id,
-    name: 'Acme Blog',
-    type: 'wordpress',
-    domain,
-  })
-  expect(site.status).toBe(201)
-  siteId = site.body.id
-  expect((await finished(site.body.jobId)).status).toBe('succeeded')
-  const databases = await call<{ items: { name: string; siteId: string | null }[] }>(
-    'GET',
-    `/databases?customerId=${acme.body.id}`,
-  )
-  databaseName = databases.body.items.find((database) => database.siteId === siteId)?.name ?? ''
-  expect(databaseName).not.toBe('')
+  ;({ siteId, databaseName } = await wp.newWordPressSite(acme.body.id, 'Acme Blog', domain))
 }, 300_000)
 
 afterAll(async () => {
-  await tp?.panel.close()
-  await root?.end()
-  // The local node's nginx, PHP-FPM outlive the panel: stopped here, with the sites' users.
-  removeNodeLeftovers(sitesDir)
-  rmSync(folder, { recursive: true, force: true })
+  await wp?.close()
 })
 
 describe('a WordPress site’s backups', () => {
@@ -353,7 +282,7 @@ describe('a WordPress site’s backups', () => {
     expect(download.headers.get('content-disposition')).toBe(
       `attachment; filename="${domain}-${first.id}.tar.gz"`,
     )
-    const archive = join(folder, `${first.id}.tar.gz`)
+    const archive = join(wp.folder, `${first.id}.tar.gz`)
     writeFileSync(archive, new Uint8Array(await download.arrayBuffer()))
     const listing = Bun.spawnSync(['tar', '-tzf', archive])
     expect(listing.exitCode).toBe(0)
@@ -389,11 +318,11 @@ describe('a WordPress site’s backups', () => {
       `/sites/${started.body.siteId}`,
     )
     expect(clone.body).toMatchObject({ status: 'active', type: 'wordpress', domain: cloneDomain })
-    const cloneHtdocs = join(sitesDir, 'sites', started.body.siteId, 'htdocs')
+    const cloneHtdocs = join(wp.sitesDir, 'sites', started.body.siteId, 'htdocs')
     expect(readFileSync(join(cloneHtdocs, 'kept.txt'), 'utf8')).toBe('as backed up\n')
     // Its own wp-config.php names its own database, not the first site's.
     expect(readFileSync(join(cloneHtdocs, 'wp-config.php'), 'utf8')).not.toContain(`'${databaseName}'`)
-    const front = await fetch(`http://127.0.0.1:${httpPort}/`, {
+    const front = await fetch(`http://127.0.0.1:${wp.httpPort}/`, {
       headers: { host: cloneDomain },
       redirect: 'manual',
     })
@@ -523,7 +452,7 @@ describe('a WordPress site’s backups', () => {
     )
     const link = await call<{ url: string }>('POST', `/sites/${siteId}/backups/${other?.id}/download`)
     expect(link.status).toBe(201)
-    const repositories = findFolders(sitesDir, 'repositories')
+    const repositories = findFolders(wp.sitesDir, 'repositories')
     expect(repositories.length).toBe(1)
     // The site's own repository, named by its id (the static site's and the clone's are beside it).
     const repository = join(repositories[0] ?? '', siteId)
@@ -545,7 +474,7 @@ describe('a WordPress site’s backups', () => {
   }, 300_000)
 
   test('a deleted site’s backups go with it: its backups, its repository’s row, and its folder on the node', async () => {
-    const repository = join(findFolders(sitesDir, 'repositories')[0] ?? '', siteId)
+    const repository = join(findFolders(wp.sitesDir, 'repositories')[0] ?? '', siteId)
     expect(existsSync(repository)).toBe(true)
     const deleted = await call<{ jobId: string }>('DELETE', `/sites/${siteId}`)
     expect(deleted.status).toBe(202)

@@ -1,7 +1,7 @@
 // Drives one run of the `backups` node service for a job: starts it, reads its progress into the job until it
 // ends, and cancels it on the node when the job is aborted (cancelled, timed out, or the panel stopping).
 
-import type { JobRun } from '../../core/index.ts'
+import { abortable, type JobRun } from '../../core/index.ts'
 import { type Node, type NodeDirectory, NodeRefusal } from '../nodes/contract.ts'
 import type { BackupTask, RunOutcome, RunRead } from './contract.ts'
 import { backupsServiceName } from './contract.ts'
@@ -70,26 +70,4 @@ export async function runOnNode(
         .catch(() => {})
     throw error
   }
-}
-
-/** `work`, or the signal's reason as soon as it is aborted (the local node's calls run in process to their end). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => {})
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const aborted = () => reject(signal.reason)
-    signal.addEventListener('abort', aborted, { once: true })
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', aborted)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', aborted)
-        reject(error)
-      },
-    )
-  })
 }

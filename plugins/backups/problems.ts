@@ -31,7 +31,7 @@ export const backupsProblems = defineProblems({
     status: 422,
     detail: 'The backup does not hold what the restore names.',
     description:
-      'A database id the backup has no dump of, or files asked of a backup without files. `errors[]` names each such item.',
+      'A database id the backup has no dump of, or files asked of a backup without files. `errors[]` names each such item. A listed path the backup lacks is found on the node: the restore’s job fails with this code before anything changed.',
   },
   invalid_restore_path: {
     status: 422,

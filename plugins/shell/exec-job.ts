@@ -2,7 +2,13 @@
 // (the job's event stream carries them) and ending with how it ended. Run once: a command is never repeated on its
 // own (a retry could run a `wp db import` twice), so a run taken up again after a crash fails instead.
 
-import { type JobDefinition, JobFailure, type JobRun, type PluginContext } from '../../core/index.ts'
+import {
+  abortable,
+  type JobDefinition,
+  JobFailure,
+  type JobRun,
+  type PluginContext,
+} from '../../core/index.ts'
 import { type Node, NodeRefusal, nodeDirectory } from '../nodes/contract.ts'
 import {
   type ExecOutcome,
@@ -127,28 +133,6 @@ async function stop(
   call: (request: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>,
 ): Promise<void> {
   await call({ op: 'exec.cancel', execId }, AbortSignal.timeout(10_000)).catch(() => {})
-}
-
-/** `work`, or the signal's reason as soon as it is aborted. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => {})
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const aborted = () => reject(signal.reason)
-    signal.addEventListener('abort', aborted, { once: true })
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', aborted)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', aborted)
-        reject(error)
-      },
-    )
-  })
 }
 
 /** A node's refusal fails the job at once, with its code (`working_directory_missing`, `shell_unavailable`, …). */

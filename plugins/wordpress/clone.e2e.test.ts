@@ -4,38 +4,21 @@
 // visitors with its own addresses, and the old site is left as it was. Node side (restic, nginx, MariaDB): run once.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise'
+import type { Connection, RowDataPacket } from 'mysql2/promise'
 import {
-  createTestPanel,
-  freePort,
-  removeNodeLeftovers,
+  startWordPressPanel,
   type TestPanel,
+  type WordPressPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
-import { nodesPlugin } from '../nodes/index.ts'
 
-const folder = mkdtempSync(join(tmpdir(), 'plinth-wp-clone-e2e-'))
-// nginx's workers and the sites' users pass through to the sites' homes.
-chmodSync(folder, 0o711)
-const sitesDir = join(folder, 'sites')
-const httpPort = freePort()
-const mariadb = new URL(process.env.PLINTH_TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306')
 const tag = crypto.randomUUID().slice(0, 8)
 const oldDomain = `shop-${tag}.example.test`
 const newDomain = `shop-copy-${tag}.example.test`
 
+let wp: WordPressPanel
 let tp: TestPanel
 let token: string
 let root: Connection
@@ -66,10 +49,10 @@ async function finished(jobId: string): Promise<Job> {
   )
 }
 
-const htdocs = (siteId: string) => join(sitesDir, 'sites', siteId, 'htdocs')
+const htdocs = (siteId: string) => join(wp.sitesDir, 'sites', siteId, 'htdocs')
 /** What the sites' nginx answers for `host` at `path`. */
 const fromSite = (host: string, path = '/') =>
-  fetch(`http://127.0.0.1:${httpPort}${path}`, { redirect: 'manual', headers: { host } })
+  fetch(`http://127.0.0.1:${wp.httpPort}${path}`, { redirect: 'manual', headers: { host } })
 
 /** The real name of the WordPress database of `siteId`. */
 async function databaseOf(siteId: string): Promise<string> {
@@ -91,55 +74,13 @@ async function option(database: string, name: string): Promise<string | undefine
 }
 
 beforeAll(async () => {
-  root = await mysql.createConnection({
-    host: mariadb.hostname,
-    port: Number(mariadb.port || 3306),
-    user: decodeURIComponent(mariadb.username) || 'root',
-    password: decodeURIComponent(mariadb.password),
-  })
-  tp = await createTestPanel({
-    plugins: [
-      nodesPlugin({
-        dataDir: join(folder, 'panel'),
-        localServing: { dataDir: sitesDir, httpPort, httpsPort: freePort() },
-      }),
-    ],
-    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
-    events: { pollIntervalMs: 10 },
-  })
-  tp.panel.start()
-  token = await tp.token()
-  const server = await call('POST', '/database-servers', {
-    name: `mariadb-${tag}`,
-    engine: 'mariadb',
-    host: mariadb.hostname,
-    port: Number(mariadb.port || 3306),
-    username: decodeURIComponent(mariadb.username) || 'root',
-    password: decodeURIComponent(mariadb.password),
-  })
-  expect(server.status).toBe(201)
-  await waitFor('the local node to serve', async () => {
-    const nodes = await call<{ items: { agent: { capabilities: { mode: string } | null } }[] }>(
-      'GET',
-      '/nodes',
-    )
-    if (nodes.body.items[0]?.agent.capabilities?.mode === 'serving') return true
-    await Bun.sleep(50)
-    return null
-  })
+  wp = await startWordPressPanel({ prefix: 'plinth-wp-clone-e2e-', tag })
+  ;({ tp, token, root } = wp)
   expect(
     (await call('POST', '/backup-targets', { name: `local-${tag}`, kind: 'local', default: true })).status,
   ).toBe(201)
   customerId = (await call<{ id: string }>('POST', '/customers', { name: 'Acme' })).body.id
-  const site = await call<{ id: string; jobId: string }>('POST', '/sites', {
-    customerId,
-    name: 'Acme Shop',
-    type: 'wordpress',
-    domain: oldDomain,
-  })
-  expect(site.status).toBe(201)
-  oldSite = site.body.id
-  expect((await finished(site.body.jobId)).status).toBe('succeeded')
+  oldSite = (await wp.newWordPressSite(customerId, 'Acme Shop', oldDomain)).siteId
 }, 300_000)
 
 afterAll(async () => {
@@ -147,11 +88,7 @@ afterAll(async () => {
     const deleted = await call<{ jobId: string }>('DELETE', `/sites/${siteId}`).catch(() => null)
     if (deleted?.body?.jobId) await finished(deleted.body.jobId).catch(() => {})
   }
-  await tp?.panel.close()
-  await root?.end()
-  // The local node's nginx and PHP-FPM outlive the panel: stopped here, with the sites' users.
-  removeNodeLeftovers(sitesDir)
-  rmSync(folder, { recursive: true, force: true })
+  await wp?.close()
 }, 120_000)
 
 describe('a WordPress site cloned from its backup', () => {

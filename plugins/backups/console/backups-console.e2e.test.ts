@@ -11,10 +11,7 @@
 // with nothing failing. Node side (restic, nginx, MariaDB, Chromium): run once, not in both store halves.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise'
+import type { Connection, RowDataPacket } from 'mysql2/promise'
 import type { Browser, Page } from 'playwright-core'
 import {
   checkAccessibility,
@@ -23,28 +20,22 @@ import {
   type PageFailures,
 } from '../../../hosts/testing/browser.ts'
 import {
-  createTestPanel,
   createTestUser,
-  freePort,
   type RunningServer,
-  removeNodeLeftovers,
   servePanel,
+  startWordPressPanel,
   type TestPanel,
   testPassword,
+  type WordPressPanel,
   waitFor,
 } from '../../../hosts/testing/index.ts'
-import { nodesPlugin } from '../../nodes/index.ts'
 import { type RestPeer, startRestServer } from '../testing/rest-server.ts'
 
-const folder = mkdtempSync(join(tmpdir(), 'plinth-backups-console-'))
-// nginx's workers and the sites' users pass through to the sites' homes.
-chmodSync(folder, 0o711)
-const sitesDir = join(folder, 'sites')
-const mariadb = new URL(process.env.PLINTH_TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306')
 const tag = crypto.randomUUID().slice(0, 8)
 const domain = `bk-${tag}.example.test`
 const developer = `dev-${tag}@acme.test`
 
+let wp: WordPressPanel
 let tp: TestPanel
 let server: RunningServer
 let browser: Browser
@@ -82,57 +73,11 @@ async function postTitles(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  root = await mysql.createConnection({
-    host: mariadb.hostname,
-    port: Number(mariadb.port || 3306),
-    user: decodeURIComponent(mariadb.username) || 'root',
-    password: decodeURIComponent(mariadb.password),
-  })
-  tp = await createTestPanel({
-    plugins: [
-      nodesPlugin({
-        dataDir: join(folder, 'panel'),
-        localServing: { dataDir: sitesDir, httpPort: freePort(), httpsPort: freePort() },
-      }),
-    ],
-    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
-    events: { pollIntervalMs: 10 },
-  })
-  tp.panel.start()
-  token = await tp.token()
-  const databaseServer = await call('POST', '/database-servers', {
-    name: `mariadb-${tag}`,
-    engine: 'mariadb',
-    host: mariadb.hostname,
-    port: Number(mariadb.port || 3306),
-    username: decodeURIComponent(mariadb.username) || 'root',
-    password: decodeURIComponent(mariadb.password),
-  })
-  expect(databaseServer.status).toBe(201)
-  await waitFor('the local node to serve', async () => {
-    const nodes = await call<{ items: { agent: { capabilities: { mode: string } | null } }[] }>(
-      'GET',
-      '/nodes',
-    )
-    return nodes.body.items[0]?.agent.capabilities?.mode === 'serving' ? true : null
-  })
+  wp = await startWordPressPanel({ prefix: 'plinth-backups-console-', tag })
+  ;({ tp, token, root } = wp)
   const customer = await call<{ id: string }>('POST', '/customers', { name: 'Acme' })
   customerId = customer.body.id
-  const site = await call<{ id: string; jobId: string }>('POST', '/sites', {
-    customerId: customer.body.id,
-    name: 'Acme Blog',
-    type: 'wordpress',
-    domain,
-  })
-  expect(site.status).toBe(201)
-  siteId = site.body.id
-  await jobDone(site.body.jobId)
-  const databases = await call<{ items: { name: string; siteId: string | null }[] }>(
-    'GET',
-    `/databases?customerId=${customer.body.id}`,
-  )
-  databaseName = databases.body.items.find((database) => database.siteId === siteId)?.name ?? ''
-  expect(databaseName).not.toBe('')
+  ;({ siteId, databaseName } = await wp.newWordPressSite(customer.body.id, 'Acme Blog', domain))
   await createTestUser(tp.panel.store.db, { email: developer, staffRole: null })
   const added = await call('POST', `/customers/${customer.body.id}/members`, {
     email: developer,
@@ -160,17 +105,13 @@ afterAll(async () => {
   }
   await server?.stop()
   await rest?.stop()
-  await tp?.panel.close()
-  // The local node's nginx and PHP-FPM outlive the panel: stopped here, with the sites' users.
-  removeNodeLeftovers(sitesDir)
   for (const name of names) {
     await root?.query(`DROP DATABASE IF EXISTS \`${name}\``).catch(() => {})
     await root
       ?.query('DROP USER IF EXISTS ?@?, ?@?, ?@?', [name, '%', name, 'localhost', name, '127.0.0.1'])
       .catch(() => {})
   }
-  await root?.end()
-  rmSync(folder, { recursive: true, force: true })
+  await wp?.close()
 }, 180_000)
 
 /** Staff (or the user with `email`) signed in in a browser of their own, at `path`. */

@@ -184,6 +184,19 @@ describe('backups of a served site to a local repository', () => {
     expect(readFileSync(join(site.htdocs, 'evil', 'inner.txt'), 'utf8')).toBe('inner changed\n')
   }, 120_000)
 
+  test('a listed path the backup lacks fails the restore before anything changed (a typo deletes nothing)', async () => {
+    mkdirSync(join(site.htdocs, 'made-later'), { recursive: true })
+    writeFileSync(join(site.htdocs, 'made-later', 'keep.txt'), 'made after the backup\n')
+    writeFileSync(join(site.htdocs, 'sub', 'b.txt'), 'b changed once more\n')
+    const { outcome } = await peer.run(siteId, restore({ files: ['/htdocs/sub', '/htdocs/made-later'] }))
+    expect(outcome).toMatchObject({ ok: false, code: 'not_in_backup' })
+    expect(readFileSync(join(site.htdocs, 'made-later', 'keep.txt'), 'utf8')).toBe('made after the backup\n')
+    expect(readFileSync(join(site.htdocs, 'sub', 'b.txt'), 'utf8')).toBe('b changed once more\n')
+    // As the test before left them, for the tests after.
+    rmSync(join(site.htdocs, 'made-later'), { recursive: true, force: true })
+    writeFileSync(join(site.htdocs, 'sub', 'b.txt'), 'b as it was\n')
+  }, 120_000)
+
   test('restoring the databases makes each exactly its dump, and leaves the files', async () => {
     maria.sql(
       `DROP VIEW titles; DROP TABLE options; CREATE TABLE junk (a INT); UPDATE posts SET title = 'defaced'`,

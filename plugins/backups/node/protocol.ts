@@ -118,7 +118,7 @@ export type BackupTask =
       /**
        * The site's files: `true` makes the site's home (but `tmp/` and the runtime's files) exactly the snapshot's;
        * a list of paths (as the files API names them: `/htdocs/wp-content/uploads`) makes each of them exactly the
-       * snapshot's (removed when the snapshot lacks it); `false` leaves them.
+       * snapshot's (a listed path the snapshot lacks fails the run with `not_in_backup` before anything changed); `false` leaves them.
        */
       readonly files: boolean | readonly string[]
       /**
@@ -219,7 +219,7 @@ export type RunOutcome =
       /**
        * A stable code: `repository_unreachable` (the target refused or could not be reached), `repository_corrupt`
        * (restic's check failed), `dump_failed` (a database dump failed or came out empty), `verify_failed` (a test
-       * restore differed), `snapshot_missing`, `restore_failed`, `disk_quota_exceeded`, `cancelled`, `failed`.
+       * restore differed), `snapshot_missing`, `restore_failed`, `not_in_backup` (a restore's listed path the snapshot lacks), `disk_quota_exceeded`, `cancelled`, `failed`.
        */
       readonly code: string
       /** Why, for people: names site paths and database ids, never the node's own paths or a secret. */

@@ -39,6 +39,18 @@ function plain(value: string, what: string, max = 1024): string {
   return value
 }
 
+/** `value` as an http(s) URL, or refused as the repository's `what`. */
+function httpUrl(value: string, what: string): URL {
+  let url: URL
+  try {
+    url = new URL(plain(value, what))
+  } catch {
+    throw refuse(what)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse(what)
+  return url
+}
+
 /** A path quoted for restic's own splitting of `sftp.command` (it honours double quotes). */
 function quoted(path: string): string {
   if (path.includes('"'))
@@ -139,13 +151,7 @@ export async function resticAccess(spec: RepositorySpec, dataDir: string): Promi
       }
     }
     case 'rest': {
-      let url: URL
-      try {
-        url = new URL(plain(location.url, 'URL'))
-      } catch {
-        throw refuse('URL')
-      }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse('URL')
+      const url = httpUrl(location.url, 'URL')
       if (location.username) url.username = encodeURIComponent(location.username)
       if (location.password) url.password = encodeURIComponent(location.password)
       const secrets = [password, ...(location.password ? [location.password, url.password] : [])]
@@ -158,13 +164,7 @@ export async function resticAccess(spec: RepositorySpec, dataDir: string): Promi
       }
     }
     case 's3': {
-      let endpoint: URL
-      try {
-        endpoint = new URL(plain(location.endpoint, 'endpoint'))
-      } catch {
-        throw refuse('endpoint')
-      }
-      if (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') throw refuse('endpoint')
+      const endpoint = httpUrl(location.endpoint, 'endpoint')
       if (!bucketName.test(location.bucket)) throw refuse('bucket')
       const prefix = location.prefix ? plain(location.prefix, 'prefix').replace(/^\/+|\/+$/g, '') : ''
       if (prefix.split('/').some((part) => part === '..' || part === '.')) throw refuse('prefix')

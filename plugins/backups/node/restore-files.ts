@@ -122,6 +122,9 @@ export async function restoreFiles(
     for (const path of targets) {
       const source = posix.join(folder, from, path)
       const present = (await lstat(source).catch(() => null)) !== null
+      // A path asked by name that the backup lacks is a mistake to say, not a folder of the site to delete.
+      if (!present && request.files !== true)
+        throw new RunFailure('not_in_backup', `${path} is not in the backup: nothing was restored.`)
       restored += present ? await countFiles(source) : 0
       modes.set(path, present ? 'sync' : kept.some((keptPath) => within(path, keptPath)) ? 'empty' : 'remove')
     }

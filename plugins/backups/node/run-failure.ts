@@ -11,6 +11,7 @@ export class RunFailure extends Error {
       | 'verify_failed'
       | 'snapshot_missing'
       | 'restore_failed'
+      | 'not_in_backup'
       | 'disk_quota_exceeded'
       | 'cancelled'
       | 'failed',

@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestUser, expectFieldProblem, expectProblem } from '../../../hosts/testing/index.ts'
+import type { BackupTables } from '../migrations.ts'
 import type { OverdueSite } from './routes/overdue-backups.ts'
 import type { SiteBackupPolicy } from './site-policy-answer.ts'
 import { type PolicyTestPanel, policyTestPanel } from './testing/policy-panel.ts'
@@ -50,6 +51,27 @@ describe('a site’s backup policy', () => {
     expect(next.getTime() - Date.parse(site.createdAt)).toBeLessThanOrEqual(24 * hour)
     expect(next.getUTCHours()).toBeGreaterThanOrEqual(1)
     expect(next.getUTCHours()).toBeLessThan(5)
+  })
+
+  test('a site older than the installation’s backups counts from them: not overdue, its first slot after them (an upgrade starts no afternoon wave)', async () => {
+    t.setClock(new Date())
+    const site = await t.newSite(await t.newCustomer())
+    const tenDaysAgo = new Date(Date.now() - 10 * 24 * hour).toISOString()
+    await t.tp.panel.store.db
+      .withTables<{ sites: { id: string; created_at: string } }>()
+      .updateTable('sites')
+      .set({ created_at: tenDaysAgo })
+      .where('id', '=', site.id)
+      .execute()
+    const since = await t.tp.panel.store.db
+      .withTables<BackupTables>()
+      .selectFrom('backup_targets')
+      .select('created_at')
+      .orderBy('created_at')
+      .executeTakeFirstOrThrow()
+    const policy = await policyOf(site.id)
+    expect(policy.overdue).toBe(false)
+    expect(Date.parse(policy.nextDueAt ?? '')).toBeGreaterThanOrEqual(Date.parse(since.created_at))
   })
 
   test('takes its plans’ `backups`: the most frequent schedule and the largest keeps of those that set them', async () => {

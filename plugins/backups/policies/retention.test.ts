@@ -179,6 +179,20 @@ describe('retainedBackups', () => {
     expect(retainedBackups([...list, failed], none, new Date('2026-04-01T00:00:00Z'))).toEqual([newest])
   })
 
+  test('a backup someone asked for is kept a week whatever the policy: a second one the same day does not push it out', () => {
+    const nightlyOne = backup('2026-03-10T02:00:00Z')
+    const beforeChange = backup('2026-03-10T09:00:00Z', { reason: 'manual' })
+    const afterChange = backup('2026-03-10T15:00:00Z', { reason: 'manual' })
+    const policy = { ...none, keepDaily: 7 }
+    expect(
+      retainedBackups([nightlyOne, beforeChange, afterChange], policy, new Date('2026-03-11T00:00:00Z')),
+    ).toEqual([beforeChange, afterChange])
+    // A week on, only what the policy keeps is left.
+    expect(
+      retainedBackups([nightlyOne, beforeChange, afterChange], policy, new Date('2026-03-17T10:00:00Z')),
+    ).toEqual([afterChange])
+  })
+
   test('of two backups at the same second, the later id is the newer', () => {
     const first = backup('2026-03-01T02:00:00Z')
     const second = backup('2026-03-01T02:00:00Z', { reason: 'manual' })

@@ -17,6 +17,12 @@ const dayMs = 86_400_000
 
 /** How long a `pre-restore` backup is kept whatever the policy: the days in which a restore may be undone. */
 export const preRestoreKeptDays = 14
+/**
+ * How long a backup someone asked for (`manual`) is kept whatever the policy: the backup a customer took before a
+ * change must not go because they took another the same day (keep-daily keeps one a day). The customer's `backupMB`
+ * bounds what they keep this way.
+ */
+export const manualKeptDays = 7
 /** How long a failed backup stays listed after it ended, so its reason is seen, before retention removes it. */
 export const failedKeptDays = 14
 
@@ -32,7 +38,7 @@ const rules = [
  * ones, as restic keeps snapshots: for each rule, walking from the newest, the newest backup of each of the last `keep…` days (ISO
  * weeks, months: UTC) that have one; a backup kept by any rule is kept, and the newest completed backup is always
  * kept (a policy of zeros never leaves a site without one). Besides: `running` backups; `pre-restore` ones for
- * {@link preRestoreKeptDays} days after they were taken; `failed` ones for {@link failedKeptDays} days after they
+ * {@link preRestoreKeptDays} days after they were taken; `manual` ones for {@link manualKeptDays} days; `failed` ones for {@link failedKeptDays} days after they
  * ended.
  */
 export function retainedBackups<B extends RetentionCandidate>(
@@ -67,6 +73,12 @@ export function retainedBackups<B extends RetentionCandidate>(
       backup.reason === 'pre-restore' &&
       backup.status === 'completed' &&
       ageDays(backup.createdAt, now) < preRestoreKeptDays
+    )
+      kept.add(backup.id)
+    if (
+      backup.reason === 'manual' &&
+      backup.status === 'completed' &&
+      ageDays(backup.createdAt, now) < manualKeptDays
     )
       kept.add(backup.id)
     if (backup.status === 'failed' && ageDays(backup.finishedAt ?? backup.createdAt, now) < failedKeptDays)

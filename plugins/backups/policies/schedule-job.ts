@@ -15,6 +15,7 @@ import { requestBackup } from '../backup-requests.ts'
 import type { BackupsTable } from '../migrations.ts'
 import { backupsProblems } from '../problems.ts'
 import { insertBackup, targetOfSite, toBackup } from '../repository.ts'
+import { backupsSince, scheduleStart } from './backups-since.ts'
 import { effectivePolicy, planBackupsCache } from './effective-policy.ts'
 import { claimScheduleLook } from './migrations.ts'
 import type { ResolvedPolicyOptions } from './policy-options.ts'
@@ -130,6 +131,7 @@ export function scheduleJob(context: PluginContext, options: ResolvedPolicyOptio
       const look: ScheduleLook = { started: [], refused: [], waiting: [], retained: [] }
       const planOf = planBackupsCache(context.db, context.quotas)
       const since = new Date(now.getTime() - schedulePeriodMs.weekly).toISOString()
+      const installed = await backupsSince(context.db)
       let after: string | null = null
       for (;;) {
         job.signal.throwIfAborted()
@@ -141,7 +143,12 @@ export function scheduleJob(context: PluginContext, options: ResolvedPolicyOptio
         for (const site of batch) {
           const { policy } = effectivePolicy(own.get(site.id), await planOf(site.customerId))
           const standing = policyStanding(
-            { schedule: policy.schedule, site, lastGoodAt: null, attempts: attempts.get(site.id) ?? [] },
+            {
+              schedule: policy.schedule,
+              site: { id: site.id, createdAt: scheduleStart(site.createdAt, installed) },
+              lastGoodAt: null,
+              attempts: attempts.get(site.id) ?? [],
+            },
             options,
             now,
           )

@@ -7,6 +7,7 @@ import { BackupPolicy, scheduleKinds } from '../contract.ts'
 import type { BackupPoliciesTable } from '../migrations.ts'
 import { targetOfSite } from '../repository.ts'
 import { policyMembers } from './backup-plan-setting.ts'
+import { backupsSince, scheduleStart } from './backups-since.ts'
 import { effectivePolicy, planBackupsFor, policySources } from './effective-policy.ts'
 import type { ResolvedPolicyOptions } from './policy-options.ts'
 import { backupStandings, findOwnPolicy, scheduledAttemptsSince } from './policy-rows.ts'
@@ -100,7 +101,12 @@ export async function siteBackupPolicy(
   const since = new Date(now.getTime() - schedulePeriodMs.weekly).toISOString()
   const attempts = (await scheduledAttemptsSince(db, [site.id], since)).get(site.id) ?? []
   const where = policyStanding(
-    { schedule: policy.schedule, site, lastGoodAt: standing?.lastGoodAt ?? null, attempts },
+    {
+      schedule: policy.schedule,
+      site: { id: site.id, createdAt: scheduleStart(site.createdAt, await backupsSince(db)) },
+      lastGoodAt: standing?.lastGoodAt ?? null,
+      attempts,
+    },
     options,
     now,
   )

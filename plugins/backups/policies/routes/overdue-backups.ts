@@ -13,6 +13,7 @@ import {
 } from '../../../../core/index.ts'
 import { siteDirectory } from '../../../sites/contract.ts'
 import { backupScopes, scheduleKinds } from '../../contract.ts'
+import { backupsSince, scheduleStart } from '../backups-since.ts'
 import { effectivePolicy, planBackupsCache } from '../effective-policy.ts'
 import type { ResolvedPolicyOptions } from '../policy-options.ts'
 import { backupStandings, ownPoliciesOf } from '../policy-rows.ts'
@@ -58,6 +59,7 @@ export function overdueRoutes(context: PluginContext, options: ResolvedPolicyOpt
   async function overdueAfter(db: Db, view: TenantView, after: string | null, limit: number) {
     const now = options.now()
     const planOf = planBackupsCache(db, context.quotas)
+    const installed = await backupsSince(db)
     const found: OverdueSite[] = []
     let cursor = after
     while (found.length < limit) {
@@ -71,7 +73,12 @@ export function overdueRoutes(context: PluginContext, options: ResolvedPolicyOpt
         const standing = standings.get(site.id)
         const lastGoodAt = standing?.lastGoodAt ?? null
         if (
-          !isOverdue(policy.schedule, { lastGoodAt, createdAt: site.createdAt }, now, options.overdueGraceMs)
+          !isOverdue(
+            policy.schedule,
+            { lastGoodAt, createdAt: scheduleStart(site.createdAt, installed) },
+            now,
+            options.overdueGraceMs,
+          )
         )
           continue
         found.push({
