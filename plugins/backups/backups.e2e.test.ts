@@ -409,6 +409,41 @@ describe('a WordPress site’s backups', () => {
     }
   }, 300_000)
 
+  test('a database server that refuses the panel fails the backup without naming its administrator', async () => {
+    // Staff's administrator login for the server gone wrong: the lease cannot be made.
+    const servers = tp.panel.store.db.withTables<{
+      database_servers: { id: string; username: string }
+      databases: { server_id: string; site_id: string | null }
+    }>()
+    const server = await servers
+      .selectFrom('database_servers')
+      .innerJoin('databases', 'databases.server_id', 'database_servers.id')
+      .select(['database_servers.id as id', 'database_servers.username as username'])
+      .where('databases.site_id', '=', siteId)
+      .executeTakeFirstOrThrow()
+    const wrongAdmin = `plinth_gone_admin_${tag}`.slice(0, 32)
+    await servers
+      .updateTable('database_servers')
+      .set({ username: wrongAdmin })
+      .where('id', '=', server.id)
+      .execute()
+    try {
+      const failed = await backUp('failed')
+      expect(failed.error?.code).toBe('dump_failed')
+      for (const said of [
+        failed.error?.message ?? '',
+        JSON.stringify(await eventsAbout('backup.failed', failed.id)),
+      ])
+        expect(said).not.toContain(wrongAdmin)
+    } finally {
+      await servers
+        .updateTable('database_servers')
+        .set({ username: server.username })
+        .where('id', '=', server.id)
+        .execute()
+    }
+  }, 300_000)
+
   test('a corrupted repository makes a failed backup with its code and backup.failed', async () => {
     // A backup never downloaded yet (a node keeps an archive it made for a while).
     const listed = await call<{ items: Backup[] }>('GET', `/sites/${siteId}/backups?limit=100`)

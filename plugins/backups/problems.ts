@@ -36,9 +36,9 @@ export const backupsProblems = defineProblems({
   invalid_restore_path: {
     status: 422,
     detail:
-      'A path to restore must be absolute within the site, without `..` segments or control characters.',
+      'A path to restore must be absolute within the site and inside `/htdocs` (what a restore replaces), without `..` segments or control characters.',
     description:
-      'Paths are named as the files API names them (`/htdocs/wp-content/uploads`); `/` is the whole site (use `files: true` for that).',
+      'Paths are named as the files API names them (`/htdocs/wp-content/uploads`); a restore replaces the site’s documents only (`/htdocs` and what is in it: `files: true` is all of them), never its logs, temporary files or the runtime’s own.',
   },
   clone_type_unsupported: {
     status: 422,

@@ -16,10 +16,12 @@ import { type Node, nodeDirectory } from '../nodes/contract.ts'
 import { type SiteRef, siteDirectory } from '../sites/contract.ts'
 import { failBackup } from './backup-outcomes.ts'
 import { Backup, type BackupContents, type ClonedSite, restoreAdapters } from './contract.ts'
+import { leaseRefusal } from './lease-refusal.ts'
 import type { BackupsTable, BackupTargetsTable } from './migrations.ts'
 import type { DumpTarget } from './node/protocol.ts'
 import { runOnNode } from './node-runs.ts'
 import { backupById, backupTables, targetById, toBackup } from './repository.ts'
+import { undoCall } from './restore-undo.ts'
 import { siteRepository } from './site-repository.ts'
 import type { backupTaker } from './take-backup.ts'
 import { backupsLane } from './take-job.ts'
@@ -172,7 +174,7 @@ export function restoreJob(
       return lease
     } catch (error) {
       throw new JobFailure(
-        `The database ${databaseId} cannot be written now: ${error instanceof Error ? error.message : String(error)}`,
+        `The database ${databaseId} cannot be written now: ${leaseRefusal(context, databaseId, error)}`,
         'database_unavailable',
       )
     }
@@ -267,14 +269,7 @@ export function restoreJob(
       databases,
       preRestoreBackupId,
       // Undoing is one call: the same selection restored from the backup taken just before.
-      undo:
-        preRestoreBackupId === null
-          ? null
-          : {
-              method: 'POST',
-              path: `/api/v1/sites/${siteId}/backups/${preRestoreBackupId}/restore`,
-              body: { files, databases: databases.length > 0 },
-            },
+      undo: undoCall(siteId, preRestoreBackupId, files, databases),
     }
   }
 

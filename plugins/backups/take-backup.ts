@@ -8,6 +8,7 @@ import { nodeDirectory } from '../nodes/contract.ts'
 import { siteDirectory } from '../sites/contract.ts'
 import { completeBackup, type DumpedNames, failBackup, type OutcomeWriters } from './backup-outcomes.ts'
 import { siteRecordParts } from './contract.ts'
+import { leaseRefusal } from './lease-refusal.ts'
 import type { BackupsTable } from './migrations.ts'
 import type { DumpSource, VerifyPlan } from './node/protocol.ts'
 import { type ProgressSpan, runOnNode } from './node-runs.ts'
@@ -47,11 +48,15 @@ export function backupTaker(context: PluginContext, verify: VerifyPlan) {
   ): Promise<DumpSource[]> {
     const sources: DumpSource[] = []
     for (const database of databases) {
-      const login = await access.lease(database.id, 'readonly', nodeId)
-      leases.push(login)
-      const scratch = await access.scratch(database.id, nodeId)
-      leases.push(scratch)
-      sources.push({ databaseId: database.id, login: login.login, scratch: scratch.login })
+      try {
+        const login = await access.lease(database.id, 'readonly', nodeId)
+        leases.push(login)
+        const scratch = await access.scratch(database.id, nodeId)
+        leases.push(scratch)
+        sources.push({ databaseId: database.id, login: login.login, scratch: scratch.login })
+      } catch (error) {
+        throw new Error(`${database.id}: ${leaseRefusal(context, database.id, error)}`)
+      }
     }
     return sources
   }

@@ -35,7 +35,7 @@ export interface paths {
   "/api/v1/sites/{id}/backups/{backupId}/restore": {
     /**
      * Restore a backup
-     * @description Restores a completed backup as a `backup.restore` job: `files` (`true`: the site’s files become exactly the backup’s; a list of paths: each of them does) and/or `databases` (`true`: every dump in the backup; a list of database ids), into the backup’s own site or, with `into.newSite`, into a new site of the same customer and type (a clone: created as `POST /sites` creates one, with its checks and limits, which needs `site:create` too; once it is provisioned the backup’s files are restored into it but what its type keeps of its own, e.g. WordPress’s `wp-config.php`, and its databases’ dumps into the clone’s). A restore into the site first takes a `pre-restore` backup of it (`preRestoreBackupId`): restoring that one, with the same `files` and `databases`, undoes the restore; the job’s result says so as `undo`. One backup or restore of a site runs at a time (409 `backup_in_progress`).
+     * @description Restores a completed backup as a `backup.restore` job: `files` (`true`: the site’s files become exactly the backup’s; a list of paths: each of them does) and/or `databases` (`true`: every dump in the backup; a list of database ids), into the backup’s own site or, with `into.newSite`, into a new site of the same customer and type (a clone: created as `POST /sites` creates one, with its checks and limits, which needs `site:create` too; once it is provisioned the backup’s files are restored into it but what its type keeps of its own, e.g. WordPress’s `wp-config.php`, and its databases’ dumps into the clone’s). A restore into the site first takes a `pre-restore` backup of it (`preRestoreBackupId`): restoring that one, with the same `files` and `databases`, undoes the restore; the job’s result says so as `undo`. One backup or restore of a site runs at a time (409 `backup_in_progress`). A suspended site is not restored into (409 `site_suspended`, as the files API refuses it), though a clone of it may be made. Paths to restore are within `/htdocs` (422 `invalid_restore_path` otherwise).
      *
      * Needs scope `backup:manage`.
      */
@@ -288,8 +288,8 @@ export interface components {
        * - `backup_in_progress` (409, backups): One backup or restore of a site runs at a time (its snapshot would otherwise race the other’s files). `jobId` names the running job.
        * - `backup_not_completed` (409, backups): A `running` backup is still being taken and checked; a `failed` one holds nothing to trust. Use another backup of the site (`GET /sites/{id}/backups`).
        * - `nothing_to_restore` (422, backups): A restore with neither `files` nor `databases` (or both `false`) would change nothing. `files: true` restores every file, `databases: true` every database of the backup.
-       * - `not_in_backup` (422, backups): A database id the backup has no dump of, or files asked of a backup without files. `errors[]` names each such item.
-       * - `invalid_restore_path` (422, backups): Paths are named as the files API names them (`/htdocs/wp-content/uploads`); `/` is the whole site (use `files: true` for that).
+       * - `not_in_backup` (422, backups): A database id the backup has no dump of, or files asked of a backup without files. `errors[]` names each such item. A listed path the backup lacks is found on the node: the restore’s job fails with this code before anything changed.
+       * - `invalid_restore_path` (422, backups): Paths are named as the files API names them (`/htdocs/wp-content/uploads`); a restore replaces the site’s documents only (`/htdocs` and what is in it: `files: true` is all of them), never its logs, temporary files or the runtime’s own.
        * - `clone_type_unsupported` (422, backups): A restore into a new site needs the site type’s restore adapter (what the clone keeps of its own, where its databases go); this installation has none for the backup’s site type.
        * - `download_link_invalid` (404, backups): The link’s token is wrong, or its backup is gone. Ask for a new link.
        * - `download_link_used` (410, backups): A download link works once, within 15 minutes of being made. Ask for a new one with `POST /sites/{id}/backups/{backupId}/download`.
@@ -1187,7 +1187,7 @@ export interface operations {
   };
   /**
    * Restore a backup
-   * @description Restores a completed backup as a `backup.restore` job: `files` (`true`: the site’s files become exactly the backup’s; a list of paths: each of them does) and/or `databases` (`true`: every dump in the backup; a list of database ids), into the backup’s own site or, with `into.newSite`, into a new site of the same customer and type (a clone: created as `POST /sites` creates one, with its checks and limits, which needs `site:create` too; once it is provisioned the backup’s files are restored into it but what its type keeps of its own, e.g. WordPress’s `wp-config.php`, and its databases’ dumps into the clone’s). A restore into the site first takes a `pre-restore` backup of it (`preRestoreBackupId`): restoring that one, with the same `files` and `databases`, undoes the restore; the job’s result says so as `undo`. One backup or restore of a site runs at a time (409 `backup_in_progress`).
+   * @description Restores a completed backup as a `backup.restore` job: `files` (`true`: the site’s files become exactly the backup’s; a list of paths: each of them does) and/or `databases` (`true`: every dump in the backup; a list of database ids), into the backup’s own site or, with `into.newSite`, into a new site of the same customer and type (a clone: created as `POST /sites` creates one, with its checks and limits, which needs `site:create` too; once it is provisioned the backup’s files are restored into it but what its type keeps of its own, e.g. WordPress’s `wp-config.php`, and its databases’ dumps into the clone’s). A restore into the site first takes a `pre-restore` backup of it (`preRestoreBackupId`): restoring that one, with the same `files` and `databases`, undoes the restore; the job’s result says so as `undo`. One backup or restore of a site runs at a time (409 `backup_in_progress`). A suspended site is not restored into (409 `site_suspended`, as the files API refuses it), though a clone of it may be made. Paths to restore are within `/htdocs` (422 `invalid_restore_path` otherwise).
    *
    * Needs scope `backup:manage`.
    */
@@ -1278,7 +1278,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `customer_deleting`, `domain_in_use`, `no_node_available`, `no_node_ready`, `node_not_accepting`, `node_not_ready`, `site_not_ready`. */
+      /** @description Conflict: `idempotency_request_in_flight`, `backup_not_completed`, `backup_in_progress`, `customer_deleting`, `domain_in_use`, `no_node_available`, `no_node_ready`, `node_not_accepting`, `node_not_ready`, `site_suspended`, `site_not_ready`. */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -31,6 +31,9 @@ export async function runArchive(
 ): Promise<RunOutcome> {
   const access = await resticAccess(task.repository, context.dataDir)
   const { id, path } = archives.allot(site.id)
+  // One archive of a site at a time (a newer download ends an older one still being read): on the node's own disk,
+  // archives of links never read would otherwise add up to many copies of the site outside its quota.
+  await archives.dropOthers(site.id, id)
   const scratch = await runFolder(context, 'scratch')
   try {
     const restic = new Restic(access, context.groups, [context.dataDir, site.home])

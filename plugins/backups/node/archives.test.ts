@@ -32,4 +32,21 @@ describe('archives of snapshots', () => {
     await store.sweep()
     await expect(store.read('site_a', id, 0, 10)).rejects.toThrow(/no such archive/)
   })
+
+  test('a site keeps one archive: a newer one drops its older ones, never another site’s', async () => {
+    const store = archiveStore(folder)
+    const write = (siteId: string) => {
+      const made = store.allot(siteId)
+      mkdirSync(dirname(made.path), { recursive: true })
+      writeFileSync(made.path, 'archive')
+      return made.id
+    }
+    const older = write('site_c')
+    const others = write('site_d')
+    const newer = write('site_c')
+    await store.dropOthers('site_c', newer)
+    await expect(store.read('site_c', older, 0, 10)).rejects.toThrow(/no such archive/)
+    expect((await store.read('site_c', newer, 0, 10)).totalBytes).toBe(7)
+    expect((await store.read('site_d', others, 0, 10)).totalBytes).toBe(7)
+  })
 })

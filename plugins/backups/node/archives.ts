@@ -1,9 +1,9 @@
-// Archives of snapshots (a `.tar.gz` a customer downloads) kept under the service's folder, root's only, per site:
-// read in pieces of at most 4 MiB (an agent's answer is 8 MiB, and base64 takes a third more), dropped when read,
-// and removed on their own an hour after they were made.
+// Archives of snapshots (a `.tar.gz` a customer downloads) kept under the service's folder, root's only, per site,
+// one at a time (a new one drops the site's older ones): read in pieces of at most 4 MiB (an agent's answer is 8 MiB,
+// and base64 takes a third more), dropped when read, and removed on their own an hour after they were made.
 
 import { open, readdir, rm, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { NodeRefusal } from '../../nodes/node/contract.ts'
 import type { ArchiveChunk } from './protocol.ts'
 
@@ -46,6 +46,16 @@ export function archiveStore(dataDir: string) {
     },
     async drop(siteId: string, id: string): Promise<void> {
       await rm(pathOf(siteId, id), { force: true })
+    },
+    /**
+     * Removes the site's archives but `keep`: a site has one at a time. Archives are on the node's own disk, outside
+     * any site's quota, and each download link makes one: kept until read or an hour old, a customer's links asked
+     * for and never read would otherwise pile up copies of its site until the node's disk is full.
+     */
+    async dropOthers(siteId: string, keep: string): Promise<void> {
+      const dir = dirname(pathOf(siteId, keep))
+      for (const name of await readdir(dir).catch(() => [] as string[]))
+        if (name !== basename(pathOf(siteId, keep))) await rm(join(dir, name), { force: true })
     },
     /** Removes the archives older than an hour (and those a stopped run left half made). */
     async sweep(now = Date.now()): Promise<void> {

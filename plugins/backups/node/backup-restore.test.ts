@@ -326,6 +326,26 @@ describe('backups of a served site to a local repository', () => {
     ).rejects.toThrow(/no such archive/)
   }, 120_000)
 
+  test('a newer archive of the site drops an older one never read (download links cannot fill the node’s disk)', async () => {
+    const archiveOf = async () =>
+      ok(
+        (await peer.run(siteId, { task: 'archive', repository, snapshotId: first.snapshotId })).outcome,
+      ) as Extract<RunOutcome, { task: 'archive' }>
+    const older = await archiveOf()
+    const newer = await archiveOf()
+    await expect(
+      peer.call(siteId, { op: 'archive.read', archiveId: older.archiveId, offset: 0, length: 10 }),
+    ).rejects.toThrow(/no such archive/)
+    const read = (await peer.call(siteId, {
+      op: 'archive.read',
+      archiveId: newer.archiveId,
+      offset: 0,
+      length: 10,
+    })) as { totalBytes: number }
+    expect(read.totalBytes).toBe(newer.bytes)
+    await peer.call(siteId, { op: 'archive.drop', archiveId: newer.archiveId })
+  }, 120_000)
+
   test('forgetting a snapshot removes it and prunes its data', async () => {
     const { outcome, ms } = await peer.run(siteId, backup({ databases: [] }))
     const second = ok(outcome) as typeof first

@@ -14,13 +14,20 @@ import {
   t,
 } from '../../../core/index.ts'
 import { nodeDirectory, nodeUnavailable, requireReachableNode } from '../../nodes/contract.ts'
-import { siteCreation, siteCreationProblems, siteDirectory, siteScopes } from '../../sites/contract.ts'
+import {
+  requireRunningSite,
+  runningSiteProblems,
+  siteCreation,
+  siteCreationProblems,
+  siteDirectory,
+  siteScopes,
+} from '../../sites/contract.ts'
 import { requestBackup, siteBusyWith } from '../backup-requests.ts'
 import { type BackupContents, backupScopes, RestoreRequest, restoreAdapters } from '../contract.ts'
+import { restorableRoots, within } from '../node/site-paths.ts'
 import { backupsProblems } from '../problems.ts'
 import { findBackup } from '../repository.ts'
 import { type RestoreInput, restoreJobKind } from '../restore-job.ts'
-import { requireBackedUpSite, siteNotReady } from './backups.ts'
 
 /** The answer of a restore. */
 export const RestoreAccepted = t.Object(
@@ -39,13 +46,18 @@ export const RestoreAccepted = t.Object(
   { $id: 'RestoreAccepted' },
 )
 
-/** A path as the files API names it, absolute within the site; null when it is not one. */
+/**
+ * A path as the files API names it, absolute within the site and among what a restore replaces (`/htdocs/…`); null
+ * when it is not one. The node refuses the others too, but only after the restore's pre-restore backup was taken:
+ * refused here, nothing is started (nor stored) for a restore that cannot happen.
+ */
 export function restorePath(path: string): string | null {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (!path.startsWith('/') || /[\u0000-\u001f\u007f]/.test(path)) return null
   const segments = path.split('/').filter((segment) => segment !== '' && segment !== '.')
   if (segments.some((segment) => segment === '..') || segments.length === 0) return null
-  return `/${segments.join('/')}`
+  const normal = `/${segments.join('/')}`
+  return restorableRoots.some((root) => within(root, normal)) ? normal : null
 }
 
 /**
@@ -119,7 +131,7 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
       operationId: 'restoreBackup',
       summary: 'Restore a backup',
       description:
-        'Restores a completed backup as a `backup.restore` job: `files` (`true`: the site’s files become exactly the backup’s; a list of paths: each of them does) and/or `databases` (`true`: every dump in the backup; a list of database ids), into the backup’s own site or, with `into.newSite`, into a new site of the same customer and type (a clone: created as `POST /sites` creates one, with its checks and limits, which needs `site:create` too; once it is provisioned the backup’s files are restored into it but what its type keeps of its own, e.g. WordPress’s `wp-config.php`, and its databases’ dumps into the clone’s). A restore into the site first takes a `pre-restore` backup of it (`preRestoreBackupId`): restoring that one, with the same `files` and `databases`, undoes the restore; the job’s result says so as `undo`. One backup or restore of a site runs at a time (409 `backup_in_progress`).',
+        'Restores a completed backup as a `backup.restore` job: `files` (`true`: the site’s files become exactly the backup’s; a list of paths: each of them does) and/or `databases` (`true`: every dump in the backup; a list of database ids), into the backup’s own site or, with `into.newSite`, into a new site of the same customer and type (a clone: created as `POST /sites` creates one, with its checks and limits, which needs `site:create` too; once it is provisioned the backup’s files are restored into it but what its type keeps of its own, e.g. WordPress’s `wp-config.php`, and its databases’ dumps into the clone’s). A restore into the site first takes a `pre-restore` backup of it (`preRestoreBackupId`): restoring that one, with the same `files` and `databases`, undoes the restore; the job’s result says so as `undo`. One backup or restore of a site runs at a time (409 `backup_in_progress`). A suspended site is not restored into (409 `site_suspended`, as the files API refuses it), though a clone of it may be made. Paths to restore are within `/htdocs` (422 `invalid_restore_path` otherwise).',
       scope: backupScopes.manage,
       params: { id: 'site', backupId: 'bkp' },
       body: RestoreRequest,
@@ -133,7 +145,7 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
         backupsProblems.backup_in_progress,
         backupsProblems.clone_type_unsupported,
         ...siteCreationProblems,
-        ...(siteNotReady ? [siteNotReady] : []),
+        ...runningSiteProblems,
         nodeUnavailable,
         kernelProblems.insufficient_scope,
       ],
@@ -188,7 +200,9 @@ export function restoreRoutes(context: PluginContext): RouteDefinition[] {
             { customerId: site.customerId },
           )
         }
-        requireBackedUpSite(site)
+        // Like the files API: staff froze a suspended site (abuse, an investigation), and its customer's restore
+        // would rewrite what they froze. A clone of it, as a download of its backup, is the customer's data.
+        requireRunningSite(site)
         requireReachableNode(site.nodeId ? await nodes.find(site.nodeId, trx) : null)
         const busy = await siteBusyWith(trx, site.id)
         if (busy !== null)

@@ -235,8 +235,8 @@ export interface components {
        * - `backup_in_progress` (409, backups): One backup or restore of a site runs at a time (its snapshot would otherwise race the other’s files). `jobId` names the running job.
        * - `backup_not_completed` (409, backups): A `running` backup is still being taken and checked; a `failed` one holds nothing to trust. Use another backup of the site (`GET /sites/{id}/backups`).
        * - `nothing_to_restore` (422, backups): A restore with neither `files` nor `databases` (or both `false`) would change nothing. `files: true` restores every file, `databases: true` every database of the backup.
-       * - `not_in_backup` (422, backups): A database id the backup has no dump of, or files asked of a backup without files. `errors[]` names each such item.
-       * - `invalid_restore_path` (422, backups): Paths are named as the files API names them (`/htdocs/wp-content/uploads`); `/` is the whole site (use `files: true` for that).
+       * - `not_in_backup` (422, backups): A database id the backup has no dump of, or files asked of a backup without files. `errors[]` names each such item. A listed path the backup lacks is found on the node: the restore’s job fails with this code before anything changed.
+       * - `invalid_restore_path` (422, backups): Paths are named as the files API names them (`/htdocs/wp-content/uploads`); a restore replaces the site’s documents only (`/htdocs` and what is in it: `files: true` is all of them), never its logs, temporary files or the runtime’s own.
        * - `clone_type_unsupported` (422, backups): A restore into a new site needs the site type’s restore adapter (what the clone keeps of its own, where its databases go); this installation has none for the backup’s site type.
        * - `download_link_invalid` (404, backups): The link’s token is wrong, or its backup is gone. Ask for a new link.
        * - `download_link_used` (410, backups): A download link works once, within 15 minutes of being made. Ask for a new one with `POST /sites/{id}/backups/{backupId}/download`.
