@@ -69,7 +69,9 @@ export function retentionJob(
         createdAt: row.created_at,
         finishedAt: row.finished_at,
       }))
-      const expired = forgottenBackups(listed, policy, options.now())
+      const quota = (await context.quotas.of(context.db, site.customerId)).limits.backupMB
+      const overQuota = quota?.limit != null && quota.used > quota.limit
+      const expired = forgottenBackups(listed, policy, options.now(), { overQuota })
       const { forgotten } = await forgetBackups(
         context,
         job,

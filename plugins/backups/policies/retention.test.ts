@@ -193,6 +193,18 @@ describe('retainedBackups', () => {
     ).toEqual([afterChange])
   })
 
+  test('over its backupMB, a customer keeps beyond the policy only each site’s newest pre-restore backup', () => {
+    const nightlyOne = backup('2026-03-10T02:00:00Z')
+    const olderUndo = backup('2026-03-10T08:00:00Z', { reason: 'pre-restore' })
+    const manual = backup('2026-03-10T09:00:00Z', { reason: 'manual' })
+    const newestUndo = backup('2026-03-10T10:00:00Z', { reason: 'pre-restore' })
+    const all = [nightlyOne, olderUndo, manual, newestUndo]
+    const policy = { ...none, keepDaily: 7 }
+    const now = new Date('2026-03-11T00:00:00Z')
+    expect(retainedBackups(all, policy, now)).toEqual([olderUndo, manual, newestUndo])
+    expect(retainedBackups(all, policy, now, { overQuota: true })).toEqual([manual, newestUndo])
+  })
+
   test('of two backups at the same second, the later id is the newer', () => {
     const first = backup('2026-03-01T02:00:00Z')
     const second = backup('2026-03-01T02:00:00Z', { reason: 'manual' })

@@ -26,6 +26,11 @@ export const manualKeptDays = 7
 /** How long a failed backup stays listed after it ended, so its reason is seen, before retention removes it. */
 export const failedKeptDays = 14
 
+/** What retention weighs besides the policy: whether the site's customer uses more than its `backupMB`. */
+export interface RetentionStanding {
+  readonly overQuota?: boolean
+}
+
 /** The keep rules of a policy, each naming the bucket (a day, an ISO week, a month) a backup falls in. */
 const rules = [
   { member: 'keepDaily', bucket: (at: Date) => at.toISOString().slice(0, 10) },
@@ -38,13 +43,15 @@ const rules = [
  * ones, as restic keeps snapshots: for each rule, walking from the newest, the newest backup of each of the last `keep…` days (ISO
  * weeks, months: UTC) that have one; a backup kept by any rule is kept, and the newest completed backup is always
  * kept (a policy of zeros never leaves a site without one). Besides: `running` backups; `pre-restore` ones for
- * {@link preRestoreKeptDays} days after they were taken; `manual` ones for {@link manualKeptDays} days; `failed` ones for {@link failedKeptDays} days after they
+ * {@link preRestoreKeptDays} days after they were taken; `manual` ones for {@link manualKeptDays} days (while the
+ * customer is over its `backupMB`, only the newest pre-restore one of these); `failed` ones for {@link failedKeptDays} days after they
  * ended.
  */
 export function retainedBackups<B extends RetentionCandidate>(
   backups: readonly B[],
   policy: Pick<BackupPolicy, 'keepDaily' | 'keepWeekly' | 'keepMonthly'>,
   now: Date,
+  standing: RetentionStanding = {},
 ): B[] {
   const kept = new Set<string>()
   const completed = backups
@@ -67,20 +74,18 @@ export function retainedBackups<B extends RetentionCandidate>(
   }
   const newest = completed[0]
   if (newest) kept.add(newest.id)
+  // Over its `backupMB`, a customer keeps of the backups beyond its policy only the newest pre-restore one of each
+  // site (its last restore can still be undone): restores, never refused for the quota, cannot pile up storage.
+  const newestOf = (reason: string) => completed.find((backup) => backup.reason === reason)?.id
+  const beyondPolicy = (backup: B, reason: string, days: number) =>
+    backup.reason === reason &&
+    backup.status === 'completed' &&
+    ageDays(backup.createdAt, now) < days &&
+    (!standing.overQuota || (reason === 'pre-restore' && backup.id === newestOf(reason)))
   for (const backup of backups) {
     if (backup.status === 'running') kept.add(backup.id)
-    if (
-      backup.reason === 'pre-restore' &&
-      backup.status === 'completed' &&
-      ageDays(backup.createdAt, now) < preRestoreKeptDays
-    )
-      kept.add(backup.id)
-    if (
-      backup.reason === 'manual' &&
-      backup.status === 'completed' &&
-      ageDays(backup.createdAt, now) < manualKeptDays
-    )
-      kept.add(backup.id)
+    if (beyondPolicy(backup, 'pre-restore', preRestoreKeptDays)) kept.add(backup.id)
+    if (beyondPolicy(backup, 'manual', manualKeptDays)) kept.add(backup.id)
     if (backup.status === 'failed' && ageDays(backup.finishedAt ?? backup.createdAt, now) < failedKeptDays)
       kept.add(backup.id)
   }
@@ -92,8 +97,9 @@ export function forgottenBackups<B extends RetentionCandidate>(
   backups: readonly B[],
   policy: Pick<BackupPolicy, 'keepDaily' | 'keepWeekly' | 'keepMonthly'>,
   now: Date,
+  standing: RetentionStanding = {},
 ): B[] {
-  const kept = new Set(retainedBackups(backups, policy, now).map((backup) => backup.id))
+  const kept = new Set(retainedBackups(backups, policy, now, standing).map((backup) => backup.id))
   return backups.filter((backup) => !kept.has(backup.id))
 }
 
