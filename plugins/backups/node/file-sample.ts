@@ -21,7 +21,7 @@ export interface SampledFile {
 
 /** What is in the site's files (its home but `tmp/` and the runtime's files), links never followed. */
 export interface SiteFiles {
-  /** Every regular file, in a shuffled order (the sample is its first ones). */
+  /** A uniform random sample of its regular files (all of them when few), shuffled: the sample is its first ones. */
   readonly files: readonly SampledFile[]
 }
 
@@ -31,9 +31,20 @@ export const excludedAtTop: ReadonlySet<string> = new Set(['tmp', ...runtimeHome
 /** The name a restore's folder at the top of a home starts with (restore-files.ts): never backed up either. */
 export const restoreFolderPrefix = `${runtimeHomePrefix}restore-`
 
-/** The regular files of the home, walked without following a link. */
-export async function siteFiles(home: string, signal: AbortSignal): Promise<SiteFiles> {
+/** How many of a site's files its listing keeps: the sample and spares for files that change meanwhile. */
+export const keptForSample = 256
+
+/**
+ * Regular files of the home in random order, walked without following a link: a uniform sample of at most `keep`
+ * of them (reservoir sampling), so a site of a million files costs no more memory than one of a hundred.
+ */
+export async function siteFiles(
+  home: string,
+  signal: AbortSignal,
+  keep: number = keptForSample,
+): Promise<SiteFiles> {
   const files: SampledFile[] = []
+  let seen = 0
   const walk = async (dir: string, top: boolean): Promise<void> => {
     signal.throwIfAborted()
     let entries: import('node:fs').Dirent[]
@@ -48,14 +59,20 @@ export async function siteFiles(home: string, signal: AbortSignal): Promise<Site
       if (entry.isDirectory()) await walk(path, false)
       else if (entry.isFile()) {
         const stats = await lstat(path).catch(() => null)
-        if (stats?.isFile())
-          files.push({
-            path,
-            sitePath: `/${relative(home, path)}`,
-            size: stats.size,
-            mtimeMs: stats.mtimeMs,
-            sha256: null,
-          })
+        if (!stats?.isFile()) continue
+        const file = {
+          path,
+          sitePath: `/${relative(home, path)}`,
+          size: stats.size,
+          mtimeMs: stats.mtimeMs,
+          sha256: null,
+        }
+        seen++
+        if (files.length < keep) files.push(file)
+        else {
+          const slot = Math.floor(Math.random() * seen)
+          if (slot < keep) files[slot] = file
+        }
       }
     }
   }
