@@ -1,5 +1,5 @@
 // Retention applied to a site: its `backup.retain` job forgets the listed backups its policy no longer keeps (they
-// leave the site's list) and leaves the rest, the failed and pre-restore ones within their days included.
+// leave the site's list) and leaves the rest, the failed, pre-restore and manual ones within their days included.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { waitFor } from '../../../hosts/testing/index.ts'
@@ -37,10 +37,12 @@ test('the retention job forgets exactly the backups the site’s policy does not
       error_message: 'mysqldump exited 2',
     }),
     await t.backupRow(site, target, { created_at: at(5 * day), reason: 'pre-restore' }),
+    // Asked for within the week: kept whatever the policy.
+    await t.backupRow(site, target, { created_at: at(3 * day), reason: 'manual' }),
   ]
   const forgotten = [
     await t.backupRow(site, target, { created_at: at(2 * day + 3_600_000) }),
-    await t.backupRow(site, target, { created_at: at(3 * day), reason: 'manual' }),
+    await t.backupRow(site, target, { created_at: at(8 * day), reason: 'manual' }),
     await t.backupRow(site, target, {
       created_at: at(20 * day),
       status: 'failed',
