@@ -42,9 +42,11 @@ async function setUp() {
 
 /** Both events of one site, as the receiver got them (at least once each), verified with the endpoint's secret. */
 async function bothEvents(receiver: WebhookReceiver, secret: string, site: { id: string; jobId: string }) {
+  // A delivery the killed server had claimed (its attempt under way) is made again once its lease runs out: the
+  // attempt's timeout and 5 s more, beyond 20 s.
   const created = await receiver.waitFor(
     (hook) => hook.json.type === 'site.created' && hook.json.data.id === site.id,
-    20_000,
+    40_000,
   )
   const finished = await receiver.waitFor(
     (hook) =>
@@ -77,7 +79,7 @@ describe('webhooks survive SIGKILL', () => {
     )
     expect(log.body.items.length).toBeGreaterThanOrEqual(2)
     restarted.process.kill('SIGTERM')
-  }, 60_000)
+  }, 90_000)
 
   test('killed while a delivery waits for its retry: the restarted server retries it with the same webhook-id', async () => {
     const { dataDir, server, token, call, receiver, endpoint, customerId } = await setUp()
