@@ -71,7 +71,8 @@ test('the append-only user cannot forget a snapshot; the full user can, and prun
   await runRestic(spec('prune', 'prune-password'), ['forget', '--prune', snapshot?.id as string], signal())
   const after = await runRestic(spec('prune', 'prune-password'), ['snapshots', '--json'], signal())
   expect(JSON.parse(after.stdout)).toEqual([])
-})
+  // restic retries the refused delete with its backoff (about 45 s) before it gives up.
+}, 120_000)
 
 test('a wrong password is a login failure, and a stopped server is unreachable', async () => {
   const wrong = await runRestic(spec('push', 'nope'), ['snapshots'], signal()).catch((error) => error)
