@@ -461,10 +461,17 @@ describe('a WordPress site’s backups', () => {
     for (const file of readdirSync(join(repository, 'snapshots'))) rmSync(join(repository, 'snapshots', file))
     const url = new URL(link.body.url)
     await expectProblem(await tp.request('GET', `${url.pathname}${url.search}`), 502, 'download_failed')
-    // Its data overwritten: restic's check after the next backup finds it, and the backup is never completed.
+    // Its data damaged in place (bits flipped, sizes kept, as a failing disk does): restic's check after the next
+    // backup finds it, and the backup is never completed. (Packs lost or cut short are found too, after minutes of
+    // restic's retries.)
     const dataDir = join(repository, 'data')
     for (const sub of readdirSync(dataDir))
-      for (const file of readdirSync(join(dataDir, sub))) writeFileSync(join(dataDir, sub, file), 'garbage')
+      for (const file of readdirSync(join(dataDir, sub))) {
+        const pack = join(dataDir, sub, file)
+        const bytes = readFileSync(pack)
+        for (let at = 16; at < bytes.length - 16; at += 97) bytes[at] = (bytes[at] ?? 0) ^ 0xff
+        writeFileSync(pack, bytes)
+      }
     const failed = await backUp('failed')
     expect(failed.verified).toBe(false)
     expect(failed.error?.code).toBe('repository_corrupt')
