@@ -10,6 +10,9 @@ import { RunFailure, scrubbed } from './run-failure.ts'
 /** restic's program. */
 export const resticProgram = 'restic'
 
+/** `nice` 10 and the lowest best-effort I/O class: backups yield to the sites they back up. */
+const backgroundPriority = ['nice', '-n', '10', 'ionice', '-c', '2', '-n', '7'] as const
+
 const patterns: readonly [RegExp, RunFailure['code'], string][] = [
   // restic 0.14 does not wait for a lock: another run on the same repository (a forget, a backup) holds it.
   [
@@ -58,9 +61,12 @@ export class Restic {
     return this.access.env
   }
 
-  /** The command line of `args`, its target options first. */
+  /**
+   * The command line of `args`, its target options first, at a lower CPU and disk priority than the sites' own
+   * processes: a node's nightly backups take what the sites leave (measured in `npm run bench:backups`).
+   */
   argv(args: readonly string[]): string[] {
-    return [resticProgram, ...this.access.options, ...args]
+    return [...backgroundPriority, resticProgram, ...this.access.options, ...args]
   }
 
   /** The failure restic's exit says, with a short account of it. */
