@@ -41,10 +41,14 @@ export {
   type ServiceInventory,
   type SiteApplication,
   type SiteAppSpec,
+  type SiteCacheSpec,
   type SiteCall,
   type SiteCertificate,
+  type SiteHeaderSpec,
+  type SiteRedirectSpec,
   type SiteReport,
   type SiteResources,
+  type SiteServing,
   type SiteSpec,
 } from './node/contract.ts'
 export type { NodeModuleEntry } from './node/node.ts'

@@ -19,7 +19,7 @@ import {
   type Trx,
   t,
 } from '../../core/index.ts'
-import type { Node, SiteAppSpec } from '../nodes/contract.ts'
+import type { Node, SiteAppSpec, SiteServing } from '../nodes/contract.ts'
 import { sitesProblems } from './problems.ts'
 
 /** Lifecycle states of a site. `provisioning` is the state right after creation. */
@@ -162,6 +162,11 @@ export interface SiteType {
    * than leaving a job to fail. Default: every node serves it.
    */
   lacksOn?(db: Db, node: Node): Promise<readonly string[]>
+  /**
+   * How every site of the type is served, before the parts other plugins keep (`siteServingParts`) are laid over it:
+   * a `static` type's `{ php: false }`. Default: served as sites are (PHP on, `htdocs/` the document root).
+   */
+  readonly serving?: SiteServing
 }
 
 /** A site as a site type's hooks see it. */
@@ -223,6 +228,49 @@ export const siteDependents = defineDependents<SiteRef>({
   id: 'sites.dependents',
   owner: 'sites',
   description: 'Records of other plugins under a site, removed in its deletion job.',
+})
+
+/**
+ * A part of how a site is served that a plugin keeps in its own tables (its PHP settings, its page cache, its
+ * redirects): read each time the site's node is told of the site (its provisioning, every update, its restore), and
+ * laid over its type's `serving` in the order the parts were added. A part answers only the members it owns.
+ */
+export interface SiteServingPart {
+  /** Unique: the plugin's name. */
+  readonly name: string
+  /** The members of `serving` this plugin gives `site`, read through `db`. */
+  read(db: Db, site: SiteRef): Promise<SiteServing>
+}
+
+/** The registry of serving parts: plugins that require `sites` add to it in their setup. */
+export const siteServingParts = defineExtensionPoint<SiteServingPart>({
+  id: 'sites.servingParts',
+  owner: 'sites',
+  description: 'Parts of how a site is served that other plugins keep (PHP settings, page cache, redirects).',
+  keyOf: (part) => part.name,
+})
+
+/**
+ * Carries a change of a site's serving parts to its node: a plugin that changed what its part reads calls it in the
+ * same transaction.
+ */
+export interface SiteServingChanges {
+  /**
+   * Starts the site's `site.update` job (its id answered; the site's `jobId` names it), which tells its node the
+   * site as every part reads it when the job runs. A site `provisioning` or `failed` takes the change when it is
+   * provisioned (no job: null). A site `deleting` is refused, 409 `site_busy`: list {@link siteServingProblems}.
+   */
+  apply(trx: Trx, site: SiteRef): Promise<string | null>
+}
+
+/** The refusals of {@link SiteServingChanges.apply}. */
+export const siteServingProblems = [sitesProblems.site_busy] as const
+
+/** The sites plugin's service carrying serving changes to nodes. */
+export const siteServingChanges = defineService<SiteServingChanges>({
+  id: 'sites.servingChanges',
+  owner: 'sites',
+  description: 'Tells a site’s node of a change to how the site is served (a serving part changed).',
 })
 
 /** The sites plugin's directory service. */

@@ -11,6 +11,8 @@ import {
   siteDependents,
   siteDirectory,
   siteScopes,
+  siteServingChanges,
+  siteServingParts,
   siteTypes,
 } from './contract.ts'
 import { siteCustomerDependent } from './customer-deletion.ts'
@@ -31,6 +33,7 @@ import { domainReservations } from './reserved-domains.ts'
 import { siteLifecycleRoutes } from './routes/site-lifecycle.ts'
 import { siteResourceRoutes } from './routes/site-resources.ts'
 import { siteRoutes } from './routes/sites.ts'
+import { siteServingChangesService } from './serving-changes.ts'
 import { siteCreationService } from './site-creation.ts'
 import { phpPlanSetting, siteResourceLimits } from './site-limits.ts'
 import { siteSuspensionHandler } from './suspension.ts'
@@ -144,7 +147,7 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
     // What a plan relaxes of PHP's hardening for its sites (`php.allowFunctions`).
     planSettings: [phpPlanSetting],
     migrations: sitesMigrations,
-    extensionPoints: [siteTypes, siteDependents],
+    extensionPoints: [siteTypes, siteDependents, siteServingParts],
     setup(context) {
       addConsolePages(context, import.meta.dir)
       if (options.wordpress !== false) {
@@ -170,6 +173,8 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
         findByDomain: findSiteByDomain,
         listActive: listActiveSites,
       })
+      // Plugins that keep a part of how sites are served (PHP settings, a page cache) carry their changes to nodes.
+      context.provide(siteServingChanges, siteServingChangesService(context))
       // Plugins that make sites (a backup restored into a new one) go through the API's own checks.
       context.provide(
         siteCreation,

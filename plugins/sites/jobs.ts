@@ -13,7 +13,7 @@ import {
   type Trx,
 } from '../../core/index.ts'
 import { customerSuspensions } from '../customers/contract.ts'
-import { nodeCommand, nodeDirectory, type SiteSpec } from '../nodes/contract.ts'
+import { nodeCommand, nodeDirectory, type SiteServing, type SiteSpec } from '../nodes/contract.ts'
 import { type CreatedSite, siteDependents, siteTypes } from './contract.ts'
 import type { SitesTable } from './migrations.ts'
 import {
@@ -30,6 +30,7 @@ import {
   toSite,
   updateSite,
 } from './repository.ts'
+import { servingOf } from './serving.ts'
 import { type SiteRunLimits, siteRunLimits, specLimitsOf } from './site-limits.ts'
 
 /** Job kinds of the sites plugin. */
@@ -44,7 +45,7 @@ export const siteJobKinds = {
 } as const
 
 /** What the node driver is told about a site: its record with the limits it runs under (site-limits.ts). */
-export function specOf(row: SitesTable, run: SiteRunLimits): SiteSpec {
+export function specOf(row: SitesTable, run: SiteRunLimits, serving: SiteServing | null = null): SiteSpec {
   return {
     id: row.id,
     handle: row.handle,
@@ -53,6 +54,7 @@ export function specOf(row: SitesTable, run: SiteRunLimits): SiteSpec {
     customerId: row.customer_id,
     diskMB: row.disk_mb,
     ...specLimitsOf(run),
+    ...(serving ? { serving } : {}),
   }
 }
 
@@ -122,7 +124,11 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     const node = row.node_id ? await nodes.find(row.node_id) : null
     if (!node)
       throw new JobFailure(`The site's node ${row.node_id ?? '(none)'} does not exist`, 'node_missing')
-    const spec = specOf(row, await siteRunLimits(context.db, context.quotas, row, node))
+    const spec = specOf(
+      row,
+      await siteRunLimits(context.db, context.quotas, row, node),
+      await servingOf(context, context.db, siteRefOf(row)),
+    )
     return { row, node, spec }
   }
 
@@ -316,7 +322,7 @@ export function siteJobs(context: PluginContext): JobDefinition[] {
     {
       kind: siteJobKinds.update,
       description:
-        'Applies a changed domain or limit on the site’s node: its disk quota, or the CPU, memory and processes it may take (its own, its plan’s or its node’s defaults, as they are when the job runs).',
+        'Applies a changed domain, limit or serving setting on the site’s node: its disk quota, the CPU, memory and processes it may take (its own, its plan’s or its node’s defaults, as they are when the job runs), or how it is served (its PHP settings, page cache, redirects: every part as it is when the job runs).',
       async run(job) {
         const found = await target(job)
         if (!found || (found.row.status !== 'active' && found.row.status !== 'suspended'))

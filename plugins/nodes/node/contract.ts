@@ -59,6 +59,65 @@ export interface SiteSpec {
    * operations, where the application ignores what it already did). Absent: a static placeholder site.
    */
   readonly app?: SiteAppSpec
+  /**
+   * How the site is served beyond what every site gets: its document root, whether PHP runs, its PHP's version and
+   * settings, its page cache, redirects and headers. Each part is given by the panel plugin that keeps it, on every
+   * operation (the node renders the whole site from the spec each time). Absent (an older panel), and each absent
+   * member: the defaults, as sites were served before.
+   */
+  readonly serving?: SiteServing
+}
+
+/**
+ * How a site is served (`SiteSpec.serving`). The node checks every value again before it writes one into nginx's or
+ * PHP-FPM's files (a `NodeFailure` `unsafe_site_spec` otherwise): the panel's validation is not trusted.
+ */
+export interface SiteServing {
+  /**
+   * The document root, a relative folder under `htdocs/` (`public`, `web/public`): no `..`, no leading `/`. Absent
+   * or empty: `htdocs/` itself.
+   */
+  readonly root?: string
+  /** Whether `.php` files run through the site's PHP-FPM master. False: nginx alone serves files (a `static` site). Default true. */
+  readonly php?: boolean
+  /** The PHP version the site's master runs (`8.2`), one of the node's (its capabilities' `phpVersions`). Absent: the node's default. */
+  readonly phpVersion?: string
+  /** `php.ini` values by name, from the node's allowlist (`memory_limit: "256M"`), as strings. Absent: the node's defaults. */
+  readonly phpSettings?: Readonly<Record<string, string>>
+  /** The site's page cache (nginx's FastCGI cache of its PHP answers). Absent: off. */
+  readonly cache?: SiteCacheSpec
+  /** Redirects, tried in order before the site's files. Absent: none. */
+  readonly redirects?: readonly SiteRedirectSpec[]
+  /** Response headers added to every answer of the site. Absent: none. */
+  readonly headers?: readonly SiteHeaderSpec[]
+}
+
+/** A site's page cache as its node is told of it. */
+export interface SiteCacheSpec {
+  readonly enabled: boolean
+  /** How long an answer is served from the cache, in seconds. */
+  readonly ttlSeconds: number
+  /** Cookie names (or prefixes ending in `*`) whose presence on a request bypasses the cache (logged-in users, carts). */
+  readonly bypassCookies?: readonly string[]
+}
+
+/** A redirect rule of a site. */
+export interface SiteRedirectSpec {
+  /** The path it matches, starting with `/`. */
+  readonly from: string
+  /** `exact`: the path alone; `prefix`: the path and everything below it (the rest appended to `to`). */
+  readonly match: 'exact' | 'prefix'
+  /** Where to: a path on the site (`/new`) or an absolute `https://` or `http://` URL. */
+  readonly to: string
+  readonly code: 301 | 302 | 307 | 308
+}
+
+/** A response header a site adds to its answers. */
+export interface SiteHeaderSpec {
+  /** An HTTP field name (`X-Frame-Options`). */
+  readonly name: string
+  /** Printable ASCII, no quotes or backslashes the node would have to escape. */
+  readonly value: string
 }
 
 /**
