@@ -13,6 +13,7 @@ import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
+import { stagingPlugin } from '../plugins/staging/index.ts'
 import { webhooksPlugin } from '../plugins/webhooks/index.ts'
 import { wordpressPlugin } from '../plugins/wordpress/index.ts'
 import type { StandardSettings } from './settings.ts'
@@ -37,6 +38,7 @@ export function standardPlugins(
         | 'acmeCaPem'
         | 'sftpPort'
         | 'sftpListen'
+        | 'stagingDomain'
         | 'nodeDatabasePort'
         | 'uploadLimitBytes'
         | 'shellIdleSeconds'
@@ -80,6 +82,8 @@ export function standardPlugins(
     certificatesPlugin({ acme: acmeOf(settings) }),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
+    // Staging copies of sites and their push to live, made through backups.
+    stagingPlugin({ domain: settings.stagingDomain ?? null }),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
     // The web console at `/`, on the API above.

@@ -282,10 +282,6 @@ export const siteRecordParts = defineExtensionPoint<SiteRecordPart>({
 export interface SiteCopyPlan {
   readonly fromSiteId: string
   readonly intoSiteId: string
-  /** From {@link SiteCopies.request}: the backup of `from` the copy is made of. */
-  readonly sourceBackupId: string
-  /** From {@link SiteCopies.request}: the backup of `into` taken first (a push), or null (a new site). */
-  readonly preRestoreBackupId: string | null
   /** `true`: every file (but what the type keeps of its own); paths as the files API names them; `false`: none. */
   readonly files: boolean | readonly string[]
   /** Whether the databases the type maps (WordPress: its own) are copied. */
@@ -325,7 +321,10 @@ export interface SiteCopies {
     from: SiteRef,
     into: SiteRef | null,
   ): Promise<{ readonly sourceBackupId: string; readonly preRestoreBackupId: string | null }>
-  /** In that job: takes the backups, then copies; progress 0 to 95 in the job. A failure throws a `JobFailure`. */
+  /**
+   * In that job: takes the backups {@link request} asked for with it, then copies; progress 0 to 95 in the job. A
+   * failure throws a `JobFailure`.
+   */
   run(job: JobRun, plan: SiteCopyPlan): Promise<SiteCopyResult>
   /** In the job's `onGivenUp`: the backups it had not finished fail with it. */
   givenUp(trx: Trx, job: JobRun, error: { readonly code: string; readonly message: string }): Promise<void>

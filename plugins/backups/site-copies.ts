@@ -23,7 +23,7 @@ import { leaseRefusal } from './lease-refusal.ts'
 import type { BackupsTable } from './migrations.ts'
 import type { DumpTarget } from './node/protocol.ts'
 import { runOnNode } from './node-runs.ts'
-import { backupById, backupTables, targetById, toBackup } from './repository.ts'
+import { backupTables, targetById, toBackup } from './repository.ts'
 import type { RestoredBackup } from './restore-job.ts'
 import { undoCall } from './restore-undo.ts'
 import { siteRepository } from './site-repository.ts'
@@ -42,8 +42,14 @@ export function siteCopiesService(
   const access = () => context.use(databaseBackupAccess)
   const adapters = () => context.extensionPoint(restoreAdapters)
 
-  async function row(id: string | null): Promise<BackupsTable | undefined> {
-    return id ? backupById(context.db, id) : undefined
+  /** The backup of `siteId` asked for with the job. */
+  async function row(job: JobRun, siteId: string): Promise<BackupsTable | undefined> {
+    return backupTables(context.db)
+      .selectFrom('backups')
+      .selectAll()
+      .where('restore_job_id', '=', job.id)
+      .where('site_id', '=', siteId)
+      .executeTakeFirst()
   }
 
   /** Waits while `siteId` is provisioning; answers it once active, or fails. */
@@ -99,7 +105,7 @@ export function siteCopiesService(
           'copy_interrupted',
         )
       const take = taker()
-      let source = await row(plan.sourceBackupId)
+      let source = await row(job, plan.fromSiteId)
       if (!source) throw new JobFailure('The backup the copy is made of is gone.', 'copy_failed')
       if (source.status === 'running')
         source = await take(job, source, { from: 2, to: 35, prefix: 'backup of the source' })
@@ -112,7 +118,7 @@ export function siteCopiesService(
       if (!adapter || from.type !== into.type)
         throw new JobFailure(`No restore adapter says how to copy a ${from.type} site.`, 'clone_type_unsupported')
       const before = await adapter.beforeCopy?.(job, into, plan.purpose)
-      const pre = await row(plan.preRestoreBackupId)
+      const pre = plan.purpose === 'push' ? await row(job, plan.intoSiteId) : undefined
       if (pre?.status === 'running') {
         try {
           await take(job, pre, { from: 36, to: 60, prefix: 'pre-restore backup' })
