@@ -201,14 +201,15 @@ export function siteCopiesService(
         preRestoreBackupId: result.preRestoreBackupId,
       }
       const done = source
+      // The backups plugin's records (the staging plugin's job emits only its own events).
       await job.transaction(async (trx) => {
-        await job.audit(trx, {
+        await context.audit(trx, {
           action: 'backup.restore',
           subject: { type: 'backup', id: done.id },
           customerId: done.customer_id,
           details: { ...restore, tables: plan.tables, purpose: plan.purpose, finished: true },
         })
-        await job.emit(trx, {
+        await context.emit(trx, {
           kind: 'backup.restored',
           customerId: done.customer_id,
           data: { ...toBackup(done), restore } satisfies RestoredBackup,
@@ -225,7 +226,7 @@ export function siteCopiesService(
         .where('status', '=', 'running')
         .execute()
       for (const { id } of rows)
-        await failBackup(trx, { emit: job.emit, audit: job.audit, usage: context.usage }, id, error)
+        await failBackup(trx, { emit: context.emit, audit: context.audit, usage: context.usage }, id, error)
     },
   }
 }

@@ -28,11 +28,12 @@ export function backupTaker(context: PluginContext, verify: VerifyPlan) {
   const nodes = context.use(nodeDirectory)
   const access = context.use(databaseBackupAccess)
 
-  const writersOf = (job: JobRun): OutcomeWriters => ({
-    emit: job.emit,
-    audit: job.audit,
-    usage: context.usage,
-  })
+  // The job's own, in the backups plugin's jobs; the plugin's, in another plugin's job (a copy's), which may emit
+  // only its own plugin's events.
+  const writersOf = (job: JobRun): OutcomeWriters =>
+    job.kind.startsWith('backup.')
+      ? { emit: job.emit, audit: job.audit, usage: context.usage }
+      : { emit: context.emit, audit: context.audit, usage: context.usage }
 
   /** Fails the row with `code` and throws the job's failure with the same code. */
   async function fail(job: JobRun, row: BackupsTable, code: string, message: string): Promise<never> {

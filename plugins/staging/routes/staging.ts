@@ -264,7 +264,7 @@ export function stagingRoutes(context: PluginContext, options: StagingRouteOptio
           })
         if (refusals.hasAny()) throw refusals.toProblem()
         if (row.status !== 'ready')
-          throw new Problem(stagingProblems.staging_not_ready, { extensions: { status: row.status } })
+          throw new Problem(stagingProblems.staging_not_ready, { extensions: { stagingStatus: row.status } })
         const live = orNotFound(await sites.find(trx, view, row.live_site_id))
         await requireCopyable(trx, staging)
         await requireCopyable(trx, live)
