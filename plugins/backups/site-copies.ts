@@ -191,7 +191,9 @@ export function siteCopiesService(
         files: plan.files,
         databases: loaded,
         tables: plan.tables,
-        undo: undoCall(into.id, pre?.id ?? null, plan.files, loaded),
+        // Listed paths are undone as the whole `/htdocs`: a path the push made new on the site is not in the
+        // pre-restore backup, and a restore refuses a listed path its backup lacks.
+        undo: undoCall(into.id, pre?.id ?? null, Array.isArray(plan.files) ? ['/htdocs'] : plan.files, loaded),
       }
       const restore = {
         jobId: job.id,

@@ -1,0 +1,184 @@
+// A real WordPress site's staging copy and its push to live, end to end through the API: the panel's local node
+// serves with this machine's nginx, PHP-FPM, Debian's WordPress and MariaDB, and backs up with restic into a local
+// target. The staging copy serves its own domain with the live site's posts at its own URL (and asks search engines
+// not to index it); a post changed on staging is carried to live by a push of that table (and a listed file), the
+// live site then shows it at its own URL; the push's undo puts the live site back. Node side: run once.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Connection, RowDataPacket } from 'mysql2/promise'
+import {
+  startWordPressPanel,
+  type TestPanel,
+  type WordPressPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
+
+const tag = crypto.randomUUID().slice(0, 8)
+const liveDomain = `shop-${tag}.example.test`
+const stagingDomain = `staging-${tag}.example.test`
+const liveUrl = `http://${liveDomain}`
+const stagingUrl = `http://${stagingDomain}`
+
+let wp: WordPressPanel
+let tp: TestPanel
+let token: string
+let root: Connection
+let customerId = ''
+let live = ''
+let staging = ''
+let liveDatabase = ''
+
+async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
+  const response = await tp.request(method, path.startsWith('/api/') ? path : `/api/v1${path}`, { token, body })
+  const text = await response.text()
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as T }
+}
+
+interface Job {
+  status: string
+  result: Record<string, unknown> | null
+  error: { code: string; message: string } | null
+}
+async function finished(jobId: string): Promise<Job> {
+  return waitFor(
+    `job ${jobId}`,
+    async () => {
+      const job = (await call<Job>('GET', `/jobs/${jobId}`)).body
+      if (job.status === 'succeeded' || job.status === 'failed') return job
+      await Bun.sleep(100)
+      return null
+    },
+    300_000,
+  )
+}
+
+const htdocs = (siteId: string) => join(wp.sitesDir, 'sites', siteId, 'htdocs')
+/** What the sites' nginx answers for `host` at `path`. */
+const fromSite = async (host: string, path = '/') =>
+  (await fetch(`http://127.0.0.1:${wp.httpPort}${path}`, { redirect: 'manual', headers: { host } })).text()
+
+async function databaseOf(siteId: string): Promise<string> {
+  const databases = await call<{ items: { name: string; siteId: string | null }[] }>(
+    'GET',
+    `/databases?customerId=${customerId}`,
+  )
+  const name = databases.body.items.find((database) => database.siteId === siteId)?.name
+  if (!name) throw new Error(`no database of ${siteId}`)
+  return name
+}
+
+async function option(database: string, name: string): Promise<string | undefined> {
+  const [rows] = await root.query<RowDataPacket[]>(
+    `SELECT option_value FROM \`${database}\`.wp_options WHERE option_name = ?`,
+    [name],
+  )
+  return rows[0]?.option_value as string | undefined
+}
+
+async function setPost(database: string, content: string): Promise<void> {
+  await root.query(`UPDATE \`${database}\`.wp_posts SET post_content = ? WHERE ID = 1`, [content])
+}
+
+/** A file in the site's documents, owned as the site's own. */
+function writeSiteFile(siteId: string, name: string, text: string): void {
+  const path = join(htdocs(siteId), name)
+  writeFileSync(path, text)
+  const owner = statSync(htdocs(siteId))
+  chownSync(path, owner.uid, owner.gid)
+}
+
+beforeAll(async () => {
+  wp = await startWordPressPanel({ prefix: 'plinth-staging-e2e-', tag })
+  ;({ tp, token, root } = wp)
+  expect(
+    (await call('POST', '/backup-targets', { name: `local-${tag}`, kind: 'local', default: true })).status,
+  ).toBe(201)
+  customerId = (await call<{ id: string }>('POST', '/customers', { name: 'Acme' })).body.id
+  ;({ siteId: live, databaseName: liveDatabase } = await wp.newWordPressSite(customerId, 'Acme Shop', liveDomain))
+}, 300_000)
+
+afterAll(async () => {
+  for (const siteId of [staging, live].filter(Boolean)) {
+    const deleted = await call<{ jobId: string }>('DELETE', `/sites/${siteId}`).catch(() => null)
+    if (deleted?.body?.jobId) await finished(deleted.body.jobId).catch(() => {})
+  }
+  await wp?.close()
+}, 120_000)
+
+describe('a WordPress site’s staging copy', () => {
+  test('serves its own domain with the live site’s posts at the staging URL, hidden from search engines', async () => {
+    await setPost(liveDatabase, `Live ${tag}: <a href="${liveUrl}/about/">About</a>`)
+    const made = await call<{ jobId: string; site: { id: string } }>('POST', `/sites/${live}/staging`, {
+      domain: stagingDomain,
+    })
+    expect(made.status).toBe(202)
+    staging = made.body.site.id
+    expect(await finished(made.body.jobId)).toMatchObject({ status: 'succeeded', error: null })
+    expect((await call('GET', `/sites/${live}/staging`)).body).toMatchObject({
+      status: 'ready',
+      stagingSiteId: staging,
+      stagingDomain,
+      liveDomain,
+    })
+
+    const stagingDatabase = await databaseOf(staging)
+    expect(stagingDatabase).not.toBe(liveDatabase)
+    expect(readFileSync(join(htdocs(staging), 'wp-config.php'), 'utf8')).toContain(`'${stagingDatabase}'`)
+    expect(await option(stagingDatabase, 'home')).toBe(stagingUrl)
+    expect(await option(stagingDatabase, 'blog_public')).toBe('0')
+    expect(await option(liveDatabase, 'blog_public')).toBe('1')
+    // A real request with the staging Host: the live site's post, at the staging URL, with robots told no.
+    const page = await fromSite(stagingDomain, '/?p=1')
+    expect(page).toContain(`Live ${tag}`)
+    expect(page).toContain(`href="${stagingUrl}/about/"`)
+    expect(page).not.toContain(liveDomain)
+    expect(page).toMatch(/<meta name=['"]robots['"] content=['"][^'"]*noindex/)
+    // The live site is left as it was.
+    expect(await fromSite(liveDomain, '/?p=1')).toContain(`href="${liveUrl}/about/"`)
+  }, 240_000)
+
+  test('a post changed on staging is carried to live by a push of its table; the undo puts live back', async () => {
+    const stagingDatabase = await databaseOf(staging)
+    await setPost(stagingDatabase, `Staged ${tag}: <a href="${stagingUrl}/news/">News</a>`)
+    writeSiteFile(staging, `pushed-${tag}.txt`, 'from staging\n')
+    writeSiteFile(staging, `left-${tag}.txt`, 'not pushed\n')
+
+    const pushed = await call<{ jobId: string; preRestoreBackupId: string }>('POST', `/sites/${staging}/push`, {
+      files: [`/htdocs/pushed-${tag}.txt`],
+      tables: ['wp_posts'],
+    })
+    expect(pushed.status).toBe(202)
+    const job = await finished(pushed.body.jobId)
+    expect(job).toMatchObject({ status: 'succeeded', error: null })
+    const undo = job.result?.undo as { method: string; path: string; body: unknown }
+    expect(undo).toMatchObject({
+      method: 'POST',
+      path: `/api/v1/sites/${live}/backups/${pushed.body.preRestoreBackupId}/restore`,
+    })
+
+    // Live shows the staged post at its own URL; its options (not pushed) and wp-config are its own.
+    const page = await fromSite(liveDomain, '/?p=1')
+    expect(page).toContain(`Staged ${tag}`)
+    expect(page).toContain(`href="${liveUrl}/news/"`)
+    expect(page).not.toContain(stagingDomain)
+    expect(await option(liveDatabase, 'home')).toBe(liveUrl)
+    expect(await option(liveDatabase, 'blog_public')).toBe('1')
+    expect(readFileSync(join(htdocs(live), 'wp-config.php'), 'utf8')).toContain(`'${liveDatabase}'`)
+    expect(readFileSync(join(htdocs(live), `pushed-${tag}.txt`), 'utf8')).toBe('from staging\n')
+    expect(existsSync(join(htdocs(live), `left-${tag}.txt`))).toBe(false)
+    expect((await call<{ lastPush: { status: string } }>('GET', `/sites/${live}/staging`)).body.lastPush).toMatchObject(
+      { status: 'succeeded', undo },
+    )
+
+    // The undo, one call: live as it was before the push.
+    const undone = await call<{ jobId: string }>(undo.method, undo.path, undo.body)
+    expect(undone.status).toBe(202)
+    expect(await finished(undone.body.jobId)).toMatchObject({ status: 'succeeded', error: null })
+    const back = await fromSite(liveDomain, '/?p=1')
+    expect(back).toContain(`Live ${tag}`)
+    expect(back).not.toContain(`Staged ${tag}`)
+    expect(existsSync(join(htdocs(live), `pushed-${tag}.txt`))).toBe(false)
+  }, 300_000)
+})
