@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Connection, RowDataPacket } from 'mysql2/promise'
+import { backupsPlugin } from '../backups/index.ts'
 import {
   startWordPressPanel,
   type TestPanel,
@@ -90,7 +91,12 @@ function writeSiteFile(siteId: string, name: string, text: string): void {
 }
 
 beforeAll(async () => {
-  wp = await startWordPressPanel({ prefix: 'plinth-staging-e2e-', tag })
+  // Backups checked lightly: their checks are backups.e2e.test.ts's; here they only carry the copies.
+  wp = await startWordPressPanel({
+    prefix: 'plinth-staging-e2e-',
+    tag,
+    plugins: [backupsPlugin({ verify: { readDataPercent: 1, sampleFiles: 1 } })],
+  })
   ;({ tp, token, root } = wp)
   expect(
     (await call('POST', '/backup-targets', { name: `local-${tag}`, kind: 'local', default: true })).status,
