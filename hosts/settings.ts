@@ -231,7 +231,10 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     acmeDirectoryUrl = null
   }
   const stagingDomain = env.STAGING_DOMAIN ? env.STAGING_DOMAIN.toLowerCase().replace(/\.$/, '') : null
-  if (stagingDomain !== null && !/^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(stagingDomain))
+  if (
+    stagingDomain !== null &&
+    !/^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(stagingDomain)
+  )
     problems.push(`STAGING_DOMAIN must be a domain such as staging.example.net, not "${env.STAGING_DOMAIN}"`)
   const shellAllowedOrigins = (env.SHELL_ALLOWED_ORIGINS ?? '')
     .split(',')

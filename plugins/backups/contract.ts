@@ -16,8 +16,6 @@ import type { SiteRef } from '../sites/contract.ts'
 import { backupsProblems } from './problems.ts'
 import type { UndoCall } from './restore-undo.ts'
 
-export type { UndoCall } from './restore-undo.ts'
-
 export {
   type BackupsServiceRequest,
   type BackupTask,
@@ -28,6 +26,7 @@ export {
   type RunOutcome,
   type RunRead,
 } from './node/protocol.ts'
+export type { UndoCall } from './restore-undo.ts'
 
 /** Scope names the plugin declares. */
 export const backupScopes = {
@@ -235,7 +234,13 @@ export interface RestoreAdapter {
    * After a copy's files, databases and `cloned`: a staging copy made what a staging copy is (WordPress: not indexed
    * by search engines), a site pushed to given back what `beforeCopy` kept.
    */
-  copied?(job: JobRun, from: ClonedSite, into: ClonedSite, purpose: CopyPurpose, before: unknown): Promise<void>
+  copied?(
+    job: JobRun,
+    from: ClonedSite,
+    into: ClonedSite,
+    purpose: CopyPurpose,
+    before: unknown,
+  ): Promise<void>
 }
 
 /** Why a site is copied into another: a new staging copy of it, or a staging copy pushed to its live site. */
@@ -331,11 +336,15 @@ export interface SiteCopies {
 }
 
 /** The refusals of {@link SiteCopies.request}. */
-export const siteCopyProblems = [backupsProblems.backup_in_progress, backupsProblems.backup_limit_reached] as const
+export const siteCopyProblems = [
+  backupsProblems.backup_in_progress,
+  backupsProblems.backup_limit_reached,
+] as const
 
 /** The backups plugin's copies of one site into another. */
 export const siteCopies = defineService<SiteCopies>({
   id: 'backups.siteCopies',
   owner: 'backups',
-  description: 'Copies a site into another through a fresh backup (staging copies, push to live), with an undo.',
+  description:
+    'Copies a site into another through a fresh backup (staging copies, push to live), with an undo.',
 })

@@ -116,7 +116,10 @@ export function siteCopiesService(
       const into = await activeSite(job, plan.intoSiteId, plan.purpose === 'push' ? 'live site' : 'new site')
       const adapter = adapters().get(into.type)
       if (!adapter || from.type !== into.type)
-        throw new JobFailure(`No restore adapter says how to copy a ${from.type} site.`, 'clone_type_unsupported')
+        throw new JobFailure(
+          `No restore adapter says how to copy a ${from.type} site.`,
+          'clone_type_unsupported',
+        )
       const before = await adapter.beforeCopy?.(job, into, plan.purpose)
       const pre = plan.purpose === 'push' ? await row(job, plan.intoSiteId) : undefined
       if (pre?.status === 'running') {
@@ -130,7 +133,10 @@ export function siteCopiesService(
           )
         }
       } else if (pre && pre.status !== 'completed')
-        throw new JobFailure('The backup of what the copy replaces failed: nothing was changed.', 'pre_restore_failed')
+        throw new JobFailure(
+          'The backup of what the copy replaces failed: nothing was changed.',
+          'pre_restore_failed',
+        )
 
       const contents = JSON.parse(source.contents_json ?? 'null') as BackupContents | null
       const targets: DumpTarget[] = []
@@ -193,7 +199,12 @@ export function siteCopiesService(
         tables: plan.tables,
         // Listed paths are undone as the whole `/htdocs`: a path the push made new on the site is not in the
         // pre-restore backup, and a restore refuses a listed path its backup lacks.
-        undo: undoCall(into.id, pre?.id ?? null, Array.isArray(plan.files) ? ['/htdocs'] : plan.files, loaded),
+        undo: undoCall(
+          into.id,
+          pre?.id ?? null,
+          Array.isArray(plan.files) ? ['/htdocs'] : plan.files,
+          loaded,
+        ),
       }
       const restore = {
         jobId: job.id,

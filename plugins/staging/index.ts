@@ -45,7 +45,8 @@ export const stagingPlugin = (options: StagingOptions = {}) =>
     events: [
       {
         kind: 'site.staged',
-        description: 'A live site’s staging copy is ready: the live site’s files and database serve on its domain.',
+        description:
+          'A live site’s staging copy is ready: the live site’s files and database serve on its domain.',
         payload: Staging,
       },
       {

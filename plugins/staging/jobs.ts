@@ -87,7 +87,11 @@ export function stagingJobs(context: PluginContext): JobDefinition[] {
             details: { liveSiteId: input.liveSiteId, backupId: result.sourceBackupId, finished: true },
           }),
         )
-        return { stagingSiteId: input.stagingSiteId, liveSiteId: input.liveSiteId, backupId: result.sourceBackupId }
+        return {
+          stagingSiteId: input.stagingSiteId,
+          liveSiteId: input.liveSiteId,
+          backupId: result.sourceBackupId,
+        }
       },
       async onGivenUp(trx, job, _outcome, error) {
         const input = job.input as unknown as CreateInput
@@ -97,7 +101,11 @@ export function stagingJobs(context: PluginContext): JobDefinition[] {
           job,
           input.stagingSiteId,
           () => ({ status: 'failed', error_code: error.code, error_message: error.message }),
-          { action: 'staging.copy', event: null, details: { liveSiteId: input.liveSiteId, error: error.code } },
+          {
+            action: 'staging.copy',
+            event: null,
+            details: { liveSiteId: input.liveSiteId, error: error.code },
+          },
         )
       },
     },
@@ -179,7 +187,11 @@ export function stagingJobs(context: PluginContext): JobDefinition[] {
                 }
               : {}
           },
-          { action: 'staging.push', event: null, details: { liveSiteId: input.liveSiteId, error: error.code } },
+          {
+            action: 'staging.push',
+            event: null,
+            details: { liveSiteId: input.liveSiteId, error: error.code },
+          },
         )
       },
     },

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Connection, RowDataPacket } from 'mysql2/promise'
-import { backupsPlugin } from '../backups/index.ts'
 import {
   startWordPressPanel,
   type TestPanel,
   type WordPressPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import { backupsPlugin } from '../backups/index.ts'
 
 const tag = crypto.randomUUID().slice(0, 8)
 const liveDomain = `shop-${tag}.example.test`
@@ -32,7 +32,10 @@ let staging = ''
 let liveDatabase = ''
 
 async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-  const response = await tp.request(method, path.startsWith('/api/') ? path : `/api/v1${path}`, { token, body })
+  const response = await tp.request(method, path.startsWith('/api/') ? path : `/api/v1${path}`, {
+    token,
+    body,
+  })
   const text = await response.text()
   return { status: response.status, body: (text ? JSON.parse(text) : null) as T }
 }
@@ -102,7 +105,11 @@ beforeAll(async () => {
     (await call('POST', '/backup-targets', { name: `local-${tag}`, kind: 'local', default: true })).status,
   ).toBe(201)
   customerId = (await call<{ id: string }>('POST', '/customers', { name: 'Acme' })).body.id
-  ;({ siteId: live, databaseName: liveDatabase } = await wp.newWordPressSite(customerId, 'Acme Shop', liveDomain))
+  ;({ siteId: live, databaseName: liveDatabase } = await wp.newWordPressSite(
+    customerId,
+    'Acme Shop',
+    liveDomain,
+  ))
 }, 300_000)
 
 afterAll(async () => {
@@ -151,10 +158,14 @@ describe('a WordPress site’s staging copy', () => {
     writeSiteFile(staging, `pushed-${tag}.txt`, 'from staging\n')
     writeSiteFile(staging, `left-${tag}.txt`, 'not pushed\n')
 
-    const pushed = await call<{ jobId: string; preRestoreBackupId: string }>('POST', `/sites/${staging}/push`, {
-      files: [`/htdocs/pushed-${tag}.txt`],
-      tables: ['wp_posts'],
-    })
+    const pushed = await call<{ jobId: string; preRestoreBackupId: string }>(
+      'POST',
+      `/sites/${staging}/push`,
+      {
+        files: [`/htdocs/pushed-${tag}.txt`],
+        tables: ['wp_posts'],
+      },
+    )
     expect(pushed.status).toBe(202)
     const job = await finished(pushed.body.jobId)
     expect(job).toMatchObject({ status: 'succeeded', error: null })
@@ -174,9 +185,9 @@ describe('a WordPress site’s staging copy', () => {
     expect(readFileSync(join(htdocs(live), 'wp-config.php'), 'utf8')).toContain(`'${liveDatabase}'`)
     expect(readFileSync(join(htdocs(live), `pushed-${tag}.txt`), 'utf8')).toBe('from staging\n')
     expect(existsSync(join(htdocs(live), `left-${tag}.txt`))).toBe(false)
-    expect((await call<{ lastPush: { status: string } }>('GET', `/sites/${live}/staging`)).body.lastPush).toMatchObject(
-      { status: 'succeeded', undo },
-    )
+    expect(
+      (await call<{ lastPush: { status: string } }>('GET', `/sites/${live}/staging`)).body.lastPush,
+    ).toMatchObject({ status: 'succeeded', undo })
 
     // The undo, one call: live as it was before the push.
     const undone = await call<{ jobId: string }>(undo.method, undo.path, undo.body)

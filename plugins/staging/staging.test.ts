@@ -19,7 +19,7 @@ let live: string
 let staging: string
 const tag = crypto.randomUUID().slice(0, 6)
 
-async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, as = token) {
+async function call(method: string, path: string, body?: unknown, as = token) {
   const response = await tp.request(method, `/api/v1${path}`, { token: as, body })
   return response
 }
@@ -76,7 +76,11 @@ describe('a staging copy', () => {
       staging: { liveSiteId: string; stagingSiteId: string; status: string; stagingDomain: string }
     }
     staging = body.site.id
-    expect(body.site).toMatchObject({ domain: `staging.live-${tag}.staging.test`, type: 'wordpress', customerId })
+    expect(body.site).toMatchObject({
+      domain: `staging.live-${tag}.staging.test`,
+      type: 'wordpress',
+      customerId,
+    })
     expect(body.staging).toMatchObject({
       liveSiteId: live,
       stagingSiteId: staging,
@@ -103,14 +107,24 @@ describe('a staging copy', () => {
       error: { code: string } | null
     }
     expect(read).toMatchObject({ status: 'failed', error: { code: 'cancelled' } })
-    const backups = (await (await call('GET', `/sites/${live}/backups`)).json()) as { items: { status: string }[] }
+    const backups = (await (await call('GET', `/sites/${live}/backups`)).json()) as {
+      items: { status: string }[]
+    }
     expect(backups.items.map((item) => item.status)).toEqual(['failed'])
   })
 
   test('a second one is 409 staging_exists naming it; a staging copy’s own is 409 site_is_staging', async () => {
-    const again = await expectProblem(await call('POST', `/sites/${live}/staging`, { domain: `other-${tag}.test` }), 409, 'staging_exists')
+    const again = await expectProblem(
+      await call('POST', `/sites/${live}/staging`, { domain: `other-${tag}.test` }),
+      409,
+      'staging_exists',
+    )
     expect((again as unknown as { stagingSiteId: string }).stagingSiteId).toBe(staging)
-    const nested = await expectProblem(await call('POST', `/sites/${staging}/staging`, {}), 409, 'site_is_staging')
+    const nested = await expectProblem(
+      await call('POST', `/sites/${staging}/staging`, {}),
+      409,
+      'site_is_staging',
+    )
     expect((nested as unknown as { liveSiteId: string }).liveSiteId).toBe(live)
   })
 
@@ -177,10 +191,25 @@ describe('a push', () => {
 
   test('a staging copy not ready is 409 staging_not_ready; a ready one starts the push with its pre-restore backup', async () => {
     const db = tp.panel.store.db.withTables<StagingTables>()
-    await db.updateTable('staging_sites').set({ status: 'failed' }).where('staging_site_id', '=', staging).execute()
-    await expectProblem(await call('POST', `/sites/${staging}/push`, { files: true }), 409, 'staging_not_ready')
-    await db.updateTable('staging_sites').set({ status: 'ready' }).where('staging_site_id', '=', staging).execute()
-    const pushed = await call('POST', `/sites/${staging}/push`, { files: ['/htdocs/wp-content/themes'], tables: ['wp_posts'] })
+    await db
+      .updateTable('staging_sites')
+      .set({ status: 'failed' })
+      .where('staging_site_id', '=', staging)
+      .execute()
+    await expectProblem(
+      await call('POST', `/sites/${staging}/push`, { files: true }),
+      409,
+      'staging_not_ready',
+    )
+    await db
+      .updateTable('staging_sites')
+      .set({ status: 'ready' })
+      .where('staging_site_id', '=', staging)
+      .execute()
+    const pushed = await call('POST', `/sites/${staging}/push`, {
+      files: ['/htdocs/wp-content/themes'],
+      tables: ['wp_posts'],
+    })
     expect(pushed.status).toBe(202)
     const body = (await pushed.json()) as {
       jobId: string
@@ -202,10 +231,16 @@ describe('a push', () => {
     }
     expect(backups.items.find((item) => item.id === body.preRestoreBackupId)?.reason).toBe('pre-restore')
     // A second push while this one runs: 409 backup_in_progress.
-    await expectProblem(await call('POST', `/sites/${staging}/push`, { files: true }), 409, 'backup_in_progress')
+    await expectProblem(
+      await call('POST', `/sites/${staging}/push`, { files: true }),
+      409,
+      'backup_in_progress',
+    )
     expect((await call('POST', `/jobs/${body.jobId}/cancel`)).status).toBeLessThan(300)
     await ended(body.jobId)
-    const after = (await (await call('GET', `/sites/${staging}/staging`)).json()) as { lastPush: { status: string } }
+    const after = (await (await call('GET', `/sites/${staging}/staging`)).json()) as {
+      lastPush: { status: string }
+    }
     expect(after.lastPush.status).toBe('failed')
   })
 })
@@ -214,8 +249,14 @@ describe('tenancy and scopes', () => {
   test('another customer’s token gets 404; a billing member 403', async () => {
     const other = await call('POST', '/customers', { name: 'Other' })
     const otherToken = await tp.token({ customerId: ((await other.json()) as { id: string }).id })
-    const member = await createTestUser(tp.panel.store.db, { email: `billing-${tag}@staging.test`, staffRole: null })
-    const added = await call('POST', `/customers/${customerId}/members`, { email: member.email, role: 'billing' })
+    const member = await createTestUser(tp.panel.store.db, {
+      email: `billing-${tag}@staging.test`,
+      staffRole: null,
+    })
+    const added = await call('POST', `/customers/${customerId}/members`, {
+      email: member.email,
+      role: 'billing',
+    })
     expect(added.status).toBe(201)
     const billing = await tp.token({ user: member })
     for (const [method, path, body] of [

@@ -73,7 +73,8 @@ export function wordpressRestoreAdapter(context: PluginContext): RestoreAdapter 
     try {
       return await callWordPress(nodes, node, site, operation, job.signal)
     } catch (error) {
-      if (error instanceof NodeRefusal) throw new JobFailure(`WordPress refused: ${error.message}`, error.code)
+      if (error instanceof NodeRefusal)
+        throw new JobFailure(`WordPress refused: ${error.message}`, error.code)
       throw error
     }
   }

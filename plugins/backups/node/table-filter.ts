@@ -89,7 +89,12 @@ export function tablesOfDump(
           }
         }
         if (out.length > 0) {
-          controller.enqueue(concat(out, out.reduce((sum, part) => sum + part.length, 0)))
+          controller.enqueue(
+            concat(
+              out,
+              out.reduce((sum, part) => sum + part.length, 0),
+            ),
+          )
           return
         }
       }
@@ -116,4 +121,3 @@ export async function drain(stream: ReadableStream<Uint8Array>): Promise<void> {
   const reader = stream.getReader()
   for (;;) if ((await reader.read()).done) return
 }
-

@@ -37,8 +37,11 @@ export function pushPreview(choice: PushChoice, liveDomain: string, stagingDomai
   else said.push(`The files of ${liveDomain} are left as they are.`)
   if (body.tables === true) said.push(`The whole database of ${liveDomain} becomes the staging copy’s.`)
   else if (Array.isArray(body.tables))
-    said.push(`These tables of ${liveDomain} are replaced by the staging copy’s: ${body.tables.join(', ')}; the others are left.`)
+    said.push(
+      `These tables of ${liveDomain} are replaced by the staging copy’s: ${body.tables.join(', ')}; the others are left.`,
+    )
   else said.push(`The database of ${liveDomain} is left as it is.`)
-  if (body.tables !== false) said.push(`Addresses of ${stagingDomain} in what is pushed become ${liveDomain}’s.`)
+  if (body.tables !== false)
+    said.push(`Addresses of ${stagingDomain} in what is pushed become ${liveDomain}’s.`)
   return said
 }

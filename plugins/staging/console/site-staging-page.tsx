@@ -38,8 +38,8 @@ function CreateStaging({ site, onMade }: { site: Site; onMade: () => void }) {
   return (
     <Section title="Make a staging copy">
       <p>
-        A new site with this site’s files and database, its address moved to the staging domain, hidden from search
-        engines. Push it back to live when it is ready.
+        A new site with this site’s files and database, its address moved to the staging domain, hidden from
+        search engines. Push it back to live when it is ready.
       </p>
       <form
         onSubmit={(event) => {
@@ -93,7 +93,12 @@ function Push({ staging, onPushed }: { staging: Staging; onPushed: () => void })
         <legend>Files</legend>
         {(['all', 'none', 'paths'] as const).map((value) => (
           <label key={value}>
-            <input type="radio" name="files" checked={choice.files === value} onChange={() => set({ files: value })} />
+            <input
+              type="radio"
+              name="files"
+              checked={choice.files === value}
+              onChange={() => set({ files: value })}
+            />
             {value === 'all' ? 'All files' : value === 'none' ? 'No files' : 'These paths'}
           </label>
         ))}
@@ -148,7 +153,12 @@ function Push({ staging, onPushed }: { staging: Staging; onPushed: () => void })
           Confirm push to {staging.liveDomain}
         </button>
       ) : (
-        <button type="button" className="button" disabled={jobId !== null} onClick={() => setConfirming(true)}>
+        <button
+          type="button"
+          className="button"
+          disabled={jobId !== null}
+          onClick={() => setConfirming(true)}
+        >
           Push to live
         </button>
       )}
@@ -211,7 +221,8 @@ function StagingOf({ site }: { site: Site }) {
   })
   const refresh = () => void query.refetch()
   if (query.isLoading) return <p>Loading…</p>
-  if (query.error) return <p role="alert">{query.error instanceof ApiProblem ? query.error.message : 'Failed'}</p>
+  if (query.error)
+    return <p role="alert">{query.error instanceof ApiProblem ? query.error.message : 'Failed'}</p>
   const staging = query.data
   const manage = session.can('staging:manage')
   if (!staging) return manage ? <CreateStaging site={site} onMade={refresh} /> : <p>No staging copy.</p>
@@ -238,5 +249,9 @@ function StagingOf({ site }: { site: Site }) {
 }
 
 export function SiteStagingPage({ id }: { id: string }) {
-  return <SiteFrame id={id} title="Staging">{(site) => <StagingOf site={site} />}</SiteFrame>
+  return (
+    <SiteFrame id={id} title="Staging">
+      {(site) => <StagingOf site={site} />}
+    </SiteFrame>
+  )
 }

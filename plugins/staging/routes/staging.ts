@@ -48,7 +48,10 @@ const CreateStagingBody = t.Object(
       }),
     ),
     nodeId: t.Optional(
-      t.String({ maxLength: 64, description: 'Platform staff only: the node it goes on. Default: placed as any new site.' }),
+      t.String({
+        maxLength: 64,
+        description: 'Platform staff only: the node it goes on. Default: placed as any new site.',
+      }),
     ),
   },
   { $id: 'CreateStagingBody' },
@@ -122,7 +125,9 @@ export function stagingRoutes(context: PluginContext, options: StagingRouteOptio
       params: { id: 'site' },
       body: CreateStagingBody,
       idempotent: true,
-      responses: { 202: { description: 'The staging site is made and being copied into.', schema: StagingAccepted } },
+      responses: {
+        202: { description: 'The staging site is made and being copied into.', schema: StagingAccepted },
+      },
       problems: [
         stagingProblems.staging_exists,
         stagingProblems.site_is_staging,
@@ -142,7 +147,9 @@ export function stagingRoutes(context: PluginContext, options: StagingRouteOptio
         const live = orNotFound(await sites.find(trx, view, params.id))
         const existing = await stagingOf(trx, live.id)
         if (existing?.staging_site_id === live.id)
-          throw new Problem(stagingProblems.site_is_staging, { extensions: { liveSiteId: existing.live_site_id } })
+          throw new Problem(stagingProblems.site_is_staging, {
+            extensions: { liveSiteId: existing.live_site_id },
+          })
         if (existing)
           throw new Problem(stagingProblems.staging_exists, {
             extensions: { stagingSiteId: existing.staging_site_id },
@@ -260,7 +267,8 @@ export function stagingRoutes(context: PluginContext, options: StagingRouteOptio
         }
         if (Array.isArray(tables))
           tables.forEach((name, index) => {
-            if (!tableName.test(name)) refusals.add(stagingProblems.invalid_table_name, `body.tables[${index}]`)
+            if (!tableName.test(name))
+              refusals.add(stagingProblems.invalid_table_name, `body.tables[${index}]`)
           })
         if (refusals.hasAny()) throw refusals.toProblem()
         if (row.status !== 'ready')
