@@ -3,6 +3,7 @@
 // a push's validation codes, tenancy (404) and scopes (403). Copies and pushes for real are staging.e2e.test.ts's.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { definePlugin } from '../../core/index.ts'
 import {
   createTestPanel,
   createTestUser,
@@ -10,7 +11,19 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import { siteTypes } from '../sites/contract.ts'
 import type { StagingTables } from './migrations.ts'
+
+/** A site type no restore adapter says how to copy. */
+const bareSites = definePlugin({
+  name: 'bare-sites',
+  version: '0.1.0',
+  description: 'A site type without a restore adapter, for the test.',
+  requires: ['sites'],
+  setup(context) {
+    context.extensionPoint(siteTypes).add({ name: 'bare', description: 'A bare site.' })
+  },
+})
 
 let tp: TestPanel
 let token: string
@@ -57,7 +70,10 @@ async function ended(jobId: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  tp = await createTestPanel({ jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 } })
+  tp = await createTestPanel({
+    plugins: [bareSites],
+    jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
+  })
   tp.panel.start()
   token = await tp.token()
   const customer = await call('POST', '/customers', { name: 'Stager' })
@@ -137,6 +153,22 @@ describe('a staging copy', () => {
     )
     expect(refused.errors?.[0]?.location).toBe('body.domain')
     await expectProblem(await call('GET', `/sites/${other}/staging`), 404, 'staging_not_found')
+  })
+
+  test('a site of a type no restore adapter copies is 422 staging_unsupported, and no site is made', async () => {
+    const created = await call('POST', '/sites', {
+      customerId,
+      name: `bare-${tag}`,
+      type: 'bare',
+      domain: `bare-${tag}.staging.test`,
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: string }
+    await expectProblem(await call('POST', `/sites/${id}/staging`, {}), 422, 'staging_unsupported')
+    const sites = (await (await call('GET', `/sites?customerId=${customerId}`)).json()) as {
+      items: { domain: string }[]
+    }
+    expect(sites.items.some((site) => site.domain.startsWith('staging.bare-'))).toBe(false)
   })
 
   test('a site without a staging copy has none to read: 404 staging_not_found', async () => {
