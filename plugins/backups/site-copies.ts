@@ -41,6 +41,8 @@ export function siteCopiesService(
   const nodes = () => context.use(nodeDirectory)
   const access = () => context.use(databaseBackupAccess)
   const adapters = () => context.extensionPoint(restoreAdapters)
+  // The backups plugin's own records: the job is another plugin's, which emits only its own events.
+  const writers = { emit: context.emit, audit: context.audit, usage: context.usage }
 
   /** The backup of `siteId` asked for with the job. */
   async function row(job: JobRun, siteId: string): Promise<BackupsTable | undefined> {
@@ -108,7 +110,7 @@ export function siteCopiesService(
       let source = await row(job, plan.fromSiteId)
       if (!source) throw new JobFailure('The backup the copy is made of is gone.', 'copy_failed')
       if (source.status === 'running')
-        source = await take(job, source, { from: 2, to: 35, prefix: 'backup of the source' })
+        source = await take(job, source, { from: 2, to: 35, prefix: 'backup of the source' }, writers)
       if (source.status !== 'completed' || !source.snapshot_id)
         throw new JobFailure('The backup of the source failed: nothing was copied.', 'copy_failed')
       const from = await sites().find(context.db, everyone, plan.fromSiteId)
@@ -124,7 +126,7 @@ export function siteCopiesService(
       const pre = plan.purpose === 'push' ? await row(job, plan.intoSiteId) : undefined
       if (pre?.status === 'running') {
         try {
-          await take(job, pre, { from: 36, to: 60, prefix: 'pre-restore backup' })
+          await take(job, pre, { from: 36, to: 60, prefix: 'pre-restore backup' }, writers)
         } catch (error) {
           const code = error instanceof JobFailure ? error.code : 'failed'
           throw new JobFailure(
@@ -238,8 +240,7 @@ export function siteCopiesService(
         .where('restore_job_id', '=', job.id)
         .where('status', '=', 'running')
         .execute()
-      for (const { id } of rows)
-        await failBackup(trx, { emit: context.emit, audit: context.audit, usage: context.usage }, id, error)
+      for (const { id } of rows) await failBackup(trx, writers, id, error)
     },
   }
 }
