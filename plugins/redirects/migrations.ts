@@ -26,7 +26,11 @@ export const redirectMigrations: Migration[] = [
         .on('site_redirects')
         .columns(['siteId', 'id'])
         .execute()
-      await db.schema.createIndex('site_redirects_customerId_idx').on('site_redirects').column('customerId').execute()
+      await db.schema
+        .createIndex('site_redirects_customerId_idx')
+        .on('site_redirects')
+        .column('customerId')
+        .execute()
       await db.schema
         .createTable('site_headers')
         .addColumn('siteId', 'text', (c) => c.primaryKey())
@@ -34,7 +38,11 @@ export const redirectMigrations: Migration[] = [
         .addColumn('headers', 'text', (c) => c.notNull())
         .addColumn('updatedAt', 'text', (c) => c.notNull())
         .execute()
-      await db.schema.createIndex('site_headers_customerId_idx').on('site_headers').column('customerId').execute()
+      await db.schema
+        .createIndex('site_headers_customerId_idx')
+        .on('site_headers')
+        .column('customerId')
+        .execute()
     },
   },
 ]

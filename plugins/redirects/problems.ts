@@ -24,7 +24,8 @@ export const redirectProblems = defineProblems({
   redirect_path_not_normalised: {
     status: 422,
     detail: 'The path has an empty, `.` or `..` segment, which no request’s path has once nginx reads it.',
-    description: '`from` holds `//`, `/./` or `/../` (or ends with `/.` or `/..`): write the path they stand for.',
+    description:
+      '`from` holds `//`, `/./` or `/../` (or ends with `/.` or `/..`): write the path they stand for.',
   },
   reserved_redirect_path: {
     status: 422,
@@ -46,7 +47,8 @@ export const redirectProblems = defineProblems({
   redirect_target_credentials: {
     status: 422,
     detail: 'The target carries a user name or password.',
-    description: '`to` holds `user:password@` before its host: browsers would send them, and it misleads readers.',
+    description:
+      '`to` holds `user:password@` before its host: browsers would send them, and it misleads readers.',
   },
   redirect_loop: {
     status: 422,
@@ -63,12 +65,14 @@ export const redirectProblems = defineProblems({
   redirect_limit_reached: {
     status: 422,
     detail: 'The site already has as many redirects as it may.',
-    description: 'Each site has at most the installation’s `maxRedirectsPerSite` (default 100); `limit` says it.',
+    description:
+      'Each site has at most the installation’s `maxRedirectsPerSite` (default 100); `limit` says it.',
   },
   invalid_header_name: {
     status: 422,
     detail: 'The header name is not an HTTP field name.',
-    description: '`name` is 1 to 64 characters of an RFC 9110 token (letters, digits and ``!#%&\'*+.^_`|~-``), without `$`.',
+    description:
+      "`name` is 1 to 64 characters of an RFC 9110 token (letters, digits and ``!#%&'*+.^_`|~-``), without `$`.",
   },
   reserved_header: {
     status: 422,
@@ -79,7 +83,8 @@ export const redirectProblems = defineProblems({
   duplicate_header: {
     status: 422,
     detail: 'The same header is given twice.',
-    description: 'Header names are compared without case: give each once (several values in one, comma-separated).',
+    description:
+      'Header names are compared without case: give each once (several values in one, comma-separated).',
   },
   invalid_header_value: {
     status: 422,

@@ -24,7 +24,12 @@ const domain = 'redirects-store.test'
 async function call(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
   return tp.request(method, `/api/v1${path}`, { token: staff, ...options })
 }
-async function ok<T>(status: number, method: string, path: string, options: { token?: string; body?: unknown } = {}) {
+async function ok<T>(
+  status: number,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown } = {},
+) {
   const answer = await call(method, path, options)
   const text = await answer.text()
   if (answer.status !== status) throw new Error(`${method} ${path}: ${answer.status} ${text}`)
@@ -86,8 +91,16 @@ describe('redirects', () => {
     expect(await listed()).toEqual([changed])
     await ok(204, 'DELETE', `/sites/${siteId}/redirects/${made.id}`)
     expect(await listed()).toEqual([])
-    const audit = await ok<Page<{ action: string; customerId: string }>>(200, 'GET', `/audit?subject=${made.id}`)
-    expect(audit.items.map((entry) => entry.action)).toEqual(['redirect.delete', 'redirect.update', 'redirect.create'])
+    const audit = await ok<Page<{ action: string; customerId: string }>>(
+      200,
+      'GET',
+      `/audit?subject=${made.id}`,
+    )
+    expect(audit.items.map((entry) => entry.action)).toEqual([
+      'redirect.delete',
+      'redirect.update',
+      'redirect.create',
+    ])
     expect(audit.items.every((entry) => entry.customerId === customerId)).toBe(true)
     const kinds = await tp.panel.store.db
       .withTables<{ event_outbox: { kind: string; payload: string } }>()
@@ -155,7 +168,9 @@ describe('redirects', () => {
   })
 
   test('every refusal of one body is answered at once, and a refused change keeps what was stored', async () => {
-    const kept = await ok<Redirect>(201, 'POST', `/sites/${siteId}/redirects`, { body: { from: '/kept', to: '/k' } })
+    const kept = await ok<Redirect>(201, 'POST', `/sites/${siteId}/redirects`, {
+      body: { from: '/kept', to: '/k' },
+    })
     const answer = await call('PATCH', `/sites/${siteId}/redirects/${kept.id}`, {
       body: { from: '/a;b', to: 'javascript:x' },
     })
@@ -264,7 +279,12 @@ describe('headers', () => {
     ['value', 'invalid_header_value', { name: 'X-A', value: 'a\tb' }],
   ])('a header refused at its %s with %s: %j', async (field, code, header) => {
     const body = { headers: [{ name: 'X-Fine', value: 'ok' }, header] }
-    await expectFieldProblem(await call('PUT', `/sites/${siteId}/headers`, { body }), 422, code, `body.headers.1.${field}`)
+    await expectFieldProblem(
+      await call('PUT', `/sites/${siteId}/headers`, { body }),
+      422,
+      code,
+      `body.headers.1.${field}`,
+    )
   })
 
   test('a name given twice (any case) is refused at the second, and a refusal keeps the headers stored', async () => {
@@ -292,7 +312,9 @@ describe('headers', () => {
 
 describe('who may', () => {
   test('another customer’s token sees none of it: 404 everywhere, nothing changed', async () => {
-    const made = await ok<Redirect>(201, 'POST', `/sites/${siteId}/redirects`, { body: { from: '/own', to: '/x' } })
+    const made = await ok<Redirect>(201, 'POST', `/sites/${siteId}/redirects`, {
+      body: { from: '/own', to: '/x' },
+    })
     const other = (await ok<{ id: string }>(201, 'POST', '/customers', { body: { name: 'Outsider' } })).id
     const outsider = await tp.token({ customerId: other })
     const attempts: [string, string, unknown?][] = [
@@ -343,7 +365,9 @@ describe('the site’s node is told', () => {
       { from: '/a/b', to: '/z', code: 307 },
     ])
       await ok(201, 'POST', `/sites/${site}/redirects`, { body })
-    await ok(200, 'PUT', `/sites/${site}/headers`, { body: { headers: [{ name: 'X-Frame-Options', value: 'DENY' }] } })
+    await ok(200, 'PUT', `/sites/${site}/headers`, {
+      body: { headers: [{ name: 'X-Frame-Options', value: 'DENY' }] },
+    })
     const { redirectsServingPart } = await import('./serving-part.ts')
     const ref = { id: site, customerId } as Parameters<typeof redirectsServingPart.read>[1]
     expect(await redirectsServingPart.read(tp.panel.store.db, ref)).toEqual({

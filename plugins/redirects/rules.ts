@@ -43,7 +43,8 @@ function checkFrom(refusals: FieldErrors, rule: RedirectRule) {
   const at = 'body.from'
   const { from } = rule
   if (/[?#]/.test(from)) return refusals.add(problems.redirect_path_query, at)
-  if (from.length > maxPathLength || !rawPath.test(from)) return refusals.add(problems.invalid_redirect_path, at)
+  if (from.length > maxPathLength || !rawPath.test(from))
+    return refusals.add(problems.invalid_redirect_path, at)
   const decoded = decodedPath(from)
   if (decoded === null || unsafeDecoded.test(decoded)) return refusals.add(problems.unsafe_redirect_path, at)
   if (/\/\/|\/\.\.?(?:\/|$)/.test(decoded)) return refusals.add(problems.redirect_path_not_normalised, at)
@@ -71,7 +72,8 @@ function checkTo(refusals: FieldErrors, rule: RedirectRule, domain: string) {
     }
     if (scheme === undefined || !/^https?:\/\/[^/?#]/i.test(to) || url.hostname === '')
       return refusals.add(problems.invalid_redirect_target, at)
-    if (url.username !== '' || url.password !== '') return refusals.add(problems.redirect_target_credentials, at)
+    if (url.username !== '' || url.password !== '')
+      return refusals.add(problems.redirect_target_credentials, at)
     path = url.hostname === domain ? decodedPath(url.pathname) : null
   }
   const from = decodedPath(rule.from)

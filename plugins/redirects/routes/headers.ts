@@ -1,7 +1,7 @@
 // A site's response headers: read them, or replace the whole list (`GET`/`PUT /sites/{id}/headers`, scopes
 // `site:read` and `site:update`), carried to the site's node by its `site.update` job.
 
-import { defineRoute, orNotFound, type PluginContext, unchanged, t } from '../../../core/index.ts'
+import { defineRoute, orNotFound, type PluginContext, t, unchanged } from '../../../core/index.ts'
 import { siteDirectory, siteScopes, siteServingChanges, siteServingProblems } from '../../sites/contract.ts'
 import { SiteHeader, SiteHeaders } from '../contract.ts'
 import { redirectProblems as problems } from '../problems.ts'

@@ -43,7 +43,11 @@ export interface RedirectRouteOptions {
 
 const ruleProblems = [
   ...[problems.invalid_redirect_path, problems.unsafe_redirect_path, problems.redirect_path_query],
-  ...[problems.redirect_path_not_normalised, problems.reserved_redirect_path, problems.invalid_redirect_target],
+  ...[
+    problems.redirect_path_not_normalised,
+    problems.reserved_redirect_path,
+    problems.invalid_redirect_target,
+  ],
   ...[problems.redirect_target_scheme, problems.redirect_target_credentials, problems.redirect_loop],
   problems.duplicate_redirect,
 ]

@@ -41,7 +41,10 @@ function redirectLocation(redirect: SiteRedirectSpec): string[] {
 export function redirectLines(site: SiteSpec): string[] {
   const redirects = site.serving?.redirects ?? []
   if (redirects.length === 0) return []
-  return ['# Redirects (an exact path first, then the longest prefix).', ...redirects.flatMap(redirectLocation)]
+  return [
+    '# Redirects (an exact path first, then the longest prefix).',
+    ...redirects.flatMap(redirectLocation),
+  ]
 }
 
 /**

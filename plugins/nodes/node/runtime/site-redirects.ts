@@ -76,7 +76,8 @@ export function fromProblem(from: unknown): string | null {
   if (typeof from !== 'string' || from.length > maxPathLength || !rawPath.test(from))
     return 'is not a path of at most 1024 characters, spelled with letters, digits, -._~!&()*+,=:@/ and %XX escapes'
   const decoded = decodedPath(from)
-  if (decoded === null || unsafeDecoded.test(decoded)) return 'decodes to characters no path of a site may hold'
+  if (decoded === null || unsafeDecoded.test(decoded))
+    return 'decodes to characters no path of a site may hold'
   if (!normalised(decoded)) return 'holds an empty, `.` or `..` segment'
   if (decoded.startsWith('/.well-known/acme-challenge')) return 'is the node’s own (certificates)'
   return null
@@ -130,8 +131,10 @@ function redirectsProblem(redirects: unknown, domain: string): string | null {
     if (problem) return `${at}: its from ${problem}`
     const target = toProblem(redirect.to)
     if (target) return `${at}: its to ${target}`
-    if (redirect.match !== 'exact' && redirect.match !== 'prefix') return `${at}: its match is not exact or prefix`
-    if (redirect.match === 'prefix' && redirect.from === '/') return `${at}: a prefix of / would take the whole site`
+    if (redirect.match !== 'exact' && redirect.match !== 'prefix')
+      return `${at}: its match is not exact or prefix`
+    if (redirect.match === 'prefix' && redirect.from === '/')
+      return `${at}: a prefix of / would take the whole site`
     if (!codes.has(redirect.code)) return `${at}: its code is not 301, 302, 307 or 308`
     if (loops(redirect, domain)) return `${at} leads back to itself`
     const key = `${redirect.match} ${decodedPath(redirect.from)}`
@@ -149,7 +152,8 @@ function headersProblem(headers: unknown): string | null {
   for (const [index, header] of (headers as SiteHeaderSpec[]).entries()) {
     const at = `header ${index}`
     if (typeof header !== 'object' || header === null) return `${at} is not a header`
-    if (typeof header.name !== 'string' || !headerName.test(header.name)) return `${at}: its name is not a token`
+    if (typeof header.name !== 'string' || !headerName.test(header.name))
+      return `${at}: its name is not a token`
     const name = header.name.toLowerCase()
     if (reservedHeaderNames.has(name) || name.startsWith('x-accel-') || name.startsWith('proxy-'))
       return `${at}: ${header.name} is the node’s own`
