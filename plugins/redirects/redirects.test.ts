@@ -399,4 +399,33 @@ describe('the site’s node is told', () => {
       return null
     })
   })
+
+  test('a deleted customer takes its sites’ redirects and headers with it', async () => {
+    const gone = (await ok<{ id: string }>(201, 'POST', '/customers', { body: { name: 'Leaving' } })).id
+    const site = await activeSite(gone, 'redirects-leaving')
+    await ok(201, 'POST', `/sites/${site}/redirects`, { body: { from: '/a', to: '/b' } })
+    await ok(200, 'PUT', `/sites/${site}/headers`, { body: { headers: [{ name: 'X-A', value: 'b' }] } })
+    await ok(202, 'DELETE', `/customers/${gone}`)
+    const db = tp.panel.store.db.withTables<{
+      site_redirects: { customerId: string }
+      site_headers: { customerId: string }
+    }>()
+    await waitFor('the customer’s redirects and headers to go', async () => {
+      const left = [
+        ...(await db
+          .selectFrom('site_redirects')
+          .select('customerId')
+          .where('customerId', '=', gone)
+          .execute()),
+        ...(await db
+          .selectFrom('site_headers')
+          .select('customerId')
+          .where('customerId', '=', gone)
+          .execute()),
+      ]
+      if (left.length === 0) return true
+      await Bun.sleep(20)
+      return null
+    })
+  })
 })
