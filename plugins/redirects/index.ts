@@ -3,13 +3,14 @@
 // checks again and renders into the site's nginx server block (docs/redirects.md).
 
 import { definePlugin, resourceEvents } from '../../core/index.ts'
+import { siteRecordParts } from '../backups/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { customerDependents } from '../customers/contract.ts'
 import { siteDependents, siteServingParts } from '../sites/contract.ts'
 import { Redirect, SiteHeaders } from './contract.ts'
 import { redirectMigrations } from './migrations.ts'
 import { redirectProblems } from './problems.ts'
-import { removeAll } from './repository.ts'
+import { headersOf, redirectsOf, removeAll } from './repository.ts'
 import { headerRoutes } from './routes/headers.ts'
 import { redirectRoutes } from './routes/redirects.ts'
 import { redirectsServingPart } from './serving-part.ts'
@@ -28,7 +29,7 @@ export const redirectsPlugin = (options: RedirectsOptions = {}) => {
     version: '0.1.0',
     description: 'Redirects and response headers of sites, served by their nodes’ nginx.',
     requires: ['customers', 'sites'],
-    enhances: ['console'],
+    enhances: ['console', 'backups'],
     events: [
       ...resourceEvents('redirect', Redirect, 'A site’s redirect'),
       ...resourceEvents('site_headers', SiteHeaders, 'A site’s response headers list', ['updated']),
@@ -38,6 +39,20 @@ export const redirectsPlugin = (options: RedirectsOptions = {}) => {
     setup(context) {
       addConsolePages(context, import.meta.dir)
       context.extensionPoint(siteServingParts).add(redirectsServingPart)
+      // A backup's record of the site says its redirects and headers, when the installation has backups.
+      context.extensionPoint(siteRecordParts).add({
+        name: 'redirects',
+        async read(db, siteId) {
+          const redirects = (await redirectsOf(db, siteId)).map(({ from, match, to, code }) => ({
+            from,
+            match,
+            to,
+            code,
+          }))
+          const { headers } = await headersOf(db, { id: siteId, customerId: '' })
+          return redirects.length === 0 && headers.length === 0 ? null : { redirects, headers }
+        },
+      })
       // A deleted site's redirects and headers went with its server block; the panel forgets them in its job.
       context.extensionPoint(siteDependents).add({
         name: 'redirects',
