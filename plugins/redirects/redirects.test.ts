@@ -4,14 +4,18 @@
 // site's serving part gives its node. Redirects served by nginx are redirects.e2e.test.ts's (node side).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import {
   createTestPanel,
   expectFieldProblem,
   expectProblem,
   type Page,
   type TestPanel,
+  temporaryDataDir,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import { nodesPlugin } from '../nodes/index.ts'
 import type { Redirect, SiteHeaders } from './contract.ts'
 import { redirectsPlugin } from './index.ts'
 
@@ -20,6 +24,8 @@ let staff: string
 let customerId: string
 let siteId: string
 const domain = 'redirects-store.test'
+// The local node lays out sites' files only (no nginx here), but writes their server blocks all the same.
+const nodeDir = temporaryDataDir()
 
 async function call(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
   return tp.request(method, `/api/v1${path}`, { token: staff, ...options })
@@ -65,7 +71,7 @@ async function siteJobs(site: string) {
 
 beforeAll(async () => {
   tp = await createTestPanel({
-    plugins: [redirectsPlugin({ maxRedirectsPerSite: 5 })],
+    plugins: [nodesPlugin({ dataDir: nodeDir }), redirectsPlugin({ maxRedirectsPerSite: 5 })],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
   })
   tp.panel.start()
@@ -357,6 +363,24 @@ describe('who may', () => {
 })
 
 describe('the site’s node is told', () => {
+  test('a change reaches the node’s server block through the site’s update job', async () => {
+    const site = await activeSite(customerId, 'redirects-node')
+    await ok(201, 'POST', `/sites/${site}/redirects`, { body: { from: '/old', to: '/new' } })
+    await ok(200, 'PUT', `/sites/${site}/headers`, {
+      body: { headers: [{ name: 'X-Frame-Options', value: 'DENY' }] },
+    })
+    const { jobId } = await ok<{ jobId: string }>(200, 'GET', `/sites/${site}`)
+    await waitFor('the site’s update job', async () => {
+      const { status } = await ok<{ status: string }>(200, 'GET', `/jobs/${jobId}`)
+      if (status === 'succeeded') return true
+      await Bun.sleep(20)
+      return null
+    })
+    const block = readFileSync(join(nodeDir, 'nginx', 'sites', `${site}.conf`), 'utf8')
+    expect(block).toContain('location = "/old" {\n        return 301 "/new$is_args$args";\n    }')
+    expect(block).toContain('add_header "X-Frame-Options" "DENY" always;')
+  })
+
   test('the serving part gives exact redirects first, then prefixes longest first, and the headers', async () => {
     const site = await activeSite(customerId, 'redirects-order')
     for (const body of [
