@@ -29,6 +29,8 @@ const serving: SiteServing = {
     { from: '/blog/', match: 'prefix', to: 'https://example.org/articles/', code: 308 },
     { from: '/caf%C3%A9', match: 'exact', to: '/coffee?from=cafe', code: 302 },
     { from: '/p(1)*+x/', match: 'prefix', to: '/plain/', code: 307 },
+    // Sent as an older panel might: an origin alone.
+    { from: '/shop/', match: 'prefix', to: 'https://example.org', code: 302 },
   ],
   headers: [
     { name: 'X-Frame-Options', value: 'DENY' },
@@ -96,6 +98,12 @@ describe('redirects', () => {
     expect(answer.status).toBe(307)
     expect(answer.headers.get('location')).toEndWith('/plain/deep')
     expect((await get('/p1x/deep')).status).toBe(404)
+  })
+
+  test('the rest never extends the host of a target that is an origin alone', async () => {
+    const answer = await get('/shop/.evil.example/x')
+    expect(answer.status).toBe(302)
+    expect(answer.headers.get('location')).toBe('https://example.org/.evil.example/x')
   })
 
   test('a CR LF in the rest of a prefixed path never splits the answer', async () => {

@@ -189,6 +189,14 @@ describe('redirects', () => {
     await ok(204, 'DELETE', `/sites/${siteId}/redirects/${kept.id}`)
   })
 
+  test('a target that is an origin alone is kept with its path /', async () => {
+    const made = await ok<Redirect>(201, 'POST', `/sites/${siteId}/redirects`, {
+      body: { from: '/moved/', match: 'prefix', to: 'https://example.org' },
+    })
+    expect(made.to).toBe('https://example.org/')
+    await ok(204, 'DELETE', `/sites/${siteId}/redirects/${made.id}`)
+  })
+
   test('unknown match or code, unknown fields and overlong values are refused by the schema', async () => {
     for (const body of [
       { from: `/${'a'.repeat(1024)}`, to: '/b' },

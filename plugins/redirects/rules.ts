@@ -81,12 +81,16 @@ function checkTo(refusals: FieldErrors, rule: RedirectRule, domain: string) {
   if (rule.match === 'exact' ? path === from : path.startsWith(from)) refusals.add(problems.redirect_loop, at)
 }
 
-/** Throws one 422 with every refusal of `rule` for a site at `domain`, each at its field. */
-export function checkRedirect(rule: RedirectRule, domain: string): void {
+/**
+ * Throws one 422 with every refusal of `rule` for a site at `domain`, each at its field; answers its `to` as kept:
+ * an origin alone (`https://example.org`) with `/`, so a prefix's rest can never extend its host.
+ */
+export function checkRedirect(rule: RedirectRule, domain: string): string {
   const refusals = new FieldErrors()
   checkFrom(refusals, rule)
   checkTo(refusals, rule, domain)
   if (refusals.hasAny()) throw refusals.toProblem()
+  return /^https?:\/\/[^/?#]+$/i.test(rule.to) ? `${rule.to}/` : rule.to
 }
 
 /** The key two redirects of one site may not share: their match and their decoded path. */

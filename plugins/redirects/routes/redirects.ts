@@ -58,8 +58,8 @@ export function redirectRoutes(context: PluginContext, options: RedirectRouteOpt
   const serving = context.use(siteServingChanges)
 
   /** Refuses `rule` for `site` unless it is safe and no other redirect of the site (but `except`) has its path. */
-  async function checked(trx: Trx, site: SiteRef, rule: Rule, except?: string): Promise<Rule> {
-    checkRedirect(rule, site.domain)
+  async function checked(trx: Trx, site: SiteRef, given: Rule, except?: string): Promise<Rule> {
+    const rule = { ...given, to: checkRedirect(given, site.domain) }
     const others = (await redirectsOf(trx, site.id)).filter((other) => other.id !== except)
     if (others.some((other) => redirectKey(other) === redirectKey(rule)))
       throw new Problem(problems.duplicate_redirect, { extensions: { from: rule.from, match: rule.match } })

@@ -5,6 +5,12 @@
 import type { SiteRedirectSpec, SiteSpec } from '../contract.ts'
 import { decodedPath } from './site-redirects.ts'
 
+/**
+ * `to` with a path: an origin alone (`https://example.org`) gets `/`, so a prefix's rest can never extend its host
+ * (`/blog/.evil.example` would otherwise lead to `https://example.org.evil.example`).
+ */
+const withPath = (to: string) => (/^https?:\/\/[^/?#]+$/i.test(to) ? `${to}/` : to)
+
 /** The request's query string, carried over to a target that has none of its own. */
 const carriedQuery = (to: string) => (/[?#]/.test(to) ? '' : '$is_args$args')
 
@@ -14,7 +20,8 @@ const carriedQuery = (to: string) => (/[?#]/.test(to) ? '' : '$is_args$args')
  * sent it (hex escapes in either case; never from the decoded `$uri`, whose `%0D%0A` would split the answer's headers), the prefix quoted with
  * PCRE's `\Q…\E` so none of its characters is a pattern's.
  */
-function redirectLocation(redirect: SiteRedirectSpec): string[] {
+function redirectLocation(given: SiteRedirectSpec): string[] {
+  const redirect = { ...given, to: withPath(given.to) }
   const path = decodedPath(redirect.from) ?? redirect.from
   const query = carriedQuery(redirect.to)
   if (redirect.match === 'exact')
