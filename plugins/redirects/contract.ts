@@ -34,7 +34,7 @@ export const Redirect = resourceItem('Redirect', 'rdr', {
   }),
   to: t.String({
     description:
-      'Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL. The request’s query string is appended unless `to` has one (or a fragment).',
+      'Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL (an origin alone is kept with `/`). The request’s query string is appended unless `to` has one (or a fragment).',
     examples: ['https://example.org/new-page'],
   }),
   code: RedirectCode,

@@ -412,7 +412,7 @@ export interface components {
        * @enum {string}
        */
       match: "exact" | "prefix";
-      /** @description Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL. The request’s query string is appended unless `to` has one (or a fragment). */
+      /** @description Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL (an origin alone is kept with `/`). The request’s query string is appended unless `to` has one (or a fragment). */
       to: string;
       /** @description 301 or 308 moved for good (browsers and search engines remember it), 302 or 307 for now; 307 and 308 keep the request’s method and body. */
       code: 301 | 302 | 307 | 308;
@@ -429,7 +429,7 @@ export interface components {
        * @enum {string}
        */
       match?: "exact" | "prefix";
-      /** @description Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL. The request’s query string is appended unless `to` has one (or a fragment). */
+      /** @description Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL (an origin alone is kept with `/`). The request’s query string is appended unless `to` has one (or a fragment). */
       to?: string;
       /** @description 301 or 308 moved for good (browsers and search engines remember it), 302 or 307 for now; 307 and 308 keep the request’s method and body. */
       code?: 301 | 302 | 307 | 308;
@@ -442,7 +442,7 @@ export interface components {
        * @enum {string}
        */
       match?: "exact" | "prefix";
-      /** @description Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL. The request’s query string is appended unless `to` has one (or a fragment). */
+      /** @description Where to: a path of the site (`/new-page`) or an absolute `https://` or `http://` URL (an origin alone is kept with `/`). The request’s query string is appended unless `to` has one (or a fragment). */
       to: string;
       /** @description Default 301. 301 or 308 moved for good (browsers and search engines remember it), 302 or 307 for now; 307 and 308 keep the request’s method and body. */
       code?: 301 | 302 | 307 | 308;
