@@ -36,6 +36,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'shell',
     'certificates',
     'redirects',
+    'staging',
     'billing',
     'webhooks',
   ])
@@ -88,6 +89,8 @@ test('reports the installation, the caller’s effective permissions and the lim
     'redirect.updated',
     'redirect.deleted',
     'site_headers.updated',
+    'site.staged',
+    'site.pushed',
     'plan.created',
     'plan.updated',
     'plan.deleted',
