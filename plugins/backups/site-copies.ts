@@ -107,15 +107,42 @@ export function siteCopiesService(
           'copy_interrupted',
         )
       const take = taker()
-      let source = await row(job, plan.fromSiteId)
-      if (!source) throw new JobFailure('The backup the copy is made of is gone.', 'copy_failed')
-      if (source.status === 'running')
-        source = await take(job, source, { from: 2, to: 35, prefix: 'backup of the source' }, writers)
+      const sourceRow = await row(job, plan.fromSiteId)
+      if (!sourceRow) throw new JobFailure('The backup the copy is made of is gone.', 'copy_failed')
+      const preRow = plan.purpose === 'push' ? await row(job, plan.intoSiteId) : undefined
+      // At once, each settled before any failure is said (no run is left going on a node): the source's backup,
+      // and the other site's pre-restore backup (a push) or its provisioning (a new site).
+      const [taken, other] = await Promise.allSettled([
+        sourceRow.status === 'running'
+          ? take(job, sourceRow, { from: 2, to: 45, prefix: 'backup of the source' }, writers)
+          : Promise.resolve(sourceRow),
+        (async () => {
+          if (preRow?.status === 'running')
+            await take(job, preRow, { from: 2, to: 45, prefix: 'pre-restore backup' }, writers).catch(
+              (error) => {
+                const code = error instanceof JobFailure ? error.code : 'failed'
+                throw new JobFailure(
+                  `The backup of what the copy replaces failed (${code}): nothing was changed.`,
+                  'pre_restore_failed',
+                )
+              },
+            )
+          else if (preRow && preRow.status !== 'completed')
+            throw new JobFailure(
+              'The backup of what the copy replaces failed: nothing was changed.',
+              'pre_restore_failed',
+            )
+          return activeSite(job, plan.intoSiteId, plan.purpose === 'push' ? 'live site' : 'new site')
+        })(),
+      ])
+      if (taken.status === 'rejected') throw taken.reason
+      if (other.status === 'rejected') throw other.reason
+      const source = taken.value
       if (source.status !== 'completed' || !source.snapshot_id)
         throw new JobFailure('The backup of the source failed: nothing was copied.', 'copy_failed')
       const from = await sites().find(context.db, everyone, plan.fromSiteId)
       if (!from) throw new JobFailure('The source site is gone.', 'copy_failed')
-      const into = await activeSite(job, plan.intoSiteId, plan.purpose === 'push' ? 'live site' : 'new site')
+      const into = other.value
       const adapter = adapters().get(into.type)
       if (!adapter || from.type !== into.type)
         throw new JobFailure(
@@ -123,22 +150,7 @@ export function siteCopiesService(
           'clone_type_unsupported',
         )
       const before = await adapter.beforeCopy?.(job, into, plan.purpose)
-      const pre = plan.purpose === 'push' ? await row(job, plan.intoSiteId) : undefined
-      if (pre?.status === 'running') {
-        try {
-          await take(job, pre, { from: 36, to: 60, prefix: 'pre-restore backup' }, writers)
-        } catch (error) {
-          const code = error instanceof JobFailure ? error.code : 'failed'
-          throw new JobFailure(
-            `The backup of what the copy replaces failed (${code}): nothing was changed.`,
-            'pre_restore_failed',
-          )
-        }
-      } else if (pre && pre.status !== 'completed')
-        throw new JobFailure(
-          'The backup of what the copy replaces failed: nothing was changed.',
-          'pre_restore_failed',
-        )
+      const pre = preRow
 
       const contents = JSON.parse(source.contents_json ?? 'null') as BackupContents | null
       const targets: DumpTarget[] = []
