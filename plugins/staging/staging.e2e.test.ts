@@ -1,16 +1,29 @@
-// A real WordPress site's staging copy and its push to live, end to end through the API: the panel's local node
-// serves with this machine's nginx, PHP-FPM, Debian's WordPress and MariaDB, and backs up with restic into a local
-// target. The staging copy serves its own domain with the live site's posts at its own URL (and asks search engines
-// not to index it); a post changed on staging is carried to live by a push of that table (and a listed file), the
-// live site then shows it at its own URL; the push's undo puts the live site back. Node side: run once.
+// A real WordPress site's staging copy and its push to live, end to end through the console in Chromium and the API:
+// the panel's local node serves with this machine's nginx, PHP-FPM, Debian's WordPress and MariaDB, and backs up with
+// restic into a local target. A developer makes the staging copy in the site's Staging tab; it serves its own domain
+// with the live site's posts at its own URL (and asks search engines not to index it). A post changed on staging is
+// carried to live by a push of that table and a listed file, chosen in the tab after reading its preview; the live
+// site then shows it at its own URL; the push's undo, one API call, puts the live site back. Every page passes axe's
+// WCAG 2.1 AA rules. Node side (restic, nginx, MariaDB, Chromium): run once.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Connection, RowDataPacket } from 'mysql2/promise'
+import type { Browser, Page } from 'playwright-core'
 import {
+  checkAccessibility,
+  collectPageFailures,
+  launchBrowser,
+  type PageFailures,
+} from '../../hosts/testing/browser.ts'
+import {
+  createTestUser,
+  type RunningServer,
+  servePanel,
   startWordPressPanel,
   type TestPanel,
+  testPassword,
   type WordPressPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
@@ -21,6 +34,7 @@ const liveDomain = `shop-${tag}.example.test`
 const stagingDomain = `staging-${tag}.example.test`
 const liveUrl = `http://${liveDomain}`
 const stagingUrl = `http://${stagingDomain}`
+const developer = `dev-${tag}@acme.test`
 
 let wp: WordPressPanel
 let tp: TestPanel
@@ -30,6 +44,8 @@ let customerId = ''
 let live = ''
 let staging = ''
 let liveDatabase = ''
+let server: RunningServer
+let browser: Browser
 
 async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
   const response = await tp.request(method, path.startsWith('/api/') ? path : `/api/v1${path}`, {
@@ -110,26 +126,61 @@ beforeAll(async () => {
     'Acme Shop',
     liveDomain,
   ))
+  await createTestUser(tp.panel.store.db, { email: developer, staffRole: null })
+  const added = await call('POST', `/customers/${customerId}/members`, {
+    email: developer,
+    role: 'developer',
+  })
+  expect(added.status).toBe(201)
+  server = servePanel(tp.panel, { hostname: '127.0.0.1', port: 0 })
+  browser = await launchBrowser()
 }, 300_000)
 
+/** The developer signed in in a browser of their own, at `path`. */
+async function signedIn(path: string): Promise<{ page: Page; failures: PageFailures }> {
+  const page = await (await browser.newContext()).newPage()
+  const failures = await collectPageFailures(page, {
+    // A site without a staging copy reads 404 staging_not_found: the tab then offers to make one.
+    allow: [/GET \S+\/api\/v1\/me → 401$/, /GET \S+\/api\/v1\/sites\/site_\w+\/staging → 404$/],
+  })
+  await page.goto(server.url.href)
+  await page.getByLabel('E-mail').fill(developer)
+  await page.getByLabel('Password').fill(testPassword)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('navigation', { name: 'Areas' }).waitFor()
+  await page.goto(new URL(path, server.url).href)
+  return { page, failures }
+}
+
 afterAll(async () => {
+  await browser?.close()
   for (const siteId of [staging, live].filter(Boolean)) {
     const deleted = await call<{ jobId: string }>('DELETE', `/sites/${siteId}`).catch(() => null)
     if (deleted?.body?.jobId) await finished(deleted.body.jobId).catch(() => {})
   }
+  await server?.stop()
   await wp?.close()
 }, 120_000)
 
 describe('a WordPress site’s staging copy', () => {
   test('serves its own domain with the live site’s posts at the staging URL, hidden from search engines', async () => {
     await setPost(liveDatabase, `Live ${tag}: <a href="${liveUrl}/about/">About</a>`)
-    const made = await call<{ jobId: string; site: { id: string } }>('POST', `/sites/${live}/staging`, {
-      domain: stagingDomain,
-    })
-    expect(made.status).toBe(202)
-    staging = made.body.site.id
-    expect(await finished(made.body.jobId)).toMatchObject({ status: 'succeeded', error: null })
-    expect((await call('GET', `/sites/${live}/staging`)).body).toMatchObject({
+    // Made in the live site's Staging tab.
+    const { page, failures } = await signedIn(`sites/${live}`)
+    await page.getByRole('heading', { level: 1, name: 'Acme Shop' }).waitFor()
+    await page.getByRole('navigation', { name: 'Site pages' }).getByRole('link', { name: 'Staging' }).click()
+    await page.getByRole('button', { name: 'Make staging copy' }).waitFor()
+    await checkAccessibility(page, 'a site without a staging copy')
+    await page.getByLabel('Staging domain').fill(stagingDomain)
+    await page.getByRole('button', { name: 'Make staging copy' }).click()
+    await page.locator('[data-testid="job-progress"][data-status="succeeded"]').waitFor({ timeout: 180_000 })
+    await page.getByTestId('staging-status').getByText(/ready/).waitFor()
+    await checkAccessibility(page, 'a site with its staging copy')
+    await failures.assertClean('making a staging copy')
+    await page.context().close()
+    const made = await call<{ stagingSiteId: string }>('GET', `/sites/${live}/staging`)
+    staging = made.body.stagingSiteId
+    expect(made.body).toMatchObject({
       status: 'ready',
       stagingSiteId: staging,
       stagingDomain,
@@ -143,11 +194,11 @@ describe('a WordPress site’s staging copy', () => {
     expect(await option(stagingDatabase, 'blog_public')).toBe('0')
     expect(await option(liveDatabase, 'blog_public')).toBe('1')
     // A real request with the staging Host: the live site's post, at the staging URL, with robots told no.
-    const page = await fromSite(stagingDomain, '/?p=1')
-    expect(page).toContain(`Live ${tag}`)
-    expect(page).toContain(`href="${stagingUrl}/about/"`)
-    expect(page).not.toContain(liveDomain)
-    expect(page).toMatch(/<meta name=['"]robots['"] content=['"][^'"]*noindex/)
+    const html = await fromSite(stagingDomain, '/?p=1')
+    expect(html).toContain(`Live ${tag}`)
+    expect(html).toContain(`href="${stagingUrl}/about/"`)
+    expect(html).not.toContain(liveDomain)
+    expect(html).toMatch(/<meta name=['"]robots['"] content=['"][^'"]*noindex/)
     // The live site is left as it was.
     expect(await fromSite(liveDomain, '/?p=1')).toContain(`href="${liveUrl}/about/"`)
   }, 240_000)
@@ -176,10 +227,10 @@ describe('a WordPress site’s staging copy', () => {
     })
 
     // Live shows the staged post at its own URL; its options (not pushed) and wp-config are its own.
-    const page = await fromSite(liveDomain, '/?p=1')
-    expect(page).toContain(`Staged ${tag}`)
-    expect(page).toContain(`href="${liveUrl}/news/"`)
-    expect(page).not.toContain(stagingDomain)
+    const html = await fromSite(liveDomain, '/?p=1')
+    expect(html).toContain(`Staged ${tag}`)
+    expect(html).toContain(`href="${liveUrl}/news/"`)
+    expect(html).not.toContain(stagingDomain)
     expect(await option(liveDatabase, 'home')).toBe(liveUrl)
     expect(await option(liveDatabase, 'blog_public')).toBe('1')
     expect(readFileSync(join(htdocs(live), 'wp-config.php'), 'utf8')).toContain(`'${liveDatabase}'`)
