@@ -173,8 +173,12 @@ describe('a WordPress site’s staging copy', () => {
     await checkAccessibility(page, 'a site without a staging copy')
     await page.getByLabel('Staging domain').fill(stagingDomain)
     await page.getByRole('button', { name: 'Make staging copy' }).click()
-    await page.locator('[data-testid="job-progress"][data-status="succeeded"]').waitFor({ timeout: 180_000 })
-    await page.getByTestId('staging-status').getByText(/ready/).waitFor()
+    // Followed live, then the copy's state: ready (or failed, which the API read below would say why).
+    await page
+      .getByTestId('staging-status')
+      .getByText(/— (ready|failed)/)
+      .waitFor({ timeout: 180_000 })
+    expect((await call('GET', `/sites/${live}/staging`)).body).toMatchObject({ status: 'ready', error: null })
     await checkAccessibility(page, 'a site with its staging copy')
     await failures.assertClean('making a staging copy')
     await page.context().close()
@@ -209,21 +213,39 @@ describe('a WordPress site’s staging copy', () => {
     writeSiteFile(staging, `pushed-${tag}.txt`, 'from staging\n')
     writeSiteFile(staging, `left-${tag}.txt`, 'not pushed\n')
 
-    const pushed = await call<{ jobId: string; preRestoreBackupId: string }>(
-      'POST',
-      `/sites/${staging}/push`,
-      {
-        files: [`/htdocs/pushed-${tag}.txt`],
-        tables: ['wp_posts'],
-      },
-    )
-    expect(pushed.status).toBe(202)
-    const job = await finished(pushed.body.jobId)
+    // Pushed from the staging site's Staging tab: a listed file and the posts' table, after reading the preview.
+    const { page, failures } = await signedIn(`sites/${staging}/staging`)
+    await page.getByRole('button', { name: 'Push to live' }).waitFor()
+    await page.getByLabel('These paths').check()
+    await page.getByLabel('Paths, one a line').fill(`/htdocs/pushed-${tag}.txt`)
+    await page.getByLabel('These tables').check()
+    await page.getByLabel('Tables, one a line').fill('wp_posts')
+    const preview = page.getByTestId('push-preview')
+    await preview
+      .getByText(
+        `These tables of ${liveDomain} are replaced by the staging copy’s: wp_posts; the others are left.`,
+      )
+      .waitFor()
+    await preview
+      .getByText(`These paths of ${liveDomain} become the staging copy’s: /htdocs/pushed-${tag}.txt.`)
+      .waitFor()
+    await checkAccessibility(page, 'a push chosen, its preview')
+    await page.getByRole('button', { name: 'Push to live' }).click()
+    await page.getByRole('button', { name: `Confirm push to ${liveDomain}` }).click()
+    await page.locator('[data-testid="job-progress"][data-status="succeeded"]').waitFor({ timeout: 180_000 })
+    await page.getByRole('button', { name: 'Undo this push' }).waitFor()
+    await checkAccessibility(page, 'a push done, its undo offered')
+    await failures.assertClean('pushing to live')
+    await page.context().close()
+    const lastPush = (
+      await call<{ lastPush: { jobId: string; preRestoreBackupId: string } }>('GET', `/sites/${live}/staging`)
+    ).body.lastPush
+    const job = await finished(lastPush.jobId)
     expect(job).toMatchObject({ status: 'succeeded', error: null })
     const undo = job.result?.undo as { method: string; path: string; body: unknown }
     expect(undo).toMatchObject({
       method: 'POST',
-      path: `/api/v1/sites/${live}/backups/${pushed.body.preRestoreBackupId}/restore`,
+      path: `/api/v1/sites/${live}/backups/${lastPush.preRestoreBackupId}/restore`,
     })
 
     // Live shows the staged post at its own URL; its options (not pushed) and wp-config are its own.

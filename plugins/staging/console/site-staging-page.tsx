@@ -242,6 +242,7 @@ function StagingOf({ site }: { site: Site }) {
           </a>
         </p>
       </Section>
+      {staging.status === 'copying' ? <JobProgress jobId={staging.jobId} onFinished={refresh} /> : null}
       {manage && staging.status === 'ready' ? <Push staging={staging} onPushed={refresh} /> : null}
       <LastPush staging={staging} onUndone={refresh} />
     </>
