@@ -146,7 +146,7 @@ describe('a site’s page cache', () => {
       [{ excludedPaths: ['cart/'] }, 'body.excludedPaths.0', 'invalid_cache_path'],
       [{ excludedPaths: ['/a$b'] }, 'body.excludedPaths.0', 'invalid_cache_path'],
       [{ excludedPaths: ['/a\n}'] }, 'body.excludedPaths.0', 'invalid_cache_path'],
-      [{ excludedPaths: [`/${'a'.repeat(300)}`] }, 'body.excludedPaths.0', 'invalid_cache_path'],
+      [{ excludedPaths: [`/${'a'.repeat(300)}`] }, 'body.excludedPaths.0', 'too_long'],
     ]
     for (const [body, location, code] of refusals) {
       const problem = await json<{ errors: unknown[] }>(await call('PATCH', `/sites/${siteId}/cache`, body), 422)
