@@ -86,13 +86,16 @@ async function editPost(title: string): Promise<void> {
     .getSetCookie()
     .map((line) => line.split(';')[0])
     .join('; ')
-  const nonce = await (await get('/wp-admin/admin-ajax.php?action=rest-nonce', { headers: { cookie } })).text()
+  const nonce = await (
+    await get('/wp-admin/admin-ajax.php?action=rest-nonce', { headers: { cookie } })
+  ).text()
   const edited = await get('/?rest_route=/wp/v2/posts/1', {
     method: 'POST',
     headers: { cookie, 'x-wp-nonce': nonce, 'content-type': 'application/json' },
     body: JSON.stringify({ title }),
   })
-  if (edited.status !== 200) throw new Error(`The post edit answered ${edited.status}: ${await edited.text()}`)
+  if (edited.status !== 200)
+    throw new Error(`The post edit answered ${edited.status}: ${await edited.text()}`)
 }
 
 beforeAll(async () => {
@@ -206,7 +209,12 @@ describe('a WordPress site with its page cache on', () => {
     const again = await get('/')
     expect(again.status).toBe(200)
     expect(again.headers.get('x-cache')).toBeNull()
-    const muPlugin = join(sitePaths(dataDir, blog()).htdocs, 'wp-content', 'mu-plugins', 'plinth-cache-purge.php')
+    const muPlugin = join(
+      sitePaths(dataDir, blog()).htdocs,
+      'wp-content',
+      'mu-plugins',
+      'plinth-cache-purge.php',
+    )
     expect(existsSync(muPlugin)).toBe(false)
     await node.runtime.update(blog(), never())
     expect(existsSync(muPlugin)).toBe(true)

@@ -24,7 +24,9 @@ const flatType = definePlugin({
   description: 'A type of site served without PHP.',
   requires: ['sites'],
   setup(context) {
-    context.extensionPoint(siteTypes).add({ name: 'flat', description: 'Files only.', serving: { php: false } })
+    context
+      .extensionPoint(siteTypes)
+      .add({ name: 'flat', description: 'Files only.', serving: { php: false } })
   },
 })
 
@@ -78,10 +80,12 @@ async function activeSite(type: string, domain: string): Promise<string> {
   return site.id
 }
 const auditOf = async (subject: string) =>
-  (await json<{ items: { action: string; details: Record<string, unknown> }[] }>(
-    await call('GET', `/audit?subject=${subject}`),
-    200,
-  )).items
+  (
+    await json<{ items: { action: string; details: Record<string, unknown> }[] }>(
+      await call('GET', `/audit?subject=${subject}`),
+      200,
+    )
+  ).items
 const siteRef = (id: string) => ({
   id,
   customerId,
@@ -96,7 +100,14 @@ const siteRef = (id: string) => ({
 describe('a site’s page cache', () => {
   test('is off with an hour’s TTL until changed, with the built-in bypasses listed', async () => {
     const cache = await json<SiteCache>(await call('GET', `/sites/${siteId}/cache`), 200)
-    expect(cache).toMatchObject({ siteId, customerId, enabled: false, ttlSeconds: 3600, bypassCookies: [], jobId: null })
+    expect(cache).toMatchObject({
+      siteId,
+      customerId,
+      enabled: false,
+      ttlSeconds: 3600,
+      bypassCookies: [],
+      jobId: null,
+    })
     expect(cache.builtInBypassCookies).toContain('wordpress_logged_in_*')
     expect(cache.builtInExcludedPaths).toContain('/wp-admin/')
     expect(await cacheServingPart.read(tp.panel.store.db, siteRef(siteId))).toEqual({})
@@ -125,12 +136,23 @@ describe('a site’s page cache', () => {
       return job.status === 'succeeded' || null
     })
     expect(await cacheServingPart.read(tp.panel.store.db, siteRef(siteId))).toEqual({
-      cache: { enabled: true, ttlSeconds: 120, bypassCookies: ['my_session', 'cart_*'], excludedPaths: ['/cart/'] },
+      cache: {
+        enabled: true,
+        ttlSeconds: 120,
+        bypassCookies: ['my_session', 'cart_*'],
+        excludedPaths: ['/cart/'],
+      },
     })
     const entry = (await auditOf(siteId)).find((item) => item.action === 'cache.update')
-    expect(entry?.details).toMatchObject({ enabled: { from: false, to: true }, ttlSeconds: { from: 3600, to: 120 } })
+    expect(entry?.details).toMatchObject({
+      enabled: { from: false, to: true },
+      ttlSeconds: { from: 3600, to: 120 },
+    })
     // The same again changes nothing, and records nothing.
-    const again = await json<SiteCache>(await call('PATCH', `/sites/${siteId}/cache`, { ttlSeconds: 120 }), 200)
+    const again = await json<SiteCache>(
+      await call('PATCH', `/sites/${siteId}/cache`, { ttlSeconds: 120 }),
+      200,
+    )
     expect(again.jobId).toBe(changed.jobId)
     expect((await auditOf(siteId)).filter((item) => item.action === 'cache.update')).toHaveLength(1)
   })
@@ -149,7 +171,10 @@ describe('a site’s page cache', () => {
       [{ excludedPaths: [`/${'a'.repeat(300)}`] }, 'body.excludedPaths.0', 'too_long'],
     ]
     for (const [body, location, code] of refusals) {
-      const problem = await json<{ errors: unknown[] }>(await call('PATCH', `/sites/${siteId}/cache`, body), 422)
+      const problem = await json<{ errors: unknown[] }>(
+        await call('PATCH', `/sites/${siteId}/cache`, body),
+        422,
+      )
       expect(problem.errors).toContainEqual(expect.objectContaining({ location, code }))
     }
     const purgeRefusal = await expectProblem(
@@ -157,12 +182,14 @@ describe('a site’s page cache', () => {
       422,
       'invalid_cache_path',
     )
-    expect(purgeRefusal.errors).toContainEqual(expect.objectContaining({ location: 'body.paths.0', code: 'invalid_cache_path' }))
+    expect(purgeRefusal.errors).toContainEqual(
+      expect.objectContaining({ location: 'body.paths.0', code: 'invalid_cache_path' }),
+    )
     expect(await json<SiteCache>(await call('GET', `/sites/${siteId}/cache`), 200)).toEqual(before)
   })
 
   test('a purge is done on the node and recorded', async () => {
-    const all = await json<{ paths: string[] | null; removed: number }>(
+    const all = await json<Record<string, unknown>>(
       await call('POST', `/sites/${siteId}/cache/purge`, {}),
       200,
     )
@@ -173,12 +200,18 @@ describe('a site’s page cache', () => {
     )
     expect(some.paths).toEqual(['/about/', '/feed/'])
     const purges = (await auditOf(siteId)).filter((item) => item.action === 'cache.purge')
-    expect(purges.map((item) => item.details.paths)).toEqual(expect.arrayContaining([null, ['/about/', '/feed/']]))
+    expect(purges.map((item) => item.details.paths)).toEqual(
+      expect.arrayContaining([null, ['/about/', '/feed/']]),
+    )
   })
 
   test('a site without PHP has no page cache', async () => {
     expect((await json<SiteCache>(await call('GET', `/sites/${flatSiteId}/cache`), 200)).enabled).toBe(false)
-    await expectProblem(await call('PATCH', `/sites/${flatSiteId}/cache`, { enabled: true }), 409, 'cache_needs_php')
+    await expectProblem(
+      await call('PATCH', `/sites/${flatSiteId}/cache`, { enabled: true }),
+      409,
+      'cache_needs_php',
+    )
     await expectProblem(await call('POST', `/sites/${flatSiteId}/cache/purge`, {}), 409, 'cache_needs_php')
   })
 
@@ -190,10 +223,16 @@ describe('a site’s page cache', () => {
   })
 
   test('another customer’s site is 404 for every operation', async () => {
-    const strangerId = (await json<{ id: string }>(await call('POST', '/customers', { name: 'Stranger Co' }), 201)).id
+    const strangerId = (
+      await json<{ id: string }>(await call('POST', '/customers', { name: 'Stranger Co' }), 201)
+    ).id
     const stranger = await tp.token({ customerId: strangerId })
     await expectProblem(await call('GET', `/sites/${siteId}/cache`, undefined, stranger), 404, 'not_found')
-    await expectProblem(await call('PATCH', `/sites/${siteId}/cache`, { enabled: false }, stranger), 404, 'not_found')
+    await expectProblem(
+      await call('PATCH', `/sites/${siteId}/cache`, { enabled: false }, stranger),
+      404,
+      'not_found',
+    )
     await expectProblem(await call('POST', `/sites/${siteId}/cache/purge`, {}, stranger), 404, 'not_found')
     expect((await json<SiteCache>(await call('GET', `/sites/${siteId}/cache`), 200)).enabled).toBe(true)
   })

@@ -6,7 +6,8 @@ import { defineProblems } from '../../core/index.ts'
 export const cacheProblems = defineProblems({
   invalid_bypass_cookie: {
     status: 422,
-    detail: 'A bypass cookie is not a cookie name (letters, digits, `_` and `-`, a trailing `*` for a prefix).',
+    detail:
+      'A bypass cookie is not a cookie name (letters, digits, `_` and `-`, a trailing `*` for a prefix).',
     description:
       'Each of `bypassCookies` must match `^[A-Za-z0-9_-]{1,64}\\*?$`: a cookie’s name (`my_session`) or a prefix ending in `*` (`wp_woocommerce_session_*`). At most 32. The error at `body.bypassCookies.N` names the one refused.',
   },

@@ -1,12 +1,7 @@
 // Reads and writes of `site_caches`, and a row as the API shows it.
 
 import type { Db } from '../../core/index.ts'
-import {
-  builtInBypassCookies,
-  builtInExcludedPaths,
-  defaultTtlSeconds,
-  type SiteCache,
-} from './contract.ts'
+import { builtInBypassCookies, builtInExcludedPaths, defaultTtlSeconds, type SiteCache } from './contract.ts'
 import type { SiteCachesTable } from './migrations.ts'
 
 /** The plugin's table through `db` (a transaction's `trx` inside one). */
@@ -34,7 +29,10 @@ export const defaultRow = (siteId: string, customerId: string): SiteCachesTable 
 export async function putSiteCache(db: Db, row: SiteCachesTable): Promise<void> {
   const { siteId: _key, createdAt: _created, ...changes } = row
   const updated = await tables(db)
-    .updateTable('site_caches').set(changes).where('siteId', '=', row.siteId).executeTakeFirst()
+    .updateTable('site_caches')
+    .set(changes)
+    .where('siteId', '=', row.siteId)
+    .executeTakeFirst()
   if (Number(updated.numUpdatedRows) === 0) await tables(db).insertInto('site_caches').values(row).execute()
 }
 

@@ -52,7 +52,9 @@ function checked(request: unknown): CacheNodeRequest {
 
 /** A spool file's text, read as root without following a link or blocking on a FIFO; null when it is not a plain file. */
 async function readSpoolFile(path: string): Promise<string | null> {
-  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null)
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+    () => null,
+  )
   if (!file) return null
   try {
     const stats = await file.stat()
@@ -99,7 +101,11 @@ export function cacheNodeService(options: CacheServiceOptions = {}): NodeService
     }
     const removed = await purgeCache(cacheDirOf(site.home, site.id), all ? null : [...paths])
     host.log('info', { siteId, paths: all ? '*' : paths.size, removed }, 'page cache purged by the site')
-    await site.run(['rm', '-f', '--', ...names.map((name) => join(site.home, 'tmp', purgeSpoolFolder, name))], { timeoutMs: 10_000 }, signal)
+    await site.run(
+      ['rm', '-f', '--', ...names.map((name) => join(site.home, 'tmp', purgeSpoolFolder, name))],
+      { timeoutMs: 10_000 },
+      signal,
+    )
   }
 
   /** A cache folder of a site no longer on the node (deleted): removed. */

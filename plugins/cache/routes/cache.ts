@@ -13,7 +13,13 @@ import {
   t,
   unchanged,
 } from '../../../core/index.ts'
-import { type Node, NodeRefusal, nodeDirectory, nodeUnavailable, requireReachableNode } from '../../nodes/contract.ts'
+import {
+  type Node,
+  NodeRefusal,
+  nodeDirectory,
+  nodeUnavailable,
+  requireReachableNode,
+} from '../../nodes/contract.ts'
 import {
   requireRunningSite,
   runningSiteProblems,
@@ -227,8 +233,15 @@ export function cacheRoutes(context: PluginContext): RouteDefinition[] {
         const node = site.nodeId ? await nodes.find(site.nodeId) : null
         requireReachableNode(node)
         const paths = body.paths ? [...new Set(body.paths)] : null
-        const { removed } = await purgeOnNode(node, site, { op: 'purge', ...(paths ? { paths } : {}) }, request.signal)
-        return { purge: { siteId: site.id, customerId: site.customerId, paths, removed } satisfies CachePurge }
+        const { removed } = await purgeOnNode(
+          node,
+          site,
+          { op: 'purge', ...(paths ? { paths } : {}) },
+          request.signal,
+        )
+        return {
+          purge: { siteId: site.id, customerId: site.customerId, paths, removed } satisfies CachePurge,
+        }
       },
       async handler({ trx, params, view, prepared: { purge } }) {
         orNotFound(await sites.find(trx, view, params.id))

@@ -26,5 +26,7 @@ export async function syncCachePurgePlugin(site: ApplicationSite, signal: AbortS
     signal,
   )
   if (written.code !== 0)
-    throw new Error(`Writing the page cache's must-use plugin failed (exit ${written.code}): ${written.stderr.trim()}`)
+    throw new Error(
+      `Writing the page cache's must-use plugin failed (exit ${written.code}): ${written.stderr.trim()}`,
+    )
 }

@@ -40,8 +40,7 @@ export const pageCacheRoot = (layout: RuntimeLayout) => join(layout.nginx.prefix
  * A site id as an nginx zone name: `_` doubled and `-` as `_h`, so two ids never give the same name (site ids
  * passed `checkSiteSpec`: letters, digits, `_` and `-`).
  */
-export const cacheZoneName = (siteId: string) =>
-  `plinth_${siteId.replace(/_/g, '__').replace(/-/g, '_h')}`
+export const cacheZoneName = (siteId: string) => `plinth_${siteId.replace(/_/g, '__').replace(/-/g, '_h')}`
 
 /** The cache as the site's spec has it, when it is on (and the site runs PHP); null otherwise. */
 export function activeCache(site: SiteSpec, php: boolean): SiteCacheSpec | null {

@@ -3,8 +3,13 @@
 
 import type { SiteSpec } from '../contract.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
-import { cacheLocationLines, cacheServerLines, cacheZoneLines, staticAssetLines } from './server-block-cache.ts'
 import { listenLines, sslProtocols } from './nginx.ts'
+import {
+  cacheLocationLines,
+  cacheServerLines,
+  cacheZoneLines,
+  staticAssetLines,
+} from './server-block-cache.ts'
 
 /** The certificate a site is served with over HTTPS, by its files. */
 export interface ServedCertificate {

@@ -8,9 +8,9 @@ import { writeFileAtomic } from './atomic-files.ts'
 import type { Binaries } from './binaries.ts'
 import type { ConfiguredMaster } from './configured-master.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
-import { pageCacheRoot } from './server-block-cache.ts'
 import { createNginx, fastcgiParams, nginxMainConfig } from './nginx.ts'
 import { createSiteMaster, type EnterSiteGroups, type PhpFpmSettings } from './php-fpm.ts'
+import { pageCacheRoot } from './server-block-cache.ts'
 import { findUser, type UnixUser } from './unix-users.ts'
 
 /** nginx and PHP-FPM as the runtime runs them. */
