@@ -19,7 +19,7 @@ import {
   siteSpec,
 } from '../../hosts/testing/index.ts'
 import type { SiteCacheSpec, SiteSpec } from '../nodes/node/contract.ts'
-import wordpressNodeModule from '../wordpress/node/index.ts'
+import { wordpressNodeModule } from '../wordpress/index.ts'
 import cacheNodeModule from './node/index.ts'
 import { cacheServiceName } from './node/protocol.ts'
 
