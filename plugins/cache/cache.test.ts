@@ -15,6 +15,7 @@ import { siteTypes } from '../sites/contract.ts'
 import { sitesPlugin } from '../sites/index.ts'
 import type { SiteCache } from './contract.ts'
 import { cachePlugin } from './index.ts'
+import { cacheRecordPart } from './record-part.ts'
 import { cacheServingPart } from './serving-part.ts'
 
 /** A site type served by nginx alone, as the `static` type is. */
@@ -142,6 +143,13 @@ describe('a site’s page cache', () => {
         bypassCookies: ['my_session', 'cart_*'],
         excludedPaths: ['/cart/'],
       },
+    })
+    // Backups keep it in the site's record.
+    expect(await cacheRecordPart.read(tp.panel.store.db, siteId)).toEqual({
+      enabled: true,
+      ttlSeconds: 120,
+      bypassCookies: ['my_session', 'cart_*'],
+      excludedPaths: ['/cart/'],
     })
     const entry = (await auditOf(siteId)).find((item) => item.action === 'cache.update')
     expect(entry?.details).toMatchObject({

@@ -4,6 +4,7 @@
 // (docs/cache.md).
 
 import { definePlugin } from '../../core/index.ts'
+import { siteRecordParts } from '../backups/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents, siteServingParts } from '../sites/contract.ts'
@@ -11,6 +12,7 @@ import { CachePurge, cacheScopes, SiteCache } from './contract.ts'
 import { cacheMigrations } from './migrations.ts'
 import cacheNodeModule from './node/index.ts'
 import { cacheProblems } from './problems.ts'
+import { cacheRecordPart } from './record-part.ts'
 import { deleteSiteCache } from './repository.ts'
 import { cacheRoutes } from './routes/cache.ts'
 import { cacheServingPart } from './serving-part.ts'
@@ -26,8 +28,8 @@ export const cachePlugin = () =>
     description:
       'A page cache per site (nginx’s FastCGI cache on its node), purged on demand and when WordPress content changes.',
     requires: ['customers', 'sites', 'nodes'],
-    // Its console tab, when the installation has a console.
-    enhances: ['console'],
+    // Its console tab, when the installation has a console; its settings in backups' records, when it has backups.
+    enhances: ['console', 'backups'],
     scopes: [
       { name: cacheScopes.read, description: 'Read sites’ page cache settings', roles: hostingRoles },
       {
@@ -52,6 +54,7 @@ export const cachePlugin = () =>
     migrations: cacheMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
+      context.extensionPoint(siteRecordParts).add(cacheRecordPart)
       // Every site job tells the node the site's cache as the table has it then.
       context.extensionPoint(siteServingParts).add(cacheServingPart)
       // Local node and agents alike: purges, and WordPress's purge spools.
