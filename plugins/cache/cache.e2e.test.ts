@@ -154,6 +154,7 @@ describe('a WordPress site with its page cache on', () => {
     // A cookie whose name only ends like one is no logged-in user.
     expect(await status('/', { headers: { cookie: 'xwordpress_logged_in_1=1' } })).toBe('HIT')
     expect(await status('/?s=hello')).toBe('BYPASS')
+    expect(await status('/', { headers: { authorization: 'Basic dXNlcjpwYXNz' } })).toBe('BYPASS')
     expect(await status('/wp-login.php')).toBe('BYPASS')
     // A POST is never looked up in the cache (nginx caches GET and HEAD alone): no X-Cache at all.
     const posted = await get('/', { method: 'POST', body: 'x=1' })

@@ -46,6 +46,11 @@ final class Plinth_Cache_Purge
         if (!$post || wp_is_post_revision($post) || wp_is_post_autosave($post)) {
             return;
         }
+        // A block theme's templates, parts, styles, navigation and reusable blocks show on every page.
+        if (in_array($post->post_type, ['wp_template', 'wp_template_part', 'wp_global_styles', 'wp_navigation', 'wp_block'], true)) {
+            self::all();
+            return;
+        }
         $type = get_post_type_object($post->post_type);
         if (!$type || !$type->public) {
             return;

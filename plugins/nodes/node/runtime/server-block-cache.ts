@@ -68,7 +68,8 @@ export function cacheZoneLines(site: SiteSpec, layout: RuntimeLayout, php: boole
 
 /**
  * The lines at server level: gzip for text types on every site; with the cache on, `$plinth_cache_skip` set for
- * requests the cache never answers (not GET or HEAD, a query string, an excluded path, a bypass cookie), and the
+ * requests the cache never answers (not GET or HEAD, a query string, an `Authorization` header, an excluded path, a
+ * bypass cookie), and the
  * `X-Cache` header (HIT, MISS, BYPASS, EXPIRED, STALE, UPDATING; absent on answers the cache had no part in).
  */
 export function cacheServerLines(site: SiteSpec, php: boolean): string[] {
@@ -91,6 +92,10 @@ export function cacheServerLines(site: SiteSpec, php: boolean): string[] {
     '    set $plinth_cache_skip 1;',
     '}',
     'if ($args != "") {',
+    '    set $plinth_cache_skip 1;',
+    '}',
+    // A request that authenticates itself (HTTP authentication in front of a staging site, an API client).
+    'if ($http_authorization != "") {',
     '    set $plinth_cache_skip 1;',
     '}',
     `if ($request_uri ~ "^(${paths.join('|')})") {`,
