@@ -5,7 +5,16 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import { existsSync, rmSync } from 'node:fs'
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import mysql, { type Connection } from 'mysql2/promise'
 import {
@@ -193,6 +202,29 @@ describe('a WordPress site with its page cache on', () => {
     expect((await purge()).removed).toBeGreaterThanOrEqual(2)
     expect(await status('/')).toBe('MISS')
     expect(await status('/feed/')).toBe('MISS')
+  })
+
+  test('the spool only ever purges the site’s own cache: a FIFO or a link in it is skipped, not followed', async () => {
+    const paths = sitePaths(dataDir, blog())
+    const spool = join(paths.tmp, 'plinth-cache-purge')
+    const owner = statSync(paths.htdocs)
+    mkdirSync(spool, { recursive: true })
+    chownSync(spool, owner.uid, owner.gid)
+    expect(Bun.spawnSync(['mkfifo', join(spool, '1-fifo.purge')]).exitCode).toBe(0)
+    symlinkSync('/etc/passwd', join(spool, '2-link.purge'))
+    await status('/')
+    expect(await status('/')).toBe('HIT')
+    writeFileSync(join(spool, '3-real.purge'), '/\n')
+    for (const name of ['1-fifo.purge', '3-real.purge']) chownSync(join(spool, name), owner.uid, owner.gid)
+    const asked = performance.now()
+    let purged = false
+    while (!purged && performance.now() - asked < 1000) {
+      purged = (await status('/')) === 'MISS'
+      if (!purged) await Bun.sleep(50)
+    }
+    expect(purged).toBe(true)
+    await Bun.sleep(300)
+    expect(readdirSync(spool)).toEqual([])
   })
 
   test('static assets carry long cache headers and text is gzipped', async () => {
