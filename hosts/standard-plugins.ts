@@ -11,6 +11,7 @@ import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
+import { redirectsPlugin } from '../plugins/redirects/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
@@ -81,6 +82,8 @@ export function standardPlugins(
     // A page cache per site, purged on demand and when WordPress content changes.
     cachePlugin(),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Redirects and response headers of sites, rendered into their server blocks.
+    redirectsPlugin(),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),

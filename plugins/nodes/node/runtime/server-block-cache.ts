@@ -69,8 +69,7 @@ export function cacheZoneLines(site: SiteSpec, layout: RuntimeLayout, php: boole
 /**
  * The lines at server level: gzip for text types on every site; with the cache on, `$plinth_cache_skip` set for
  * requests the cache never answers (not GET or HEAD, a query string, an `Authorization` header, an excluded path, a
- * bypass cookie), and the
- * `X-Cache` header (HIT, MISS, BYPASS, EXPIRED, STALE, UPDATING; absent on answers the cache had no part in).
+ * bypass cookie).
  */
 export function cacheServerLines(site: SiteSpec, php: boolean): string[] {
   const gzip = [
@@ -104,11 +103,13 @@ export function cacheServerLines(site: SiteSpec, php: boolean): string[] {
     `if ($http_cookie ~ "(^|;) *(${cookies.join('|')})=") {`,
     '    set $plinth_cache_skip 1;',
     '}',
-    'add_header X-Cache $upstream_cache_status always;',
   ]
 }
 
-/** The lines inside the site's `.php` location: its zone, key, how long 200 and 301 answers are kept. */
+/**
+ * The lines inside the site's `.php` location: its zone, key, how long 200 and 301 answers are kept, and the `X-Cache`
+ * header (HIT, MISS, BYPASS, EXPIRED, STALE, UPDATING; absent on answers the cache had no part in).
+ */
 export function cacheLocationLines(site: SiteSpec, php: boolean): string[] {
   const cache = activeCache(site, php)
   if (!cache) return []
@@ -123,6 +124,9 @@ export function cacheLocationLines(site: SiteSpec, php: boolean): string[] {
     'fastcgi_cache_lock_timeout 5s;',
     'fastcgi_cache_use_stale updating error timeout http_500 http_503;',
     'fastcgi_cache_background_update on;',
+    // In the location, beside the site's own headers (server-block-redirects.ts repeats them here): a location with
+    // any `add_header` of its own inherits none of the server's.
+    'add_header X-Cache $upstream_cache_status always;',
   ]
 }
 

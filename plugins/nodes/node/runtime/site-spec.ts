@@ -2,6 +2,7 @@
 
 import type { SiteSpec } from '../contract.ts'
 import { NodeFailure } from '../contract.ts'
+import { servingRedirectsProblem } from './site-redirects.ts'
 import { checkCacheSpec } from './site-spec-cache.ts'
 
 // Ids and handles become directory, file, pool and user names: one path segment, no dots, nothing to escape.
@@ -47,6 +48,8 @@ export function checkSiteSpec(site: SiteSpec): void {
   if (site.app !== undefined && !(appKindPattern.test(site.app.kind) && isRecord(site.app.settings)))
     fail('its application is not named as applications are, or has no settings')
   checkCacheSpec(site)
+  const redirects = servingRedirectsProblem(site.serving, site.domain)
+  if (redirects) fail(redirects)
 }
 
 /** Throws when `path` (a data directory, made absolute) could not be written into nginx's or PHP-FPM's files. */
