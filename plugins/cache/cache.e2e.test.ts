@@ -65,7 +65,8 @@ const blog = (cache: SiteCacheSpec = cacheOn): SiteSpec =>
         admin: { user: 'cache-admin', email: 'admin@example.com', passwordHash },
       },
     },
-    serving: { cache },
+    // A header of the site's own (the redirects plugin's): served beside X-Cache on PHP's answers.
+    serving: { cache, headers: [{ name: 'X-Frame-Options', value: 'SAMEORIGIN' }] },
   })
 const domain = `cache-${suffix}.example.com`
 const get = (path = '/', init: RequestInit = {}) => request(port, domain, path, init)
@@ -150,6 +151,7 @@ describe('a WordPress site with its page cache on', () => {
     expect(second.status).toBe(200)
     expect(await second.text()).toContain('Cached Blog')
     expect(second.headers.get('x-cache')).toBe('HIT')
+    expect(second.headers.get('x-frame-options')).toBe('SAMEORIGIN')
   })
 
   test('logged-in users, the site’s own bypass cookie, query strings, POST and the admin bypass it', async () => {
