@@ -6,6 +6,7 @@ import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
 import { consolePlugin } from '../plugins/console/index.ts'
+import { cronPlugin } from '../plugins/cron/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
@@ -80,6 +81,8 @@ export function standardPlugins(
     certificatesPlugin({ acme: acmeOf(settings) }),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
+    // Sites' cron jobs, run on their nodes as the sites' users.
+    cronPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
     // The web console at `/`, on the API above.

@@ -1,0 +1,1 @@
+export function SiteCronPage({ id }: { id: string }) { return <p>{id}</p> }
