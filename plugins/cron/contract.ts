@@ -30,13 +30,17 @@ export const CronJob = resourceItem('CronJob', 'cron', {
   command: t.String({
     description: 'The command line (for `wp-cron`, what the node runs: `php -f wp-cron.php` in `htdocs/`).',
   }),
-  enabled: t.Boolean({ description: 'Whether the schedule runs it (a disabled job still runs when asked to).' }),
+  enabled: t.Boolean({
+    description: 'Whether the schedule runs it (a disabled job still runs when asked to).',
+  }),
   timeoutSeconds: t.Integer({ description: 'How long a run may last before it is killed (`timed_out`).' }),
   nextRunAt: t.Union([t.String(), t.Null()], {
     description: 'When the schedule runs it next (UTC), or null while it is disabled.',
   }),
   lastRunAt: t.Union([t.String(), t.Null()], { description: 'When its last run started, or null.' }),
-  lastStatus: t.Union([enumOf(cronRunStatuses), t.Null()], { description: 'How its last run ended, or null.' }),
+  lastStatus: t.Union([enumOf(cronRunStatuses), t.Null()], {
+    description: 'How its last run ended, or null.',
+  }),
 })
 export type CronJob = Static<typeof CronJob>
 
@@ -54,7 +58,9 @@ export const CronRun = resourceItem('CronRun', 'crun', {
   startedAt: t.String({ description: 'When it started (or, skipped, when it was due).' }),
   finishedAt: t.Union([t.String(), t.Null()], { description: 'When it ended, or null while it runs.' }),
   durationMs: t.Union([t.Integer(), t.Null()], { description: 'How long it ran, or null.' }),
-  exitCode: t.Union([t.Integer(), t.Null()], { description: 'The shell’s exit code; null when killed or not run.' }),
+  exitCode: t.Union([t.Integer(), t.Null()], {
+    description: 'The shell’s exit code; null when killed or not run.',
+  }),
   output: t.String({
     description: 'The last 8 KiB of its stdout and stderr, interleaved as they came (empty while it runs).',
   }),
@@ -62,7 +68,9 @@ export const CronRun = resourceItem('CronRun', 'crun', {
   error: t.Union(
     [
       t.Object({
-        code: t.String({ description: 'Stable: `previous_run_running`, `node_unavailable`, `run_lost`, `site_suspended`, ….' }),
+        code: t.String({
+          description: 'Stable: `previous_run_running`, `node_unavailable`, `run_lost`, `site_suspended`, ….',
+        }),
         message: t.String(),
       }),
       t.Null(),

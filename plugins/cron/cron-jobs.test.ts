@@ -4,6 +4,7 @@
 // preview, and a deleted site taking its jobs and runs along. Runs for real are cron.e2e.test.ts's (node side).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { definePlugin } from '../../core/index.ts'
 import {
   createTestPanel,
   createTestUser,
@@ -12,13 +13,12 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
-import { definePlugin } from '../../core/index.ts'
 import { siteTypes } from '../sites/contract.ts'
 import type { CronJob } from './contract.ts'
 import { cronPlugin } from './index.ts'
-import { newRunRow } from './scheduler.ts'
-import { cronTables } from './repository.ts'
 import type { CronJobsTable } from './migrations.ts'
+import { cronTables } from './repository.ts'
+import { newRunRow } from './scheduler.ts'
 
 let tp: TestPanel
 let token: string
@@ -75,7 +75,10 @@ afterAll(() => tp.panel.close())
 describe('a site’s cron jobs', () => {
   test('a job is created, read, listed, changed and deleted; each change audited', async () => {
     const created = await json<CronJob>(
-      await call('POST', `/sites/${siteId}/cron-jobs`, { schedule: ' 30 2 * * mon-fri ', command: 'php artisan schedule:run' }),
+      await call('POST', `/sites/${siteId}/cron-jobs`, {
+        schedule: ' 30 2 * * mon-fri ',
+        command: 'php artisan schedule:run',
+      }),
       201,
     )
     expect(created).toMatchObject({
@@ -116,7 +119,9 @@ describe('a site’s cron jobs', () => {
       'cron_job.update',
       'cron_job.update',
     ])
-    const update = audit.items.find((entry) => entry.action === 'cron_job.update' && 'schedule' in entry.details)
+    const update = audit.items.find(
+      (entry) => entry.action === 'cron_job.update' && 'schedule' in entry.details,
+    )
     expect(update?.details.schedule).toEqual({ from: '30 2 * * mon-fri', to: '@hourly' })
   })
 
@@ -161,18 +166,28 @@ describe('a site’s cron jobs', () => {
     )
     // Quotes, `$`, `;` and pipes are the shell's business: the command runs as the site's user, in its limits.
     const shell = await json<CronJob>(
-      await call('POST', `/sites/${siteId}/cron-jobs`, { schedule: '@daily', command: `echo "$HOME"; ls | wc -l\t# 'ok'` }),
+      await call('POST', `/sites/${siteId}/cron-jobs`, {
+        schedule: '@daily',
+        command: `echo "$HOME"; ls | wc -l\t# 'ok'`,
+      }),
       201,
     )
     await json(await call('DELETE', `/sites/${siteId}/cron-jobs/${shell.id}`), 204)
-    const timeout = await call('POST', `/sites/${siteId}/cron-jobs`, { schedule: '@daily', command: 'true', timeoutSeconds: 3601 })
+    const timeout = await call('POST', `/sites/${siteId}/cron-jobs`, {
+      schedule: '@daily',
+      command: 'true',
+      timeoutSeconds: 3601,
+    })
     expect(timeout.status).toBe(422)
   })
 
   test('a site keeps at most maxJobsPerSite jobs; WP-Cron only on WordPress sites', async () => {
     const other = await activeSite(customerId)
     for (let index = 0; index < 3; index++)
-      await json(await call('POST', `/sites/${other}/cron-jobs`, { schedule: '@daily', command: `echo ${index}` }), 201)
+      await json(
+        await call('POST', `/sites/${other}/cron-jobs`, { schedule: '@daily', command: `echo ${index}` }),
+        201,
+      )
     await expectProblem(
       await call('POST', `/sites/${other}/cron-jobs`, { schedule: '@daily', command: 'echo 4' }),
       409,
@@ -192,33 +207,69 @@ describe('a site’s cron jobs', () => {
       await call('POST', `/sites/${siteId}/cron-jobs`, { schedule: '@hourly', command: 'true' }),
       201,
     )
-    const otherCustomer = (await json<{ id: string }>(await call('POST', '/customers', { name: 'Other' }), 201)).id
+    const otherCustomer = (
+      await json<{ id: string }>(await call('POST', '/customers', { name: 'Other' }), 201)
+    ).id
     const outsider = await tp.token({ customerId: otherCustomer })
-    await expectProblem(await call('GET', `/sites/${siteId}/cron-jobs`, undefined, outsider), 404, 'not_found')
-    await expectProblem(await call('GET', `/sites/${siteId}/cron-jobs/${job.id}`, undefined, outsider), 404, 'not_found')
+    await expectProblem(
+      await call('GET', `/sites/${siteId}/cron-jobs`, undefined, outsider),
+      404,
+      'not_found',
+    )
+    await expectProblem(
+      await call('GET', `/sites/${siteId}/cron-jobs/${job.id}`, undefined, outsider),
+      404,
+      'not_found',
+    )
     await expectProblem(
       await call('PATCH', `/sites/${siteId}/cron-jobs/${job.id}`, { enabled: false }, outsider),
       404,
       'not_found',
     )
-    await expectProblem(await call('POST', `/sites/${siteId}/cron-jobs/${job.id}/run`, undefined, outsider), 404, 'not_found')
-    await expectProblem(await call('GET', `/sites/${siteId}/cron-jobs/${job.id}/runs`, undefined, outsider), 404, 'not_found')
+    await expectProblem(
+      await call('POST', `/sites/${siteId}/cron-jobs/${job.id}/run`, undefined, outsider),
+      404,
+      'not_found',
+    )
+    await expectProblem(
+      await call('GET', `/sites/${siteId}/cron-jobs/${job.id}/runs`, undefined, outsider),
+      404,
+      'not_found',
+    )
     // A job under another site of the caller's is not reached through this one.
     const second = await activeSite(customerId)
     await expectProblem(await call('GET', `/sites/${second}/cron-jobs/${job.id}`), 404, 'not_found')
 
     const reader = await tp.token({ scopes: ['cron:read'], customerId })
     await json(await call('GET', `/sites/${siteId}/cron-jobs/${job.id}`, undefined, reader), 200)
-    await expectProblem(await call('DELETE', `/sites/${siteId}/cron-jobs/${job.id}`, undefined, reader), 403, 'insufficient_scope')
-    const member = await createTestUser(tp.panel.store.db, { email: `billing-${crypto.randomUUID().slice(0, 6)}@cron.test`, staffRole: null })
-    await json(await call('POST', `/customers/${customerId}/members`, { email: member.email, role: 'billing' }), 201)
+    await expectProblem(
+      await call('DELETE', `/sites/${siteId}/cron-jobs/${job.id}`, undefined, reader),
+      403,
+      'insufficient_scope',
+    )
+    const member = await createTestUser(tp.panel.store.db, {
+      email: `billing-${crypto.randomUUID().slice(0, 6)}@cron.test`,
+      staffRole: null,
+    })
+    await json(
+      await call('POST', `/customers/${customerId}/members`, { email: member.email, role: 'billing' }),
+      201,
+    )
     const billing = await tp.token({ user: member })
-    await expectProblem(await call('GET', `/sites/${siteId}/cron-jobs`, undefined, billing), 403, 'insufficient_scope')
+    await expectProblem(
+      await call('GET', `/sites/${siteId}/cron-jobs`, undefined, billing),
+      403,
+      'insufficient_scope',
+    )
   })
 
   test('run now records a manual run; a second while it runs is 409 cron_job_running; runs are listed', async () => {
     const job = await json<CronJob>(
-      await call('POST', `/sites/${siteId}/cron-jobs`, { schedule: '@yearly', command: 'true', enabled: false }),
+      await call('POST', `/sites/${siteId}/cron-jobs`, {
+        schedule: '@yearly',
+        command: 'true',
+        enabled: false,
+      }),
       201,
     )
     const run = await json<{ id: string; status: string; trigger: string }>(
@@ -226,11 +277,21 @@ describe('a site’s cron jobs', () => {
       202,
     )
     expect(run).toMatchObject({ status: 'running', trigger: 'manual' })
-    await expectProblem(await call('POST', `/sites/${siteId}/cron-jobs/${job.id}/run`), 409, 'cron_job_running')
-    const runs = await json<{ items: { id: string }[] }>(await call('GET', `/sites/${siteId}/cron-jobs/${job.id}/runs`), 200)
+    await expectProblem(
+      await call('POST', `/sites/${siteId}/cron-jobs/${job.id}/run`),
+      409,
+      'cron_job_running',
+    )
+    const runs = await json<{ items: { id: string }[] }>(
+      await call('GET', `/sites/${siteId}/cron-jobs/${job.id}/runs`),
+      200,
+    )
     expect(runs.items.map((item) => item.id)).toEqual([run.id])
     await json(await call('GET', `/sites/${siteId}/cron-jobs/${job.id}/runs/${run.id}`), 200)
-    const audit = await json<{ items: { action: string }[] }>(await call('GET', `/audit?subject=${job.id}`), 200)
+    const audit = await json<{ items: { action: string }[] }>(
+      await call('GET', `/audit?subject=${job.id}`),
+      200,
+    )
     expect(audit.items.map((entry) => entry.action)).toContain('cron_job.run')
   })
 
@@ -252,14 +313,26 @@ describe('a site’s cron jobs', () => {
   test('a deleted site takes its jobs and runs along', async () => {
     const doomed = await activeSite(customerId)
     const job = await json<CronJob>(
-      await call('POST', `/sites/${doomed}/cron-jobs`, { schedule: '@daily', command: 'true', enabled: false }),
+      await call('POST', `/sites/${doomed}/cron-jobs`, {
+        schedule: '@daily',
+        command: 'true',
+        enabled: false,
+      }),
       201,
     )
     // A finished run, written as the scheduler writes one.
-    const row = await cronTables(tp.panel.store.db).selectFrom('cron_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow()
+    const row = await cronTables(tp.panel.store.db)
+      .selectFrom('cron_jobs')
+      .selectAll()
+      .where('id', '=', job.id)
+      .executeTakeFirstOrThrow()
     await cronTables(tp.panel.store.db)
       .insertInto('cron_runs')
-      .values({ ...newRunRow(row as CronJobsTable, 'scheduled', new Date()), status: 'succeeded', launched: 1 })
+      .values({
+        ...newRunRow(row as CronJobsTable, 'scheduled', new Date()),
+        status: 'succeeded',
+        launched: 1,
+      })
       .execute()
     await json(await call('DELETE', `/sites/${doomed}`), 202)
     await waitFor('the site to be gone', async () => {
@@ -267,9 +340,17 @@ describe('a site’s cron jobs', () => {
       await Bun.sleep(20)
       return null
     })
-    const left = await cronTables(tp.panel.store.db).selectFrom('cron_runs').select('id').where('siteId', '=', doomed).execute()
+    const left = await cronTables(tp.panel.store.db)
+      .selectFrom('cron_runs')
+      .select('id')
+      .where('siteId', '=', doomed)
+      .execute()
     expect(left).toEqual([])
-    const jobs = await cronTables(tp.panel.store.db).selectFrom('cron_jobs').select('id').where('siteId', '=', doomed).execute()
+    const jobs = await cronTables(tp.panel.store.db)
+      .selectFrom('cron_jobs')
+      .select('id')
+      .where('siteId', '=', doomed)
+      .execute()
     expect(jobs).toEqual([])
   })
 })

@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestPanel, freePort, removeNodeLeftovers, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
+import {
+  createTestPanel,
+  freePort,
+  removeNodeLeftovers,
+  type TestPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
 import { brandsPlugin } from '../brands/index.ts'
 import { customersPlugin } from '../customers/index.ts'
 import { nodesPlugin } from '../nodes/index.ts'
@@ -51,7 +57,8 @@ const poll = <T>(what: string, probe: () => Promise<T | null>, ms = 20_000) =>
 const newJob = async (body: Record<string, unknown>) =>
   json<CronJob>(await call('POST', `/sites/${site.id}/cron-jobs`, body), 201)
 const runsOf = async (job: CronJob) =>
-  (await json<{ items: CronRun[] }>(await call('GET', `/sites/${site.id}/cron-jobs/${job.id}/runs`), 200)).items
+  (await json<{ items: CronRun[] }>(await call('GET', `/sites/${site.id}/cron-jobs/${job.id}/runs`), 200))
+    .items
 /** Waits for the job's run matching `match` to have ended; answers it. */
 const ended = (job: CronJob, match: (run: CronRun) => boolean = () => true, ms?: number) =>
   poll(
@@ -106,7 +113,10 @@ afterAll(async () => {
 describe('cron jobs on a real node', () => {
   test('a scheduled job runs in its minute as the site’s user; its run is listed with exit code, duration and output', async () => {
     expect(uid).toBeGreaterThan(0)
-    const job = await newJob({ schedule: '*/5 * * * *', command: 'id -u; echo "home=$HOME"; echo warned >&2; exit 3' })
+    const job = await newJob({
+      schedule: '*/5 * * * *',
+      command: 'id -u; echo "home=$HOME"; echo warned >&2; exit 3',
+    })
     expect(job.nextRunAt).not.toBeNull()
     const due = new Date(job.nextRunAt as string)
     expect(due.getUTCMinutes() % 5).toBe(0)
@@ -118,7 +128,13 @@ describe('cron jobs on a real node', () => {
     // Its minute comes: the run starts at once (the scheduler looks every 100 ms here, every 5 s by default).
     clock = new Date(due.getTime() + 1000)
     const run = await ended(job)
-    expect(run).toMatchObject({ trigger: 'scheduled', status: 'failed', exitCode: 3, outputTruncated: false, error: null })
+    expect(run).toMatchObject({
+      trigger: 'scheduled',
+      status: 'failed',
+      exitCode: 3,
+      outputTruncated: false,
+      error: null,
+    })
     expect(Date.parse(run.startedAt) - due.getTime()).toBeLessThan(60_000)
     expect(Date.parse(run.startedAt)).toBeGreaterThanOrEqual(due.getTime())
     expect(run.durationMs).toBeGreaterThanOrEqual(0)
@@ -163,7 +179,9 @@ describe('cron jobs on a real node', () => {
     expect(run.output.trimEnd().endsWith('tail-end')).toBe(true)
     expect(run.output).not.toContain('never')
     // Nothing of it is left running as the site's user.
-    const left = Bun.spawnSync(['pgrep', '-u', String(uid), '-f', 'sleep 30']).stdout.toString().trim()
+    const left = Bun.spawnSync(['pgrep', '-u', String(uid), '-f', 'sleep 30'])
+      .stdout.toString()
+      .trim()
     expect(left).toBe('')
     await json(await call('DELETE', `/sites/${site.id}/cron-jobs/${job.id}`), 204)
   }, 30_000)
@@ -200,13 +218,19 @@ describe('cron jobs on a real node', () => {
     const config = join(htdocs, 'wp-config.php')
     const original = "<?php\ndefine('DB_NAME', 'x');\n"
     writeFileSync(config, original)
-    writeFileSync(join(htdocs, 'wp-cron.php'), "<?php\necho 'wp-cron ran as ', getmyuid() === posix_geteuid() ? 'owner' : 'other', \"\\n\";\n")
+    writeFileSync(
+      join(htdocs, 'wp-cron.php'),
+      "<?php\necho 'wp-cron ran as ', getmyuid() === posix_geteuid() ? 'owner' : 'other', \"\\n\";\n",
+    )
     for (const file of ['wp-config.php', 'wp-cron.php']) chownSync(join(htdocs, file), uid, uid)
     const job = await newJob({ kind: 'wp-cron', schedule: '*/5 * * * *' })
     expect(job).toMatchObject({ kind: 'wp-cron', command: 'php -f wp-cron.php' })
     expect(readFileSync(config, 'utf8')).toBe(`<?php\n${disableLine}\n${original.slice(6)}`)
     expect(statSync(config).uid).toBe(uid)
-    await json(await call('POST', `/sites/${site.id}/cron-jobs`, { kind: 'wp-cron', schedule: '@hourly' }), 409)
+    await json(
+      await call('POST', `/sites/${site.id}/cron-jobs`, { kind: 'wp-cron', schedule: '@hourly' }),
+      409,
+    )
     await runNow(job)
     const run = await ended(job)
     expect(run).toMatchObject({ status: 'succeeded', exitCode: 0 })
@@ -219,7 +243,9 @@ describe('cron jobs on a real node', () => {
     const job = await newJob({ schedule: '@hourly', command: 'sleep 20' })
     await runNow(job)
     await poll('the run to start on the node', async () => {
-      const out = Bun.spawnSync(['pgrep', '-u', String(uid), '-f', 'sleep 20']).stdout.toString().trim()
+      const out = Bun.spawnSync(['pgrep', '-u', String(uid), '-f', 'sleep 20'])
+        .stdout.toString()
+        .trim()
       return out !== '' || null
     })
     await json(await call('DELETE', `/sites/${site.id}`), 202)
@@ -234,7 +260,9 @@ describe('cron jobs on a real node', () => {
       .select('id')
       .execute()
     expect(rows).toEqual([])
-    const left = Bun.spawnSync(['pgrep', '-u', String(uid), '-f', 'sleep 20']).stdout.toString().trim()
+    const left = Bun.spawnSync(['pgrep', '-u', String(uid), '-f', 'sleep 20'])
+      .stdout.toString()
+      .trim()
     expect(left).toBe('')
   }, 90_000)
 })

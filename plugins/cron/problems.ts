@@ -34,7 +34,8 @@ export const cronProblems = defineProblems({
   cron_job_limit_reached: {
     status: 409,
     detail: 'The site already has as many cron jobs as it may.',
-    description: 'A site keeps at most the plugin’s `maxJobsPerSite` (default 25) cron jobs: delete one first.',
+    description:
+      'A site keeps at most the plugin’s `maxJobsPerSite` (default 25) cron jobs: delete one first.',
   },
   cron_site_unavailable: {
     status: 409,

@@ -62,7 +62,8 @@ function value(text: string, spec: FieldSpec): number {
   const lower = text.toLowerCase()
   const named = spec.names?.indexOf(lower) ?? -1
   if (named >= 0) return named + (spec.namesFrom ?? 0)
-  if (!/^\d{1,2}$/.test(text)) throw new ScheduleError(`The ${spec.name} field has “${text}”, not a number or a name.`)
+  if (!/^\d{1,2}$/.test(text))
+    throw new ScheduleError(`The ${spec.name} field has “${text}”, not a number or a name.`)
   const number = Number(text)
   if (number < spec.min || number > spec.max)
     throw new ScheduleError(`The ${spec.name} field’s ${number} is outside ${spec.min}–${spec.max}.`)
@@ -105,7 +106,8 @@ function parseField(text: string, spec: FieldSpec): Set<number> {
 
 /** Parses `text` (five fields or an alias); throws a {@link ScheduleError} saying what is wrong. */
 export function parseSchedule(text: string): CronSchedule {
-  if (text.length > scheduleMaxLength) throw new ScheduleError(`A schedule is at most ${scheduleMaxLength} characters.`)
+  if (text.length > scheduleMaxLength)
+    throw new ScheduleError(`A schedule is at most ${scheduleMaxLength} characters.`)
   const trimmed = text.trim()
   if (trimmed.startsWith('@')) {
     const expanded = scheduleAliases[trimmed.toLowerCase()]

@@ -84,13 +84,20 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
   async function call(site: SiteRef, request: CronRequest): Promise<unknown> {
     const node = site.nodeId ? await nodes.find(site.nodeId) : null
     if (!node) throw new NodeRefusal('node_unavailable', 'The site has no node.')
-    return nodes.call(node, { siteId: site.id, service: cronServiceName, request }, AbortSignal.timeout(60_000))
+    return nodes.call(
+      node,
+      { siteId: site.id, service: cronServiceName, request },
+      AbortSignal.timeout(60_000),
+    )
   }
 
   /** Records how a run ended (once: another instance that read it too changes nothing). */
   async function finish(
     run: CronRunsTable,
-    outcome: Pick<CronRunsTable, 'status' | 'finishedAt' | 'durationMs' | 'exitCode' | 'output' | 'errorCode' | 'errorMessage'> & {
+    outcome: Pick<
+      CronRunsTable,
+      'status' | 'finishedAt' | 'durationMs' | 'exitCode' | 'output' | 'errorCode' | 'errorMessage'
+    > & {
       outputTruncated: number
     },
   ): Promise<void> {
@@ -108,7 +115,11 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
         .where('id', '=', run.cronJobId)
         .where('lastRunAt', '=', run.startedAt)
         .execute()
-      const row = await cronTables(trx).selectFrom('cron_runs').selectAll().where('id', '=', run.id).executeTakeFirst()
+      const row = await cronTables(trx)
+        .selectFrom('cron_runs')
+        .selectAll()
+        .where('id', '=', run.id)
+        .executeTakeFirst()
       if (row && (outcome.status === 'failed' || outcome.status === 'timed_out'))
         await context.emit(trx, { kind: 'cron_run.failed', customerId: run.customerId, data: toCronRun(row) })
       await pruneRuns(trx, run.cronJobId, options.keepRuns)
@@ -189,11 +200,18 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
           return
         }
         try {
-          await call(site, { op: 'run.start', runId: run.id, task: taskOf(run), timeoutSeconds: run.timeoutSeconds })
+          await call(site, {
+            op: 'run.start',
+            runId: run.id,
+            task: taskOf(run),
+            timeoutSeconds: run.timeoutSeconds,
+          })
         } catch (error) {
           const code = error instanceof NodeRefusal ? error.code : 'node_unavailable'
           const message =
-            error instanceof NodeRefusal ? error.message : 'The site’s node could not be reached to start the run.'
+            error instanceof NodeRefusal
+              ? error.message
+              : 'The site’s node could not be reached to start the run.'
           await finish(run, failure(code, message))
         }
       }),
@@ -218,7 +236,10 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
         } catch (error) {
           const overdue = now.getTime() - Date.parse(run.startedAt) > run.timeoutSeconds * 1000 + lostAfterMs
           if ((error instanceof NodeRefusal && error.code === 'cron_run_not_found') || overdue)
-            await finish(run, failure('run_lost', 'The node no longer knows the run (it restarted, or the site went).'))
+            await finish(
+              run,
+              failure('run_lost', 'The node no longer knows the run (it restarted, or the site went).'),
+            )
           return
         }
         if (state.state !== 'finished') return

@@ -2,6 +2,7 @@
 
 import { defineConsolePages } from '../../console/kit.ts'
 import { SiteCronPage } from './site-cron-page.tsx'
+import './cron.css'
 
 export default defineConsolePages({
   routes: [

@@ -15,9 +15,7 @@ export const outputTailBytes = 8192
 export const runIdPattern = /^crun_[0-9A-Za-z]{1,40}$/
 
 /** What a run runs: a command line (`/bin/sh -c` in the site's home) or WordPress's `wp-cron.php` (in `htdocs/`). */
-export type CronTask =
-  | { readonly kind: 'command'; readonly command: string }
-  | { readonly kind: 'wp-cron' }
+export type CronTask = { readonly kind: 'command'; readonly command: string } | { readonly kind: 'wp-cron' }
 
 /** `run.start`: starts the run at once and answers; its outcome is read with `run.read`. */
 export interface RunStart {

@@ -93,17 +93,22 @@ export function createCronRuns() {
   const find = (site: NodeSite, runId: string): Run => {
     const run = runs.get(runId)
     if (!run || run.siteId !== site.id)
-      throw new NodeRefusal('cron_run_not_found', 'The node has no such run (the node restarted, or it was read).')
+      throw new NodeRefusal(
+        'cron_run_not_found',
+        'The node has no such run (the node restarted, or it was read).',
+      )
     return run
   }
 
   return {
     /** Starts the task as the site's user; refuses a run id already known and a site that is not active. */
     start(site: NodeSite, runId: string, task: CronTask, timeoutSeconds: number): RunState {
-      if (site.state !== 'active') throw new NodeRefusal('site_suspended', 'The site is suspended: its jobs do not run.')
+      if (site.state !== 'active')
+        throw new NodeRefusal('site_suspended', 'The site is suspended: its jobs do not run.')
       const known = runs.get(runId)
       if (known) {
-        if (known.siteId !== site.id) throw new NodeRefusal('cron_run_not_found', 'The run belongs to another site.')
+        if (known.siteId !== site.id)
+          throw new NodeRefusal('cron_run_not_found', 'The run belongs to another site.')
         return known.state
       }
       const { argv, cwd } = commandOf(site, task)
@@ -117,7 +122,12 @@ export function createCronRuns() {
         stdout: 'pipe',
         stderr: 'pipe',
       })
-      const run: Run = { siteId: site.id, startedAt, child, state: { state: 'running', startedAt: startedAt.toISOString() } }
+      const run: Run = {
+        siteId: site.id,
+        startedAt,
+        child,
+        state: { state: 'running', startedAt: startedAt.toISOString() },
+      }
       runs.set(runId, run)
       const tail = new OutputTail(outputTailBytes)
       let timedOut = false

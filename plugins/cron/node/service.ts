@@ -13,7 +13,8 @@ import {
 import { createCronRuns } from './runs.ts'
 import { setWpCron } from './wp-config-cron.ts'
 
-const malformed = (what: string) => new NodeRefusal('malformed_cron_request', `Malformed cron request: ${what}`)
+const malformed = (what: string) =>
+  new NodeRefusal('malformed_cron_request', `Malformed cron request: ${what}`)
 
 function runId(value: unknown): string {
   if (typeof value !== 'string' || !runIdPattern.test(value)) throw malformed('runId')

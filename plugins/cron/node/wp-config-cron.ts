@@ -23,9 +23,19 @@ if (file_put_contents($path, $text) === false) exit(5);
 
 /** Turns WordPress's WP-Cron off (`disabled`) or back on in the site's wp-config.php. */
 export async function setWpCron(site: NodeSite, disabled: boolean, signal: AbortSignal): Promise<void> {
-  const result = await site.run(['php', '--', disabled ? '1' : '0'], { stdin: script, timeoutMs: 30_000 }, signal)
+  const result = await site.run(
+    ['php', '--', disabled ? '1' : '0'],
+    { stdin: script, timeoutMs: 30_000 },
+    signal,
+  )
   if (result.code === 3)
-    throw new NodeRefusal('wp_config_missing', 'The site has no htdocs/wp-config.php: it is not a WordPress site.')
+    throw new NodeRefusal(
+      'wp_config_missing',
+      'The site has no htdocs/wp-config.php: it is not a WordPress site.',
+    )
   if (result.code !== 0)
-    throw new NodeRefusal('wp_config_unchanged', `wp-config.php could not be changed: ${result.stderr.trim().slice(-500)}`)
+    throw new NodeRefusal(
+      'wp_config_unchanged',
+      `wp-config.php could not be changed: ${result.stderr.trim().slice(-500)}`,
+    )
 }

@@ -10,8 +10,8 @@ import {
   orNotFound,
   type PluginContext,
   Problem,
-  type RouteDefinition,
   Reply,
+  type RouteDefinition,
   recorded,
   resourceRoutes,
   t,
@@ -19,9 +19,9 @@ import {
 } from '../../../core/index.ts'
 import { NodeRefusal } from '../../nodes/contract.ts'
 import { requireRunningSite, runningSiteProblems, type SiteRef, siteDirectory } from '../../sites/contract.ts'
-import { CronJob, type CronJob as CronJobItem, CronRun, cronScopes } from '../contract.ts'
+import { CronJob, CronRun, cronScopes } from '../contract.ts'
 import type { CronJobsTable } from '../migrations.ts'
-import { commandMaxLength, commandProblem, timeoutMaxSeconds } from '../node/protocol.ts'
+import { commandMaxLength, commandProblem } from '../node/protocol.ts'
 import { cronProblems as problems } from '../problems.ts'
 import { cronJobs, cronRuns, cronTables, hasRunningRun, toCronJob, toCronRun } from '../repository.ts'
 import { nextRunOf, nextRuns, parseSchedule, ScheduleError, scheduleMaxLength } from '../schedule.ts'
@@ -153,16 +153,24 @@ export function cronJobRoutes(
         const site = orNotFound(await sites.find(db, view, params.id))
         if (site.type !== 'wordpress') throw fieldProblem(problems.cron_wp_cron_unsupported, 'body.kind')
         if (body.command !== undefined)
-          throw fieldProblem(problems.invalid_cron_command, 'body.command', 'A `wp-cron` job takes no command.')
+          throw fieldProblem(
+            problems.invalid_cron_command,
+            'body.command',
+            'A `wp-cron` job takes no command.',
+          )
         checkFields(body)
         await wpCron(site, true)
         return { wpCron: site }
       },
       async undo(prepared) {
-        if (prepared.wpCron) await scheduler().setWpCron(prepared.wpCron, false).catch(() => {})
+        if (prepared.wpCron)
+          await scheduler()
+            .setWpCron(prepared.wpCron, false)
+            .catch(() => {})
       },
       async handler({ trx, parent: site, body }) {
-        if (site.status !== 'active' && site.status !== 'suspended') throw new Problem(problems.cron_site_unavailable)
+        if (site.status !== 'active' && site.status !== 'suspended')
+          throw new Problem(problems.cron_site_unavailable)
         const kind = body.kind ?? 'command'
         if (kind === 'command' && body.command === undefined)
           throw fieldProblem(problems.cron_command_required, 'body.command')
@@ -195,7 +203,13 @@ export function cronJobRoutes(
         row.nextRunAt = nextRun(row)
         await cronTables(trx).insertInto('cron_jobs').values(row).execute()
         return recorded(toCronJob(row), {
-          details: { siteId: site.id, kind, schedule: row.schedule, command: row.command, enabled: enabled === 1 },
+          details: {
+            siteId: site.id,
+            kind,
+            schedule: row.schedule,
+            command: row.command,
+            enabled: enabled === 1,
+          },
         })
       },
     },
@@ -207,7 +221,11 @@ export function cronJobRoutes(
       problems: [problems.invalid_cron_schedule, problems.invalid_cron_command],
       async handler({ trx, row, body }) {
         if (row.kind === 'wp-cron' && body.command !== undefined && body.command !== row.command)
-          throw fieldProblem(problems.invalid_cron_command, 'body.command', 'A `wp-cron` job’s command cannot be changed.')
+          throw fieldProblem(
+            problems.invalid_cron_command,
+            'body.command',
+            'A `wp-cron` job’s command cannot be changed.',
+          )
         checkFields(body)
         const changed: CronJobsTable = {
           ...row,
@@ -228,7 +246,9 @@ export function cronJobRoutes(
         const after = toCronJob(changed)
         const fields = ['schedule', 'command', 'enabled', 'timeoutSeconds'] as const
         const details = Object.fromEntries(
-          fields.filter((field) => before[field] !== after[field]).map((field) => [field, { from: before[field], to: after[field] }]),
+          fields
+            .filter((field) => before[field] !== after[field])
+            .map((field) => [field, { from: before[field], to: after[field] }]),
         )
         return recorded(after, { details })
       },
@@ -247,7 +267,10 @@ export function cronJobRoutes(
         return { wpCron: site }
       },
       async undo(prepared) {
-        if (prepared.wpCron) await scheduler().setWpCron(prepared.wpCron, true).catch(() => {})
+        if (prepared.wpCron)
+          await scheduler()
+            .setWpCron(prepared.wpCron, true)
+            .catch(() => {})
       },
       async handler({ trx, row }) {
         const going = await cronTables(trx)
@@ -266,7 +289,12 @@ export function cronJobRoutes(
   })
 
   /** The job the path names, under its site in the caller's view, or null. */
-  const jobOf = async (db: Parameters<typeof cronJobs.find>[0], view: Parameters<typeof cronJobs.find>[1], siteId: string, id: string) => {
+  const jobOf = async (
+    db: Parameters<typeof cronJobs.find>[0],
+    view: Parameters<typeof cronJobs.find>[1],
+    siteId: string,
+    id: string,
+  ) => {
     const site = await sites.find(db, view, siteId)
     if (!site) return null
     const job = await cronJobs.find(db, view, id).catch(() => null)
@@ -369,5 +397,3 @@ export function cronJobRoutes(
 
   return [...jobs, ...runs, runNow, preview]
 }
-
-export type { CronJobItem }
