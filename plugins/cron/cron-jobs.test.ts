@@ -4,7 +4,7 @@
 // preview, and a deleted site taking its jobs and runs along. Runs for real are cron.e2e.test.ts's (node side).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { definePlugin } from '../../core/index.ts'
+import { definePlugin, newId } from '../../core/index.ts'
 import {
   createTestPanel,
   createTestUser,
@@ -13,6 +13,7 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
+import { type NodeDriver, nodeDrivers } from '../nodes/contract.ts'
 import { siteTypes } from '../sites/contract.ts'
 import type { CronJob } from './contract.ts'
 import { cronPlugin } from './index.ts'
@@ -59,10 +60,29 @@ const plainSites = definePlugin({
   },
 })
 
+/** A node driver whose sites are there at once and whose service calls never reach the node. */
+const silentDriver: NodeDriver = {
+  name: 'silent',
+  description: 'A node whose agent never answers service calls.',
+  send: async (_node, command) => {
+    if (command.operation === 'call') throw new Error('the agent did not answer')
+    return undefined as never
+  },
+}
+const silentNodes = definePlugin({
+  name: 'silent-nodes',
+  version: '1.0.0',
+  description: 'The silent node driver.',
+  requires: ['nodes'],
+  setup(context) {
+    context.extensionPoint(nodeDrivers).add(silentDriver)
+  },
+})
+
 beforeAll(async () => {
   tp = await createTestPanel({
     // The scheduler is off: nothing runs on the test node.
-    plugins: [cronPlugin({ tickIntervalMs: 0, maxJobsPerSite: 3 }), plainSites],
+    plugins: [cronPlugin({ tickIntervalMs: 0, maxJobsPerSite: 3 }), plainSites, silentNodes],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
   })
   tp.panel.start()
@@ -352,5 +372,56 @@ describe('a site’s cron jobs', () => {
       .where('siteId', '=', doomed)
       .execute()
     expect(jobs).toEqual([])
+  })
+
+  test('a site that is not running takes no jobs (cron_site_unavailable)', async () => {
+    const broken = await activeSite(customerId)
+    await tp.panel.store.db
+      .withTables<{ sites: { id: string; status: string } }>()
+      .updateTable('sites')
+      .set({ status: 'failed' })
+      .where('id', '=', broken)
+      .execute()
+    await expectProblem(
+      await call('POST', `/sites/${broken}/cron-jobs`, { schedule: '@daily', command: 'true' }),
+      409,
+      'cron_site_unavailable',
+    )
+  })
+
+  // Last: it drains the local node.
+  test('WP-Cron given back on a node that does not answer changes nothing (cron_node_unreachable)', async () => {
+    const nodes = await json<{ items: { id: string; driver: string }[] }>(await call('GET', '/nodes'), 200)
+    const localNode = nodes.items.find((node) => node.driver === 'local')
+    await json(await call('PATCH', `/nodes/${localNode?.id}`, { status: 'draining' }), 200)
+    await json(
+      await call('POST', '/nodes', { name: 'silent', driver: 'silent', hostname: 'silent.example.net' }),
+      201,
+    )
+    // A WP-Cron job (as a WordPress site would have it) whose deletion must tell the node.
+    const remote = await activeSite(customerId, 'plain-test')
+    const at = new Date().toISOString()
+    const row: CronJobsTable = {
+      id: newId('cron'),
+      siteId: remote,
+      customerId,
+      kind: 'wp-cron',
+      schedule: '*/5 * * * *',
+      command: 'php -f wp-cron.php',
+      enabled: 0,
+      timeoutSeconds: 300,
+      nextRunAt: null,
+      lastRunAt: null,
+      lastStatus: null,
+      createdAt: at,
+      updatedAt: at,
+    }
+    await cronTables(tp.panel.store.db).insertInto('cron_jobs').values(row).execute()
+    await expectProblem(
+      await call('DELETE', `/sites/${remote}/cron-jobs/${row.id}`),
+      503,
+      'cron_node_unreachable',
+    )
+    await json(await call('GET', `/sites/${remote}/cron-jobs/${row.id}`), 200)
   })
 })

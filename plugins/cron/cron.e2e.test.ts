@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createTestPanel,
+  expectProblem,
   freePort,
   removeNodeLeftovers,
   type TestPanel,
@@ -227,9 +228,10 @@ describe('cron jobs on a real node', () => {
     expect(job).toMatchObject({ kind: 'wp-cron', command: 'php -f wp-cron.php' })
     expect(readFileSync(config, 'utf8')).toBe(`<?php\n${disableLine}\n${original.slice(6)}`)
     expect(statSync(config).uid).toBe(uid)
-    await json(
+    await expectProblem(
       await call('POST', `/sites/${site.id}/cron-jobs`, { kind: 'wp-cron', schedule: '@hourly' }),
       409,
+      'cron_wp_cron_exists',
     )
     await runNow(job)
     const run = await ended(job)
