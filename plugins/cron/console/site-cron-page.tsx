@@ -63,6 +63,8 @@ function Runs({ site, job }: { site: Site; job: CronJob }) {
       columns={columns}
       caption={`Runs of ${job.schedule}`}
       rowKey={(run) => run.id}
+      // Read again each second while a run goes, and now and then for the runs its schedule starts.
+      refreshMs={(runs) => (runs.some((run) => run.status === 'running') ? 1000 : 15_000)}
       empty="No runs yet."
     />
   )
@@ -164,6 +166,7 @@ function Jobs({ site }: { site: Site }) {
           columns={columns}
           caption="Cron jobs"
           rowKey={(job) => job.id}
+          refreshMs={(jobs) => (jobs.some((job) => job.lastStatus === 'running') ? 2000 : 30_000)}
           empty="No cron jobs yet."
         />
       </Section>
