@@ -137,6 +137,20 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
     errorMessage: message,
   })
 
+  /**
+   * Node calls under way, by run: each runs beside the looks rather than in them, so a node that is slow to answer
+   * (an agent away) holds up neither the claims of the next minute nor the other sites' runs, and a run is asked
+   * about once at a time.
+   */
+  const inFlight = new Map<string, Promise<void>>()
+  function aside(runId: string, work: () => Promise<void>): void {
+    if (inFlight.has(runId)) return
+    const done = work()
+      .catch((error) => context.log.warn({ err: error, runId }, 'cron run could not be started or read'))
+      .finally(() => inFlight.delete(runId))
+    inFlight.set(runId, done)
+  }
+
   /** (1) Claims the jobs due at `now` and records their runs. */
   async function claimDue(now: Date): Promise<void> {
     const due = await cronTables(db)
@@ -185,8 +199,8 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
       .where('status', '=', 'running')
       .where('launched', '=', 0)
       .execute()
-    await Promise.all(
-      pending.map(async (run) => {
+    for (const run of pending)
+      aside(run.id, async () => {
         const claimed = await cronTables(db)
           .updateTable('cron_runs')
           .set({ launched: 1 })
@@ -214,8 +228,7 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
               : 'The site’s node could not be reached to start the run.'
           await finish(run, failure(code, message))
         }
-      }),
-    )
+      })
   }
 
   /** (3) Reads back the runs going on nodes; records those that ended. */
@@ -226,8 +239,8 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
       .where('status', '=', 'running')
       .where('launched', '=', 1)
       .execute()
-    await Promise.all(
-      going.map(async (run) => {
+    for (const run of going)
+      aside(run.id, async () => {
         const site = await sites.find(db, everyone, run.siteId)
         let state: RunState
         try {
@@ -254,8 +267,7 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
           errorMessage: null,
         })
         if (site) await call(site, { op: 'run.forget', runId: run.id }).catch(() => {})
-      }),
-    )
+      })
   }
 
   let busy: Promise<void> | null = null
@@ -294,6 +306,8 @@ export function cronScheduler(context: PluginContext, options: SchedulerOptions)
       return async () => {
         clearInterval(timer)
         await busy
+        // Calls under way end with their answer or their timeout; a stopping panel waits a few seconds at most.
+        await Promise.race([Promise.all(inFlight.values()), Bun.sleep(5000)])
       }
     },
     /** Kills a run still going on its node (its job or site deleted); never throws. */

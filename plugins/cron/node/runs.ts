@@ -153,7 +153,8 @@ export function createCronRuns() {
           startedAt: startedAt.toISOString(),
           finishedAt: finishedAt.toISOString(),
           durationMs: finishedAt.getTime() - startedAt.getTime(),
-          exitCode: child.signalCode ? null : code,
+          // A run killed (its timeout) has no exit code of its own: unshare's would say only that its child died.
+          exitCode: timedOut || child.signalCode ? null : code,
           timedOut,
           output: tail.text(),
           outputTruncated: tail.truncated,
