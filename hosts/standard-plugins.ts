@@ -11,6 +11,7 @@ import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
+import { redirectsPlugin } from '../plugins/redirects/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
@@ -79,6 +80,8 @@ export function standardPlugins(
       ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
     }),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Redirects and response headers of sites, rendered into their server blocks.
+    redirectsPlugin(),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
     // Sites' cron jobs, run on their nodes as the sites' users.
