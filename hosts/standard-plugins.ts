@@ -21,7 +21,7 @@ import type { StandardSettings } from './settings.ts'
 
 /**
  * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, WordPress,
- * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), backups, billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
+ * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), backups, cron, billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
  * `webhookAllowedHosts`).
  */
 export function standardPlugins(

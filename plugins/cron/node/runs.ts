@@ -101,7 +101,7 @@ export function createCronRuns() {
   }
 
   return {
-    /** Starts the task as the site's user; refuses a run id already known and a site that is not active. */
+    /** Starts the task as the site's user (a run id already known answers its state); refuses a site not active. */
     start(site: NodeSite, runId: string, task: CronTask, timeoutSeconds: number): RunState {
       if (site.state !== 'active')
         throw new NodeRefusal('site_suspended', 'The site is suspended: its jobs do not run.')
@@ -113,15 +113,24 @@ export function createCronRuns() {
       }
       const { argv, cwd } = commandOf(site, task)
       const startedAt = new Date()
-      const child = Bun.spawn(site.asUser(argv), {
-        cwd,
-        env: { ...site.environment },
-        stdin: 'ignore',
-        // A process group of its own, so that a kill reaches whatever it started.
-        detached: true,
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
+      let child: ReturnType<typeof Bun.spawn>
+      try {
+        child = Bun.spawn(site.asUser(argv), {
+          cwd,
+          env: { ...site.environment },
+          stdin: 'ignore',
+          // A process group of its own, so that a kill reaches whatever it started.
+          detached: true,
+          stdout: 'pipe',
+          stderr: 'pipe',
+        })
+      } catch {
+        // Its folder is gone (a WordPress site without htdocs/), or the node cannot start programs.
+        throw new NodeRefusal(
+          'cron_run_not_started',
+          `The run could not start in ${task.kind === 'wp-cron' ? 'htdocs/' : 'the site’s home'}.`,
+        )
+      }
       const run: Run = {
         siteId: site.id,
         startedAt,
