@@ -233,6 +233,8 @@ describe('cron jobs on a real node', () => {
       409,
       'cron_wp_cron_exists',
     )
+    // The refusal left WordPress's own WP-Cron off.
+    expect(readFileSync(config, 'utf8')).toContain(disableLine)
     await runNow(job)
     const run = await ended(job)
     expect(run).toMatchObject({ status: 'succeeded', exitCode: 0 })

@@ -2,6 +2,7 @@
 // times a schedule fires (the console's preview). docs/cron.md.
 
 import {
+  type Db,
   defineRoute,
   FieldErrors,
   fieldProblem,
@@ -97,6 +98,18 @@ export function cronJobRoutes(
     }
   }
 
+  /** Refuses another job on the site past its count, or a second WP-Cron job. */
+  async function refuseMore(db: Db, siteId: string, kind: string): Promise<void> {
+    const existing = await cronTables(db)
+      .selectFrom('cron_jobs')
+      .select(['id', 'kind'])
+      .where('siteId', '=', siteId)
+      .execute()
+    if (kind === 'wp-cron' && existing.some((job) => job.kind === 'wp-cron'))
+      throw new Problem(problems.cron_wp_cron_exists)
+    if (existing.length >= options.maxJobsPerSite) throw new Problem(problems.cron_job_limit_reached)
+  }
+
   const NewCronJob = t.Object(
     {
       kind: t.Optional(
@@ -159,6 +172,8 @@ export function cronJobRoutes(
             'A `wp-cron` job takes no command.',
           )
         checkFields(body)
+        // Refused before the node is told: undoing a refused WP-Cron job would take the line another one needs.
+        await refuseMore(db, site.id, 'wp-cron')
         await wpCron(site, true)
         return { wpCron: site }
       },
@@ -175,14 +190,7 @@ export function cronJobRoutes(
         if (kind === 'command' && body.command === undefined)
           throw fieldProblem(problems.cron_command_required, 'body.command')
         checkFields(body)
-        const existing = await cronTables(trx)
-          .selectFrom('cron_jobs')
-          .select(['id', 'kind'])
-          .where('siteId', '=', site.id)
-          .execute()
-        if (kind === 'wp-cron' && existing.some((job) => job.kind === 'wp-cron'))
-          throw new Problem(problems.cron_wp_cron_exists)
-        if (existing.length >= options.maxJobsPerSite) throw new Problem(problems.cron_job_limit_reached)
+        await refuseMore(trx, site.id, kind)
         const at = nowIso()
         const enabled = body.enabled === false ? 0 : 1
         const row: CronJobsTable = {
