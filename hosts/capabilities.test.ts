@@ -37,6 +37,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'cache',
     'certificates',
     'redirects',
+    'cron',
     'billing',
     'webhooks',
   ])
@@ -91,6 +92,10 @@ test('reports the installation, the caller’s effective permissions and the lim
     'redirect.updated',
     'redirect.deleted',
     'site_headers.updated',
+    'cron_job.created',
+    'cron_job.updated',
+    'cron_job.deleted',
+    'cron_run.failed',
     'plan.created',
     'plan.updated',
     'plan.deleted',

@@ -7,6 +7,7 @@ import { brandsPlugin } from '../plugins/brands/index.ts'
 import { cachePlugin } from '../plugins/cache/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
 import { consolePlugin } from '../plugins/console/index.ts'
+import { cronPlugin } from '../plugins/cron/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
@@ -21,7 +22,7 @@ import type { StandardSettings } from './settings.ts'
 
 /**
  * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, WordPress,
- * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), backups, billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
+ * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), backups, cron, billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
  * `webhookAllowedHosts`).
  */
 export function standardPlugins(
@@ -86,6 +87,8 @@ export function standardPlugins(
     redirectsPlugin(),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
+    // Sites' cron jobs, run on their nodes as the sites' users.
+    cronPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
     // The web console at `/`, on the API above.
