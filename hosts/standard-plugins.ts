@@ -9,6 +9,7 @@ import { consolePlugin } from '../plugins/console/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
+import { logsPlugin } from '../plugins/logs/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
@@ -78,6 +79,8 @@ export function standardPlugins(
       ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
     }),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Sites' access, error and PHP logs, read and followed on their nodes.
+    logsPlugin(),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),

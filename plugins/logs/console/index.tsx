@@ -1,0 +1,3 @@
+import { defineConsolePages } from '../../console/kit.ts'
+
+export default defineConsolePages({ routes: [] })
