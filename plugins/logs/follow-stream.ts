@@ -4,7 +4,7 @@
 // suspended, when the node stays unreachable, after an hour (EventSource reconnects and resumes), or when the
 // client goes.
 
-import { type LogCursor, type LogEntry, type LogsAnswer, cursorId } from './node/protocol.ts'
+import { cursorId, type LogCursor, type LogEntry, type LogsAnswer } from './node/protocol.ts'
 
 /** Why a follow ended, as its `end` event says. */
 export type FollowEnd = 'site_deleted' | 'site_suspended' | 'logs_unavailable' | 'time_limit'
@@ -45,11 +45,17 @@ const event = (name: string, data: unknown, id?: string) =>
 function batch(entries: readonly LogEntry[], cursor: LogCursor): string {
   const id = cursorId(cursor)
   if (entries.length === 0) return `id: ${id}\n\n`
-  return entries.map((entry, index) => event('entry', entry, index === entries.length - 1 ? id : undefined)).join('')
+  return entries
+    .map((entry, index) => event('entry', entry, index === entries.length - 1 ? id : undefined))
+    .join('')
 }
 
 /** The stream of a followed log; ends when `signal` aborts (the client left). */
-export function followStream(source: FollowSource, signal: AbortSignal, pace: FollowPace = {}): ReadableStream<Uint8Array> {
+export function followStream(
+  source: FollowSource,
+  signal: AbortSignal,
+  pace: FollowPace = {},
+): ReadableStream<Uint8Array> {
   const pollMs = pace.pollMs ?? 500
   const checkMs = pace.checkMs ?? 5000
   const keepAliveMs = pace.keepAliveMs ?? 15_000
@@ -61,10 +67,14 @@ export function followStream(source: FollowSource, signal: AbortSignal, pace: Fo
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms)
-      stopped.signal.addEventListener('abort', () => {
-        clearTimeout(timer)
-        resolve()
-      }, { once: true })
+      stopped.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer)
+          resolve()
+        },
+        { once: true },
+      )
     })
   return new ReadableStream<Uint8Array>({
     async start(controller) {

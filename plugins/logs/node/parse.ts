@@ -100,7 +100,14 @@ function zoneOffset(zone: string, utc: number): number {
       second: 'numeric',
     }).formatToParts(new Date(utc))
     const part = (type: string) => Number(parts.find((each) => each.type === type)?.value)
-    const local = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'))
+    const local = Date.UTC(
+      part('year'),
+      part('month') - 1,
+      part('day'),
+      part('hour'),
+      part('minute'),
+      part('second'),
+    )
     return local - utc
   } catch {
     return 0
@@ -118,7 +125,11 @@ export function parsePhpLine(line: string): MessageEntry | null {
   const time = wall - zoneOffset(zone ?? 'UTC', wall)
   const prefixed = phpLevel.exec(text as string)
   const level = prefixed ? phpLevelName(prefixed[1] as string) : 'message'
-  return { time: new Date(time).toISOString(), level, message: prefixed ? (prefixed[2] as string) : (text as string) }
+  return {
+    time: new Date(time).toISOString(),
+    level,
+    message: prefixed ? (prefixed[2] as string) : (text as string),
+  }
 }
 
 /** `Fatal error` → `fatal`, `Parse error` → `parse`, `Warning` → `warning`, `Stack trace` → `trace`. */
@@ -152,4 +163,6 @@ export function passes(entry: LogEntry, text: string, filters: LogFilters): bool
 
 /** Adds lines that went on an entry to its message. */
 export const withContinuation = (entry: LogEntry, lines: readonly string[]): LogEntry =>
-  lines.length === 0 || !('message' in entry) ? entry : { ...entry, message: [entry.message, ...lines].join('\n') }
+  lines.length === 0 || !('message' in entry)
+    ? entry
+    : { ...entry, message: [entry.message, ...lines].join('\n') }

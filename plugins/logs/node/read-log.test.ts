@@ -39,7 +39,9 @@ describe('parsing', () => {
       level: 'fatal',
       message: 'Uncaught Error: x',
     })
-    expect(parsePhpLine('[29-Nov-2026 16:47:24 Europe/Paris] PHP Warning:  y')?.time).toBe('2026-11-29T15:47:24.000Z')
+    expect(parsePhpLine('[29-Nov-2026 16:47:24 Europe/Paris] PHP Warning:  y')?.time).toBe(
+      '2026-11-29T15:47:24.000Z',
+    )
     expect(parsePhpLine('[29-Nov-2026 16:47:24 UTC] my own message')?.level).toBe('message')
     expect(parsePhpLine('#0 {main}')).toBeNull()
   })
@@ -52,10 +54,15 @@ describe('tail', () => {
     writeFileSync(`${log}.1`, access(3, 404) + access(4, 200))
     writeFileSync(log, access(5, 503) + access(6, 200) + 'partial line being writ')
     const all = await tailLog(rotatedPaths(log), me, 'access', 100, {})
-    expect(all.entries.map((entry) => ('status' in entry ? entry.status : 0))).toEqual([200, 500, 404, 200, 503, 200])
+    expect(all.entries.map((entry) => ('status' in entry ? entry.status : 0))).toEqual([
+      200, 500, 404, 200, 503, 200,
+    ])
     expect(all.cursor.offset).toBe(access(5, 503).length + access(6, 200).length)
     const two = await tailLog(rotatedPaths(log), me, 'access', 2, {})
-    expect(two.entries.map((entry) => entry.time)).toEqual(['2026-11-29T15:05:00.000Z', '2026-11-29T15:06:00.000Z'])
+    expect(two.entries.map((entry) => entry.time)).toEqual([
+      '2026-11-29T15:05:00.000Z',
+      '2026-11-29T15:06:00.000Z',
+    ])
     const errors = await tailLog(rotatedPaths(log), me, 'access', 100, { status: [[500, 599]] })
     expect(errors.entries.length).toBe(2)
     const since = await tailLog(rotatedPaths(log), me, 'access', 100, { since: '2026-11-29T15:04:00Z' })
@@ -86,7 +93,10 @@ describe('tail', () => {
     )
     const { entries } = await tailLog([log], me, 'php', 10, {})
     expect(entries.map((entry) => ('level' in entry ? entry.level : ''))).toEqual(['fatal', 'notice'])
-    expect('message' in entries[0]! && entries[0].message).toBe('Uncaught Error: boom\n#0 {main}\n  thrown in /x.php on line 2')
+    expect(entries[0]).toHaveProperty(
+      'message',
+      'Uncaught Error: boom\n#0 {main}\n  thrown in /x.php on line 2',
+    )
   })
 })
 

@@ -29,7 +29,10 @@ interface OpenLog {
 export async function openLog(path: string, owners: Owners): Promise<OpenLog | null> {
   let handle: FileHandle
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+    handle = await open(
+      path,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
+    )
   } catch {
     return null
   }
@@ -236,7 +239,8 @@ export async function followLog(
   const current = await openLog(path, owners)
   if (!current) return { entries: [], cursor: cursor ?? { inode: 0, offset: 0 }, truncated: false }
   try {
-    if (cursor === null) return { entries: [], cursor: { inode: current.inode, offset: current.size }, truncated: false }
+    if (cursor === null)
+      return { entries: [], cursor: { inode: current.inode, offset: current.size }, truncated: false }
     const entries: LogEntry[] = []
     let from = cursor.offset
     if (cursor.inode !== current.inode) {

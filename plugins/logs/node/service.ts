@@ -2,8 +2,7 @@
 // was written since a cursor (`follow`). Every request is checked again here: the panel's checks are not trusted.
 
 import { join } from 'node:path'
-import { type NodeService, type NodeSite, NodeRefusal } from '../../nodes/node/contract.ts'
-import { followLog, type Owners, rotatedPaths, tailLog } from './read-log.ts'
+import { NodeRefusal, type NodeService, type NodeSite } from '../../nodes/node/contract.ts'
 import {
   type LogFilters,
   type LogKind,
@@ -13,6 +12,7 @@ import {
   logsService,
   maxLines,
 } from './protocol.ts'
+import { followLog, type Owners, rotatedPaths, tailLog } from './read-log.ts'
 
 /** Where `kind`'s log of a site is: nginx's in its `logs/` (root's), PHP's in `logs/php/` (its user's). */
 export function logPath(home: string, kind: LogKind): string {
@@ -37,7 +37,8 @@ function checkedFilters(value: unknown): LogFilters {
   const { since, status, search } = value as Record<string, unknown>
   if (since !== undefined && (typeof since !== 'string' || Number.isNaN(Date.parse(since))))
     refuse('since must be an ISO time')
-  if (search !== undefined && (typeof search !== 'string' || search.length > 200)) refuse('search is too long')
+  if (search !== undefined && (typeof search !== 'string' || search.length > 200))
+    refuse('search is too long')
   if (status !== undefined) {
     const ranges = status as unknown[]
     if (!Array.isArray(ranges) || ranges.length > 20) refuse('status must be at most 20 ranges')

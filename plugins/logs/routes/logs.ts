@@ -47,7 +47,12 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
   const nodes = context.use(nodeDirectory)
 
   /** Asks the site's node; a refusal or failure is 503 `logs_unavailable`, an agent away 503 `node_unavailable`. */
-  async function ask(node: Node, siteId: string, request: LogsRequest, signal: AbortSignal): Promise<LogsAnswer> {
+  async function ask(
+    node: Node,
+    siteId: string,
+    request: LogsRequest,
+    signal: AbortSignal,
+  ): Promise<LogsAnswer> {
     try {
       return (await nodes.call(
         node,
@@ -57,7 +62,10 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
     } catch (error) {
       if (error instanceof NodeUnreachable) throw new Problem(nodeUnavailable)
       if (!(error instanceof NodeRefusal) || error.code !== 'site_not_on_node')
-        context.log.warn({ siteId, op: request.op, err: String(error) }, 'reading a site’s logs failed on the node')
+        context.log.warn(
+          { siteId, op: request.op, err: String(error) },
+          'reading a site’s logs failed on the node',
+        )
       throw new Problem(problems.logs_unavailable)
     }
   }
@@ -122,7 +130,9 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
           ...(query.search ? { search: query.search } : {}),
         }
         const lines = query.lines ?? defaultLines
-        const tail = resume ? null : await ask(node, site.id, { op: 'tail', kind, lines, filters }, request.signal)
+        const tail = resume
+          ? null
+          : await ask(node, site.id, { op: 'tail', kind, lines, filters }, request.signal)
         if (!follow) {
           const page = tail as LogsAnswer
           return { kind, entries: page.entries, truncated: page.truncated, cursor: cursorId(page.cursor) }
@@ -133,7 +143,12 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
             from: resume ?? (tail as LogsAnswer).cursor,
             // Only what is new passes `since` anyway: the follow filters by status and text.
             read: (cursor, signal) =>
-              ask(node, site.id, { op: 'follow', kind, cursor, filters: { ...filters, since: undefined } }, signal),
+              ask(
+                node,
+                site.id,
+                { op: 'follow', kind, cursor, filters: { ...filters, since: undefined } },
+                signal,
+              ),
             async standing() {
               const now = await sites.find(context.db, view, site.id)
               if (!now || now.status === 'deleting') return 'site_deleted'

@@ -17,6 +17,7 @@ import { nodeCalls, siteCalls } from './site-calls.ts'
 import { applySite, removeSite, restoreGroup, restoreGroups } from './site-changes.ts'
 import { settleSiteDisks } from './site-disk-start.ts'
 import { siteHttps } from './site-https.ts'
+import { rotateSiteLogs } from './site-log-rotation.ts'
 import {
   activeSites,
   type SiteMastersStarted,
@@ -98,9 +99,10 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       throw error
     }
   }
-  /** Rotates nginx's error log and every site master's log past their size, each master told to reopen its own. */
+  /** Rotates nginx's error log, every site's logs and every site master's log past their size or age (log-rotation.ts). */
   const rotateLogs = async (stack: ServingStack) => {
     await rotateLog(layout.nginx.errorLog, () => signalIfRunning(stack.nginx.running(), 'SIGUSR1'), rotation)
+    await rotateSiteLogs(layout.sites, () => signalIfRunning(stack.nginx.running(), 'SIGUSR1'), rotation)
     for (const site of await activeSites(core)) {
       const master = stack.siteMaster(site.paths, site.user)
       await rotateLog(
