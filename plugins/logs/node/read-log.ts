@@ -16,8 +16,8 @@ export const followBudgetBytes = 1024 * 1024
 const maxRotated = 1000
 const chunkBytes = 64 * 1024
 
-/** Who may own a log the reader trusts: root's (nginx's logs), or also the site's user (PHP's error log). */
-export type Owners = ReadonlySet<number>
+/** Whether the reader trusts a log owned by this user id (see the service's `ownersOf`). */
+export type Owners = (uid: number) => boolean
 
 interface OpenLog {
   readonly handle: FileHandle
@@ -37,7 +37,7 @@ export async function openLog(path: string, owners: Owners): Promise<OpenLog | n
     return null
   }
   const stats = await handle.stat().catch(() => null)
-  if (!stats?.isFile() || stats.nlink !== 1 || !owners.has(stats.uid)) {
+  if (!stats?.isFile() || stats.nlink !== 1 || !owners(stats.uid)) {
     await handle.close()
     return null
   }

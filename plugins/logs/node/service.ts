@@ -21,10 +21,16 @@ export function logPath(home: string, kind: LogKind): string {
   return join(home, 'logs', 'php', 'error.log')
 }
 
-/** Who may own `kind`'s log: the node (root) always; for PHP's, which the site's workers write, the site's user too. */
+/**
+ * Whose `kind`'s log may be: PHP's error log, in the site's user's folder, the node's (root) or the site's user's;
+ * nginx's, in root's `logs/` where the site's user makes nothing, anyone's but the site's user's (nginx gives a log
+ * it reopens to its workers' user).
+ */
 function ownersOf(site: NodeSite, kind: LogKind): Owners {
   const node = process.getuid?.() ?? 0
-  return new Set(kind === 'php' && site.user ? [node, site.user.uid] : [node])
+  const user = site.user?.uid ?? null
+  if (kind === 'php') return (uid) => uid === node || uid === user
+  return (uid) => uid === node || uid !== user
 }
 
 const refuse = (message: string): never => {

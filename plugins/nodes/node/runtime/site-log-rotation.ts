@@ -1,5 +1,5 @@
 // Each site's own logs rotated and kept by the node's policy (log-rotation.ts): nginx's access and error logs in
-// its `logs/` (root's: a new empty file made in place, nginx told once to reopen them all), and PHP's error log in
+// its `logs/` (root's: a new empty file made in place, nginx reloaded once to open them all), and PHP's error log in
 // `logs/php/` (the site's user's folder: renamed there, never followed, and made again by PHP at its next message).
 
 import { readdir } from 'node:fs/promises'
@@ -8,7 +8,8 @@ import { type RotationPolicy, rotateLog } from './log-rotation.ts'
 
 /**
  * Rotates the logs of every site under `sitesDir` (`<dataDir>/sites`) that passed the policy's size or age, and
- * deletes their rotated files past its retention; calls `reopenNginx` once when one of nginx's was rotated.
+ * deletes their rotated files past its retention; calls `reopenNginx` once when one of nginx's was rotated (the
+ * runtime reloads nginx: its workers cannot open files in the sites' `logs/`, so SIGUSR1 would not do).
  */
 export async function rotateSiteLogs(
   sitesDir: string,
