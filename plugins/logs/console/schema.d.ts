@@ -455,6 +455,7 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["LogPage"];
+          "text/event-stream": string;
         };
       };
       /** @description Not Modified: the copy named in `If-None-Match` is current. */

@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import { apiUrl, ErrorNotice, isoOfLocal, Loading, localOfIso, Section } from '../../console/kit.ts'
 import { SiteFrame } from '../../sites/console/contract.ts'
-import { api, type LogEntry } from './api.ts'
+import { api, type LogEntry, type Schemas } from './api.ts'
 import { endText, type LogFilters, type LogKind, logKinds, logQuery, noFilters } from './log-filters.ts'
 import { LogRows } from './log-rows.tsx'
 
@@ -113,17 +113,19 @@ function LastEntries({ siteId, kind, filters }: { siteId: string; kind: LogKind;
   )
   if (read.isPending) return <Loading />
   if (read.isError) return <ErrorNotice error={read.error} />
+  // The console asks for JSON: the event stream is the live view's.
+  const page = read.data as Schemas['LogPage']
   return (
     <>
       <p>
         <button type="button" className="secondary" onClick={() => void read.refetch()}>
           Read again
         </button>
-        {read.data.truncated
+        {page.truncated
           ? ' Older entries were not looked at (the read stopped at 32 MiB of log).'
           : null}
       </p>
-      <LogRows entries={read.data.entries as LogEntry[]} empty="No entries match." />
+      <LogRows entries={page.entries} empty="No entries match." />
     </>
   )
 }

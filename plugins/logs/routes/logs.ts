@@ -99,6 +99,14 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
           description:
             'The last entries (JSON `LogPage`), or, with `Accept: text/event-stream`, the followed log as Server-Sent Events (`entry` events carrying an `AccessLogEntry` or `MessageLogEntry`, then `end`).',
           schema: LogPage,
+          alternatives: {
+            'text/event-stream': {
+              schema: t.String({
+                description:
+                  '`entry` events (data: an `AccessLogEntry` or a `MessageLogEntry`), the last of each batch with an `id:` to resume from, comments while idle, then an `end` event (data: `{ reason }`).',
+              }),
+            },
+          },
         },
       },
       problems: [
