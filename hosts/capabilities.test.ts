@@ -35,6 +35,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'sftp',
     'shell',
     'certificates',
+    'redirects',
     'billing',
     'webhooks',
   ])
@@ -83,6 +84,10 @@ test('reports the installation, the caller’s effective permissions and the lim
     'certificate.expiring',
     'certificate.expired',
     'certificate.deleted',
+    'redirect.created',
+    'redirect.updated',
+    'redirect.deleted',
+    'site_headers.updated',
     'plan.created',
     'plan.updated',
     'plan.deleted',
