@@ -121,9 +121,7 @@ function LastEntries({ siteId, kind, filters }: { siteId: string; kind: LogKind;
         <button type="button" className="secondary" onClick={() => void read.refetch()}>
           Read again
         </button>
-        {page.truncated
-          ? ' Older entries were not looked at (the read stopped at 32 MiB of log).'
-          : null}
+        {page.truncated ? ' Older entries were not looked at (the read stopped at 32 MiB of log).' : null}
       </p>
       <LogRows entries={page.entries} empty="No entries match." />
     </>

@@ -53,7 +53,7 @@ describe('tail', () => {
     const log = join(dir, 'access.log')
     writeFileSync(`${log}.2`, access(1, 200) + access(2, 500))
     writeFileSync(`${log}.1`, access(3, 404) + access(4, 200))
-    writeFileSync(log, access(5, 503) + access(6, 200) + 'partial line being writ')
+    writeFileSync(log, `${access(5, 503)}${access(6, 200)}partial line being writ`)
     const all = await tailLog(rotatedPaths(log), me, 'access', 100, {})
     expect(all.entries.map((entry) => ('status' in entry ? entry.status : 0))).toEqual([
       200, 500, 404, 200, 503, 200,
