@@ -31,7 +31,11 @@ export function SiteLogsPage({ siteId }: { siteId: string }) {
           >
             <label>
               Log
-              <select value={kind} onChange={(event) => setKind(event.target.value as LogKind)}>
+              <select
+                aria-label="Log"
+                value={kind}
+                onChange={(event) => setKind(event.target.value as LogKind)}
+              >
                 {logKinds.map((each) => (
                   <option key={each.kind} value={each.kind}>
                     {each.label}
