@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createTestPanel,
+  createTestUser,
   expectFieldProblem,
   expectProblem,
   type TestPanel,
@@ -194,11 +195,25 @@ describe('refusals', () => {
     )
   })
 
-  test('another customer’s site is 404, and a token without log:read is 403', async () => {
+  test('another customer’s site is 404; developers read logs, billing members and tokens without log:read are 403', async () => {
     const limited = await tp.token({ customerId })
     expect((await get(`/sites/${siteId}/logs/access`, { token: limited })).status).toBe(200)
     await expectProblem(await get(`/sites/${otherSiteId}/logs/access`, { token: limited }), 404, 'not_found')
     await expectProblem(await get(`/sites/${otherSiteId}/logs/mail`, { token: limited }), 404, 'not_found')
+    for (const [role, status] of [
+      ['developer', 200],
+      ['billing', 403],
+    ] as const) {
+      const email = `${role}@logs.test`
+      const user = await createTestUser(tp.panel.store.db, { email, staffRole: null })
+      const added = await tp.request('POST', `/api/v1/customers/${customerId}/members`, {
+        token,
+        body: { email, role },
+      })
+      expect(added.status).toBe(201)
+      const member = await tp.token({ user })
+      expect((await get(`/sites/${siteId}/logs/access`, { token: member })).status).toBe(status)
+    }
     const narrow = await tp.token({ scopes: ['site:read'] })
     await expectProblem(
       await get(`/sites/${siteId}/logs/access`, { token: narrow }),
