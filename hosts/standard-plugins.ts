@@ -4,6 +4,7 @@ import type { PluginDefinition } from '../core/host.ts'
 import { backupsPlugin } from '../plugins/backups/index.ts'
 import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
+import { cachePlugin } from '../plugins/cache/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
 import { consolePlugin } from '../plugins/console/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
@@ -79,6 +80,8 @@ export function standardPlugins(
       ...(settings.shellSessionsPerSite ? { sessionsPerSite: settings.shellSessionsPerSite } : {}),
       ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
     }),
+    // A page cache per site, purged on demand and when WordPress content changes.
+    cachePlugin(),
     certificatesPlugin({ acme: acmeOf(settings) }),
     // Sites' access, error and PHP logs, read and followed on their nodes.
     logsPlugin(),
