@@ -11,6 +11,7 @@ import { cronPlugin } from '../plugins/cron/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
+import { logsPlugin } from '../plugins/logs/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { redirectsPlugin } from '../plugins/redirects/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
@@ -83,6 +84,8 @@ export function standardPlugins(
     // A page cache per site, purged on demand and when WordPress content changes.
     cachePlugin(),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Sites' access, error and PHP logs, read and followed on their nodes.
+    logsPlugin(),
     // Redirects and response headers of sites, rendered into their server blocks.
     redirectsPlugin(),
     // Sites' backups with restic, to targets staff add.
