@@ -4,6 +4,7 @@
 import type { SiteSpec } from '../contract.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
 import { listenLines, sslProtocols } from './nginx.ts'
+import { documentLines, phpRefusedLines, servesPhp } from './site-serving.ts'
 
 /** The certificate a site is served with over HTTPS, by its files. */
 export interface ServedCertificate {
@@ -55,8 +56,7 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
   const fallback = options.fallback ?? '=404'
   return [
     ...logs,
-    `root "${paths.htdocs}";`,
-    'index index.php index.html;',
+    ...documentLines(site, paths.htdocs, options.php),
     // nginx's workers read every site: a link to another site's files is followed only if it is the target's.
     'disable_symlinks if_not_owner from=$document_root;',
     '',
@@ -76,7 +76,9 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
           `    fastcgi_pass "unix:${paths.socket}";`,
           '}',
         ]
-      : []),
+      : servesPhp(site)
+        ? []
+        : phpRefusedLines()),
   ]
 }
 

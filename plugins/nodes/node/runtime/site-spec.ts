@@ -2,6 +2,7 @@
 
 import type { SiteSpec } from '../contract.ts'
 import { NodeFailure } from '../contract.ts'
+import { phpServingProblem } from './site-serving.ts'
 
 // Ids and handles become directory, file, pool and user names: one path segment, no dots, nothing to escape.
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
@@ -45,6 +46,8 @@ export function checkSiteSpec(site: SiteSpec): void {
     fail(`its allowed functions are not a list of at most ${maxAllowedFunctions} PHP function names`)
   if (site.app !== undefined && !(appKindPattern.test(site.app.kind) && isRecord(site.app.settings)))
     fail('its application is not named as applications are, or has no settings')
+  const phpServing = phpServingProblem(site)
+  if (phpServing) fail(phpServing)
 }
 
 /** Throws when `path` (a data directory, made absolute) could not be written into nginx's or PHP-FPM's files. */
