@@ -3,6 +3,7 @@
 // its node by a `site.update` job started in the same transaction.
 
 import {
+  type Db,
   defineRoute,
   fieldProblem,
   orNotFound,
@@ -50,12 +51,14 @@ const settingProblems = [
 export function sitePhpRoutes(context: PluginContext): RouteDefinition[] {
   const sites = context.use(siteDirectory)
   const nodes = context.use(nodeDirectory)
-  const nodeOf = (site: SiteRef) => (site.nodeId ? nodes.find(site.nodeId) : Promise.resolve(null))
+  // Through the request's own db (its transaction, for a change): SQLite's one writer would wait on itself.
+  const nodeOf = (site: SiteRef, db: Db) =>
+    site.nodeId ? nodes.find(site.nodeId, db) : Promise.resolve(null)
 
   /** The site, refused when its type serves it without PHP. */
   const phpSite = (site: SiteRef) => {
     if (context.extensionPoint(siteTypes).get(site.type)?.serving?.php === false)
-      throw new Problem(phpProblems.site_without_php, { extensions: { type: site.type } })
+      throw new Problem(phpProblems.site_without_php, { extensions: { siteType: site.type } })
     return site
   }
 
@@ -73,7 +76,7 @@ export function sitePhpRoutes(context: PluginContext): RouteDefinition[] {
       problems: [phpProblems.site_without_php],
       async handler({ db, params, view }) {
         const site = phpSite(orNotFound(await sites.find(db, view, params.id)))
-        return sitePhpAnswer(db, context, site, await nodeOf(site), null)
+        return sitePhpAnswer(db, context, site, await nodeOf(site, db), null)
       },
     }),
     defineRoute({
@@ -100,7 +103,7 @@ export function sitePhpRoutes(context: PluginContext): RouteDefinition[] {
       },
       async handler({ trx, params, body, view }) {
         const site = phpSite(orNotFound(await sites.find(trx, view, params.id)))
-        const node = await nodeOf(site)
+        const node = await nodeOf(site, trx)
         const row = await findPhpSite(trx, site.id)
         const before = { version: row?.version ?? null, settings: ownSettingsOf(row) }
         let version = before.version
