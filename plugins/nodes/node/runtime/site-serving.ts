@@ -48,8 +48,22 @@ export const documentRoot = (htdocs: string, site: Pick<SiteSpec, 'serving'>): s
  */
 export function documentLines(site: Pick<SiteSpec, 'serving'>, htdocs: string, php: boolean): string[] {
   const root = [`root "${documentRoot(htdocs, site)}";`]
-  if (php) return [...root, 'index index.php index.html;']
-  return [...root, 'index index.html index.htm;']
+  if (!php) return [...root, 'index index.html index.htm;']
+  return [...root, 'index index.php index.html;', ...phpLimitLines(site)]
+}
+
+/**
+ * nginx's own limits made to match the site's PHP (values checked by `checkSiteSpec`): a body as large as its
+ * `post_max_size` (nginx's default is 64 MB), and an answer awaited as long as its `max_execution_time` and 10 s.
+ */
+function phpLimitLines(site: Pick<SiteSpec, 'serving'>): string[] {
+  const settings = site.serving?.phpSettings ?? {}
+  const lines: string[] = []
+  const post = settings.post_max_size
+  if (post && /^[1-9][0-9]{0,6}[KMG]?$/.test(post)) lines.push(`client_max_body_size ${post};`)
+  const seconds = Number(settings.max_execution_time)
+  if (Number.isSafeInteger(seconds) && seconds > 0) lines.push(`fastcgi_read_timeout ${seconds + 10}s;`)
+  return lines
 }
 
 /** A site served without PHP: its `.php` paths answer 404, their source never sent. */
