@@ -5,6 +5,7 @@
 // has no PHP. The test plays a remote node's agent, so it reads what the node is told.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { definePlugin, type OutboxEvent } from '../../core/index.ts'
 import {
   createTestPanel,
   expectFieldProblem,
@@ -14,7 +15,6 @@ import {
   type TestPanel,
   waitFor,
 } from '../../hosts/testing/index.ts'
-import { eventRecorder } from '../billing/testing/billing-calls.ts'
 import type { Site } from '../sites/contract.ts'
 import type { SitePhp } from './contract.ts'
 
@@ -29,14 +29,23 @@ const phpNode = {
   applications: { php: '8.3', static: '1' },
 }
 
-const recorder = eventRecorder()
+/** Every event the outbox hands over, as a webhook receiver would get them. */
+const events: OutboxEvent[] = []
+const recorder = definePlugin({
+  name: 'php-events',
+  version: '1.0.0',
+  description: 'Keeps every event the outbox hands over.',
+  setup(given) {
+    given.consumeEvents({ name: 'php-events', receive: async (_trx, event) => void events.push(event) })
+  },
+})
 let tp: TestPanel
 let token: string
 let agent: Awaited<ReturnType<typeof nodeWithPlayedAgent>>['agent']
 
 beforeAll(async () => {
   tp = await createTestPanel({
-    plugins: [recorder.plugin],
+    plugins: [recorder],
     jobs: { pollIntervalMs: 10, retryBaseMs: 10, retryMaxMs: 50 },
     events: { pollIntervalMs: 10 },
   })
@@ -181,7 +190,7 @@ describe('a site’s PHP', () => {
     const event = await waitFor(
       'the event',
       async () =>
-        recorder.events.find((item) => item.kind === 'site_php.updated' && item.data.siteId === site.id) ??
+        events.find((item) => item.kind === 'site_php.updated' && item.data.siteId === site.id) ??
         null,
     )
     expect(event.data).toMatchObject({ version: '8.2' })
