@@ -1,14 +1,25 @@
 // `php` and `static` sites and a site's PHP settings on a real node (this machine's nginx and PHP-FPM, through a
 // panel's local node): a `php` site runs its PHP from its document root; a `static` site serves its files with no
 // PHP-FPM master at all, and answers 404 for a `.php` file, never running or sending it; a setting changed through
-// the API shows in `phpinfo()`; a value the panel refuses, or a spec the node refuses, changes nothing served.
-// Node side: runs once, not in both store halves.
+// the API shows in `phpinfo()`; a value the panel refuses, or a spec the node refuses, changes nothing served; in
+// Chromium, the console makes a php site with its document root and changes its PHP in the site's PHP tab, a refusal
+// shown at its field, every page passing axe's WCAG 2.1 AA rules. Node side: runs once, not in both store halves.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
 import { definePlugin, type PluginContext } from '../../core/index.ts'
-import { requestSite, startWordPressPanel, type WordPressPanel, waitFor } from '../../hosts/testing/index.ts'
+import { checkAccessibility, collectPageFailures, launchBrowser } from '../../hosts/testing/browser.ts'
+import {
+  type RunningServer,
+  requestSite,
+  servePanel,
+  startWordPressPanel,
+  testPassword,
+  type WordPressPanel,
+  waitFor,
+} from '../../hosts/testing/index.ts'
 import { nodeCommand, nodeDirectory, type SiteServing } from '../nodes/contract.ts'
 
 /** The test's hold on a plugin context, to send the node a spec the panel would never make. */
@@ -31,7 +42,11 @@ beforeAll(async () => {
   wp = await startWordPressPanel({ prefix: 'plinth-php-', tag, plugins: [contextHolder] })
   customerId = ((await (await call('POST', '/customers', { name: 'PHP' })).json()) as { id: string }).id
 }, 60_000)
+let server: RunningServer | undefined
+let browser: Browser | undefined
 afterAll(async () => {
+  await browser?.close()
+  server?.stop()
   await wp?.close()
 })
 
@@ -222,4 +237,58 @@ describe('a site’s PHP settings', () => {
     expect(readFileSync(conf, 'utf8')).toBe(pool)
     expect(infoValue((await get(site.domain, '/info.php')).text, 'memory_limit')).toBe('256M')
   }, 40_000)
+})
+
+describe('the console', () => {
+  test('makes a php site with its document root, and changes its PHP in the site’s PHP tab, refusals at their fields', async () => {
+    server = servePanel(wp.tp.panel, { hostname: '127.0.0.1', port: 0 })
+    browser = await launchBrowser()
+    const page = await (await browser.newContext()).newPage()
+    const failures = await collectPageFailures(page, {
+      allow: [/GET \S+\/api\/v1\/me → 401$/, /PATCH \S+\/api\/v1\/sites\/site_\w+\/php → 422$/],
+    })
+    await page.goto(server.url.href)
+    await page.getByLabel('E-mail').fill((await wp.tp.staff()).email)
+    await page.getByLabel('Password').fill(testPassword)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('navigation', { name: 'Areas' }).waitFor()
+
+    const domain = `console-${crypto.randomUUID().slice(0, 6)}.example.test`
+    await page.goto(new URL('sites/new', server.url).href)
+    await page.getByLabel('Customer').selectOption(customerId)
+    await page.getByLabel('Name').fill('Console app')
+    await page.getByLabel('Domain').fill(domain)
+    await page.getByLabel('Type').selectOption('php')
+    await page.getByLabel('Document root (optional)').fill('public')
+    await checkAccessibility(page, 'a new php site with its document root')
+    await page.getByRole('button', { name: 'Create site' }).click()
+    await page.getByRole('heading', { name: 'Site created' }).waitFor()
+    const sites = (await (await call('GET', `/sites?customerId=${customerId}&limit=100`)).json()) as {
+      items: { id: string; domain: string; jobId: string | null }[]
+    }
+    const made = sites.items.find((item) => item.domain === domain)
+    if (!made) throw new Error('the console made no site')
+    expect(await jobEnded(made.jobId ?? '')).toMatchObject({ status: 'succeeded' })
+    expect((await get(domain, '/')).text).toMatch(/PHP 8\.2\.\d+ runs this page/)
+
+    await page.goto(new URL(`sites/${made.id}/php`, server.url).href)
+    const memory = page.getByLabel('Memory limit')
+    await memory.fill('9G')
+    await page.getByRole('button', { name: 'Save PHP settings' }).click()
+    await page.getByText('memory_limit takes 16M to 8192M.').first().waitFor()
+    expect(await memory.getAttribute('aria-invalid')).toBe('true')
+    await checkAccessibility(page, 'a PHP setting refused at its field')
+    await memory.fill('256M')
+    await page.getByLabel('PHP version').selectOption('8.2')
+    await page.getByRole('button', { name: 'Save PHP settings' }).click()
+    await page.getByText('Saved.').waitFor()
+    await page.locator('[data-setting="memory_limit"]', { hasText: '256M (set for this site)' }).waitFor()
+    const php = (await (await call('GET', `/sites/${made.id}/php`)).json()) as {
+      ownVersion: string | null
+      settings: Record<string, unknown>
+    }
+    expect(php).toMatchObject({ ownVersion: '8.2', settings: { memory_limit: '256M' } })
+    await checkAccessibility(page, 'a site’s PHP saved')
+    await failures.assertClean('the PHP tab')
+  }, 60_000)
 })

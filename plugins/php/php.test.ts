@@ -190,8 +190,7 @@ describe('a site’s PHP', () => {
     const event = await waitFor(
       'the event',
       async () =>
-        events.find((item) => item.kind === 'site_php.updated' && item.data.siteId === site.id) ??
-        null,
+        events.find((item) => item.kind === 'site_php.updated' && item.data.siteId === site.id) ?? null,
     )
     expect(event.data).toMatchObject({ version: '8.2' })
 
