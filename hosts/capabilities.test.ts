@@ -36,6 +36,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'sftp',
     'shell',
     'certificates',
+    'redirects',
     'billing',
     'webhooks',
   ])
@@ -87,6 +88,10 @@ test('reports the installation, the caller’s effective permissions and the lim
     'certificate.expiring',
     'certificate.expired',
     'certificate.deleted',
+    'redirect.created',
+    'redirect.updated',
+    'redirect.deleted',
+    'site_headers.updated',
     'plan.created',
     'plan.updated',
     'plan.deleted',

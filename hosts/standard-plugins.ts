@@ -11,6 +11,7 @@ import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
 import { phpPlugin } from '../plugins/php/index.ts'
+import { redirectsPlugin } from '../plugins/redirects/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
@@ -81,6 +82,8 @@ export function standardPlugins(
       ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
     }),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Redirects and response headers of sites, rendered into their server blocks.
+    redirectsPlugin(),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),

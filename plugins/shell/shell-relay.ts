@@ -257,8 +257,10 @@ export function createRelays(context: PluginContext, settings: RelaySettings) {
         after = read.next
         if (read.exit) {
           // A shell killed by a signal while its site is suspended or deleted was ended by that (the node ends
-          // everything of the site's user), not by its user: it says `site_unavailable`.
-          if (read.exit.code === null && (await siteGone(session.site_id).catch(() => false))) {
+          // everything of the site's user), not by its user: it says `site_unavailable`. A shell that caught the
+          // signal exits with 128 + its number (bash, hung up as its terminal goes, exits 129): the same.
+          const bySignal = read.exit.code === null || read.exit.code > 128
+          if (bySignal && (await siteGone(session.site_id).catch(() => false))) {
             await finish(siteUnavailable, null, unavailableMessage)
             return
           }

@@ -4,6 +4,7 @@
 import type { SiteSpec } from '../contract.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
 import { listenLines, sslProtocols } from './nginx.ts'
+import { headerLines, redirectLines } from './server-block-redirects.ts'
 import { documentLines, phpRefusedLines, servesPhp } from './site-serving.ts'
 
 /** The certificate a site is served with over HTTPS, by its files. */
@@ -59,6 +60,8 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
     ...documentLines(site, paths.htdocs, options.php),
     // nginx's workers read every site: a link to another site's files is followed only if it is the target's.
     'disable_symlinks if_not_owner from=$document_root;',
+    ...headerLines(site),
+    ...redirectLines(site),
     '',
     'location / {',
     `    try_files $uri $uri/ ${fallback};`,
@@ -70,6 +73,7 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
     ...(options.php
       ? [
           'location ~ \\.php$ {',
+          ...headerLines(site).map((line) => `    ${line}`),
           '    try_files $uri =404;',
           `    include "${options.layout.nginx.fastcgiParams}";`,
           '    fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;',

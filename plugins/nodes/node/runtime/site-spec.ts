@@ -2,6 +2,7 @@
 
 import type { SiteSpec } from '../contract.ts'
 import { NodeFailure } from '../contract.ts'
+import { servingRedirectsProblem } from './site-redirects.ts'
 import { phpServingProblem } from './site-serving.ts'
 
 // Ids and handles become directory, file, pool and user names: one path segment, no dots, nothing to escape.
@@ -48,6 +49,8 @@ export function checkSiteSpec(site: SiteSpec): void {
     fail('its application is not named as applications are, or has no settings')
   const phpServing = phpServingProblem(site)
   if (phpServing) fail(phpServing)
+  const redirects = servingRedirectsProblem(site.serving, site.domain)
+  if (redirects) fail(redirects)
 }
 
 /** Throws when `path` (a data directory, made absolute) could not be written into nginx's or PHP-FPM's files. */
