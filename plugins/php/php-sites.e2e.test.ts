@@ -12,6 +12,7 @@ import type { Browser } from 'playwright-core'
 import { definePlugin, type PluginContext } from '../../core/index.ts'
 import { checkAccessibility, collectPageFailures, launchBrowser } from '../../hosts/testing/browser.ts'
 import {
+  makeHierarchy,
   type RunningServer,
   requestSite,
   servePanel,
@@ -147,6 +148,23 @@ describe('a static site', () => {
     await putFile(site.id, '/htdocs/page.html', '<p>hello</p>')
     expect(await get(site.domain, '/page.html')).toMatchObject({ status: 200, text: '<p>hello</p>' })
     expect((await call('GET', `/sites/${site.id}/php`)).status).toBe(409)
+    // Its server block rewritten from what the node recorded (a certificate attached) is still served without PHP.
+    const chain = await makeHierarchy([site.domain])
+    const uploaded = await call('POST', '/certificates', {
+      customerId,
+      certificatePem: chain.leaf.pem,
+      privateKeyPem: chain.leaf.keyPem,
+      chainPem: chain.intermediate.pem + chain.root.pem,
+    })
+    expect(uploaded.status).toBe(201)
+    const certificateId = ((await uploaded.json()) as { id: string }).id
+    const attached = await call('PUT', `/sites/${site.id}/certificate`, { certificateId })
+    expect(attached.status).toBe(202)
+    expect(await jobEnded(((await attached.json()) as { jobId: string }).jobId)).toMatchObject({
+      status: 'succeeded',
+    })
+    expect((await get(site.domain, '/run.php')).status).toBe(404)
+    expect((await get(site.domain, '/app/')).text).not.toContain('php')
   }, 30_000)
 })
 
