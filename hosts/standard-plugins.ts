@@ -4,6 +4,7 @@ import type { PluginDefinition } from '../core/host.ts'
 import { backupsPlugin } from '../plugins/backups/index.ts'
 import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
+import { cachePlugin } from '../plugins/cache/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
 import { consolePlugin } from '../plugins/console/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
@@ -81,6 +82,8 @@ export function standardPlugins(
       ...(settings.shellSessionsPerSite ? { sessionsPerSite: settings.shellSessionsPerSite } : {}),
       ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
     }),
+    // A page cache per site, purged on demand and when WordPress content changes.
+    cachePlugin(),
     certificatesPlugin({ acme: acmeOf(settings) }),
     // Redirects and response headers of sites, rendered into their server blocks.
     redirectsPlugin(),

@@ -44,6 +44,7 @@ const nodeSide = [
   'plugins/wordpress/clone.e2e.test.ts',
   'plugins/backups/**/*.e2e.test.ts',
   'plugins/php/**/*.e2e.test.ts',
+  'plugins/cache/**/*.e2e.test.ts',
   'plugins/redirects/**/*.e2e.test.ts',
   'plugins/console/**/*.e2e.test.ts',
   '{plugins,examples}/*/console/*.e2e.test.ts',

@@ -99,6 +99,11 @@ export interface SiteCacheSpec {
   readonly ttlSeconds: number
   /** Cookie names (or prefixes ending in `*`) whose presence on a request bypasses the cache (logged-in users, carts). */
   readonly bypassCookies?: readonly string[]
+  /**
+   * Path prefixes never cached (`/cart/`), besides the node's own (`/wp-admin/`, `/wp-login.php`, `/wp-json/`): each
+   * starts with `/`, letters, digits and `/ . _ ~ % -` only. Absent: none.
+   */
+  readonly excludedPaths?: readonly string[]
 }
 
 /** A redirect rule of a site. */

@@ -11,6 +11,7 @@ import type { RuntimeLayout, SiteLayout } from './layout.ts'
 import { createNginx, fastcgiParams, nginxMainConfig } from './nginx.ts'
 import { createSiteMaster, type EnterSiteGroups, type PhpFpmSettings } from './php-fpm.ts'
 import { findPhpVersions, type PhpVersions, phpBinaryFor, recordedPhpVersion } from './php-versions.ts'
+import { pageCacheRoot } from './server-block-cache.ts'
 import { findUser, type UnixUser } from './unix-users.ts'
 
 /** nginx and PHP-FPM as the runtime runs them. */
@@ -155,7 +156,7 @@ export async function createServingStack(
         await mkdir(dir, { recursive: true, mode: 0o700 })
       // nginx's workers keep a request body larger than its buffer (16 KB: a media upload, a long post) in a file
       // under temp/, in folders nginx makes for them: they must pass through nginx/ and temp/ (nobody lists either).
-      for (const dir of [layout.nginx.prefix, layout.nginx.temp]) {
+      for (const dir of [layout.nginx.prefix, layout.nginx.temp, pageCacheRoot(layout)]) {
         await mkdir(dir, { recursive: true })
         await chmod(dir, 0o711)
       }

@@ -4,6 +4,7 @@ import type { SiteSpec } from '../contract.ts'
 import { NodeFailure } from '../contract.ts'
 import { servingRedirectsProblem } from './site-redirects.ts'
 import { phpServingProblem } from './site-serving.ts'
+import { checkCacheSpec } from './site-spec-cache.ts'
 
 // Ids and handles become directory, file, pool and user names: one path segment, no dots, nothing to escape.
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
@@ -49,6 +50,7 @@ export function checkSiteSpec(site: SiteSpec): void {
     fail('its application is not named as applications are, or has no settings')
   const phpServing = phpServingProblem(site)
   if (phpServing) fail(phpServing)
+  checkCacheSpec(site)
   const redirects = servingRedirectsProblem(site.serving, site.domain)
   if (redirects) fail(redirects)
 }
