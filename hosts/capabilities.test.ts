@@ -32,6 +32,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'files',
     'backups',
     'wordpress',
+    'php',
     'sftp',
     'shell',
     'cache',
@@ -49,6 +50,8 @@ test('reports the installation, the caller’s effective permissions and the lim
           'A WordPress site: Debian’s WordPress on nginx and PHP-FPM, with a MariaDB database of its own.',
         requires: ['nginx', 'php', 'wordpress', 'mariadb'],
       },
+      expect.objectContaining({ name: 'php', requires: ['nginx', 'php'] }),
+      expect.objectContaining({ name: 'static', requires: ['nginx'] }),
     ],
   })
   // Ordering through ACME is on in a standard installation (Let's Encrypt unless the settings say otherwise).
@@ -76,6 +79,7 @@ test('reports the installation, the caller’s effective permissions and the lim
     'backup.completed',
     'backup.failed',
     'backup.restored',
+    'site_php.updated',
     'sftp_user.created',
     'sftp_user.updated',
     'sftp_user.deleted',

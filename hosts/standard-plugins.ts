@@ -13,6 +13,7 @@ import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
 import { logsPlugin } from '../plugins/logs/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
+import { phpPlugin } from '../plugins/php/index.ts'
 import { redirectsPlugin } from '../plugins/redirects/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
@@ -70,6 +71,8 @@ export function standardPlugins(
     databasesPlugin({ nodeDatabasePort: localServing ? (settings.nodeDatabasePort ?? null) : null }),
     filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),
     wordpressPlugin(),
+    // `php` and `static` sites, and every PHP site's version and settings.
+    phpPlugin(),
     // SFTP accounts; the local node's SSH server runs only when SFTP_PORT is set.
     sftpPlugin({
       ...(settings.sftpPort == null ? {} : { port: settings.sftpPort }),

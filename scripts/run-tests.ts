@@ -44,6 +44,7 @@ const nodeSide = [
   'plugins/wordpress/clone.e2e.test.ts',
   'plugins/backups/**/*.e2e.test.ts',
   'plugins/logs/**/*.e2e.test.ts',
+  'plugins/php/**/*.e2e.test.ts',
   'plugins/cache/**/*.e2e.test.ts',
   'plugins/cron/**/*.e2e.test.ts',
   'plugins/redirects/**/*.e2e.test.ts',

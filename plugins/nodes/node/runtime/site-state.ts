@@ -3,7 +3,7 @@
 // the certificate it is served with over HTTPS.
 
 import { readFile } from 'node:fs/promises'
-import type { SiteEndpoint, SiteSpec } from '../contract.ts'
+import type { SiteEndpoint, SiteServing, SiteSpec } from '../contract.ts'
 
 /** The contents of `state.json`. */
 export interface SiteState {
@@ -29,7 +29,21 @@ export interface SiteState {
    * reach them through the node's closure. Absent from older files: none.
    */
   readonly reaches?: readonly SiteEndpoint[]
+  /**
+   * How it is served as last applied, its small members (document root, PHP on or off, PHP version and settings,
+   * cache): what a block rewritten from this record alone (a certificate installed) serves. Not its redirects and
+   * headers (hundreds of rules would outgrow the room held back to write this file on a full disk). Absent from older
+   * files and for sites served as always.
+   */
+  readonly serving?: SiteServing
   readonly updatedAt: string
+}
+
+/** The members of `serving` the record keeps (see {@link SiteState.serving}). */
+function recordedServing(serving: SiteServing | undefined): { serving?: SiteServing } {
+  if (!serving) return {}
+  const { redirects: _redirects, headers: _headers, ...small } = serving
+  return Object.keys(small).length > 0 ? { serving: small } : {}
 }
 
 /** The record of `site` in state `state`. */
@@ -54,6 +68,7 @@ export function siteState(
     unixUser,
     app,
     certificate,
+    ...recordedServing(site.serving),
     updatedAt: new Date().toISOString(),
   }
 }
@@ -78,6 +93,8 @@ export function recordedSpec(state: SiteState): SiteSpec {
     cpuPercent: state.cpuPercent ?? null,
     memoryMB: state.memoryMB ?? null,
     processes: state.processes ?? null,
+    // Checked again, like the rest, where the record names paths (`siteLayout` runs `checkSiteSpec`).
+    ...(state.serving ? { serving: state.serving } : {}),
   }
 }
 
