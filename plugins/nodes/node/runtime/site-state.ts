@@ -31,9 +31,9 @@ export interface SiteState {
   readonly reaches?: readonly SiteEndpoint[]
   /**
    * How it is served as last applied, its small members (document root, PHP on or off, PHP version and settings,
-   * cache): what a block rewritten from this record alone (a certificate installed) serves. Not its redirects and
-   * headers (hundreds of rules would outgrow the room held back to write this file on a full disk). Absent from older
-   * files and for sites served as always.
+   * cache). Its redirects and headers are kept beside it (`SiteLayout.servingRules`, {@link withRecordedRules}):
+   * hundreds of rules would outgrow the room held back to write this file on a full disk. Absent from older files and
+   * for sites served as always.
    */
   readonly serving?: SiteServing
   readonly updatedAt: string
@@ -96,6 +96,35 @@ export function recordedSpec(state: SiteState): SiteSpec {
     // Checked again, like the rest, where the record names paths (`siteLayout` runs `checkSiteSpec`).
     ...(state.serving ? { serving: state.serving } : {}),
   }
+}
+
+/** A site's redirects and headers, as the runtime keeps them beside its `state.json` (`SiteLayout.servingRules`). */
+export type ServingRules = Pick<SiteServing, 'redirects' | 'headers'>
+
+/** The rules `serving` carries, or null when it carries none (no file is kept then). */
+export function servingRulesOf(serving: SiteServing | undefined): ServingRules | null {
+  const rules = {
+    ...(serving?.redirects?.length ? { redirects: serving.redirects } : {}),
+    ...(serving?.headers?.length ? { headers: serving.headers } : {}),
+  }
+  return Object.keys(rules).length > 0 ? rules : null
+}
+
+/**
+ * `spec` (as {@link recordedSpec} made it) with the redirects and headers recorded at `path`: the whole serving, for
+ * a block rewritten without the panel (a certificate installed, a site's disk mounted again at start). None when the
+ * file is missing or not one the runtime wrote; they are checked again with the rest (`checkSiteSpec`).
+ */
+export async function withRecordedRules(spec: SiteSpec, path: string): Promise<SiteSpec> {
+  let rules: ServingRules | null = null
+  try {
+    const value = JSON.parse(await readFile(path, 'utf8')) as ServingRules | null
+    if (value && typeof value === 'object' && !Array.isArray(value)) rules = value
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error
+  }
+  if (!rules) return spec
+  return { ...spec, serving: { ...spec.serving, ...rules } }
 }
 
 /** `state.json` read back (older files, without the later fields, as null), or null when it is not one it wrote. */
