@@ -5,7 +5,7 @@
 // node, every site live and one in ten live. Each site runs its own PHP-FPM master in its sandbox (bubblewrap): the
 // sandbox, the master and its workers are all counted. Also the latency of a site's PHP cold (its worker ended
 // after 10 s idle: the pool starts one) and warm.
-// `bun bench/node-capacity.ts` (as root, with nginx, php-fpm, php-mysql, wordpress and MariaDB on 127.0.0.1:3306).
+// `npm run bench:capacity` (as root, with nginx, php-fpm, php-mysql, wordpress and MariaDB on 127.0.0.1:3306).
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir, totalmem } from 'node:os'

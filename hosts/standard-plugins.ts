@@ -4,12 +4,16 @@ import type { PluginDefinition } from '../core/host.ts'
 import { backupsPlugin } from '../plugins/backups/index.ts'
 import { billingPlugin } from '../plugins/billing/index.ts'
 import { brandsPlugin } from '../plugins/brands/index.ts'
+import { cachePlugin } from '../plugins/cache/index.ts'
 import { certificatesPlugin, letsEncryptDirectory } from '../plugins/certificates/index.ts'
 import { consolePlugin } from '../plugins/console/index.ts'
+import { cronPlugin } from '../plugins/cron/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
+import { logsPlugin } from '../plugins/logs/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
+import { phpPlugin } from '../plugins/php/index.ts'
 import { redirectsPlugin } from '../plugins/redirects/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
@@ -21,7 +25,7 @@ import type { StandardSettings } from './settings.ts'
 
 /**
  * The standard plugins: brands, customers, nodes (with the local node under `dataDir`), sites, databases, WordPress,
- * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), backups, billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
+ * certificates (ACME at `acmeDirectoryUrl`, Let's Encrypt when unset, off when null), backups, cron, billing (checkout `open` unless `billingCheckout` says otherwise) and webhooks (to the internet, and
  * `webhookAllowedHosts`).
  */
 export function standardPlugins(
@@ -69,6 +73,8 @@ export function standardPlugins(
     databasesPlugin({ nodeDatabasePort: localServing ? (settings.nodeDatabasePort ?? null) : null }),
     filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),
     wordpressPlugin(),
+    // `php` and `static` sites, and every PHP site's version and settings.
+    phpPlugin(),
     // SFTP accounts; the local node's SSH server runs only when SFTP_PORT is set.
     sftpPlugin({
       ...(settings.sftpPort == null ? {} : { port: settings.sftpPort }),
@@ -80,13 +86,19 @@ export function standardPlugins(
       ...(settings.shellSessionsPerSite ? { sessionsPerSite: settings.shellSessionsPerSite } : {}),
       ...(settings.shellAllowedOrigins ? { allowedOrigins: settings.shellAllowedOrigins } : {}),
     }),
+    // A page cache per site, purged on demand and when WordPress content changes.
+    cachePlugin(),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Sites' access, error and PHP logs, read and followed on their nodes.
+    logsPlugin(),
     // Redirects and response headers of sites, rendered into their server blocks.
     redirectsPlugin(),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
     // Staging copies of sites and their push to live, made through backups.
     stagingPlugin({ domain: settings.stagingDomain ?? null }),
+    // Sites' cron jobs, run on their nodes as the sites' users.
+    cronPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),
     webhooksPlugin({ allowedHosts: settings.webhookAllowedHosts }),
     // The web console at `/`, on the API above.

@@ -75,6 +75,9 @@ const WordPressAnswer = t.Object(
 const databaseWaitMs = 120_000
 
 /** WordPress sites on nodes with nginx, PHP-FPM and Debian's `wordpress`, their databases on MariaDB. */
+/** The plugin's node module (WordPress installed into sites, the `wordpress` service), for nodes a test makes. */
+export { wordpressNodeModule }
+
 export const wordpressPlugin = () =>
   definePlugin({
     name: 'wordpress',

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { NodeFailure, type SiteApplication } from '../../nodes/node/contract.ts'
 import { checkedSettings, wordpressKind } from './app-settings.ts'
+import { syncCachePurgePlugin } from './cache-purge-plugin.ts'
 import { installWordPress, moveWordPress } from './install-scripts.ts'
 import { withDatabaseSettings, wpConfig } from './wp-config.ts'
 
@@ -57,6 +58,7 @@ export function wordpressApplication(options: WordPressApplicationOptions = {}):
         const current = settings ? await site.readFile(config, 1_048_576) : null
         const updated = current && settings ? withDatabaseSettings(current, settings.database) : null
         if (updated !== null && updated !== current) await site.writeFile(config, updated, 0o640, signal)
+        await syncCachePurgePlugin(site, signal)
         return installed
       }
       if (!settings)
@@ -72,6 +74,7 @@ export function wordpressApplication(options: WordPressApplicationOptions = {}):
       }
       await site.writeFile(config, wpConfig(site.id, site.spec.domain, settings), 0o640, signal)
       await installWordPress(site, php, settings, signal)
+      await syncCachePurgePlugin(site, signal)
       await record(installed)
       return installed
     },

@@ -4,7 +4,14 @@
 import type { SiteSpec } from '../contract.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
 import { listenLines, sslProtocols } from './nginx.ts'
+import {
+  cacheLocationLines,
+  cacheServerLines,
+  cacheZoneLines,
+  staticAssetLines,
+} from './server-block-cache.ts'
 import { headerLines, redirectLines } from './server-block-redirects.ts'
+import { documentLines, phpRefusedLines, servesPhp } from './site-serving.ts'
 
 /** The certificate a site is served with over HTTPS, by its files. */
 export interface ServedCertificate {
@@ -54,10 +61,11 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
       '}',
     ]
   const fallback = options.fallback ?? '=404'
+  const php = options.php && site.serving?.php !== false
   return [
     ...logs,
-    `root "${paths.htdocs}";`,
-    'index index.php index.html;',
+    ...cacheServerLines(site, php),
+    ...documentLines(site, paths.htdocs, options.php),
     // nginx's workers read every site: a link to another site's files is followed only if it is the target's.
     'disable_symlinks if_not_owner from=$document_root;',
     ...headerLines(site),
@@ -78,9 +86,13 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
           `    include "${options.layout.nginx.fastcgiParams}";`,
           '    fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;',
           `    fastcgi_pass "unix:${paths.socket}";`,
+          ...cacheLocationLines(site, php).map((line) => `    ${line}`),
           '}',
         ]
-      : []),
+      : servesPhp(site)
+        ? []
+        : phpRefusedLines()),
+    ...staticAssetLines(fallback),
   ]
 }
 
@@ -118,16 +130,17 @@ export function serverBlock(site: SiteSpec, options: ServerBlockOptions): string
     `# HTTPS: ${certificate ? `certificate ${certificate.fingerprint}` : 'none'}`,
   ]
   const body = siteBody(site, options)
+  const zone = cacheZoneLines(site, options.layout, options.php && site.serving?.php !== false)
   const http = server(listenLines(options.httpPort, options.ipv6), site.domain, [
     ...challengeLocation(options.layout),
     ...body,
   ])
-  if (!certificate) return `${header.join('\n')}\n${http}`
+  if (!certificate) return `${[...header, ...zone].join('\n')}\n${http}`
   const https = server(listenLines(options.httpsPort, options.ipv6, ' ssl'), site.domain, [
     `ssl_certificate "${certificate.chain}";`,
     `ssl_certificate_key "${certificate.key}";`,
     sslProtocols,
     ...body,
   ])
-  return `${header.join('\n')}\n${http}${https}`
+  return `${[...header, ...zone].join('\n')}\n${http}${https}`
 }
