@@ -22,6 +22,16 @@ const jobScopes = ['job:read', 'job:cancel']
 const billingScopes = ['billing:read', 'billing:manage']
 const backupScopes = ['backup:read', 'backup:manage']
 const stagingScopes = ['staging:read', 'staging:manage']
+// The site settings plugins' (PHP, cache, logs, cron): hosting work, held as the backups' are.
+const siteSettingScopes = [
+  'php:read',
+  'php:manage',
+  'cache:read',
+  'cache:manage',
+  'log:read',
+  'cron:read',
+  'cron:manage',
+]
 // The audit log is a customer scope that no role but owner and admin holds (it belongs to no role's resources).
 const teamScopes = [
   'customer:read',
@@ -35,6 +45,7 @@ const teamScopes = [
   ...billingScopes,
   ...backupScopes,
   ...stagingScopes,
+  ...siteSettingScopes,
 ]
 const staffScopes = [
   'user:read',
@@ -70,6 +81,7 @@ const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
     ...jobScopes,
     ...backupScopes,
     ...stagingScopes,
+    ...siteSettingScopes,
   ],
   billing: ['customer:read', ...billingScopes],
 }
