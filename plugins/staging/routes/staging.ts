@@ -196,6 +196,11 @@ export function stagingRoutes(context: PluginContext, options: StagingRouteOptio
             created_at: nowIso(),
           })
           .execute()
+          .catch(async (error: unknown) => {
+            // Another request made the live site's staging copy meanwhile (the unique live site): the same refusal.
+            if (/unique|duplicate/i.test(String(error))) throw new Problem(stagingProblems.staging_exists)
+            throw error
+          })
         const row = orNotFound(await stagingOf(trx, site.id))
         return recorded(
           { jobId, site, staging: await toStaging(trx, sites, row) },
