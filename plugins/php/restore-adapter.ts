@@ -37,7 +37,13 @@ export function phpRestoreAdapter(context: PluginContext, type: string): Restore
           action: 'site_php.update',
           subject: { type: 'site', id: site.id },
           customerId: site.customerId,
-          details: { root, before: { root: before }, reason: 'copied from another site', sourceSiteId: from.id, jobId },
+          details: {
+            root,
+            before: { root: before },
+            reason: 'copied from another site',
+            sourceSiteId: from.id,
+            jobId,
+          },
         })
       })
     },
