@@ -72,7 +72,7 @@ export function restorePurgeJob(context: PluginContext): JobDefinition {
       const site = await context.use(siteDirectory).find(context.db, everyone, input.siteId)
       // Turned off, deleted or not running since: nothing to purge (turning it on again empties it first).
       if ((await findSiteCache(context.db, input.siteId))?.enabled !== 1) return { skipped: 'cache_off' }
-      if (!site || site.status !== 'active' || !site.nodeId) return { skipped: 'site_not_running' }
+      if (site?.status !== 'active' || !site.nodeId) return { skipped: 'site_not_running' }
       const nodes = context.use(nodeDirectory)
       const node = await nodes.find(site.nodeId)
       if (!node) return { skipped: 'site_not_running' }

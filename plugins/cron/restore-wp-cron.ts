@@ -70,8 +70,7 @@ export function wpCronSyncJob(context: PluginContext, scheduler: () => CronSched
     async run(job) {
       const siteId = String(job.input.siteId)
       const site = await context.use(siteDirectory).find(context.db, everyone, siteId)
-      if (!site || site.status !== 'active' || site.type !== 'wordpress')
-        return { skipped: 'site_not_running' }
+      if (site?.status !== 'active' || site.type !== 'wordpress') return { skipped: 'site_not_running' }
       const wpCronJob = await cronTables(context.db)
         .selectFrom('cron_jobs')
         .select('id')
