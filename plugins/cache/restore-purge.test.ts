@@ -5,8 +5,7 @@
 // (backups.e2e.test.ts's).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { writeEvent } from '../../core/events/outbox.ts'
-import type { JobsTable } from '../../core/jobs/job-tables.ts'
+import { newId } from '../../core/index.ts'
 import { createTestPanel, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
 
 let tp: TestPanel
@@ -47,27 +46,36 @@ const purgesOf = async (siteId: string) =>
   ).items.filter((item) => item.action === 'cache.purge')
 const purgeJobsOf = (siteId: string) =>
   tp.panel.store.db
-    .withTables<{ jobs: JobsTable }>()
+    .withTables<{ jobs: { id: string; status: string; kind: string; subject_id: string } }>()
     .selectFrom('jobs')
     .select(['id', 'status'])
     .where('kind', '=', 'cache.purge')
     .where('subject_id', '=', siteId)
     .execute()
 
+/** Puts `backup.restored` in the event outbox as the backups plugin's restore does (the dispatcher delivers it). */
+const outboxRow = (customerId: string, data: Record<string, unknown>) =>
+  tp.panel.store.db
+    .withTables<{ event_outbox: Record<string, string | null> }>()
+    .insertInto('event_outbox')
+    .values({
+      id: newId('evt'),
+      kind: 'backup.restored',
+      occurred_at: new Date().toISOString(),
+      customer_id: customerId,
+      payload: JSON.stringify(data),
+      dispatched_at: null,
+      brand_id: null,
+    })
+    .execute()
 /** `backup.restored` for a restore into `siteId`, as the backups plugin emits it. */
 const restoredInto = (siteId: string, backupId: string) =>
-  tp.panel.store.transaction((trx) =>
-    writeEvent(trx, {
-      kind: 'backup.restored',
-      customerId,
-      data: {
-        id: backupId,
-        siteId,
-        customerId,
-        restore: { jobId: `job_${backupId}`, siteId, files: true, databases: [], preRestoreBackupId: null },
-      },
-    }),
-  )
+  outboxRow(customerId, {
+    id: backupId,
+    siteId,
+    customerId,
+    restore: { jobId: `job_${backupId}`, siteId, files: true, databases: [], preRestoreBackupId: null },
+  })
 
 beforeAll(async () => {
   tp = await createTestPanel({

@@ -5,7 +5,6 @@
 // the event is written as the backups plugin writes it (its restores need a node that takes backups).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { writeEvent } from '../../core/events/outbox.ts'
 import { definePlugin, newId } from '../../core/index.ts'
 import { createTestPanel, type TestPanel, waitFor } from '../../hosts/testing/index.ts'
 import { type NodeDriver, nodeDrivers } from '../nodes/contract.ts'
@@ -78,20 +77,29 @@ async function activeSite(name: string, wordpress = true): Promise<string> {
       .execute()
   return id
 }
+/** Puts `backup.restored` in the event outbox as the backups plugin's restore does (the dispatcher delivers it). */
+const outboxRow = (customerId: string, data: Record<string, unknown>) =>
+  tp.panel.store.db
+    .withTables<{ event_outbox: Record<string, string | null> }>()
+    .insertInto('event_outbox')
+    .values({
+      id: newId('evt'),
+      kind: 'backup.restored',
+      occurred_at: new Date().toISOString(),
+      customer_id: customerId,
+      payload: JSON.stringify(data),
+      dispatched_at: null,
+      brand_id: null,
+    })
+    .execute()
 /** `backup.restored` for a restore of `files` into `siteId`, as the backups plugin emits it. */
 const restoredInto = (siteId: string, files: boolean | string[]) =>
-  tp.panel.store.transaction((trx) =>
-    writeEvent(trx, {
-      kind: 'backup.restored',
-      customerId,
-      data: {
-        id: newId('bkp'),
-        siteId,
-        customerId,
-        restore: { jobId: newId('job'), siteId, files, databases: [], preRestoreBackupId: null },
-      },
-    }),
-  )
+  outboxRow(customerId, {
+    id: newId('bkp'),
+    siteId,
+    customerId,
+    restore: { jobId: newId('job'), siteId, files, databases: [], preRestoreBackupId: null },
+  })
 const syncsOf = (siteId: string) =>
   calls.filter((made) => made.siteId === siteId && made.request.op === 'wp-cron.set')
 async function synced(siteId: string, count: number) {
