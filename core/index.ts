@@ -9,6 +9,12 @@ export { type TeamRole, teamRoles } from './auth/roles.ts'
 export { type TokenFormat, tokenFormat } from './auth/token-format.ts'
 export type { SecretBox } from './crypto/secret-box.ts'
 export type { EventConsumer, KnownEvent, OutboxEvent } from './events/event-consumer.ts'
+export {
+  type EventStreamFrame,
+  type EventStreamWriter,
+  serverSentEvent,
+  serverSentEventStream,
+} from './http/server-sent-events.ts'
 export type { PanelSocket, SocketHandler } from './http/socket-upgrade.ts'
 export { TeamRole as TeamRoleSchema } from './identity/schemas.ts'
 export { type UserRef, userDependents } from './identity/user-deletion.ts'

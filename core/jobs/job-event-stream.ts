@@ -2,6 +2,7 @@
 // status, progress, step or attempt and every output line it reports, then the finished job, and the stream ends.
 // It reads the job's rows itself, so it follows a job run by any instance sharing the store.
 
+import { serverSentEvent, serverSentEventStream } from '../http/server-sent-events.ts'
 import type { Db } from '../store/store.ts'
 import { readJobOutput } from './job-output.ts'
 import type { Job } from './job-schema.ts'
@@ -37,11 +38,6 @@ export interface JobOutputEvent {
 
 const finished = new Set(['succeeded', 'failed', 'cancelled'])
 
-/** One event in the text/event-stream format: an id, a name, and JSON data on one line. */
-export function serverSentEvent(id: number, event: string, data: unknown): string {
-  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
-}
-
 /**
  * The stream of job `id`: `progress` events (`JobProgressEvent`) whenever the job changes, the first at once,
  * `output` events (`JobOutputEvent`) for the lines it reports (all of them, from the first, on every connection), then `end` with the job as `GET /jobs/{id}` shows it. Ends when the job finishes, when `signal` aborts (the client
@@ -55,89 +51,56 @@ export function jobEventStream(
   options: JobStreamOptions = {},
 ): ReadableStream<Uint8Array> {
   const pollMs = options.pollMs ?? 250
-  const keepAliveMs = options.keepAliveMs ?? 15_000
-  const maxMs = options.maxMs ?? 3_600_000
-  const encoder = new TextEncoder()
-  const stopped = new AbortController()
-  const stop = () => stopped.abort()
-  signal.addEventListener('abort', stop, { once: true })
   const read = () =>
     db.withTables<JobTables>().selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst()
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
-      stopped.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer)
-          resolve()
-        },
-        { once: true },
-      )
-    })
-
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (text: string) => controller.enqueue(encoder.encode(text))
-      const deadline = Date.now() + maxMs
-      let eventId = 0
-      let lastLine = 0
-      let seen = ''
-      let quietSince = Date.now()
-      try {
-        // Reconnecting clients wait this long, not the browser's default.
-        send(`retry: ${Math.max(1000, pollMs * 4)}\n\n`)
-        while (!stopped.signal.aborted && Date.now() < deadline) {
-          const row = await read()
-          if (!row) break
-          const job = render(row)
-          const now: JobProgressEvent = {
-            status: job.status,
-            progress: job.progress,
-            step: job.step,
-            attempts: job.attempts,
-            updatedAt: job.updatedAt,
-          }
-          // Output first: a finished job's last lines are all read before its `end`.
-          for (;;) {
-            const lines = await readJobOutput(db, id, lastLine)
-            for (const line of lines) {
-              lastLine = line.seq
-              quietSince = Date.now()
-              const event: JobOutputEvent = {
-                seq: line.seq,
-                stream: line.stream,
-                line: line.line,
-                at: line.at,
-              }
-              send(serverSentEvent(++eventId, 'output', event))
-            }
-            if (lines.length < 500) break
-          }
-          const key = JSON.stringify([now.status, now.progress, now.step, now.attempts])
-          if (key !== seen) {
-            seen = key
-            quietSince = Date.now()
-            send(serverSentEvent(++eventId, 'progress', now))
-          }
-          if (finished.has(row.status)) {
-            send(serverSentEvent(++eventId, 'end', job))
-            break
-          }
-          if (Date.now() - quietSince >= keepAliveMs) {
-            quietSince = Date.now()
-            send(': still running\n\n')
-          }
-          await pause(pollMs)
-        }
-      } catch (error) {
-        controller.error(error)
-        return
-      } finally {
-        signal.removeEventListener('abort', stop)
+  // Reconnecting clients wait this long, not the browser's default.
+  const frame = {
+    retryMs: Math.max(1000, pollMs * 4),
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    keepAliveComment: 'still running',
+  }
+  return serverSentEventStream(signal, frame, async (stream) => {
+    const deadline = Date.now() + (options.maxMs ?? 3_600_000)
+    let eventId = 0
+    let lastLine = 0
+    let seen = ''
+    while (!stream.stopped.aborted && Date.now() < deadline) {
+      const row = await read()
+      if (!row) break
+      const job = render(row)
+      const now: JobProgressEvent = {
+        status: job.status,
+        progress: job.progress,
+        step: job.step,
+        attempts: job.attempts,
+        updatedAt: job.updatedAt,
       }
-      controller.close()
-    },
-    cancel: stop,
+      // Output first: a finished job's last lines are all read before its `end`.
+      for (;;) {
+        const lines = await readJobOutput(db, id, lastLine)
+        for (const line of lines) {
+          lastLine = line.seq
+          const event: JobOutputEvent = {
+            seq: line.seq,
+            stream: line.stream,
+            line: line.line,
+            at: line.at,
+          }
+          stream.send(serverSentEvent('output', event, ++eventId))
+        }
+        if (lines.length < 500) break
+      }
+      const key = JSON.stringify([now.status, now.progress, now.step, now.attempts])
+      if (key !== seen) {
+        seen = key
+        stream.send(serverSentEvent('progress', now, ++eventId))
+      }
+      if (finished.has(row.status)) {
+        stream.send(serverSentEvent('end', job, ++eventId))
+        break
+      }
+      stream.keepAlive()
+      await stream.pause(pollMs)
+    }
   })
 }

@@ -4,6 +4,7 @@
 // suspended, when the node stays unreachable, after an hour (EventSource reconnects and resumes), or when the
 // client goes.
 
+import { serverSentEvent, serverSentEventStream } from '../../core/index.ts'
 import { cursorId, type LogCursor, type LogEntry, type LogsAnswer } from './node/protocol.ts'
 
 /** Why a follow ended, as its `end` event says. */
@@ -35,18 +36,12 @@ export interface FollowPace {
   readonly maxMs?: number
 }
 
-const encoder = new TextEncoder()
-
-/** One event: its name, JSON data on one line, and the id to resume from when given. */
-const event = (name: string, data: unknown, id?: string) =>
-  `${id ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
-
 /** The entries as `entry` events, the last carrying the id of `cursor` (or a bare id when there is none). */
 function batch(entries: readonly LogEntry[], cursor: LogCursor): string {
   const id = cursorId(cursor)
   if (entries.length === 0) return `id: ${id}\n\n`
   return entries
-    .map((entry, index) => event('entry', entry, index === entries.length - 1 ? id : undefined))
+    .map((entry, index) => serverSentEvent('entry', entry, index === entries.length - 1 ? id : undefined))
     .join('')
 }
 
@@ -58,81 +53,49 @@ export function followStream(
 ): ReadableStream<Uint8Array> {
   const pollMs = pace.pollMs ?? 500
   const checkMs = pace.checkMs ?? 5000
-  const keepAliveMs = pace.keepAliveMs ?? 15_000
   const failingMs = pace.failingMs ?? 60_000
   const maxMs = pace.maxMs ?? 3_600_000
-  const stopped = new AbortController()
-  const stop = () => stopped.abort()
-  signal.addEventListener('abort', stop, { once: true })
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
-      stopped.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer)
-          resolve()
-        },
-        { once: true },
-      )
-    })
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (text: string) => controller.enqueue(encoder.encode(text))
-      const deadline = Date.now() + maxMs
-      let cursor = source.from
-      let lastSent = Date.now()
-      let lastCheck = Date.now()
-      let failingSince: number | null = null
-      let ended: FollowEnd | null = null
-      try {
-        send(`retry: 2000\n\n`)
-        if (source.tail) send(batch(source.tail.entries, source.tail.cursor))
-        while (!stopped.signal.aborted) {
-          if (Date.now() >= deadline) {
-            ended = 'time_limit'
-            break
-          }
-          if (Date.now() - lastCheck >= checkMs) {
-            lastCheck = Date.now()
-            ended = await source.standing()
-            if (ended) break
-          }
-          try {
-            const answer = await source.read(cursor, stopped.signal)
-            failingSince = null
-            const moved = answer.cursor.inode !== cursor.inode || answer.cursor.offset !== cursor.offset
-            cursor = answer.cursor
-            if (answer.entries.length > 0 || moved) {
-              send(batch(answer.entries, cursor))
-              lastSent = Date.now()
-            }
-            // More was written than one read takes: read on at once.
-            if (answer.truncated) continue
-          } catch {
-            if (stopped.signal.aborted) break
-            failingSince ??= Date.now()
-            if (Date.now() - failingSince >= failingMs) {
-              ended = 'logs_unavailable'
-              break
-            }
-          }
-          if (Date.now() - lastSent >= keepAliveMs) {
-            send(': still following\n\n')
-            lastSent = Date.now()
-          }
-          await pause(pollMs)
-        }
-        if (ended && !stopped.signal.aborted) send(event('end', { reason: ended }))
-      } catch (error) {
-        // The client went away while an event was being queued.
-        if (!stopped.signal.aborted) controller.error(error)
-        return
-      } finally {
-        signal.removeEventListener('abort', stop)
+  const frame = {
+    retryMs: 2000,
+    keepAliveMs: pace.keepAliveMs ?? 15_000,
+    keepAliveComment: 'still following',
+  }
+  return serverSentEventStream(signal, frame, async (stream) => {
+    const deadline = Date.now() + maxMs
+    let cursor = source.from
+    let lastCheck = Date.now()
+    let failingSince: number | null = null
+    let ended: FollowEnd | null = null
+    if (source.tail) stream.send(batch(source.tail.entries, source.tail.cursor))
+    while (!stream.stopped.aborted) {
+      if (Date.now() >= deadline) {
+        ended = 'time_limit'
+        break
       }
-      controller.close()
-    },
-    cancel: stop,
+      if (Date.now() - lastCheck >= checkMs) {
+        lastCheck = Date.now()
+        ended = await source.standing()
+        if (ended) break
+      }
+      try {
+        const answer = await source.read(cursor, stream.stopped)
+        failingSince = null
+        const moved = answer.cursor.inode !== cursor.inode || answer.cursor.offset !== cursor.offset
+        cursor = answer.cursor
+        if (answer.entries.length > 0 || moved) stream.send(batch(answer.entries, cursor))
+        // More was written than one read takes: read on at once.
+        if (answer.truncated) continue
+      } catch {
+        if (stream.stopped.aborted) break
+        failingSince ??= Date.now()
+        if (Date.now() - failingSince >= failingMs) {
+          ended = 'logs_unavailable'
+          break
+        }
+      }
+      stream.keepAlive()
+      await stream.pause(pollMs)
+    }
+    if (ended && !stream.stopped.aborted) stream.send(serverSentEvent('end', { reason: ended }))
   })
 }
