@@ -18,29 +18,6 @@ export const cacheScopes = {
   manage: 'cache:manage',
 } as const
 
-/**
- * Cookies that always bypass the cache on the node, whatever a site adds (the node's own list, in
- * plugins/nodes/node/runtime/server-block-cache.ts: keep the two alike).
- */
-export const builtInBypassCookies: readonly string[] = [
-  'wordpress_logged_in_*',
-  'wp-postpass_*',
-  'comment_author_*',
-  'woocommerce_items_in_cart',
-  'woocommerce_cart_hash',
-  'wp_woocommerce_session_*',
-]
-
-/** Path prefixes the node never caches, whatever a site adds. */
-export const builtInExcludedPaths: readonly string[] = [
-  '/wp-admin/',
-  '/wp-login.php',
-  '/wp-json/',
-  '/xmlrpc.php',
-  '/wp-cron.php',
-  '/wp-comments-post.php',
-]
-
 /** How long a page may be kept, in seconds: one second to thirty days (the node checks the same). */
 export const ttlRange = { min: 1, max: 2_592_000 } as const
 /** A new site's TTL: an hour (WordPress's content changes purge what they change at once). */

@@ -1,7 +1,8 @@
 // Reads and writes of `site_caches`, and a row as the API shows it.
 
 import type { Db } from '../../core/index.ts'
-import { builtInBypassCookies, builtInExcludedPaths, defaultTtlSeconds, type SiteCache } from './contract.ts'
+import { builtInCacheBypassCookies, builtInCacheExcludedPaths } from '../nodes/contract.ts'
+import { defaultTtlSeconds, type SiteCache } from './contract.ts'
 import type { SiteCachesTable } from './migrations.ts'
 
 /** The plugin's table through `db` (a transaction's `trx` inside one). */
@@ -50,8 +51,8 @@ export function toSiteCache(row: SiteCachesTable): SiteCache {
     ttlSeconds: row.ttlSeconds,
     bypassCookies: JSON.parse(row.bypassCookies) as string[],
     excludedPaths: JSON.parse(row.excludedPaths) as string[],
-    builtInBypassCookies: [...builtInBypassCookies],
-    builtInExcludedPaths: [...builtInExcludedPaths],
+    builtInBypassCookies: [...builtInCacheBypassCookies],
+    builtInExcludedPaths: [...builtInCacheExcludedPaths],
     jobId: row.jobId,
     updatedAt: row.updatedAt || null,
   }

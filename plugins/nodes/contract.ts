@@ -23,6 +23,8 @@ import { nodesProblems } from './problems.ts'
 export {
   type AcmeChallenge,
   type ApplicationSite,
+  builtInCacheBypassCookies,
+  builtInCacheExcludedPaths,
   defineNodeModule,
   type InventorySite,
   type InventoryStray,

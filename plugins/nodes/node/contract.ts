@@ -106,6 +106,29 @@ export interface SiteCacheSpec {
   readonly excludedPaths?: readonly string[]
 }
 
+/**
+ * Cookies (names, or prefixes ending in `*`) that always bypass a site's page cache, whatever it adds: logged-in
+ * users, password-protected posts, commenters, carts. The node enforces them; the panel shows them.
+ */
+export const builtInCacheBypassCookies: readonly string[] = [
+  'wordpress_logged_in_*',
+  'wp-postpass_*',
+  'comment_author_*',
+  'woocommerce_items_in_cart',
+  'woocommerce_cart_hash',
+  'wp_woocommerce_session_*',
+]
+
+/** Path prefixes never cached, whatever a site adds: WordPress's admin, login, REST API, XML-RPC and cron. */
+export const builtInCacheExcludedPaths: readonly string[] = [
+  '/wp-admin/',
+  '/wp-login.php',
+  '/wp-json/',
+  '/xmlrpc.php',
+  '/wp-cron.php',
+  '/wp-comments-post.php',
+]
+
 /** A redirect rule of a site. */
 export interface SiteRedirectSpec {
   /** The path it matches, starting with `/`. */

@@ -7,28 +7,13 @@
 // (`levels=1:2`). Keep the two in step.
 
 import { join } from 'node:path'
-import type { SiteCacheSpec, SiteSpec } from '../contract.ts'
+import {
+  builtInCacheBypassCookies,
+  builtInCacheExcludedPaths,
+  type SiteCacheSpec,
+  type SiteSpec,
+} from '../contract.ts'
 import type { RuntimeLayout } from './layout.ts'
-
-/** Cookies that always bypass the cache, whatever the site adds: logged-in users, password-protected posts, carts. */
-export const builtInBypassCookies: readonly string[] = [
-  'wordpress_logged_in_*',
-  'wp-postpass_*',
-  'comment_author_*',
-  'woocommerce_items_in_cart',
-  'woocommerce_cart_hash',
-  'wp_woocommerce_session_*',
-]
-
-/** Paths (prefixes) never cached: WordPress's admin, login, REST API, XML-RPC and cron. */
-export const builtInExcludedPaths: readonly string[] = [
-  '/wp-admin/',
-  '/wp-login.php',
-  '/wp-json/',
-  '/xmlrpc.php',
-  '/wp-cron.php',
-  '/wp-comments-post.php',
-]
 
 /** The bytes a site's cache may take on the node's disk (outside its quota): nginx's cache manager trims past it. */
 export const pageCacheMaxSizeMB = 256
@@ -82,8 +67,10 @@ export function cacheServerLines(site: SiteSpec, php: boolean): string[] {
   ]
   const cache = activeCache(site, php)
   if (!cache) return gzip
-  const cookies = [...new Set([...builtInBypassCookies, ...(cache.bypassCookies ?? [])])].map(cookieRegex)
-  const paths = [...new Set([...builtInExcludedPaths, ...(cache.excludedPaths ?? [])])].map(pathRegex)
+  const cookies = [...new Set([...builtInCacheBypassCookies, ...(cache.bypassCookies ?? [])])].map(
+    cookieRegex,
+  )
+  const paths = [...new Set([...builtInCacheExcludedPaths, ...(cache.excludedPaths ?? [])])].map(pathRegex)
   return [
     ...gzip,
     'set $plinth_cache_skip 0;',
