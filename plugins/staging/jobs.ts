@@ -58,8 +58,21 @@ export function stagingJobs(context: PluginContext): JobDefinition[] {
       })
   }
 
-  const pushOf = (row: { last_push_json: string | null }): StagingPush | null =>
-    row.last_push_json ? (JSON.parse(row.last_push_json) as StagingPush) : null
+  /** The row's last push marked finished when it is `job`'s; no change when a later push took its place. */
+  const pushFinished =
+    (job: JobRun, outcome: Pick<StagingPush, 'status'> & Partial<Pick<StagingPush, 'undo'>>) =>
+    (row: { last_push_json: string | null }) => {
+      const push = row.last_push_json ? (JSON.parse(row.last_push_json) as StagingPush) : null
+      return push?.jobId === job.id
+        ? {
+            last_push_json: JSON.stringify({
+              ...push,
+              ...outcome,
+              finishedAt: nowIso(),
+            } satisfies StagingPush),
+          }
+        : {}
+    }
 
   return [
     {
@@ -132,19 +145,7 @@ export function stagingJobs(context: PluginContext): JobDefinition[] {
             trx,
             job,
             input.stagingSiteId,
-            (row) => {
-              const push = pushOf(row)
-              return push?.jobId === job.id
-                ? {
-                    last_push_json: JSON.stringify({
-                      ...push,
-                      status: 'succeeded',
-                      undo: result.undo as StagingPush['undo'],
-                      finishedAt: nowIso(),
-                    } satisfies StagingPush),
-                  }
-                : {}
-            },
+            pushFinished(job, { status: 'succeeded', undo: result.undo as StagingPush['undo'] }),
             {
               action: 'staging.push',
               event: 'site.pushed',
@@ -171,28 +172,11 @@ export function stagingJobs(context: PluginContext): JobDefinition[] {
       async onGivenUp(trx, job, _outcome, error) {
         const input = job.input as unknown as PushInput
         await copies().givenUp(trx, job, error)
-        await ended(
-          trx,
-          job,
-          input.stagingSiteId,
-          (row) => {
-            const push = pushOf(row)
-            return push?.jobId === job.id
-              ? {
-                  last_push_json: JSON.stringify({
-                    ...push,
-                    status: 'failed',
-                    finishedAt: nowIso(),
-                  } satisfies StagingPush),
-                }
-              : {}
-          },
-          {
-            action: 'staging.push',
-            event: null,
-            details: { liveSiteId: input.liveSiteId, error: error.code },
-          },
-        )
+        await ended(trx, job, input.stagingSiteId, pushFinished(job, { status: 'failed' }), {
+          action: 'staging.push',
+          event: null,
+          details: { liveSiteId: input.liveSiteId, error: error.code },
+        })
       },
     },
   ]
