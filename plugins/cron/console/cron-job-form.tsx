@@ -29,25 +29,29 @@ const scheduleHint =
 const commandHint =
   'One line, run with /bin/sh -c in the site’s home as the site’s user (e.g. php htdocs/artisan schedule:run).'
 
+/** The schedule, command (none for WP-Cron), enabled flag and timeout the form holds, as the API takes them. */
+function jobFields(data: FormData, wpCron: boolean) {
+  const timeout = numberOf(data, 'timeoutSeconds')
+  return {
+    schedule: textOf(data, 'schedule') ?? '',
+    ...(wpCron ? {} : { command: textOf(data, 'command') ?? '' }),
+    enabled: data.get('enabled') === 'true',
+    ...(timeout === undefined ? {} : { timeoutSeconds: timeout }),
+  }
+}
+
 export function NewCronJobForm({ site }: { site: Site }) {
   const [schedule, setSchedule] = useState('')
   const [kind, setKind] = useState('command')
   const idempotency = useIdempotencyKey()
   const form = useApiForm(
     async (data) => {
-      const timeout = numberOf(data, 'timeoutSeconds')
       const wpCron = textOf(data, 'kind') === 'wp-cron'
       try {
         return await unwrap(
           api.POST('/api/v1/sites/{id}/cron-jobs', {
             params: { path: { id: site.id }, header: { 'Idempotency-Key': idempotency.key() } },
-            body: {
-              kind: wpCron ? 'wp-cron' : 'command',
-              schedule: textOf(data, 'schedule') ?? '',
-              ...(wpCron ? {} : { command: textOf(data, 'command') ?? '' }),
-              enabled: data.get('enabled') === 'true',
-              ...(timeout === undefined ? {} : { timeoutSeconds: timeout }),
-            },
+            body: { kind: wpCron ? 'wp-cron' : 'command', ...jobFields(data, wpCron) },
           }),
         )
       } catch (error) {
@@ -123,13 +127,7 @@ export function EditCronJobForm({ site, job, onDone }: { site: Site; job: CronJo
   const [schedule, setSchedule] = useState(job.schedule)
   const form = useEditForm(
     async (data) => {
-      const timeout = numberOf(data, 'timeoutSeconds')
-      const body = changedFields<Schemas['CronJobChange']>(job, {
-        schedule: textOf(data, 'schedule') ?? '',
-        ...(job.kind === 'wp-cron' ? {} : { command: textOf(data, 'command') ?? '' }),
-        enabled: data.get('enabled') === 'true',
-        ...(timeout === undefined ? {} : { timeoutSeconds: timeout }),
-      })
+      const body = changedFields<Schemas['CronJobChange']>(job, jobFields(data, job.kind === 'wp-cron'))
       if (Object.keys(body).length === 0) return unchanged
       return unwrap(
         api.PATCH('/api/v1/sites/{id}/cron-jobs/{cronJobId}', {
