@@ -16,13 +16,11 @@ import { type Node, nodeDirectory } from '../nodes/contract.ts'
 import { type SiteRef, siteDirectory } from '../sites/contract.ts'
 import { failBackup } from './backup-outcomes.ts'
 import { Backup, type BackupContents, type ClonedSite, restoreAdapters } from './contract.ts'
-import { leaseRefusal } from './lease-refusal.ts'
 import type { BackupsTable, BackupTargetsTable } from './migrations.ts'
 import type { DumpTarget } from './node/protocol.ts'
-import { runOnNode } from './node-runs.ts'
 import { backupById, backupTables, targetById, toBackup } from './repository.ts'
+import { leaseForRestore, type RestoreWork, releaseLeases, restoreOnNode } from './restore-run.ts'
 import { undoCall } from './restore-undo.ts'
-import { siteRepository } from './site-repository.ts'
 import type { backupTaker } from './take-backup.ts'
 import { backupsLane } from './take-job.ts'
 
@@ -100,12 +98,12 @@ export function restoreJob(
       const leases: LeasedLogin[] = []
       try {
         for (const databaseId of databaseIds) {
-          const lease = await leaseOrFail(databaseId, source.nodeId, leases)
-          into.push({ databaseId, into: lease.login })
+          const login = await leaseForRestore(context, access, databaseId, source.nodeId, leases)
+          into.push({ databaseId, into: login })
         }
-        await restoreOnNode(job, backup, target, source, source, input.files, [], into)
+        await restore(job, backup, target, source, source, { files: input.files, keep: [], databases: into })
       } finally {
-        await releaseAll(leases)
+        await releaseLeases(leases)
       }
       return finish(job, backup, source.id, input.files, databaseIds, preRestore?.id ?? null)
     }
@@ -125,12 +123,16 @@ export function restoreJob(
       for (const databaseId of databaseIds) {
         const cloneDatabaseId = await adapter.databaseFor(job, from, clone, databaseId)
         if (cloneDatabaseId === null) continue
-        const lease = await leaseOrFail(cloneDatabaseId, clone.nodeId, leases)
-        into.push({ databaseId, into: lease.login })
+        const login = await leaseForRestore(context, access, cloneDatabaseId, clone.nodeId, leases)
+        into.push({ databaseId, into: login })
       }
-      await restoreOnNode(job, backup, target, from, clone, input.files, adapter.keepOnClone, into)
+      await restore(job, backup, target, from, clone, {
+        files: input.files,
+        keep: adapter.keepOnClone,
+        databases: into,
+      })
     } finally {
-      await releaseAll(leases)
+      await releaseLeases(leases)
     }
     await job.progress(95, 'adapting the clone')
     await adapter.cloned?.(job, from, clone)
@@ -166,48 +168,21 @@ export function restoreJob(
     }
   }
 
-  /** A readwrite login to `databaseId` for the run, or the job's failure. */
-  async function leaseOrFail(databaseId: string, nodeId: string | null, leases: LeasedLogin[]) {
-    try {
-      const lease = await access.lease(databaseId, 'readwrite', nodeId)
-      leases.push(lease)
-      return lease
-    } catch (error) {
-      throw new JobFailure(
-        `The database ${databaseId} cannot be written now: ${leaseRefusal(context, databaseId, error)}`,
-        'database_unavailable',
-      )
-    }
-  }
-
   /** The node's restore task into `into`'s node, from the repository of the backup's site. */
-  async function restoreOnNode(
+  async function restore(
     job: JobRun,
     backup: BackupsTable,
     target: BackupTargetsTable,
     from: { readonly id: string; readonly customerId: string },
     into: { readonly id: string; readonly nodeId: string | null },
-    files: boolean | readonly string[],
-    keep: readonly string[],
-    databases: readonly DumpTarget[],
+    work: RestoreWork,
   ): Promise<void> {
     const node = await nodeOf(into.nodeId)
-    // A repository on a node's own disk is only reached there.
-    if (target.kind === 'local' && backup.node_id !== node.id)
-      throw new JobFailure(
-        'The backup is in a repository on another node’s own disk (a local target): it can be restored only on that node.',
-        'repository_unreachable',
-      )
-    const { spec } = await siteRepository(context, target, from, 'push')
-    const outcome = await runOnNode(
-      nodes,
-      node,
-      into.id,
-      { task: 'restore', repository: spec, snapshotId: backup.snapshot_id ?? '', files, keep, databases },
-      job,
-      { from: 50, to: 93, prefix: 'restoring' },
-    )
-    if (!outcome.ok) throw new JobFailure(outcome.message, outcome.code)
+    await restoreOnNode(context, nodes, job, backup, target, from, { siteId: into.id, node }, work, {
+      from: 50,
+      to: 93,
+      prefix: 'restoring',
+    })
   }
 
   async function nodeOf(nodeId: string | null): Promise<Node> {
@@ -304,9 +279,4 @@ export function chosenDatabases(
   if (asked === false) return []
   const held = (contents?.databases ?? []).map((db) => db.databaseId)
   return asked === true ? held : asked.filter((id) => held.includes(id))
-}
-
-/** Releases every lease, whatever happened. */
-async function releaseAll(leases: readonly LeasedLogin[]): Promise<void> {
-  await Promise.all(leases.map((lease) => lease.release().catch(() => {})))
 }

@@ -19,14 +19,12 @@ import {
   type SiteCopyPlan,
   type SiteCopyResult,
 } from './contract.ts'
-import { leaseRefusal } from './lease-refusal.ts'
 import type { BackupsTable } from './migrations.ts'
 import type { DumpTarget } from './node/protocol.ts'
-import { runOnNode } from './node-runs.ts'
 import { backupTables, targetById, toBackup } from './repository.ts'
 import type { RestoredBackup } from './restore-job.ts'
+import { leaseForRestore, releaseLeases, restoreOnNode } from './restore-run.ts'
 import { undoCall } from './restore-undo.ts'
-import { siteRepository } from './site-repository.ts'
 import type { backupTaker } from './take-backup.ts'
 
 const everyone = { kind: 'all' } as const
@@ -65,19 +63,6 @@ export function siteCopiesService(
         throw new JobFailure(`The ${what} is ${site.status}, not active: nothing was copied.`, 'copy_failed')
       await job.progress(36, `waiting for the ${what} to be provisioned`)
       await Bun.sleep(pollMs)
-    }
-  }
-
-  async function lease(databaseId: string, nodeId: string | null, leases: LeasedLogin[]) {
-    try {
-      const leased = await access().lease(databaseId, 'readwrite', nodeId)
-      leases.push(leased)
-      return leased.login
-    } catch (error) {
-      throw new JobFailure(
-        `The database ${databaseId} cannot be written now: ${leaseRefusal(context, databaseId, error)}`,
-        'database_unavailable',
-      )
     }
   }
 
@@ -161,7 +146,7 @@ export function siteCopiesService(
           for (const dump of contents?.databases ?? []) {
             const mapped = await adapter.databaseFor(job, from, into, dump.databaseId)
             if (mapped === null) continue
-            const login = await lease(mapped, into.nodeId, leases)
+            const login = await leaseForRestore(context, access(), mapped, into.nodeId, leases)
             if (plan.tables !== null && login.engine !== 'mariadb')
               throw new JobFailure('Only a MariaDB database’s tables can be chosen.', 'tables_unsupported')
             targets.push({
@@ -175,30 +160,19 @@ export function siteCopiesService(
         if (!node) throw new JobFailure('The site has no node.', 'node_unreachable')
         const target = await targetById(context.db, source.target_id)
         if (!target) throw new JobFailure('The backup’s target was removed.', 'repository_unreachable')
-        if (target.kind === 'local' && source.node_id !== node.id)
-          throw new JobFailure(
-            'The backup is on another node’s own disk (a local target): it is copied only on that node.',
-            'repository_unreachable',
-          )
-        const { spec } = await siteRepository(context, target, from, 'push')
-        const outcome = await runOnNode(
+        await restoreOnNode(
+          context,
           nodes(),
-          node,
-          into.id,
-          {
-            task: 'restore',
-            repository: spec,
-            snapshotId: source.snapshot_id,
-            files: plan.files,
-            keep: adapter.keepOnClone,
-            databases: targets,
-          },
           job,
+          source,
+          target,
+          from,
+          { siteId: into.id, node },
+          { files: plan.files, keep: adapter.keepOnClone, databases: targets },
           { from: 61, to: 90, prefix: 'copying' },
         )
-        if (!outcome.ok) throw new JobFailure(outcome.message, outcome.code)
       } finally {
-        await Promise.all(leases.map((leased) => leased.release().catch(() => {})))
+        await releaseLeases(leases)
       }
       await job.progress(92, 'moving the addresses')
       const fromSite: ClonedSite = from
