@@ -1,13 +1,19 @@
 // A log followed as Server-Sent Events: the last entries first (unless the client resumes from an event id), then
 // every new entry as the node's log gets it, read from the node every half second with the cursor of the last
 // read; comments keep idle connections open; the stream ends with an `end` event when the site is deleted or
-// suspended, when the node stays unreachable, after an hour (EventSource reconnects and resumes), or when the
-// client goes.
+// suspended, when whoever opened it may no longer read the site's logs (token revoked or expired, user disabled,
+// membership or scope taken away), when the node stays unreachable, after an hour (EventSource reconnects and
+// resumes), or when the client goes.
 
 import { cursorId, type LogCursor, type LogEntry, type LogsAnswer } from './node/protocol.ts'
 
 /** Why a follow ended, as its `end` event says. */
-export type FollowEnd = 'site_deleted' | 'site_suspended' | 'logs_unavailable' | 'time_limit'
+export type FollowEnd =
+  | 'site_deleted'
+  | 'site_suspended'
+  | 'access_revoked'
+  | 'logs_unavailable'
+  | 'time_limit'
 
 /** What a follow needs. */
 export interface FollowSource {
@@ -17,7 +23,7 @@ export interface FollowSource {
   readonly from: LogCursor
   /** What was written since `cursor`. Throws when the node cannot answer. */
   read(cursor: LogCursor, signal: AbortSignal): Promise<LogsAnswer>
-  /** Whether the site is still there to follow: null while it is, else why not. */
+  /** Whether the site is still there to follow and its caller may still read it: null while so, else why not. */
   standing(): Promise<FollowEnd | null>
 }
 
@@ -25,7 +31,7 @@ export interface FollowSource {
 export interface FollowPace {
   /** Between two reads of the node. Default 500 ms. */
   readonly pollMs?: number
-  /** Between two looks at the site's state. Default 5 s. */
+  /** Between two looks at the site's state and the caller's access. Default 5 s. */
   readonly checkMs?: number
   /** After this long without an event, a comment. Default 15 s. */
   readonly keepAliveMs?: number

@@ -16,7 +16,7 @@ export interface paths {
      *
      * As JSON: the last `lines` entries that pass the filters (default 100, at most 5,000), oldest first and newest last, read backwards from the log’s end and on through its rotated files while `lines` or `since` reach back (at most 32 MiB of log per request: `truncated` says when it stopped there).
      *
-     * With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `logs_unavailable`, `time_limit` after an hour) closes the stream. Following needs the site `active`; reading it as JSON, `active` or `suspended`.
+     * With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `access_revoked` within 5 s of the caller losing access (token revoked or expired, user disabled, membership or `log:read` taken away), `logs_unavailable`, `time_limit` after an hour) closes the stream. Following needs the site `active`; reading it as JSON, `active` or `suspended`.
      *
      * Needs scope `log:read`.
      */
@@ -458,7 +458,7 @@ export interface operations {
    *
    * As JSON: the last `lines` entries that pass the filters (default 100, at most 5,000), oldest first and newest last, read backwards from the log’s end and on through its rotated files while `lines` or `since` reach back (at most 32 MiB of log per request: `truncated` says when it stopped there).
    *
-   * With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `logs_unavailable`, `time_limit` after an hour) closes the stream. Following needs the site `active`; reading it as JSON, `active` or `suspended`.
+   * With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `access_revoked` within 5 s of the caller losing access (token revoked or expired, user disabled, membership or `log:read` taken away), `logs_unavailable`, `time_limit` after an hour) closes the stream. Following needs the site `active`; reading it as JSON, `active` or `suspended`.
    *
    * Needs scope `log:read`.
    */

@@ -79,7 +79,7 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
       description: [
         '`kind` is `access` (nginx’s access log: one entry per request), `error` (nginx’s error log) or `php` (PHP’s error log: warnings, fatal errors with their stack traces, what the site’s code writes with `error_log()`).',
         'As JSON: the last `lines` entries that pass the filters (default 100, at most 5,000), oldest first and newest last, read backwards from the log’s end and on through its rotated files while `lines` or `since` reach back (at most 32 MiB of log per request: `truncated` says when it stopped there).',
-        'With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `logs_unavailable`, `time_limit` after an hour) closes the stream. Following needs the site `active`; reading it as JSON, `active` or `suspended`.',
+        'With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `access_revoked` within 5 s of the caller losing access (token revoked or expired, user disabled, membership or `log:read` taken away), `logs_unavailable`, `time_limit` after an hour) closes the stream. Following needs the site `active`; reading it as JSON, `active` or `suspended`.',
       ].join('\n\n'),
       scope: logScopes.read,
       params: t.Object({
@@ -119,7 +119,7 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
         ...runningSiteProblems,
         nodeUnavailable,
       ],
-      async handler({ db, params, query, view, request }) {
+      async handler({ db, params, query, view, request, caller }) {
         const site = orNotFound(await sites.find(db, view, params.id))
         const kind = params.kind as LogKind
         if (!logKinds.includes(kind)) throw new Problem(problems.unknown_log_kind)
@@ -158,8 +158,16 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
                 signal,
               ),
             async standing() {
-              const now = await sites.find(context.db, view, site.id)
-              if (!now || now.status === 'deleting') return 'site_deleted'
+              // The caller is made afresh, as a request's is: a token revoked or expired, a user disabled, or the
+              // membership or scope taken away ends the stream within `checkMs`.
+              const fresh = await context.callerOf({
+                userId: caller.user.id,
+                tokenId: caller.token?.id ?? null,
+              })
+              const now = fresh ? await sites.find(context.db, fresh.viewFor(logScopes.read), site.id) : null
+              if (!now)
+                return (await sites.find(context.db, view, site.id)) ? 'access_revoked' : 'site_deleted'
+              if (now.status === 'deleting') return 'site_deleted'
               if (now.status === 'suspended') return 'site_suspended'
               return null
             },
