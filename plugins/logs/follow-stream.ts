@@ -25,6 +25,8 @@ export interface FollowSource {
   read(cursor: LogCursor, signal: AbortSignal): Promise<LogsAnswer>
   /** Whether the site is still there to follow and its caller may still read it: null while so, else why not. */
   standing(): Promise<FollowEnd | null>
+  /** Called once when the stream ends, however it ends. */
+  ended?(): void
 }
 
 /** How a follow paces itself. */
@@ -136,6 +138,7 @@ export function followStream(
         return
       } finally {
         signal.removeEventListener('abort', stop)
+        source.ended?.()
       }
       controller.close()
     },

@@ -291,6 +291,32 @@ describe('following', () => {
   })
 })
 
+describe('follows at once', () => {
+  test('a site’s logs are followed by at most 10 streams at once; one closed frees its place', async () => {
+    const { id } = await newSite('crowded')
+    const follow = () => get(`/sites/${id}/logs/access`, { headers: { accept: 'text/event-stream' } })
+    const streams: Response[] = []
+    for (let index = 0; index < 10; index++) {
+      const response = await follow()
+      expect(response.status).toBe(200)
+      streams.push(response)
+    }
+    await expectProblem(await follow(), 429, 'log_follow_limit')
+    // Reading the last lines as JSON is not following.
+    expect((await get(`/sites/${id}/logs/access`)).status).toBe(200)
+    await (streams.pop() as Response).body?.cancel()
+    const again = await waitFor('a place freed', async () => {
+      const response = await follow()
+      if (response.status === 200) return response
+      await response.body?.cancel()
+      await Bun.sleep(20)
+      return null
+    })
+    streams.push(again)
+    for (const response of streams) await response.body?.cancel()
+  })
+})
+
 describe('access lost while following', () => {
   test('a follow ends access_revoked once its token is revoked, its user disabled or taken off the team', async () => {
     const member = async (email: string) => {
