@@ -168,7 +168,7 @@ export interface components {
        * - `unknown_site_type` (422, sites): The `type` is not one of the installed site types; capabilities lists them.
        * - `options_of_other_type` (422, sites): A create body field a site type adds (`wordpress`) is read only for sites of that type; for any other `type` it is refused rather than dropped.
        * - `invalid_domain` (422, sites): The `domain` must be a host name of at least two labels (`example.com`), no scheme, port or path.
-       * - `domain_reserved` (422, sites): A site’s `domain` may not be a host name the panel is reached at (`PUBLIC_URL`), nor a brand’s sign-in host name (`hostnames`), nor any name under one (a site there could set cookies for it).
+       * - `domain_reserved` (422, sites): A site’s `domain` may not be a host name the panel is reached at (`PUBLIC_URL`), nor a brand’s sign-in host name (`hostnames`), nor any name under one (a site there could set cookies for it); nor a name under the installation’s `STAGING_DOMAIN`, which only staging copies take.
        * - `domain_in_use` (409, sites): A domain is served by one site of the installation at a time.
        * - `illegal_site_transition` (409, sites): The operation would move the site between states the lifecycle does not allow (docs/sites.md), e.g. suspending a site that is still provisioning, or unsuspending one that is running. `currentStatus` names the current state, `requestedStatus` the one asked for.
        * - `site_busy` (409, sites): Changing the domain or limits of a site that is `provisioning` waits for its job to end (it becomes `active`, or `failed`, which takes changes); a site that is `deleting` takes none. `currentStatus` says which.
