@@ -4,6 +4,7 @@
 // serving part. Its node module installs the two site applications.
 
 import { definePlugin } from '../../core/index.ts'
+import { restoreAdapters } from '../backups/contract.ts'
 import { addConsolePages } from '../console/contract.ts'
 import { nodeModules } from '../nodes/contract.ts'
 import { siteDependents, siteServingParts, siteTypes } from '../sites/contract.ts'
@@ -11,6 +12,7 @@ import { phpScopes, SitePhp } from './contract.ts'
 import { phpMigrations } from './migrations.ts'
 import phpNodeModule from './node/index.ts'
 import { phpProblems } from './problems.ts'
+import { phpRestoreAdapter } from './restore-adapter.ts'
 import { sitePhpRoutes } from './routes/site-php.ts'
 import { phpPlanSetting } from './settings.ts'
 import { phpServingPart, phpTables } from './site-php.ts'
@@ -27,7 +29,7 @@ export const phpPlugin = () =>
     description:
       'PHP and static sites (a document root, PHP through the site’s own PHP-FPM or nginx alone), and sites’ PHP versions and settings.',
     requires: ['sites', 'nodes'],
-    enhances: ['console'],
+    enhances: ['console', 'backups'],
     scopes: [
       { name: phpScopes.read, description: 'Read sites’ PHP version and settings', roles: hostingRoles },
       { name: phpScopes.manage, description: 'Change sites’ PHP version and settings', roles: hostingRoles },
@@ -45,7 +47,11 @@ export const phpPlugin = () =>
     migrations: phpMigrations,
     setup(context) {
       addConsolePages(context, import.meta.dir)
-      for (const type of phpSiteTypes(context)) context.extensionPoint(siteTypes).add(type)
+      for (const type of phpSiteTypes(context)) {
+        context.extensionPoint(siteTypes).add(type)
+        // A clone, a staging copy and a push of the type copy its files, when the installation has backups.
+        context.extensionPoint(restoreAdapters).add(phpRestoreAdapter(context, type.name))
+      }
       context.extensionPoint(siteServingParts).add(phpServingPart)
       context.extensionPoint(nodeModules).add({ module: phpNodeModule })
       context.extensionPoint(siteDependents).add({

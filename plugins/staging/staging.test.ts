@@ -171,6 +171,39 @@ describe('a staging copy', () => {
     expect(sites.items.some((site) => site.domain.startsWith('staging.bare-'))).toBe(false)
   })
 
+  test('a php or a static site has its staging copy (its type’s restore adapter: a copy of its files)', async () => {
+    for (const type of ['php', 'static'] as const) {
+      const created = await call('POST', '/sites', {
+        customerId,
+        name: `${type}-${tag}`,
+        type,
+        domain: `${type}-${tag}.staging.test`,
+        [type]: { root: 'public' },
+      })
+      expect(created.status).toBe(201)
+      const { id } = (await created.json()) as { id: string }
+      await waitFor(`site ${id} to be active`, async () => {
+        const site = (await (await call('GET', `/sites/${id}`)).json()) as { status: string }
+        if (site.status === 'active') return true
+        await Bun.sleep(20)
+        return null
+      })
+      const made = await call('POST', `/sites/${id}/staging`, {})
+      expect(made.status).toBe(202)
+      const body = (await made.json()) as { jobId: string; site: { type: string; domain: string } }
+      expect(body.site).toMatchObject({ type, domain: `staging.${type}-${tag}.staging.test` })
+      // The copy itself needs a node that takes backups (staging.e2e.test.ts's): cancelled here.
+      expect((await call('POST', `/jobs/${body.jobId}/cancel`)).status).toBeLessThan(300)
+      await ended(body.jobId)
+    }
+    const answer = await call('GET', '/capabilities')
+    const { installation } = (await answer.json()) as {
+      installation: { plugins: { name: string; capabilities: { cloneableSiteTypes?: string[] } }[] }
+    }
+    const backups = installation.plugins.find((plugin) => plugin.name === 'backups')
+    expect(backups?.capabilities.cloneableSiteTypes?.sort()).toEqual(['php', 'static', 'wordpress'])
+  })
+
   test('a site without a staging copy has none to read: 404 staging_not_found', async () => {
     const other = await activeSite(`lonely-${tag}`)
     await expectProblem(await call('GET', `/sites/${other}/staging`), 404, 'staging_not_found')
