@@ -68,7 +68,12 @@ export function standardPlugins(
     nodesPlugin({ dataDir: settings.dataDir, ...(localServing ? { localServing } : {}) }),
     // WordPress comes from its own plugin, which installs it with a database of the site's own.
     // No site takes the panel's own host name (PUBLIC_URL's), nor a brand's.
-    sitesPlugin({ wordpress: false, panelHostnames: hostnamesOf(settings.publicUrl) }),
+    sitesPlugin({
+      wordpress: false,
+      panelHostnames: hostnamesOf(settings.publicUrl),
+      // A staging domain's names are staging copies' only.
+      pluginDomains: settings.stagingDomain ? [settings.stagingDomain] : [],
+    }),
     // The local node runs a MariaDB of its own for its sites when it serves them.
     databasesPlugin({ nodeDatabasePort: localServing ? (settings.nodeDatabasePort ?? null) : null }),
     filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),

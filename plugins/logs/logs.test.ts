@@ -290,3 +290,81 @@ describe('following', () => {
     )
   })
 })
+
+describe('follows at once', () => {
+  test('a site’s logs are followed by at most 10 streams at once; one closed frees its place', async () => {
+    const { id } = await newSite('crowded')
+    const follow = () => get(`/sites/${id}/logs/access`, { headers: { accept: 'text/event-stream' } })
+    const streams: Response[] = []
+    for (let index = 0; index < 10; index++) {
+      const response = await follow()
+      expect(response.status).toBe(200)
+      streams.push(response)
+    }
+    await expectProblem(await follow(), 429, 'log_follow_limit')
+    // Reading the last lines as JSON is not following.
+    expect((await get(`/sites/${id}/logs/access`)).status).toBe(200)
+    await (streams.pop() as Response).body?.cancel()
+    const again = await waitFor('a place freed', async () => {
+      const response = await follow()
+      if (response.status === 200) return response
+      await response.body?.cancel()
+      await Bun.sleep(20)
+      return null
+    })
+    streams.push(again)
+    for (const response of streams) await response.body?.cancel()
+  })
+})
+
+describe('access lost while following', () => {
+  test('a follow ends access_revoked once its token is revoked, its user disabled or taken off the team', async () => {
+    const member = async (email: string) => {
+      const user = await createTestUser(tp.panel.store.db, { email, staffRole: null })
+      const added = await tp.request('POST', `/api/v1/customers/${customerId}/members`, {
+        token,
+        body: { email, role: 'developer' },
+      })
+      expect(added.status).toBe(201)
+      return { user, token: await tp.token({ user, customerId }) }
+    }
+    const follow = async (as: string) => {
+      const response = await get(`/sites/${siteId}/logs/access?lines=1`, {
+        token: as,
+        headers: { accept: 'text/event-stream' },
+      })
+      expect(response.status).toBe(200)
+      return response.body as ReadableStream<Uint8Array>
+    }
+    const ended = (body: ReadableStream<Uint8Array>) =>
+      readEvents(body, (sofar) => sofar.includes('event: end'))
+
+    const revoked = await member('revoked@logs.test')
+    const first = await follow(revoked.token)
+    const tokens = (await (
+      await tp.request('GET', `/api/v1/users/${revoked.user.id}/api-tokens`, { token })
+    ).json()) as { items: { id: string }[] }
+    for (const item of tokens.items) {
+      const gone = await tp.request('DELETE', `/api/v1/users/${revoked.user.id}/api-tokens/${item.id}`, {
+        token,
+      })
+      expect(gone.status).toBeLessThan(300)
+    }
+    expect(await ended(first)).toContain('"reason":"access_revoked"')
+
+    const disabled = await member('disabled@logs.test')
+    const second = await follow(disabled.token)
+    expect((await tp.request('POST', `/api/v1/users/${disabled.user.id}/disable`, { token })).status).toBe(
+      200,
+    )
+    expect(await ended(second)).toContain('"reason":"access_revoked"')
+
+    const removed = await member('removed@logs.test')
+    const third = await follow(removed.token)
+    const off = await tp.request('DELETE', `/api/v1/customers/${customerId}/members/${removed.user.id}`, {
+      token,
+    })
+    expect(off.status).toBeLessThan(300)
+    expect(await ended(third)).toContain('"reason":"access_revoked"')
+  })
+})

@@ -38,4 +38,10 @@ export const logsProblems = defineProblems({
     detail: 'The site’s node could not read its logs now.',
     description: 'The node failed reading the logs (its agent answered with an error): try again.',
   },
+  log_follow_limit: {
+    status: 429,
+    detail: 'This site’s logs are followed by as many streams as they may be at once: close one first.',
+    description:
+      'A site’s logs may be followed by at most 10 streams at once (each one reads the site’s node twice a second), counted by each panel instance: close a stream (a browser tab following a log) and open it again.',
+  },
 })

@@ -52,7 +52,7 @@ export const phpPlugin = () =>
         // A clone, a staging copy and a push of the type copy its files, when the installation has backups.
         context.extensionPoint(restoreAdapters).add(phpRestoreAdapter(context, type.name))
       }
-      context.extensionPoint(siteServingParts).add(phpServingPart)
+      context.extensionPoint(siteServingParts).add(phpServingPart(context))
       context.extensionPoint(nodeModules).add({ module: phpNodeModule })
       context.extensionPoint(siteDependents).add({
         name: 'php',

@@ -6,7 +6,18 @@
 // shown at its field, every page passing axe's WCAG 2.1 AA rules. Node side: runs once, not in both store halves.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { definePlugin, type PluginContext } from '../../core/index.ts'
@@ -165,6 +176,34 @@ describe('a static site', () => {
     })
     expect((await get(site.domain, '/run.php')).status).toBe(404)
     expect((await get(site.domain, '/app/')).text).not.toContain('php')
+  }, 30_000)
+})
+
+describe('a document root', () => {
+  test('swapped by the site’s user for a link to files not theirs serves none of them', async () => {
+    const site = await newSite('static', { static: { root: 'public' } })
+    await putFile(site.id, '/htdocs/public/own.html', 'own page')
+    expect(await get(site.domain, '/own.html')).toMatchObject({ status: 200, text: 'own page' })
+    // Files of root's (another site's, the node's) that nginx's workers could read.
+    const foreign = join(wp.sitesDir, `foreign-${tag}`)
+    mkdirSync(foreign, { recursive: true })
+    chmodSync(foreign, 0o755)
+    writeFileSync(join(foreign, 'leak.txt'), 'not this site’s')
+    chmodSync(join(foreign, 'leak.txt'), 0o644)
+    // What the site's user may do in its own htdocs/: move its document root aside, and link another folder there.
+    const htdocs = join(wp.sitesDir, 'sites', site.id, 'htdocs')
+    const { uid, gid } = lstatSync(htdocs)
+    renameSync(join(htdocs, 'public'), join(htdocs, 'public-old'))
+    symlinkSync(foreign, join(htdocs, 'public'))
+    lchownSync(join(htdocs, 'public'), uid, gid)
+    const leak = await get(site.domain, '/leak.txt')
+    expect(leak.text).not.toContain('not this site')
+    expect([403, 404]).toContain(leak.status)
+    // A link to a folder of its own still serves.
+    renameSync(join(htdocs, 'public'), join(htdocs, 'public-link'))
+    symlinkSync(join(htdocs, 'public-old'), join(htdocs, 'public'))
+    lchownSync(join(htdocs, 'public'), uid, gid)
+    expect(await get(site.domain, '/own.html')).toMatchObject({ status: 200, text: 'own page' })
   }, 30_000)
 })
 

@@ -324,7 +324,32 @@ describe('a site’s PHP', () => {
         )
       ).settings.memory_limit,
     ).toBe('512M')
-    await settle(site.id)
+    const update = await agent.command(site.id, 'update')
+    // What a cap applies to is held whether the site set it or not: its code cannot raise a default past the cap.
+    expect(
+      (update.payload as { serving: { phpSettings: Record<string, string> } }).serving.phpSettings,
+    ).toEqual({
+      memory_limit: '512M',
+      upload_max_filesize: '64M',
+      post_max_size: '64M',
+    })
+    await agent.answer(update)
+    // The plan lowers a cap below what the site set: the site runs at the cap, and says so.
+    await json(
+      await call('PATCH', `/plans/${plan.id}`, { phpSettings: { maxMemoryLimitMB: 256, maxUploadMB: 100 } }),
+    )
+    const lowered = await json<SitePhp>(
+      await call('PATCH', `/sites/${site.id}/php`, { settings: { display_errors: true } }),
+    )
+    expect(lowered.settings.memory_limit).toBe('256M')
+    const held = await agent.command(site.id, 'update')
+    expect(
+      (held.payload as { serving: { phpSettings: Record<string, string> } }).serving.phpSettings,
+    ).toMatchObject({
+      memory_limit: '256M',
+      display_errors: 'on',
+    })
+    await agent.answer(held)
   })
 
   test('belongs to WordPress and php sites alone: a static site has none', async () => {

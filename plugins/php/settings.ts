@@ -211,6 +211,33 @@ export function checkedSettings(
   return next as PhpSettings
 }
 
+/**
+ * The settings a site runs with under `caps`: its own over the defaults, and every setting a cap applies to held at
+ * the cap or below, also when the site set none (its code could otherwise raise a default with `ini_set`, as
+ * `memory_limit` and `max_execution_time` allow) or set more before its plan lowered the cap. What the node is told
+ * (as `php_admin_value`, which the site's code cannot change) and what `GET /sites/{id}/php` answers.
+ */
+export function heldSettings(
+  own: PhpSettings,
+  caps: PhpPlanCaps,
+): { sent: PhpSettings; effective: PhpSettings } {
+  const sent: PhpSettings = { ...own }
+  const effective: PhpSettings = { ...phpDefaults, ...own }
+  for (const name of phpSettingNames) {
+    const { kind, cap } = rule(name)
+    const limit = cap ? caps[cap] : undefined
+    if (limit === undefined) continue
+    const value = effective[name]
+    const amount = kind === 'size' ? sizeMB(String(value)) : Number(value)
+    // `max_input_time` -1 reads `max_execution_time`, which is held itself.
+    const held =
+      amount !== null && amount !== -1 && amount > limit ? (kind === 'size' ? `${limit}M` : limit) : value
+    sent[name] = held
+    effective[name] = held
+  }
+  return { sent, effective }
+}
+
 /** The settings as the node takes them: `php.ini` strings (`on`/`off` for booleans). */
 export function nodeSettings(own: PhpSettings): Record<string, string> {
   return Object.fromEntries(

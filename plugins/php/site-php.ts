@@ -9,6 +9,7 @@ import type { PhpSitesTable, PhpTables } from './migrations.ts'
 import {
   allowedMaxima,
   capsOf,
+  heldSettings,
   nodeSettings,
   type PhpPlanCaps,
   type PhpSettings,
@@ -77,6 +78,7 @@ export async function sitePhpAnswer(
 ): Promise<SitePhp> {
   const row = await findPhpSite(db, site.id)
   const own = ownSettingsOf(row)
+  const caps = await capsFor(db, context.quotas, site.customerId)
   const available = versionsOn(node)
   return {
     siteId: site.id,
@@ -84,28 +86,32 @@ export async function sitePhpAnswer(
     version: row?.version ?? available.at(-1) ?? null,
     ownVersion: row?.version ?? null,
     availableVersions: available,
-    settings: { ...phpDefaults, ...own } as SitePhp['settings'],
+    settings: heldSettings(own, caps).effective as SitePhp['settings'],
     own: phpSettingNames.filter((name) => own[name] !== undefined),
     defaults: { ...phpDefaults } as SitePhp['defaults'],
-    allowed: allowedMaxima(await capsFor(db, context.quotas, site.customerId)),
+    allowed: allowedMaxima(caps),
     jobId,
   }
 }
 
 /**
- * The serving part `php`: a site's document root, PHP version and own settings, as its node takes them (only
- * what it set: the node's defaults are the same as the answer's).
+ * The serving part `php`: a site's document root, PHP version and own settings, as its node takes them (what it did
+ * not set is the node's default, the same as the answer's), with every setting its plan caps held at the cap
+ * ({@link heldSettings}). A static site has no PHP to set.
  */
-export const phpServingPart: SiteServingPart = {
-  name: 'php',
-  async read(db, site): Promise<SiteServing> {
-    const row = await findPhpSite(db, site.id)
-    if (!row) return {}
-    const settings = nodeSettings(ownSettingsOf(row))
-    return {
-      ...(row.root ? { root: row.root } : {}),
-      ...(row.version ? { phpVersion: row.version } : {}),
-      ...(Object.keys(settings).length > 0 ? { phpSettings: settings } : {}),
-    }
-  },
+export function phpServingPart(context: Pick<PluginContext, 'quotas'>): SiteServingPart {
+  return {
+    name: 'php',
+    async read(db, site): Promise<SiteServing> {
+      const row = await findPhpSite(db, site.id)
+      if (site.type === 'static') return row?.root ? { root: row.root } : {}
+      const caps = await capsFor(db, context.quotas, site.customerId)
+      const settings = nodeSettings(heldSettings(ownSettingsOf(row), caps).sent)
+      return {
+        ...(row?.root ? { root: row.root } : {}),
+        ...(row?.version ? { phpVersion: row.version } : {}),
+        ...(Object.keys(settings).length > 0 ? { phpSettings: settings } : {}),
+      }
+    },
+  }
 }

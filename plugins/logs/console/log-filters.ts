@@ -36,6 +36,7 @@ export const statusClass = (status: number) => (status >= 500 ? 'server' : statu
 export const endText: Readonly<Record<string, string>> = {
   site_deleted: 'The site was deleted: following stopped.',
   site_suspended: 'The site was suspended: following stopped.',
+  access_revoked: 'You may no longer read this site’s logs: following stopped.',
   logs_unavailable: 'The site’s node stopped answering: following stopped.',
   time_limit: 'Following stopped after an hour: turn it on again to go on.',
 }

@@ -147,7 +147,14 @@ function LiveLog({ siteId, kind, filters }: { siteId: string; kind: LogKind; fil
       { withCredentials: true },
     )
     source.onopen = () => setConnected(true)
-    source.onerror = () => setConnected(false)
+    source.onerror = () => {
+      setConnected(false)
+      // Refused outright (too many follows of the site, access lost): EventSource does not try again.
+      if (source.readyState === EventSource.CLOSED)
+        setEnded(
+          'Following could not start (the site’s logs may be followed by too many at once): try again later.',
+        )
+    }
     source.addEventListener('entry', (event) => {
       const entry = JSON.parse((event as MessageEvent).data) as LogEntry
       if (pausedRef.current) {

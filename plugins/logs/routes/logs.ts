@@ -39,12 +39,17 @@ import { LogPage, LogQuery } from '../schemas.ts'
 /** How long one read of a node may take. */
 const callTimeoutMs = 30_000
 
+/** The most streams following one site's logs at once (in this panel instance): each reads its node twice a second. */
+export const maxFollowsPerSite = 10
+
 /** Whether the client asked for the event stream rather than JSON. */
 const wantsStream = (accept: string | null) => (accept ?? '').toLowerCase().includes('text/event-stream')
 
 export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
   const sites = context.use(siteDirectory)
   const nodes = context.use(nodeDirectory)
+  /** The live follows of each site. */
+  const following = new Map<string, number>()
 
   /** Asks the site's node; a refusal or failure is 503 `logs_unavailable`, an agent away 503 `node_unavailable`. */
   async function ask(
@@ -79,7 +84,7 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
       description: [
         '`kind` is `access` (nginx’s access log: one entry per request), `error` (nginx’s error log) or `php` (PHP’s error log: warnings, fatal errors with their stack traces, what the site’s code writes with `error_log()`).',
         'As JSON: the last `lines` entries that pass the filters (default 100, at most 5,000), oldest first and newest last, read backwards from the log’s end and on through its rotated files while `lines` or `since` reach back (at most 32 MiB of log per request: `truncated` says when it stopped there).',
-        'With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `logs_unavailable`, `time_limit` after an hour) closes the stream. Following needs the site `active`; reading it as JSON, `active` or `suspended`.',
+        'With `Accept: text/event-stream`: the same entries as `entry` events, then each new entry as it is written (read from the node every half second). Every batch’s last event carries an `id:`; a client that reconnects with `Last-Event-ID` (EventSource does) resumes right after it, without the last lines again. Comments keep idle connections open. An `end` event (`{ reason }`: `site_deleted`, `site_suspended`, `access_revoked` within 5 s of the caller losing access (token revoked or expired, user disabled, membership or `log:read` taken away), `logs_unavailable`, `time_limit` after an hour) closes the stream. At most 10 streams follow one site’s logs at once (429 `log_follow_limit`). At most 10 streams follow one site’s logs at once (429 `log_follow_limit`). Following needs the site `active`; reading it as JSON, `active` or `suspended`.',
       ].join('\n\n'),
       scope: logScopes.read,
       params: t.Object({
@@ -116,10 +121,11 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
         problems.status_filter_not_applicable,
         problems.invalid_last_event_id,
         problems.logs_unavailable,
+        problems.log_follow_limit,
         ...runningSiteProblems,
         nodeUnavailable,
       ],
-      async handler({ db, params, query, view, request }) {
+      async handler({ db, params, query, view, request, caller }) {
         const site = orNotFound(await sites.find(db, view, params.id))
         const kind = params.kind as LogKind
         if (!logKinds.includes(kind)) throw new Problem(problems.unknown_log_kind)
@@ -138,12 +144,29 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
           ...(query.search ? { search: query.search } : {}),
         }
         const lines = query.lines ?? defaultLines
-        const tail = resume
-          ? null
-          : await ask(node, site.id, { op: 'tail', kind, lines, filters }, request.signal)
         if (!follow) {
-          const page = tail as LogsAnswer
+          const page = await ask(node, site.id, { op: 'tail', kind, lines, filters }, request.signal)
           return { kind, entries: page.entries, truncated: page.truncated, cursor: cursorId(page.cursor) }
+        }
+        const live = following.get(site.id) ?? 0
+        if (live >= maxFollowsPerSite) throw new Problem(problems.log_follow_limit)
+        following.set(site.id, live + 1)
+        let released = false
+        const release = () => {
+          if (released) return
+          released = true
+          const left = (following.get(site.id) ?? 1) - 1
+          if (left > 0) following.set(site.id, left)
+          else following.delete(site.id)
+        }
+        let tail: LogsAnswer | null
+        try {
+          tail = resume
+            ? null
+            : await ask(node, site.id, { op: 'tail', kind, lines, filters }, request.signal)
+        } catch (error) {
+          release()
+          throw error
         }
         const stream = followStream(
           {
@@ -158,11 +181,20 @@ export function logRoutes(context: PluginContext, pace: FollowPace = {}) {
                 signal,
               ),
             async standing() {
-              const now = await sites.find(context.db, view, site.id)
-              if (!now || now.status === 'deleting') return 'site_deleted'
+              // The caller is made afresh, as a request's is: a token revoked or expired, a user disabled, or the
+              // membership or scope taken away ends the stream within `checkMs`.
+              const fresh = await context.callerOf({
+                userId: caller.user.id,
+                tokenId: caller.token?.id ?? null,
+              })
+              const now = fresh ? await sites.find(context.db, fresh.viewFor(logScopes.read), site.id) : null
+              if (!now)
+                return (await sites.find(context.db, view, site.id)) ? 'access_revoked' : 'site_deleted'
+              if (now.status === 'deleting') return 'site_deleted'
               if (now.status === 'suspended') return 'site_suspended'
               return null
             },
+            ended: release,
           },
           request.signal,
           pace,

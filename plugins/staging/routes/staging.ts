@@ -171,6 +171,7 @@ export function stagingRoutes(context: PluginContext, options: StagingRouteOptio
             name: `Staging of ${live.domain}`.slice(0, 100),
             ...(body.nodeId === undefined ? {} : { nodeId: body.nodeId }),
             details: { stagingOf: live.id },
+            onPluginDomain: true,
           },
           { enqueueJob, audit },
         )

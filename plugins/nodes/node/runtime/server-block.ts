@@ -67,7 +67,9 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
     ...cacheServerLines(site, php),
     ...documentLines(site, paths.htdocs, options.php),
     // nginx's workers read every site: a link to another site's files is followed only if it is the target's.
-    'disable_symlinks if_not_owner from=$document_root;',
+    // Checked from htdocs/ (root's home holds it: the site's user cannot swap it), not from the document root, a
+    // folder of htdocs/ the site's user may replace with a link to files not theirs.
+    `disable_symlinks if_not_owner "from=${paths.htdocs}";`,
     ...headerLines(site),
     ...redirectLines(site),
     '',
