@@ -90,7 +90,11 @@ describe.if(usable)('a command run as a site’s user, killed', () => {
 
 describe.if(usable)('a command run as a site’s user', () => {
   test('gets its stdin, and its stdout, stderr and exit code are its own', async () => {
-    const result = await run(['/bin/sh', '-c', 'cat; echo oops >&2; exit 3'], { as, cwd: '/', stdin: 'hello\n' })
+    const result = await run(['/bin/sh', '-c', 'cat; echo oops >&2; exit 3'], {
+      as,
+      cwd: '/',
+      stdin: 'hello\n',
+    })
     expect(result).toEqual({ code: 3, stdout: 'hello\n', stderr: 'oops\n' })
   })
 
@@ -110,7 +114,10 @@ describe.if(usable)('a command run as a site’s user', () => {
     }
     // An exit code above 128 that names no signal ending a process (SIGTSTP's) is the command's own.
     const stopping = Bun.spawn(userCommand(['/bin/sh', '-c', 'exit 148'], as), { cwd: '/' })
-    expect({ exited: await stopping.exited, signal: stopping.signalCode }).toEqual({ exited: 148, signal: null })
+    expect({ exited: await stopping.exited, signal: stopping.signalCode }).toEqual({
+      exited: 148,
+      signal: null,
+    })
   })
 
   test('runs as the user alone, in a session of its own, in a PID namespace where it sees no process of the node', async () => {
