@@ -70,7 +70,7 @@ async function siteBeingProvisioned(hold: HoldPoint): Promise<{ server: Standalo
   const site = await call<Site>('POST', '/sites', {
     customerId: customer.body.id,
     name: 'Shop',
-    type: 'static',
+    type: 'plain',
     domain: 'shop.example.com',
   })
   expect(site.status).toBe(201)

@@ -95,7 +95,7 @@ describe('a stop with provisioning jobs under way', () => {
       const site = await call<Site>('POST', '/sites', {
         customerId: customer.body.id,
         name,
-        type: 'static',
+        type: 'plain',
         domain: `${name}.example.com`,
       })
       expect(site.status).toBe(201)

@@ -90,7 +90,7 @@ describe('two instances on one PostgreSQL database', () => {
     const held = await viaA<Site>('POST', '/sites', {
       customerId: first.body.id,
       name: 'Held',
-      type: 'static',
+      type: 'plain',
       domain: 'held.example.com',
     })
     expect(held.status).toBe(201)
@@ -172,7 +172,7 @@ describe('two instances on one PostgreSQL database', () => {
           await viaAgain('POST', '/sites', {
             customerId: racer.body.id,
             name,
-            type: 'static',
+            type: 'plain',
             domain: `${name}.racer.example.com`,
           })
         ).status,
@@ -183,7 +183,7 @@ describe('two instances on one PostgreSQL database', () => {
         const answer = await call<{ code?: string }>('POST', '/sites', {
           customerId: racer.body.id,
           name: `race ${index}`,
-          type: 'static',
+          type: 'plain',
           domain: `race${index}.racer.example.com`,
         })
         return answer.status === 201 ? 'created' : `${answer.status} ${answer.body.code}`

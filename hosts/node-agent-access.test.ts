@@ -437,3 +437,39 @@ describe('SFTP through the agent', () => {
     expect(again.stderr).toMatch(/Permission denied/)
   }, 90_000)
 })
+
+describe('logs through the agent', () => {
+  test('a request to the site is listed by the access log, and a follow receives one made after it opened', async () => {
+    const answered = await (agent as TestAgent).fromNode(domain, '/logs-through-agent')
+    await answered.arrayBuffer()
+    const listed = await waitFor('the request in the access log', async () => {
+      const page = await call<Json>('GET', `/sites/${siteId}/logs/access?search=logs-through-agent`)
+      if (page.body.entries?.length > 0) return page.body.entries as Json[]
+      await Bun.sleep(100)
+      return null
+    })
+    expect(listed[0]).toMatchObject({ method: 'GET', path: '/logs-through-agent', status: answered.status })
+    const response = await fetch(`${panelUrl}/api/v1/sites/${siteId}/logs/access?lines=1`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    })
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    const until = async (what: string) => {
+      const deadline = Date.now() + 15_000
+      while (!text.includes(what)) {
+        if (Date.now() > deadline) throw new Error(`no ${what} in: ${text}`)
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`the stream ended: ${text}`)
+        text += decoder.decode(value, { stream: true })
+      }
+    }
+    await until('/logs-through-agent')
+    const requestedAt = performance.now()
+    await (await (agent as TestAgent).fromNode(domain, '/followed-through-agent')).arrayBuffer()
+    await until('/followed-through-agent')
+    console.log(`followed log entry through the agent: ${(performance.now() - requestedAt).toFixed(0)} ms`)
+    await reader.cancel()
+  }, 40_000)
+})

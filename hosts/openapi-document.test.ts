@@ -275,7 +275,7 @@ describe('the OpenAPI document', () => {
     const fields = ['customerId', 'name', 'type', 'domain']
     expect(schema?.type).toBe('object')
     expect(Object.keys(schema?.properties ?? {}).toSorted()).toEqual(
-      [...fields, 'limits', 'nodeId', 'wordpress'].toSorted(),
+      [...fields, 'limits', 'nodeId', 'wordpress', 'php', 'static'].toSorted(),
     )
     expect([...(schema?.required ?? [])].toSorted()).toEqual(fields.toSorted())
     expect(schema?.additionalProperties).toBe(false)

@@ -82,6 +82,11 @@ export interface StandardSettings {
   /** `SFTP_LISTEN`, default `0.0.0.0`: the address the local node's SSH server listens on. */
   readonly sftpListen: string
   /**
+   * `STAGING_DOMAIN`: a domain whose sub-domains point at the nodes; a staging copy's default domain is then
+   * `staging-<handle>.<it>` (docs/staging.md). Unset (null): `staging.<live domain>`.
+   */
+  readonly stagingDomain: string | null
+  /**
    * `NODE_DATABASE_PORT`, default 3307: where on 127.0.0.1 the local node's own MariaDB serves its sites, when the
    * node serves them and MariaDB's server is installed (docs/databases.md); `off` (null) runs none.
    */
@@ -225,6 +230,12 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     )
     acmeDirectoryUrl = null
   }
+  const stagingDomain = env.STAGING_DOMAIN ? env.STAGING_DOMAIN.toLowerCase().replace(/\.$/, '') : null
+  if (
+    stagingDomain !== null &&
+    !/^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(stagingDomain)
+  )
+    problems.push(`STAGING_DOMAIN must be a domain such as staging.example.net, not "${env.STAGING_DOMAIN}"`)
   const shellAllowedOrigins = (env.SHELL_ALLOWED_ORIGINS ?? '')
     .split(',')
     .map((origin) => origin.trim())
@@ -292,6 +303,7 @@ export function settingsFromEnv(env: Record<string, string | undefined> = proces
     // `off` as an agent takes it: no SSH server on the local node.
     sftpPort: env.SFTP_PORT === 'off' ? null : (wholeNumber('SFTP_PORT', 1, 65535) ?? null),
     sftpListen: env.SFTP_LISTEN || '0.0.0.0',
+    stagingDomain,
     nodeDatabasePort:
       env.NODE_DATABASE_PORT === 'off' ? null : (wholeNumber('NODE_DATABASE_PORT', 1, 65535) ?? 3307),
     shellIdleSeconds: wholeNumber('SHELL_IDLE_SECONDS', 10, 86_400) ?? 900,

@@ -11,11 +11,14 @@ import { cronPlugin } from '../plugins/cron/index.ts'
 import { customersPlugin } from '../plugins/customers/index.ts'
 import { databasesPlugin } from '../plugins/databases/index.ts'
 import { filesPlugin } from '../plugins/files/index.ts'
+import { logsPlugin } from '../plugins/logs/index.ts'
 import { nodesPlugin } from '../plugins/nodes/index.ts'
+import { phpPlugin } from '../plugins/php/index.ts'
 import { redirectsPlugin } from '../plugins/redirects/index.ts'
 import { sftpPlugin } from '../plugins/sftp/index.ts'
 import { shellPlugin } from '../plugins/shell/index.ts'
 import { sitesPlugin } from '../plugins/sites/index.ts'
+import { stagingPlugin } from '../plugins/staging/index.ts'
 import { webhooksPlugin } from '../plugins/webhooks/index.ts'
 import { wordpressPlugin } from '../plugins/wordpress/index.ts'
 import type { StandardSettings } from './settings.ts'
@@ -40,6 +43,7 @@ export function standardPlugins(
         | 'acmeCaPem'
         | 'sftpPort'
         | 'sftpListen'
+        | 'stagingDomain'
         | 'nodeDatabasePort'
         | 'uploadLimitBytes'
         | 'shellIdleSeconds'
@@ -64,11 +68,18 @@ export function standardPlugins(
     nodesPlugin({ dataDir: settings.dataDir, ...(localServing ? { localServing } : {}) }),
     // WordPress comes from its own plugin, which installs it with a database of the site's own.
     // No site takes the panel's own host name (PUBLIC_URL's), nor a brand's.
-    sitesPlugin({ wordpress: false, panelHostnames: hostnamesOf(settings.publicUrl) }),
+    sitesPlugin({
+      wordpress: false,
+      panelHostnames: hostnamesOf(settings.publicUrl),
+      // A staging domain's names are staging copies' only.
+      pluginDomains: settings.stagingDomain ? [settings.stagingDomain] : [],
+    }),
     // The local node runs a MariaDB of its own for its sites when it serves them.
     databasesPlugin({ nodeDatabasePort: localServing ? (settings.nodeDatabasePort ?? null) : null }),
     filesPlugin(settings.uploadLimitBytes ? { uploadLimitBytes: settings.uploadLimitBytes } : {}),
     wordpressPlugin(),
+    // `php` and `static` sites, and every PHP site's version and settings.
+    phpPlugin(),
     // SFTP accounts; the local node's SSH server runs only when SFTP_PORT is set.
     sftpPlugin({
       ...(settings.sftpPort == null ? {} : { port: settings.sftpPort }),
@@ -83,10 +94,14 @@ export function standardPlugins(
     // A page cache per site, purged on demand and when WordPress content changes.
     cachePlugin(),
     certificatesPlugin({ acme: acmeOf(settings) }),
+    // Sites' access, error and PHP logs, read and followed on their nodes.
+    logsPlugin(),
     // Redirects and response headers of sites, rendered into their server blocks.
     redirectsPlugin(),
     // Sites' backups with restic, to targets staff add.
     backupsPlugin(),
+    // Staging copies of sites and their push to live, made through backups.
+    stagingPlugin({ domain: settings.stagingDomain ?? null }),
     // Sites' cron jobs, run on their nodes as the sites' users.
     cronPlugin(),
     billingPlugin({ checkout: settings.billingCheckout ?? 'open' }),

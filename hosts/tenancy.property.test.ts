@@ -21,6 +21,17 @@ const certificateScopes = ['certificate:read', 'certificate:manage']
 const jobScopes = ['job:read', 'job:cancel']
 const billingScopes = ['billing:read', 'billing:manage']
 const backupScopes = ['backup:read', 'backup:manage']
+const stagingScopes = ['staging:read', 'staging:manage']
+// The site settings plugins' (PHP, cache, logs, cron): hosting work, held as the backups' are.
+const siteSettingScopes = [
+  'php:read',
+  'php:manage',
+  'cache:read',
+  'cache:manage',
+  'log:read',
+  'cron:read',
+  'cron:manage',
+]
 // The audit log is a customer scope that no role but owner and admin holds (it belongs to no role's resources).
 const teamScopes = [
   'customer:read',
@@ -33,6 +44,8 @@ const teamScopes = [
   ...jobScopes,
   ...billingScopes,
   ...backupScopes,
+  ...stagingScopes,
+  ...siteSettingScopes,
 ]
 const staffScopes = [
   'user:read',
@@ -61,7 +74,15 @@ const platformOnlyScopes = [
 const scopesOfRole: Readonly<Record<Role, readonly string[]>> = {
   owner: teamScopes,
   admin: teamScopes.filter((scope) => scope !== 'billing:manage'),
-  developer: [...siteScopes, ...databaseScopes, ...certificateScopes, ...jobScopes, ...backupScopes],
+  developer: [
+    ...siteScopes,
+    ...databaseScopes,
+    ...certificateScopes,
+    ...jobScopes,
+    ...backupScopes,
+    ...stagingScopes,
+    ...siteSettingScopes,
+  ],
   billing: ['customer:read', ...billingScopes],
 }
 

@@ -355,6 +355,17 @@ export function operationOf(
               [response.contentType ?? 'application/json']: {
                 schema: response.schema ? schemaRef(response.schema, components) : { type: 'string' },
               },
+              // The same answer in other media types the client may ask for with `Accept`.
+              ...Object.fromEntries(
+                Object.entries(response.alternatives ?? {}).map(([type, alternative]) => [
+                  type,
+                  {
+                    schema: alternative.schema
+                      ? schemaRef(alternative.schema, components)
+                      : { type: 'string' },
+                  },
+                ]),
+              ),
             },
           }
         : {}),

@@ -35,6 +35,12 @@ export interface RouteResponse {
   readonly contentType?: string
   /** Documented response headers (name → description), e.g. `Location`. */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * Other media types the same response is answered in, chosen by the request's `Accept` (the handler looks and
+   * answers a {@link Reply} naming it): each documented beside the main one with its own schema (default a string).
+   * @example alternatives: { 'text/event-stream': { schema: t.String({ description: '`entry` events, then `end`.' }) } }
+   */
+  readonly alternatives?: Readonly<Record<string, { readonly schema?: TSchema }>>
 }
 
 export type { IdParams } from './id-params.ts'

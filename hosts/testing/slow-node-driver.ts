@@ -120,7 +120,7 @@ function slowDriver(local: () => NodeDriver, options: SlowNodeOptions): NodeDriv
 
 /**
  * Adds the `slow` node driver (tests only): nodes created with `driver: "slow"` run their sites through it. Its sites
- * are `static` (files the local driver lays out), which it adds: a WordPress site is never a placeholder, and the
+ * are `plain` (files the local driver lays out), which it adds: a WordPress site is never a placeholder, and the
  * slow node reports nothing it runs.
  */
 export const slowNodePlugin = (options: SlowNodeOptions) =>
@@ -130,7 +130,7 @@ export const slowNodePlugin = (options: SlowNodeOptions) =>
     description: 'Test plugin: the `slow` node driver, the local driver with pauses and hold points.',
     requires: ['nodes', 'sites'],
     setup(context) {
-      context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files (tests only).' })
+      context.extensionPoint(siteTypes).add({ name: 'plain', description: 'Plain files (tests only).' })
       const drivers = context.extensionPoint(nodeDrivers)
       const local = () => {
         const driver = drivers.get('local')

@@ -43,7 +43,7 @@ const staticSites = () =>
     description: 'Static sites, for the tests.',
     requires: ['sites'],
     setup(context) {
-      context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files.' })
+      context.extensionPoint(siteTypes).add({ name: 'plain', description: 'Plain files.' })
     },
   })
 
@@ -336,7 +336,7 @@ describe('a WordPress site’s backups', () => {
     const plain = await call<{ id: string; jobId: string }>('POST', '/sites', {
       customerId,
       name: 'Plain',
-      type: 'static',
+      type: 'plain',
       domain: `plain-${tag}.example.test`,
     })
     expect(plain.status).toBe(201)

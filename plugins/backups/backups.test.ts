@@ -233,7 +233,7 @@ describe('GET /api/v1/capabilities', () => {
     expect(installation.plugins.find((plugin) => plugin.name === 'backups')?.capabilities).toEqual({
       targetKinds: ['local', 'sftp', 'rest', 's3'],
       schedules: ['off', 'daily', 'weekly'],
-      cloneableSiteTypes: ['wordpress'],
+      cloneableSiteTypes: ['wordpress', 'php', 'static'],
       scheduleWindow: { startHour: 1, hours: 4 },
       backupsPerNode: 2,
       verify: { readDataPercent: 10, sampleFiles: 25 },

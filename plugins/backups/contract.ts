@@ -2,7 +2,19 @@
 // and the extension point site types use to say what a restore into another site keeps and does after (WordPress
 // keeps its own wp-config.php and moves its URLs). docs/backups.md describes the whole.
 
-import { type Db, defineExtensionPoint, enumOf, type JobRun, type Static, t } from '../../core/index.ts'
+import {
+  type Db,
+  defineExtensionPoint,
+  defineService,
+  enumOf,
+  type JobRun,
+  type Static,
+  type Trx,
+  t,
+} from '../../core/index.ts'
+import type { SiteRef } from '../sites/contract.ts'
+import { backupsProblems } from './problems.ts'
+import type { UndoCall } from './restore-undo.ts'
 
 export {
   type BackupsServiceRequest,
@@ -14,6 +26,7 @@ export {
   type RunOutcome,
   type RunRead,
 } from './node/protocol.ts'
+export type { UndoCall } from './restore-undo.ts'
 
 /** Scope names the plugin declares. */
 export const backupScopes = {
@@ -212,7 +225,26 @@ export interface RestoreAdapter {
   databaseFor(job: JobRun, from: ClonedSite, to: ClonedSite, sourceDatabaseId: string): Promise<string | null>
   /** After files and databases are restored into the clone: what the new domain needs (a search-replace). */
   cloned?(job: JobRun, from: ClonedSite, to: ClonedSite): Promise<void>
+  /**
+   * Before a copy between two sites ({@link SiteCopies}) replaces what `into` has: what of it must outlive the copy,
+   * handed to `copied` (WordPress: whether search engines may index the live site a staging copy is pushed to).
+   */
+  beforeCopy?(job: JobRun, into: ClonedSite, purpose: CopyPurpose): Promise<unknown>
+  /**
+   * After a copy's files, databases and `cloned`: a staging copy made what a staging copy is (WordPress: not indexed
+   * by search engines), a site pushed to given back what `beforeCopy` kept.
+   */
+  copied?(
+    job: JobRun,
+    from: ClonedSite,
+    into: ClonedSite,
+    purpose: CopyPurpose,
+    before: unknown,
+  ): Promise<void>
 }
+
+/** Why a site is copied into another: a new staging copy of it, or a staging copy pushed to its live site. */
+export type CopyPurpose = 'staging' | 'push'
 
 /** A site at either end of a clone. */
 export interface ClonedSite {
@@ -249,4 +281,70 @@ export const siteRecordParts = defineExtensionPoint<SiteRecordPart>({
   description:
     'What other plugins hold of a site (SFTP accounts, its certificate), kept in every backup’s record.',
   keyOf: (part) => part.name,
+})
+
+/** A copy of a site into another of its customer and type, as {@link SiteCopies.run} makes it. */
+export interface SiteCopyPlan {
+  readonly fromSiteId: string
+  readonly intoSiteId: string
+  /** `true`: every file (but what the type keeps of its own); paths as the files API names them; `false`: none. */
+  readonly files: boolean | readonly string[]
+  /** Whether the databases the type maps (WordPress: its own) are copied. */
+  readonly databases: boolean
+  /** Only these tables of each copied database (MariaDB), each replacing its namesake; null: whole databases. */
+  readonly tables: readonly string[] | null
+  readonly purpose: CopyPurpose
+}
+
+/** What a copy did, and how to undo it. */
+export interface SiteCopyResult {
+  readonly sourceBackupId: string
+  readonly preRestoreBackupId: string | null
+  readonly files: boolean | readonly string[]
+  /** The databases of `into` loaded (ids). */
+  readonly databases: readonly string[]
+  readonly tables: readonly string[] | null
+  /** The restore that puts `into` back as it was before the copy; null for a new site. */
+  readonly undo: UndoCall | null
+}
+
+/**
+ * Copies one site into another through a fresh backup (staging copies and their push to live): the backups plugin
+ * takes the backup, and the pre-restore backup of a site replaced, and restores into the other site as a clone is
+ * (what its type keeps of its own kept, the databases its type maps, the domain moved by its restore adapter).
+ */
+export interface SiteCopies {
+  /**
+   * In the caller's transaction, with the job (`jobId`) that will {@link run} the copy: the backup of `from`, and for
+   * a `push` the pre-restore backup of `into`, asked for (rows `running`, taken by that job). Refused 409
+   * `backup_in_progress` while a backup or restore of either runs, 422 `backup_limit_reached` past the customer's
+   * `backupMB` (list {@link siteCopyProblems}).
+   */
+  request(
+    trx: Trx,
+    jobId: string,
+    from: SiteRef,
+    into: SiteRef | null,
+  ): Promise<{ readonly sourceBackupId: string; readonly preRestoreBackupId: string | null }>
+  /**
+   * In that job: takes the backups {@link request} asked for with it, then copies; progress 0 to 95 in the job. A
+   * failure throws a `JobFailure`.
+   */
+  run(job: JobRun, plan: SiteCopyPlan): Promise<SiteCopyResult>
+  /** In the job's `onGivenUp`: the backups it had not finished fail with it. */
+  givenUp(trx: Trx, job: JobRun, error: { readonly code: string; readonly message: string }): Promise<void>
+}
+
+/** The refusals of {@link SiteCopies.request}. */
+export const siteCopyProblems = [
+  backupsProblems.backup_in_progress,
+  backupsProblems.backup_limit_reached,
+] as const
+
+/** The backups plugin's copies of one site into another. */
+export const siteCopies = defineService<SiteCopies>({
+  id: 'backups.siteCopies',
+  owner: 'backups',
+  description:
+    'Copies a site into another through a fresh backup (staging copies, push to live), with an undo.',
 })

@@ -12,6 +12,7 @@ import {
   backupScopes,
   restoreAdapters,
   scheduleKinds,
+  siteCopies,
   siteRecordParts,
   targetKinds,
 } from './contract.ts'
@@ -36,6 +37,7 @@ import { RestoredBackup, restoreJob } from './restore-job.ts'
 import { backupRoutes } from './routes/backups.ts'
 import { downloadRoutes } from './routes/downloads.ts'
 import { restoreRoutes } from './routes/restores.ts'
+import { siteCopiesService } from './site-copies.ts'
 import { purgeJob, removeSiteBackups } from './site-removal.ts'
 import { backupTaker, defaultVerifyPlan } from './take-backup.ts'
 import { backupsLane, takeJob } from './take-job.ts'
@@ -136,6 +138,15 @@ export const backupsPlugin = (options: BackupsOptions = {}) => {
     setup(context) {
       // Its console pages: a site's backups and restores; targets and overdue sites for staff.
       addConsolePages(context, import.meta.dir)
+      // Copies of one site into another through a fresh backup (staging copies and their push to live).
+      let take: ReturnType<typeof backupTaker> | undefined
+      context.provide(
+        siteCopies,
+        siteCopiesService(context, () => {
+          take ??= backupTaker(context, verify)
+          return take
+        }),
+      )
       // The local node runs the `backups` service in process; agents load the same module.
       context.extensionPoint(nodeModules).add({ module: backupsNodeModule })
       // A site's backups go with it (site-removal.ts): rows at once, remote repositories emptied by a job.

@@ -35,8 +35,14 @@ export function backupTaker(context: PluginContext, verify: VerifyPlan) {
   })
 
   /** Fails the row with `code` and throws the job's failure with the same code. */
-  async function fail(job: JobRun, row: BackupsTable, code: string, message: string): Promise<never> {
-    await job.transaction((trx) => failBackup(trx, writersOf(job), row.id, { code, message }))
+  async function fail(
+    job: JobRun,
+    writers: OutcomeWriters,
+    row: BackupsTable,
+    code: string,
+    message: string,
+  ): Promise<never> {
+    await job.transaction((trx) => failBackup(trx, writers, row.id, { code, message }))
     throw new JobFailure(message, code)
   }
 
@@ -65,14 +71,25 @@ export function backupTaker(context: PluginContext, verify: VerifyPlan) {
     job: JobRun,
     row: BackupsTable,
     span: ProgressSpan = { from: 5, to: 95 },
+    /**
+     * Who records the outcome: the job's own in the backups plugin's jobs; the plugin's in another plugin's job (a
+     * copy's, see site-copies.ts), which may emit only its own plugin's events.
+     */
+    writers: OutcomeWriters = writersOf(job),
   ): Promise<BackupsTable> {
     const site = await sites.find(context.db, everyone, row.site_id)
     if (!site || (site.status !== 'active' && site.status !== 'suspended'))
-      return fail(job, row, 'site_unavailable', 'The site is gone or not running: nothing was backed up.')
+      return fail(
+        job,
+        writers,
+        row,
+        'site_unavailable',
+        'The site is gone or not running: nothing was backed up.',
+      )
     const node = site.nodeId ? await nodes.find(site.nodeId) : null
-    if (!node) return fail(job, row, 'node_unreachable', 'The site has no node.')
+    if (!node) return fail(job, writers, row, 'node_unreachable', 'The site has no node.')
     const target = await targetById(context.db, row.target_id)
-    if (!target) return fail(job, row, 'repository_unreachable', 'The backup’s target was removed.')
+    if (!target) return fail(job, writers, row, 'repository_unreachable', 'The backup’s target was removed.')
     await job.progress(span.from, 'opening the repository')
     const { spec } = await siteRepository(context, target, site, 'push')
     const databases = (await access.ofSite(context.db, site.id)).filter((db) => db.status === 'active')
@@ -85,6 +102,7 @@ export function backupTaker(context: PluginContext, verify: VerifyPlan) {
       } catch (error) {
         return await fail(
           job,
+          writers,
           row,
           'dump_failed',
           `A database of the site could not be read: ${messageOf(error)}`,
@@ -111,12 +129,10 @@ export function backupTaker(context: PluginContext, verify: VerifyPlan) {
         job,
         span,
       )
-      if (!outcome.ok) return await fail(job, row, outcome.code, outcome.message)
+      if (!outcome.ok) return await fail(job, writers, row, outcome.code, outcome.message)
       if (outcome.task !== 'backup')
-        return await fail(job, row, 'failed', `The node answered a ${outcome.task} run to a backup.`)
-      const completed = await job.transaction((trx) =>
-        completeBackup(trx, writersOf(job), row.id, outcome, names),
-      )
+        return await fail(job, writers, row, 'failed', `The node answered a ${outcome.task} run to a backup.`)
+      const completed = await job.transaction((trx) => completeBackup(trx, writers, row.id, outcome, names))
       if (!completed)
         throw new JobFailure('The backup ended elsewhere while it was taken.', 'backup_interrupted')
       return completed

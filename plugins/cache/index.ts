@@ -14,6 +14,7 @@ import cacheNodeModule from './node/index.ts'
 import { cacheProblems } from './problems.ts'
 import { cacheRecordPart } from './record-part.ts'
 import { deleteSiteCache } from './repository.ts'
+import { followRestores, restorePurgeJob } from './restore-purge.ts'
 import { cacheRoutes } from './routes/cache.ts'
 import { cacheServingPart } from './serving-part.ts'
 
@@ -46,7 +47,8 @@ export const cachePlugin = () =>
       },
       {
         kind: 'cache.purged',
-        description: 'A site’s page cache was purged through the API: some paths, or every page.',
+        description:
+          'A site’s page cache was purged: through the API (some paths, or every page), or every page after a restore into the site (a backup, a staging push, an undo).',
         payload: CachePurge,
       },
     ],
@@ -63,6 +65,9 @@ export const cachePlugin = () =>
         name: 'cache',
         remove: (run, site) => run.transaction((trx) => deleteSiteCache(trx, site.id)).then(() => {}),
       })
+      // A restore into a site (a backup, a staging push, an undo) purges its whole cache, when it has backups.
+      followRestores(context)
     },
+    jobs: (context) => [restorePurgeJob(context)],
     routes: cacheRoutes,
   })

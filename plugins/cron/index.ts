@@ -13,6 +13,7 @@ import cronNodeModule from './node/index.ts'
 import { timeoutMaxSeconds } from './node/protocol.ts'
 import { cronProblems } from './problems.ts'
 import { cronTables } from './repository.ts'
+import { followRestores, wpCronSyncJob } from './restore-wp-cron.ts'
 import { cronJobRoutes } from './routes/cron-jobs.ts'
 import { type CronScheduler, cronScheduler } from './scheduler.ts'
 
@@ -53,7 +54,8 @@ export const cronPlugin = (options: CronOptions = {}) => {
     version: '0.1.0',
     description: 'Sites’ cron jobs, run on their nodes as the sites’ users, with their runs and output.',
     requires: ['customers', 'sites', 'nodes'],
-    enhances: ['console'],
+    // Its console pages, when the installation has a console; WP-Cron kept right after restores, when it has backups.
+    enhances: ['console', 'backups'],
     scopes: cronScopes.declared,
     events: [
       ...resourceEvents('cron_job', CronJob, 'A cron job'),
@@ -79,6 +81,8 @@ export const cronPlugin = (options: CronOptions = {}) => {
             await cronTables(trx).deleteFrom('cron_jobs').where('siteId', '=', site.id).execute()
           }),
       })
+      // A restored wp-config.php gets DISABLE_WP_CRON as the site's jobs say now, not as its backup had it.
+      followRestores(context)
       // Whatever of a deleted customer's is left (its sites go through their own jobs) goes with it.
       context.extensionPoint(customerDependents).add({
         name: 'cron',
@@ -89,6 +93,7 @@ export const cronPlugin = (options: CronOptions = {}) => {
           }),
       })
     },
+    jobs: (context) => [wpCronSyncJob(context, schedulerOf)],
     routes: (context) => cronJobRoutes(context, resolved, schedulerOf),
     capabilities: () => ({
       maxJobsPerSite: resolved.maxJobsPerSite,

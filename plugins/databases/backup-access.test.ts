@@ -73,7 +73,7 @@ const testPlugin = definePlugin({
     db = context.db
     runCheck = () => context.transaction((trx) => context.enqueueJob(trx, checkJobRequest))
     nodeEngine = () => nodeDatabaseEngine(context.use(nodeDirectory), localNodeId, 'mariadb')
-    context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files.' })
+    context.extensionPoint(siteTypes).add({ name: 'plain', description: 'Plain files.' })
   },
 })
 
@@ -103,7 +103,7 @@ async function activeDatabase(body: Record<string, unknown>): Promise<Database> 
 /** A new site of the customer (on the local node), by its id. */
 async function newSite(name: string): Promise<string> {
   const made = await json<{ id: string }>(
-    await post('/sites', { customerId, name, type: 'static', domain: `${name}-${run}.example.test` }),
+    await post('/sites', { customerId, name, type: 'plain', domain: `${name}-${run}.example.test` }),
     201,
   )
   return made.id

@@ -99,6 +99,13 @@ export const NodeCapabilities = t.Object(
   {
     nginx: t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'nginx’s version, or null.' }),
     php: t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'PHP-FPM’s version, or null.' }),
+    phpVersions: t.Optional(
+      t.Array(t.String({ pattern: '^[0-9]{1,2}\\.[0-9]{1,2}$' }), {
+        maxItems: 20,
+        description:
+          'The PHP versions its sites may choose (`["8.2"]`, `PATCH /sites/{id}/php` `version`), each a `php-fpm<version>` binary on the node, lowest first; the highest is the default. Absent from older agents.',
+      }),
+    ),
     unixUsers: t.Boolean({ description: 'Whether each site runs as a Unix user of its own.' }),
     mode: t.Union([t.Literal('serving'), t.Literal('files-only')], {
       description:

@@ -294,6 +294,11 @@ export interface NewSite {
   readonly diskMB?: number | null
   /** What the audit entry says besides the site (`{ clonedFrom: 'site_…', backupId }`). */
   readonly details?: Readonly<Record<string, unknown>>
+  /**
+   * Whether the site may take a name under one of the sites plugin's `pluginDomains` (a staging copy on
+   * `STAGING_DOMAIN`). Default false: such a name is 422 `domain_reserved`, as it is for `POST /sites`.
+   */
+  readonly onPluginDomain?: boolean
 }
 
 /** How a plugin's site creation is recorded: its caller's audit entry and job (a route's handler writers). */

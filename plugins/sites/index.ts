@@ -55,6 +55,12 @@ export interface SitesOptions {
    */
   readonly panelHostnames?: readonly string[]
   /**
+   * Domains (lower case) whose names only sites other plugins make with `onPluginDomain` may take: the standard
+   * installation gives `STAGING_DOMAIN`, whose names are staging copies'. `POST /sites`, a domain change and other
+   * creations are 422 `domain_reserved` there. Default none.
+   */
+  readonly pluginDomains?: readonly string[]
+  /**
    * How often the limits check runs (ms): it applies changed limits (a plan's, the node's defaults) to sites and
    * sends `site.limitReached` for sites that keep hitting one. Default 300 000 (5 minutes); 0 turns the schedule off
    * (a change of a node's defaults still runs it for that node).
@@ -178,12 +184,15 @@ export const sitesPlugin = (options: SitesOptions = {}) =>
       // Plugins that make sites (a backup restored into a new one) go through the API's own checks.
       context.provide(
         siteCreation,
-        siteCreationService(context, domainReservations(context, options.panelHostnames ?? [])),
+        siteCreationService(
+          context,
+          domainReservations(context, options.panelHostnames ?? [], options.pluginDomains ?? []),
+        ),
       )
     },
     jobs: (context) => [...siteJobs(context), limitsCheckJob(context)],
     routes: (context) => {
-      const reserved = domainReservations(context, options.panelHostnames ?? [])
+      const reserved = domainReservations(context, options.panelHostnames ?? [], options.pluginDomains ?? [])
       return [
         ...siteRoutes(context, reserved),
         ...siteLifecycleRoutes(context, reserved),

@@ -24,9 +24,9 @@ export const sitesProblems = defineProblems({
   domain_reserved: {
     status: 422,
     detail:
-      'The domain is the panel’s or a brand’s sign-in host name, or a name under one: no site may take it.',
+      'The domain is the panel’s or a brand’s sign-in host name, or a name under one, or under the staging domain: no site may take it.',
     description:
-      'A site’s `domain` may not be a host name the panel is reached at (`PUBLIC_URL`), nor a brand’s sign-in host name (`hostnames`), nor any name under one (a site there could set cookies for it).',
+      'A site’s `domain` may not be a host name the panel is reached at (`PUBLIC_URL`), nor a brand’s sign-in host name (`hostnames`), nor any name under one (a site there could set cookies for it); nor a name under the installation’s `STAGING_DOMAIN`, which only staging copies take.',
   },
   domain_in_use: {
     status: 409,

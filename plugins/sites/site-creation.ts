@@ -106,7 +106,7 @@ export function siteCreator(context: PluginContext, reserved: DomainReservations
           `is for sites of type ${option.type.name}`,
         )
     if (!customer || !siteType || !domain || refusals.hasAny()) throw refusals.toProblem()
-    const refused = await reserved(trx, domain)
+    const refused = await reserved(trx, domain, { onPluginDomain: body.onPluginDomain === true })
     if (refused) throw refused
     // Choosing the node is staff's: customers' callers never learn what nodes there are.
     const insight = seesNodes(who.caller)

@@ -64,7 +64,7 @@ const staticSites = () =>
     description: 'Static sites, for the tests.',
     requires: ['sites'],
     setup(context) {
-      context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files.' })
+      context.extensionPoint(siteTypes).add({ name: 'plain', description: 'Plain files.' })
     },
   })
 
@@ -201,7 +201,7 @@ beforeAll(async () => {
   const plain = await call<{ id: string; jobId: string }>('POST', '/sites', {
     customerId: acme.body.id,
     name: 'Plain',
-    type: 'static',
+    type: 'plain',
     domain: `plain-${tag}.example.test`,
   })
   staticSiteId = plain.body.id

@@ -34,6 +34,8 @@ export type WordPressOperation =
     }
   | { readonly op: 'users.password'; readonly userId: number; readonly password: string }
   | { readonly op: 'search-replace'; readonly from: string; readonly to: string; readonly dryRun: boolean }
+  /** Whether search engines are asked to index the site (`blog_public`): set when `visible` is a boolean; read. */
+  | { readonly op: 'search-engines'; readonly visible: boolean | null }
 
 /** An operation as the node receives it: with the site's domain, for WordPress's idea of the request's host. */
 export type WordPressRequest = WordPressOperation & { readonly domain: string }
@@ -57,6 +59,7 @@ export const wordpressOps: readonly WordPressOp[] = [
   'users.create',
   'users.password',
   'search-replace',
+  'search-engines',
 ]
 
 export interface WordPressCore {
@@ -103,3 +106,8 @@ export interface SearchReplaceResult {
 
 /** An address search-replace takes: `http(s)://`, a host, an optional port and path, no spaces or quotes. */
 export const siteUrlPattern = '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^\\s"\'<>]*)?$'
+
+/** What `search-engines` answers: whether WordPress asks search engines to index the site. */
+export interface SearchEnginesResult {
+  readonly visible: boolean
+}

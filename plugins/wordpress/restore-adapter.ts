@@ -7,7 +7,7 @@ import { JobAttemptFailure, JobFailure, type JobRun, type PluginContext } from '
 import type { ClonedSite, RestoreAdapter } from '../backups/contract.ts'
 import { NodeRefusal, nodeDirectory } from '../nodes/contract.ts'
 import type { WordPressTables } from './migrations.ts'
-import type { SearchReplaceResult } from './protocol.ts'
+import type { SearchEnginesResult, SearchReplaceResult, WordPressOperation } from './protocol.ts'
 import { callWordPress } from './site-wordpress.ts'
 
 /** The file that names a WordPress site's database: the clone's own, never the backup's. */
@@ -50,6 +50,33 @@ export function wordpressRestoreAdapter(context: PluginContext): RestoreAdapter 
       for (const scheme of ['http', 'https'] as const)
         await searchReplace(job, to, `${scheme}://${from.domain}`, `${scheme}://${to.domain}`, from)
     },
+
+    // A site pushed to keeps whether search engines index it (a staging copy's tables say they must not).
+    async beforeCopy(job, into, purpose) {
+      if (purpose !== 'push') return null
+      return ((await call(job, into, { op: 'search-engines', visible: null })) as SearchEnginesResult).visible
+    },
+
+    // A staging copy is hidden from search engines (WordPress's own setting: `noindex` on its pages, robots.txt
+    // closed); a pushed site is given back its own setting.
+    async copied(job, _from, into, purpose, before) {
+      const visible = purpose === 'staging' ? false : typeof before === 'boolean' ? before : null
+      if (visible !== null) await call(job, into, { op: 'search-engines', visible })
+    },
+  }
+
+  /** One WordPress operation on `site`'s node, the node's refusal failing the job. */
+  async function call(job: JobRun, site: ClonedSite, operation: WordPressOperation): Promise<unknown> {
+    const nodes = context.use(nodeDirectory)
+    const node = site.nodeId ? await nodes.find(site.nodeId) : null
+    if (!node) throw new JobFailure(`The site ${site.domain} has no node`, 'node_missing')
+    try {
+      return await callWordPress(nodes, node, site, operation, job.signal)
+    } catch (error) {
+      if (error instanceof NodeRefusal)
+        throw new JobFailure(`WordPress refused: ${error.message}`, error.code)
+      throw error
+    }
   }
 
   /** Replaces `oldUrl` by `newUrl` in the WordPress of `site`, audited as the route's search-replace is. */

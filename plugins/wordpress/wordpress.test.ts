@@ -22,7 +22,7 @@ const staticSiteTypePlugin = () =>
     description: 'Static sites, for the tests.',
     requires: ['sites'],
     setup(context) {
-      context.extensionPoint(siteTypes).add({ name: 'static', description: 'Plain files.' })
+      context.extensionPoint(siteTypes).add({ name: 'plain', description: 'Plain files.' })
     },
   })
 
@@ -119,7 +119,7 @@ describe('creating a WordPress site', () => {
     await expectFieldProblem(
       await tp.request('POST', '/api/v1/sites', {
         token,
-        body: body({ type: 'static', wordpress: { adminUser: 'x' } }),
+        body: body({ type: 'plain', wordpress: { adminUser: 'x' } }),
       }),
       422,
       'options_of_other_type',
@@ -138,6 +138,6 @@ describe('creating a WordPress site', () => {
     expect(types).toContainEqual(
       expect.objectContaining({ name: 'wordpress', requires: ['nginx', 'php', 'wordpress', 'mariadb'] }),
     )
-    expect(types).toContainEqual(expect.objectContaining({ name: 'static', requires: [] }))
+    expect(types).toContainEqual(expect.objectContaining({ name: 'plain', requires: [] }))
   })
 })

@@ -86,6 +86,12 @@ export interface DumpTarget {
   readonly databaseId: string
   /** A login that may drop and create the tables of the database the dump is loaded into. */
   readonly into: DatabaseLogin
+  /**
+   * Only these tables (and views) of the dump are loaded, each replacing its namesake whole, the database's others
+   * left as they are (MariaDB only; a listed table the dump lacks fails the run with `not_in_backup` before anything
+   * changed). Absent: the database is emptied and the whole dump loaded.
+   */
+  readonly tables?: readonly string[]
 }
 
 /** How much of a backup is checked after it is taken. */

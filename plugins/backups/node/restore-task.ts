@@ -13,6 +13,7 @@ import { resticAccess } from './restic-env.ts'
 import { restoreFiles } from './restore-files.ts'
 import type { RunContext } from './run-context.ts'
 import { RunFailure } from './run-failure.ts'
+import { drain, tableNamePattern, tablesOfDump } from './table-filter.ts'
 
 type Restore = Extract<BackupTask, { task: 'restore' }>
 
@@ -21,6 +22,17 @@ export async function runRestore(task: Restore, site: NodeSite, context: RunCont
   for (const target of task.databases) {
     if (!idPattern.test(target.databaseId)) throw new RunFailure('failed', 'A database id is not acceptable.')
     checkedLogin(target.into)
+    if (target.tables !== undefined) {
+      if (
+        !Array.isArray(target.tables) ||
+        target.tables.length === 0 ||
+        target.tables.length > 1000 ||
+        !target.tables.every((name) => typeof name === 'string' && tableNamePattern.test(name))
+      )
+        throw new RunFailure('failed', 'A table name is not acceptable.')
+      if (target.into.engine !== 'mariadb')
+        throw new RunFailure('restore_failed', 'Only a MariaDB database’s tables can be chosen.')
+    }
   }
   if (
     !Array.isArray(task.keep) ||
@@ -49,11 +61,31 @@ export async function runRestore(task: Restore, site: NodeSite, context: RunCont
             { files: task.files, keep: task.keep },
             context,
           )
+    // Listed tables are looked for in their dumps before anything changes: one missing fails the run untouched.
+    for (const target of task.databases) {
+      if (!target.tables) continue
+      const seen = new Set<string>()
+      const dump = context.groups.spawn(
+        restic.argv(['dump', snapshot.id, dumpPath(layout, target.databaseId)]),
+        { env: restic.env, stdout: 'pipe' },
+      )
+      await drain(tablesOfDump(dump.child.stdout as ReadableStream<Uint8Array>, new Set(), seen))
+      const read = await dump.finished
+      if (read.code !== 0) throw restic.failure(read, `reading the dump of ${target.databaseId}`)
+      const missing = target.tables.filter((name) => !seen.has(name))
+      if (missing.length > 0)
+        throw new RunFailure(
+          'not_in_backup',
+          `The dump of ${target.databaseId} has no table ${missing.slice(0, 5).join(', ')}.`,
+        )
+    }
     const loaded: string[] = []
     for (const target of task.databases) {
       context.report(90, `loading ${target.databaseId}`)
       const doing = `Loading ${target.databaseId}`
-      await emptyDatabase(target.into, context.groups, context.dataDir, target.databaseId, 'restore_failed')
+      // A whole database is emptied first; chosen tables replace only themselves (the dump drops and makes each).
+      if (!target.tables)
+        await emptyDatabase(target.into, context.groups, context.dataDir, target.databaseId, 'restore_failed')
       const dump = context.groups.spawn(
         restic.argv(['dump', snapshot.id, dumpPath(layout, target.databaseId)]),
         {
@@ -61,9 +93,10 @@ export async function runRestore(task: Restore, site: NodeSite, context: RunCont
           stdout: 'pipe',
         },
       )
+      const stream = dump.child.stdout as ReadableStream<Uint8Array>
       await loadDump(
         target.into,
-        dump.child.stdout as ReadableStream<Uint8Array>,
+        target.tables ? tablesOfDump(stream, new Set(target.tables), new Set()) : stream,
         context.groups,
         context.dataDir,
         doing,

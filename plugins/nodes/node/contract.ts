@@ -508,6 +508,11 @@ export interface NodeCapabilities {
   readonly nginx: string | null
   /** PHP-FPM's version, or null. */
   readonly php: string | null
+  /**
+   * The PHP versions its sites may choose (`["8.2"]`; `SiteServing.phpVersion`), each a `php-fpm<version>` binary,
+   * lowest first; the highest is the default. Absent from older agents.
+   */
+  readonly phpVersions?: readonly string[]
   /** Whether it makes a Unix user per site (it serves and runs as root); false: pools run as its own user. */
   readonly unixUsers: boolean
   /**

@@ -12,6 +12,7 @@ import type {
 } from './contract.ts'
 import { type NodeCommand, type NodeOperationName, type NodeResult, runOperation } from './operations.ts'
 import { createSiteRuntime } from './runtime/create-site-runtime.ts'
+import { rotationFromEnv } from './runtime/log-rotation.ts'
 import type { RuntimeSettings, SiteRuntime } from './runtime/site-runtime.ts'
 
 /** A module as a node is given it: the module, and what the panel's plugin gave its local node (agents: none). */
@@ -60,7 +61,11 @@ export function createNode(options: NodeOptions): PlinthNode {
   const lacks: NodeLack[] = []
   const made = new Set<string>()
   const failures = new Map<string, string>()
-  const runtime = createSiteRuntime({ ...options, parts: () => ({ services, applications }) })
+  const runtime = createSiteRuntime({
+    logRotation: rotationFromEnv(options.env),
+    ...options,
+    parts: () => ({ services, applications }),
+  })
   const node = { runtime }
   let serving: { log: NodeServiceHost['log']; stops: (() => Promise<void>)[] } | null = null
 

@@ -41,6 +41,8 @@ function bodyOf(data: FormData): CreateSiteBody {
     adminPassword: (data.get('wordpress.adminPassword') as string | null) || undefined,
   }
   const hasWordPress = Object.values(wordpress).some((value) => value !== undefined)
+  // A `php` or `static` site's document root (the php plugin's create option).
+  const root = type === 'php' || type === 'static' ? textOf(data, `${type}.root`) : undefined
   return {
     customerId: textOf(data, 'customerId') ?? '',
     name: textOf(data, 'name') ?? '',
@@ -49,6 +51,7 @@ function bodyOf(data: FormData): CreateSiteBody {
     ...(diskMB !== undefined ? { limits: { diskMB } } : {}),
     ...(textOf(data, 'nodeId') ? { nodeId: textOf(data, 'nodeId') } : {}),
     ...(type === 'wordpress' && hasWordPress ? { wordpress } : {}),
+    ...(root !== undefined ? { [type]: { root } } : {}),
   }
 }
 
@@ -188,6 +191,16 @@ export function NewSitePage() {
               hint="12 to 72 characters, not all of one kind. Leave empty and the panel generates one, shown once."
             />
           </Fieldset>
+        ) : null}
+        {chosen === 'php' || chosen === 'static' ? (
+          <TextField
+            key={chosen}
+            form={form}
+            name={`${chosen}.root`}
+            label="Document root (optional)"
+            autoComplete="off"
+            hint="A folder under htdocs/ the site is served from, e.g. public. Leave empty for htdocs/ itself."
+          />
         ) : null}
         <FormProblem form={form} />
         <div className="actions">

@@ -419,5 +419,9 @@ switch ($plinth_op) {
         plinth_ok(plinth_user_item(plinth_user((int) $user->ID)));
     case 'search-replace':
         plinth_ok(plinth_search_replace((string) $plinth_in['from'], (string) $plinth_in['to'], (bool) $plinth_in['dryRun']));
+    case 'search-engines':
+        // WordPress's "Discourage search engines" (Settings, Reading): `noindex` in every page and a closed robots.txt.
+        if (is_bool($plinth_in['visible'] ?? null)) update_option('blog_public', $plinth_in['visible'] ? '1' : '0');
+        plinth_ok(['visible' => (string) get_option('blog_public') !== '0']);
 }
 plinth_refuse('unknown_wordpress_operation', 'The runner has no operation ' . json_encode($plinth_op));

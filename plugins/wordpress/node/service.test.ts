@@ -71,6 +71,8 @@ describe('the wordpress node service', () => {
       { op: 'users.password', domain: 'a.example', userId: 1, password: 'short' },
       { op: 'users.list', domain: 'a.example', after: -1, limit: 2 },
       { op: 'search-replace', domain: 'a.example', from: 'x', to: 'http://b.example', dryRun: true },
+      { op: 'search-engines', domain: 'a.example', visible: 'yes' },
+      { op: 'search-engines', domain: 'a.example', visible: 0 },
       null,
     ])
       expect(await codeOf(request)).toBe('unknown_wordpress_operation')

@@ -55,7 +55,8 @@ function checked(request: unknown): WordPressRequest {
     text('to', url) &&
     whole('userId') &&
     whole('after') &&
-    whole('limit')
+    whole('limit') &&
+    (!('visible' in given) || given.visible === null || typeof given.visible === 'boolean')
   if (!fine) throw refuse(`The arguments of ${given.op} are not what the operation takes`)
   return given as WordPressRequest
 }

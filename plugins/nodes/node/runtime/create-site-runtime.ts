@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { checkChallenge, putChallengeFile, removeChallengeFile } from './acme-challenges.ts'
 import { acrossProcesses } from './lock.ts'
 import { defaultRotation, rotateLog, signalIfRunning } from './log-rotation.ts'
+import { reloadMaster } from './masters.ts'
 import { capabilitiesOf, diskOf, inventoryOf, reportOf, trafficOf } from './node-readings.ts'
 import { startServices } from './node-services.ts'
 import { createSharedPhpFpm } from './php-fpm.ts'
@@ -17,6 +18,7 @@ import { nodeCalls, siteCalls } from './site-calls.ts'
 import { applySite, removeSite, restoreGroup, restoreGroups } from './site-changes.ts'
 import { settleSiteDisks } from './site-disk-start.ts'
 import { siteHttps } from './site-https.ts'
+import { rotateSiteLogs } from './site-log-rotation.ts'
 import {
   activeSites,
   type SiteMastersStarted,
@@ -98,9 +100,21 @@ export function createSiteRuntime(settings: RuntimeSettings): SiteRuntime {
       throw error
     }
   }
-  /** Rotates nginx's error log and every site master's log past their size, each master told to reopen its own. */
+  /** Rotates nginx's error log, every site's logs and every site master's log past their size or age (log-rotation.ts). */
   const rotateLogs = async (stack: ServingStack) => {
-    await rotateLog(layout.nginx.errorLog, () => signalIfRunning(stack.nginx.running(), 'SIGUSR1'), rotation)
+    // nginx's logs are in folders its workers cannot open (root's): after a rotation nginx is reloaded (its master
+    // opens them, new workers inherit them) rather than told to reopen (SIGUSR1), which its workers would fail.
+    let reload = false
+    const rotated = () => {
+      reload = true
+    }
+    try {
+      await rotateLog(layout.nginx.errorLog, rotated, rotation)
+      await rotateSiteLogs(layout.sites, rotated, rotation)
+    } finally {
+      const pid = stack.nginx.running()
+      if (reload && pid !== null) await core.locked(() => reloadMaster(stack.nginx.spec, pid))
+    }
     for (const site of await activeSites(core)) {
       const master = stack.siteMaster(site.paths, site.user)
       await rotateLog(

@@ -56,6 +56,11 @@ export interface RuntimeLayout {
   readonly servicePorts: string
   /** `<dataDir>/tls`: the certificates and keys sites are served with over HTTPS, root's alone (0700). */
   readonly tls: string
+  /**
+   * `<dataDir>/serving`: each site's redirects and headers as last applied (`<site id>.json`, root's), on the node's
+   * disk rather than in its `state.json`, where hundreds of rules would outgrow the room held back on a full disk.
+   */
+  readonly serving: string
   /** ACME HTTP-01 answers, served on every site's domain over plain HTTP (readable by nginx's workers). */
   readonly acme: {
     /** `<dataDir>/acme`: the `root` of the challenge location, so a request's path names the file. */
@@ -115,6 +120,8 @@ export interface SiteLayout {
   readonly tls: string
   /** `<dataDir>/disks/<site id>.ext4`: the filesystem its home is mounted from when it has a disk quota. */
   readonly image: string
+  /** `<dataDir>/serving/<site id>.json`: its redirects and headers as last applied (see `RuntimeLayout.serving`). */
+  readonly servingRules: string
 }
 
 /** The runtime's paths for `dataDir`; throws when the directory cannot be named in nginx's or PHP-FPM's files. */
@@ -155,6 +162,7 @@ export function runtimeLayout(dataDir: string): RuntimeLayout {
     siteIds: join(root, 'site-uids'),
     servicePorts: join(root, 'service-ports.json'),
     tls: join(root, 'tls'),
+    serving: join(root, 'serving'),
     acme: {
       root: join(root, 'acme'),
       challenges: join(root, 'acme', '.well-known', 'acme-challenge'),
@@ -204,6 +212,7 @@ export function siteLayout(runtime: RuntimeLayout, site: SiteSpec): SiteLayout {
     user,
     tls: join(runtime.tls, site.id),
     image: join(runtime.disks, `${site.id}.ext4`),
+    servingRules: join(runtime.serving, `${site.id}.json`),
   }
 }
 

@@ -17,6 +17,7 @@ import { lacksOf } from './capabilities.ts'
 import { directoryBytes } from './disk-usage.ts'
 import { siteLayout } from './layout.ts'
 import { serialized } from './lock.ts'
+import { findPhpVersions } from './php-versions.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { siteDiskUse } from './site-disks.ts'
 import { existingKind } from './site-home.ts'
@@ -41,6 +42,7 @@ export async function capabilitiesOf(
   )
   return {
     ...versions,
+    phpVersions: [...findPhpVersions(binaries.phpFpm).binaries.keys()],
     unixUsers: core.unixUsers,
     mode: servable ? 'serving' : 'files-only',
     applications: Object.fromEntries(

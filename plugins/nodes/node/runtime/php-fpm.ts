@@ -9,6 +9,8 @@ import { type ConfiguredMaster, configuredMaster } from './configured-master.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
 import { childrenOf, descendantsOf, type MasterSpec, processInfo, runtimeUser, uidOf } from './masters.ts'
 import { sandboxedMaster } from './php-sandbox.ts'
+import { phpSettingLines } from './php-settings.ts'
+import { versionLine } from './php-versions.ts'
 import type { UnixUser } from './unix-users.ts'
 
 /**
@@ -122,6 +124,8 @@ const opcacheArgs = [
 /** What a site's PHP-FPM configuration needs besides the site. */
 export interface SiteFpmOptions {
   readonly paths: SiteLayout
+  /** The PHP version its master runs, recorded in the file (the watch starts the same again); absent: not recorded. */
+  readonly version?: string | null
 }
 
 /**
@@ -133,8 +137,9 @@ export interface SiteFpmOptions {
  */
 export function siteFpmConfig(site: SiteSpec, options: SiteFpmOptions): string {
   const { paths } = options
+  const version = options.version ? `${versionLine(options.version)}\n` : ''
   return `; Managed by Plinth for site ${site.id} (${site.domain}): rewritten on every change of the site.
-[global]
+${version}[global]
 error_log = "${paths.fpm.log}"
 daemonize = no
 ; A reload lets the site's requests under way finish (up to 10 s); no other site's PHP waits for it.
@@ -157,8 +162,7 @@ php_admin_value[session.save_path] = "${paths.tmp}"
 php_admin_value[sys_temp_dir] = "${paths.tmp}"
 php_admin_value[error_log] = "${paths.phpLogs}/error.log"
 php_admin_flag[log_errors] = on
-php_admin_value[upload_max_filesize] = 64M
-php_admin_value[post_max_size] = 64M
+${phpSettingLines(site).join('\n')}
 php_admin_value[disable_functions] = "${disabledFor(site).join(',')}"
 ; A file changed on disk (by its owner over SFTP, or wp-config.php by the runtime) is what runs next, not a copy
 ; the opcode cache kept for two more seconds.

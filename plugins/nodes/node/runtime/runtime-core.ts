@@ -14,6 +14,7 @@ import { diskEnforcement } from './site-disks.ts'
 import { type SiteGroups, siteGroups } from './site-groups.ts'
 import { type SiteNetwork, siteNetwork } from './site-network.ts'
 import type { RuntimeParts, RuntimeSettings } from './site-runtime.ts'
+import { servesPhp } from './site-serving.ts'
 import type { SiteState } from './site-state.ts'
 
 /** How a site is served: what its server block is written from. */
@@ -142,7 +143,7 @@ export function runtimeCore(settings: RuntimeSettings): RuntimeCore {
         httpsPort: settings.httpsPort,
         ipv6: stack?.ipv6 ?? false,
         state: served.state,
-        php: stack !== null,
+        php: stack !== null && servesPhp(site),
         fallback: served.app ? (applicationOf(served.app.kind)?.fallback ?? null) : null,
         certificate: served.certificate === null ? null : certificateFiles(paths, served.certificate),
       }),

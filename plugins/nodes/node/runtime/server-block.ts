@@ -11,6 +11,7 @@ import {
   staticAssetLines,
 } from './server-block-cache.ts'
 import { headerLines, redirectLines } from './server-block-redirects.ts'
+import { documentLines, phpRefusedLines, servesPhp } from './site-serving.ts'
 
 /** The certificate a site is served with over HTTPS, by its files. */
 export interface ServedCertificate {
@@ -64,10 +65,11 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
   return [
     ...logs,
     ...cacheServerLines(site, php),
-    `root "${paths.htdocs}";`,
-    'index index.php index.html;',
+    ...documentLines(site, paths.htdocs, options.php),
     // nginx's workers read every site: a link to another site's files is followed only if it is the target's.
-    'disable_symlinks if_not_owner from=$document_root;',
+    // Checked from htdocs/ (root's home holds it: the site's user cannot swap it), not from the document root, a
+    // folder of htdocs/ the site's user may replace with a link to files not theirs.
+    `disable_symlinks if_not_owner "from=${paths.htdocs}";`,
     ...headerLines(site),
     ...redirectLines(site),
     '',
@@ -89,7 +91,9 @@ function siteBody(site: SiteSpec, options: ServerBlockOptions): string[] {
           ...cacheLocationLines(site, php).map((line) => `    ${line}`),
           '}',
         ]
-      : []),
+      : servesPhp(site)
+        ? []
+        : phpRefusedLines()),
     ...staticAssetLines(fallback),
   ]
 }

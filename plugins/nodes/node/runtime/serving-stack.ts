@@ -10,15 +10,22 @@ import type { ConfiguredMaster } from './configured-master.ts'
 import type { RuntimeLayout, SiteLayout } from './layout.ts'
 import { createNginx, fastcgiParams, nginxMainConfig } from './nginx.ts'
 import { createSiteMaster, type EnterSiteGroups, type PhpFpmSettings } from './php-fpm.ts'
+import { findPhpVersions, type PhpVersions, phpBinaryFor, recordedPhpVersion } from './php-versions.ts'
 import { pageCacheRoot } from './server-block-cache.ts'
 import { findUser, type UnixUser } from './unix-users.ts'
 
 /** nginx and PHP-FPM as the runtime runs them. */
 export interface ServingStack {
   readonly nginx: ConfiguredMaster
-  /** The site's PHP-FPM master (`user`: its Unix user, null when the runtime makes none). */
-  siteMaster(paths: SiteLayout, user: UnixUser | null): ConfiguredMaster
+  /**
+   * The site's PHP-FPM master (`user`: its Unix user, null when the runtime makes none), running PHP `version`
+   * (a `NodeFailure` `php_version_unavailable` when the node lacks it); absent, the version its configuration
+   * records (else the node's default).
+   */
+  siteMaster(paths: SiteLayout, user: UnixUser | null, version?: string | null): ConfiguredMaster
   readonly phpSettings: PhpFpmSettings
+  /** The PHP versions the sites may choose. */
+  readonly phpVersions: PhpVersions
   /** The user nginx's workers run as, when the runtime is root (and makes a user per site); else null. */
   readonly web: UnixUser | null
   readonly ipv6: boolean
@@ -116,10 +123,21 @@ export async function createServingStack(
   const nginxSettings = { binary: binaries.nginx, layout, ...ports, workerUser: web?.name ?? null, ipv6 }
   const phpSettings = { binary: binaries.phpFpm, layout, webUser: web?.name ?? null, enter }
   const nginx = createNginx(nginxSettings)
+  const phpVersions = findPhpVersions(binaries.phpFpm)
+  const binaryOf = (paths: SiteLayout, version: string | null | undefined) => {
+    if (version) return phpBinaryFor(phpVersions, version, binaries.phpFpm)
+    const recorded = recordedPhpVersion(paths.fpm.conf)
+    return (
+      (recorded && phpVersions.binaries.get(recorded)) ||
+      phpBinaryFor(phpVersions, undefined, binaries.phpFpm)
+    )
+  }
   return {
     nginx,
-    siteMaster: (paths, user) => createSiteMaster(phpSettings, paths, user),
+    siteMaster: (paths, user, version) =>
+      createSiteMaster({ ...phpSettings, binary: binaryOf(paths, version) }, paths, user),
     phpSettings,
+    phpVersions,
     web,
     ipv6,
     async prepare() {

@@ -2,11 +2,11 @@
 // and to repeat (a crash, a job's next attempt).
 
 import { mkdir, readdir, rename, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { SiteEndpoint, SiteSpec } from '../contract.ts'
 import { removeAbandonedTemporaries, writeFileAtomic } from './atomic-files.ts'
 import { mountAt } from './disk-images.ts'
-import { siteLayout } from './layout.ts'
+import { type SiteLayout, siteLayout } from './layout.ts'
 import { forgetHits } from './limit-hits.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { application, placeholder } from './site-content.ts'
@@ -15,7 +15,14 @@ import { ensureHome, existingKind } from './site-home.ts'
 import { ensureSitePhp, removeSitePhp } from './site-php.ts'
 import { holdRoom, outOfRoom, withRoom } from './site-room.ts'
 import { isSafeSiteId } from './site-spec.ts'
-import { readSiteState, recordedSpec, type SiteState, siteState, stateFile } from './site-state.ts'
+import {
+  readSiteState,
+  recordedSpec,
+  type SiteState,
+  servingRulesOf,
+  siteState,
+  stateFile,
+} from './site-state.ts'
 import { nextSiteId, siteIdRange } from './site-uids.ts'
 import { endProcessesOf, ensureSiteUser, findUser, removeSiteUser, type UnixUser } from './unix-users.ts'
 
@@ -74,7 +81,13 @@ export async function applySite(
   if ((await mountAt(paths.home)) !== null) await holdRoom(paths)
   const state = wanted === 'keep' ? (previous?.state ?? 'active') : wanted
   // A run killed between writing a file and renaming it left its temporary file; the repeat clears it away.
-  await removeAbandonedTemporaries([paths.placeholder, paths.state, paths.serverBlock, paths.pool])
+  await removeAbandonedTemporaries([
+    paths.placeholder,
+    paths.state,
+    paths.serverBlock,
+    paths.pool,
+    paths.servingRules,
+  ])
   // A certificate installed earlier is served in every state, until it is removed.
   const certificate = previous?.certificate ?? null
   const record = (app: SiteState['app']) =>
@@ -112,7 +125,16 @@ export async function applySite(
       if (user) await endSiteProcesses(core, site.id, user)
     }
   } else await writeFileAtomic(paths.serverBlock, block, signal)
+  await recordRules(paths, site, signal)
   await record(app)
+}
+
+/** Keeps the site's redirects and headers as applied (root's file), or removes the file when it has none. */
+async function recordRules(paths: SiteLayout, site: SiteSpec, signal: AbortSignal): Promise<void> {
+  const rules = servingRulesOf(site.serving)
+  if (!rules) return rm(paths.servingRules, { force: true })
+  await mkdir(dirname(paths.servingRules), { recursive: true, mode: 0o700 })
+  await writeFileAtomic(paths.servingRules, `${JSON.stringify(rules)}\n`, signal, 0o600)
 }
 
 /**
@@ -183,6 +205,7 @@ export async function removeSite(core: RuntimeCore, site: SiteSpec, signal: Abor
     }
   } else await rm(paths.serverBlock, { force: true })
   await rm(paths.tls, { recursive: true, force: true })
+  await rm(paths.servingRules, { force: true })
   await forgetHits(layout.resources, site.id)
   // Its filesystem unmounted (its processes ended with its user) and its image removed.
   await removeSiteDisk(layout, paths, signal)

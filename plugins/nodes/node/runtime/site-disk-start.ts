@@ -8,9 +8,10 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
 import { mountAt } from './disk-images.ts'
+import { siteLayout } from './layout.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { mountSiteDisks } from './site-disks.ts'
-import { readSiteState, recordedSpec } from './site-state.ts'
+import { readSiteState, recordedSpec, withRecordedRules } from './site-state.ts'
 
 /** A site whose disk the start could not settle, and why. */
 export interface UnsettledDisk {
@@ -45,7 +46,8 @@ export async function settleSiteDisks(
     // Probed only when a site needs it: a node without such sites starts as fast as before.
     if (!(await core.diskEnforcement()).enforced) break
     try {
-      await apply(recordedSpec(state), signal)
+      const spec = recordedSpec(state)
+      await apply(await withRecordedRules(spec, siteLayout(core.layout, spec).servingRules), signal)
     } catch (error) {
       unsettled.push({ siteId: name, reason: (error as Error).message })
     }

@@ -48,10 +48,10 @@ export async function activeSites(core: RuntimeCore): Promise<ServedSite[]> {
   return found
 }
 
-/** The active sites whose master does not run. */
+/** The active sites whose master does not run (a site served without PHP has none: no configuration). */
 export async function sitesDown(core: RuntimeCore, stack: ServingStack): Promise<ServedSite[]> {
   return (await activeSites(core)).filter(
-    (site) => stack.siteMaster(site.paths, site.user).running() === null,
+    (site) => existsSync(site.paths.pool) && stack.siteMaster(site.paths, site.user).running() === null,
   )
 }
 

@@ -306,6 +306,17 @@ describe('a master per site', () => {
         }
       }),
     )
+    // A site's access log too: nginx is reloaded (its workers could not open a file in the site's root-owned
+    // `logs/` on SIGUSR1), so the next request is written to the new log, not to the rotated one.
+    writeFileSync(paths.accessLog, `${'x'.repeat(3_000)}\n`, { flag: 'a' })
+    await eventually('B’s access log rotated', () => existsSync(`${paths.accessLog}.1`), 10_000)
+    // Until the watch has reloaded nginx, a request may still go to the rotated log: asked again until one does not.
+    const deadline = Date.now() + 10_000
+    while (!readFileSync(paths.accessLog, 'utf8').includes('/after-rotation')) {
+      if (Date.now() > deadline) throw new Error('no request reached the new access log')
+      await (await request(port, b.domain, '/after-rotation')).arrayBuffer()
+      await Bun.sleep(100)
+    }
     await runtime.update(b, never())
   }, 30_000)
 })

@@ -10,6 +10,7 @@ import type { ConfiguredMaster } from './configured-master.ts'
 import type { SiteLayout } from './layout.ts'
 import { siteFpmConfig } from './php-fpm.ts'
 import { sandboxGroup, sandboxPasswd } from './php-sandbox.ts'
+import { recordedPhpVersion } from './php-versions.ts'
 import type { ServingStack } from './serving-stack.ts'
 import type { UnixUser } from './unix-users.ts'
 
@@ -43,8 +44,10 @@ async function prepareFiles(paths: SiteLayout, user: UnixUser | null, webGid: nu
 }
 
 /**
- * Brings the site's master to `site`: its configuration written and checked (a refused one is put back), then the
- * master started when it does not run, reloaded when its configuration changed, and left alone otherwise.
+ * Brings the site's master to `site`: its configuration written and checked by the PHP it runs (a refused one is
+ * put back, the master serving on as it was), then the master started when it does not run, started again on
+ * another PHP version, reloaded when its configuration changed, and left alone otherwise. A site served without
+ * PHP (`serving.php` false) has no master: one left from before is stopped.
  */
 export async function ensureSitePhp(
   stack: ServingStack,
@@ -52,12 +55,22 @@ export async function ensureSitePhp(
   paths: SiteLayout,
   user: UnixUser | null,
   signal: AbortSignal,
-): Promise<ConfiguredMaster> {
-  const master = stack.siteMaster(paths, user)
+): Promise<ConfiguredMaster | null> {
+  if (site.serving?.php === false) {
+    await removeSitePhp(stack, paths, user)
+    return null
+  }
+  const version = site.serving?.phpVersion ?? stack.phpVersions.defaultVersion
+  const before = recordedPhpVersion(paths.fpm.conf)
+  const master = stack.siteMaster(paths, user, version)
   await prepareFiles(paths, user, stack.web?.gid ?? null)
-  await master.put(paths.pool, siteFpmConfig(site, { paths }), signal)
+  await master.put(paths.pool, siteFpmConfig(site, { paths, version }), signal)
   if (master.running() === null) await master.start()
-  else await master.applyPending()
+  else if (before !== undefined && version !== null && before !== version) {
+    // A reload re-executes the binary that runs: another version needs a master of its own.
+    await master.stop()
+    await master.start()
+  } else await master.applyPending()
   return master
 }
 

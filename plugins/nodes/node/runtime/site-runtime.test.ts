@@ -86,6 +86,8 @@ describe('the masters', () => {
     expect(await runtime.capabilities()).toEqual({
       nginx: expect.stringMatching(/^\d+\.\d+/),
       php: expect.stringMatching(/^\d+\.\d+/),
+      // Debian's PHP-FPM names its version (php-fpm8.2): the one version the sites may choose.
+      phpVersions: [expect.stringMatching(/^\d+\.\d+$/)],
       unixUsers: process.getuid?.() === 0,
       mode: 'serving',
       // No node module here: no application, no service, and nothing it lacks to serve.

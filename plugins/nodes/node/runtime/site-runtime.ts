@@ -46,7 +46,10 @@ export interface RuntimeSettings {
   readonly parts?: () => RuntimeParts
   /** The command that installs what the node lacks, as its capabilities tell it. Default `npm run agent -- setup`. */
   readonly setupCommand?: string
-  /** When the watch rotates nginx's and the sites' PHP-FPM logs, and how many it keeps. Default 10 MiB, 3. */
+  /**
+   * When the watch rotates nginx's error log and the sites' logs (access, error, PHP, PHP-FPM's), and how long and
+   * how many it keeps. Default the node's environment's (`LOG_RETENTION_DAYS`, …: see log-rotation.ts).
+   */
   readonly logRotation?: RotationPolicy
   /**
    * The panel's host (an agent's `PANEL_URL`'s), closed to the sites' processes with the node's own addresses. The

@@ -3,6 +3,7 @@
 import type { SiteSpec } from '../contract.ts'
 import { NodeFailure } from '../contract.ts'
 import { servingRedirectsProblem } from './site-redirects.ts'
+import { phpServingProblem } from './site-serving.ts'
 import { checkCacheSpec } from './site-spec-cache.ts'
 
 // Ids and handles become directory, file, pool and user names: one path segment, no dots, nothing to escape.
@@ -47,6 +48,8 @@ export function checkSiteSpec(site: SiteSpec): void {
     fail(`its allowed functions are not a list of at most ${maxAllowedFunctions} PHP function names`)
   if (site.app !== undefined && !(appKindPattern.test(site.app.kind) && isRecord(site.app.settings)))
     fail('its application is not named as applications are, or has no settings')
+  const phpServing = phpServingProblem(site)
+  if (phpServing) fail(phpServing)
   checkCacheSpec(site)
   const redirects = servingRedirectsProblem(site.serving, site.domain)
   if (redirects) fail(redirects)

@@ -3,7 +3,7 @@
 // the certificate it is served with over HTTPS.
 
 import { readFile } from 'node:fs/promises'
-import type { SiteEndpoint, SiteSpec } from '../contract.ts'
+import type { SiteEndpoint, SiteServing, SiteSpec } from '../contract.ts'
 
 /** The contents of `state.json`. */
 export interface SiteState {
@@ -29,7 +29,21 @@ export interface SiteState {
    * reach them through the node's closure. Absent from older files: none.
    */
   readonly reaches?: readonly SiteEndpoint[]
+  /**
+   * How it is served as last applied, its small members (document root, PHP on or off, PHP version and settings,
+   * cache). Its redirects and headers are kept beside it (`SiteLayout.servingRules`, {@link withRecordedRules}):
+   * hundreds of rules would outgrow the room held back to write this file on a full disk. Absent from older files and
+   * for sites served as always.
+   */
+  readonly serving?: SiteServing
   readonly updatedAt: string
+}
+
+/** The members of `serving` the record keeps (see {@link SiteState.serving}). */
+function recordedServing(serving: SiteServing | undefined): { serving?: SiteServing } {
+  if (!serving) return {}
+  const { redirects: _redirects, headers: _headers, ...small } = serving
+  return Object.keys(small).length > 0 ? { serving: small } : {}
 }
 
 /** The record of `site` in state `state`. */
@@ -54,6 +68,7 @@ export function siteState(
     unixUser,
     app,
     certificate,
+    ...recordedServing(site.serving),
     updatedAt: new Date().toISOString(),
   }
 }
@@ -78,7 +93,38 @@ export function recordedSpec(state: SiteState): SiteSpec {
     cpuPercent: state.cpuPercent ?? null,
     memoryMB: state.memoryMB ?? null,
     processes: state.processes ?? null,
+    // Checked again, like the rest, where the record names paths (`siteLayout` runs `checkSiteSpec`).
+    ...(state.serving ? { serving: state.serving } : {}),
   }
+}
+
+/** A site's redirects and headers, as the runtime keeps them beside its `state.json` (`SiteLayout.servingRules`). */
+export type ServingRules = Pick<SiteServing, 'redirects' | 'headers'>
+
+/** The rules `serving` carries, or null when it carries none (no file is kept then). */
+export function servingRulesOf(serving: SiteServing | undefined): ServingRules | null {
+  const rules = {
+    ...(serving?.redirects?.length ? { redirects: serving.redirects } : {}),
+    ...(serving?.headers?.length ? { headers: serving.headers } : {}),
+  }
+  return Object.keys(rules).length > 0 ? rules : null
+}
+
+/**
+ * `spec` (as {@link recordedSpec} made it) with the redirects and headers recorded at `path`: the whole serving, for
+ * a block rewritten without the panel (a certificate installed, a site's disk mounted again at start). None when the
+ * file is missing or not one the runtime wrote; they are checked again with the rest (`checkSiteSpec`).
+ */
+export async function withRecordedRules(spec: SiteSpec, path: string): Promise<SiteSpec> {
+  let rules: ServingRules | null = null
+  try {
+    const value = JSON.parse(await readFile(path, 'utf8')) as ServingRules | null
+    if (value && typeof value === 'object' && !Array.isArray(value)) rules = value
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error
+  }
+  if (!rules) return spec
+  return { ...spec, serving: { ...spec.serving, ...rules } }
 }
 
 /** `state.json` read back (older files, without the later fields, as null), or null when it is not one it wrote. */

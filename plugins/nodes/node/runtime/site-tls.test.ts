@@ -229,6 +229,30 @@ describe('a site’s certificate', () => {
     await runtime.removeCertificate('site_01JDQ3V6Y4T1ZK0M2N5P7R9NO1', never())
   })
 
+  test('its redirects and headers outlive a certificate installed and removed (kept beside state.json, root’s), and go when the panel drops them', async () => {
+    const serving = {
+      redirects: [{ from: '/old', match: 'exact' as const, to: '/new', code: 301 as const }],
+      headers: [{ name: 'X-Frame-Options', value: 'DENY' }],
+    }
+    const ruled = { ...site, serving }
+    await runtime.update(ruled, never())
+    const rules = () => request(httpPort, site.domain, '/old')
+    expect((await rules()).status).toBe(301)
+    expect(mode(paths.servingRules)).toEqual([process.getuid?.() ?? 0, '600'])
+    // A block rewritten from the site's record alone, as a certificate's installation does, keeps them.
+    await runtime.installCertificate(site.id, first, never())
+    const redirected = await rules()
+    expect(redirected.status).toBe(301)
+    expect(redirected.headers.get('location')).toEndWith('/new')
+    expect((await request(httpPort, site.domain)).headers.get('x-frame-options')).toBe('DENY')
+    expect(readFileSync(paths.serverBlock, 'utf8')).toContain('X-Frame-Options')
+    await runtime.removeCertificate(site.id, never())
+    expect((await rules()).status).toBe(301)
+    await runtime.update(site, never())
+    expect((await rules()).status).toBe(404)
+    expect(existsSync(paths.servingRules)).toBe(false)
+  })
+
   test('a site not on the node (yet) fails the installation to be tried again: a plain Error, not a NodeFailure', async () => {
     const missing = runtime.installCertificate('site_01JDQ3V6Y4T1ZK0M2N5P7R9NO1', first, never())
     await expect(missing).rejects.toThrow(/is not on this node/)
