@@ -2,7 +2,6 @@
 // timeout, its output's tail kept; its state read back by the panel until it ended, then forgotten. Kept in
 // memory: a node restarted meanwhile has forgotten them, and the panel records the run as lost.
 
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { NodeSite } from '../../nodes/node/contract.ts'
 import { NodeRefusal } from '../../nodes/node/contract.ts'
@@ -54,30 +53,12 @@ function commandOf(site: NodeSite, task: CronTask): { argv: string[]; cwd: strin
   return { argv: ['/bin/sh', '-c', task.command], cwd: site.home }
 }
 
-/** The processes whose parent is `pid`. */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number)
-  } catch {
-    return []
-  }
-}
-
 /**
- * Kills a run's programs. Its first process is `unshare`, whose child is the first process of the run's own PID
- * namespace: killed, the kernel kills every process in the namespace (the run's PID 1 dropped to the site's user,
- * which clears the death signal `--kill-child` set, so killing `unshare` alone would leave them running). The
- * process group covers a node without Unix users per site (no namespace).
+ * Kills a run's programs. Its first process dying takes the run's own PID namespace with it (`NodeSite.asUser`'s
+ * command line holds it to that), every process in it killed by the kernel. The process group covers a node without
+ * Unix users per site (no namespace).
  */
 function kill(child: ReturnType<typeof Bun.spawn>): void {
-  for (const pid of childrenOf(child.pid))
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {}
   try {
     process.kill(-child.pid, 'SIGKILL')
   } catch {}
@@ -140,7 +121,7 @@ export function createCronRuns() {
       runs.set(runId, run)
       const tail = new OutputTail(outputTailBytes)
       let timedOut = false
-      // Killed outright at its timeout: the runner's first process (unshare) takes its whole PID namespace with it.
+      // Killed outright at its timeout: its first process takes its whole PID namespace with it.
       const timer = setTimeout(() => {
         timedOut = true
         kill(child)
@@ -162,7 +143,7 @@ export function createCronRuns() {
           startedAt: startedAt.toISOString(),
           finishedAt: finishedAt.toISOString(),
           durationMs: finishedAt.getTime() - startedAt.getTime(),
-          // A run killed (its timeout) has no exit code of its own: unshare's would say only that its child died.
+          // A run killed (its timeout, or a signal such as the memory limit's SIGKILL) has no exit code.
           exitCode: timedOut || child.signalCode ? null : code,
           timedOut,
           output: tail.text(),

@@ -44,7 +44,14 @@ export function environment(as: RunAs | undefined): Record<string, string> {
 }
 
 /**
- * Run as root in the command's mount namespace (unshare's, private), before the user is dropped to: /tmp and
+ * The first process of the command's PID namespace (its init), root, started by `unshare --kill-child`: it holds the
+ * death signal that flag sets (SIGKILL when unshare dies), which it keeps since it never changes user nor execs into
+ * the command. It runs the command as its child and waits for it (reaping what the command orphaned), then exits
+ * with its status (128 + the signal's number for one killed): when it dies, killed with unshare or after the
+ * command, the kernel kills every process left in its namespace. Its own stderr is /dev/null (the command keeps the
+ * real one), so the shell's "Killed" for a command killed by a signal is not added to the command's.
+ *
+ * Before that, as root in the command's mount namespace (unshare's, private), before the user is dropped to: /tmp and
  * /var/tmp become the site's tmp/ (on its image, in its quota) and /dev/shm a tmpfs of its own (charged to its
  * group's memory), not the node's, which every site would share and nothing counts. /run (and /var/run, its link)
  * becomes an empty tmpfs: the node's services listen there on Unix sockets (PostgreSQL's, MariaDB's, the bus's),
@@ -66,7 +73,30 @@ if ! beneath /run; then
     mkdir -p "\${resolver%/*}" && printf '%s\\n' "$kept" > "$resolver" || exit 125
   fi
 fi
-exec "$@"`
+exec 3>&2 2>/dev/null
+( "$@" ) 2>&3 3>&-
+exit $?`
+
+/**
+ * The process a command line run as a site's user starts as, root, outside the command's namespaces: it runs unshare
+ * as its child, with the death signal SIGKILL (`setpriv --pdeathsig`), waits for it, and exits with its status. So
+ * whatever kills it, Bun's SIGTERM (which unshare itself blocks while it waits) or SIGKILL, kills unshare, which
+ * kills the namespace's init, which takes every process of the command with it. A status of 128 + the number of a
+ * signal that ends a process (not SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH) is the
+ * command killed by it, as a shell says: it kills itself with that signal (no core dumped), so its caller sees the
+ * command killed by it as before (a command exiting with such a code itself looks killed too). As the init, it says
+ * nothing on stderr itself.
+ */
+const waiter = `exec 3>&2 2>/dev/null
+( "$@" ) 2>&3 3>&-
+status=$?
+if [ "$status" -gt 128 ] && [ "$status" -lt 160 ]; then
+  case $((status - 128)) in
+    17 | 18 | 19 | 20 | 21 | 22 | 23 | 28) ;;
+    *) ulimit -c 0; kill -$((status - 128)) $$ ;;
+  esac
+fi
+exit "$status"`
 
 /**
  * The command line running `argv` as `as` (or as it is without one): in a session of its own, so the site's code
@@ -74,14 +104,24 @@ exec "$@"`
  * push input into a root shell (TIOCSTI); dropped to the user with `setpriv`, no supplementary groups; placed first,
  * as root, in the site's group when `as.enter` says how. It runs in a pid namespace of its own with its own /proc
  * (what `hidepid` gives, without remounting the node's): the site's code (WordPress's plugins, run by the installer
- * and the runner) sees no other process of the node, another site's command lines included. `--kill-child`: when
- * the command is killed (its timeout), the namespace's first process dies, and every process in it with it. Its
+ * and the runner) sees no other process of the node, another site's command lines included. Killing the process
+ * the command line starts (its timeout, a cancel: Bun's SIGTERM, or SIGKILL) ends every process of the command
+ * (see {@link waiter} and {@link sitePlaces}): the user's code is not the namespace's init, which it would be after
+ * exec (setpriv's change of user clears the death signal `--kill-child` gives, and the namespace would live on). Its
  * System V IPC (shared memory, semaphores, message queues) is its own too, gone with it: in the node's, what it
  * made would outlive it and its site (RAM held, the node's 4096 shared memory ids used up for PostgreSQL and others).
  */
 export function userCommand(argv: readonly string[], as: RunAs | undefined): string[] {
   if (!as) return [...argv]
   const dropped = [
+    '/bin/sh',
+    '-c',
+    waiter,
+    'plinth-run',
+    'setpriv',
+    '--pdeathsig',
+    'KILL',
+    '--',
     'unshare',
     '--pid',
     '--ipc',
@@ -91,7 +131,7 @@ export function userCommand(argv: readonly string[], as: RunAs | undefined): str
     '/bin/sh',
     '-c',
     sitePlaces,
-    'plinth-run',
+    'plinth-init',
     as.home,
     'setsid',
     '--wait',
