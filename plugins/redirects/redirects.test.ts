@@ -109,10 +109,12 @@ describe('redirects', () => {
     ])
     expect(audit.items.every((entry) => entry.customerId === customerId)).toBe(true)
     const kinds = await tp.panel.store.db
-      .withTables<{ event_outbox: { kind: string; payload: string } }>()
+      .withTables<{ event_outbox: { id: string; kind: string; payload: string } }>()
       .selectFrom('event_outbox')
       .select(['kind', 'payload'])
       .where('kind', 'like', 'redirect.%')
+      // In the order they happened: PostgreSQL answers an unordered read in no order.
+      .orderBy('id')
       .execute()
     expect(kinds.filter((event) => event.payload.includes(made.id)).map((event) => event.kind)).toEqual([
       'redirect.created',

@@ -89,10 +89,12 @@ const stateOnNode = (siteId: string) =>
 
 const eventsOf = async (kind: string, siteId: string) => {
   const rows = await tp.panel.store.db
-    .withTables<{ event_outbox: { kind: string; payload: string } }>()
+    .withTables<{ event_outbox: { id: string; kind: string; payload: string } }>()
     .selectFrom('event_outbox')
     .selectAll()
     .where('kind', '=', kind)
+    // In the order they happened: PostgreSQL answers an unordered read in no order (rows marked dispatched move).
+    .orderBy('id')
     .execute()
   return rows.map((row) => JSON.parse(row.payload) as Site).filter((site) => site.id === siteId)
 }
