@@ -141,6 +141,17 @@ describe.skipIf(!usable)('a site’s limits on a serving node', () => {
     await call('asUser', 'while :; do :; done & while :; do :; done & wait')
     // The command's first process stays (exec, no fork needed): a pid namespace's processes end with it.
     await call('asUser', 'bomb() { bomb | bomb & }; bomb; exec sleep 30')
+    // Measured once the burner's shell and its two loops run as the site: a command starts through its namespace's
+    // set-up (mounts, the user dropped to), which a loaded machine can take a second or two over.
+    const burning = () =>
+      processesOfUid(uidOf(site)).filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('while :')
+        } catch {
+          return false
+        }
+      }).length
+    await eventually('the burner’s loops to run', () => burning() >= 3)
     await runtime.resources([site.id])
     await Bun.sleep(2_000)
     const [read] = await runtime.resources([site.id, 'site_not_here'])
