@@ -8,10 +8,9 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SiteSpec } from '../contract.ts'
 import { mountAt } from './disk-images.ts'
-import { siteLayout } from './layout.ts'
 import type { RuntimeCore } from './runtime-core.ts'
 import { mountSiteDisks } from './site-disks.ts'
-import { readSiteState, recordedSpec, withRecordedRules } from './site-state.ts'
+import { readSiteState, recordedServedSpec } from './site-state.ts'
 
 /** A site whose disk the start could not settle, and why. */
 export interface UnsettledDisk {
@@ -46,8 +45,7 @@ export async function settleSiteDisks(
     // Probed only when a site needs it: a node without such sites starts as fast as before.
     if (!(await core.diskEnforcement()).enforced) break
     try {
-      const spec = recordedSpec(state)
-      await apply(await withRecordedRules(spec, siteLayout(core.layout, spec).servingRules), signal)
+      await apply(await recordedServedSpec(layout, state), signal)
     } catch (error) {
       unsettled.push({ siteId: name, reason: (error as Error).message })
     }

@@ -16,7 +16,7 @@ import {
 } from './site-certificates.ts'
 import { existingKind } from './site-home.ts'
 import type { SiteRuntime } from './site-runtime.ts'
-import { readSiteState, recordedSpec, type SiteState, stateFile, withRecordedRules } from './site-state.ts'
+import { readSiteState, recordedServedSpec, type SiteState, stateFile } from './site-state.ts'
 
 /** What serving sites over HTTPS needs of the runtime. */
 export type HttpsHost = Pick<RuntimeCore, 'layout' | 'serving' | 'locked' | 'siteLocked' | 'blockOf'>
@@ -31,8 +31,7 @@ export function siteHttps(host: HttpsHost): Pick<SiteRuntime, 'installCertificat
     if ((await existingKind(home)) === 'absent') return null
     const state = await readSiteState(join(home, 'state.json'))
     if (state?.siteId !== siteId) return null
-    const small = recordedSpec(state)
-    const spec = await withRecordedRules(small, siteLayout(layout, small).servingRules)
+    const spec = await recordedServedSpec(layout, state)
     return { state, spec, paths: siteLayout(layout, spec) }
   }
 

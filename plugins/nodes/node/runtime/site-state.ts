@@ -4,6 +4,7 @@
 
 import { readFile } from 'node:fs/promises'
 import type { SiteEndpoint, SiteServing, SiteSpec } from '../contract.ts'
+import { type RuntimeLayout, siteLayout } from './layout.ts'
 
 /** The contents of `state.json`. */
 export interface SiteState {
@@ -31,7 +32,7 @@ export interface SiteState {
   readonly reaches?: readonly SiteEndpoint[]
   /**
    * How it is served as last applied, its small members (document root, PHP on or off, PHP version and settings,
-   * cache). Its redirects and headers are kept beside it (`SiteLayout.servingRules`, {@link withRecordedRules}):
+   * cache). Its redirects and headers are kept beside it (`SiteLayout.servingRules`, {@link recordedServedSpec}):
    * hundreds of rules would outgrow the room held back to write this file on a full disk. Absent from older files and
    * for sites served as always.
    */
@@ -111,13 +112,16 @@ export function servingRulesOf(serving: SiteServing | undefined): ServingRules |
 }
 
 /**
- * `spec` (as {@link recordedSpec} made it) with the redirects and headers recorded at `path`: the whole serving, for
- * a block rewritten without the panel (a certificate installed, a site's disk mounted again at start). None when the
- * file is missing or not one the runtime wrote; they are checked again with the rest (`checkSiteSpec`).
+ * The spec the runtime last applied, whole: {@link recordedSpec} with the redirects and headers kept beside the
+ * record (`SiteLayout.servingRules`), for a block rewritten without the panel (a certificate installed, a site's disk
+ * mounted again at start). No rules when their file is missing or not one the runtime wrote; they are checked again
+ * with the rest (`checkSiteSpec`, in `siteLayout`).
  */
-export async function withRecordedRules(spec: SiteSpec, path: string): Promise<SiteSpec> {
+export async function recordedServedSpec(layout: RuntimeLayout, state: SiteState): Promise<SiteSpec> {
+  const spec = recordedSpec(state)
   let rules: ServingRules | null = null
   try {
+    const path = siteLayout(layout, spec).servingRules
     const value = JSON.parse(await readFile(path, 'utf8')) as ServingRules | null
     if (value && typeof value === 'object' && !Array.isArray(value)) rules = value
   } catch (error) {
