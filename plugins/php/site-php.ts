@@ -3,7 +3,7 @@
 
 import { type Db, nowIso, type PluginContext, type Quotas } from '../../core/index.ts'
 import type { Node, SiteServing } from '../nodes/contract.ts'
-import type { SiteRef, SiteServingPart } from '../sites/contract.ts'
+import { type SiteRef, type SiteServingPart, siteTypes } from '../sites/contract.ts'
 import type { SitePhp } from './contract.ts'
 import type { PhpSitesTable, PhpTables } from './migrations.ts'
 import {
@@ -97,14 +97,16 @@ export async function sitePhpAnswer(
 /**
  * The serving part `php`: a site's document root, PHP version and own settings, as its node takes them (what it did
  * not set is the node's default, the same as the answer's), with every setting its plan caps held at the cap
- * ({@link heldSettings}). A static site has no PHP to set.
+ * ({@link heldSettings}). A site whose type runs no PHP has none to set.
  */
-export function phpServingPart(context: Pick<PluginContext, 'quotas'>): SiteServingPart {
+export function phpServingPart(context: Pick<PluginContext, 'quotas' | 'extensionPoint'>): SiteServingPart {
+  const types = context.extensionPoint(siteTypes)
   return {
     name: 'php',
     async read(db, site): Promise<SiteServing> {
       const row = await findPhpSite(db, site.id)
-      if (site.type === 'static') return row?.root ? { root: row.root } : {}
+      // A type served by nginx alone (`static`, or another plugin's) has no PHP to set.
+      if (types.get(site.type)?.serving?.php === false) return row?.root ? { root: row.root } : {}
       const caps = await capsFor(db, context.quotas, site.customerId)
       const settings = nodeSettings(heldSettings(ownSettingsOf(row), caps).sent)
       return {
